@@ -1,0 +1,53 @@
+"""labelvar: evaluation when the ground-truth annotators disagree.
+
+The public names are imported lazily, so ``import labelvar`` stays cheap
+(scipy.stats alone costs ~0.4 s to import) until a function is used.
+
+>>> import labelvar
+>>> round(float(labelvar.expected_f1(0.9, 0.1)), 4)
+0.6429
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> submodule that defines it
+_EXPORTS = {
+    "analytic": "labelvar.analytic",
+    "expected_accuracy": "labelvar.analytic",
+    "accuracy_se": "labelvar.analytic",
+    "prob_correct_at_least": "labelvar.analytic",
+    "prob_accuracy_at_least": "labelvar.analytic",
+    "prob_accuracy_between": "labelvar.analytic",
+    "expected_confusion": "labelvar.analytic",
+    "expected_precision": "labelvar.analytic",
+    "expected_recall": "labelvar.analytic",
+    "expected_f1": "labelvar.analytic",
+    "stratified_expectation": "labelvar.analytic",
+    "random_accuracy": "labelvar.analytic",
+    "exact_f1": "labelvar.analytic",
+    "exact_binary_metrics": "labelvar.analytic",
+    "prob_correct_at_least_heterogeneous": "labelvar.analytic",
+    "simulate": "labelvar.simulate",
+    "stratify": "labelvar.stratify",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str):
+    try:
+        module_name = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'labelvar' has no attribute {name!r}") from None
+    module = importlib.import_module(module_name)
+    value = module if module_name.endswith("." + name) else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__
