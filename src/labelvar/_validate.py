@@ -15,7 +15,7 @@ import numpy as np
 
 def _show(value) -> str:
     arr = np.asarray(value)
-    if arr.ndim == 0:
+    if arr.size == 1:
         return repr(arr.item())
     return np.array2string(arr.ravel()[:6], separator=", ") + ("..." if arr.size > 6 else "")
 

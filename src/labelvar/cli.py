@@ -30,7 +30,7 @@ class _Parser(argparse.ArgumentParser):
     """ArgumentParser whose errors are one line, exit code 2."""
 
     def error(self, message: str):  # noqa: D102 - argparse API
-        raise UsageError(f"{self.prog}: {message}")
+        raise UsageError(f"{self.prog}: error: {message}")
 
 
 def _floats(text: str) -> list[float]:
@@ -38,7 +38,7 @@ def _floats(text: str) -> list[float]:
     try:
         return [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}") from None
 
 
 def _ints(text: str) -> list[int]:
@@ -46,7 +46,8 @@ def _ints(text: str) -> list[int]:
     try:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected whole numbers separated by commas, got {text!r}")
+        msg = f"expected whole numbers separated by commas, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
 
 
 # --------------------------------------------------------------------------- expect / tables

@@ -1,0 +1,918 @@
+r"""Closed forms of the coin-toss paradigm (paper sections 2 and 2.1), and exact distributions.
+
+An expert agrees with the majority ("ground-truth") label of an item with
+probability :math:`p_d`, independently across items. With :math:`N` items of
+which a fraction :math:`m` are positive, the number of items the expert gets
+right is :math:`X \sim \mathrm{Binomial}(N, p_d)`, and for the positive class
+:math:`TP \sim \mathrm{Bin}(mN, p_d)`, :math:`FP \sim \mathrm{Bin}((1-m)N, 1-p_d)`.
+
+Every function broadcasts its array arguments against each other like
+``scipy.stats``; upper tails use ``sf`` (never ``1 - cdf``) so that tiny
+probabilities keep their digits. Bad input raises :class:`ValueError` with one
+line naming the argument and the allowed range.
+
+Beyond the paper: the paper's :math:`E(F_1)` is a ratio of expectations, not the
+expectation of :math:`F_1` on a finite sample. :func:`exact_f1` and
+:func:`exact_binary_metrics` give the exact finite-sample distributions.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from labelvar import _validate as v
+
+__all__ = [
+    "Confusion",
+    "DiscreteDistribution",
+    "ExactBinaryMetrics",
+    "StratifiedExpectation",
+    "accuracy_se",
+    "ceil_count",
+    "exact_binary_metrics",
+    "exact_f1",
+    "expectation_table",
+    "expected_accuracy",
+    "expected_confusion",
+    "expected_f1",
+    "expected_precision",
+    "expected_recall",
+    "floor_count",
+    "n_positives",
+    "paper_table1",
+    "paper_table2",
+    "prob_accuracy_at_least",
+    "prob_accuracy_between",
+    "prob_correct_at_least",
+    "prob_correct_at_least_heterogeneous",
+    "prob_random_accuracy_at_least",
+    "random_accuracy",
+    "stratified_expectation",
+]
+
+# A fraction times a count is "whole" when it is this close to an integer
+# (0.8 * 100 = 80.00000000000001 must count as 80, not 81).
+_WHOLE_TOL = 1e-9
+# Binomial pmf values below this are left out of the exact finite-sample
+# distributions (the mass left out is far below double-precision resolution of 1).
+_TRIM = 1e-22
+
+
+def _out(x):
+    """Return a Python float for 0-d results, else the array (like scipy.stats)."""
+    x = np.asarray(x, dtype=float)
+    return float(x) if x.ndim == 0 else x
+
+
+# --------------------------------------------------------------------------- counts
+def ceil_count(a, n):
+    """Smallest whole number of items ``k`` with ``k / n >= a``, robust to rounding.
+
+    Parameters
+    ----------
+    a : array_like
+        Fraction in [0, 1].
+    n : array_like
+        Number of items (whole number >= 1).
+
+    Returns
+    -------
+    ndarray of int64
+        ``ceil(a * n)``, where a product within 1e-9 of a whole number counts as
+        that whole number.
+
+    Examples
+    --------
+    >>> int(ceil_count(0.8, 100)), int(ceil_count(0.57, 100)), int(ceil_count(0.801, 100))
+    (80, 57, 81)
+    """
+    x = np.asarray(a, dtype=float) * np.asarray(n, dtype=float)
+    r = np.round(x)
+    return np.where(np.abs(x - r) <= _WHOLE_TOL * np.maximum(1.0, np.abs(x)), r, np.ceil(x)).astype(
+        np.int64
+    )
+
+
+def floor_count(a, n):
+    """Largest whole number of items ``k`` with ``k / n <= a``, robust to rounding.
+
+    Examples
+    --------
+    >>> int(floor_count(0.7, 100)), int(floor_count(0.699, 100))
+    (70, 69)
+    """
+    x = np.asarray(a, dtype=float) * np.asarray(n, dtype=float)
+    r = np.round(x)
+    return np.where(np.abs(x - r) <= _WHOLE_TOL * np.maximum(1.0, np.abs(x)), r, np.floor(x)).astype(
+        np.int64
+    )
+
+
+def n_positives(m, n):
+    """Number of positive items for a positive ratio ``m`` of ``n`` items: ``round(m * n)``.
+
+    Halves round up (``m * n = 2.5`` gives 3), unlike Python's ``round``.
+
+    Examples
+    --------
+    >>> int(n_positives(0.1, 100)), int(n_positives(0.5, 5)), int(n_positives(0.507, 142))
+    (10, 3, 72)
+    """
+    x = np.asarray(m, dtype=float) * np.asarray(n, dtype=float)
+    return np.floor(x + 0.5 + _WHOLE_TOL * np.maximum(1.0, np.abs(x))).astype(np.int64)
+
+
+# --------------------------------------------------------------------------- accuracy
+def expected_accuracy(p_d):
+    r"""Expected accuracy of a labeller who agrees with the majority with probability ``p_d``.
+
+    Parameters
+    ----------
+    p_d : array_like
+        Probability of agreeing with the majority label, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        :math:`E(\mathrm{Accuracy})`.
+
+    Notes
+    -----
+    Paper eq. (2): :math:`E(\mathrm{Accuracy}) = p_d`.
+
+    Examples
+    --------
+    >>> expected_accuracy(0.6)
+    0.6
+    """
+    return _out(v.probability("p_d", p_d))
+
+
+def accuracy_se(p_d, n):
+    r"""Standard error of the observed accuracy on ``n`` items.
+
+    Parameters
+    ----------
+    p_d : array_like
+        Probability of agreeing with the majority label, in [0, 1].
+    n : array_like
+        Number of items, a whole number >= 1.
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Paper eq. (3): :math:`SE = \sqrt{p_d (1 - p_d) / N}`.
+
+    Examples
+    --------
+    >>> round(accuracy_se(0.6, 100), 6)
+    0.04899
+    """
+    p = v.probability("p_d", p_d)
+    nn = v.integer("n", n, lo=1)
+    return _out(np.sqrt(p * (1.0 - p) / nn))
+
+
+def prob_correct_at_least(p_d, n, k):
+    r"""Probability of at least ``k`` correct of ``n`` items: :math:`P(X \ge k)`.
+
+    Parameters
+    ----------
+    p_d : array_like
+        Probability of agreeing with the majority label, in [0, 1].
+    n : array_like
+        Number of items, a whole number >= 1.
+    k : array_like
+        Number of correct items :math:`r_c`, a whole number in [0, n].
+
+    Returns
+    -------
+    float or ndarray
+        :math:`P(X \ge k)` with :math:`X \sim \mathrm{Binomial}(n, p_d)`.
+
+    Notes
+    -----
+    Paper eq. (4): :math:`P(\mathrm{Accuracy} \ge r_c) = 1 - \sum_{j=0}^{r_c - 1}
+    \binom{N}{j} p_d^j (1 - p_d)^{N-j}`, evaluated as ``binom.sf(k - 1, n, p_d)``
+    so that tiny upper tails are exact (no cancellation).
+
+    Examples
+    --------
+    >>> round(prob_correct_at_least(0.6, 100, 50), 4)
+    0.9832
+    >>> float(f"{prob_correct_at_least(0.25, 100, 80):.3g}")
+    1.27e-30
+    """
+    p = v.probability("p_d", p_d)
+    nn = v.integer("n", n, lo=1)
+    kk = v.integer("k", k, lo=0, hi=nn)
+    return _out(stats.binom.sf(kk - 1, nn, p))
+
+
+def prob_accuracy_at_least(p_d, n, a):
+    r"""Probability that the accuracy on ``n`` items is at least the fraction ``a``.
+
+    Parameters
+    ----------
+    p_d : array_like
+        Probability of agreeing with the majority label, in [0, 1].
+    n : array_like
+        Number of items, a whole number >= 1.
+    a : array_like
+        Accuracy threshold in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        :math:`P(X/n \ge a) = P(X \ge k)` with :math:`k = \lceil a n \rceil`.
+
+    Notes
+    -----
+    :math:`k` is computed robustly (:func:`ceil_count`): ``0.8 * 100`` gives 80, not 81.
+
+    Examples
+    --------
+    >>> round(prob_accuracy_at_least(0.9, 100, 0.8), 4)
+    0.9992
+    """
+    p = v.probability("p_d", p_d)
+    nn = v.integer("n", n, lo=1)
+    aa = v.probability("a", a)
+    return _out(stats.binom.sf(ceil_count(aa, nn) - 1, nn, p))
+
+
+def prob_accuracy_between(p_d, n, lo, hi):
+    r"""Probability that the accuracy on ``n`` items lies in ``[lo, hi]`` (inclusive).
+
+    Parameters
+    ----------
+    p_d : array_like
+        Probability of agreeing with the majority label, in [0, 1].
+    n : array_like
+        Number of items, a whole number >= 1.
+    lo, hi : array_like
+        Accuracy bounds in [0, 1], ``lo <= hi``.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`P(\lceil lo\,n \rceil \le X \le \lfloor hi\,n \rfloor)`.
+
+    Notes
+    -----
+    Computed as ``sf(k_lo - 1) - sf(k_hi)`` when the interval lies above the mean
+    and as ``cdf(k_hi) - cdf(k_lo - 1)`` otherwise, so that the two terms being
+    subtracted are the small ones.
+
+    Examples
+    --------
+    Section 5.2 of the paper: for :math:`p_d = 0.6` and 100 items,
+
+    >>> round(prob_accuracy_between(0.6, 100, 0.5, 0.6), 2)
+    0.52
+    >>> round(prob_accuracy_between(0.6, 100, 0.5, 0.7), 2)
+    0.97
+    """
+    p = v.probability("p_d", p_d)
+    nn = v.integer("n", n, lo=1)
+    lo_ = v.probability("lo", lo)
+    hi_ = v.probability("hi", hi)
+    if np.any(lo_ > hi_):
+        raise ValueError(f"lo must be <= hi, got lo={lo!r}, hi={hi!r}")
+    k_lo = ceil_count(lo_, nn)
+    k_hi = floor_count(hi_, nn)
+    upper = k_lo > nn * p
+    via_sf = stats.binom.sf(k_lo - 1, nn, p) - stats.binom.sf(k_hi, nn, p)
+    via_cdf = stats.binom.cdf(k_hi, nn, p) - stats.binom.cdf(k_lo - 1, nn, p)
+    out = np.where(upper, via_sf, via_cdf)
+    return _out(np.clip(np.where(k_lo > k_hi, 0.0, out), 0.0, 1.0))
+
+
+def random_accuracy(n_labels):
+    r"""Expected accuracy of a random labeller choosing uniformly among ``L`` labels: :math:`1/L`.
+
+    Parameters
+    ----------
+    n_labels : array_like
+        Number of labels :math:`L`, a whole number >= 2.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`p_r = 1/L`.
+
+    Notes
+    -----
+    Paper section 2: the random labeller is the coin model with :math:`p_d = p_r = 1/L`.
+
+    Examples
+    --------
+    >>> random_accuracy(4)
+    0.25
+    """
+    return _out(1.0 / v.n_labels(n_labels))
+
+
+def prob_random_accuracy_at_least(n_labels, n, a):
+    r"""Probability that a uniform random labeller over ``L`` labels scores accuracy >= ``a``.
+
+    Parameters
+    ----------
+    n_labels : array_like
+        Number of labels :math:`L` (>= 2).
+    n : array_like
+        Number of items (>= 1).
+    a : array_like
+        Accuracy threshold in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    :math:`P(X \ge \lceil a n \rceil)` with :math:`X \sim \mathrm{Bin}(n, 1/L)`.
+
+    Examples
+    --------
+    Table 1: with 10 items a binary random labeller reaches 80 % with probability
+
+    >>> round(prob_random_accuracy_at_least(2, 10, 0.8), 4)
+    0.0547
+    """
+    return prob_accuracy_at_least(random_accuracy(n_labels), n, a)
+
+
+def prob_correct_at_least_heterogeneous(p, k):
+    r"""Probability of at least ``k`` correct when item ``i`` is right with probability ``p[i]``.
+
+    Parameters
+    ----------
+    p : array_like, 1-d
+        Per-item probabilities of agreeing with the majority label, in [0, 1].
+    k : int
+        Number of correct items, a whole number in [0, len(p)].
+
+    Returns
+    -------
+    float
+        :math:`P(X \ge k)` for the Poisson-binomial :math:`X = \sum_i B_i`,
+        :math:`B_i \sim \mathrm{Bernoulli}(p_i)`.
+
+    Notes
+    -----
+    Uses the exact pmf of ``scipy.stats.poisson_binom(p)`` and sums it over the
+    smaller side (:math:`\sum_{j \ge k}` or :math:`1 - \sum_{j < k}`): scipy's own
+    ``sf`` returns 0 in far tails (e.g. 1.27e-30 for 100 items at 0.25, 80 correct),
+    its pmf does not. With equal ``p`` it equals :func:`prob_correct_at_least`.
+
+    Examples
+    --------
+    >>> round(prob_correct_at_least_heterogeneous([0.6, 0.8, 1.0], 2), 4)
+    0.92
+    >>> float(f"{prob_correct_at_least_heterogeneous([0.25] * 100, 80):.3g}")
+    1.27e-30
+    """
+    pp = v.probability("p", p)
+    if pp.ndim != 1 or pp.size == 0:
+        raise ValueError(f"p must be a non-empty 1-d sequence of probabilities, got shape {pp.shape}")
+    kk = v.integer("k", k, lo=0, hi=pp.size)
+    if kk.ndim != 0:
+        raise ValueError("k must be a single whole number")
+    k = int(kk)
+    if k == 0:
+        return 1.0
+    pmf = stats.poisson_binom(pp).pmf(np.arange(pp.size + 1))
+    upper = float(pmf[k:].sum())
+    return upper if upper < 0.5 else float(np.clip(1.0 - pmf[:k].sum(), 0.0, 1.0))
+
+
+# --------------------------------------------------------------------------- precision / recall / F1
+@dataclass(frozen=True)
+class Confusion:
+    """Expected (or observed) confusion counts for the positive class."""
+
+    tp: np.ndarray | float
+    fp: np.ndarray | float
+    fn: np.ndarray | float
+    tn: np.ndarray | float
+
+
+def expected_confusion(p_d, m, n):
+    r"""Expected confusion counts of a ``p_d``-following labeller (paper eqs. 5–8).
+
+    Parameters
+    ----------
+    p_d : array_like
+        Probability of agreeing with the majority label, in [0, 1].
+    m : array_like
+        Positive-class ratio of the majority labels, in [0, 1].
+    n : array_like
+        Number of items (>= 1).
+
+    Returns
+    -------
+    Confusion
+        ``tp, fp, fn, tn`` broadcast over the inputs.
+
+    Notes
+    -----
+    :math:`E(TP) = m N p_d`, :math:`E(FN) = m N (1 - p_d)`,
+    :math:`E(FP) = (1 - m) N (1 - p_d)`, :math:`E(TN) = (1 - m) N p_d`.
+
+    Examples
+    --------
+    >>> c = expected_confusion(0.9, 0.2, 100)
+    >>> round(c.tp, 6), round(c.fp, 6), round(c.fn, 6), round(c.tn, 6)
+    (18.0, 8.0, 2.0, 72.0)
+    """
+    p = v.probability("p_d", p_d)
+    mm = v.probability("m", m)
+    nn = v.integer("n", n, lo=1)
+    return Confusion(
+        tp=_out(mm * nn * p),
+        fp=_out((1 - mm) * nn * (1 - p)),
+        fn=_out(mm * nn * (1 - p)),
+        tn=_out((1 - mm) * nn * p),
+    )
+
+
+def _ratio(num, den):
+    """Num / den with 0/0 -> NaN and no warning."""
+    num, den = np.broadcast_arrays(np.asarray(num, float), np.asarray(den, float))
+    out = np.full(num.shape, np.nan)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def expected_precision(p_d, m):
+    r"""Expected precision of a ``p_d``-following labeller with positive ratio ``m``.
+
+    Parameters
+    ----------
+    p_d : array_like
+        Probability of agreeing with the majority label, in [0, 1].
+    m : array_like
+        Positive-class ratio, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        NaN where nothing is expected to be predicted positive (0/0).
+
+    Notes
+    -----
+    Paper eq. (9): :math:`E(P) = \frac{E(TP)}{E(TP) + E(FP)}
+    = \frac{m p_d}{m p_d + (1 - m)(1 - p_d)}` (a ratio of expectations).
+
+    Examples
+    --------
+    >>> round(expected_precision(0.9, 0.01), 4)
+    0.0833
+    """
+    p = v.probability("p_d", p_d)
+    mm = v.probability("m", m)
+    return _out(_ratio(mm * p, mm * p + (1 - mm) * (1 - p)))
+
+
+def expected_recall(p_d, m):
+    r"""Expected recall of a ``p_d``-following labeller; independent of ``m``.
+
+    Parameters
+    ----------
+    p_d : array_like
+        Probability of agreeing with the majority label, in [0, 1].
+    m : array_like
+        Positive-class ratio, in [0, 1]; NaN is returned where ``m = 0`` (no positives).
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Paper eq. (10): :math:`E(R) = \frac{E(TP)}{E(TP) + E(FN)} = p_d`.
+
+    Examples
+    --------
+    >>> expected_recall(0.6, 0.1)
+    0.6
+    """
+    p = v.probability("p_d", p_d)
+    mm = v.probability("m", m)
+    return _out(_ratio(mm * p, mm))
+
+
+def expected_f1(p_d, m):
+    r"""Expected F1 (positive class) of a ``p_d``-following labeller with positive ratio ``m``.
+
+    Parameters
+    ----------
+    p_d : array_like
+        Probability of agreeing with the majority label, in [0, 1].
+    m : array_like
+        Positive-class ratio, in [0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        NaN where undefined (``m = 0`` and ``p_d = 1``).
+
+    Notes
+    -----
+    Paper eq. (11), the harmonic mean of :math:`E(P)` and :math:`E(R)`:
+    :math:`E(F_1) = \frac{2 m p_d}{2 m p_d + 1 - p_d}`. This is a ratio of
+    expectations; the mean of F1 on a finite sample is :func:`exact_f1`.
+
+    Examples
+    --------
+    >>> round(expected_f1(0.9, 0.1), 4), round(expected_f1(0.6, 0.5), 4)
+    (0.6429, 0.6)
+    """
+    p = v.probability("p_d", p_d)
+    mm = v.probability("m", m)
+    return _out(_ratio(2 * mm * p, 2 * mm * p + 1 - p))
+
+
+@dataclass(frozen=True)
+class StratifiedExpectation:
+    """Expected scores over agreement bins (paper's stratified equations)."""
+
+    precision: float
+    recall: float
+    f1: float
+    accuracy: float
+    n: int
+    m: float
+
+
+def stratified_expectation(n, m, p_d):
+    r"""Expected precision, recall, F1 and accuracy over bins of differing agreement.
+
+    Parameters
+    ----------
+    n : array_like, 1-d
+        Items per bin :math:`n_k` (whole numbers >= 1).
+    m : array_like, 1-d
+        Positive ratio per bin :math:`m_k`, in [0, 1].
+    p_d : array_like, 1-d
+        Agreement probability per bin :math:`p_k`, in [0, 1].
+
+    Returns
+    -------
+    StratifiedExpectation
+        ``precision, recall, f1, accuracy`` plus the total ``n`` and overall ``m``.
+
+    Notes
+    -----
+    Paper, section 2.1:
+
+    .. math::
+        E(P) = \frac{\sum_k n_k m_k p_k}{\sum_k n_k (m_k p_k + (1 - p_k)(1 - m_k))},\quad
+        E(R) = \frac{\sum_k n_k m_k p_k}{\sum_k n_k m_k},\quad
+        E(A) = \frac{\sum_k n_k p_k}{\sum_k n_k},
+
+    and :math:`E(F_1) = 2 E(P) E(R) / (E(P) + E(R))`. Undefined ratios are NaN.
+
+    Examples
+    --------
+    The "All" row of the paper's Table 3 for Cardiomegaly (the 1.0 bin taken as 0.97):
+
+    >>> e = stratified_expectation([142, 196, 162], [0.507, 0.372, 0.037], [0.6, 0.8, 0.97])
+    >>> round(e.f1, 2), round(e.accuracy, 2)
+    (0.68, 0.8)
+    """
+    nk = np.asarray(n)
+    mk = np.asarray(m)
+    pk = np.asarray(p_d)
+    v.same_length(n=nk, m=mk, p_d=pk)
+    nk = v.integer("n", nk, lo=0).astype(float)
+    if np.any(nk == 0):
+        raise ValueError(f"n must be >= 1 in every bin (empty bin at index {int(np.argmin(nk))})")
+    mk = v.probability("m", mk)
+    pk = v.probability("p_d", pk)
+    tp = np.sum(nk * mk * pk)
+    pred_pos = np.sum(nk * (mk * pk + (1 - pk) * (1 - mk)))
+    pos = np.sum(nk * mk)
+    precision = float(_ratio(tp, pred_pos))
+    recall = float(_ratio(tp, pos))
+    f1 = float(_ratio(2 * precision * recall, precision + recall)) if np.isfinite(
+        precision + recall) else float("nan")
+    accuracy = float(np.sum(nk * pk) / np.sum(nk))
+    return StratifiedExpectation(precision=precision, recall=recall, f1=f1, accuracy=accuracy,
+                                 n=int(nk.sum()), m=float(pos / nk.sum()))
+
+
+# --------------------------------------------------------------------------- exact distributions
+@dataclass(frozen=True, repr=False)
+class DiscreteDistribution:
+    """A finite discrete distribution: sorted ``values`` with probabilities ``probs``.
+
+    ``probs`` sum to 1 up to the trimmed binomial tails (pmf values below 1e-22);
+    ``mean``, ``sd``, :meth:`quantile` and :meth:`sf` normalise by their sum.
+    """
+
+    values: np.ndarray
+    probs: np.ndarray
+
+    @property
+    def total(self) -> float:
+        """Probability mass represented (1 up to the trimmed tails)."""
+        return float(self.probs.sum())
+
+    @property
+    def mean(self) -> float:
+        """Expectation."""
+        return float(np.dot(self.values, self.probs) / self.total)
+
+    @property
+    def sd(self) -> float:
+        """Standard deviation."""
+        var = np.dot((self.values - self.mean) ** 2, self.probs) / self.total
+        return float(np.sqrt(max(var, 0.0)))
+
+    def quantile(self, q):
+        """Smallest value ``x`` with ``P(X <= x) >= q`` (the discrete ppf), for ``q`` in [0, 1]."""
+        qq = v.probability("q", q)
+        cum = np.cumsum(self.probs) / self.total
+        idx = np.searchsorted(cum, qq - 1e-12, side="left")
+        return _out(self.values[np.minimum(idx, self.values.size - 1)])
+
+    def sf(self, x):
+        """``P(X >= x)``; values within 1e-12 of ``x`` count as equal."""
+        xx = np.asarray(x, dtype=float)
+        i = np.searchsorted(self.values, xx - 1e-12, side="left")
+        tail = np.concatenate([np.cumsum(self.probs[::-1])[::-1], [0.0]]) / self.total
+        return _out(np.minimum(tail[i], 1.0))
+
+    def interval(self, level: float = 0.9):
+        """Central interval ``(quantile((1-level)/2), quantile((1+level)/2))``."""
+        lvl = float(v.probability("level", level))
+        return float(self.quantile((1 - lvl) / 2)), float(self.quantile((1 + lvl) / 2))
+
+    def __repr__(self) -> str:
+        lo, hi = self.interval(0.9)
+        return (f"DiscreteDistribution(mean={self.mean:.6g}, sd={self.sd:.6g}, "
+                f"90% interval=[{lo:.6g}, {hi:.6g}], support={self.values.size})")
+
+
+@dataclass(frozen=True)
+class ExactBinaryMetrics:
+    """Exact finite-sample distributions of a binary labeller's scores."""
+
+    accuracy: DiscreteDistribution
+    precision: DiscreteDistribution
+    recall: DiscreteDistribution
+    f1: DiscreteDistribution
+    n_pos: int
+    n_neg: int
+
+
+def _binom_support(n: int, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """Support and pmf of Bin(n, p), without the end points whose pmf is below 1e-22.
+
+    The pmf is unimodal, so the mass left out is below ``n * 1e-22`` (1e-16 even for
+    a million items). ``binom.ppf``/``isf`` are not used: at such tiny tail
+    probabilities they return the end of the support.
+    """
+    if p < 1e-250 or n == 0:  # (Boost's pmf overflows for subnormal p; the mass at k >= 1 is nil)
+        return np.array([0]), np.array([1.0])
+    if p >= 1.0:
+        return np.array([n]), np.array([1.0])
+    k = np.arange(n + 1)
+    pmf = stats.binom.pmf(k, n, p)
+    keep = np.flatnonzero(pmf >= _TRIM)
+    lo, hi = keep[0], keep[-1]
+    return k[lo:hi + 1], pmf[lo:hi + 1]
+
+
+def _distribution(values: np.ndarray, probs: np.ndarray) -> DiscreteDistribution:
+    """Merge equal values (within 1e-12) and sort."""
+    order = np.argsort(values, kind="stable")
+    vals, prs = values[order], probs[order]
+    new = np.concatenate([[True], np.diff(vals) > 1e-12])
+    groups = np.cumsum(new) - 1
+    merged = np.bincount(groups, weights=prs)
+    return DiscreteDistribution(values=vals[new], probs=merged)
+
+
+def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0.0):
+    r"""Exact finite-sample distributions of accuracy, precision, recall and F1.
+
+    Parameters
+    ----------
+    n_pos, n_neg : int
+        Numbers of positive and negative items (by the majority label); ``n_pos + n_neg >= 1``.
+    sensitivity : float
+        Probability that a positive item is labelled positive, in [0, 1].
+    specificity : float
+        Probability that a negative item is labelled negative, in [0, 1].
+    zero_division : float, optional
+        Value of a score whose definition is 0/0 (precision with nothing predicted
+        positive; recall with no positive items; F1 with neither): 0.0 by default,
+        as in scikit-learn, or ``np.nan`` to leave such samples undefined (they
+        are then excluded and the result is conditional on being defined).
+
+    Returns
+    -------
+    ExactBinaryMetrics
+        ``accuracy, precision, recall, f1`` as :class:`DiscreteDistribution`.
+
+    Notes
+    -----
+    :math:`TP \sim \mathrm{Bin}(n_{pos}, s)` and :math:`FP \sim \mathrm{Bin}(n_{neg}, 1 - t)`
+    are independent; :math:`FN = n_{pos} - TP`, :math:`TN = n_{neg} - FP`, and
+
+    .. math::
+        A = \frac{TP + TN}{n},\quad P = \frac{TP}{TP + FP},\quad
+        R = \frac{TP}{n_{pos}},\quad F_1 = \frac{2\,TP}{2\,TP + FP + FN}.
+
+    The joint pmf is the outer product of the two binomial pmfs, each without the
+    outer values whose pmf is below 1e-22 (so ``n`` of 10\ :sup:`4` takes a
+    fraction of a second). A p_d-following expert has ``sensitivity = specificity = p_d``;
+    a labeller that says "positive" with probability ``r`` whatever the item has
+    ``sensitivity = r``, ``specificity = 1 - r``.
+
+    Examples
+    --------
+    >>> e = exact_binary_metrics(10, 90, 0.9, 0.9)
+    >>> round(e.recall.mean, 6), round(e.accuracy.mean, 6)
+    (0.9, 0.9)
+    >>> round(e.precision.mean, 4)   # the ratio of expectations says 0.5
+    0.5114
+    """
+    npos = int(v.integer("n_pos", n_pos, lo=0))
+    nneg = int(v.integer("n_neg", n_neg, lo=0))
+    if npos + nneg < 1:
+        raise ValueError("n_pos + n_neg must be >= 1 (no items)")
+    s = float(v.probability("sensitivity", sensitivity))
+    t = float(v.probability("specificity", specificity))
+    zd = float(zero_division)
+    if not (np.isnan(zd) or 0.0 <= zd <= 1.0):
+        raise ValueError(f"zero_division must be in [0, 1] or NaN, got {zero_division!r}")
+    tp, p_tp = _binom_support(npos, s)
+    fp, p_fp = _binom_support(nneg, 1.0 - t)
+    TP = tp[:, None].astype(float)
+    FP = fp[None, :].astype(float)
+    P = (p_tp[:, None] * p_fp[None, :]).ravel()
+    TP, FP = np.broadcast_arrays(TP, FP)
+    TP, FP = TP.ravel(), FP.ravel()
+    n = npos + nneg
+
+    def dist(num, den):
+        val = np.full(num.shape, zd)
+        np.divide(num, den, out=val, where=den != 0)
+        keep = ~np.isnan(val)
+        return _distribution(val[keep], P[keep])
+
+    return ExactBinaryMetrics(
+        accuracy=_distribution((TP + nneg - FP) / n, P),
+        precision=dist(TP, TP + FP),
+        recall=dist(TP, np.full_like(TP, float(npos))),
+        f1=dist(2 * TP, TP + FP + npos),
+        n_pos=npos,
+        n_neg=nneg,
+    )
+
+
+def exact_f1(p_d, m, n, zero_division=0.0):
+    r"""Exact distribution of F1 of a ``p_d``-following labeller on ``n`` items.
+
+    Parameters
+    ----------
+    p_d : float
+        Probability of agreeing with the majority label, in [0, 1].
+    m : float
+        Positive ratio; the sample has ``round(m * n)`` positives (:func:`n_positives`).
+    n : int
+        Number of items (>= 1).
+    zero_division : float, optional
+        Value of F1 when it is 0/0 (no positive items and none predicted): 0.0
+        (default) or ``np.nan``. See :func:`exact_binary_metrics`.
+
+    Returns
+    -------
+    DiscreteDistribution
+        With ``.mean``, ``.sd``, ``.quantile(q)``, ``.interval(level)``, ``.sf(x)``.
+
+    Notes
+    -----
+    :math:`TP \sim \mathrm{Bin}(mn, p_d)`, :math:`FP \sim \mathrm{Bin}((1-m)n, 1-p_d)`,
+    :math:`F_1 = 2TP / (TP + FP + mn)`. As :math:`n \to \infty` the mean tends to
+    :func:`expected_f1` (the paper's ratio of expectations); for small :math:`n`
+    they differ, and the spread is wide.
+
+    Examples
+    --------
+    >>> d = exact_f1(0.6, 0.1, 100)
+    >>> round(d.mean, 4), round(d.sd, 4), round(expected_f1(0.6, 0.1), 4)
+    (0.231, 0.0575, 0.2308)
+    >>> d.interval(0.9)
+    (0.13333333333333333, 0.32558139534883723)
+    """
+    p = float(v.probability("p_d", p_d))
+    mm = float(v.probability("m", m))
+    nn = int(v.integer("n", n, lo=1))
+    npos = int(n_positives(mm, nn))
+    return exact_binary_metrics(npos, nn - npos, p, p, zero_division=zero_division).f1
+
+
+# --------------------------------------------------------------------------- tables for the CLI
+def expectation_table(p_d, m=(0.5,), n=(100,), threshold=(0.8,), level=0.9):
+    """Closed forms for every combination of the given values, as a DataFrame.
+
+    Parameters
+    ----------
+    p_d, m, n, threshold : sequence
+        Values to combine (Cartesian product).
+    level : float, optional
+        Coverage of the exact finite-sample F1 interval (default 0.9).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``p_d, m, n, threshold, E_accuracy, SE, P_acc_ge, E_precision,
+        E_recall, E_F1, F1_exact_mean, F1_lo, F1_hi``.
+
+    Examples
+    --------
+    >>> t = expectation_table([0.6], [0.1], [100], [0.8])
+    >>> round(float(t.loc[0, "E_F1"]), 4), float(f"{t.loc[0, 'P_acc_ge']:.3g}")
+    (0.2308, 1.64e-05)
+    """
+    import pandas as pd
+
+    lvl = float(v.probability("level", level, open_lo=True, open_hi=True))
+    rows = []
+    for p, mm, nn, a in itertools.product(np.atleast_1d(p_d), np.atleast_1d(m),
+                                          np.atleast_1d(n), np.atleast_1d(threshold)):
+        f1 = exact_f1(p, mm, nn)
+        lo, hi = f1.interval(lvl)
+        rows.append({
+            "p_d": float(p), "m": float(mm), "n": int(nn), "threshold": float(a),
+            "E_accuracy": expected_accuracy(p), "SE": accuracy_se(p, nn),
+            "P_acc_ge": prob_accuracy_at_least(p, nn, a),
+            "E_precision": expected_precision(p, mm), "E_recall": expected_recall(p, mm),
+            "E_F1": expected_f1(p, mm), "F1_exact_mean": f1.mean, "F1_lo": lo, "F1_hi": hi,
+        })
+    return pd.DataFrame(rows)
+
+
+def paper_table1():
+    """The paper's Table 1 as computed: P(correct >= r_c) for N = 100 and N = 10.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``p_d, baseline, r_c_100, P_100, r_c_10, P_10``; exact values (the
+        paper prints some entries truncated, e.g. 0.9992 as 0.99).
+
+    Examples
+    --------
+    >>> t = paper_table1()
+    >>> round(float(t.loc[(t.p_d == 0.6) & (t.r_c_100 == 80), "P_100"].iloc[0]), 7)
+    1.64e-05
+    """
+    import pandas as pd
+
+    rows = []
+    for p, note in ((0.25, "random labeller, L=4"), (0.5, "random labeller, L=2"),
+                    (0.6, ""), (0.9, "")):
+        for frac in (0.5, 0.8):
+            rows.append({
+                "p_d": p, "baseline": note,
+                "r_c_100": int(ceil_count(frac, 100)),
+                "P_100": prob_accuracy_at_least(p, 100, frac),
+                "r_c_10": int(ceil_count(frac, 10)),
+                "P_10": prob_accuracy_at_least(p, 10, frac),
+            })
+    return pd.DataFrame(rows)
+
+
+def paper_table2():
+    """The paper's Table 2 as computed: expected precision and F1 for p_d and m.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``p_d, m, E_recall, E_precision, E_F1``.
+
+    Examples
+    --------
+    >>> t = paper_table2()
+    >>> round(float(t.loc[(t.p_d == 0.9) & (t.m == 0.01), "E_precision"].iloc[0]), 2)
+    0.08
+    """
+    import pandas as pd
+
+    rows = [{"p_d": p, "m": mm, "E_recall": expected_recall(p, mm),
+             "E_precision": expected_precision(p, mm), "E_F1": expected_f1(p, mm)}
+            for p in (0.5, 0.6, 0.9) for mm in (0.01, 0.1, 0.5)]
+    return pd.DataFrame(rows)

@@ -1,0 +1,421 @@
+"""Tests of labelvar.analytic against scipy, exact enumeration and the paper's tables."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from labelvar import analytic as a
+
+
+# --------------------------------------------------------------------------- helpers
+def exact_upper_tail(p: Fraction, n: int, k: int) -> Fraction:
+    """P(X >= k) for X ~ Bin(n, p), in exact rational arithmetic."""
+    return sum((math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(k, n + 1)), Fraction(0))
+
+
+def matches_printed(value: float, printed: str) -> bool:
+    """True if ``value`` shows as ``printed`` when rounded OR truncated to the printed digits.
+
+    The paper mixes the two (e.g. 0.9992 printed as 0.99 is truncation; 0.5398
+    printed as 0.54 is rounding), so a printed entry is matched by either.
+    """
+    if "e" in printed:
+        mant, exp = printed.split("e")
+        digits = len(mant.split(".")[1]) if "." in mant else 0
+        scale = 10 ** int(exp)
+        x = value / scale
+    else:
+        digits = len(printed.split(".")[1])
+        mant, x = printed, value
+    target = float(mant)
+    rounded = round(x, digits)
+    truncated = math.floor(x * 10**digits + 1e-9) / 10**digits
+    return math.isclose(rounded, target, abs_tol=1e-12) or math.isclose(truncated, target, abs_tol=1e-12)
+
+
+# --------------------------------------------------------------------------- accuracy and tails
+def test_expected_accuracy_and_se_broadcast():
+    p = np.array([0.5, 0.6, 0.9])
+    np.testing.assert_array_equal(a.expected_accuracy(p), p)
+    se = a.accuracy_se(p[:, None], np.array([10, 100]))
+    assert se.shape == (3, 2)
+    np.testing.assert_allclose(se, np.sqrt(p[:, None] * (1 - p[:, None]) / np.array([10, 100])))
+
+
+def test_prob_correct_at_least_matches_scipy_sf_on_a_grid():
+    p = np.linspace(0.0, 1.0, 11)[:, None, None]
+    n = np.array([1, 7, 50, 300])[None, :, None]
+    k = np.array([0, 1, 3, 7])[None, None, :]
+    k = np.minimum(k, n)
+    got = a.prob_correct_at_least(p, n, k)
+    np.testing.assert_allclose(got, stats.binom.sf(k - 1, n, p), rtol=1e-14, atol=0)
+    assert np.all(a.prob_correct_at_least(p, n, 0) == 1.0)
+
+
+@pytest.mark.parametrize("p,n,k", [(Fraction(1, 4), 100, 80), (Fraction(1, 4), 100, 50),
+                                   (Fraction(1, 2), 100, 80), (Fraction(3, 5), 100, 80),
+                                   (Fraction(9, 10), 100, 80), (Fraction(3, 5), 12, 9),
+                                   (Fraction(1, 10), 200, 150)])
+def test_tails_against_exact_rational_enumeration(p, n, k):
+    exact = float(exact_upper_tail(p, n, k))
+    assert a.prob_correct_at_least(float(p), n, k) == pytest.approx(exact, rel=1e-10)
+
+
+def test_extreme_tail_keeps_its_digits():
+    # P(correct >= 80 | n = 100, p = 0.25) is 1.2667e-30, not 0 (the issue's acceptance)
+    got = a.prob_correct_at_least(0.25, 100, 80)
+    assert got == pytest.approx(float(exact_upper_tail(Fraction(1, 4), 100, 80)), rel=1e-10)
+    assert f"{got:.3g}" == "1.27e-30"
+    # and much further out
+    assert a.prob_correct_at_least(0.25, 1000, 900) == pytest.approx(
+        float(exact_upper_tail(Fraction(1, 4), 1000, 900)), rel=1e-8)
+
+
+def test_fraction_threshold_is_robust_to_floating_point():
+    assert 0.07 * 100 != 7 and 0.57 * 100 != 57  # the traps: 7.000000000000001, 56.99999999999999
+    assert int(a.ceil_count(0.07, 100)) == 7
+    assert int(a.ceil_count(0.8, 100)) == 80
+    assert int(a.ceil_count(0.57, 100)) == 57      # 56.99999999999999
+    assert int(a.ceil_count(0.801, 100)) == 81
+    assert int(a.ceil_count(0.0, 100)) == 0
+    assert int(a.floor_count(0.7, 100)) == 70
+    assert int(a.floor_count(0.29, 100)) == 29     # 28.999999999999996
+    assert a.prob_accuracy_at_least(0.6, 100, 0.8) == a.prob_correct_at_least(0.6, 100, 80)
+    assert a.prob_accuracy_at_least(0.6, 100, 0.801) == a.prob_correct_at_least(0.6, 100, 81)
+
+
+def test_prob_accuracy_between_matches_enumeration_and_section_5_2():
+    # section 5.2: p_d = 0.6, N = 100: P(50-60 %) = 0.52 and P(50-70 %) = 0.97
+    assert round(a.prob_accuracy_between(0.6, 100, 0.5, 0.6), 2) == 0.52
+    assert round(a.prob_accuracy_between(0.6, 100, 0.5, 0.7), 2) == 0.97
+    for p, n, lo, hi in [(0.6, 100, 0.5, 0.6), (0.9, 50, 0.95, 1.0), (0.3, 40, 0.0, 0.1),
+                         (0.5, 10, 0.35, 0.35), (0.5, 10, 0.3, 0.3)]:
+        k = np.arange(n + 1)
+        sel = (k >= a.ceil_count(lo, n)) & (k <= a.floor_count(hi, n))
+        assert a.prob_accuracy_between(p, n, lo, hi) == pytest.approx(
+            stats.binom.pmf(k[sel], n, p).sum(), rel=1e-12, abs=1e-300)
+    assert a.prob_accuracy_between(0.5, 10, 0.35, 0.35) == 0.0  # no whole count in [3.5, 3.5]
+
+
+def test_random_labeller_baseline():
+    assert a.random_accuracy(2) == 0.5 and a.random_accuracy(4) == 0.25
+    np.testing.assert_allclose(a.random_accuracy([2, 3, 5]), [1 / 2, 1 / 3, 1 / 5])
+    # Table 1's note: with N = 10 a binary random labeller has a 5 % chance of >= 80 %
+    assert round(a.prob_random_accuracy_at_least(2, 10, 0.8), 2) == 0.05
+    assert a.prob_random_accuracy_at_least(4, 100, 0.5) == a.prob_accuracy_at_least(0.25, 100, 0.5)
+
+
+def test_heterogeneous_tail_matches_binomial_and_brute_force():
+    assert a.prob_correct_at_least_heterogeneous([0.6] * 30, 20) == pytest.approx(
+        a.prob_correct_at_least(0.6, 30, 20), rel=1e-12)
+    assert a.prob_correct_at_least_heterogeneous([0.25] * 100, 80) == pytest.approx(
+        1.2666789647898236e-30, rel=1e-8)
+    p = [0.6, 0.8, 1.0, 0.3, 0.55]
+    # brute force over all 2^5 outcomes
+    total = 0.0
+    for bits in range(32):
+        x = [(bits >> i) & 1 for i in range(5)]
+        if sum(x) >= 3:
+            total += np.prod([pi if xi else 1 - pi for pi, xi in zip(p, x)])
+    assert a.prob_correct_at_least_heterogeneous(p, 3) == pytest.approx(total, rel=1e-12)
+    assert a.prob_correct_at_least_heterogeneous(p, 0) == 1.0
+
+
+# --------------------------------------------------------------------------- the paper's tables
+# Table 1: (p_d, N, r_c, printed P(score >= r_c))
+TABLE1 = [
+    (0.25, 100, 50, "6.6e-8"), (0.25, 100, 80, "1.2e-30"), (0.25, 10, 5, "0.08"), (0.25, 10, 8, "0.00"),
+    (0.5, 100, 50, "0.54"), (0.5, 100, 80, "5.6e-10"), (0.5, 10, 5, "0.62"), (0.5, 10, 8, "0.05"),
+    (0.6, 100, 50, "0.98"), (0.6, 100, 80, "1.6e-5"), (0.6, 10, 5, "0.83"), (0.6, 10, 8, "0.17"),
+    (0.9, 100, 50, "1.00"), (0.9, 100, 80, "0.99"), (0.9, 10, 5, "0.99"), (0.9, 10, 8, "0.92"),
+]
+
+
+@pytest.mark.parametrize("p,n,r_c,printed", TABLE1)
+def test_paper_table1(p, n, r_c, printed):
+    # Our values are exact. The paper truncates some entries instead of rounding:
+    # 1.2667e-30 -> "1.2e-30", 0.99919 -> "0.99", 0.99985 -> "0.99", 0.92981 -> "0.92";
+    # others are rounded (0.53979 -> "0.54", 6.6385e-8 -> "6.6e-8").
+    got = a.prob_correct_at_least(p, n, r_c)
+    assert matches_printed(got, printed), (got, printed)
+    assert got == pytest.approx(stats.binom.sf(r_c - 1, n, p), rel=1e-12)
+
+
+def test_paper_table1_as_computed_by_the_tables_command():
+    t = a.paper_table1()
+    assert len(t) == 8
+    for p, n, r_c, printed in TABLE1:
+        row = t[(t.p_d == p) & (t[f"r_c_{n}"] == r_c)]
+        assert len(row) == 1 and matches_printed(float(row[f"P_{n}"].iloc[0]), printed)
+
+
+TABLE2 = [  # p_d, m, printed precision, printed F1
+    (0.5, 0.01, "0.01", "0.02"), (0.5, 0.10, "0.10", "0.17"), (0.5, 0.50, "0.50", "0.50"),
+    (0.6, 0.01, "0.01", "0.03"), (0.6, 0.10, "0.14", "0.23"), (0.6, 0.50, "0.60", "0.60"),
+    (0.9, 0.01, "0.08", "0.15"), (0.9, 0.10, "0.50", "0.64"), (0.9, 0.50, "0.90", "0.90"),
+]
+
+
+@pytest.mark.parametrize("p,m,prec,f1", TABLE2)
+def test_paper_table2(p, m, prec, f1):
+    assert f"{a.expected_precision(p, m):.2f}" == prec
+    assert f"{a.expected_f1(p, m):.2f}" == f1
+    assert a.expected_recall(p, m) == pytest.approx(p)
+
+
+# Table 3, expected (E) columns: per bin (p_d, S, m) and the "All" row; the paper
+# approximates p_d -> 1.0 by 0.97. (finding, bins, per-bin E F1, per-bin E acc, All F1, All acc)
+TABLE3 = [
+    ("Cardiomegaly", [(0.6, 142, 0.507), (0.8, 196, 0.372), (0.97, 162, 0.037)],
+     ["0.60", "0.75", "0.71"], ["0.60", "0.80", "0.97"], "0.68", "0.80"),
+    ("Lung Opacity", [(0.6, 106, 0.519), (0.8, 125, 0.536), (0.97, 269, 0.528)],
+     ["0.61", "0.81", "0.97"], ["0.60", "0.80", "0.97"], "0.86", "0.85"),
+    ("Support Devices", [(0.6, 50, 0.580), (0.8, 105, 0.705), (0.97, 345, 0.458)],
+     ["0.64", "0.85", "0.97"], ["0.60", "0.80", "0.97"], "0.90", "0.90"),
+]
+
+
+@pytest.mark.parametrize("finding,bins,f1s,accs,all_f1,all_acc", TABLE3, ids=[t[0] for t in TABLE3])
+def test_paper_table3_expected_columns(finding, bins, f1s, accs, all_f1, all_acc):
+    p, s, m = (np.array(x) for x in zip(*bins))
+    for pk, mk, f1, acc in zip(p, m, f1s, accs):
+        assert f"{a.expected_f1(pk, mk):.2f}" == f1
+        assert f"{a.expected_accuracy(pk):.2f}" == acc
+    e = a.stratified_expectation(s, m, p)
+    assert f"{e.f1:.2f}" == all_f1
+    assert f"{e.accuracy:.2f}" == all_acc
+    assert e.n == 500
+
+
+def test_paper_table4_expected_column():
+    # Mammogram: bins p_d = 2/3 (printed 0.67) and 1.00
+    assert f"{a.expected_f1(2 / 3, 0.229):.2f}" == "0.48"
+    assert f"{a.expected_accuracy(2 / 3):.2f}" == "0.67"
+    assert f"{a.expected_f1(1.0, 0.029):.2f}" == "1.00"
+    e = a.stratified_expectation([15834, 185245], [0.229, 0.029], [2 / 3, 1.0])
+    assert (f"{e.f1:.2f}", f"{e.accuracy:.2f}") == ("0.75", "0.97")
+    assert e.n == 201079 and f"{e.m:.3f}" == "0.045"
+
+
+def test_section4_small_sample_note():
+    # "at N = 12 [an accuracy of 0.8 at p_d -> 0.6] has a ~22 % chance": that is
+    # P(X >= 9) = 0.225, i.e. 9/12 = 0.75 correct; P(X >= 10) (>= 0.8 exactly) is 0.083.
+    assert round(a.prob_correct_at_least(0.6, 12, 9), 2) == 0.23
+    assert round(a.prob_accuracy_at_least(0.6, 12, 0.8), 3) == 0.083
+
+
+# --------------------------------------------------------------------------- confusion, P/R/F1
+def test_expected_confusion_identities():
+    p, m, n = np.array([0.5, 0.9])[:, None], np.array([0.1, 0.4]), 200
+    c = a.expected_confusion(p, m, n)
+    np.testing.assert_allclose(c.tp + c.fp + c.fn + c.tn, n)
+    np.testing.assert_allclose(c.tp + c.fn, m * n + 0 * p)
+    np.testing.assert_allclose(c.tp / (c.tp + c.fp), a.expected_precision(p, m))
+    np.testing.assert_allclose(2 * c.tp / (2 * c.tp + c.fp + c.fn), a.expected_f1(p, m))
+    np.testing.assert_allclose((c.tp + c.tn) / n, a.expected_accuracy(p) + 0 * m)
+
+
+def test_undefined_ratios_are_nan_without_warnings():
+    with np.errstate(all="raise"):
+        assert math.isnan(a.expected_precision(1.0, 0.0))
+        assert math.isnan(a.expected_f1(1.0, 0.0))
+        assert math.isnan(a.expected_recall(0.7, 0.0))
+    assert a.expected_f1(0.7, 0.0) == 0.0
+
+
+def test_stratified_single_bin_equals_unstratified():
+    e = a.stratified_expectation([80], [0.3], [0.7])
+    assert e.precision == pytest.approx(a.expected_precision(0.7, 0.3))
+    assert e.recall == pytest.approx(0.7)
+    assert e.f1 == pytest.approx(a.expected_f1(0.7, 0.3))
+    assert e.accuracy == pytest.approx(0.7)
+
+
+def test_stratified_equals_pooled_confusion_counts():
+    n, m, p = np.array([10, 20, 70]), np.array([0.5, 0.2, 0.1]), np.array([0.6, 0.8, 1.0])
+    c = a.expected_confusion(p, m, n)
+    e = a.stratified_expectation(n, m, p)
+    assert e.precision == pytest.approx(c.tp.sum() / (c.tp.sum() + c.fp.sum()))
+    assert e.recall == pytest.approx(c.tp.sum() / (c.tp.sum() + c.fn.sum()))
+    assert e.accuracy == pytest.approx((c.tp.sum() + c.tn.sum()) / n.sum())
+
+
+# --------------------------------------------------------------------------- exact distributions
+def brute_force_metrics(npos, nneg, s, t, zd=0.0):
+    """Means of accuracy, precision, recall, F1 by double loop over (TP, FP)."""
+    acc = prec = rec = f1 = 0.0
+    for tp in range(npos + 1):
+        for fp in range(nneg + 1):
+            w = stats.binom.pmf(tp, npos, s) * stats.binom.pmf(fp, nneg, 1 - t)
+            acc += w * (tp + nneg - fp) / (npos + nneg)
+            prec += w * (tp / (tp + fp) if tp + fp else zd)
+            rec += w * (tp / npos if npos else zd)
+            f1 += w * (2 * tp / (tp + fp + npos) if tp + fp + npos else zd)
+    return acc, prec, rec, f1
+
+
+@pytest.mark.parametrize("npos,nneg,s,t", [(10, 90, 0.9, 0.9), (1, 9, 0.6, 0.6), (0, 10, 0.7, 0.7),
+                                           (5, 5, 0.5, 0.5), (3, 27, 0.5, 0.5), (12, 3, 0.2, 0.95),
+                                           (7, 0, 0.6, 0.6)])
+def test_exact_binary_metrics_match_enumeration(npos, nneg, s, t):
+    e = a.exact_binary_metrics(npos, nneg, s, t)
+    got = (e.accuracy.mean, e.precision.mean, e.recall.mean, e.f1.mean)
+    np.testing.assert_allclose(got, brute_force_metrics(npos, nneg, s, t), rtol=1e-10, atol=1e-14)
+    for d in (e.accuracy, e.precision, e.recall, e.f1):
+        assert d.total == pytest.approx(1.0, abs=1e-12)
+        assert np.all(np.diff(d.values) > 0)
+        assert d.values.min() >= 0 and d.values.max() <= 1
+
+
+def test_exact_distribution_quantiles_and_sf():
+    e = a.exact_binary_metrics(4, 6, 0.6, 0.6)
+    acc = e.accuracy
+    # accuracy = (TP + TN)/10 with TP + TN ~ Bin(10, 0.6): compare against scipy
+    k = np.arange(11)
+    np.testing.assert_allclose(acc.values, k / 10)
+    np.testing.assert_allclose(acc.probs, stats.binom.pmf(k, 10, 0.6), rtol=1e-12)
+    for q in (0.05, 0.5, 0.95):
+        assert acc.quantile(q) == pytest.approx(stats.binom.ppf(q, 10, 0.6) / 10)
+    assert acc.sf(0.8) == pytest.approx(stats.binom.sf(7, 10, 0.6))
+    assert acc.sf(0.0) == pytest.approx(1.0)
+
+
+def test_zero_division_convention():
+    # no positives and (with specificity 1) nothing predicted positive: F1 is 0/0
+    e0 = a.exact_binary_metrics(0, 10, 0.5, 1.0, zero_division=0.0)
+    assert e0.f1.mean == 0.0 and e0.precision.mean == 0.0
+    e1 = a.exact_binary_metrics(0, 10, 0.5, 1.0, zero_division=1.0)
+    assert e1.f1.mean == 1.0
+    en = a.exact_binary_metrics(2, 8, 0.5, 0.5, zero_division=np.nan)
+    # conditional on TP + FP > 0 (probability 1 - 0.5**10)
+    assert en.precision.total == pytest.approx(1 - 0.5**10)
+    with pytest.raises(ValueError, match="zero_division"):
+        a.exact_binary_metrics(2, 8, 0.5, 0.5, zero_division=2.0)
+
+
+def test_exact_f1_converges_to_expected_f1_and_differs_for_small_n():
+    ef1 = a.expected_f1(0.6, 0.1)
+    gaps = []
+    for n in (10, 30, 100, 1000, 10_000):
+        gaps.append(abs(a.exact_f1(0.6, 0.1, n).mean - ef1))
+    assert gaps[-1] < 1e-4
+    assert gaps[0] > 1e-3                    # a real difference at n = 10
+    assert all(x >= y for x, y in zip(gaps, gaps[1:]))
+    # small samples with few positives: the finite-sample mean is far from the ratio
+    # of expectations (here above it: 0.518 vs 0.474 with one positive item in 20)
+    small = a.exact_f1(0.9, 0.05, 20)
+    assert small.mean == pytest.approx(brute_force_metrics(1, 19, 0.9, 0.9)[3], rel=1e-12)
+    assert small.mean - a.expected_f1(0.9, 0.05) > 0.04
+    assert abs(a.exact_f1(0.9, 0.1, 10).mean - a.expected_f1(0.9, 0.1)) > 0.03
+    # the sd shrinks like 1/sqrt(n)
+    sd100, sd10000 = a.exact_f1(0.7, 0.3, 100).sd, a.exact_f1(0.7, 0.3, 10_000).sd
+    assert sd100 / sd10000 == pytest.approx(10, rel=0.05)
+
+
+def test_exact_f1_uses_round_half_up_positives():
+    assert int(a.n_positives(0.5, 5)) == 3
+    d = a.exact_f1(0.8, 0.5, 5)
+    ref = brute_force_metrics(3, 2, 0.8, 0.8)[3]
+    assert d.mean == pytest.approx(ref, rel=1e-12)
+
+
+def test_exact_f1_large_n_is_vectorised():
+    # 10^4 items: the grid is trimmed to the non-negligible support (mass kept ~ 1)
+    d = a.exact_f1(0.6, 0.5, 10_000)
+    assert d.total == pytest.approx(1.0, abs=1e-12)
+    assert d.mean == pytest.approx(0.6, abs=1e-4)
+
+
+# --------------------------------------------------------------------------- properties
+prob = st.floats(0.0, 1.0, allow_nan=False)
+inner = st.floats(0.01, 0.99, allow_nan=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(p1=inner, p2=inner, m=inner)
+def test_expected_f1_rises_with_p_d(p1, p2, m):
+    lo, hi = sorted((p1, p2))
+    assert a.expected_f1(lo, m) <= a.expected_f1(hi, m) + 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(p=inner, m1=inner, m2=inner)
+def test_expected_f1_and_precision_rise_with_m(p, m1, m2):
+    lo, hi = sorted((m1, m2))
+    assert a.expected_f1(p, lo) <= a.expected_f1(p, hi) + 1e-12
+    assert a.expected_precision(p, lo) <= a.expected_precision(p, hi) + 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(p=prob, n=st.integers(1, 400), data=st.data())
+def test_tails_are_probabilities_and_decrease_in_k(p, n, data):
+    k = data.draw(st.integers(0, n))
+    t = a.prob_correct_at_least(p, n, k)
+    assert 0.0 <= t <= 1.0
+    assert a.prob_correct_at_least(p, n, 0) == 1.0
+    if k < n:
+        assert a.prob_correct_at_least(p, n, k + 1) <= t
+    frac = data.draw(st.floats(0.0, 1.0))
+    assert 0.0 <= a.prob_accuracy_at_least(p, n, frac) <= 1.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(p1=prob, p2=prob, n=st.integers(1, 200), a_=st.floats(0, 1))
+def test_tail_rises_with_p_d(p1, p2, n, a_):
+    lo, hi = sorted((p1, p2))
+    assert a.prob_accuracy_at_least(lo, n, a_) <= a.prob_accuracy_at_least(hi, n, a_) + 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(p=prob, m=prob, n=st.integers(1, 60))
+def test_exact_f1_bounds(p, m, n):
+    d = a.exact_f1(p, m, n)
+    assert 0.0 <= d.mean <= 1.0 and d.sd >= 0
+    lo, hi = d.interval(0.9)
+    assert 0.0 <= lo <= d.quantile(0.5) <= hi <= 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(bins=st.lists(st.tuples(st.integers(1, 500), inner, inner), min_size=1, max_size=6))
+def test_stratified_expectation_bounds(bins):
+    n, m, p = (np.array(x) for x in zip(*bins))
+    e = a.stratified_expectation(n, m, p)
+    assert min(p) - 1e-12 <= e.accuracy <= max(p) + 1e-12
+    assert min(p) - 1e-12 <= e.recall <= max(p) + 1e-12
+    for x in (e.precision, e.recall, e.f1):
+        assert 0.0 <= x <= 1.0
+
+
+# --------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("call,match", [
+    (lambda: a.expected_accuracy(1.2), r"p_d must be in \[0, 1\], got 1.2"),
+    (lambda: a.expected_accuracy(-0.1), r"p_d must be in \[0, 1\]"),
+    (lambda: a.expected_f1(0.5, 1.5), r"m must be in \[0, 1\]"),
+    (lambda: a.expected_f1(float("nan"), 0.5), r"p_d must not be NaN"),
+    (lambda: a.accuracy_se(0.5, 0), r"n must be >= 1"),
+    (lambda: a.accuracy_se(0.5, 10.5), r"n must be a whole number"),
+    (lambda: a.prob_correct_at_least(0.5, 10, 11), r"k must be in \[0, n\]|k must be <= 10"),
+    (lambda: a.prob_correct_at_least(0.5, 10, -1), r"k must be >= 0"),
+    (lambda: a.prob_accuracy_at_least(0.5, 10, 1.1), r"a must be in \[0, 1\]"),
+    (lambda: a.prob_accuracy_between(0.5, 10, 0.7, 0.6), r"lo must be <= hi"),
+    (lambda: a.random_accuracy(1), r"n_labels must be >= 2"),
+    (lambda: a.stratified_expectation([1, 2], [0.5], [0.5, 0.6]), r"bin arrays must have the same length"),
+    (lambda: a.stratified_expectation([], [], []), r"non-empty"),
+    (lambda: a.stratified_expectation([10, 0], [0.5, 0.5], [0.6, 0.8]), r"empty bin"),
+    (lambda: a.exact_f1(0.5, 0.5, 0), r"n must be >= 1"),
+    (lambda: a.exact_binary_metrics(0, 0, 0.5, 0.5), r"no items"),
+    (lambda: a.prob_correct_at_least_heterogeneous([], 0), r"non-empty"),
+    (lambda: a.prob_correct_at_least_heterogeneous([0.5, 1.2], 1), r"p must be in \[0, 1\]"),
+    (lambda: a.prob_correct_at_least_heterogeneous([0.5, 0.2], 3), r"k must be <= 2"),
+    (lambda: a.expected_accuracy("high"), r"p_d must be a number"),
+])
+def test_bad_input_names_the_argument(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
