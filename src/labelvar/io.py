@@ -1,0 +1,654 @@
+"""Loaders for the layouts multi-annotator results come in.
+
+Every loader returns ``{task: TaskData(panel, predictions)}``: ``panel`` is an
+items x annotators :class:`pandas.DataFrame` (missing votes are NaN/None, so
+panels may differ in size per item) and ``predictions`` an items x systems
+DataFrame on the same index (the item ids). :func:`labelvar.stratify` accepts
+that mapping directly.
+
+Layouts
+-------
+wide      one row per item; panel and system columns chosen by name or glob
+          (:func:`read_wide`); several tasks via a task column or one column
+          group per task (``Cardiomegaly/bc1`` with ``group_sep="/"``)
+raters    one file per annotator or system, one column per task, joined on an
+          item key (:func:`read_rater_files`; the CheXpert layout)
+long      one row per (item, rater, label), crowd-kit style, optional task column
+          (:func:`read_long`)
+jsonl     one object per item with a list of panel labels, e.g. SNLI's
+          ``annotator_labels``; a list of dicts gives one task per key
+          (DialSummEval's ``annotations``) (:func:`read_jsonl`)
+
+Predictions kept in their own files (one row per item: id and label) are joined
+with :func:`attach_predictions`.
+
+Every problem (a pattern that matches no column, a duplicated item id, a
+prediction file without an id the panel needs) raises :class:`ValueError` with
+one line naming it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "TaskData",
+    "attach_predictions",
+    "read_jsonl",
+    "read_long",
+    "read_rater_files",
+    "read_table",
+    "read_wide",
+    "select_columns",
+    "synthetic_panel",
+]
+
+
+class TaskData(NamedTuple):
+    """Panel votes and system predictions of one task, aligned on the item index."""
+
+    panel: pd.DataFrame
+    predictions: pd.DataFrame
+
+
+# --------------------------------------------------------------------------- helpers
+def _patterns(value) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [p.strip() for p in value.split(",") if p.strip()]
+    return [str(p) for p in value]
+
+
+def select_columns(columns: Iterable[str], patterns, field: str) -> list[str]:
+    """Return the columns matching ``patterns`` (names or shell globs), in column order.
+
+    Parameters
+    ----------
+    columns : iterable of str
+        Available column names.
+    patterns : str or sequence of str
+        Names or globs (``bc*``); a string may hold several separated by commas.
+    field : str
+        Name used in the error message (e.g. ``"panel"``).
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        If a pattern matches no column.
+
+    Examples
+    --------
+    >>> select_columns(["id", "r1", "r2", "gpt"], "r*", "panel")
+    ['r1', 'r2']
+    >>> select_columns(["id", "r1"], ["r9"], "panel")
+    Traceback (most recent call last):
+    ...
+    ValueError: panel: 'r9' matches no column; available: 'id', 'r1'
+    """
+    cols = [str(c) for c in columns]
+    chosen: list[str] = []
+    for pat in _patterns(patterns):
+        hits = [c for c in cols if c == pat] or fnmatch.filter(cols, pat)
+        if not hits:
+            avail = ", ".join(repr(c) for c in cols[:12]) + (", ..." if len(cols) > 12 else "")
+            raise ValueError(f"{field}: {pat!r} matches no column; available: {avail}")
+        chosen.extend(h for h in hits if h not in chosen)
+    return chosen
+
+
+def read_table(path, sep: str | None = None) -> pd.DataFrame:
+    r"""Read a CSV/TSV file as strings-or-numbers, keeping empty cells as missing.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.tsv``/``.tab`` files are tab separated, anything else comma separated
+        unless ``sep`` is given.
+    sep : str, optional
+        Field separator.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "x.tsv")
+    >>> _ = open(p, "w").write("item\tr1\n a\t1\n")
+    >>> read_table(p).columns.tolist()
+    ['item', 'r1']
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    if sep is None:
+        sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    try:
+        df = pd.read_csv(path, sep=sep, skipinitialspace=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read {path} as a table: {str(exc).splitlines()[0]}") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    return df
+
+
+def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
+    """Set the item id column (or composite of columns) as the index; refuse duplicates."""
+    keys = _patterns(item)
+    if not keys:
+        out = df.copy()
+        out.index = pd.RangeIndex(len(df), name="item")
+        return out
+    missing = [k for k in keys if k not in df.columns]
+    if missing:
+        raise ValueError(f"item: column {missing[0]!r} not found in {where}; "
+                         f"available: {', '.join(map(repr, list(df.columns)[:12]))}")
+    if len(keys) == 1:
+        idx = df[keys[0]].astype(str)
+    else:
+        idx = df[keys].astype(str).agg("|".join, axis=1)
+    dup = idx[idx.duplicated()]
+    if len(dup):
+        raise ValueError(f"item: duplicate item id {dup.iloc[0]!r} in {where} "
+                         f"({len(dup)} duplicated rows); ids must be unique")
+    out = df.drop(columns=keys)
+    out.index = pd.Index(idx.to_numpy(), name="item")
+    return out
+
+
+def _task_data(df: pd.DataFrame, panel_cols, system_cols) -> TaskData:
+    return TaskData(df[list(panel_cols)].copy(), df[list(system_cols)].copy())
+
+
+# --------------------------------------------------------------------------- wide
+def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
+              group_sep: str | None = None, task: str | None = None,
+              sep: str | None = None) -> dict[str, TaskData]:
+    """Load a wide table: one row per item, one column per annotator or system.
+
+    Parameters
+    ----------
+    path_or_frame : str, Path or pandas.DataFrame
+        CSV/TSV file (see :func:`read_table`) or an already loaded frame.
+    panel : str or sequence of str
+        Names or globs of the ground-truth annotator columns.
+    systems : str or sequence of str
+        Names or globs of the columns to evaluate (AI systems and the independent
+        humans alike; :func:`labelvar.stratify` is told which are humans).
+    item : str or sequence of str, optional
+        Item id column(s); default: row number.
+    task_column : str, optional
+        Column naming the task of each row (several tasks in one file, long in tasks).
+    group_sep : str, optional
+        Columns are ``<task><group_sep><rater>`` (one column group per task);
+        ``panel``/``systems`` patterns then match the rater part.
+    task : str, optional
+        Task name of a single-task file (default: the file's stem, or ``"task"``).
+    sep : str, optional
+        Field separator (default by extension).
+
+    Returns
+    -------
+    dict of str to TaskData
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"id": ["a", "b"], "r1": [1, 0], "r2": [1, 1], "r3": [1, 0],
+    ...                    "gpt": [0, 0]})
+    >>> d = read_wide(df, panel="r*", systems="gpt", item="id", task="demo")
+    >>> d["demo"].panel.shape, d["demo"].predictions.columns.tolist()
+    ((2, 3), ['gpt'])
+    """
+    if isinstance(path_or_frame, pd.DataFrame):
+        df, where = path_or_frame, "the table"
+        default_task = task or "task"
+    else:
+        df, where = read_table(path_or_frame, sep), str(path_or_frame)
+        default_task = task or Path(path_or_frame).stem
+    if not _patterns(panel):
+        raise ValueError("panel: no panel columns given (names or globs of the annotator columns)")
+    if task_column is not None and group_sep is not None:
+        raise ValueError("task_column and group_sep cannot both be given")
+    if task_column is not None:
+        if task_column not in df.columns:
+            raise ValueError(f"task_column: column {task_column!r} not found in {where}")
+        out = {}
+        for name, sub in df.groupby(task_column, sort=False):
+            sub = _index(sub.drop(columns=[task_column]), item, f"{where} (task {name!r})")
+            cols = [c for c in sub.columns]
+            out[str(name)] = _task_data(sub, select_columns(cols, panel, "panel"),
+                                        select_columns(cols, systems, "systems"))
+        return out
+    df = _index(df, item, where)
+    if group_sep is None:
+        cols = list(df.columns)
+        pcols = select_columns(cols, panel, "panel")
+        scols = select_columns(cols, systems, "systems")
+        return {default_task: _task_data(df, pcols, scols)}
+    groups: dict[str, dict[str, str]] = {}
+    for c in df.columns:
+        if group_sep in c:
+            t, r = c.split(group_sep, 1)
+            groups.setdefault(t, {})[r] = c
+    if not groups:
+        raise ValueError(f"group_sep: no column name contains {group_sep!r} "
+                         "(expected <task>{sep}<rater>)")
+    out = {}
+    for t, raters in groups.items():
+        pr = select_columns(raters, panel, f"panel (task {t!r})")
+        sr = select_columns(raters, systems, f"systems (task {t!r})")
+        sub = df[[raters[r] for r in pr + sr]].copy()
+        sub.columns = pr + sr
+        out[t] = _task_data(sub, pr, sr)
+    return out
+
+
+# --------------------------------------------------------------------------- one file per rater
+def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, panel,
+                     systems=(), item: str, tasks=None, sep: str | None = None
+                     ) -> dict[str, TaskData]:
+    r"""Load one file per annotator/system (rows = items, columns = tasks), joined on ``item``.
+
+    This is the CheXpert layout: ``bc1_gt.csv`` ... each with a ``Study`` column
+    and one column per finding. Column order may differ between files; columns
+    are matched by name. A system file may cover only some tasks (e.g. models
+    that predict 5 of 14 findings): it is used for the tasks it has.
+
+    Parameters
+    ----------
+    files : mapping of name to path, or sequence of paths
+        Rater name -> file; a sequence uses each file's stem as the name.
+    panel, systems : str or sequence of str
+        Names or globs of the raters (file names) forming the panel / evaluated.
+    item : str
+        Item id column present in every file.
+    tasks : str or sequence of str, optional
+        Names or globs of the task columns (default: every column of the first
+        panel file except ``item``).
+    sep : str, optional
+        Field separator (default by extension).
+
+    Returns
+    -------
+    dict of str to TaskData
+
+    Raises
+    ------
+    ValueError
+        If the files do not hold the same set of item ids, or ids repeat.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> for name, rows in {"r1": "a,1,0\nb,0,0", "r2": "b,1,0\na,1,1", "r3": "a,1,0\nb,0,1",
+    ...                    "m": "a,0\nb,1"}.items():
+    ...     cols = "id,Cardio,Edema" if name != "m" else "id,Cardio"
+    ...     _ = open(os.path.join(d, name + ".csv"), "w").write(cols + "\n" + rows + "\n")
+    >>> data = read_rater_files([os.path.join(d, n + ".csv") for n in ("r1", "r2", "r3", "m")],
+    ...                         panel="r*", systems="m", item="id")
+    >>> sorted(data), data["Cardio"].panel.loc["b"].tolist(), data["Edema"].predictions.shape
+    (['Cardio', 'Edema'], [0, 1, 0], (2, 0))
+    """
+    if isinstance(files, Mapping):
+        named = {str(k): Path(v) for k, v in files.items()}
+    else:
+        named = {}
+        for f in files:
+            p = Path(f)
+            if p.stem in named:
+                raise ValueError(f"files: two files named {p.stem!r}; pass a mapping name -> path")
+            named[p.stem] = p
+    names = list(named)
+    pnames = select_columns(names, panel, "panel")
+    snames = [s for s in select_columns(names, systems, "systems") if s not in pnames]
+    frames = {n: _index(read_table(named[n], sep), item, str(named[n])) for n in pnames + snames}
+    ref = frames[pnames[0]]
+    task_names = select_columns(list(ref.columns), tasks if tasks is not None else "*", "tasks")
+    order = ref.index
+    for n, f in frames.items():
+        if set(f.index) != set(order):
+            extra = sorted(set(f.index) ^ set(order))[:1]
+            raise ValueError(f"files: {named[n]} does not hold the same item ids as "
+                             f"{named[pnames[0]]} (first difference: {extra[0]!r})")
+    out = {}
+    for t in task_names:
+        for n in pnames:
+            if t not in frames[n].columns:
+                raise ValueError(f"tasks: column {t!r} missing from panel file {named[n]}")
+        pan = pd.DataFrame({n: frames[n].loc[order, t].to_numpy() for n in pnames}, index=order)
+        pred = pd.DataFrame({n: frames[n].loc[order, t].to_numpy() for n in snames
+                             if t in frames[n].columns}, index=order)
+        out[t] = TaskData(pan, pred)
+    return out
+
+
+# --------------------------------------------------------------------------- long
+def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: str = "rater",
+              label: str = "label", task_column: str | None = None, task: str | None = None,
+              sep: str | None = None) -> dict[str, TaskData]:
+    """Load a long table: one row per (item, rater, label), crowd-kit style.
+
+    Parameters
+    ----------
+    path_or_frame : str, Path or pandas.DataFrame
+        CSV/TSV file or frame.
+    panel, systems : str or sequence of str
+        Names or globs of the raters forming the panel / evaluated.
+    item, rater, label : str
+        Column names (defaults ``item``, ``rater``, ``label``; crowd-kit uses
+        ``task``, ``worker``, ``label``).
+    task_column : str, optional
+        Column naming the task (several tasks in one file).
+    task : str, optional
+        Task name for a single-task file (default: the file stem or ``"task"``).
+    sep : str, optional
+        Field separator.
+
+    Returns
+    -------
+    dict of str to TaskData
+
+    Raises
+    ------
+    ValueError
+        A missing column, or one rater labelling one item twice.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": ["a", "a", "a", "b", "b", "b", "a", "b"],
+    ...                    "rater": ["r1", "r2", "r3"] * 2 + ["sys", "sys"],
+    ...                    "label": ["x", "x", "y", "y", "y", "y", "x", "y"]})
+    >>> d = read_long(df, panel="r*", systems="sys", task="t")
+    >>> d["t"].panel.loc["a"].tolist(), d["t"].predictions["sys"].tolist()
+    (['x', 'x', 'y'], ['x', 'y'])
+    """
+    if isinstance(path_or_frame, pd.DataFrame):
+        df, where = path_or_frame, "the table"
+        default_task = task or "task"
+    else:
+        df, where = read_table(path_or_frame, sep), str(path_or_frame)
+        default_task = task or Path(path_or_frame).stem
+    need = [item, rater, label] + ([task_column] if task_column else [])
+    for c in need:
+        if c not in df.columns:
+            raise ValueError(f"long format: column {c!r} not found in {where}; "
+                             f"available: {', '.join(map(repr, list(df.columns)[:12]))}")
+    df = df.copy()
+    df[item] = df[item].astype(str)
+    df[rater] = df[rater].astype(str)
+    keys = [item, rater] + ([task_column] if task_column else [])
+    dup = df[df.duplicated(keys, keep=False)]
+    if len(dup):
+        r = dup.iloc[0]
+        raise ValueError(f"long format: duplicate rows for item {r[item]!r} and rater "
+                         f"{r[rater]!r} in {where} ({len(dup)} rows); each rater labels an "
+                         "item once")
+    groups = df.groupby(task_column, sort=False) if task_column else [(default_task, df)]
+    raters_all = list(dict.fromkeys(df[rater]))
+    pnames = select_columns(raters_all, panel, "panel")
+    snames = [s for s in select_columns(raters_all, systems, "systems") if s not in pnames]
+    out = {}
+    for t, sub in groups:
+        wide = sub.pivot(index=item, columns=rater, values=label)
+        order = list(dict.fromkeys(sub[item]))
+        wide = wide.reindex(order)
+        wide.index.name = "item"
+        pan = wide.reindex(columns=pnames)
+        pred = wide.reindex(columns=snames)
+        out[str(t)] = TaskData(pan, pred)
+    return out
+
+
+# --------------------------------------------------------------------------- jsonl
+def _read_jsonl_records(path) -> list[dict]:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise ValueError(f"{path}:{lineno}: expected a JSON object per line")
+            rows.append(obj)
+    return rows
+
+
+def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = None
+               ) -> dict[str, TaskData]:
+    r"""Load JSON lines with a list of panel labels per item.
+
+    Parameters
+    ----------
+    path : str or Path
+        One JSON object per line.
+    panel : str
+        Field holding the list of panel labels (``annotator_labels`` in SNLI). If
+        its elements are objects (``{"coherence": 4, "fluency": 5}``), each key is
+        one task (DialSummEval's ``annotations``).
+    systems : str or sequence of str
+        Fields holding one label per item (a system's prediction); for multi-task
+        panels a system field may be an object keyed by task.
+    item : str or sequence of str, optional
+        Item id field(s), joined with ``|`` when several (default: line number).
+    task : str, optional
+        Task name for a single-task file (default: the file's stem).
+
+    Returns
+    -------
+    dict of str to TaskData
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "nli.jsonl")
+    >>> _ = open(p, "w").write('{"id": "a", "votes": ["e", "e", "n"]}\n'
+    ...                        '{"id": "b", "votes": ["c", "c", "c", "n"]}\n')
+    >>> d = read_jsonl(p, panel="votes", item="id")
+    >>> d["nli"].panel.shape, d["nli"].panel.loc["b"].tolist()
+    ((2, 4), ['c', 'c', 'c', 'n'])
+    """
+    rows = _read_jsonl_records(path)
+    if not rows:
+        raise ValueError(f"{path}: no records")
+    keys = _patterns(item)
+    sysf = _patterns(systems)
+    ids = []
+    for i, r in enumerate(rows):
+        for k in [panel, *keys]:
+            if k not in r:
+                raise ValueError(f"{path}: record {i + 1} has no field {k!r}; "
+                                 f"fields: {', '.join(map(repr, list(r)[:12]))}")
+        ids.append("|".join(str(r[k]) for k in keys) if keys else str(i))
+    s = pd.Series(ids)
+    if s.duplicated().any():
+        raise ValueError(f"item: duplicate item id {s[s.duplicated()].iloc[0]!r} in {path}; "
+                         "ids must be unique (give several fields to item for a composite id)")
+    for f in sysf:
+        if f not in rows[0]:
+            raise ValueError(f"systems: field {f!r} not found in {path}; "
+                             f"fields: {', '.join(map(repr, list(rows[0])[:12]))}")
+    index = pd.Index(ids, name="item")
+    first = rows[0][panel]
+    if not isinstance(first, list):
+        raise ValueError(f"panel: field {panel!r} must hold a list of labels per item, "
+                         f"got {type(first).__name__}")
+    multi = any(isinstance(x, dict) for x in first)
+    width = max(len(r[panel]) for r in rows)
+    if not multi:
+        votes = [list(r[panel]) + [None] * (width - len(r[panel])) for r in rows]
+        pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
+        pred = pd.DataFrame({f: [r.get(f) for r in rows] for f in sysf}, index=index)
+        return {task or Path(path).stem: TaskData(pan, pred)}
+    task_names = list(dict.fromkeys(k for r in rows for a in r[panel] for k in a))
+    out = {}
+    for t in task_names:
+        votes = [[a.get(t) for a in r[panel]] + [None] * (width - len(r[panel])) for r in rows]
+        pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
+        pred = pd.DataFrame({f: [r[f].get(t) if isinstance(r.get(f), dict) else r.get(f)
+                                 for r in rows] for f in sysf}, index=index)
+        out[t] = TaskData(pan, pred)
+    return out
+
+
+# --------------------------------------------------------------------------- predictions files
+def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: str,
+                       label: str, classes: Sequence | None = None,
+                       task: str | None = None) -> dict[str, TaskData]:
+    r"""Add a system whose predictions live in separate files (one row per item).
+
+    Parameters
+    ----------
+    data : mapping of str to TaskData
+        As returned by the loaders.
+    name : str
+        System name.
+    paths : path or sequence of paths
+        CSV/TSV or JSONL (``.json``/``.jsonl``) files, concatenated (e.g. a model's
+        predictions on the dev and test halves of a split).
+    item : str
+        Item id column/field in the prediction files (joined with the panel's ids).
+    label : str
+        Column/field holding the predicted label.
+    classes : sequence, optional
+        If the prediction is a class index, the label of each index (e.g. ChaosNLI's
+        predictions use the order entailment, contradiction, neutral).
+    task : str, optional
+        Task to attach to (default: every task in ``data``).
+
+    Returns
+    -------
+    dict of str to TaskData
+        A new mapping; ids the prediction files lack become missing predictions
+        (which :func:`labelvar.stratify` reports unless those items are excluded).
+
+    Raises
+    ------
+    ValueError
+        A missing field, an id repeated across the files, an index outside ``classes``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "pred.jsonl")
+    >>> _ = open(p, "w").write('{"uid": "a", "pred": 0}\n{"uid": "b", "pred": 2}\n')
+    >>> base = {"t": TaskData(pd.DataFrame({"r1": ["e", "n"], "r2": ["e", "c"]},
+    ...                                    index=pd.Index(["a", "b"], name="item")),
+    ...                       pd.DataFrame(index=pd.Index(["a", "b"], name="item")))}
+    >>> d = attach_predictions(base, "bert", p, item="uid", label="pred", classes=["e", "c", "n"])
+    >>> d["t"].predictions["bert"].tolist()
+    ['e', 'n']
+    """
+    plist = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    frames = []
+    for p in plist:
+        p = Path(p)
+        if p.suffix.lower() in (".json", ".jsonl"):
+            recs = _read_jsonl_records(p)
+            df = pd.DataFrame.from_records(recs)
+        else:
+            df = read_table(p)
+        for c in (item, label):
+            if c not in df.columns:
+                raise ValueError(f"predictions {name!r}: field {c!r} not found in {p}")
+        frames.append(df[[item, label]])
+    df = pd.concat(frames, ignore_index=True)
+    df[item] = df[item].astype(str)
+    if df[item].duplicated().any():
+        dup = df.loc[df[item].duplicated(), item].iloc[0]
+        raise ValueError(f"predictions {name!r}: item id {dup!r} appears more than once")
+    labels = df[label]
+    if classes is not None:
+        classes = list(classes)
+        idx = pd.to_numeric(labels, errors="coerce")
+        bad = idx.isna() | (idx < 0) | (idx >= len(classes)) | (idx != np.round(idx))
+        if bad.any():
+            raise ValueError(f"predictions {name!r}: {label} must be a class index in "
+                             f"0..{len(classes) - 1}, got {labels[bad].iloc[0]!r}")
+        labels = pd.Series([classes[int(i)] for i in idx], index=df.index)
+    series = pd.Series(labels.to_numpy(), index=df[item].to_numpy())
+    out = {}
+    for t, td in data.items():
+        if task is not None and t != task:
+            out[t] = td
+            continue
+        pred = td.predictions.copy()
+        pred[name] = series.reindex(td.panel.index.astype(str)).to_numpy()
+        out[t] = TaskData(td.panel, pred)
+    if task is not None and task not in data:
+        raise ValueError(f"task: {task!r} not found; tasks: {', '.join(map(repr, data))}")
+    return out
+
+
+# --------------------------------------------------------------------------- synthetic example
+def synthetic_panel(n_items: int = 400, n_panel: int = 5, seed: int = 0) -> pd.DataFrame:
+    """Generate a small synthetic binary dataset in wide layout, deterministically.
+
+    Each item has a latent answer (positive with probability 0.3) and a
+    difficulty: its annotators follow the latent answer with probability
+    ``q`` drawn from {0.55, 0.75, 0.95} (30/30/40 %). The panel (``gt1`` ...)
+    and two independent humans (``human1``, ``human2``) vote that way. Three
+    systems: ``strong`` (follows the latent answer with 0.97, whatever the
+    difficulty), ``weak`` (0.75) and ``coin`` (a fair coin).
+
+    Parameters
+    ----------
+    n_items : int
+        Number of items (rows).
+    n_panel : int
+        Panel size (odd sizes avoid ties), >= 2.
+    seed : int
+        Seed of :func:`numpy.random.default_rng`; the same seed gives the same table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``item, gt1..gtK, human1, human2, strong, weak, coin``; labels 0/1.
+
+    Examples
+    --------
+    >>> df = synthetic_panel(10, seed=1)
+    >>> df.columns.tolist()[:3], df.shape
+    (['item', 'gt1', 'gt2'], (10, 11))
+    >>> bool((synthetic_panel(10, seed=1) == df).all().all())
+    True
+    """
+    from labelvar import _validate as v
+
+    n = int(v.integer("n_items", n_items, lo=1))
+    k = int(v.integer("n_panel", n_panel, lo=2))
+    rng = np.random.default_rng(seed)
+    truth = (rng.random(n) < 0.3).astype(int)
+    q = rng.choice([0.55, 0.75, 0.95], size=n, p=[0.3, 0.3, 0.4])
+
+    def follow(p):
+        agree = rng.random(n) < p
+        return np.where(agree, truth, 1 - truth)
+
+    cols = {"item": [f"item{i + 1:04d}" for i in range(n)]}
+    for j in range(k):
+        cols[f"gt{j + 1}"] = follow(q)
+    cols["human1"] = follow(q)
+    cols["human2"] = follow(q)
+    cols["strong"] = follow(0.97)
+    cols["weak"] = follow(0.75)
+    cols["coin"] = (rng.random(n) < 0.5).astype(int)
+    return pd.DataFrame(cols)
