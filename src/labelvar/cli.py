@@ -125,7 +125,52 @@ def _cell(v) -> str:
 
 
 # --------------------------------------------------------------------------- sweep / collect (issue 4)
-# (added by the sweeps issue)
+def _add_sweep(sub) -> None:
+    # Every argument after `sweep` goes to the Hydra app unchanged (-m, hydra/launcher=...,
+    # --cfg job, overrides); prefix_chars no user types keeps argparse out of the way.
+    p = sub.add_parser(
+        "sweep",
+        help="run a Hydra sweep (e.g. `labelvar sweep experiment=figure1`; `sweep --help`)",
+        description="Hydra app: labelvar sweep [-m] [--quiet] [key=value ...]",
+        prefix_chars="\x00", add_help=False,
+    )
+    p.add_argument("hydra_args", nargs=argparse.REMAINDER)
+    p.set_defaults(func=_run_sweep)
+
+
+def _run_sweep(args) -> int:
+    from labelvar import sweep
+
+    return sweep.cli_main(args.hydra_args)
+
+
+def _add_collect(sub) -> None:
+    p = sub.add_parser(
+        "collect",
+        help="merge the results tables of a multirun directory into one table",
+        description="Merge every job's results table under DIR (adds experiment and job "
+        "columns) into DIR/collected.csv or --out.",
+    )
+    p.add_argument("sweep_dir", metavar="DIR", help="a multirun (or single run) directory")
+    p.add_argument("--out", default=None, help="output file, .csv or .parquet "
+                   "(default DIR/collected.csv)")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="merge even if some job directories have no results table")
+    p.set_defaults(func=_run_collect)
+
+
+def _add_sweep_collect(sub) -> None:
+    _add_sweep(sub)
+    _add_collect(sub)
+
+
+def _run_collect(args) -> int:
+    from labelvar import sweep
+
+    table, path = sweep.collect(args.sweep_dir, out=args.out, allow_missing=args.allow_missing)
+    print(f"{path} ({len(table)} rows from {table['job'].nunique()} jobs)")
+    return 0
+
 
 # --------------------------------------------------------------------------- stratify (issue 5)
 # (added by the stratify issue)
@@ -140,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _add_expect(sub)
     _add_tables(sub)
+    _add_sweep_collect(sub)  # issue 4
     # sweep/collect, stratify and design register here as their issues land.
     return parser
 

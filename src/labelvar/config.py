@@ -1,0 +1,299 @@
+"""Typed configuration of a sweep: the schema behind ``configs/``.
+
+The dataclasses here are registered in Hydra's ``ConfigStore`` as
+``base_config``; ``configs/config.yaml`` lists it first in its defaults, so
+every YAML file and every command-line override is merged *into* this schema.
+A misspelled key or a value of the wrong type is therefore a composition
+error, never a silent ``None``.
+
+The Hydra entry point (:mod:`labelvar.sweep`) converts the composed
+``DictConfig`` into a :class:`SweepConfig` with ``OmegaConf.to_object`` and
+calls :func:`validate`; nothing below it sees a ``DictConfig``.
+
+Examples
+--------
+>>> cfg = SweepConfig()
+>>> cfg.grid.p_d[:3], cfg.labellers.names, cfg.model.mode
+([0.5, 0.55, 0.6], ['expert', 'random'], 'coin')
+>>> validate(cfg).replicates
+10000
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from labelvar import _validate
+
+__all__ = [
+    "GridConfig",
+    "ModelConfig",
+    "ThetaPriorConfig",
+    "LabellersConfig",
+    "OutputConfig",
+    "SweepConfig",
+    "CONFIG_DIR",
+    "MODES",
+    "LABELLERS",
+    "PLOTS",
+    "register_configs",
+    "validate",
+    "schema_keys",
+]
+
+#: ``configs/`` at the repository root (``src/labelvar/config.py`` -> ``../../configs``).
+#: Found relative to this file, so it works from any working directory after
+#: ``pip install -e .``; ``LABELVAR_CONFIG_DIR`` overrides it (see :func:`config_dir`).
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
+
+MODES = ("coin", "panel")
+LABELLERS = ("expert", "random", "prior", "constant", "model")
+TIE_RULES = ("random", "drop")
+PLOTS = ("figure1", "multiclass", "panel_bias", "table1")
+FORMATS = ("csv", "parquet")
+FIGURE_FORMATS = ("png", "pdf", "svg")
+
+
+def _pd_grid() -> list[float]:
+    return [round(0.5 + 0.05 * i, 2) for i in range(11)]
+
+
+@dataclass
+class GridConfig:
+    """The Cartesian grid one job evaluates (every axis a list).
+
+    Attributes
+    ----------
+    p_d : list of float
+        Probability that a labeller (the expert) agrees with the majority label.
+    m : list of float
+        Positive-class ratio (binary problems).
+    n_items : list of int
+        Number of items N per simulated study.
+    n_labels : list of int
+        Number of classes L (>= 2).
+    panel_size : list of int
+        Annotators per item K (panel mode).
+    """
+
+    p_d: list[float] = field(default_factory=_pd_grid)
+    m: list[float] = field(default_factory=lambda: [0.5])
+    n_items: list[int] = field(default_factory=lambda: [1000])
+    n_labels: list[int] = field(default_factory=lambda: [2])
+    panel_size: list[int] = field(default_factory=lambda: [5])
+
+
+@dataclass
+class ThetaPriorConfig:
+    """Prior of the per-item agreement level theta (panel mode): Beta(a, b) on [1/L, 1]."""
+
+    kind: str = "beta"
+    a: float = 2.0
+    b: float = 1.0
+
+
+@dataclass
+class ModelConfig:
+    """How items, annotators and the ground truth are simulated.
+
+    Attributes
+    ----------
+    mode : {"coin", "panel"}
+        ``coin``: the paper's section 3 model (an expert agrees with the ground
+        truth with probability p_d). ``panel``: K annotators vote, the
+        ground truth is their plurality, observed p_d = top votes / K.
+    tie_rule : {"random", "drop"}
+        How a tied panel vote is resolved (panel mode).
+    theta_prior : ThetaPriorConfig or None
+        ``None``: every item has agreement p_d; else theta is drawn per item.
+    """
+
+    mode: str = "coin"
+    tie_rule: str = "random"
+    theta_prior: Optional[ThetaPriorConfig] = None
+
+
+@dataclass
+class LabellersConfig:
+    """The labellers scored on the same simulated items."""
+
+    names: list[str] = field(default_factory=lambda: ["expert", "random"])
+
+
+@dataclass
+class OutputConfig:
+    """What a job writes besides its chunk files.
+
+    Attributes
+    ----------
+    format : {"csv", "parquet"}
+        Format of the results table and the chunk files (parquet needs pyarrow).
+    plots : list of str
+        Figures drawn from the table (names in :data:`PLOTS`).
+    figure_formats : list of str
+        File formats of every figure.
+    """
+
+    format: str = "csv"
+    plots: list[str] = field(default_factory=lambda: ["figure1"])
+    figure_formats: list[str] = field(default_factory=lambda: ["png", "pdf"])
+
+
+@dataclass
+class SweepConfig:
+    """The whole configuration of one sweep job.
+
+    Attributes
+    ----------
+    name : str
+        Experiment name (run directory and file names).
+    replicates : int
+        Monte Carlo replicates per grid cell.
+    seed : int
+        Base seed; each cell's stream is keyed by (seed, the cell's parameter values).
+    thresholds : list of float
+        Thresholds a for the P(accuracy >= a) and P(F1 >= a) rows.
+    chunk_cells : int
+        Target number of grid cells per chunk (one engine call, one file each).
+    resume : bool
+        Reuse complete chunk files found in ``chunk_dir``.
+    chunk_dir : str or None
+        Where chunk files live; ``None`` means ``<run dir>/chunks``.
+    quiet : bool
+        No progress bar (it is also off when stderr is not a terminal).
+    """
+
+    name: str = "figure1"
+    model: ModelConfig = field(default_factory=ModelConfig)
+    labellers: LabellersConfig = field(default_factory=LabellersConfig)
+    grid: GridConfig = field(default_factory=GridConfig)
+    replicates: int = 10_000
+    seed: int = 0
+    thresholds: list[float] = field(default_factory=list)
+    chunk_cells: int = 16
+    resume: bool = True
+    chunk_dir: Optional[str] = None
+    quiet: bool = False
+    output: OutputConfig = field(default_factory=OutputConfig)
+
+
+def register_configs() -> None:
+    """Register :class:`SweepConfig` as ``base_config`` in Hydra's ConfigStore (idempotent).
+
+    Examples
+    --------
+    >>> from hydra.core.config_store import ConfigStore
+    >>> register_configs()
+    >>> "base_config.yaml" in ConfigStore.instance().list("")
+    True
+    """
+    from hydra.core.config_store import ConfigStore
+
+    ConfigStore.instance().store(name="base_config", node=SweepConfig)
+
+
+def config_dir() -> Path:
+    """Return the directory holding ``config.yaml`` (``$LABELVAR_CONFIG_DIR`` or :data:`CONFIG_DIR`).
+
+    Examples
+    --------
+    >>> (config_dir() / "config.yaml").is_file()
+    True
+    """
+    import os
+
+    env = os.environ.get("LABELVAR_CONFIG_DIR")
+    path = Path(env).resolve() if env else CONFIG_DIR
+    if not (path / "config.yaml").is_file():
+        raise FileNotFoundError(
+            f"labelvar configs not found: {path / 'config.yaml'} (install labelvar with "
+            "`pip install -e .` from a checkout, or set LABELVAR_CONFIG_DIR)"
+        )
+    return path
+
+
+def schema_keys(path: str) -> list[str] | None:
+    """Return the keys allowed at a dotted config path, or ``None`` if it is not a node.
+
+    Examples
+    --------
+    >>> schema_keys("grid")
+    ['p_d', 'm', 'n_items', 'n_labels', 'panel_size']
+    >>> schema_keys("grid.p_d") is None
+    True
+    """
+    node: Any = SweepConfig
+    for part in [p for p in path.split(".") if p]:
+        if not is_dataclass(node):
+            return None
+        types = {f.name: f for f in fields(node)}
+        if part not in types:
+            return None
+        f = types[part]
+        if f.default_factory is not MISSING:
+            node = f.default_factory()
+        else:
+            node = ThetaPriorConfig if part == "theta_prior" else f.default
+    if not is_dataclass(node):
+        return None
+    return [f.name for f in fields(node)]
+
+
+def validate(cfg: SweepConfig) -> SweepConfig:
+    """Check every value of ``cfg``; raise ValueError (one line naming the key) or return it.
+
+    Examples
+    --------
+    >>> cfg = SweepConfig()
+    >>> cfg.grid.p_d = [0.5, 1.2]
+    >>> validate(cfg)
+    Traceback (most recent call last):
+    ...
+    ValueError: grid.p_d must be in [0, 1], got 1.2
+    """
+    g = cfg.grid
+    for key in ("p_d", "m", "n_items", "n_labels", "panel_size"):
+        if len(getattr(g, key)) == 0:
+            raise ValueError(f"grid.{key} must list at least one value")
+        values = getattr(g, key)
+        if len(set(values)) != len(values):
+            raise ValueError(f"grid.{key} must not repeat a value, got {list(values)}")
+    _validate.probability("grid.p_d", g.p_d)
+    _validate.probability("grid.m", g.m)
+    _validate.integer("grid.n_items", g.n_items, lo=1)
+    _validate.n_labels(g.n_labels, name="grid.n_labels")
+    _validate.integer("grid.panel_size", g.panel_size, lo=1)
+    _validate.choice("model.mode", cfg.model.mode, MODES)
+    _validate.choice("model.tie_rule", cfg.model.tie_rule, TIE_RULES)
+    if cfg.model.theta_prior is not None:
+        tp = cfg.model.theta_prior
+        _validate.choice("model.theta_prior.kind", tp.kind, ("beta",))
+        _validate.probability("model.theta_prior.a", tp.a, lo=0.0, hi=float("inf"), open_lo=True)
+        _validate.probability("model.theta_prior.b", tp.b, lo=0.0, hi=float("inf"), open_lo=True)
+        if cfg.model.mode != "panel":
+            raise ValueError("model.theta_prior needs model.mode='panel', got mode='coin'")
+    if not cfg.labellers.names:
+        raise ValueError("labellers.names must list at least one labeller")
+    for name in cfg.labellers.names:
+        _validate.choice("labellers.names", name, LABELLERS)
+    _validate.integer("replicates", cfg.replicates, lo=2)
+    _validate.integer("seed", cfg.seed, lo=0)
+    _validate.probability("thresholds", cfg.thresholds)
+    _validate.integer("chunk_cells", cfg.chunk_cells, lo=1)
+    _validate.choice("output.format", cfg.output.format, FORMATS)
+    for plot in cfg.output.plots:
+        _validate.choice("output.plots", plot, PLOTS)
+    for fmt in cfg.output.figure_formats:
+        _validate.choice("output.figure_formats", fmt, FIGURE_FORMATS)
+    if cfg.output.format == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ValueError(
+                "output.format='parquet' needs pyarrow (pip install -e .[parquet]); use 'csv'"
+            ) from None
+    if not cfg.name or any(c in cfg.name for c in "/\\"):
+        raise ValueError(f"name must be a non-empty name without slashes, got {cfg.name!r}")
+    return cfg

@@ -1,0 +1,750 @@
+"""Hydra sweeps: the config becomes engine calls, chunk files, one table and figures.
+
+Where the config becomes a call
+-------------------------------
+``labelvar sweep [hydra args and overrides]`` (see :func:`cli_main`) checks the
+overrides, then hands them to the Hydra app (:func:`hydra_app`). Its task
+function converts the composed ``DictConfig`` into a typed
+:class:`labelvar.config.SweepConfig` (``OmegaConf.to_object``) and calls
+:func:`run_job`; nothing below the entry point sees a ``DictConfig``.
+
+One job, one grid, few engine calls
+-----------------------------------
+A job evaluates the Cartesian grid ``n_items x n_labels x panel_size x m x p_d``.
+:func:`plan_chunks` cuts it into chunks that are themselves Cartesian sub-grids
+of about ``chunk_cells`` cells (inner axes whole, one axis split, outer axes one
+value at a time); each chunk is **one** call of :func:`labelvar.simulate.simulate`
+and one file ``chunks/<key>.csv`` with a marker ``chunks/<key>.json``. The key is
+a content hash of the chunk's resolved engine arguments (plus the engine's source),
+so a rerun of an interrupted job skips complete chunks and recomputes only the
+missing ones. The engine keys each cell's random stream by the cell's parameter
+values, so the merged table does not depend on how the grid was chunked or
+resumed. Every file is written to a temporary name and renamed.
+
+Outputs of a job (under Hydra's run directory)
+----------------------------------------------
+``results.csv`` (or ``.parquet``), ``config.yaml`` (resolved), ``metadata.json``
+(seed, versions, git revision, chunk accounting, timings), ``<plot>.png/.pdf``
+and ``chunks/``; Hydra adds ``.hydra/``. :func:`collect` merges the jobs of a
+multirun into one table.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import logging
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from labelvar.config import SweepConfig, config_dir, register_configs, schema_keys, validate
+
+__all__ = [
+    "CELL_AXES",
+    "Chunk",
+    "JobResult",
+    "plan_chunks",
+    "engine_kwargs",
+    "run_job",
+    "collect",
+    "read_table",
+    "write_table",
+    "check_overrides",
+    "hydra_app",
+    "cli_main",
+]
+
+log = logging.getLogger("labelvar.sweep")
+
+#: grid axes, outermost first (the engine's Cartesian product; chunks split outer axes)
+CELL_AXES = ("n_items", "n_labels", "panel_size", "m", "p_d")
+_FLOAT_AXES = ("m", "p_d")
+#: bump when the meaning of a chunk file changes (invalidates old chunk files)
+_CHUNK_SCHEMA = 1
+#: engine sources whose content enters every chunk key (edit the engine -> recompute)
+_ENGINE_SOURCES = ("simulate.py", "models.py", "_kernels.py", "analytic.py")
+#: columns read back as strings whatever they look like (e.g. stratum "0.60")
+_STR_COLUMNS = ("mode", "labeller", "stratum", "metric", "tie_rule", "experiment", "job")
+
+
+# --------------------------------------------------------------------------- chunk plan
+@dataclass(frozen=True)
+class Chunk:
+    """A Cartesian sub-grid evaluated by one engine call and stored in one file.
+
+    Attributes
+    ----------
+    index : int
+        Position in the plan (the merged table is ordered by it).
+    axes : dict
+        Axis name -> tuple of values, for every axis in :data:`CELL_AXES`.
+    """
+
+    index: int
+    axes: dict
+
+    @property
+    def n_cells(self) -> int:
+        """Number of grid cells in the chunk."""
+        n = 1
+        for values in self.axes.values():
+            n *= len(values)
+        return n
+
+
+def _axis_values(cfg: SweepConfig) -> dict[str, tuple]:
+    g = cfg.grid
+    out = {}
+    for name in CELL_AXES:
+        cast = float if name in _FLOAT_AXES else int
+        out[name] = tuple(cast(v) for v in getattr(g, name))
+    return out
+
+
+def plan_chunks(cfg: SweepConfig) -> list[Chunk]:
+    """Cut the grid into Cartesian chunks of at most ``cfg.chunk_cells`` cells (when possible).
+
+    Inner axes (``p_d`` first, then ``m``, ...) are kept whole while the chunk
+    stays within ``chunk_cells``; the next axis is split into pieces; the axes
+    outside it take one value per chunk. A single axis longer than
+    ``chunk_cells`` is split too, so a chunk never exceeds ``chunk_cells`` cells.
+
+    Examples
+    --------
+    >>> from labelvar.config import SweepConfig
+    >>> cfg = SweepConfig()
+    >>> cfg.grid.m = [0.1, 0.5]
+    >>> cfg.chunk_cells = 16
+    >>> [(c.axes["m"], len(c.axes["p_d"])) for c in plan_chunks(cfg)]
+    [((0.1,), 11), ((0.5,), 11)]
+    >>> cfg.chunk_cells = 4
+    >>> [len(c.axes["p_d"]) for c in plan_chunks(cfg)]
+    [4, 4, 3, 4, 4, 3]
+    """
+    axes = _axis_values(cfg)
+    names = list(CELL_AXES)
+    target = int(cfg.chunk_cells)
+    inner = 1
+    split = None
+    for i in range(len(names) - 1, -1, -1):
+        n = len(axes[names[i]])
+        if inner * n <= target:
+            inner *= n
+            continue
+        split = i
+        break
+    if split is None:
+        return [Chunk(0, dict(axes))]
+    piece = max(1, target // inner)
+    split_values = axes[names[split]]
+    pieces = [split_values[j:j + piece] for j in range(0, len(split_values), piece)]
+    outer = [[(v,) for v in axes[name]] for name in names[:split]]
+    chunks = []
+    for combo in itertools.product(*outer, pieces):
+        sub = {name: combo[k] for k, name in enumerate(names[:split + 1])}
+        sub.update({name: axes[name] for name in names[split + 1:]})
+        chunks.append(Chunk(len(chunks), {name: sub[name] for name in names}))
+    return chunks
+
+
+def _theta_prior(cfg: SweepConfig):
+    tp = cfg.model.theta_prior
+    if tp is None:
+        return None
+    return (tp.kind, float(tp.a), float(tp.b))
+
+
+def engine_kwargs(cfg: SweepConfig, chunk: Chunk) -> dict:
+    """Return the keyword arguments of the one engine call that evaluates ``chunk``.
+
+    Examples
+    --------
+    >>> from labelvar.config import SweepConfig
+    >>> cfg = SweepConfig()
+    >>> kw = engine_kwargs(cfg, plan_chunks(cfg)[0])
+    >>> kw["mode"], kw["m"], kw["labellers"], kw["replicates"]
+    ('coin', [0.5], ['expert', 'random'], 10000)
+    """
+    kw = {name: list(chunk.axes[name]) for name in CELL_AXES}
+    kw.update(
+        labellers=list(cfg.labellers.names),
+        mode=cfg.model.mode,
+        replicates=int(cfg.replicates),
+        seed=int(cfg.seed),
+        thresholds=[float(t) for t in cfg.thresholds],
+        theta_prior=_theta_prior(cfg),
+        tie_rule=cfg.model.tie_rule,
+    )
+    return kw
+
+
+_ENGINE_DIGEST: str | None = None
+
+
+def _engine_digest() -> str:
+    """Hash of the engine's source files (a changed engine never reuses old chunks)."""
+    global _ENGINE_DIGEST
+    if _ENGINE_DIGEST is None:
+        h = hashlib.sha256()
+        here = Path(__file__).resolve().parent
+        for name in _ENGINE_SOURCES:
+            path = here / name
+            h.update(name.encode())
+            h.update(path.read_bytes() if path.is_file() else b"<missing>")
+        _ENGINE_DIGEST = h.hexdigest()
+    return _ENGINE_DIGEST
+
+
+def chunk_key(kwargs: dict, fmt: str) -> str:
+    """Content hash naming a chunk's files: engine arguments, file format, engine source.
+
+    Examples
+    --------
+    >>> a = chunk_key({"p_d": [0.5], "seed": 0}, "csv")
+    >>> a == chunk_key({"seed": 0, "p_d": [0.5]}, "csv"), a == chunk_key({"p_d": [0.5], "seed": 1}, "csv")
+    (True, False)
+    """
+    from labelvar import __version__
+
+    payload = json.dumps(
+        {"kwargs": kwargs, "format": fmt, "schema": _CHUNK_SCHEMA, "labelvar": __version__,
+         "engine": _engine_digest()},
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()[:20]
+
+
+# --------------------------------------------------------------------------- files
+def _atomic_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def write_table(table: pd.DataFrame, path: str | Path) -> Path:
+    """Write ``table`` atomically as CSV or Parquet (by the suffix); return the path.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> t = pd.DataFrame({"stratum": ["all", "0.60"], "mean": [0.1, 1 / 3]})
+    >>> p = write_table(t, Path(d) / "t.csv")
+    >>> read_table(p).equals(t)
+    True
+    """
+    path = Path(path)
+    if path.suffix == ".parquet":
+        import io
+
+        buf = io.BytesIO()
+        table.to_parquet(buf, index=False)
+        data = buf.getvalue()
+    elif path.suffix == ".csv":
+        data = table.to_csv(index=False).encode()
+    else:
+        raise ValueError(f"table file must end in .csv or .parquet, got {path.name!r}")
+    _atomic_bytes(path, data)
+    return path
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a table written by :func:`write_table` (floats round-trip exactly).
+
+    Examples
+    --------
+    >>> read_table("missing.csv")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no such table: missing.csv
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such table: {path}")
+    if path.suffix == ".parquet":
+        return pd.read_parquet(path)
+    header = pd.read_csv(path, nrows=0).columns
+    dtype = {c: str for c in _STR_COLUMNS if c in header}
+    if int(pd.__version__.split(".")[0]) >= 3:  # round-trip parsing is the default in pandas 3
+        return pd.read_csv(path, dtype=dtype)
+    return pd.read_csv(path, float_precision="round_trip", dtype=dtype)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _chunk_complete(table_path: Path, marker_path: Path, key: str) -> bool:
+    """A chunk is complete when its marker exists and names this file's exact content."""
+    if not (table_path.is_file() and marker_path.is_file()):
+        return False
+    try:
+        marker = json.loads(marker_path.read_text())
+    except (OSError, ValueError):
+        return False
+    return marker.get("key") == key and marker.get("sha256") == _sha256(table_path)
+
+
+# --------------------------------------------------------------------------- one job
+@dataclass
+class JobResult:
+    """What :func:`run_job` produced.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        The merged tidy table (as read back from the chunk files).
+    out_dir : pathlib.Path
+        The job's directory.
+    results : pathlib.Path
+        The results table file.
+    figures : list of pathlib.Path
+        Figure files written.
+    computed, reused : int
+        Chunks computed now and chunks reused from complete files.
+    """
+
+    table: pd.DataFrame
+    out_dir: Path
+    results: Path
+    figures: list
+    computed: int
+    reused: int
+
+
+def _default_engine() -> Callable[..., pd.DataFrame]:
+    from labelvar.simulate import simulate
+
+    return simulate
+
+
+def _progress(total: int, desc: str, quiet: bool):
+    from tqdm.auto import tqdm
+
+    disable = quiet or not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
+    return tqdm(total=total, desc=desc, unit="cell", disable=disable, delay=1.0, leave=False)
+
+
+def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = None,
+            overrides: Sequence[str] = ()) -> JobResult:
+    """Evaluate the grid of ``cfg`` chunk by chunk into ``out_dir``; return a :class:`JobResult`.
+
+    Complete chunk files found in the chunk directory are reused (``cfg.resume``);
+    the merged table is always assembled from the chunk files, in plan order, so
+    a resumed job and an uninterrupted one give identical tables.
+
+    Parameters
+    ----------
+    cfg : SweepConfig
+        The validated configuration.
+    out_dir : path
+        The job's directory (Hydra's run directory).
+    engine : callable, optional
+        Replaces :func:`labelvar.simulate.simulate` (tests).
+    overrides : sequence of str
+        The command-line overrides, recorded in ``metadata.json``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from labelvar.config import SweepConfig
+    >>> cfg = SweepConfig()
+    >>> cfg.grid.p_d, cfg.grid.n_items, cfg.replicates = [0.6, 0.9], [50], 200
+    >>> cfg.output.plots, cfg.quiet = [], True
+    >>> res = run_job(cfg, tempfile.mkdtemp())  # doctest: +SKIP
+    >>> res.computed, res.reused, sorted(res.table["labeller"].unique())  # doctest: +SKIP
+    (1, 0, ['expert', 'random'])
+    """
+    t0 = time.perf_counter()
+    validate(cfg)
+    engine = engine or _default_engine()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    chunk_dir = Path(cfg.chunk_dir) if cfg.chunk_dir else out_dir / "chunks"
+    ext = "." + cfg.output.format
+    chunks = plan_chunks(cfg)
+    computed = reused = 0
+    files = []
+    n_cells = sum(c.n_cells for c in chunks)
+    with _progress(n_cells, cfg.name, cfg.quiet) as bar:
+        for chunk in chunks:
+            kwargs = engine_kwargs(cfg, chunk)
+            key = chunk_key(kwargs, cfg.output.format)
+            table_path = chunk_dir / f"{key}{ext}"
+            marker_path = chunk_dir / f"{key}.json"
+            if cfg.resume and _chunk_complete(table_path, marker_path, key):
+                reused += 1
+            else:
+                t1 = time.perf_counter()
+                table = engine(**kwargs, progress=False)
+                write_table(table, table_path)
+                marker = {"key": key, "file": table_path.name, "rows": len(table),
+                          "sha256": _sha256(table_path), "cells": chunk.n_cells,
+                          "seconds": round(time.perf_counter() - t1, 4), "kwargs": kwargs}
+                _atomic_bytes(marker_path, json.dumps(marker, indent=1).encode())
+                computed += 1
+            files.append(table_path)
+            bar.update(chunk.n_cells)
+    table = pd.concat([read_table(p) for p in files], ignore_index=True)
+    results = write_table(table, out_dir / f"results{ext}")
+    figures = _draw(table, cfg, out_dir)
+    _write_config(cfg, out_dir)
+    meta = _metadata(cfg, chunks=len(chunks), computed=computed, reused=reused,
+                     seconds=time.perf_counter() - t0, overrides=overrides,
+                     files=[results.name] + [f.name for f in figures])
+    _atomic_bytes(out_dir / "metadata.json", json.dumps(meta, indent=1).encode())
+    log.info("%s: %d cells in %d chunks (%d computed, %d reused) -> %s",
+             cfg.name, n_cells, len(chunks), computed, reused, results)
+    return JobResult(table, out_dir, results, figures, computed, reused)
+
+
+def _draw(table: pd.DataFrame, cfg: SweepConfig, out_dir: Path) -> list[Path]:
+    if not cfg.output.plots:
+        return []
+    from labelvar import plots
+
+    funcs = {
+        "figure1": plots.plot_figure1,
+        "multiclass": lambda t: plots.plot_figure1(t, colour_by="n_labels"),
+        "panel_bias": plots.plot_panel_bias,
+        "table1": plots.plot_table1_tails,
+    }
+    paths = []
+    for name in cfg.output.plots:
+        fig = funcs[name](table)
+        paths += plots.save(fig, out_dir / name, formats=tuple(cfg.output.figure_formats))
+    return paths
+
+
+def _write_config(cfg: SweepConfig, out_dir: Path) -> None:
+    from omegaconf import OmegaConf
+
+    text = OmegaConf.to_yaml(OmegaConf.structured(cfg))
+    _atomic_bytes(out_dir / "config.yaml", text.encode())
+
+
+def _versions() -> dict:
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for dist in ("labelvar", "numpy", "numba", "scipy", "pandas", "matplotlib", "hydra-core",
+                 "omegaconf", "pyarrow", "hydra-joblib-launcher", "hydra-submitit-launcher"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def _git_revision() -> dict:
+    root = Path(__file__).resolve().parents[2]
+    try:
+        rev = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src"],
+                               capture_output=True, text=True, timeout=10).stdout.strip() != ""
+    except (OSError, subprocess.SubprocessError):
+        return {"revision": None, "dirty": None}
+    return {"revision": rev, "dirty_src": dirty}
+
+
+def _metadata(cfg: SweepConfig, **extra) -> dict:
+    return {
+        "name": cfg.name,
+        "seed": cfg.seed,
+        "replicates": cfg.replicates,
+        "mode": cfg.model.mode,
+        "versions": _versions(),
+        "git": _git_revision(),
+        "numba_threads": os.environ.get("NUMBA_NUM_THREADS"),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        **{k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in extra.items()},
+        "config": asdict(cfg),
+    }
+
+
+# --------------------------------------------------------------------------- collect
+def _job_sort_key(path: Path):
+    head = path.name.split("_", 1)[0]
+    return (0, int(head), path.name) if head.isdigit() else (1, 0, str(path))
+
+
+def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
+            allow_missing: bool = False) -> tuple[pd.DataFrame, Path]:
+    """Merge the results tables of every job under ``sweep_dir`` into one table.
+
+    Adds the columns ``experiment`` (the job's ``name``) and ``job`` (its directory
+    relative to ``sweep_dir``) in front, in job order, and writes the merged table
+    atomically to ``out`` (default ``<sweep_dir>/collected.csv``).
+
+    Parameters
+    ----------
+    sweep_dir : path
+        A multirun directory (or a single job's directory).
+    out : path, optional
+        Output file (``.csv`` or ``.parquet``).
+    allow_missing : bool
+        Merge even if some job directories (with a ``.hydra/`` folder) have no
+        results; by default that is an error, so nothing is dropped silently.
+
+    Returns
+    -------
+    (pandas.DataFrame, pathlib.Path)
+        The merged table and where it was written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = write_table(pd.DataFrame({"mean": [0.5]}), d / "0_a" / "results.csv")
+    >>> _ = write_table(pd.DataFrame({"mean": [0.7]}), d / "1_b" / "results.csv")
+    >>> table, path = collect(d)
+    >>> table.to_dict("list"), path.name
+    ({'experiment': ['0_a', '1_b'], 'job': ['0_a', '1_b'], 'mean': [0.5, 0.7]}, 'collected.csv')
+    """
+    sweep_dir = Path(sweep_dir)
+    if not sweep_dir.is_dir():
+        raise FileNotFoundError(f"sweep directory not found: {sweep_dir}")
+    found = {}
+    for pattern in ("results.csv", "results.parquet"):
+        for p in sweep_dir.rglob(pattern):
+            if "chunks" not in p.relative_to(sweep_dir).parts:
+                found.setdefault(p.parent, p)
+    job_dirs = {p.parent for p in sweep_dir.rglob(".hydra") if p.is_dir()}
+    missing = sorted(d for d in job_dirs if d not in found)
+    if missing and not allow_missing:
+        names = ", ".join(str(d.relative_to(sweep_dir)) or "." for d in missing[:5])
+        raise ValueError(f"{len(missing)} job(s) under {sweep_dir} have no results table "
+                         f"({names}); rerun them or pass --allow-missing")
+    if not found:
+        raise FileNotFoundError(f"no results.csv or results.parquet under {sweep_dir}")
+    frames = []
+    for job_dir in sorted(found, key=_job_sort_key):
+        table = read_table(found[job_dir])
+        name = job_dir.name
+        meta = job_dir / "metadata.json"
+        if meta.is_file():
+            name = json.loads(meta.read_text()).get("name", name)
+        rel = job_dir.relative_to(sweep_dir).as_posix() or "."
+        frames.append(table.assign(experiment=name, job=rel))
+    merged = pd.concat(frames, ignore_index=True)
+    front = ["experiment", "job"]
+    merged = merged[front + [c for c in merged.columns if c not in front]]
+    for c in front:
+        merged[c] = merged[c].astype(str)
+    path = Path(out) if out is not None else sweep_dir / "collected.csv"
+    write_table(merged, path)
+    return merged, path
+
+
+# --------------------------------------------------------------------------- Hydra entry
+def _unknown_keys(node, prefix: str = "") -> list[str]:
+    """Keys of a composed config that the schema does not have (``+key=...`` additions)."""
+    from omegaconf import DictConfig
+
+    allowed = schema_keys(prefix)
+    out = []
+    for key in node.keys():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if allowed is not None and key not in allowed:
+            out.append(path)
+        elif isinstance(node[key], DictConfig) and schema_keys(path) is not None:
+            out += _unknown_keys(node[key], path)
+    return out
+
+
+def _to_config(dcfg) -> SweepConfig:
+    """Convert the composed config to :class:`SweepConfig`, refusing keys outside the schema."""
+    from omegaconf import OmegaConf
+
+    unknown = _unknown_keys(dcfg)
+    if unknown:
+        parent = unknown[0].rsplit(".", 1)[0] if "." in unknown[0] else ""
+        allowed = ", ".join(schema_keys(parent) or [])
+        raise ValueError(f"unknown config key {unknown[0]!r} "
+                         f"(allowed keys{' in ' + parent if parent else ''}: {allowed})")
+    return OmegaConf.to_object(dcfg)
+
+
+def _task(dcfg) -> str:
+    """Hydra task function: DictConfig -> SweepConfig -> :func:`run_job`."""
+    from hydra.core.hydra_config import HydraConfig
+
+    cfg = _to_config(dcfg)
+    try:
+        validate(cfg)
+    except ValueError as exc:
+        print(f"labelvar: error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    hc = HydraConfig.get()
+    res = run_job(cfg, hc.runtime.output_dir, overrides=list(hc.overrides.task))
+    print(f"{cfg.name}: table {res.results}", file=sys.stdout)
+    for f in res.figures:
+        if f.suffix == ".png":
+            print(f"{cfg.name}: figure {f}", file=sys.stdout)
+    return str(res.results)
+
+
+def hydra_app():
+    """Return the ``@hydra.main``-decorated entry point (config dir from :func:`config_dir`)."""
+    import hydra
+
+    register_configs()
+    return hydra.main(version_base="1.3", config_path=str(config_dir()),
+                      config_name="config")(_task)
+
+
+# --------------------------------------------------------------------------- checks before Hydra
+_NO_CHECK_FLAGS = {"-h", "--help", "--hydra-help", "--version", "-c", "--cfg", "-i", "--info",
+                   "-sc", "--shell-completion", "-cp", "--config-path", "-cn", "--config-name",
+                   "-cd", "--config-dir", "--experimental-rerun"}
+_MAX_CHECKED_COMBOS = 64
+
+
+def _one_line_error(exc: BaseException, overrides: Sequence[str]) -> str:
+    """Condense a Hydra/OmegaConf composition error into one line naming the key."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    cause = exc.__cause__
+    cause_lines = [ln.strip() for ln in str(cause).splitlines() if ln.strip()] if cause else []
+    full_key = next((ln.split(":", 1)[1].strip() for ln in lines + cause_lines
+                     if ln.startswith("full_key:")), None)
+    first = lines[0] if lines else type(exc).__name__
+    if "Could not find" in first or "Could not load" in first:
+        options = []
+        if any(ln.startswith("Available options") for ln in lines):
+            start = next(i for i, ln in enumerate(lines) if ln.startswith("Available options"))
+            for ln in lines[start + 1:]:
+                if ln.startswith("Config search path"):
+                    break
+                options.append(ln)
+        return first + (f"; available: {', '.join(options)}" if options else "")
+    detail = next((ln for ln in lines[1:] + cause_lines
+                   if not ln.startswith(("full_key", "object_type", "reference_type",
+                                         "To append", "Set the environment"))), "")
+    msg = first.rstrip(".") + (f": {detail}" if detail and detail not in first else "")
+    if full_key and ("not in struct" in msg or "not in '" in msg):
+        parent = full_key.rsplit(".", 1)[0] if "." in full_key else ""
+        allowed = schema_keys(parent)
+        if allowed:
+            msg += f" (allowed keys{' in ' + parent if parent else ''}: {', '.join(allowed)})"
+    return msg
+
+
+def _expand(overrides: Sequence[str]) -> list[list[str]]:
+    """Expand sweep overrides (``a=1,2``) into the override lists of the jobs."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parsed = OverridesParser.create().parse_overrides(list(overrides))
+    options = []
+    for o, text in zip(parsed, overrides):
+        if o.is_sweep_override():
+            try:
+                values = list(o.sweep_string_iterator())
+            except Exception:  # interval sweeps etc.: left to the sweeper
+                continue
+            options.append([f"{o.get_key_element()}={v}" for v in values])
+        else:
+            options.append([text])
+    combos = list(itertools.islice(itertools.product(*options), _MAX_CHECKED_COMBOS + 1))
+    if len(combos) > _MAX_CHECKED_COMBOS:  # too many: check each value once
+        base = [opt[0] for opt in options]
+        combos = [tuple(base[:i] + [v] + base[i + 1:]) for i, opt in enumerate(options)
+                  for v in opt]
+    return [list(c) for c in combos]
+
+
+def check_overrides(overrides: Sequence[str]) -> int:
+    """Compose and validate every job a command line would launch; return how many.
+
+    Raises ValueError with one line (naming the key) for an unknown key, a wrong
+    type, an unknown config group option or an out-of-range value.
+
+    Examples
+    --------
+    >>> check_overrides(["experiment=figure1,table1", "replicates=100"])
+    2
+    >>> check_overrides(["grid.pd=[0.5]"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: Could not override 'grid.pd': Key 'pd' not in ... (allowed keys in grid: p_d, m, ...)
+    >>> check_overrides(["grid.m=[1.5]"])
+    Traceback (most recent call last):
+    ...
+    ValueError: grid.m must be in [0, 1], got 1.5
+    """
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    register_configs()
+    try:
+        combos = _expand(overrides)
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise ValueError(_one_line_error(exc, overrides)) from None
+    GlobalHydra.instance().clear()
+    try:
+        with initialize_config_dir(version_base="1.3", config_dir=str(config_dir()),
+                                   job_name="labelvar_check"):
+            for combo in combos:
+                try:
+                    dcfg = compose("config", overrides=combo)
+                    cfg = _to_config(dcfg)
+                except (HydraException, OmegaConfBaseException) as exc:
+                    raise ValueError(_one_line_error(exc, combo)) from None
+                except ValueError:
+                    raise
+                except Exception as exc:  # e.g. OmegaConf asserts on a key below a null node
+                    raise ValueError(f"could not apply the overrides {' '.join(combo)}: "
+                                     f"{_one_line_error(exc, combo)}") from None
+                validate(cfg)
+    finally:
+        GlobalHydra.instance().clear()
+    return len(combos)
+
+
+def cli_main(args: Sequence[str]) -> int:
+    """``labelvar sweep ARGS``: check the overrides, then run the Hydra app with ARGS.
+
+    ``--quiet`` becomes the override ``quiet=true``; every other argument (``-m``,
+    ``hydra/launcher=joblib``, ``--cfg job``, ...) goes to Hydra unchanged.
+    """
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.override_parser.overrides_parser import OverridesParser  # noqa: F401
+    from hydra.main import get_args_parser
+
+    args = list(args)
+    if "--quiet" in args:
+        args = [a for a in args if a != "--quiet"] + ["quiet=true"]
+    if not (set(args) & _NO_CHECK_FLAGS):
+        parsed = get_args_parser().parse_args(args)
+        check_overrides(parsed.overrides)
+    saved = sys.argv
+    sys.argv = ["labelvar-sweep", *args]
+    GlobalHydra.instance().clear()
+    try:
+        hydra_app()()
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    finally:
+        sys.argv = saved
+        GlobalHydra.instance().clear()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m labelvar.sweep ...`
+    sys.exit(cli_main(sys.argv[1:]))

@@ -1,0 +1,217 @@
+"""Sweep plumbing: chunk plan, content-hash resume, atomic files, collect.
+
+These tests run the job runner with a small stand-in engine that honours the
+engine's contract (tidy table, a cell's stream keyed by its parameter values),
+so they exercise the plumbing independently of the numba engine; the tests in
+test_sweep_engine.py run the real engine end to end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from pandas.testing import assert_frame_equal
+
+from labelvar import sweep
+from labelvar.config import SweepConfig
+
+# --------------------------------------------------------------------------- stand-in engine
+
+
+def fake_engine(*, p_d, m, n_items, n_labels, panel_size, labellers, mode, replicates, seed,
+                thresholds, theta_prior, tie_rule, progress=False, calls=None):
+    """Binomial accuracy/recall per cell; the stream depends on the cell's values only."""
+    if calls is not None:
+        calls.append(len(p_d) * len(m) * len(n_items) * len(n_labels) * len(panel_size))
+    rows = []
+    for n, L, K, mm, p in itertools.product(n_items, n_labels, panel_size, m, p_d):
+        key = json.dumps([seed, n, L, K, mm, p]).encode()
+        rng = np.random.default_rng(int.from_bytes(hashlib.sha256(key).digest()[:8], "little"))
+        for lab in labellers:
+            q = p if lab == "expert" else 1.0 / L
+            acc = rng.binomial(n, q, size=replicates) / n
+            metrics = {"accuracy": (acc, q)}
+            for a in thresholds:
+                metrics[f"ge{a}"] = ((acc >= a).astype(float), np.nan)
+            for name, (x, expected) in metrics.items():
+                metric, thr = (("prob_accuracy_ge", float(name[2:])) if name.startswith("ge")
+                               else (name, np.nan))
+                se = x.std(ddof=1) / np.sqrt(replicates)
+                rows.append(dict(p_d=p, m=mm, n_items=n, n_labels=L, panel_size=K, mode=mode,
+                                 labeller=lab, stratum="all", metric=metric, threshold=thr,
+                                 mean=x.mean(), sd=x.std(ddof=1), se=se,
+                                 q05=np.quantile(x, 0.05), q50=np.quantile(x, 0.5),
+                                 q95=np.quantile(x, 0.95), expected=expected,
+                                 z=(x.mean() - expected) / se if se > 0 else np.nan,
+                                 replicates=replicates, seed=seed))
+    return pd.DataFrame(rows)
+
+
+class Interrupt(Exception):
+    pass
+
+
+def engine_dying_after(k):
+    """An engine that completes k calls and then dies (a killed job)."""
+    done = []
+
+    def engine(**kw):
+        if len(done) >= k:
+            raise Interrupt("killed")
+        done.append(1)
+        return fake_engine(**kw)
+
+    return engine
+
+
+def small_cfg(**kw) -> SweepConfig:
+    cfg = SweepConfig()
+    cfg.grid.p_d = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    cfg.grid.m = [0.1, 0.5]
+    cfg.grid.n_items = [20, 50]
+    cfg.replicates = 300
+    cfg.thresholds = [0.5, 0.8]
+    cfg.chunk_cells = 6
+    cfg.quiet = True
+    cfg.output.plots = []
+    for k, v in kw.items():
+        setattr(cfg, k, v)
+    return cfg
+
+
+# --------------------------------------------------------------------------- chunk plan
+@pytest.mark.parametrize("chunk_cells", [1, 2, 3, 5, 6, 7, 11, 12, 13, 24, 25, 1000])
+def test_chunks_partition_the_grid(chunk_cells):
+    cfg = small_cfg(chunk_cells=chunk_cells)
+    cfg.grid.n_labels = [2, 3]
+    chunks = sweep.plan_chunks(cfg)
+    cells = [cell for c in chunks
+             for cell in itertools.product(*(c.axes[a] for a in sweep.CELL_AXES))]
+    full = list(itertools.product(*(getattr(cfg.grid, a) for a in sweep.CELL_AXES)))
+    assert sorted(cells) == sorted(full)  # every cell exactly once
+    assert len(cells) == len(set(cells)) == 48
+    assert all(c.n_cells <= chunk_cells for c in chunks)
+    # as few engine calls as the chunk size allows (within a factor 2 of the bound)
+    assert len(chunks) <= 2 * -(-48 // chunk_cells)
+
+
+def test_chunk_key_depends_on_what_changes_the_numbers():
+    cfg = small_cfg()
+    chunk = sweep.plan_chunks(cfg)[0]
+    key = sweep.chunk_key(sweep.engine_kwargs(cfg, chunk), "csv")
+    assert key == sweep.chunk_key(sweep.engine_kwargs(small_cfg(), chunk), "csv")
+    for change in ({"seed": 1}, {"replicates": 301}, {"thresholds": [0.5]}):
+        other = small_cfg(**change)
+        assert sweep.chunk_key(sweep.engine_kwargs(other, chunk), "csv") != key
+    assert sweep.chunk_key(sweep.engine_kwargs(cfg, chunk), "parquet") != key
+    # integers and floats of the same value give the same key
+    cfg2 = small_cfg()
+    cfg2.grid.p_d = [1, 0.5]
+    c2 = sweep.plan_chunks(cfg2)[0]
+    assert sweep.engine_kwargs(cfg2, c2)["p_d"] == [1.0, 0.5]
+
+
+# --------------------------------------------------------------------------- job + resume
+def test_job_writes_table_config_metadata(tmp_path):
+    calls = []
+    res = sweep.run_job(small_cfg(), tmp_path, engine=lambda **kw: fake_engine(**kw, calls=calls))
+    n_chunks = len(sweep.plan_chunks(small_cfg()))
+    assert res.computed == n_chunks == len(calls) == 4 and res.reused == 0
+    assert sum(calls) == 24
+    t = res.table
+    assert len(t) == 24 * 2 * 3  # cells x labellers x (accuracy + 2 thresholds)
+    assert_frame_equal(sweep.read_table(tmp_path / "results.csv"), t)
+    meta = json.loads((tmp_path / "metadata.json").read_text())
+    assert meta["seed"] == 0 and meta["computed"] == 4 and meta["reused"] == 0
+    assert meta["versions"]["numpy"] == np.__version__
+    assert "revision" in meta["git"]
+    assert "replicates: 300" in (tmp_path / "config.yaml").read_text()
+    assert not list(tmp_path.rglob("*.tmp"))  # atomic writes leave no temp files
+    # the chunking does not change the numbers (a cell's stream is keyed by its values)
+    one = sweep.run_job(small_cfg(chunk_cells=1000), tmp_path / "one", engine=fake_engine)
+    key = ["n_items", "m", "p_d", "labeller", "metric", "threshold"]
+    assert_frame_equal(one.table.sort_values(key).reset_index(drop=True),
+                       t.sort_values(key).reset_index(drop=True))
+
+
+def test_interrupted_job_resumes_only_missing_chunks(tmp_path):
+    full = sweep.run_job(small_cfg(), tmp_path / "full", engine=fake_engine)
+    job = tmp_path / "job"
+    with pytest.raises(Interrupt):
+        sweep.run_job(small_cfg(), job, engine=engine_dying_after(2))
+    done = sorted(job.glob("chunks/*.csv"))
+    assert len(done) == 2 and not (job / "results.csv").exists()
+    mtimes = {p: p.stat().st_mtime_ns for p in done}
+    calls = []
+    res = sweep.run_job(small_cfg(), job, engine=lambda **kw: fake_engine(**kw, calls=calls))
+    assert (res.computed, res.reused, len(calls)) == (2, 2, 2)
+    assert {p: p.stat().st_mtime_ns for p in done} == mtimes  # reused files untouched
+    assert_frame_equal(res.table, full.table)
+    assert_frame_equal(sweep.read_table(job / "results.csv"),
+                       sweep.read_table(tmp_path / "full" / "results.csv"))
+    # a third run computes nothing
+    again = sweep.run_job(small_cfg(), job, engine=engine_dying_after(0))
+    assert (again.computed, again.reused) == (0, 4)
+
+
+def test_torn_or_unmarked_chunks_are_recomputed(tmp_path):
+    full = sweep.run_job(small_cfg(), tmp_path, engine=fake_engine)
+    tables = sorted(tmp_path.glob("chunks/*.csv"))
+    # a file whose marker is missing (killed between the two renames) ...
+    tables[0].with_suffix(".json").unlink()
+    # ... and a file whose content no longer matches its marker (torn/edited)
+    tables[1].write_text(tables[1].read_text()[:200])
+    res = sweep.run_job(small_cfg(), tmp_path, engine=fake_engine)
+    assert (res.computed, res.reused) == (2, 2)
+    assert_frame_equal(res.table, full.table)
+    off = sweep.run_job(small_cfg(resume=False), tmp_path, engine=fake_engine)
+    assert (off.computed, off.reused) == (4, 0)
+
+
+def test_shared_chunk_dir_and_parquet(tmp_path):
+    pytest.importorskip("pyarrow")
+    cfg = small_cfg(chunk_dir=str(tmp_path / "cache"))
+    cfg.output.format = "parquet"
+    a = sweep.run_job(cfg, tmp_path / "a", engine=fake_engine)
+    b = sweep.run_job(cfg, tmp_path / "b", engine=engine_dying_after(0))
+    assert (b.computed, b.reused) == (0, 4)
+    assert (tmp_path / "b" / "results.parquet").is_file()
+    assert_frame_equal(a.table, b.table)
+    csv = sweep.run_job(small_cfg(), tmp_path / "c", engine=fake_engine)
+    assert_frame_equal(csv.table, a.table)  # CSV round-trips floats exactly
+
+
+def test_invalid_config_is_refused_before_any_work(tmp_path):
+    cfg = small_cfg()
+    cfg.grid.m = [0.5, 1.5]
+    with pytest.raises(ValueError, match=r"^grid\.m must be in \[0, 1\], got 1\.5$"):
+        sweep.run_job(cfg, tmp_path, engine=engine_dying_after(0))
+    assert not (tmp_path / "chunks").exists()
+
+
+# --------------------------------------------------------------------------- collect
+def test_collect_merges_jobs_in_order_and_refuses_missing(tmp_path):
+    a = sweep.run_job(small_cfg(name="alpha"), tmp_path / "0_alpha", engine=fake_engine)
+    cfg_b = small_cfg(name="beta", seed=7)
+    cfg_b.grid.n_items = [30]
+    b = sweep.run_job(cfg_b, tmp_path / "1_beta", engine=fake_engine)
+    (tmp_path / "10_gamma" / ".hydra").mkdir(parents=True)  # a job that never finished
+    with pytest.raises(ValueError, match="1 job.*10_gamma.*--allow-missing"):
+        sweep.collect(tmp_path)
+    merged, path = sweep.collect(tmp_path, allow_missing=True)
+    assert path == tmp_path / "collected.csv"
+    assert list(merged.columns[:2]) == ["experiment", "job"]
+    assert merged["experiment"].tolist() == ["alpha"] * len(a.table) + ["beta"] * len(b.table)
+    assert_frame_equal(merged.iloc[:len(a.table), 2:].reset_index(drop=True), a.table)
+    assert_frame_equal(merged.iloc[len(a.table):, 2:].reset_index(drop=True), b.table)
+    assert_frame_equal(sweep.read_table(path), merged)
+    with pytest.raises(ValueError, match="have no results table"):
+        sweep.collect(tmp_path / "10_gamma")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no results.csv or results.parquet under"):
+        sweep.collect(tmp_path / "empty")
