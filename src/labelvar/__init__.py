@@ -33,6 +33,9 @@ _EXPORTS = {
     "prob_correct_at_least_heterogeneous": "labelvar.analytic",
     "simulate": "labelvar.simulate",
     "stratify": "labelvar.stratify",
+    "bin_tests": "labelvar.stratify",
+    "paired_test": "labelvar.stratify",
+    "paper_table": "labelvar.stratify",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

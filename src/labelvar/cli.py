@@ -173,7 +173,194 @@ def _run_collect(args) -> int:
 
 
 # --------------------------------------------------------------------------- stratify (issue 5)
-# (added by the stratify issue)
+def _strs(text: str) -> list[str]:
+    """Parse ``a,b`` into a list of non-empty strings."""
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def _add_stratify(sub) -> None:
+    p = sub.add_parser(
+        "stratify",
+        help="agreement-stratified report of real results (the paper's Table 3)",
+        description="Bin items by the ground-truth panel's agreement p_d and report, per bin, "
+        "S, m, each system's score, the human group H, the expected score E and the gaps. "
+        "Layouts: wide CSV/TSV (one row per item), long CSV (item, rater, label), JSONL "
+        "(a list of labels per item) or one file per rater (several FILEs, columns = tasks).",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="input file(s)")
+    p.add_argument("--layout", choices=("auto", "wide", "long", "jsonl", "raters"),
+                   default="auto", help="input layout (default: jsonl for .json/.jsonl, "
+                   "raters for several files, else wide)")
+    p.add_argument("--panel", required=True,
+                   help="panel columns/raters (names or globs, comma separated); for JSONL the "
+                   "field holding the list of labels")
+    p.add_argument("--systems", default="", help="columns/raters/fields to evaluate")
+    p.add_argument("--humans", default="",
+                   help="columns/raters forming the independent human group H")
+    p.add_argument("--item", default=None, help="item id column(s)/field(s)")
+    p.add_argument("--task-column", default=None, help="column naming each row's task")
+    p.add_argument("--group-sep", default=None,
+                   help="wide files with <task><SEP><rater> columns (one group per task)")
+    p.add_argument("--tasks", default=None, help="raters layout: task columns (default all)")
+    p.add_argument("--rater-column", default="rater", help="long layout: rater column")
+    p.add_argument("--label-column", default="label", help="long layout: label column")
+    p.add_argument("--predictions", action="append", default=[], metavar="NAME=PATH[,PATH]",
+                   help="a system whose predictions are in separate files (repeatable)")
+    p.add_argument("--pred-item", default=None, help="item id field of --predictions files")
+    p.add_argument("--pred-label", default="pred", help="label field of --predictions files")
+    p.add_argument("--pred-classes", type=_strs, default=None,
+                   help="labels of class indices in --predictions files, in index order")
+    p.add_argument("--positive", default=None, help="positive label for F1")
+    p.add_argument("--labels", type=_strs, default=None, help="the label set (default inferred)")
+    p.add_argument("--bins", type=_floats, default=None, help="p_d bin edges, e.g. 0.5,0.7,1")
+    p.add_argument("--metrics", type=_strs, default=["f1", "accuracy"])
+    p.add_argument("--simulated-human", type=int, default=0, metavar="D",
+                   help="add H' (a panel vote drawn at random, D draws averaged)")
+    p.add_argument("--leave-one-out", action="store_true",
+                   help="add H'-loo (the drawn vote removed from the majority)")
+    p.add_argument("--p-d-one", type=float, default=None, metavar="P",
+                   help="p_d used for E where the observed p_d is 1 (the paper: 0.97; "
+                   "default: 1)")
+    p.add_argument("--human-round", type=int, default=None, metavar="D",
+                   help="round each human's score to D decimals before H's mean/sd (paper: 2)")
+    p.add_argument("--ties", choices=("random", "first", "drop"), default="random")
+    p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for F1 CIs")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="write the tidy table, the paper-layout tables, tests and figures here")
+    p.set_defaults(func=_run_stratify)
+
+
+def _load_stratify_input(args) -> dict:
+    from pathlib import Path
+
+    from labelvar import io
+
+    files = [Path(f) for f in args.files]
+    for f in files:
+        if not f.is_file():
+            raise ValueError(f"FILE: no such file: {f}")
+    layout = args.layout
+    if layout == "auto":
+        if len(files) > 1:
+            layout = "raters"
+        elif files[0].suffix.lower() in (".json", ".jsonl"):
+            layout = "jsonl"
+        else:
+            layout = "wide"
+    if layout != "raters" and len(files) > 1:
+        raise ValueError(f"--layout {layout} takes one FILE, got {len(files)}")
+    evaluated = ",".join(x for x in (args.systems, args.humans) if x)
+    if layout == "wide":
+        data = io.read_wide(files[0], panel=args.panel, systems=evaluated, item=args.item,
+                            task_column=args.task_column, group_sep=args.group_sep)
+    elif layout == "long":
+        data = io.read_long(files[0], panel=args.panel, systems=evaluated,
+                            item=args.item or "item", rater=args.rater_column,
+                            label=args.label_column, task_column=args.task_column)
+    elif layout == "jsonl":
+        data = io.read_jsonl(files[0], panel=args.panel, systems=evaluated, item=args.item)
+    else:
+        if not args.item:
+            raise ValueError("--item is required with several files (the id column they share)")
+        data = io.read_rater_files(files, panel=args.panel, systems=evaluated, item=args.item,
+                                   tasks=args.tasks)
+    for spec in args.predictions:
+        name, sep, paths = spec.partition("=")
+        if not sep or not name or not paths:
+            raise ValueError(f"--predictions must be NAME=PATH[,PATH...], got {spec!r}")
+        if not (args.pred_item or args.item):
+            raise ValueError("--predictions needs --pred-item (the id field of those files)")
+        data = io.attach_predictions(data, name.strip(), _strs(paths),
+                                     item=args.pred_item or args.item, label=args.pred_label,
+                                     classes=args.pred_classes)
+    return data
+
+
+def _run_stratify(args) -> int:
+    import warnings
+
+    from labelvar import stratify as st
+
+    data = _load_stratify_input(args)
+    from labelvar.io import select_columns
+
+    loaded = list(dict.fromkeys(c for td in data.values() for c in td.predictions.columns))
+    humans = select_columns(loaded, args.humans, "--humans") if args.humans else []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", st.ExcludedItemsWarning)
+        table = st.stratify(
+            data, humans=humans, positive=args.positive, labels=args.labels, bins=args.bins,
+            metrics=args.metrics, simulated_human=args.simulated_human,
+            leave_one_out=args.leave_one_out, p_d_one=args.p_d_one,
+            human_round=args.human_round, ties=args.ties, confidence=args.confidence,
+            n_boot=args.n_boot, seed=args.seed)
+    for w in caught:
+        if issubclass(w.category, st.ExcludedItemsWarning):
+            print(f"labelvar: note: {w.message}", file=sys.stderr)
+    systems = list(dict.fromkeys(table.loc[table["role"] == "system", "system"]))
+    blocks = [(s, st.paper_table(table, s)) for s in systems] or [(None, st.paper_table(table))]
+    if args.format == "csv":
+        sys.stdout.write(table.to_csv(index=False))
+    else:
+        for i, (s, block) in enumerate(blocks):
+            if i:
+                print()
+            print(f"### {s}" if s else "### panel vs humans (no systems)")
+            _print_table(block, "markdown")
+    if args.out:
+        _write_stratify_outputs(table, blocks, args)
+    return 0
+
+
+def _atomic_write(path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def _write_stratify_outputs(table, blocks, args) -> None:
+    import io as _io
+    import json
+    from contextlib import redirect_stdout
+    from pathlib import Path
+
+    import pandas as pd
+
+    from labelvar import plots
+    from labelvar import stratify as st
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    _atomic_write(out / "stratified.csv", table.to_csv(index=False))
+    buf = _io.StringIO()
+    with redirect_stdout(buf):
+        for s, block in blocks:
+            print(f"### {s}" if s else "### panel vs humans (no systems)")
+            _print_table(block, "markdown")
+            print()
+    _atomic_write(out / "table.md", buf.getvalue())
+    _atomic_write(out / "excluded.json", json.dumps(table.attrs.get("excluded", {}), indent=2))
+    tests = []
+    for metric in dict.fromkeys(table["metric"]):
+        for value in ("delta_human", "score"):
+            try:
+                tests.append(st.bin_tests(table, metric=metric, value=value))
+            except ValueError:
+                continue  # fewer than 2 bins or values: nothing to test
+        fig = plots.stratified_scores(table, metric)
+        plots.save(fig, out / f"scores_{metric}")
+        if (table["role"] == "system").sum() and table["delta_human"].notna().any():
+            try:
+                plots.save(plots.delta_by_bin(table, metric), out / f"delta_{metric}")
+            except ValueError:
+                pass  # no system rows for this metric
+    if tests:
+        _atomic_write(out / "bin_tests.csv", pd.concat(tests).to_csv(index=False))
+    print(f"labelvar: wrote {out}/stratified.csv, table.md, figures", file=sys.stderr)
+
 
 # --------------------------------------------------------------------------- design (issue 6)
 # (added by the design issue)
@@ -187,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_tables(sub)
     _add_sweep_collect(sub)  # issue 4
     # sweep/collect, stratify and design register here as their issues land.
+    _add_stratify(sub)
     return parser
 
 

@@ -604,10 +604,10 @@ def synthetic_panel(n_items: int = 400, n_panel: int = 5, seed: int = 0) -> pd.D
 
     Each item has a latent answer (positive with probability 0.3) and a
     difficulty: its annotators follow the latent answer with probability
-    ``q`` drawn from {0.55, 0.75, 0.95} (30/30/40 %). The panel (``gt1`` ...)
+    ``q`` drawn from {0.6, 0.8, 0.97} (30/30/40 %). The panel (``gt1`` ...)
     and two independent humans (``human1``, ``human2``) vote that way. Three
-    systems: ``strong`` (follows the latent answer with 0.97, whatever the
-    difficulty), ``weak`` (0.75) and ``coin`` (a fair coin).
+    systems: ``strong`` (follows the latent answer with probability 0.9 on every
+    item), ``weak`` (0.7) and ``coin`` (a fair coin).
 
     Parameters
     ----------
@@ -637,7 +637,7 @@ def synthetic_panel(n_items: int = 400, n_panel: int = 5, seed: int = 0) -> pd.D
     k = int(v.integer("n_panel", n_panel, lo=2))
     rng = np.random.default_rng(seed)
     truth = (rng.random(n) < 0.3).astype(int)
-    q = rng.choice([0.55, 0.75, 0.95], size=n, p=[0.3, 0.3, 0.4])
+    q = rng.choice([0.6, 0.8, 0.97], size=n, p=[0.3, 0.3, 0.4])
 
     def follow(p):
         agree = rng.random(n) < p
@@ -648,7 +648,7 @@ def synthetic_panel(n_items: int = 400, n_panel: int = 5, seed: int = 0) -> pd.D
         cols[f"gt{j + 1}"] = follow(q)
     cols["human1"] = follow(q)
     cols["human2"] = follow(q)
-    cols["strong"] = follow(0.97)
-    cols["weak"] = follow(0.75)
+    cols["strong"] = follow(0.9)
+    cols["weak"] = follow(0.7)
     cols["coin"] = (rng.random(n) < 0.5).astype(int)
     return pd.DataFrame(cols)

@@ -230,5 +230,217 @@ def plot_table1_tails(table, *, labeller: str = "expert") -> Figure:
 
 
 # --------------------------------------------------------------------------- stratify (issue 5)
+def _strata_order(table):
+    """Bins in agreement order (the ``all`` row last)."""
+    strata = list(dict.fromkeys(table["stratum"]))
+    return [s for s in strata if s != "all"] + (["all"] if "all" in strata else [])
+
+
+def stratified_scores(table, metric: str = "f1", *, tasks=None, include_all: bool = False,
+                      ncols: int = 4) -> Figure:
+    """Score against agreement bin per task, with the expected curve (Figure 2 style).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`labelvar.stratify`.
+    metric : str
+        ``"f1"`` or ``"accuracy"``.
+    tasks : sequence of str, optional
+        Tasks to draw (default: all), one panel each.
+    include_all : bool
+        Also draw the ``all`` stratum at the right end of each panel.
+    ncols : int
+        Panels per row.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Per panel: each system (solid), the human group H or H' (black, with sd
+        error bars) joined to each system by a thin vertical line (Δ = H − M), the
+        expected score E (dashed) and the random labeller's expected score
+        (dotted: 1/L for accuracy, the coin's F1 ``2m/(2m+1)`` for binary F1).
+
+    Examples
+    --------
+    >>> from labelvar.stratify import stratify
+    >>> t = stratify([[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]], {"ai": [1, 0, 0, 1]},
+    ...              n_boot=0, simulated_human=2)
+    >>> stratified_scores(t, "accuracy").axes[0].get_xlabel()
+    'agreement bin p_d'
+    """
+    import numpy as np
+
+    sub = table[table["metric"] == metric]
+    if sub.empty:
+        raise ValueError(f"metric {metric!r} not in the table")
+    if not include_all:
+        sub = sub[sub["stratum"] != "all"]
+    task_list = list(dict.fromkeys(sub["task"])) if tasks is None else list(tasks)
+    n = len(task_list)
+    nc = min(ncols, n)
+    nr = -(-n // nc)
+    fig, axes = new_figure(nc, nr, width=3.6, height=3.0, sharey=True)
+    flat = axes.ravel()
+    for ax, task in zip(flat, task_list, strict=False):
+        g = sub[sub["task"] == task]
+        order = _strata_order(g)
+        x = np.arange(len(order))
+        first = g.drop_duplicates("stratum").set_index("stratum").loc[order]
+        ax.plot(x, first["expected"], "k--", lw=1.2, label="E (expected)")
+        if metric == "accuracy":
+            rnd = 1.0 / first["n_labels"].to_numpy(float)
+        else:
+            m = first["m"].to_numpy(float)
+            rnd = 2 * m * 0.5 / (2 * m * 0.5 + 0.5)
+        ax.plot(x, rnd, ":", color="grey", lw=1.2, label="random labeller")
+        ref_role = "H" if (g["role"] == "H").any() else "H'"
+        ref = g[g["role"] == ref_role].set_index("stratum").reindex(order)
+        systems = list(dict.fromkeys(g.loc[g["role"] == "system", "system"]))
+        for i, s in enumerate(systems):
+            sc = g[g["system"] == s].set_index("stratum").reindex(order)["score"]
+            ax.plot(x, sc, "o-", color=PALETTE[i % len(PALETTE)], ms=4, lw=1.2, label=s)
+            if not ref.empty:
+                ax.vlines(x, sc, ref["score"], color=PALETTE[i % len(PALETTE)], lw=0.6,
+                          alpha=0.6)
+        if not ref.empty:
+            ax.errorbar(x, ref["score"], yerr=ref["sd"].fillna(0), fmt="s-", color="black",
+                        ms=4, lw=1.5, capsize=2, label=ref_role)
+        ax.set_xticks(x, order)
+        ax.set_title(str(task), fontsize=9)
+        ax.set_xlabel("agreement bin p_d")
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    flat[0].set_ylabel(metric)
+    flat[0].legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def _bracket(ax, x0, x1, y, text, color="black"):
+    ax.plot([x0, x0, x1, x1], [y, y + 0.02, y + 0.02, y], color=color, lw=0.8)
+    ax.text((x0 + x1) / 2, y + 0.025, text, ha="center", va="bottom", fontsize=8, color=color)
+
+
+def delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
+                 proportiontocut: float = 0.1) -> Figure:
+    """Box plots of a gap over systems x tasks, per bin, with Welch and Levene tests (Figure 3).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`labelvar.stratify`.
+    metric : str
+        Metric to show.
+    value : str
+        Column plotted (``delta_human`` = H − M, ``delta_expected``, ``score``).
+    proportiontocut : float
+        Trimming of Levene's test.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One box per stratum (``all`` included) with the points; the lowest and
+        highest agreement bins are joined by a bracket giving Welch's t-test
+        (black) and Levene's test (blue) as stars (``ns`` when p > 0.05).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"role": "system", "metric": "f1", "task": "t",
+    ...                   "stratum": ["0.60"] * 4 + ["1.00"] * 4,
+    ...                   "delta_human": [0.0, 0.02, -0.01, 0.01, 0.3, 0.1, 0.25, 0.4]})
+    >>> len(delta_by_bin(t).axes)
+    1
+    """
+    import numpy as np
+
+    from labelvar.stratify import bin_tests
+
+    sub = table[(table["metric"] == metric) & (table["role"] == "system")]
+    if sub.empty:
+        raise ValueError(f"no system rows for metric {metric!r}")
+    order = _strata_order(sub)
+    data = [sub.loc[sub["stratum"] == s, value].dropna().to_numpy(float) for s in order]
+    fig, axes = new_figure(1, 1, width=1.0 + 0.9 * len(order), height=3.4)
+    ax = axes[0, 0]
+    ax.boxplot(data, tick_labels=order, showmeans=True, widths=0.5)
+    rng = np.random.default_rng(0)
+    for i, d in enumerate(data):
+        ax.plot(i + 1 + rng.uniform(-0.12, 0.12, d.size), d, "o", color=PALETTE[0], ms=3,
+                alpha=0.6)
+    ax.axhline(0, color="grey", lw=0.8, ls=":")
+    bins_only = [s for s in order if s != "all"]
+    if len(bins_only) >= 2:
+        try:
+            r = bin_tests(table, metric=metric, value=value, a=bins_only[0], b=bins_only[-1],
+                          proportiontocut=proportiontocut).iloc[0]
+            top = max(float(np.nanmax(np.concatenate(data))), 0.0) + 0.03
+            _bracket(ax, 1, len(bins_only), top, f"Welch {r.welch_stars}")
+            _bracket(ax, 1, len(bins_only), top + 0.08, f"Levene {r.levene_stars}",
+                     color=PALETTE[0])
+            ax.set_ylim(top=top + 0.16)
+        except ValueError:
+            pass  # fewer than 2 values per bin: no test to show
+    ax.set_xlabel("agreement bin p_d")
+    ax.set_ylabel(f"{value} ({metric})")
+    ax.grid(alpha=0.3, axis="y")
+    return fig
+
+
+def system_vs_system(table, system_a: str, system_b: str, metric: str = "f1") -> Figure:
+    """Paired differences ``a - b`` across tasks, per bin, with paired t-tests (Figure 4).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`labelvar.stratify`.
+    system_a, system_b : str
+        Systems compared.
+    metric : str
+        Metric to show.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"metric": "f1", "stratum": ["1.00"] * 6,
+    ...                   "task": ["a", "b", "c"] * 2, "system": ["x"] * 3 + ["y"] * 3,
+    ...                   "score": [0.9, 0.8, 0.85, 0.7, 0.75, 0.6]})
+    >>> system_vs_system(t, "x", "y").axes[0].get_title()
+    'x − y (f1)'
+    """
+    import numpy as np
+
+    from labelvar.stratify import paired_test
+
+    res = paired_test(table, system_a, system_b, metric=metric)
+    sub = table[(table["metric"] == metric) & table["system"].isin([system_a, system_b])]
+    wide = sub.pivot_table(index=["task", "stratum"], columns="system", values="score",
+                           aggfunc="first").dropna()
+    wide["d"] = wide[system_a] - wide[system_b]
+    order = _strata_order(wide.reset_index())
+    data = [wide.xs(s, level="stratum")["d"].to_numpy(float) for s in order]
+    fig, axes = new_figure(1, 1, width=1.0 + 0.9 * len(order), height=3.4)
+    ax = axes[0, 0]
+    ax.boxplot(data, tick_labels=order, showmeans=True, widths=0.5)
+    rng = np.random.default_rng(0)
+    top = float(np.nanmax(np.concatenate(data))) if data else 0.0
+    stars = dict(zip(res["stratum"], res["stars"], strict=True))
+    for i, (s, d) in enumerate(zip(order, data, strict=True)):
+        ax.plot(i + 1 + rng.uniform(-0.12, 0.12, d.size), d, "o", color=PALETTE[1], ms=3,
+                alpha=0.6)
+        ax.text(i + 1, top + 0.02, stars.get(s, ""), ha="center", fontsize=8)
+    ax.axhline(0, color="grey", lw=0.8, ls=":")
+    ax.set_title(f"{system_a} − {system_b} ({metric})")
+    ax.set_xlabel("agreement bin p_d")
+    ax.set_ylabel(f"Δ {metric} (paired t-test)")
+    ax.grid(alpha=0.3, axis="y")
+    return fig
+
 
 # --------------------------------------------------------------------------- design (issue 6)

@@ -30,6 +30,8 @@ majority against it: expected accuracy 0.3, not 0.6).
 
 from __future__ import annotations
 
+import sys
+import types
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -660,7 +662,8 @@ def bin_tests(table: pd.DataFrame, *, metric: str = "f1", value: str = "delta_hu
     -------
     pandas.DataFrame
         One row: ``metric, value, stratum_a, stratum_b, n_a, n_b, mean_a, mean_b,
-        sd_a, sd_b, welch_t, welch_p, welch_stars, levene_stat, levene_p, levene_stars``.
+        sd_a, sd_b, welch_t, welch_p, welch_stars, levene_stat, levene_p, levene_stars,
+        note`` (scipy's warning, e.g. on nearly identical values, instead of a warning).
 
     Examples
     --------
@@ -688,14 +691,17 @@ def bin_tests(table: pd.DataFrame, *, metric: str = "f1", value: str = "delta_hu
     xb = sub.loc[sub["stratum"] == b, value].dropna().to_numpy(float)
     if xa.size < 2 or xb.size < 2:
         raise ValueError(f"need at least 2 values per bin, got {xa.size} and {xb.size}")
-    w = stats.ttest_ind(xa, xb, equal_var=False)
-    lev = stats.levene(xa, xb, center="trimmed", proportiontocut=proportiontocut)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        w = stats.ttest_ind(xa, xb, equal_var=False)
+        lev = stats.levene(xa, xb, center="trimmed", proportiontocut=proportiontocut)
+    note = "; ".join(dict.fromkeys(str(c.message).split(".")[0] for c in caught))
     return pd.DataFrame([dict(
         metric=metric, value=value, stratum_a=a, stratum_b=b, n_a=xa.size, n_b=xb.size,
         mean_a=xa.mean(), mean_b=xb.mean(), sd_a=xa.std(ddof=1), sd_b=xb.std(ddof=1),
         welch_t=float(w.statistic), welch_p=float(w.pvalue), welch_stars=_stars(w.pvalue),
         levene_stat=float(lev.statistic), levene_p=float(lev.pvalue),
-        levene_stars=_stars(lev.pvalue),
+        levene_stars=_stars(lev.pvalue), note=note,
     )])
 
 
@@ -759,23 +765,26 @@ def paired_test(table: pd.DataFrame, system_a: str, system_b: str, *, metric: st
 
 
 # --------------------------------------------------------------------------- paper layout
-def paper_table(table: pd.DataFrame, system: str, *, metrics: Sequence[str] | None = None,
-                digits: int = 2) -> pd.DataFrame:
-    r"""Lay one system's rows out as the paper's Table 3 (strings, ready to print).
+def paper_table(table: pd.DataFrame, system: str | None = None, *,
+                metrics: Sequence[str] | None = None, digits: int = 2) -> pd.DataFrame:
+    r"""Lay the tidy table out as the paper's Table 3 (strings, ready to print).
 
     Columns: ``task, p_d, S, m`` then per metric ``AI, H, E, Δ(H−AI), Δ(E−H),
     Δ(E−AI)``, where H is the human group (``mean±sd``) or, without humans, H'.
+    Without a ``system`` only the ``H, E, Δ(E−H)`` columns are shown.
 
     Parameters
     ----------
     table : DataFrame
         Output of :func:`stratify`.
-    system : str
+    system : str, optional
         The system shown in the AI columns.
     metrics : sequence of str, optional
         Metrics to show (default: those in the table, F1 first).
     digits : int
-        Decimals shown (``m`` gets one more).
+        Decimals shown (``m`` gets one more). The gaps are computed from the
+        unrounded scores, so they may differ by one in the last digit from a
+        difference of the printed values (the paper subtracts printed values).
 
     Returns
     -------
@@ -786,19 +795,22 @@ def paper_table(table: pd.DataFrame, system: str, *, metrics: Sequence[str] | No
     >>> panel = [[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]]
     >>> t = stratify(panel, {"ai": [1, 0, 0, 0], "dr": [1, 1, 0, 1]}, humans=["dr"],
     ...              metrics=["accuracy"], n_boot=0)
-    >>> paper_table(t, "ai").columns.tolist()[:6]
-    ['task', 'p_d', 'S', 'm', 'accuracy AI', 'accuracy H']
+    >>> print(paper_table(t, "ai").iloc[:, :7].to_string(index=False))
+    task  p_d S     m accuracy AI accuracy H accuracy E
+    task 0.67 2 0.500        0.50       0.50       0.67
+    task 1.00 2 0.500        1.00       1.00       1.00
+    task  All 4 0.500        0.75       0.75       0.83
     """
-    if system not in set(table["system"]):
-        raise ValueError(f"system {system!r} not in the table")
+    if system is not None and system not in set(table["system"]):
+        raise ValueError(f"system {system!r} not in the table; systems: "
+                         f"{', '.join(map(str, dict.fromkeys(table['system'])))}")
     if metrics is None:
         metrics = [m for m in ("f1", "accuracy") if m in set(table["metric"])]
-    ref_role = "H" if (table["role"] == "H").any() else ("H'" if (table["role"] == "H'").any()
-                                                         else None)
-    fmt = f"{{:.{digits}f}}"
+    roles = set(table["role"])
+    ref_role = "H" if "H" in roles else ("H'" if "H'" in roles else None)
 
     def f(x, d=digits):
-        return "" if not np.isfinite(x) else f"{x:.{d}f}"
+        return "NaN" if not np.isfinite(x) else f"{x:.{d}f}"
 
     out = []
     for (task, stratum), g in table.groupby(["task", "stratum"], sort=False):
@@ -807,17 +819,33 @@ def paper_table(table: pd.DataFrame, system: str, *, metrics: Sequence[str] | No
                "m": f(first.m, digits + 1)}
         for metric in metrics:
             gm = g[g.metric == metric]
-            ai = gm[gm.system == system].iloc[0]
+            if gm.empty:
+                continue
             h = gm[gm.role == ref_role].iloc[0] if ref_role else None
-            row[f"{metric} AI"] = f(ai.score)
+            ai = gm[gm.system == system].iloc[0] if system is not None else None
+            if ai is not None:
+                row[f"{metric} AI"] = f(ai.score)
+            hs = ""
             if h is not None:
-                row[f"{metric} H"] = fmt.format(h.score) + (
-                    f"±{h.sd:.{digits}f}" if np.isfinite(h.sd) else "")
-            else:
-                row[f"{metric} H"] = ""
-            row[f"{metric} E"] = f(ai.expected)
-            row[f"{metric} Δ(H−AI)"] = f(ai.delta_human)
+                hs = f(h.score) + (f"±{h.sd:.{digits}f}" if np.isfinite(h.sd) else "")
+            row[f"{metric} {ref_role or 'H'}"] = hs
+            row[f"{metric} E"] = f(gm.iloc[0].expected)
+            if ai is not None:
+                row[f"{metric} Δ(H−AI)"] = f(ai.delta_human)
             row[f"{metric} Δ(E−H)"] = f(h.delta_expected) if h is not None else ""
-            row[f"{metric} Δ(E−AI)"] = f(ai.delta_expected)
+            if ai is not None:
+                row[f"{metric} Δ(E−AI)"] = f(ai.delta_expected)
         out.append(row)
     return pd.DataFrame(out)
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable: ``labelvar.stratify(...)`` is :func:`stratify`."""
+
+    def __call__(self, *args, **kwargs):
+        return stratify(*args, **kwargs)
+
+
+# ``labelvar.stratify`` names both this module and its main function; making the
+# module callable keeps ``labelvar.stratify(panel, ...)`` working however it was imported.
+sys.modules[__name__].__class__ = _CallableModule
