@@ -1,0 +1,135 @@
+"""The typed Hydra config: experiments compose, typos and bad values fail in one line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from omegaconf import OmegaConf
+
+from labelvar import cli, sweep
+from labelvar.config import SweepConfig, config_dir, register_configs, schema_keys, validate
+
+
+@pytest.fixture
+def composed():
+    """compose(overrides) -> (DictConfig with hydra node, SweepConfig)."""
+    register_configs()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(version_base="1.3", config_dir=str(config_dir())):
+        def run(*overrides, hydra=False):
+            dcfg = compose("config", overrides=list(overrides), return_hydra_config=hydra)
+            if hydra:
+                return dcfg
+            return sweep._to_config(dcfg)
+        yield run
+    GlobalHydra.instance().clear()
+
+
+def test_defaults_are_figure1(composed):
+    cfg = composed()
+    assert isinstance(cfg, SweepConfig)
+    assert cfg == composed("experiment=figure1")
+    assert cfg.name == "figure1" and cfg.model.mode == "coin"
+    assert cfg.grid.p_d == [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0]
+    assert cfg.grid.m == [0.05, 0.1, 0.25, 0.5]
+    assert cfg.labellers.names == ["expert", "random"]
+    assert cfg.replicates == 10_000 and cfg.output.plots == ["figure1"]
+
+
+def test_experiments_compose_to_what_they_promise(composed):
+    t1 = composed("experiment=table1")
+    assert (t1.name, t1.thresholds, t1.grid.n_items, t1.labellers.names) == (
+        "table1", [0.5, 0.8], [10, 100], ["expert"])
+    assert {0.25, 0.5, 0.6, 0.9} <= set(t1.grid.p_d)  # the paper's Table 1 rows
+    pb = composed("experiment=panel_bias")
+    assert (pb.model.mode, pb.grid.panel_size, pb.output.plots) == (
+        "panel", [3, 5, 7, 9], ["panel_bias"])
+    mc = composed("experiment=multiclass")
+    assert mc.grid.n_labels == [2, 3, 4, 5] and min(mc.grid.p_d) <= 1 / 5
+    for cfg in (t1, pb, mc):
+        validate(cfg)
+    beta = composed("model=panel_beta", "model.theta_prior.a=4")
+    assert (beta.model.mode, beta.model.theta_prior.a, beta.model.theta_prior.b) == ("panel", 4.0, 1.0)
+
+
+def test_overrides_are_typed(composed):
+    cfg = composed("grid.p_d=[0.6,1]", "replicates=500", "quiet=true")
+    assert cfg.grid.p_d == [0.6, 1.0] and cfg.replicates == 500 and cfg.quiet is True
+    assert sweep.check_overrides(["experiment=figure1,table1,multiclass", "seed=1,2"]) == 6
+
+
+@pytest.mark.parametrize("override, message", [
+    ("grid.pd=[0.5]", "Could not override 'grid.pd': Key 'pd' not in 'GridConfig' "
+                      "(allowed keys in grid: p_d, m, n_items, n_labels, panel_size)"),
+    ("replicate=5", "Could not override 'replicate': Key 'replicate' not in 'SweepConfig'"),
+    ("+grid.bogus=1", "unknown config key 'grid.bogus' (allowed keys in grid: p_d, m,"),
+    ("experiment=figure2", "Could not find 'experiment/figure2'; available: figure1, "
+                           "multiclass, panel_bias, table1"),
+    ("replicates=many", "replicates=many: Value 'many' of type 'str' could not be converted "
+                        "to Integer"),
+    ("grid.m=[0.5,1.5]", "grid.m must be in [0, 1], got 1.5"),
+    ("grid.n_items=[0]", "grid.n_items must be >= 1, got 0"),
+    ("grid.n_labels=[1]", "grid.n_labels must be >= 2, got 1"),
+    ("model.mode=boat", "model.mode must be one of 'coin', 'panel'; got 'boat'"),
+    ("labellers.names=[expert,oracle]", "labellers.names must be one of"),
+    ("thresholds=[1.1]", "thresholds must be in [0, 1], got 1.1"),
+    ("replicates=1", "replicates must be >= 2, got 1"),
+    ("output.format=xlsx", "output.format must be one of 'csv', 'parquet'; got 'xlsx'"),
+])
+def test_bad_override_fails_in_one_line_exit_2(override, message, capsys, tmp_path):
+    code = cli.main(["sweep", override, f"hydra.run.dir={tmp_path}/run"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("labelvar: error: ")
+    assert message in err
+    assert not (tmp_path / "run").exists()  # nothing ran
+
+
+def test_bad_value_inside_a_sweep_is_caught_before_launch(capsys, tmp_path):
+    code = cli.main(["sweep", "-m", "grid.m=[0.5],[2.0]", f"hydra.sweep.dir={tmp_path}/ms"])
+    assert code == 2
+    assert "grid.m must be in [0, 1], got 2.0" in capsys.readouterr().err
+    assert not (tmp_path / "ms").exists()
+
+
+def test_console_script_from_another_directory(tmp_path):
+    """configs/ is found relative to the package, whatever the working directory."""
+    exe = Path(sys.executable).with_name("labelvar")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "labelvar.cli"]
+    env = {k: v for k, v in os.environ.items() if k != "LABELVAR_CONFIG_DIR"}
+    ok = subprocess.run(cmd + ["sweep", "--cfg", "job", "experiment=table1"], cwd=tmp_path,
+                        capture_output=True, text=True, env=env, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert OmegaConf.create(ok.stdout).name == "table1"
+    bad = subprocess.run(cmd + ["sweep", "grid.pd=[0.5]"], cwd=tmp_path, capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("labelvar: error: Could not override 'grid.pd'")
+    assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+    assert not list(tmp_path.iterdir())  # --cfg and a refused sweep write nothing
+
+
+def test_slurm_example_launcher_leaves_partition_to_the_user(composed):
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    cfg = composed("hydra/launcher=slurm", "hydra.launcher.partition=short", hydra=True)
+    launcher = cfg.hydra.launcher
+    assert launcher._target_.endswith("SlurmLauncher")
+    assert (launcher.partition, launcher.timeout_min, launcher.mem_gb) == ("short", 60, 4)
+    bare = composed("hydra/launcher=slurm", hydra=True)
+    assert bare.hydra.launcher.partition is None  # the cluster's default unless given
+
+
+def test_schema_keys_and_config_dir_env(monkeypatch, tmp_path):
+    assert schema_keys("") == ["name", "model", "labellers", "grid", "replicates", "seed",
+                               "thresholds", "chunk_cells", "resume", "chunk_dir", "quiet",
+                               "output"]
+    assert schema_keys("model.theta_prior") == ["kind", "a", "b"]
+    monkeypatch.setenv("LABELVAR_CONFIG_DIR", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="labelvar configs not found"):
+        config_dir()
