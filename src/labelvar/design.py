@@ -924,7 +924,7 @@ def _markdown(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def plan_study(scenario: Scenario, panel_sizes: Sequence[int] = (1, 3, 5, 7, 9), *,
+def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
                n_max: int = 10_000, n_step: int | None = None, replicates: int = 1000,
                seed: int = 0, max_steps: int = 30) -> DesignResult:
     """Find, for every panel size K, the smallest number of items N that meets the target.
@@ -943,8 +943,9 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] = (1, 3, 5, 7, 9),
     ----------
     scenario : Scenario
         The study.
-    panel_sizes : sequence of int
-        Panel sizes K to consider (odd by default: no ties for L = 2).
+    panel_sizes : sequence of int or None
+        Panel sizes K to consider; default odd K (no ties for L = 2): 1, 3, 5, 7, 9, or
+        3, 5, 7, 9 when ``min_agreement > 0`` (one vote gives no observed agreement).
     n_max : int
         Largest number of items searched.
     n_step : int or None
@@ -976,9 +977,14 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] = (1, 3, 5, 7, 9),
     sc = scenario
     if not isinstance(sc, Scenario):
         raise ValueError(f"scenario must be a Scenario, got {type(sc).__name__}")
+    if panel_sizes is None:
+        panel_sizes = (1, 3, 5, 7, 9) if sc.min_agreement == 0 else (3, 5, 7, 9)
     ks = V.integer("panel_sizes", np.atleast_1d(panel_sizes), lo=1)
     if ks.size == 0:
         raise ValueError("panel_sizes must list at least one panel size")
+    if sc.min_agreement > 0 and (ks < 2).any():
+        raise ValueError(f"panel_sizes must be >= 2 when min_agreement > 0 (one vote per item "
+                         f"gives no observed agreement to stratify by), got {ks.tolist()}")
     n_max = int(V.integer("n_max", n_max, lo=2))
     replicates = int(V.integer("replicates", replicates, lo=0))
     max_steps = int(V.integer("max_steps", max_steps, lo=1))
@@ -1289,7 +1295,7 @@ def _pattern_loglik(patterns: np.ndarray, theta: np.ndarray, L: int) -> np.ndarr
     logcoef = gammaln(K + 1) - gammaln(patterns + 1).sum(axis=1, keepdims=True)
     t = theta[None, None, :]
     c = patterns[:, :, None]
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         lt = np.where(c > 0, c * np.log(t), 0.0)
         lo = np.where(K[:, :, None] - c > 0, (K[:, :, None] - c) * np.log((1 - t) / (L - 1)), 0.0)
     terms = lt + lo  # (patterns, L, nodes)
