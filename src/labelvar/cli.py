@@ -223,7 +223,10 @@ def _add_stratify(sub) -> None:
                    "default: 1)")
     p.add_argument("--human-round", type=int, default=None, metavar="D",
                    help="round each human's score to D decimals before H's mean/sd (paper: 2)")
-    p.add_argument("--ties", choices=("random", "first", "drop"), default="random")
+    p.add_argument("--ties", choices=("random", "first", "drop"), default="random",
+                   help="majority label of tied items: random (seeded), first label, or drop")
+    p.add_argument("--missing-predictions", choices=("error", "drop"), default="error",
+                   help="items some system has no prediction for: error, or drop (counted)")
     p.add_argument("--confidence", type=float, default=0.95)
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for F1 CIs")
     p.add_argument("--seed", type=int, default=0)
@@ -295,7 +298,8 @@ def _run_stratify(args) -> int:
             data, humans=humans, positive=args.positive, labels=args.labels, bins=args.bins,
             metrics=args.metrics, simulated_human=args.simulated_human,
             leave_one_out=args.leave_one_out, p_d_one=args.p_d_one,
-            human_round=args.human_round, ties=args.ties, confidence=args.confidence,
+            human_round=args.human_round, ties=args.ties,
+            missing=args.missing_predictions, confidence=args.confidence,
             n_boot=args.n_boot, seed=args.seed)
     for w in caught:
         if issubclass(w.category, st.ExcludedItemsWarning):

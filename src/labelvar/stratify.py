@@ -62,7 +62,7 @@ _MISSING_STR = {"", "nan", "none", "null", "na", "n/a"}
 
 
 class ExcludedItemsWarning(UserWarning):
-    """Items were excluded (no panel votes, a single vote, or a tie with ``ties='drop'``)."""
+    """Items were excluded (fewer than 2 panel votes, ties with ``ties='drop'``, no prediction)."""
 
 
 # --------------------------------------------------------------------------- label handling
@@ -149,7 +149,8 @@ def _as_predictions(predictions, n_items: int) -> dict:
     return out
 
 
-def _prepare(task: str, panel, predictions, *, labels, positive, ties, rng) -> _Task:
+def _prepare(task: str, panel, predictions, *, labels, positive, ties, missing,
+             rng) -> _Task:
     pdf = _as_panel(panel)
     n_items, n_cols = pdf.shape
     if n_items == 0:
@@ -230,15 +231,20 @@ def _prepare(task: str, panel, predictions, *, labels, positive, ties, rng) -> _
     if ties == "drop":
         excluded["tied"] = int((tied & keep).sum())
         keep &= ~tied
-    if not keep.any():
-        raise ValueError(f"task {task!r}: no item has 2 or more panel votes "
-                         f"(excluded: {excluded})")
+    excluded["no_prediction"] = 0
+    if missing == "drop" and pcodes:
+        lacking = keep & np.any(np.stack([c < 0 for c in pcodes.values()]), axis=0)
+        excluded["no_prediction"] = int(lacking.sum())
+        keep &= ~lacking
     for name, c in pcodes.items():
         miss = int((c[keep] < 0).sum())
         if miss:
             first = pdf.index[np.flatnonzero(keep & (c < 0))[0]]
             raise ValueError(f"predictions[{name!r}] (task {task!r}) is missing for {miss} "
-                             f"item(s), e.g. item {first!r}; every evaluated item needs a label")
+                             f"item(s), e.g. item {first!r}; every evaluated item needs a "
+                             "label (or exclude them: missing='drop')")
+    if not keep.any():
+        raise ValueError(f"task {task!r}: no item left to evaluate (excluded: {excluded})")
     return _Task(
         name=task, labels=lab, codes=codes[keep], counts=counts[keep], k=k[keep],
         majority=majority[keep], p_d=top[keep] / k[keep],
@@ -383,7 +389,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
              metrics: Sequence[str] = _METRICS, simulated_human: int = 0,
              leave_one_out: bool = False, p_d_one: float | None = None,
              human_round: int | None = None, ties: str = "random",
-             confidence: float = 0.95, n_boot: int = 1000,
+             missing: str = "error", confidence: float = 0.95, n_boot: int = 1000,
              seed: int | np.random.Generator | None = 0, task: str = "task",
              exact_limit: int = 4_000_000) -> pd.DataFrame:
     r"""Score systems and humans per bin of ground-truth agreement :math:`p_d`.
@@ -426,6 +432,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
         Majority label when several labels share the top count: one of them at
         random (seeded; default), the first in label order, or drop the item
         (counted in ``table.attrs["excluded"]``).
+    missing : {"error", "drop"}
+        An evaluated item without a prediction from some system is an error
+        (default), or is excluded from every system's scores (counted).
     confidence : float
         Confidence level of the intervals (Wilson for accuracy, percentile
         bootstrap over items with ``n_boot`` resamples for F1).
@@ -484,6 +493,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
          H     all  6  0.833     0.889
     """
     v.choice("ties", ties, _TIES)
+    v.choice("missing", missing, ("error", "drop"))
     for mtr in metrics:
         v.choice("metrics", mtr, _METRICS)
     if not metrics:
@@ -511,7 +521,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
     for name, pan, pred in tasks:
         task_rngs = ss.spawn(4)
         t = _prepare(name, pan, pred, labels=labels, positive=positive, ties=ties,
-                     rng=task_rngs[0])
+                     missing=missing, rng=task_rngs[0])
         missing = [h for h in humans if h not in t.preds]
         if missing:
             raise ValueError(f"humans: {missing[0]!r} is not among the predictions of task "
@@ -523,7 +533,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
     bad = {k: e for k, e in excluded.items() if any(e.values())}
     if bad:
         msg = "; ".join(f"{k}: {e['no_votes']} with no votes, {e['one_vote']} with one vote"
-                        + (f", {e['tied']} tied" if e["tied"] else "") for k, e in bad.items())
+                        + (f", {e['tied']} tied" if e["tied"] else "")
+                        + (f", {e['no_prediction']} without a prediction"
+                           if e["no_prediction"] else "") for k, e in bad.items())
         warnings.warn(f"excluded items ({msg})", ExcludedItemsWarning, stacklevel=2)
     out = pd.concat(frames, ignore_index=True)
     out.attrs["excluded"] = excluded
@@ -828,11 +840,15 @@ def paper_table(table: pd.DataFrame, system: str | None = None, *,
             hs = ""
             if h is not None:
                 hs = f(h.score) + (f"±{h.sd:.{digits}f}" if np.isfinite(h.sd) else "")
-            row[f"{metric} {ref_role or 'H'}"] = hs
+            hn = ref_role or "H"
+            row[f"{metric} {hn}"] = hs
+            loo = gm[gm.role == "H'-loo"]
+            if len(loo):
+                row[f"{metric} H'-loo"] = f(loo.iloc[0].score)
             row[f"{metric} E"] = f(gm.iloc[0].expected)
             if ai is not None:
-                row[f"{metric} Δ(H−AI)"] = f(ai.delta_human)
-            row[f"{metric} Δ(E−H)"] = f(h.delta_expected) if h is not None else ""
+                row[f"{metric} Δ({hn}−AI)"] = f(ai.delta_human)
+            row[f"{metric} Δ(E−{hn})"] = f(h.delta_expected) if h is not None else ""
             if ai is not None:
                 row[f"{metric} Δ(E−AI)"] = f(ai.delta_expected)
         out.append(row)
@@ -840,7 +856,7 @@ def paper_table(table: pd.DataFrame, system: str | None = None, *,
 
 
 class _CallableModule(types.ModuleType):
-    """This module, callable: ``labelvar.stratify(...)`` is :func:`stratify`."""
+    """Module type whose instances are callable: ``labelvar.stratify(...)`` is :func:`stratify`."""
 
     def __call__(self, *args, **kwargs):
         return stratify(*args, **kwargs)

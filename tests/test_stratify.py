@@ -1,0 +1,389 @@
+"""labelvar.stratify on small hand-checked data, against scipy and exact enumeration."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import labelvar
+from labelvar import analytic
+from labelvar.stratify import (
+    COLUMNS,
+    ExcludedItemsWarning,
+    bin_tests,
+    paired_test,
+    paper_table,
+    stratify,
+)
+
+# 8 items, 5 votes each: p_d = 0.6, 0.6, 0.8, 0.8, 0.8, 1, 1, 1
+PANEL = np.array([
+    [1, 1, 1, 0, 0],   # maj 1, 0.6
+    [0, 0, 0, 1, 1],   # maj 0, 0.6
+    [1, 1, 1, 1, 0],   # maj 1, 0.8
+    [0, 0, 0, 0, 1],   # maj 0, 0.8
+    [0, 1, 0, 0, 0],   # maj 0, 0.8
+    [1, 1, 1, 1, 1],   # maj 1, 1.0
+    [0, 0, 0, 0, 0],   # maj 0, 1.0
+    [1, 1, 1, 1, 1],   # maj 1, 1.0
+])
+MAJ = np.array([1, 0, 1, 0, 0, 1, 0, 1])
+PRED = {
+    "sys": [1, 1, 1, 0, 1, 1, 0, 0],
+    "dr1": [1, 0, 1, 0, 0, 1, 0, 1],
+    "dr2": [0, 0, 1, 1, 0, 1, 0, 1],
+}
+
+
+def _row(t, system, stratum, metric):
+    r = t[(t.system == system) & (t.stratum == stratum) & (t.metric == metric)]
+    assert len(r) == 1, (system, stratum, metric)
+    return r.iloc[0]
+
+
+def _f1(truth, pred, pos=1):
+    truth, pred = np.asarray(truth), np.asarray(pred)
+    tp = np.sum((truth == pos) & (pred == pos))
+    fp = np.sum((truth != pos) & (pred == pos))
+    fn = np.sum((truth == pos) & (pred != pos))
+    return 0.0 if 2 * tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
+
+
+@pytest.fixture(scope="module")
+def table():
+    return stratify(PANEL, PRED, humans=["dr1", "dr2"], n_boot=300, seed=1)
+
+
+def test_columns_and_strata(table):
+    assert list(table.columns) == list(COLUMNS)
+    assert list(dict.fromkeys(table.stratum)) == ["0.60", "0.80", "1.00", "all"]
+    s = table.drop_duplicates("stratum").set_index("stratum")
+    assert s.S.tolist() == [2, 3, 3, 8]
+    np.testing.assert_allclose(s.m, [0.5, 1 / 3, 2 / 3, 0.5])
+    np.testing.assert_allclose(s.p_d.iloc[:3], [0.6, 0.8, 1.0])
+    assert np.isnan(s.p_d.loc["all"])
+    assert set(table.role) == {"system", "human", "H"}
+
+
+def test_scores_by_hand(table):
+    groups = {"0.60": [0, 1], "0.80": [2, 3, 4], "1.00": [5, 6, 7], "all": list(range(8))}
+    for stratum, idx in groups.items():
+        for name, pred in PRED.items():
+            p = np.asarray(pred)[idx]
+            assert _row(table, name, stratum, "accuracy").score == pytest.approx(
+                np.mean(p == MAJ[idx]))
+            assert _row(table, name, stratum, "f1").score == pytest.approx(_f1(MAJ[idx], p))
+
+
+def test_human_group_mean_sd_and_gaps(table):
+    for stratum in ("0.60", "0.80", "1.00", "all"):
+        for metric in ("accuracy", "f1"):
+            hs = [_row(table, h, stratum, metric).score for h in ("dr1", "dr2")]
+            h = _row(table, "H", stratum, metric)
+            assert h.score == pytest.approx(np.mean(hs))
+            assert h.sd == pytest.approx(np.std(hs, ddof=1))
+            s = _row(table, "sys", stratum, metric)
+            assert s.delta_human == pytest.approx(h.score - s.score)
+            assert s.delta_expected == pytest.approx(s.expected - s.score)
+            assert h.delta_expected == pytest.approx(h.expected - h.score)
+
+
+def test_expected_per_bin_and_all(table):
+    # per bin: the closed forms at (p_d, m)
+    assert _row(table, "sys", "0.80", "accuracy").expected == pytest.approx(0.8)
+    assert _row(table, "sys", "0.80", "f1").expected == pytest.approx(
+        2 * (1 / 3) * 0.8 / (2 * (1 / 3) * 0.8 + 0.2))
+    # all: the paper's stratified equations, written out
+    n, m, p = np.array([2, 3, 3]), np.array([0.5, 1 / 3, 2 / 3]), np.array([0.6, 0.8, 1.0])
+    prec = np.sum(n * m * p) / np.sum(n * (m * p + (1 - p) * (1 - m)))
+    rec = np.sum(n * m * p) / np.sum(n * m)
+    assert _row(table, "sys", "all", "f1").expected == pytest.approx(2 * prec * rec / (prec + rec))
+    assert _row(table, "sys", "all", "accuracy").expected == pytest.approx(np.sum(n * p) / 8)
+
+
+def test_p_d_one_replaces_unanimous_bins_only():
+    t = stratify(PANEL, PRED, humans=["dr1", "dr2"], n_boot=0, p_d_one=0.97)
+    assert _row(t, "sys", "1.00", "accuracy").expected == pytest.approx(0.97)
+    assert _row(t, "sys", "1.00", "accuracy").p_d == 1.0  # the bin keeps its observed value
+    assert _row(t, "sys", "0.80", "accuracy").expected == pytest.approx(0.8)
+    e = analytic.stratified_expectation([2, 3, 3], [0.5, 1 / 3, 2 / 3], [0.6, 0.8, 0.97])
+    assert _row(t, "sys", "all", "f1").expected == pytest.approx(e.f1)
+    assert _row(t, "sys", "all", "accuracy").expected == pytest.approx(e.accuracy)
+
+
+def test_human_round():
+    t = stratify(PANEL, PRED, humans=["dr1", "dr2"], n_boot=0, human_round=1)
+    hs = [round(_row(t, h, "0.80", "f1").score, 1) for h in ("dr1", "dr2")]
+    assert _row(t, "H", "0.80", "f1").score == pytest.approx(np.mean(hs))
+
+
+def test_wilson_interval_matches_formula(table):
+    r = _row(table, "sys", "all", "accuracy")
+    k, n, z = 5, 8, stats.norm.ppf(0.975)
+    centre = (k + z**2 / 2) / (n + z**2)
+    half = z / (n + z**2) * np.sqrt(k * (n - k) / n + z**2 / 4)
+    assert r.ci_low == pytest.approx(centre - half, rel=1e-9)
+    assert r.ci_high == pytest.approx(centre + half, rel=1e-9)
+
+
+def test_bootstrap_f1_interval_against_independent_bootstrap():
+    rng = np.random.default_rng(5)
+    truth = (rng.random(200) < 0.4).astype(int)
+    pred = np.where(rng.random(200) < 0.8, truth, 1 - truth)
+    panel = np.column_stack([truth] * 3)
+    t = stratify(panel, {"s": pred}, metrics=["f1"], n_boot=4000, seed=3)
+    r = _row(t, "s", "all", "f1")
+    # independent percentile bootstrap (python loop, other seed)
+    g = np.random.default_rng(99)
+    vals = []
+    for _ in range(4000):
+        i = g.integers(0, 200, 200)
+        vals.append(_f1(truth[i], pred[i]))
+    lo, hi = np.quantile(vals, [0.025, 0.975])
+    assert r.ci_low < r.score < r.ci_high
+    assert r.ci_low == pytest.approx(lo, abs=0.01)
+    assert r.ci_high == pytest.approx(hi, abs=0.01)
+
+
+def test_p_random_accuracy_is_binomial_and_poisson_binomial(table):
+    r = _row(table, "sys", "all", "accuracy")  # 5 of 8 correct
+    assert r.p_random == pytest.approx(stats.binom.sf(4, 8, 0.5))
+    # prior-matched: P(correct on item i) = frequency of its majority label (0.5 each here)
+    assert r.p_random_prior == pytest.approx(stats.binom.sf(4, 8, 0.5))
+    r = _row(table, "sys", "0.80", "accuracy")  # bin labels 1,0,0: prior (2/3, 1/3)
+    probs = np.array([1 / 3, 2 / 3, 2 / 3])
+    k = round(r.score * 3)
+    pmf = np.array([1.0])
+    for q in probs:
+        pmf = np.convolve(pmf, [1 - q, q])
+    assert r.p_random_prior == pytest.approx(pmf[k:].sum())
+
+
+def test_p_random_f1_by_enumeration():
+    # a labeller saying "positive" with probability r: enumerate all 2^n prediction vectors
+    truth = np.array([1, 1, 0, 0, 0, 1, 0])
+    panel = np.column_stack([truth] * 3)
+    pred = np.array([1, 0, 0, 1, 0, 1, 0])
+    t = stratify(panel, {"s": pred}, metrics=["f1"], n_boot=0)
+    r = _row(t, "s", "all", "f1")
+    obs = _f1(truth, pred)
+    for r_pos, got in ((0.5, r.p_random), (3 / 7, r.p_random_prior)):
+        tot = 0.0
+        for bits in itertools.product([0, 1], repeat=truth.size):
+            b = np.array(bits)
+            if _f1(truth, b) >= obs - 1e-12:
+                tot += np.prod(np.where(b == 1, r_pos, 1 - r_pos))
+        assert got == pytest.approx(tot, rel=1e-9)
+
+
+def test_simulated_human_matches_p_d_within_standard_errors():
+    rng = np.random.default_rng(0)
+    n = 600
+    top = rng.choice([3, 4, 5], size=n)
+    panel = np.array([[1] * k + [0] * (5 - k) for k in top])
+    panel = np.array([rng.permutation(row) for row in panel])
+    draws = 40
+    t = stratify(panel, None, simulated_human=draws, leave_one_out=True, metrics=["accuracy"],
+                 n_boot=0, seed=2)
+    for stratum, p, p_loo in (("0.60", 0.6, 0.3), ("0.80", 0.8, 0.8), ("1.00", 1.0, 1.0)):
+        h = _row(t, "H'", stratum, "accuracy")
+        loo = _row(t, "H'-loo", stratum, "accuracy")
+        se = np.sqrt(p * (1 - p) / (h.S * draws))
+        se_loo = np.sqrt(p_loo * (1 - p_loo) / (h.S * draws))
+        assert abs(h.score - p) <= 4 * se + 1e-12
+        assert abs(loo.score - p_loo) <= 4 * se_loo + 1e-12
+        assert h.expected == pytest.approx(p)
+
+
+def test_ties_random_first_drop():
+    panel = np.array([["a", "b", "c"], ["a", "a", "b"]] * 200, dtype=object)
+    pred = {"s": ["a", "a"] * 200}
+    t = stratify(panel, pred, ties="first", metrics=["accuracy"], n_boot=0)
+    assert _row(t, "s", "0.33", "accuracy").score == 1.0  # the first label, "a"
+    t = stratify(panel, pred, ties="random", metrics=["accuracy"], n_boot=0, seed=4)
+    sc = _row(t, "s", "0.33", "accuracy").score  # "a" chosen about 1/3 of the time
+    assert abs(sc - 1 / 3) <= 4 * np.sqrt(2 / 9 / 200)
+    t2 = stratify(panel, pred, ties="random", metrics=["accuracy"], n_boot=0, seed=4)
+    pd.testing.assert_frame_equal(t, t2)
+    with pytest.warns(ExcludedItemsWarning, match="200 tied"):
+        t = stratify(panel, pred, ties="drop", metrics=["accuracy"], n_boot=0)
+    assert set(t.stratum) == {"0.67", "all"}
+    assert t.attrs["excluded"]["task"]["tied"] == 200
+
+
+def test_user_bins():
+    t = stratify(PANEL, PRED, bins=[0.5, 0.7, 1.0], n_boot=0, metrics=["accuracy"])
+    s = t.drop_duplicates("stratum").set_index("stratum")
+    assert s.index.tolist() == ["[0.50, 0.70)", "[0.70, 1.00]", "all"]
+    assert s.S.tolist() == [2, 6, 8]
+    assert s.p_d.iloc[1] == pytest.approx(0.9)  # mean observed p_d of the bin
+    with pytest.raises(ValueError, match="do not cover"):
+        stratify(PANEL, PRED, bins=[0.7, 1.0], n_boot=0)
+    with pytest.raises(ValueError, match="increasing"):
+        stratify(PANEL, PRED, bins=[0.7, 0.5, 1.0], n_boot=0)
+
+
+def test_multiclass_macro_f1_and_one_vs_rest():
+    panel = np.array([["e", "e", "n"], ["c", "c", "c"], ["n", "n", "e"], ["e", "e", "e"]] * 5,
+                     dtype=object)
+    maj = np.array(["e", "c", "n", "e"] * 5)
+    pred = np.array(["e", "c", "e", "n"] * 5)
+    t = stratify(panel, {"m": pred}, n_boot=0)
+    r = _row(t, "m", "all", "f1")
+    macro = np.mean([_f1(maj, pred, c) for c in ("c", "e", "n")])
+    assert r.score == pytest.approx(macro)
+    assert np.isnan(r.expected) and np.isnan(r.m)  # no closed form for macro-F1
+    assert _row(t, "m", "all", "accuracy").n_labels == 3
+    assert _row(t, "m", "all", "accuracy").p_random == pytest.approx(
+        stats.binom.sf(round(0.5 * 20) - 1, 20, 1 / 3))
+    t = stratify(panel, {"m": pred}, positive="e", n_boot=0)
+    r = _row(t, "m", "all", "f1")
+    assert r.score == pytest.approx(_f1(maj, pred, "e"))
+    assert r.m == pytest.approx(0.5)
+
+
+def test_ordinal_three_raters_bins():
+    panel = np.array([[1, 2, 3], [4, 4, 5], [5, 5, 5], [2, 2, 1]])
+    t = stratify(panel, {"m": [2, 4, 4, 2]}, metrics=["accuracy"], n_boot=0, ties="first")
+    assert list(dict.fromkeys(t.stratum)) == ["0.33", "0.67", "1.00", "all"]
+    assert _row(t, "m", "0.67", "accuracy").score == 1.0
+    assert _row(t, "m", "0.33", "accuracy").expected == pytest.approx(1 / 3)
+
+
+def test_missing_votes_and_panel_sizes():
+    panel = np.array([[1, 1, None, 0], [0, 0, 0, None], [1, None, None, None],
+                      [None, None, None, None], [1, 1, 0, 0]], dtype=object)
+    with pytest.warns(ExcludedItemsWarning, match="1 with no votes, 1 with one vote"):
+        t = stratify(panel, {"s": [1, 0, 1, 0, 1]}, metrics=["accuracy"], n_boot=0,
+                     ties="first")
+    assert t.attrs["excluded"]["task"] == {"no_votes": 1, "one_vote": 1, "tied": 0,
+                                           "no_prediction": 0}
+    s = t.drop_duplicates("stratum").set_index("stratum")
+    assert s.index.tolist() == ["0.50", "0.67", "1.00", "all"] and s.S.loc["all"] == 3
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(predictions={"s": [1, 0]}), r"has 2 labels but the panel has 8 items"),
+    (dict(predictions={"s": [1, 0, 2, 0, 0, 1, 0, 1]}), r"labels outside the label set.*2"),
+    (dict(labels=[0, 2]), r"panel of task 'task' has labels outside the label set"),
+    (dict(positive=3), r"positive 3 is not in the label set"),
+    (dict(humans=["drX"]), r"humans: 'drX' is not among the predictions"),
+    (dict(ties="coin"), r"ties must be one of"),
+    (dict(metrics=["auc"]), r"metrics must be one of"),
+    (dict(p_d_one=1.5), r"p_d_one must be in \[0, 1\]"),
+    (dict(predictions={"s": [1, None, 1, 0, 0, 1, 0, 1]}), r"missing for 1 item"),
+])
+def test_bad_input(kwargs, match):
+    kw = dict(predictions=PRED, n_boot=0)
+    kw.update(kwargs)
+    pred = kw.pop("predictions")
+    with pytest.raises(ValueError, match=match):
+        stratify(PANEL, pred, **kw)
+
+
+def test_bad_input_panel_shapes_and_positive():
+    with pytest.raises(ValueError, match="at least 2 annotators"):
+        stratify(np.array([[1], [0]]), {"s": [1, 0]})
+    with pytest.raises(ValueError, match="never occurs"):
+        stratify([["a", "a"], ["b", "a"]], {"s": ["a", "a"]}, labels=["a", "b", "z"],
+                 positive="z")
+    with pytest.raises(ValueError, match="say which is the positive class"):
+        stratify([["yes", "no"], ["no", "no"]], {"s": ["no", "no"]})
+    with pytest.raises(ValueError, match="no item left"):
+        stratify(np.array([[1, None], [None, 0]], dtype=object), {"s": [1, 0]})
+
+
+def test_missing_drop_counts():
+    pred = dict(PRED, sys=[1, None, 1, 0, 1, 1, 0, 0])
+    with pytest.warns(ExcludedItemsWarning, match="1 without a prediction"):
+        t = stratify(PANEL, pred, missing="drop", n_boot=0)
+    assert _row(t, "dr1", "all", "accuracy").S == 7
+
+
+def test_binary_string_labels_with_positive_given_as_text():
+    panel = [["pos", "pos", "neg"], ["neg", "neg", "neg"], ["pos", "pos", "pos"]]
+    t = stratify(panel, {"s": ["pos", "neg", "neg"]}, positive="pos", n_boot=0)
+    assert _row(t, "s", "all", "f1").score == pytest.approx(2 / 3)
+    t = stratify(PANEL, PRED, positive="1", n_boot=0)  # the CLI passes text
+    assert _row(t, "sys", "all", "f1").m == 0.5
+
+
+def test_dataframe_inputs_and_seed_reproducible():
+    panel = pd.DataFrame(PANEL, columns=list("abcde"))
+    preds = pd.DataFrame(PRED)
+    t1 = stratify(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=7)
+    t2 = stratify(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=7)
+    pd.testing.assert_frame_equal(t1, t2)
+    t3 = stratify(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=8)
+    assert not t1.equals(t3)
+
+
+def test_multi_task_mapping_and_callable_module():
+    data = {"A": (PANEL, PRED), "B": (PANEL[::-1], {k: v[::-1] for k, v in PRED.items()})}
+    t = labelvar.stratify(data, humans=["dr1", "dr2"], n_boot=0)
+    assert list(dict.fromkeys(t.task)) == ["A", "B"]
+    a, b = t[t.task == "A"].reset_index(drop=True), t[t.task == "B"].reset_index(drop=True)
+    np.testing.assert_allclose(a.score, b.score)
+    with pytest.raises(ValueError, match="predictions must be None"):
+        stratify(data, PRED)
+
+
+def test_bin_tests_against_scipy_and_formula():
+    rng = np.random.default_rng(0)
+    rows = []
+    for task in range(6):
+        for sysname in ("x", "y"):
+            for stratum, mu, sd in (("0.60", 0.0, 0.02), ("1.00", 0.2, 0.1)):
+                rows.append(dict(task=str(task), system=sysname, role="system", metric="f1",
+                                 stratum=stratum, delta_human=rng.normal(mu, sd)))
+    t = pd.DataFrame(rows)
+    r = bin_tests(t).iloc[0]
+    a = t[t.stratum == "0.60"].delta_human.to_numpy()
+    b = t[t.stratum == "1.00"].delta_human.to_numpy()
+    welch = (a.mean() - b.mean()) / np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+    assert r.welch_t == pytest.approx(welch)
+    assert r.welch_p == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    lev = stats.levene(a, b, center="trimmed", proportiontocut=0.1)
+    assert r.levene_p == pytest.approx(lev.pvalue)
+    assert r.welch_stars == "****" and r.n_a == 12
+
+
+def test_paired_test_against_scipy():
+    rows = []
+    rng = np.random.default_rng(1)
+    for task in "abcde":
+        for stratum in ("0.60", "1.00", "all"):
+            base = rng.random()
+            rows.append(dict(task=task, stratum=stratum, metric="f1", system="x", score=base))
+            rows.append(dict(task=task, stratum=stratum, metric="f1", system="y",
+                             score=base - 0.05 + rng.normal(0, 0.02)))
+    t = pd.DataFrame(rows)
+    r = paired_test(t, "x", "y").set_index("stratum")
+    assert r.index.tolist() == ["0.60", "1.00", "all", "pooled"]
+    x = t[(t.system == "x") & (t.stratum != "all")].sort_values(["task", "stratum"]).score
+    y = t[(t.system == "y") & (t.stratum != "all")].sort_values(["task", "stratum"]).score
+    assert r.loc["pooled", "p"] == pytest.approx(stats.ttest_rel(x, y).pvalue)
+    assert r.loc["pooled", "n"] == 10
+    with pytest.raises(ValueError, match="system 'z' not in the table"):
+        paired_test(t, "x", "z")
+
+
+def test_paper_table_layout(table):
+    p = paper_table(table, "sys")
+    assert p.columns.tolist()[:5] == ["task", "p_d", "S", "m", "f1 AI"]
+    assert "f1 Δ(H−AI)" in p.columns and "accuracy Δ(E−AI)" in p.columns
+    row = p[p.p_d == "0.80"].iloc[0]
+    h = _row(table, "H", "0.80", "f1")
+    assert row["f1 H"] == f"{h.score:.2f}±{h.sd:.2f}"
+    assert p.p_d.tolist() == ["0.60", "0.80", "1.00", "All"]
+
+
+def test_no_warnings_on_clean_input():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stratify(PANEL, PRED, humans=["dr1", "dr2"], n_boot=20, simulated_human=2)
