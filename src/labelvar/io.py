@@ -59,6 +59,11 @@ class TaskData(NamedTuple):
 
 
 # --------------------------------------------------------------------------- helpers
+def _plain(x):
+    """Numpy scalars as Python scalars (for readable messages)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
 def _patterns(value) -> list[str]:
     if value is None:
         return []
@@ -582,7 +587,7 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
         bad = idx.isna() | (idx < 0) | (idx >= len(classes)) | (idx != np.round(idx))
         if bad.any():
             raise ValueError(f"predictions {name!r}: {label} must be a class index in "
-                             f"0..{len(classes) - 1}, got {labels[bad].iloc[0]!r}")
+                             f"0..{len(classes) - 1}, got {_plain(labels[bad].iloc[0])!r}")
         labels = pd.Series([classes[int(i)] for i in idx], index=df.index)
     series = pd.Series(labels.to_numpy(), index=df[item].to_numpy())
     out = {}
