@@ -1,0 +1,736 @@
+"""Every numba kernel of labelvar lives here.
+
+Nothing outside this module is jitted; public functions validate their input,
+then call a kernel.
+
+Randomness
+----------
+All kernels draw from a counter-based generator: each uniform is a pure
+function ``splitmix64(key + counter * GOLDEN)`` of a 64-bit key and a counter.
+A grid cell has a key derived (in Python) from its parameter values and the
+seed; a replicate's key is ``replicate_key(cell_key, r)``; inside a replicate
+the counter is ``item * draws_per_item + draw`` (explicit path) or a running
+counter (collapsed path). A replicate's result therefore depends on
+(seed, cell parameters, replicate index) alone: it is bit-identical for any
+number of threads, any chunking of the grid, and the serial and parallel
+builds of a kernel. No kernel touches ``np.random``.
+
+Kernels
+-------
+``explicit_generic``   per-item simulation, any L and K (coin or panel mode)
+``explicit_binary``    the same for L = 2, K fixed at compile time (a K-tuple)
+``collapsed``          exchangeable items: counts drawn as multinomials per
+                       replicate, cost independent of the number of items
+
+Each has a ``_serial`` twin compiled without ``parallel=True``; tests check
+that both give bit-identical results.
+
+Output layout (all kernels): ``out[r, j, s, f]`` for replicate ``r``, labeller
+``j``, stratum ``s`` (0 = all items, 1.. = observed-p_d bins) and field ``f``
+in :data:`FIELDS`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+_INV53 = 1.0 / 9007199254740992.0  # 2**-53
+
+#: fields of the per-replicate output array, in order
+FIELDS = ("n", "correct", "tp", "fp", "fn", "tn", "accuracy", "precision", "recall", "f1",
+          "theta")
+N_FIELDS = len(FIELDS)
+
+# labeller kinds
+EXPERT = 0   # one more annotator: modal label with probability theta, else another label
+MATRIX = 1   # fixed prediction matrix P(pred = h | modal label = c)
+
+# theta kinds (panel mode)
+THETA_FIXED = 0
+THETA_BETA = 1
+THETA_DISCRETE = 2
+
+# tie rules
+TIE_RANDOM = -1
+TIE_DROP = -2
+
+
+# --------------------------------------------------------------------------- RNG primitives
+@njit(cache=True, inline="always")
+def splitmix64(x):
+    """Finalise a 64-bit counter into a well-mixed 64-bit value (SplitMix64).
+
+    Parameters
+    ----------
+    x : uint64
+        The counter (already offset by the key).
+
+    Returns
+    -------
+    uint64
+        ``mix(x + GOLDEN)``; consecutive ``x`` give the SplitMix64 stream.
+    """
+    z = x + GOLDEN
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def uniform(key, counter):
+    """Return the uniform in [0, 1) number ``counter`` of the stream ``key`` (53-bit).
+
+    Parameters
+    ----------
+    key : uint64
+        Stream key, e.g. from :func:`replicate_key`.
+    counter : int or uint64
+        Index of the draw inside the stream.
+
+    Returns
+    -------
+    float
+        A multiple of 2**-53 in [0, 1).
+    """
+    h = splitmix64(key + np.uint64(counter) * GOLDEN)
+    return np.float64(h >> _S11) * _INV53
+
+
+@njit(cache=True, inline="always")
+def replicate_key(cell_key, replicate):
+    """Key of replicate ``replicate`` of the grid cell with key ``cell_key``.
+
+    Parameters
+    ----------
+    cell_key : uint64
+        Stable 64-bit key of a grid cell (seed and parameter values).
+    replicate : int
+        Replicate index.
+
+    Returns
+    -------
+    uint64
+    """
+    return splitmix64(splitmix64(cell_key ^ (np.uint64(replicate) * _M2)))
+
+
+@njit(cache=True)
+def _binomial_inversion(n, p, key, ctr):
+    """Binomial(n, p) by sequential inversion, for n * p <= 30 and p <= 0.5."""
+    q = 1.0 - p
+    qn = math.exp(n * math.log(q))
+    np_ = n * p
+    bound = min(n, int(np_ + 10.0 * math.sqrt(np_ * q + 1.0)))
+    x = 0
+    px = qn
+    u = uniform(key, ctr)
+    ctr += 1
+    while u > px:
+        x += 1
+        if x > bound:
+            x = 0
+            px = qn
+            u = uniform(key, ctr)
+            ctr += 1
+        else:
+            u -= px
+            px = ((n - x + 1) * p * px) / (x * q)
+    return x, ctr
+
+
+@njit(cache=True)
+def _stirling_tail(f):
+    f2 = f * f
+    return (13680.0 - (462.0 - (132.0 - (99.0 - 140.0 / f2) / f2) / f2) / f2) / f / 166320.0
+
+
+@njit(cache=True)
+def _binomial_btpe(n, p, key, ctr):
+    """Binomial(n, p) by BTPE (Kachitvichyanukul & Schmeiser 1988), p <= 0.5, n p > 30.
+
+    A transcription of numpy's ``random_binomial_btpe``, drawing its uniforms
+    from the counter stream.
+    """
+    r = p
+    q = 1.0 - r
+    fm = n * r + r
+    m = int(math.floor(fm))
+    p1 = math.floor(2.195 * math.sqrt(n * r * q) - 4.6 * q) + 0.5
+    xm = m + 0.5
+    xl = xm - p1
+    xr = xm + p1
+    c = 0.134 + 20.5 / (15.3 + m)
+    a = (fm - xl) / (fm - xl * r)
+    laml = a * (1.0 + a / 2.0)
+    a = (xr - fm) / (xr * q)
+    lamr = a * (1.0 + a / 2.0)
+    p2 = p1 * (1.0 + 2.0 * c)
+    p3 = p2 + c / laml
+    p4 = p3 + c / lamr
+    nrq = n * r * q
+    while True:
+        u = uniform(key, ctr) * p4
+        v = uniform(key, ctr + 1)
+        ctr += 2
+        if u <= p1:
+            y = int(math.floor(xm - p1 * v + u))
+            return y, ctr
+        if u <= p2:
+            x = xl + (u - p1) / c
+            v = v * c + 1.0 - abs(m - x + 0.5) / p1
+            if v > 1.0:
+                continue
+            y = int(math.floor(x))
+        elif u <= p3:
+            if v == 0.0:
+                continue
+            y = int(math.floor(xl + math.log(v) / laml))
+            if y < 0:
+                continue
+            v = v * (u - p2) * laml
+        else:
+            if v == 0.0:
+                continue
+            y = int(math.floor(xr - math.log(v) / lamr))
+            if y > n:
+                continue
+            v = v * (u - p3) * lamr
+        k = abs(y - m)
+        if k <= 20 or k >= nrq / 2.0 - 1.0:
+            # explicit evaluation of f(y) / f(m)
+            s = r / q
+            aa = s * (n + 1)
+            f = 1.0
+            if m < y:
+                for i in range(m + 1, y + 1):
+                    f *= aa / i - s
+            elif m > y:
+                for i in range(y + 1, m + 1):
+                    f /= aa / i - s
+            if v > f:
+                continue
+            return y, ctr
+        # squeeze using upper and lower bounds on log(f(y))
+        rho = (k / nrq) * ((k * (k / 3.0 + 0.625) + 0.16666666666666666) / nrq + 0.5)
+        t = -k * k / (2.0 * nrq)
+        if v == 0.0:
+            return y, ctr
+        big_a = math.log(v)
+        if big_a < t - rho:
+            return y, ctr
+        if big_a > t + rho:
+            continue
+        x1 = y + 1.0
+        f1 = m + 1.0
+        z = n + 1.0 - m
+        w = n - y + 1.0
+        bound = (xm * math.log(f1 / x1) + (n - m + 0.5) * math.log(z / w)
+                 + (y - m) * math.log(w * r / (x1 * q))
+                 + _stirling_tail(f1) + _stirling_tail(z) + _stirling_tail(x1)
+                 + _stirling_tail(w))
+        if big_a > bound:
+            continue
+        return y, ctr
+
+
+@njit(cache=True)
+def binomial(n, p, key, ctr):
+    """Draw Binomial(n, p) from the counter stream ``key``, starting at draw ``ctr``.
+
+    Uses inversion when ``min(p, 1-p) * n <= 30`` and BTPE otherwise (as numpy
+    does), so the expected cost is bounded whatever ``n`` is.
+
+    Parameters
+    ----------
+    n : int
+        Number of trials (>= 0).
+    p : float
+        Success probability in [0, 1].
+    key : uint64
+        Stream key.
+    ctr : int
+        Index of the first uniform to use.
+
+    Returns
+    -------
+    (int, int)
+        The draw and the next unused counter value.
+    """
+    if n <= 0 or p <= 0.0:
+        return 0, ctr
+    if p >= 1.0:
+        return n, ctr
+    if p <= 0.5:
+        if p * n <= 30.0:
+            return _binomial_inversion(n, p, key, ctr)
+        return _binomial_btpe(n, p, key, ctr)
+    q = 1.0 - p
+    if q * n <= 30.0:
+        x, ctr = _binomial_inversion(n, q, key, ctr)
+    else:
+        x, ctr = _binomial_btpe(n, q, key, ctr)
+    return n - x, ctr
+
+
+@njit(cache=True)
+def std_normal(key, ctr):
+    """Standard normal by Box-Muller from two uniforms; returns (z, next ctr)."""
+    u1 = 1.0 - uniform(key, ctr)  # in (0, 1]
+    u2 = uniform(key, ctr + 1)
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2), ctr + 2
+
+
+@njit(cache=True)
+def gamma(shape, key, ctr):
+    """Gamma(shape, 1) by Marsaglia & Tsang (2000); shape < 1 via the U**(1/shape) boost.
+
+    Returns (x, next ctr).
+    """
+    boost = 1.0
+    if shape < 1.0:
+        u = 1.0 - uniform(key, ctr)
+        ctr += 1
+        boost = u ** (1.0 / shape)
+        shape += 1.0
+    d = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        z, ctr = std_normal(key, ctr)
+        v = 1.0 + c * z
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = uniform(key, ctr)
+        ctr += 1
+        if u < 1.0 - 0.0331 * z * z * z * z:
+            return d * v * boost, ctr
+        if u > 0.0 and math.log(u) < 0.5 * z * z + d * (1.0 - v + math.log(v)):
+            return d * v * boost, ctr
+
+
+@njit(cache=True)
+def beta(a, b, key, ctr):
+    """Beta(a, b) as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b); returns (x, next ctr)."""
+    x, ctr = gamma(a, key, ctr)
+    y, ctr = gamma(b, key, ctr)
+    return x / (x + y), ctr
+
+
+@njit(cache=True)
+def categorical(cum, u):
+    """Index of the first ``cum[i] > u`` (inverse CDF of a cumulative probability vector)."""
+    n = cum.shape[0]
+    for i in range(n - 1):
+        if u < cum[i]:
+            return i
+    return n - 1
+
+
+@njit(cache=True)
+def multinomial_into(n, probs, key, ctr, out):
+    """Draw Multinomial(n, probs) into ``out`` by conditional binomials; returns next ctr.
+
+    ``probs`` need not sum exactly to one: the last non-zero cell takes the rest.
+    """
+    total = 0.0
+    last = -1
+    for i in range(probs.shape[0]):
+        out[i] = 0
+        if probs[i] > 0.0:
+            total += probs[i]
+            last = i
+    left = n
+    rest = total
+    for i in range(probs.shape[0]):
+        if left == 0 or probs[i] <= 0.0:
+            continue
+        if i == last:
+            out[i] = left
+            break
+        pi = probs[i] / rest
+        if pi > 1.0:
+            pi = 1.0
+        x, ctr = binomial(left, pi, key, ctr)
+        out[i] = x
+        left -= x
+        rest -= probs[i]
+    return ctr
+
+
+# --------------------------------------------------------------------------- metrics
+@njit(cache=True)
+def metrics_into(conf, theta_sum, res):
+    """Fill ``res`` (length N_FIELDS) from an L x L confusion matrix ``conf[truth, pred]``.
+
+    Binary (L = 2): precision, recall and F1 of the positive class (label 1).
+    L > 2: macro averages over all L classes (one-vs-rest). 0/0 counts as 0
+    (scikit-learn's ``zero_division=0``); F1 = 2 TP / (2 TP + FP + FN).
+    An empty stratum (n = 0) gives NaN metrics. tp/fp/fn/tn are those of
+    label 1 against the rest for any L.
+    """
+    n_lab = conf.shape[0]
+    n = 0
+    correct = 0
+    for a in range(n_lab):
+        for b in range(n_lab):
+            n += conf[a, b]
+        correct += conf[a, a]
+    tp = conf[1, 1]
+    fn = 0
+    fp = 0
+    for a in range(n_lab):
+        if a != 1:
+            fn += conf[1, a]
+            fp += conf[a, 1]
+    tn = n - tp - fn - fp
+    res[0] = n
+    res[1] = correct
+    res[2] = tp
+    res[3] = fp
+    res[4] = fn
+    res[5] = tn
+    if n == 0:
+        for f in range(6, res.shape[0]):
+            res[f] = np.nan
+        return
+    res[6] = correct / n
+    if n_lab == 2:
+        res[7] = tp / (tp + fp) if tp + fp > 0 else 0.0
+        res[8] = tp / (tp + fn) if tp + fn > 0 else 0.0
+        res[9] = 2.0 * tp / (2.0 * tp + fp + fn) if tp + fp + fn > 0 else 0.0
+    else:
+        sp = 0.0
+        sr = 0.0
+        sf = 0.0
+        for c in range(n_lab):
+            tpc = conf[c, c]
+            predc = 0
+            truec = 0
+            for a in range(n_lab):
+                predc += conf[a, c]
+                truec += conf[c, a]
+            if predc > 0:
+                sp += tpc / predc
+            if truec > 0:
+                sr += tpc / truec
+            if predc + truec > 0:
+                sf += 2.0 * tpc / (predc + truec)
+        res[7] = sp / n_lab
+        res[8] = sr / n_lab
+        res[9] = sf / n_lab
+    res[10] = theta_sum / n
+
+
+@njit(cache=True)
+def _finish_replicate(conf, theta_sum, out_r):
+    """Metrics of every labeller x stratum of one replicate into ``out_r[j, s, :]``."""
+    for j in range(conf.shape[0]):
+        for s in range(conf.shape[1]):
+            metrics_into(conf[j, s], theta_sum[s], out_r[j, s])
+
+
+# --------------------------------------------------------------------------- explicit, any L
+@njit(cache=True, inline="always")
+def _other_label(c, n_lab, u):
+    """A label other than ``c``, uniformly among the n_lab - 1 others."""
+    k = int(u * (n_lab - 1))
+    if k >= n_lab - 1:
+        k = n_lab - 2
+    return (c + 1 + k) % n_lab
+
+
+@njit(cache=True, inline="always")
+def _draw_theta(theta_kind, theta_par, theta_cum, key, ctr):
+    """Per-item agreement level theta (panel mode); returns (theta, next ctr)."""
+    if theta_kind == THETA_FIXED:
+        return theta_par[0], ctr
+    if theta_kind == THETA_BETA:
+        b, ctr = beta(theta_par[0], theta_par[1], key, ctr)
+        return theta_par[2] + (theta_par[3] - theta_par[2]) * b, ctr
+    i = categorical(theta_cum, uniform(key, ctr))
+    return theta_par[i], ctr + 1
+
+
+@njit(cache=True)
+def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class_counts,
+                          bernoulli, theta_kind, theta_par, theta_cum, tie_rule,
+                          lab_kind, lab_cum, stratum_of_top, n_strata, out_r):
+    """One replicate of the per-item simulation (any L, K); fills ``out_r``."""
+    n_j = lab_kind.shape[0]
+    conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
+    theta_sum = np.zeros(n_strata)
+    votes = np.zeros(n_lab, dtype=np.int64)
+    # draws per item: class, theta (Beta needs a variable number: own sub-stream),
+    # K votes x 2, tie-break, labellers x 2
+    stride = np.uint64(2 * panel_k + 2 * n_j + 4)
+    for i in range(n_items):
+        base = np.uint64(i) * stride
+        # modal (coin mode: true) label
+        if bernoulli:
+            c = categorical(class_cum, uniform(rkey, base))
+        else:
+            c = 0
+            acc = class_counts[0]
+            while i >= acc:
+                c += 1
+                acc += class_counts[c]
+        g = c
+        if panel:
+            theta, _ = _draw_theta(theta_kind, theta_par, theta_cum,
+                                   splitmix64(rkey ^ (np.uint64(i) * _M1 + _M2)), 0)
+            for a in range(n_lab):
+                votes[a] = 0
+            for k in range(panel_k):
+                u = uniform(rkey, base + np.uint64(2 + 2 * k))
+                if u < theta:
+                    votes[c] += 1
+                else:
+                    votes[_other_label(c, n_lab, uniform(rkey, base + np.uint64(3 + 2 * k)))] += 1
+            top = 0
+            for a in range(n_lab):
+                if votes[a] > top:
+                    top = votes[a]
+            n_top = 0
+            for a in range(n_lab):
+                if votes[a] == top:
+                    n_top += 1
+            if n_top == 1:
+                for a in range(n_lab):
+                    if votes[a] == top:
+                        g = a
+            else:
+                if tie_rule == TIE_DROP:
+                    continue
+                if tie_rule >= 0 and votes[tie_rule] == top:
+                    g = tie_rule
+                else:
+                    pick = int(uniform(rkey, base + np.uint64(2 * panel_k + 2)) * n_top)
+                    if pick >= n_top:
+                        pick = n_top - 1
+                    for a in range(n_lab):
+                        if votes[a] == top:
+                            if pick == 0:
+                                g = a
+                            pick -= 1
+            s = stratum_of_top[top]
+        else:
+            theta = theta_par[0]
+            g = c
+            s = 0
+        theta_sum[0] += theta
+        if s > 0:
+            theta_sum[s] += theta
+        lbase = base + np.uint64(2 * panel_k + 4)
+        for j in range(n_j):
+            u = uniform(rkey, lbase + np.uint64(2 * j))
+            if lab_kind[j] == EXPERT:
+                if u < theta:
+                    h = c
+                else:
+                    h = _other_label(c, n_lab, uniform(rkey, lbase + np.uint64(2 * j + 1)))
+            else:
+                h = categorical(lab_cum[j, c], u)
+            conf[j, 0, g, h] += 1
+            if s > 0:
+                conf[j, s, g, h] += 1
+    _finish_replicate(conf, theta_sum, out_r)
+
+
+@njit(cache=True, parallel=True)
+def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum, class_counts,
+                     bernoulli, theta_kind, theta_par, theta_cum, tie_rule, lab_kind, lab_cum,
+                     stratum_of_top, n_strata, out):
+    """Per-item simulation of ``n_rep`` replicates of one grid cell (any L, K).
+
+    Coin mode (``panel=False``): item i's true label is its class; labellers
+    predict from it. Panel mode: item i has a modal label and an agreement
+    level theta; K annotators vote (modal label with probability theta, else a
+    uniform other label); the truth is the plurality with ``tie_rule``
+    (TIE_RANDOM, TIE_DROP, or a label that wins the ties it takes part in);
+    the stratum is ``stratum_of_top[top votes]``. Labellers: EXPERT (modal
+    label with probability theta, else a uniform other label) or MATRIX
+    (``lab_cum[j, modal]`` is the cumulative prediction distribution).
+    Writes ``out[r, j, s, :]`` (fields :data:`FIELDS`). Replicates run in
+    parallel (``prange``); :func:`explicit_generic_serial` is the serial twin.
+    """
+    for r in prange(n_rep):
+        _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
+                              class_cum, class_counts, bernoulli, theta_kind, theta_par,
+                              theta_cum, tie_rule, lab_kind, lab_cum, stratum_of_top,
+                              n_strata, out[r])
+
+
+@njit(cache=True)
+def explicit_generic_serial(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
+                            class_counts, bernoulli, theta_kind, theta_par, theta_cum, tie_rule,
+                            lab_kind, lab_cum, stratum_of_top, n_strata, out):
+    """Serial twin of :func:`explicit_generic` (bit-identical results)."""
+    for r in range(n_rep):
+        _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
+                              class_cum, class_counts, bernoulli, theta_kind, theta_par,
+                              theta_cum, tie_rule, lab_kind, lab_cum, stratum_of_top,
+                              n_strata, out[r])
+
+
+# --------------------------------------------------------------------------- explicit, L = 2
+@njit(cache=True)
+def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, theta_kind,
+                         theta_par, theta_cum, tie_rule, lab_kind, lab_p1, stratum_of_top,
+                         n_strata, out_r):
+    """One replicate, L = 2, K = len(ktuple) known at compile time."""
+    n_j = lab_kind.shape[0]
+    panel_k = len(ktuple)
+    conf = np.zeros((n_j, n_strata, 2, 2), dtype=np.int64)
+    theta_sum = np.zeros(n_strata)
+    stride = np.uint64(panel_k + n_j + 2)
+    for i in range(n_items):
+        base = np.uint64(i) * stride
+        if bernoulli:
+            c = 1 if uniform(rkey, base) < m else 0
+        else:
+            c = 1 if i < n_pos else 0
+        if panel:
+            if theta_kind == THETA_FIXED:
+                theta = theta_par[0]
+            else:
+                theta, _ = _draw_theta(theta_kind, theta_par, theta_cum,
+                                       splitmix64(rkey ^ (np.uint64(i) * _M1 + _M2)), 0)
+            v = 0
+            for k in ktuple:  # unrolled: K is part of the type
+                v += np.int64(uniform(rkey, base + np.uint64(k + 1)) < theta)
+            w = panel_k - v
+            if 2 * v > panel_k:
+                g = c
+            elif 2 * v < panel_k:
+                g = 1 - c
+            else:
+                if tie_rule == TIE_DROP:
+                    continue
+                if tie_rule >= 0:
+                    g = tie_rule
+                else:
+                    g = 1 if uniform(rkey, base + np.uint64(panel_k + 1)) < 0.5 else 0
+            s = stratum_of_top[v if v > w else w]
+        else:
+            theta = theta_par[0]
+            g = c
+            s = 0
+        theta_sum[0] += theta
+        if s > 0:
+            theta_sum[s] += theta
+        lbase = base + np.uint64(panel_k + 2)
+        for j in range(n_j):
+            u = uniform(rkey, lbase + np.uint64(j))
+            if lab_kind[j] == EXPERT:
+                h = c if u < theta else 1 - c
+            else:
+                h = 1 if u < lab_p1[j, c] else 0
+            conf[j, 0, g, h] += 1
+            if s > 0:
+                conf[j, s, g, h] += 1
+    _finish_replicate(conf, theta_sum, out_r)
+
+
+@njit(cache=True, parallel=True)
+def explicit_binary(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m, theta_kind,
+                    theta_par, theta_cum, tie_rule, lab_kind, lab_p1, stratum_of_top, n_strata,
+                    out):
+    """Per-item simulation for L = 2 with K = len(ktuple) fixed at compile time.
+
+    ``ktuple`` is ``tuple(range(K))``: its length specialises (and caches) one
+    compiled version per K so the vote loop unrolls. ``lab_p1[j, c]`` is
+    P(prediction = 1 | modal label = c) for MATRIX labellers. Same model and
+    output as :func:`explicit_generic`; :func:`explicit_binary_serial` is the
+    serial twin.
+    """
+    for r in prange(n_rep):
+        _explicit_binary_rep(replicate_key(cell_key, r), n_items, ktuple, panel, n_pos,
+                             bernoulli, m, theta_kind, theta_par, theta_cum, tie_rule,
+                             lab_kind, lab_p1, stratum_of_top, n_strata, out[r])
+
+
+@njit(cache=True)
+def explicit_binary_serial(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m,
+                           theta_kind, theta_par, theta_cum, tie_rule, lab_kind, lab_p1,
+                           stratum_of_top, n_strata, out):
+    """Serial twin of :func:`explicit_binary` (bit-identical results)."""
+    for r in range(n_rep):
+        _explicit_binary_rep(replicate_key(cell_key, r), n_items, ktuple, panel, n_pos,
+                             bernoulli, m, theta_kind, theta_par, theta_cum, tie_rule,
+                             lab_kind, lab_p1, stratum_of_top, n_strata, out[r])
+
+
+# --------------------------------------------------------------------------- collapsed
+@njit(cache=True)
+def _collapsed_rep(rkey, group_counts, group_bern, cell_probs, cell_stratum, cell_truth,
+                   cell_pred, cell_theta, n_lab, n_strata, out_r):
+    """One replicate of the collapsed path; fills ``out_r``."""
+    n_j = cell_pred.shape[1]
+    n_cells = cell_probs.shape[1]
+    conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
+    theta_sum = np.zeros(n_strata)
+    counts = np.zeros(n_cells, dtype=np.int64)
+    gsizes = np.zeros(group_counts.shape[0], dtype=np.int64)
+    ctr = 0
+    if group_bern.shape[0] > 0:
+        ctr = multinomial_into(group_counts.sum(), group_bern, rkey, ctr, gsizes)
+    else:
+        gsizes[:] = group_counts
+    for grp in range(group_counts.shape[0]):
+        ctr = multinomial_into(gsizes[grp], cell_probs[grp], rkey, ctr, counts)
+        for cell in range(n_cells):
+            x = counts[cell]
+            if x == 0:
+                continue
+            s = cell_stratum[cell]
+            if s < 0:  # dropped (tied, tie rule "drop")
+                continue
+            g = cell_truth[cell]
+            theta_sum[0] += x * cell_theta[grp, cell]
+            if s > 0:
+                theta_sum[s] += x * cell_theta[grp, cell]
+            for j in range(n_j):
+                h = cell_pred[cell, j]
+                conf[j, 0, g, h] += x
+                if s > 0:
+                    conf[j, s, g, h] += x
+    _finish_replicate(conf, theta_sum, out_r)
+
+
+@njit(cache=True, parallel=True)
+def collapsed(cell_key, n_rep, group_counts, group_bern, cell_probs, cell_stratum, cell_truth,
+              cell_pred, cell_theta, n_lab, n_strata, out):
+    """Collapsed simulation of exchangeable items: cost independent of N.
+
+    Items fall in groups (e.g. by class) of ``group_counts[g]`` items (or, when
+    ``group_bern`` is non-empty, group sizes drawn as
+    Multinomial(group_counts.sum(), group_bern)). An item of group g falls in
+    joint outcome cell ``c`` with probability ``cell_probs[g, c]``; a cell fixes
+    the stratum (``cell_stratum``, -1 = dropped), the truth (``cell_truth``) and
+    every labeller's prediction (``cell_pred[c, j]``). Per replicate the cell
+    counts are one multinomial draw per group. ``cell_theta[g, c]`` is
+    E[theta | group, cell] (used for the theta field). Same output as
+    :func:`explicit_generic`; :func:`collapsed_serial` is the serial twin.
+    """
+    for r in prange(n_rep):
+        _collapsed_rep(replicate_key(cell_key, r), group_counts, group_bern, cell_probs,
+                       cell_stratum, cell_truth, cell_pred, cell_theta, n_lab, n_strata, out[r])
+
+
+@njit(cache=True)
+def collapsed_serial(cell_key, n_rep, group_counts, group_bern, cell_probs, cell_stratum,
+                     cell_truth, cell_pred, cell_theta, n_lab, n_strata, out):
+    """Serial twin of :func:`collapsed` (bit-identical results)."""
+    for r in range(n_rep):
+        _collapsed_rep(replicate_key(cell_key, r), group_counts, group_bern, cell_probs,
+                       cell_stratum, cell_truth, cell_pred, cell_theta, n_lab, n_strata, out[r])

@@ -1,0 +1,364 @@
+"""Labellers and agreement priors for :func:`labelvar.simulate`, as small frozen dataclasses.
+
+Every object is validated on creation (``ValueError`` naming the field).
+
+Labellers (each has a ``name``, the value of the ``labeller`` column; names
+must be unique within one call):
+
+- :class:`Expert` -- one more annotator drawn like the panel: coin mode, the
+  true label with probability p_d, else a uniformly chosen other label; panel
+  mode, the item's modal label with probability theta (the item's agreement
+  level), else a uniformly chosen other label.
+- :class:`Random` -- uniform over the L labels.
+- :class:`Prior` -- predicts class c with its prior frequency (independently of
+  the item).
+- :class:`Constant` -- always the same label.
+- :class:`Model` -- a model with accuracy q against the modal label (wrong
+  answers uniform over the other labels), or, for L = 2, a given sensitivity and
+  specificity against the modal label.
+
+Agreement priors (panel mode, per-item theta): :class:`BetaPrior` (a Beta(a, b)
+rescaled to [lo, hi]) and :class:`DiscretePrior` (a finite mixture).
+
+Examples
+--------
+>>> from labelvar.models import Model, Constant, BetaPrior
+>>> Model(accuracy=0.8, name="A").matrix(2, [0.5, 0.5], 0.9).round(2).tolist()
+[[0.8, 0.2], [0.2, 0.8]]
+>>> Constant(label=1).matrix(3, [0.2, 0.4, 0.4], 0.9).tolist()[0]
+[0.0, 1.0, 0.0]
+>>> BetaPrior(2, 1).support(2)
+(0.5, 1.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from labelvar import _validate as v
+
+
+def _check_name(name) -> None:
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"labeller name must be a non-empty string, got {name!r}")
+
+
+def _symmetric(n_labels: int, q) -> np.ndarray:
+    """P(pred = h | modal = c): q on the diagonal, (1 - q) / (L - 1) elsewhere.
+
+    ``q`` may be an array (e.g. theta nodes); the result then has shape q.shape + (L, L).
+    """
+    q = np.asarray(q, dtype=float)[..., None, None]
+    eye = np.eye(n_labels)
+    return eye * q + (1.0 - eye) * (1.0 - q) / (n_labels - 1)
+
+
+@dataclass(frozen=True)
+class Expert:
+    """One more annotator drawn like the panel (coin mode: agrees with the truth w.p. p_d).
+
+    Examples
+    --------
+    >>> Expert().matrix(2, [0.5, 0.5], 0.7).tolist()
+    [[0.7, 0.30000000000000004], [0.30000000000000004, 0.7]]
+    """
+
+    name: str = "expert"
+
+    def __post_init__(self):
+        _check_name(self.name)
+
+    def matrix(self, n_labels, class_prior, theta):
+        """P(prediction = h | modal label = c, theta) as an (..., L, L) array."""
+        return _symmetric(n_labels, theta)
+
+
+@dataclass(frozen=True)
+class Random:
+    """Uniform over the L labels.
+
+    Examples
+    --------
+    >>> Random().matrix(4, [0.25] * 4, 0.9)[0].tolist()
+    [0.25, 0.25, 0.25, 0.25]
+    """
+
+    name: str = "random"
+
+    def __post_init__(self):
+        _check_name(self.name)
+
+    def matrix(self, n_labels, class_prior, theta):
+        """P(prediction = h | modal label = c) as an (..., L, L) array."""
+        shape = np.shape(theta) + (n_labels, n_labels)
+        return np.full(shape, 1.0 / n_labels)
+
+
+@dataclass(frozen=True)
+class Prior:
+    """Predicts each class with its prior frequency, independently of the item.
+
+    Examples
+    --------
+    >>> Prior().matrix(2, [0.9, 0.1], 0.9)[1].tolist()
+    [0.9, 0.1]
+    """
+
+    name: str = "prior"
+
+    def __post_init__(self):
+        _check_name(self.name)
+
+    def matrix(self, n_labels, class_prior, theta):
+        """P(prediction = h | modal label = c) as an (..., L, L) array."""
+        prior = np.asarray(class_prior, dtype=float)
+        shape = np.shape(theta) + (n_labels, n_labels)
+        return np.broadcast_to(prior, shape).copy()
+
+
+@dataclass(frozen=True)
+class Constant:
+    """Always predicts ``label`` (default 1, the positive class).
+
+    Examples
+    --------
+    >>> Constant(label=0, name="always0").matrix(2, [0.5, 0.5], 0.9)[1].tolist()
+    [1.0, 0.0]
+    """
+
+    label: int = 1
+    name: str = "constant"
+
+    def __post_init__(self):
+        _check_name(self.name)
+        v.integer("Constant.label", self.label, lo=0)
+
+    def matrix(self, n_labels, class_prior, theta):
+        """P(prediction = h | modal label = c) as an (..., L, L) array."""
+        if self.label >= n_labels:
+            raise ValueError(f"Constant.label must be in [0, n_labels - 1] = [0, {n_labels - 1}]"
+                             f", got {self.label}")
+        shape = np.shape(theta) + (n_labels, n_labels)
+        out = np.zeros(shape)
+        out[..., self.label] = 1.0
+        return out
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model scored against the modal label.
+
+    Give either ``accuracy`` (probability of returning the modal label; wrong
+    answers uniform over the other labels; any L), or ``sensitivity`` and
+    ``specificity`` (L = 2 only: P(predict 1 | modal 1) and P(predict 0 | modal 0)).
+    With neither, ``accuracy=0.8`` (what the plain string ``"model"`` means).
+    Errors are independent of the panel and of the other labellers given the
+    item's modal label.
+
+    Examples
+    --------
+    >>> Model(sensitivity=0.9, specificity=0.7, name="B").matrix(2, [0.5, 0.5], 1.0).tolist()
+    [[0.7, 0.30000000000000004], [0.09999999999999998, 0.9]]
+    """
+
+    accuracy: float | None = None
+    sensitivity: float | None = None
+    specificity: float | None = None
+    name: str = "model"
+
+    def __post_init__(self):
+        _check_name(self.name)
+        two_coin = (self.sensitivity is not None, self.specificity is not None)
+        if any(two_coin) and not all(two_coin):
+            raise ValueError("Model needs both sensitivity and specificity, or neither")
+        if all(two_coin) and self.accuracy is not None:
+            raise ValueError("Model takes accuracy or (sensitivity, specificity), not both")
+        if self.accuracy is None and not any(two_coin):
+            object.__setattr__(self, "accuracy", 0.8)
+        for fld in ("accuracy", "sensitivity", "specificity"):
+            value = getattr(self, fld)
+            if value is not None:
+                v.probability(f"Model.{fld}", value)
+                if np.ndim(value) != 0:
+                    raise ValueError(f"Model.{fld} must be a single number, got {value!r}")
+                object.__setattr__(self, fld, float(value))
+
+    def matrix(self, n_labels, class_prior, theta):
+        """P(prediction = h | modal label = c) as an (..., L, L) array."""
+        shape = np.shape(theta) + (n_labels, n_labels)
+        if self.accuracy is not None:
+            return np.broadcast_to(_symmetric(n_labels, self.accuracy), shape).copy()
+        if n_labels != 2:
+            raise ValueError(f"Model {self.name!r} with sensitivity/specificity needs "
+                             f"n_labels = 2, got {n_labels}")
+        mat = np.array([[self.specificity, 1.0 - self.specificity],
+                        [1.0 - self.sensitivity, self.sensitivity]])
+        return np.broadcast_to(mat, shape).copy()
+
+
+LABELLERS = {"expert": Expert, "random": Random, "prior": Prior, "constant": Constant,
+             "model": Model}
+Labeller = Expert | Random | Prior | Constant | Model
+
+
+def as_labellers(labellers) -> tuple:
+    """Turn strings / labeller objects into a tuple of labeller objects with unique names.
+
+    Examples
+    --------
+    >>> [lab.name for lab in as_labellers(("expert", Model(accuracy=0.7, name="A")))]
+    ['expert', 'A']
+    """
+    if isinstance(labellers, str) or not hasattr(labellers, "__iter__"):
+        labellers = (labellers,)
+    out = []
+    for lab in labellers:
+        if isinstance(lab, str):
+            if lab not in LABELLERS:
+                raise ValueError(f"labellers must be one of {', '.join(map(repr, LABELLERS))} "
+                                 f"or labeller objects from labelvar.models; got {lab!r}")
+            lab = LABELLERS[lab]()
+        elif not isinstance(lab, (Expert, Random, Prior, Constant, Model)):
+            raise ValueError(f"labellers must be strings or labeller objects from "
+                             f"labelvar.models; got {lab!r}")
+        out.append(lab)
+    if not out:
+        raise ValueError("labellers must name at least one labeller")
+    names = [lab.name for lab in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"labellers must have unique names; repeated: {', '.join(dup)}")
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- theta priors
+@dataclass(frozen=True)
+class BetaPrior:
+    """Per-item agreement theta = lo + (hi - lo) * Beta(a, b); ``lo=None`` means 1/L.
+
+    The support [lo, hi] must lie inside [1/L, 1] so the modal label is modal.
+
+    Examples
+    --------
+    >>> p = BetaPrior(4, 1)
+    >>> p.support(2), round(p.mean(2), 4)
+    ((0.5, 1.0), 0.9)
+    """
+
+    a: float
+    b: float
+    lo: float | None = None
+    hi: float = 1.0
+
+    def __post_init__(self):
+        for fld in ("a", "b"):
+            value = v.as_float_array(f"BetaPrior.{fld}", getattr(self, fld))
+            if np.ndim(value) != 0 or not value > 0 or not np.isfinite(value):
+                raise ValueError(f"BetaPrior.{fld} must be a number > 0, got {value!r}")
+            object.__setattr__(self, fld, float(value))
+        if self.lo is not None:
+            object.__setattr__(self, "lo", float(v.probability("BetaPrior.lo", self.lo)))
+        object.__setattr__(self, "hi", float(v.probability("BetaPrior.hi", self.hi)))
+        if self.lo is not None and not self.lo < self.hi:
+            raise ValueError(f"BetaPrior.lo must be < hi, got lo={self.lo}, hi={self.hi}")
+
+    def support(self, n_labels: int) -> tuple[float, float]:
+        """Return (lo, hi) for ``n_labels`` labels."""
+        lo = 1.0 / n_labels if self.lo is None else self.lo
+        return lo, self.hi
+
+    def mean(self, n_labels: int) -> float:
+        """Return E[theta]."""
+        lo, hi = self.support(n_labels)
+        return lo + (hi - lo) * self.a / (self.a + self.b)
+
+    def nodes(self, n_labels: int, degree: int):
+        """Gauss-Jacobi nodes and weights integrating polynomials of ``degree`` exactly.
+
+        Returns (theta, weights) with weights summing to one.
+        """
+        from scipy.special import roots_jacobi
+
+        n = degree // 2 + 2
+        t, w = roots_jacobi(n, self.b - 1.0, self.a - 1.0)  # weight (1-t)^(b-1) (1+t)^(a-1)
+        lo, hi = self.support(n_labels)
+        x = (1.0 + t) / 2.0
+        return lo + (hi - lo) * x, w / w.sum()
+
+    def key(self) -> str:
+        """Stable text used in the grid-cell key and the ``theta_prior`` column."""
+        return f"beta(a={self.a!r},b={self.b!r},lo={self.lo!r},hi={self.hi!r})"
+
+
+@dataclass(frozen=True)
+class DiscretePrior:
+    """Per-item agreement theta drawn from ``values`` with probabilities ``weights``.
+
+    Examples
+    --------
+    >>> DiscretePrior((0.6, 1.0), (0.5, 0.5)).mean(2)
+    0.8
+    """
+
+    values: tuple
+    weights: tuple | None = None
+    _w: tuple = field(init=False, repr=False, compare=False, default=())
+
+    def __post_init__(self):
+        vals = v.probability("DiscretePrior.values", self.values)
+        if vals.ndim != 1 or vals.size == 0:
+            raise ValueError("DiscretePrior.values must be a non-empty 1-d sequence")
+        if self.weights is None:
+            w = np.full(vals.size, 1.0 / vals.size)
+        else:
+            w = v.as_float_array("DiscretePrior.weights", self.weights)
+            if w.shape != vals.shape or (w < 0).any() or not w.sum() > 0:
+                raise ValueError("DiscretePrior.weights must be >= 0, one per value, "
+                                 "with a positive sum")
+            w = w / w.sum()
+        object.__setattr__(self, "values", tuple(float(x) for x in vals))
+        object.__setattr__(self, "_w", tuple(float(x) for x in w))
+
+    def support(self, n_labels: int) -> tuple[float, float]:
+        """Return (min, max) of the values with positive weight."""
+        vals = [x for x, w in zip(self.values, self._w) if w > 0]
+        return min(vals), max(vals)
+
+    def mean(self, n_labels: int) -> float:
+        """Return E[theta]."""
+        return float(np.dot(self.values, self._w))
+
+    def nodes(self, n_labels: int, degree: int):
+        """Return the support points and their probabilities."""
+        return np.asarray(self.values), np.asarray(self._w)
+
+    def key(self) -> str:
+        """Stable text used in the grid-cell key and the ``theta_prior`` column."""
+        return f"discrete(values={self.values!r},weights={self._w!r})"
+
+
+def check_prior(prior, n_labels: int) -> None:
+    """Raise ValueError if the support of ``prior`` is not inside [1/L, 1]."""
+    lo, hi = prior.support(n_labels)
+    if lo < 1.0 / n_labels - 1e-12 or hi > 1.0:
+        raise ValueError(f"theta_prior support must lie in [1/L, 1] = [{1 / n_labels:.4g}, 1] "
+                         f"for n_labels={n_labels}, got [{lo:.4g}, {hi:.4g}]")
+
+
+def as_prior(prior):
+    """Accept a prior object, None, or ("beta", a, b) / ("discrete", values, weights) tuples.
+
+    Examples
+    --------
+    >>> as_prior(("beta", 2, 2)).key()
+    'beta(a=2.0,b=2.0,lo=None,hi=1.0)'
+    """
+    if prior is None or isinstance(prior, (BetaPrior, DiscretePrior)):
+        return prior
+    if isinstance(prior, (tuple, list)) and prior and prior[0] in ("beta", "discrete"):
+        return (BetaPrior if prior[0] == "beta" else DiscretePrior)(*prior[1:])
+    raise ValueError("theta_prior must be None, a BetaPrior/DiscretePrior, or a tuple "
+                     f"('beta', a, b[, lo, hi]) / ('discrete', values[, weights]); got {prior!r}")
+

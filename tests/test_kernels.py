@@ -1,0 +1,139 @@
+"""The counter-based RNG primitives and kernels of labelvar._kernels."""
+
+import numpy as np
+import pytest
+from numba import njit
+from scipy import stats
+
+from labelvar import _kernels as K
+
+
+@njit(cache=True)
+def _binomials(n, p, key, reps):
+    out = np.empty(reps, dtype=np.int64)
+    ctr = 0
+    for r in range(reps):
+        x, ctr = K.binomial(n, p, key, ctr)
+        out[r] = x
+    return out
+
+
+@njit(cache=True)
+def _betas(a, b, key, reps):
+    out = np.empty(reps)
+    ctr = 0
+    for r in range(reps):
+        x, ctr = K.beta(a, b, key, ctr)
+        out[r] = x
+    return out
+
+
+@njit(cache=True)
+def _uniforms(key, reps):
+    out = np.empty(reps)
+    for r in range(reps):
+        out[r] = K.uniform(key, r)
+    return out
+
+
+def _chi2_pvalue(draws, pmf_support, pmf):
+    obs = np.array([(draws == k).sum() for k in pmf_support], dtype=float)
+    exp = pmf * len(draws)
+    big = exp >= 5
+    obs_b = np.append(obs[big], len(draws) - obs[big].sum())
+    exp_b = np.append(exp[big], len(draws) - exp[big].sum())
+    keep = exp_b > 0
+    return stats.chisquare(obs_b[keep], exp_b[keep]).pvalue
+
+
+@pytest.mark.parametrize("n,p", [(7, 0.3), (40, 0.5), (1000, 0.02), (1000, 0.5), (200_000, 0.3),
+                                 (60, 0.93), (5000, 0.999)])
+def test_binomial_matches_scipy(n, p):
+    draws = _binomials(n, p, np.uint64(2024), 100_000)
+    assert draws.min() >= 0 and draws.max() <= n
+    lo, hi = stats.binom.ppf([1e-7, 1 - 1e-7], n, p).astype(int)
+    support = np.arange(lo, hi + 1)
+    assert _chi2_pvalue(draws, support, stats.binom.pmf(support, n, p)) > 1e-3
+    se = np.sqrt(n * p * (1 - p) / len(draws))
+    assert abs(draws.mean() - n * p) < 5 * se
+
+
+def test_binomial_edges():
+    key = np.uint64(1)
+    assert _binomials(0, 0.4, key, 5).tolist() == [0] * 5
+    assert _binomials(9, 0.0, key, 5).tolist() == [0] * 5
+    assert _binomials(9, 1.0, key, 5).tolist() == [9] * 5
+
+
+@pytest.mark.parametrize("a,b", [(2.0, 1.0), (0.5, 0.7), (8.0, 3.0)])
+def test_beta_matches_scipy(a, b):
+    draws = _betas(a, b, np.uint64(7), 50_000)
+    assert stats.kstest(draws, stats.beta(a, b).cdf).pvalue > 1e-3
+
+
+def test_uniform_is_uniform_and_key_dependent():
+    u = _uniforms(np.uint64(99), 100_000)
+    assert u.min() >= 0.0 and u.max() < 1.0
+    assert stats.kstest(u, "uniform").pvalue > 1e-3
+    # 53-bit resolution: values are multiples of 2**-53
+    assert np.all(u * 2.0**53 == np.floor(u * 2.0**53))
+    assert not np.array_equal(u[:100], _uniforms(np.uint64(100), 100))
+    assert np.array_equal(u[:100], _uniforms(np.uint64(99), 100))
+
+
+def _coin_binary_args(parallel):
+    kern = K.explicit_binary if parallel else K.explicit_binary_serial
+    lab_kind = np.array([K.EXPERT, K.MATRIX], dtype=np.int64)
+    lab_p1 = np.array([[0.0, 0.0], [0.5, 0.5]])
+    out = np.empty((300, 2, 1, K.N_FIELDS))
+    kern(np.uint64(5), 300, 250, (0,), False, 40, False, 0.16, K.THETA_FIXED,
+         np.array([0.8]), np.ones(1), K.TIE_RANDOM, lab_kind, lab_p1,
+         np.zeros(1, dtype=np.int64), 1, out)
+    return out
+
+
+def test_serial_and_parallel_kernels_identical():
+    a = _coin_binary_args(True)
+    b = _coin_binary_args(False)
+    assert np.array_equal(a, b, equal_nan=True)
+    assert (a[:, :, 0, 0] == 250).all()          # n
+    assert (a[:, :, 0, 2] + a[:, :, 0, 4] == 40).all()  # tp + fn = positives
+
+
+def test_metrics_binary_and_macro():
+    res = np.empty(K.N_FIELDS)
+    conf = np.array([[50, 10], [5, 35]], dtype=np.int64)  # truth x pred
+    K.metrics_into(conf, 0.0, res)
+    assert res[:6].tolist() == [100, 85, 35, 10, 5, 50]
+    assert res[6] == pytest.approx(0.85)
+    assert res[7] == pytest.approx(35 / 45) and res[8] == pytest.approx(35 / 40)
+    assert res[9] == pytest.approx(70 / 85)
+    conf3 = np.array([[5, 1, 0], [2, 6, 2], [0, 0, 0]], dtype=np.int64)
+    K.metrics_into(conf3, 0.0, res)
+    # scikit-learn macro with zero_division=0 over labels 0, 1, 2
+    prec = [5 / 7, 6 / 7, 0.0]
+    rec = [5 / 6, 6 / 10, 0.0]
+    f1 = [2 * 5 / 13, 2 * 6 / 17, 0.0]
+    assert res[7] == pytest.approx(np.mean(prec))
+    assert res[8] == pytest.approx(np.mean(rec))
+    assert res[9] == pytest.approx(np.mean(f1))
+    K.metrics_into(np.zeros((2, 2), dtype=np.int64), 0.0, res)
+    assert res[0] == 0 and np.isnan(res[6:]).all()
+
+
+@njit(cache=True)
+def _multinomials(n, probs, key, reps):
+    out = np.zeros((reps, probs.shape[0]), dtype=np.int64)
+    ctr = 0
+    for r in range(reps):
+        ctr = K.multinomial_into(n, probs, key, ctr, out[r])
+    return out
+
+
+def test_multinomial_marginals():
+    probs = np.array([0.1, 0.0, 0.6, 0.3])
+    draws = _multinomials(50, probs, np.uint64(3), 40_000)
+    assert (draws.sum(axis=1) == 50).all() and (draws[:, 1] == 0).all()
+    for i in (0, 2, 3):
+        support = np.arange(51)
+        assert _chi2_pvalue(draws[:, i], support, stats.binom.pmf(support, 50, probs[i])) > 1e-3
