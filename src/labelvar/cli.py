@@ -236,6 +236,24 @@ def _add_stratify(sub) -> None:
     p.set_defaults(func=_run_stratify)
 
 
+def _read_layout(args, layout, files, evaluated) -> dict:
+    from labelvar import io
+
+    if layout == "wide":
+        return io.read_wide(files[0], panel=args.panel, systems=evaluated, item=args.item,
+                            task_column=args.task_column, group_sep=args.group_sep)
+    if layout == "long":
+        return io.read_long(files[0], panel=args.panel, systems=evaluated,
+                            item=args.item or "item", rater=args.rater_column,
+                            label=args.label_column, task_column=args.task_column)
+    if layout == "jsonl":
+        return io.read_jsonl(files[0], panel=args.panel, systems=evaluated, item=args.item)
+    if not args.item:
+        raise ValueError("--item is required with several files (the id column they share)")
+    return io.read_rater_files(files, panel=args.panel, systems=evaluated, item=args.item,
+                               tasks=args.tasks)
+
+
 def _load_stratify_input(args) -> dict:
     from pathlib import Path
 
@@ -256,20 +274,15 @@ def _load_stratify_input(args) -> dict:
     if layout != "raters" and len(files) > 1:
         raise ValueError(f"--layout {layout} takes one FILE, got {len(files)}")
     evaluated = ",".join(x for x in (args.systems, args.humans) if x)
-    if layout == "wide":
-        data = io.read_wide(files[0], panel=args.panel, systems=evaluated, item=args.item,
-                            task_column=args.task_column, group_sep=args.group_sep)
-    elif layout == "long":
-        data = io.read_long(files[0], panel=args.panel, systems=evaluated,
-                            item=args.item or "item", rater=args.rater_column,
-                            label=args.label_column, task_column=args.task_column)
-    elif layout == "jsonl":
-        data = io.read_jsonl(files[0], panel=args.panel, systems=evaluated, item=args.item)
-    else:
-        if not args.item:
-            raise ValueError("--item is required with several files (the id column they share)")
-        data = io.read_rater_files(files, panel=args.panel, systems=evaluated, item=args.item,
-                                   tasks=args.tasks)
+    try:
+        data = _read_layout(args, layout, files, evaluated)
+    except ValueError as exc:
+        msg = str(exc)
+        for h in _strs(args.humans):  # humans are loaded with the systems: name the right flag
+            if msg.startswith(f"systems: {h!r} ") or (msg.startswith("systems (task")
+                                                      and f"): {h!r} " in msg):
+                raise ValueError("--humans" + msg[len("systems"):]) from None
+        raise
     for spec in args.predictions:
         name, sep, paths = spec.partition("=")
         if not sep or not name or not paths:
