@@ -43,6 +43,11 @@ _EXPORTS = {
     "bin_tests": "labelvar.stratify",
     "paired_test": "labelvar.stratify",
     "paper_table": "labelvar.stratify",
+    "design": "labelvar.design",
+    "Scenario": "labelvar.design",
+    "plan_study": "labelvar.design",
+    "fit_pilot": "labelvar.design",
+    "read_pilot": "labelvar.design",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

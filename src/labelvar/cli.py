@@ -380,7 +380,114 @@ def _write_stratify_outputs(table, blocks, args) -> None:
 
 
 # --------------------------------------------------------------------------- design (issue 6)
-# (added by the design issue)
+#: keys of a design config file / flags, split into Scenario fields and planner settings
+_DESIGN_SCENARIO_KEYS = ("question", "theta", "n_labels", "m", "tie_rule", "min_agreement",
+                         "alpha", "power", "baseline", "accuracy_a", "accuracy_b", "delta",
+                         "error_correlation", "test", "half_width", "cost_per_item",
+                         "cost_per_annotation")
+_DESIGN_PLAN_KEYS = ("panel_sizes", "n_max", "n_step", "replicates", "seed")
+_DESIGN_PILOT_KEYS = ("pilot", "pilot_field", "pilot_method")
+
+
+def _add_design(sub) -> None:
+    p = sub.add_parser(
+        "design",
+        help="study sizing: items N and annotators per item K for a target power",
+        description="Plan a study: for each panel size K, the smallest number of items N "
+        "meeting the target power, exact under the panel model and checked by simulation, "
+        "priced. Values come from --config (a YAML file with a 'design:' block, e.g. "
+        "configs/experiment/design_*.yaml), overridden by flags. Exit code 1 when no plan "
+        "in range meets the target.",
+    )
+    p.add_argument("--config", metavar="YAML", help="design settings (YAML, 'design:' block)")
+    p.add_argument("--question", type=lambda x: x.replace("-", "_"),
+                   help="separability | two_systems | precision (default separability)")
+    p.add_argument("--theta", metavar="SPEC",
+                   help="item agreement: 0.8 | beta:A,B (on [1/L, 1]) | mixture:T1=W1,T2=W2")
+    p.add_argument("--pilot", metavar="FILE",
+                   help="fit theta to pilot votes: CSV of per-label counts or JSONL label lists")
+    p.add_argument("--pilot-field", help="JSONL field with the labels (annotator_labels)")
+    p.add_argument("--pilot-method", help="beta | mixture (default beta)")
+    p.add_argument("--n-labels", type=int, help="number of labels L (default 2, or the pilot's)")
+    p.add_argument("--m", type=_floats, help="class prior: positive ratio or L probabilities")
+    p.add_argument("--tie-rule", help="random | drop")
+    p.add_argument("--min-agreement", type=float,
+                   help="score only items with observed agreement >= this (default 0: all)")
+    p.add_argument("--alpha", type=float, help="significance level (default 0.05)")
+    p.add_argument("--power", type=float, help="target power (default 0.8)")
+    p.add_argument("--baseline", help="separability: random | prior")
+    p.add_argument("--accuracy-a", type=float,
+                   help="separability/precision: system accuracy vs modal label (default: expert)")
+    p.add_argument("--accuracy-b", type=float, help="two_systems: accuracy of B vs modal label")
+    p.add_argument("--delta", type=float, help="two_systems: A's accuracy minus B's")
+    p.add_argument("--error-correlation", type=float, help="two_systems: phi of A/B correctness")
+    p.add_argument("--test", help="two_systems: paired (McNemar) | unpaired (two-proportion)")
+    p.add_argument("--half-width", type=float, help="precision: target CI half-width")
+    p.add_argument("--cost-per-item", type=float)
+    p.add_argument("--cost-per-annotation", type=float)
+    p.add_argument("--panel-sizes", type=_ints, metavar="K", help="e.g. 1,3,5,7,9")
+    p.add_argument("--n-max", type=int, help="largest N searched (default 10000)")
+    p.add_argument("--n-step", type=int, help="simulated search step (default N/50)")
+    p.add_argument("--replicates", type=int, help="simulated studies per (K, N) (default 1000)")
+    p.add_argument("--seed", type=int, help="simulation seed (default 0)")
+    p.add_argument("--out", metavar="DIR", help="write design*.csv, scenario.json, power.png/pdf")
+    p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
+    p.set_defaults(func=_run_design)
+
+
+def _design_settings(args) -> dict:
+    """Merge a design config file (if any) with the flags (flags win)."""
+    allowed = _DESIGN_SCENARIO_KEYS + _DESIGN_PLAN_KEYS + _DESIGN_PILOT_KEYS
+    settings: dict = {}
+    if args.config:
+        import yaml
+
+        with open(args.config) as fh:
+            doc = yaml.safe_load(fh) or {}
+        block = doc.get("design", doc) if isinstance(doc, dict) else None
+        if not isinstance(block, dict):
+            raise ValueError(f"config {args.config} must be a mapping with a 'design:' block")
+        unknown = sorted(set(block) - set(allowed))
+        if unknown:
+            raise ValueError(f"config {args.config}: unknown design key(s) {', '.join(unknown)}; "
+                             f"allowed: {', '.join(allowed)}")
+        settings.update(block)
+    for key in allowed:
+        val = getattr(args, key, None)
+        if val is not None:
+            settings[key] = val
+    if isinstance(settings.get("m"), list) and len(settings["m"]) == 1:
+        settings["m"] = settings["m"][0]
+    return settings
+
+
+def _run_design(args) -> int:
+    from labelvar import design
+
+    st = _design_settings(args)
+    pilot = st.pop("pilot", None)
+    field = st.pop("pilot_field", None) or "annotator_labels"
+    method = st.pop("pilot_method", None) or "beta"
+    plan_kw = {k: st.pop(k) for k in _DESIGN_PLAN_KEYS if k in st}
+    if pilot is not None:
+        if "theta" in st:
+            raise ValueError("give either theta or pilot, not both")
+        fit = design.fit_pilot(design.read_pilot(pilot, field=field), method=method,
+                               n_labels=st.get("n_labels"))
+        st["theta"] = fit.prior
+        st.setdefault("n_labels", fit.n_labels)
+        print(fit.summary(), file=sys.stderr)
+    scenario = design.Scenario(**st)
+    result = design.plan_study(scenario, **plan_kw)
+    if args.format == "csv":
+        sys.stdout.write(result.plans.to_csv(index=False))
+        print(result.message, file=sys.stderr)
+    else:
+        print(result.to_markdown())
+    if args.out:
+        paths = result.write(args.out)
+        print(f"labelvar: wrote {', '.join(str(p) for p in paths)}", file=sys.stderr)
+    return 0 if result.found else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -392,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sweep_collect(sub)  # issue 4
     # sweep/collect, stratify and design register here as their issues land.
     _add_stratify(sub)
+    _add_design(sub)  # issue 6
     return parser
 
 

@@ -912,6 +912,8 @@ def _markdown(df: pd.DataFrame) -> str:
                 return ""
             if float(v).is_integer() and abs(v) < 1e9:
                 return str(int(v))
+            if abs(v) >= 100:
+                return f"{v:.6g}"
             return f"{v:.3g}" if abs(v) < 1e-3 else f"{v:.4f}"
         return str(v)
 
@@ -949,7 +951,9 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     n_max : int
         Largest number of items searched.
     n_step : int or None
-        Search step of the simulated refinement; None = max(1, round(N_analytic / 50)).
+        Search step of the simulated refinement. None = the smallest step over which the
+        exact power near N_analytic changes by 2 Monte Carlo SEs, so the simulation can
+        resolve one step (and MC noise cannot pick a plan whose power is clearly short).
     replicates : int
         Simulated studies per evaluated (K, N); 0 = analytic only.
     seed : int
@@ -997,8 +1001,10 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
         n_a = pw.first_crossing()
         curve_max = min(n_max, max(20, int(2 * n_a) if n_a else n_max))
         idx = np.unique(np.round(np.geomspace(1, curve_max, 200)).astype(int))
-        curves.append(pd.DataFrame({"panel_size": K, "n_items": idx,
-                                    "power_analytic": pw[idx - 1]}))
+        sets = 2 if (sc.question == "two_systems" and sc.test == "unpaired") else 1
+        curves.append(pd.DataFrame({
+            "panel_size": K, "n_items": idx, "power_analytic": pw[idx - 1],
+            "cost": sets * idx * (sc.cost_per_item + K * sc.cost_per_annotation)}))
         row = {"panel_size": K, "n_items_analytic": n_a}
         if n_a is None:
             N = pw.argmax_n()
@@ -1006,7 +1012,7 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
         else:
             N = n_a
             row.update(meets_analytic=True)
-        step = n_step or max(1, round((n_a or N) / 50))
+        step = n_step or _auto_step(pw, n_a, replicates, sc.power)
         search = _SimSearch(sc, K, cell, pw, replicates, seed, evaluated)
         below = None
         if replicates > 0 and n_a is not None:
@@ -1073,6 +1079,20 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     return DesignResult(sc, plans, pd.concat(bins, ignore_index=True),
                         pd.concat(curves, ignore_index=True),
                         ev.sort_values(["panel_size", "n_items"], ignore_index=True), msg)
+
+
+def _auto_step(pw: _PowerScan, n_a: int | None, replicates: int, target: float) -> int:
+    """Smallest step s with P(N_a) - P(N_a - s) >= 2 Monte Carlo SEs (at least 1).
+
+    A finer grid than the simulation can resolve would let Monte Carlo noise pick the
+    plan; with this step the plan one step smaller has exact power at least 2 SEs lower.
+    """
+    if n_a is None or n_a <= 1 or replicates <= 0:
+        return max(1, (n_a or 50) // 50)
+    se = math.sqrt(target * (1 - target) / replicates)
+    below = pw[np.arange(n_a - 1)]  # P(1) .. P(N_a - 1)
+    ok = np.flatnonzero(below <= pw[n_a - 1] - 2 * se)
+    return int(n_a - (ok[-1] + 1)) if ok.size else max(1, n_a // 2)
 
 
 class _SimSearch:
