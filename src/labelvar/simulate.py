@@ -368,13 +368,7 @@ class _Table:
                 a_mod[c, 0, 0, c] = 1.0
         else:
             kk = cell.panel_size
-            tops = np.arange(-(-kk // lab), kk + 1)
-            labels, self.stratum_of_top = [], np.zeros(kk + 1, dtype=np.int64)
-            for top in tops:
-                text = f"{top / kk:.2f}"
-                if text not in labels:
-                    labels.append(text)
-                self.stratum_of_top[top] = labels.index(text) + 1
+            labels, self.stratum_of_top = _strata(kk, lab, spec.tie_rule)
             self.labels = labels
             if spec.theta_prior is None:
                 theta, w = np.array([float(cell.p_d)]), np.ones(1)
@@ -436,6 +430,24 @@ class _Table:
         truth = idx[1].astype(np.int64)
         pred = np.ascontiguousarray(np.stack(idx[2:], axis=1).astype(np.int64))
         return x, stratum, truth, pred, theta
+
+
+def _strata(kk, lab, tie_rule):
+    """Observed-p_d bins of a K-annotator panel: labels ("0.60") and top votes -> bin (1..S).
+
+    Top vote counts run from ceil(K / L) to K; with ``tie_rule="drop"`` only
+    those that can occur without a tie (K - top <= (L - 1)(top - 1)). Counts
+    whose labels coincide at two decimals (K > 100) share a bin.
+    """
+    labels, stratum_of_top = [], np.zeros(kk + 1, dtype=np.int64)
+    for top in range(-(-kk // lab), kk + 1):
+        if tie_rule == "drop" and kk - top > (lab - 1) * (top - 1):
+            continue
+        text = f"{top / kk:.2f}"
+        if text not in labels:
+            labels.append(text)
+        stratum_of_top[top] = labels.index(text) + 1
+    return labels, stratum_of_top
 
 
 def _compositions(total, parts):
@@ -531,13 +543,7 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw):
         labels = table.labels
         stratum_of_top = table.stratum_of_top
     else:  # strata without the enumeration
-        tops = np.arange(-(-kk // lab), kk + 1)
-        labels, stratum_of_top = [], np.zeros(kk + 1, dtype=np.int64)
-        for top in tops:
-            text = f"{top / kk:.2f}"
-            if text not in labels:
-                labels.append(text)
-            stratum_of_top[top] = labels.index(text) + 1
+        labels, stratum_of_top = _strata(kk, lab, spec.tie_rule)
     n_strata = 1 + len(labels)
     prior = cell.class_prior(spec)
     exchangeable = not panel or spec.theta_prior is None

@@ -1,0 +1,172 @@
+"""labelvar.simulate in panel mode: K annotators vote, the truth is their plurality."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate, stats
+
+from labelvar.models import BetaPrior, DiscretePrior, Model
+from labelvar.simulate import simulate
+
+
+def _row(df, **sel):
+    q = df
+    for k, val in sel.items():
+        q = q[q[k] == val]
+    assert len(q) == 1, sel
+    return q.iloc[0]
+
+
+def _two_sample_z(a, b):
+    return (a["mean"] - b["mean"]) / np.hypot(a["se"], b["se"])
+
+
+@pytest.mark.parametrize("method", ["collapsed", "explicit"])
+def test_large_panel_reproduces_coin_mode(method):
+    kw = dict(p_d=0.7, m=0.3, n_items=300, replicates=3000, seed=17)
+    panel = simulate(mode="panel", panel_size=101, method=method, **kw)
+    coin = simulate(mode="coin", **kw)
+    for lab in ("expert", "random"):
+        for metric in ("accuracy", "precision", "recall", "f1"):
+            p = _row(panel, labeller=lab, stratum="all", metric=metric)
+            c = _row(coin, labeller=lab, metric=metric)
+            assert abs(_two_sample_z(p, c)) < 4, (lab, metric)
+            if metric != "f1":
+                # P(a 101-panel's plurality is not the modal label) ~ 2e-5 at theta = 0.7
+                assert p["expected"] == pytest.approx(c["expected"], abs=1e-3)
+                assert abs(p["z"]) < 4
+
+
+def test_expert_accuracy_formula_small_panel():
+    # binary, odd K: the truth is the modal label with probability P(Bin(K, theta) > K/2)
+    theta, k = 0.65, 5
+    df = simulate(mode="panel", p_d=theta, m=0.5, n_items=200, panel_size=k, replicates=3000,
+                  seed=1)
+    p_major = stats.binom.sf(k // 2, k, theta)
+    want = p_major * theta + (1 - p_major) * (1 - theta)
+    row = _row(df, labeller="expert", stratum="all", metric="accuracy")
+    assert row["expected"] == pytest.approx(want, abs=1e-12)
+    assert abs(row["z"]) < 4
+    # per stratum: observed v/5 with v >= 3; P(correct | v) = (theta^(v+1)(1-theta)^(5-v) +
+    # theta^(5-v)(1-theta)^(v+1)) / (theta^v (1-theta)^(5-v) + theta^(5-v) (1-theta)^v)
+    for v in (3, 4, 5):
+        num = theta ** (v + 1) * (1 - theta) ** (k - v) + (1 - theta) ** (v + 1) * theta ** (k - v)
+        den = theta**v * (1 - theta) ** (k - v) + (1 - theta) ** v * theta ** (k - v)
+        row = _row(df, labeller="expert", stratum=f"{v / k:.2f}", metric="accuracy")
+        assert row["expected"] == pytest.approx(num / den, abs=1e-12)
+        assert abs(row["z"]) < 4
+
+
+def _beta_posterior_mean(prior, k):
+    """E[theta | every one of k annotators agrees], by quadrature (independent of the engine)."""
+    lo, hi = prior.support(2)
+    dens = stats.beta(prior.a, prior.b, loc=lo, scale=hi - lo).pdf
+    like = lambda t: t**k + (1 - t) ** k  # noqa: E731 - all k votes on one label
+    num = integrate.quad(lambda t: t * like(t) * dens(t), lo, hi, epsabs=1e-13)[0]
+    den = integrate.quad(lambda t: like(t) * dens(t), lo, hi, epsabs=1e-13)[0]
+    return num / den
+
+
+def test_observed_agreement_overstates_true_theta():
+    """Items observed at 5/5 have E[theta] < 1: the Beta-binomial posterior mean."""
+    prior = BetaPrior(2.0, 1.0)
+    df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=400, panel_size=5,
+                  replicates=1500, seed=3, labellers=["expert"])
+    row = _row(df, stratum="1.00", metric="theta")
+    exact = _beta_posterior_mean(prior, 5)
+    assert row["expected"] == pytest.approx(exact, abs=1e-10)
+    assert exact < 0.9  # far below the observed 1.00
+    assert abs(row["z"]) < 4
+    # the expert's accuracy on unanimous items is likewise below 1 (about E[theta])
+    acc = _row(df, stratum="1.00", metric="accuracy")
+    assert acc["mean"] < 0.92 and abs(acc["z"]) < 4
+    # items observed at 3/5 have a true theta above 0.6 on average
+    low = _row(df, stratum="0.60", metric="theta")
+    assert low["expected"] > 0.6 and abs(low["z"]) < 4
+
+
+@pytest.mark.parametrize("kw", [
+    dict(n_labels=2, tie_rule="random", panel_size=4),
+    dict(n_labels=2, tie_rule="drop", panel_size=4),
+    dict(n_labels=2, tie_rule=1, panel_size=4),
+    dict(n_labels=3, tie_rule="random", panel_size=4),
+    dict(n_labels=3, tie_rule=0, panel_size=3, positives="bernoulli"),
+    dict(n_labels=2, tie_rule="random", panel_size=5, positives="bernoulli"),
+])
+def test_panel_expected_values_match(kw):
+    df = simulate(mode="panel", p_d=0.6, m=0.35, n_items=120, replicates=2500, seed=21,
+                  labellers=["expert", "random", "prior", "constant",
+                             Model(accuracy=0.75, name="A")], method="explicit", **kw)
+    checked = 0
+    for _, row in df.iterrows():
+        if np.isnan(row["expected"]) or row["sd"] <= 1e-9:  # no spread: z undefined
+            assert np.isnan(row["expected"]) or row["mean"] == pytest.approx(row["expected"],
+                                                                             abs=1e-4)
+            continue
+        assert abs(row["z"]) < 4.5, (row["labeller"], row["stratum"], row["metric"], row["z"])
+        checked += 1
+    assert checked >= 40
+
+
+def test_drop_rule_excludes_tied_items():
+    _, raw = simulate(mode="panel", p_d=0.7, m=0.5, n_items=100, panel_size=4,
+                      tie_rule="drop", replicates=200, seed=2, return_raw=True,
+                      labellers=["expert"])
+    allrows = raw[raw.stratum == "all"]
+    assert (allrows["n"] < 100).all()
+    # observed 2/4 (a tie) never appears as a stratum
+    assert set(raw.stratum) == {"all", "0.75", "1.00"}
+    by_rep = raw[raw.stratum != "all"].groupby("replicate")["n"].sum()
+    assert (by_rep.values == allrows.set_index("replicate")["n"].values).all()
+
+
+def test_discrete_prior_theta_strata():
+    prior = DiscretePrior((0.6, 0.95), (0.5, 0.5))
+    df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=200, panel_size=3,
+                  replicates=1500, seed=5, labellers=["expert"])
+    # exact: E[theta | 3/3] = sum t w (t^3 + (1-t)^3) / sum w (t^3 + (1-t)^3)
+    t = np.array([0.6, 0.95])
+    like = t**3 + (1 - t) ** 3
+    row = _row(df, stratum="1.00", metric="theta")
+    assert row["expected"] == pytest.approx((t * like).sum() / like.sum(), abs=1e-12)
+    assert abs(row["z"]) < 4
+
+
+def _chi2_same(a, b):
+    """Chi-square test of homogeneity of two samples of integers (bins with few counts pooled)."""
+    values = np.union1d(a, b)
+    table = np.array([[np.sum(a == x) for x in values], [np.sum(b == x) for x in values]])
+    keep = table.sum(axis=0) >= 10
+    pooled = table[:, ~keep].sum(axis=1, keepdims=True)
+    table = np.hstack([table[:, keep], pooled]) if pooled.sum() else table[:, keep]
+    return stats.chi2_contingency(table).pvalue
+
+
+@pytest.mark.parametrize("kw", [dict(mode="coin", n_labels=2),
+                                dict(mode="panel", n_labels=2, panel_size=5),
+                                dict(mode="panel", n_labels=3, panel_size=4)])
+def test_collapsed_and_explicit_paths_agree_in_distribution(kw):
+    common = dict(p_d=0.7, m=0.3, n_items=150, replicates=4000, return_raw=True,
+                  expected=False, labellers=["expert", "random"], **kw)
+    _, col = simulate(method="collapsed", seed=1, **common)
+    _, exp = simulate(method="explicit", seed=2, **common)
+    for lab in ("expert", "random"):
+        for stratum in sorted(set(col.stratum)):
+            a = col[(col.labeller == lab) & (col.stratum == stratum)]
+            b = exp[(exp.labeller == lab) & (exp.stratum == stratum)]
+            for field in ("correct", "tp", "n"):
+                if a[field].nunique() == 1 and b[field].nunique() == 1:
+                    assert a[field].iloc[0] == b[field].iloc[0]
+                    continue
+                assert _chi2_same(a[field].values, b[field].values) > 1e-3, (lab, stratum, field)
+            ks = stats.ks_2samp(a["f1"].dropna(), b["f1"].dropna())
+            assert ks.pvalue > 1e-3, (lab, stratum)
+
+
+def test_panel_chunk_invariance():
+    big = simulate(mode="panel", p_d=[0.6, 0.8], m=[0.2, 0.5], n_items=60, panel_size=[3, 5],
+                   replicates=150, seed=9, expected=False, method="explicit")
+    alone = simulate(mode="panel", p_d=0.8, m=0.2, n_items=60, panel_size=5, replicates=150,
+                     seed=9, expected=False, method="explicit")
+    sub = big[(big.p_d == 0.8) & (big.m == 0.2) & (big.panel_size == 5)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(sub, alone)
