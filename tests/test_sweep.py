@@ -24,7 +24,8 @@ from labelvar.config import SweepConfig
 
 
 def fake_engine(*, p_d, m, n_items, n_labels, panel_size, labellers, mode, replicates, seed,
-                thresholds, theta_prior, tie_rule, progress=False, calls=None):
+                thresholds, theta_prior, tie_rule, positives="fixed", method="auto", progress=False,
+                calls=None):
     """Binomial accuracy/recall per cell; the stream depends on the cell's values only."""
     if calls is not None:
         calls.append(len(p_d) * len(m) * len(n_items) * len(n_labels) * len(panel_size))

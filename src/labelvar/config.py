@@ -41,6 +41,7 @@ __all__ = [
     "register_configs",
     "validate",
     "schema_keys",
+    "theta_prior_arg",
 ]
 
 #: ``configs/`` at the repository root (``src/labelvar/config.py`` -> ``../../configs``).
@@ -87,11 +88,16 @@ class GridConfig:
 
 @dataclass
 class ThetaPriorConfig:
-    """Prior of the per-item agreement level theta (panel mode): Beta(a, b) on [1/L, 1]."""
+    """Prior of the per-item agreement theta (panel mode): lo + (hi - lo) Beta(a, b).
+
+    ``lo = None`` means 1/L. With a prior, ``grid.p_d`` must be ``[]`` (theta is drawn).
+    """
 
     kind: str = "beta"
     a: float = 2.0
     b: float = 1.0
+    lo: Optional[float] = None
+    hi: float = 1.0
 
 
 @dataclass
@@ -108,11 +114,17 @@ class ModelConfig:
         How a tied panel vote is resolved (panel mode).
     theta_prior : ThetaPriorConfig or None
         ``None``: every item has agreement p_d; else theta is drawn per item.
+    positives : {"fixed", "bernoulli"}
+        round(m N) positives per study, or Bernoulli(m) labels.
+    method : {"auto", "collapsed", "explicit"}
+        The engine's computational path (``auto``: collapsed where it applies).
     """
 
     mode: str = "coin"
     tie_rule: str = "random"
     theta_prior: Optional[ThetaPriorConfig] = None
+    positives: str = "fixed"
+    method: str = "auto"
 
 
 @dataclass
@@ -241,6 +253,55 @@ def schema_keys(path: str) -> list[str] | None:
     return [f.name for f in fields(node)]
 
 
+def theta_prior_arg(cfg: SweepConfig):
+    """The engine's ``theta_prior`` argument: None or ``("beta", a, b, lo, hi)``.
+
+    Examples
+    --------
+    >>> cfg = SweepConfig()
+    >>> cfg.model.theta_prior = ThetaPriorConfig(a=4.0, b=1.0)
+    >>> theta_prior_arg(cfg)
+    ('beta', 4.0, 1.0, None, 1.0)
+    """
+    tp = cfg.model.theta_prior
+    if tp is None:
+        return None
+    lo = None if tp.lo is None else float(tp.lo)
+    return (tp.kind, float(tp.a), float(tp.b), lo, float(tp.hi))
+
+
+def _validate_with_engine_models(cfg: SweepConfig) -> None:
+    """Build the engine's prior and labeller objects: their checks name the problem."""
+    from labelvar import models
+
+    prefix = "model.theta_prior: "
+    if cfg.model.theta_prior is not None:
+        _validate.choice("model.theta_prior.kind", cfg.model.theta_prior.kind, ("beta",))
+        if cfg.model.mode != "panel":
+            raise ValueError(f"model.theta_prior needs model.mode='panel', got "
+                             f"mode={cfg.model.mode!r}")
+        try:
+            prior = models.as_prior(theta_prior_arg(cfg))
+            for n_labels in cfg.grid.n_labels:
+                models.check_prior(prior, int(n_labels))
+        except ValueError as exc:
+            raise ValueError(prefix + str(exc)) from None
+    if cfg.model.mode == "panel":
+        for n_labels in cfg.grid.n_labels:
+            low = [p for p in cfg.grid.p_d if p < 1.0 / n_labels - 1e-12]
+            if low:
+                raise ValueError(f"grid.p_d must be >= 1/L = {1 / n_labels:.4g} in panel mode "
+                                 f"(theta is the modal label's probability), got {low[0]} "
+                                 f"with n_labels={n_labels}")
+    labs = models.as_labellers(tuple(cfg.labellers.names))
+    for lab in labs:
+        for n_labels in cfg.grid.n_labels:
+            try:
+                lab.matrix(int(n_labels), [1.0 / n_labels] * int(n_labels), 0.5)
+            except ValueError as exc:
+                raise ValueError(f"labellers.names: {exc}") from None
+
+
 def validate(cfg: SweepConfig) -> SweepConfig:
     """Check every value of ``cfg``; raise ValueError (one line naming the key) or return it.
 
@@ -254,7 +315,13 @@ def validate(cfg: SweepConfig) -> SweepConfig:
     ValueError: grid.p_d must be in [0, 1], got 1.2
     """
     g = cfg.grid
+    prior = cfg.model.theta_prior
     for key in ("p_d", "m", "n_items", "n_labels", "panel_size"):
+        if key == "p_d" and prior is not None:
+            if g.p_d:
+                raise ValueError("grid.p_d must be [] when model.theta_prior is set (theta is "
+                                 f"drawn from the prior), got {list(g.p_d)}")
+            continue
         if len(getattr(g, key)) == 0:
             raise ValueError(f"grid.{key} must list at least one value")
         values = getattr(g, key)
@@ -267,17 +334,15 @@ def validate(cfg: SweepConfig) -> SweepConfig:
     _validate.integer("grid.panel_size", g.panel_size, lo=1)
     _validate.choice("model.mode", cfg.model.mode, MODES)
     _validate.choice("model.tie_rule", cfg.model.tie_rule, TIE_RULES)
-    if cfg.model.theta_prior is not None:
-        tp = cfg.model.theta_prior
-        _validate.choice("model.theta_prior.kind", tp.kind, ("beta",))
-        _validate.probability("model.theta_prior.a", tp.a, lo=0.0, hi=float("inf"), open_lo=True)
-        _validate.probability("model.theta_prior.b", tp.b, lo=0.0, hi=float("inf"), open_lo=True)
-        if cfg.model.mode != "panel":
-            raise ValueError("model.theta_prior needs model.mode='panel', got mode='coin'")
+    _validate.choice("model.positives", cfg.model.positives, ("fixed", "bernoulli"))
+    _validate.choice("model.method", cfg.model.method, ("auto", "collapsed", "explicit"))
     if not cfg.labellers.names:
         raise ValueError("labellers.names must list at least one labeller")
     for name in cfg.labellers.names:
         _validate.choice("labellers.names", name, LABELLERS)
+    if len(set(cfg.labellers.names)) != len(cfg.labellers.names):
+        raise ValueError(f"labellers.names must not repeat a labeller, got {cfg.labellers.names}")
+    _validate_with_engine_models(cfg)
     _validate.integer("replicates", cfg.replicates, lo=2)
     _validate.integer("seed", cfg.seed, lo=0)
     _validate.probability("thresholds", cfg.thresholds)

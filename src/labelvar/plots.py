@@ -57,7 +57,9 @@ def _sweep_rows(table, *, metrics, labellers=None, stratum="all", vary=()):
     missing = need - set(table.columns)
     if missing:
         raise ValueError(f"table lacks the columns {sorted(missing)} of a labelvar.simulate table")
-    rows = table[(table["stratum"].astype(str) == stratum) & table["metric"].isin(metrics)]
+    rows = table[table["metric"].isin(metrics)]
+    if stratum is not None:
+        rows = rows[rows["stratum"].astype(str) == stratum]
     if labellers is not None:
         rows = rows[rows["labeller"].isin(labellers)]
     if rows.empty:
@@ -156,6 +158,89 @@ def plot_figure1(table, *, colour_by: str = "m", metrics=("accuracy", "f1"),
     axes[0][-1].legend(handles=handles, fontsize=7, loc="upper left", framealpha=0.9)
     n = _single(rows, "n_items")
     fig.suptitle("Expert vs random labeller" + (f" (N = {n:g} items)" if n is not None else ""),
+                 fontsize=10)
+    return fig
+
+
+def plot_panel_bias(table, *, labeller: str = "expert") -> Figure:
+    """Observed vs true p_d for panels of K annotators (panel mode, per-stratum rows).
+
+    Panel (a): the mean true agreement theta of the items in each observed-p_d
+    stratum (observed p_d = top votes / K); points below the diagonal mean the
+    panel overstates agreement (e.g. items seen at K/K have theta < 1). Panel
+    (b): the labeller's accuracy per stratum against the observed p_d that the
+    paper's rule E[accuracy] = p_d would predict. One colour per K; Monte Carlo
+    means with their 5-95 % band; the exact expectation (``expected``) dashed.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A panel-mode :func:`labelvar.simulate` table (``theta`` and
+        ``accuracy`` rows per stratum), one value of p_d (or a theta prior).
+    labeller : str
+        The labeller scored in panel (b).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [dict(p_d=float("nan"), panel_size=k, labeller="expert", stratum=s,
+    ...              metric=met, mean=v, expected=v, q05=v - 0.05, q95=v + 0.05)
+    ...         for k in (3, 5) for s in ["all"] + [f"{j / k:.2f}" for j in range(2, k + 1)]
+    ...         if not (k == 3 and s == "0.40")
+    ...         for met in ("theta", "accuracy") for v in [0.8]]
+    >>> fig = plot_panel_bias(pd.DataFrame(rows))
+    >>> [ax.get_title() for ax in fig.axes]
+    ['(a) true vs observed agreement', '(b) expert accuracy']
+    """
+    rows = _sweep_rows(table, metrics=("theta", "accuracy"), labellers=(labeller,),
+                       stratum=None, vary=("panel_size",))
+    if rows["p_d"].nunique() > 1:
+        raise ValueError(f"table has several values of p_d ({sorted(rows['p_d'].unique())}); "
+                         "select one before plotting")
+    rows = rows[rows["stratum"].astype(str) != "all"].copy()
+    if rows.empty:
+        raise ValueError("table has no observed-p_d strata (run with mode='panel')")
+    rows["observed"] = rows["stratum"].astype(float)
+    ks = sorted(rows["panel_size"].unique())
+    fig, axes = new_figure(2, 1, width=4.4, height=3.8)
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    titles = {"theta": "(a) true vs observed agreement", "accuracy": f"(b) {labeller} accuracy"}
+    ylabels = {"theta": "mean true agreement $\\theta$ in the stratum",
+               "accuracy": f"accuracy of {labeller}"}
+    lo = float(rows["observed"].min())
+    for k, metric in enumerate(("theta", "accuracy")):
+        ax = axes[0][k]
+        ax.plot([lo, 1], [lo, 1], ":", color="black", linewidth=0.9)
+        sub = rows[rows["metric"] == metric]
+        for i, kk in enumerate(ks):
+            colour = PALETTE[i % len(PALETTE)]
+            s = sub[sub["panel_size"] == kk].sort_values("observed")
+            if {"q05", "q95"} <= set(s.columns):
+                ax.fill_between(s["observed"], s["q05"], s["q95"], color=colour, alpha=0.15,
+                                linewidth=0)
+            ax.plot(s["observed"], s["mean"], "-o", color=colour, markersize=3.5, linewidth=1.3)
+            if s["expected"].notna().any():
+                ax.plot(s["observed"], s["expected"], "--", color=colour, linewidth=0.9)
+        ax.set_xlabel("observed $p_d$ = top votes / $K$")
+        ax.set_ylabel(ylabels[metric])
+        ax.set_title(titles[metric])
+        ax.grid(alpha=0.3, linewidth=0.5)
+    handles = [Patch(color=PALETTE[i % len(PALETTE)], label=f"$K$ = {kk:g}")
+               for i, kk in enumerate(ks)]
+    handles += [Line2D([], [], color="0.3", marker="o", markersize=3.5, label="MC mean"),
+                Line2D([], [], color="0.3", linestyle="--", label="exact expectation"),
+                Patch(color="0.3", alpha=0.15, label="5–95 % of replicates"),
+                Line2D([], [], color="black", linestyle=":", label="equal to observed $p_d$")]
+    axes[0][0].legend(handles=handles, fontsize=7, loc="upper left")
+    prior = _single(table, "theta_prior") if "theta_prior" in table.columns else None
+    fig.suptitle("Panel bias: observed $p_d$ vs true agreement"
+                 + (f" ($\\theta$ ~ {prior})" if isinstance(prior, str) and prior else ""),
                  fontsize=10)
     return fig
 

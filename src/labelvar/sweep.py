@@ -46,7 +46,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from labelvar.config import SweepConfig, config_dir, register_configs, schema_keys, validate
+from labelvar.config import (
+    SweepConfig,
+    config_dir,
+    register_configs,
+    schema_keys,
+    theta_prior_arg,
+    validate,
+)
 
 __all__ = [
     "CELL_AXES",
@@ -73,7 +80,8 @@ _CHUNK_SCHEMA = 1
 #: engine sources whose content enters every chunk key (edit the engine -> recompute)
 _ENGINE_SOURCES = ("simulate.py", "models.py", "_kernels.py", "analytic.py")
 #: columns read back as strings whatever they look like (e.g. stratum "0.60")
-_STR_COLUMNS = ("mode", "labeller", "stratum", "metric", "tie_rule", "experiment", "job")
+_STR_COLUMNS = ("mode", "theta_prior", "tie_rule", "positives", "method", "labeller", "stratum",
+                "metric", "experiment", "job")
 
 
 # --------------------------------------------------------------------------- chunk plan
@@ -107,6 +115,8 @@ def _axis_values(cfg: SweepConfig) -> dict[str, tuple]:
     for name in CELL_AXES:
         cast = float if name in _FLOAT_AXES else int
         out[name] = tuple(cast(v) for v in getattr(g, name))
+    if cfg.model.theta_prior is not None:  # theta is drawn from the prior: no p_d axis
+        out["p_d"] = (None,)
     return out
 
 
@@ -156,13 +166,6 @@ def plan_chunks(cfg: SweepConfig) -> list[Chunk]:
     return chunks
 
 
-def _theta_prior(cfg: SweepConfig):
-    tp = cfg.model.theta_prior
-    if tp is None:
-        return None
-    return (tp.kind, float(tp.a), float(tp.b))
-
-
 def engine_kwargs(cfg: SweepConfig, chunk: Chunk) -> dict:
     """Return the keyword arguments of the one engine call that evaluates ``chunk``.
 
@@ -175,14 +178,18 @@ def engine_kwargs(cfg: SweepConfig, chunk: Chunk) -> dict:
     ('coin', [0.5], ['expert', 'random'], 10000)
     """
     kw = {name: list(chunk.axes[name]) for name in CELL_AXES}
+    if kw["p_d"] == [None]:
+        kw["p_d"] = None
     kw.update(
         labellers=list(cfg.labellers.names),
         mode=cfg.model.mode,
         replicates=int(cfg.replicates),
         seed=int(cfg.seed),
         thresholds=[float(t) for t in cfg.thresholds],
-        theta_prior=_theta_prior(cfg),
+        theta_prior=theta_prior_arg(cfg),
         tie_rule=cfg.model.tie_rule,
+        positives=cfg.model.positives,
+        method=cfg.model.method,
     )
     return kw
 
@@ -277,10 +284,13 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if path.suffix == ".parquet":
         return pd.read_parquet(path)
     header = pd.read_csv(path, nrows=0).columns
+    # text columns stay text ("" stays "", "0.60" stays "0.60"); elsewhere "" is NaN
     dtype = {c: str for c in _STR_COLUMNS if c in header}
-    if int(pd.__version__.split(".")[0]) >= 3:  # round-trip parsing is the default in pandas 3
-        return pd.read_csv(path, dtype=dtype)
-    return pd.read_csv(path, float_precision="round_trip", dtype=dtype)
+    na = {c: ["", "NaN", "nan"] for c in header if c not in dtype}
+    kw = dict(dtype=dtype, keep_default_na=False, na_values=na)
+    if int(pd.__version__.split(".")[0]) < 3:  # round-trip parsing is the default in pandas 3
+        kw["float_precision"] = "round_trip"
+    return pd.read_csv(path, **kw)
 
 
 def _sha256(path: Path) -> str:
@@ -364,8 +374,8 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     >>> cfg = SweepConfig()
     >>> cfg.grid.p_d, cfg.grid.n_items, cfg.replicates = [0.6, 0.9], [50], 200
     >>> cfg.output.plots, cfg.quiet = [], True
-    >>> res = run_job(cfg, tempfile.mkdtemp())  # doctest: +SKIP
-    >>> res.computed, res.reused, sorted(res.table["labeller"].unique())  # doctest: +SKIP
+    >>> res = run_job(cfg, tempfile.mkdtemp())
+    >>> res.computed, res.reused, sorted(res.table["labeller"].unique())
     (1, 0, ['expert', 'random'])
     """
     t0 = time.perf_counter()
@@ -417,10 +427,10 @@ def _draw(table: pd.DataFrame, cfg: SweepConfig, out_dir: Path) -> list[Path]:
     from labelvar import plots
 
     funcs = {
-        "figure1": plots.plot_figure1,
+        "figure1": lambda t: plots.plot_figure1(t),
         "multiclass": lambda t: plots.plot_figure1(t, colour_by="n_labels"),
-        "panel_bias": plots.plot_panel_bias,
-        "table1": plots.plot_table1_tails,
+        "panel_bias": lambda t: plots.plot_panel_bias(t),
+        "table1": lambda t: plots.plot_table1_tails(t),
     }
     paths = []
     for name in cfg.output.plots:

@@ -1,0 +1,202 @@
+"""End to end through Hydra and the real engine: Figure 1, resume, launchers, collect."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from pandas.testing import assert_frame_equal
+from scipy.stats import binom
+
+from labelvar import analytic, cli, sweep
+
+SMALL = ["grid=small", "replicates=400", "output.plots=[]", "quiet=true"]
+
+
+def run_cli(*args) -> int:
+    return cli.main(["sweep", *args])
+
+
+@pytest.fixture(scope="module")
+def figure1(tmp_path_factory):
+    """`labelvar sweep experiment=figure1` at the default settings (10,000 replicates)."""
+    out = tmp_path_factory.mktemp("figure1") / "run"
+    assert run_cli("experiment=figure1", f"hydra.run.dir={out}", "--quiet") == 0
+    return out
+
+
+def test_figure1_outputs(figure1):
+    names = {p.name for p in figure1.iterdir()}
+    assert {"results.csv", "config.yaml", "metadata.json", "figure1.png", "figure1.pdf",
+            "chunks", ".hydra"} <= names
+    meta = json.loads((figure1 / "metadata.json").read_text())
+    assert (meta["name"], meta["seed"], meta["replicates"]) == ("figure1", 0, 10_000)
+    assert meta["computed"] == meta["chunks"] == 4 and meta["reused"] == 0
+    assert meta["versions"]["hydra-core"] and meta["git"]["revision"]
+    assert (figure1 / "figure1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (figure1 / "figure1.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_figure1_done_when(figure1):
+    """The issue's checks on the produced table."""
+    t = sweep.read_table(figure1 / "results.csv")
+    allrows = t[t["stratum"] == "all"]
+    assert len(allrows) == 11 * 4 * 2 * 4  # p_d x m x labellers x metrics
+    # every cell agrees with the closed form: |z| < 4
+    z = allrows["z"].to_numpy()
+    assert np.isfinite(z).all() and np.abs(z).max() < 4
+    acc = allrows[allrows["metric"] == "accuracy"].pivot_table(
+        index=["m", "p_d"], columns="labeller", values="mean")
+    gap = (acc["expert"] - acc["random"]).groupby(level="p_d").mean()
+    se = allrows[allrows["metric"] == "accuracy"]["se"].max()
+    # the expert-random accuracy gap is ~0 at p_d = 0.5 (within MC error) ...
+    assert abs(gap.loc[0.5]) < 5 * np.sqrt(2) * se
+    # ... grows with p_d and is widest at p_d = 1 (exactly 0.5: the expert is always right)
+    assert gap.idxmax() == 1.0 and np.all(np.diff(gap.to_numpy()) > 0)
+    assert gap.loc[1.0] == pytest.approx(0.5, abs=5 * se)
+    # F1 falls with m as the closed form says: MC means within 0.01 of 2mp/(2mp + 1 - p)
+    f1 = allrows[(allrows["metric"] == "f1") & (allrows["labeller"] == "expert")]
+    closed = analytic.expected_f1(f1["p_d"].to_numpy(), f1["m"].to_numpy())
+    assert np.abs(f1["mean"].to_numpy() - closed).max() < 0.01
+    by_m = f1.pivot_table(index="p_d", columns="m", values="mean")
+    inner = by_m.loc[(by_m.index > 0.5) & (by_m.index < 1.0)]
+    assert (np.diff(inner.to_numpy(), axis=1) > 0).all()  # larger m -> larger F1
+
+
+def test_rerun_reuses_chunks_and_resume_after_kill_matches(figure1, tmp_path, capsys):
+    """A rerun in the same run dir computes nothing; losing chunks recomputes only them."""
+    base = sweep.read_table(figure1 / "results.csv")
+    job = tmp_path / "job"
+    shutil.copytree(figure1, job)
+    assert run_cli("experiment=figure1", f"hydra.run.dir={job}", "--quiet") == 0
+    meta = json.loads((job / "metadata.json").read_text())
+    assert (meta["computed"], meta["reused"]) == (0, 4)
+    assert_frame_equal(sweep.read_table(job / "results.csv"), base)
+    # simulate a kill after two of four chunks: drop the others' files and the results
+    markers = sorted((job / "chunks").glob("*.json"))
+    for m in markers[2:]:
+        m.unlink()
+        m.with_suffix(".csv").unlink()
+    (job / "results.csv").unlink()
+    assert run_cli("experiment=figure1", f"hydra.run.dir={job}", "--quiet") == 0
+    meta = json.loads((job / "metadata.json").read_text())
+    assert (meta["computed"], meta["reused"]) == (2, 2)
+    assert_frame_equal(sweep.read_table(job / "results.csv"), base)
+
+
+def test_chunking_does_not_change_the_table(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert run_cli(*SMALL, "chunk_cells=1", f"hydra.run.dir={a}") == 0
+    assert run_cli(*SMALL, "chunk_cells=100", f"hydra.run.dir={b}") == 0
+    ta, tb = (sweep.read_table(d / "results.csv") for d in (a, b))
+    key = ["m", "p_d", "labeller", "metric"]
+    assert json.loads((a / "metadata.json").read_text())["chunks"] == 6
+    assert_frame_equal(ta.sort_values(key).reset_index(drop=True),
+                       tb.sort_values(key).reset_index(drop=True))
+
+
+def test_other_experiments_small(tmp_path):
+    out = tmp_path / "pb"
+    assert run_cli("experiment=panel_bias", "replicates=200", "grid.n_items=[200]",
+                   "grid.panel_size=[3,5]", f"hydra.run.dir={out}", "--quiet") == 0
+    t = sweep.read_table(out / "results.csv")
+    theta = t[(t["metric"] == "theta") & (t["labeller"] == "expert")]
+    top = theta[theta["stratum"] == "1.00"].set_index("panel_size")["mean"]
+    assert (top < 1).all()  # unanimous panels: the true agreement is below 1
+    assert np.abs(t["z"].dropna()).max() < 4
+    assert (out / "panel_bias.png").is_file()
+    out = tmp_path / "t1"
+    assert run_cli("experiment=table1", "replicates=2000", "grid.p_d=[0.5,0.6,0.9]",
+                   f"hydra.run.dir={out}", "--quiet") == 0
+    t = sweep.read_table(out / "results.csv")
+    tails = t[t["metric"] == "prob_accuracy_ge"]
+    assert len(tails) == 3 * 2 * 2
+    # Table 1's values are binomial tails: P(acc >= a) = binom.sf(ceil(a N) - 1, N, p_d)
+    expert = tails[tails["labeller"] == "expert"]
+    k = np.ceil(expert["threshold"] * expert["n_items"] - 1e-9) - 1
+    exact = binom.sf(k, expert["n_items"], expert["p_d"])
+    np.testing.assert_allclose(expert["expected"], exact, rtol=1e-9, atol=1e-12)
+    row = expert.set_index(["p_d", "n_items", "threshold"])["expected"]
+    assert round(row.loc[(0.6, 100, 0.5)], 2) == 0.98 and round(row.loc[(0.5, 10, 0.5)], 2) == 0.62
+    assert np.abs(tails["z"].dropna()).max() < 4
+    assert (out / "table1.png").is_file()
+
+
+def test_progress_bar_quiet_when_not_a_tty(tmp_path, capfd):
+    assert run_cli(*SMALL[:-1], f"hydra.run.dir={tmp_path / 'r'}") == 0
+    assert "cell/s" not in capfd.readouterr().err and "%|" not in capfd.readouterr().err
+
+
+# --------------------------------------------------------------------------- launchers
+def _multirun(tmp_path, launcher, *extra):
+    sweep_dir = tmp_path / launcher
+    code = run_cli("-m", "experiment=figure1,table1", *SMALL, "grid.p_d=[0.5,1.0]",
+                   f"hydra/launcher={launcher}", f"hydra.sweep.dir={sweep_dir}", *extra)
+    assert code == 0
+    return sweep_dir
+
+
+def _check_collected(sweep_dir, capsys):
+    capsys.readouterr()
+    assert cli.main(["collect", str(sweep_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "collected.csv" in out and "from 2 jobs" in out
+    merged = sweep.read_table(sweep_dir / "collected.csv")
+    assert merged["experiment"].unique().tolist() == ["figure1", "table1"]
+    for job in ("0_figure1", "1_table1"):
+        own = sweep.read_table(sweep_dir / job / "results.csv")
+        part = merged[merged["job"] == job].drop(columns=["experiment", "job"])
+        assert_frame_equal(part.reset_index(drop=True), own)
+    assert "prob_accuracy_ge" in set(merged.loc[merged["experiment"] == "table1", "metric"])
+    return merged
+
+
+def test_joblib_multirun_and_collect(tmp_path, capsys):
+    pytest.importorskip("hydra_plugins.hydra_joblib_launcher")
+    sweep_dir = _multirun(tmp_path, "joblib", "hydra.launcher.n_jobs=2")
+    _check_collected(sweep_dir, capsys)
+
+
+def test_submitit_local_multirun_and_collect(tmp_path, capsys):
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    sweep_dir = _multirun(tmp_path, "submitit_local", "hydra.launcher.timeout_min=10")
+    assert (sweep_dir / ".submitit").is_dir()  # the jobs really went through submitit
+    _check_collected(sweep_dir, capsys)
+
+
+@pytest.mark.slow
+def test_sigkill_midway_then_resume(tmp_path):
+    """Kill a real `labelvar sweep` process with SIGKILL after some chunks, then rerun."""
+    args = ["sweep", "experiment=figure1", "replicates=20000", "chunk_cells=2",
+            "output.plots=[]", "--quiet"]
+    exe = Path(sys.executable).with_name("labelvar")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "labelvar.cli"]
+    ref = tmp_path / "ref"
+    subprocess.run(cmd + args + [f"hydra.run.dir={ref}"], check=True, capture_output=True,
+                   timeout=600)
+    job = tmp_path / "job"
+    proc = subprocess.Popen(cmd + args + [f"hydra.run.dir={job}"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while len(list((job / "chunks").glob("*.json"))) < 3 and time.time() < deadline:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = len(list((job / "chunks").glob("*.json")))
+    total = json.loads((ref / "metadata.json").read_text())["chunks"]
+    assert total == 4 * 6  # m values x pieces of 2 p_d values
+    assert 3 <= done < total and not (job / "results.csv").exists()
+    subprocess.run(cmd + args + [f"hydra.run.dir={job}"], check=True, capture_output=True,
+                   timeout=600)
+    meta = json.loads((job / "metadata.json").read_text())
+    assert (meta["reused"], meta["computed"]) == (done, total - done)
+    assert_frame_equal(pd.read_csv(job / "results.csv"), pd.read_csv(ref / "results.csv"))
