@@ -454,7 +454,7 @@ def delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     rng = np.random.default_rng(0)
     for i, d in enumerate(data):
         ax.plot(i + 1 + rng.uniform(-0.12, 0.12, d.size), d, "o", color=PALETTE[0], ms=3,
-                alpha=0.6)
+                alpha=0.6, gid=f"points:{order[i]}")
     ax.axhline(0, color="grey", lw=0.8, ls=":")
     bins_only = [s for s in order if s != "all"]
     if len(bins_only) >= 2:
@@ -518,7 +518,7 @@ def system_vs_system(table, system_a: str, system_b: str, metric: str = "f1") ->
     stars = dict(zip(res["stratum"], res["stars"], strict=True))
     for i, (s, d) in enumerate(zip(order, data, strict=True)):
         ax.plot(i + 1 + rng.uniform(-0.12, 0.12, d.size), d, "o", color=PALETTE[1], ms=3,
-                alpha=0.6)
+                alpha=0.6, gid=f"points:{s}")
         ax.text(i + 1, top + 0.02, stars.get(s, ""), ha="center", fontsize=8)
     ax.axhline(0, color="grey", lw=0.8, ls=":")
     ax.set_title(f"{system_a} − {system_b} ({metric})")
