@@ -387,3 +387,36 @@ def test_no_warnings_on_clean_input():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         stratify(PANEL, PRED, humans=["dr1", "dr2"], n_boot=20, simulated_human=2)
+
+
+def test_numeric_text_labels_are_one_label():
+    t = stratify([["1", "1", "0"], [0, 0, "0"]], {"s": [1.0, "0"]}, labels=["0", "1"], n_boot=0)
+    assert _row(t, "s", "all", "accuracy").score == 1.0
+
+
+def test_one_vs_rest_multiclass_has_no_closed_form_expectation():
+    panel = np.array([["e", "e", "n"], ["c", "c", "c"], ["n", "n", "e"]] * 4, dtype=object)
+    t = stratify(panel, {"m": ["e", "c", "e"] * 4}, positive="e", n_boot=0)
+    r = _row(t, "m", "all", "f1")
+    assert np.isnan(r.expected)
+    # random labeller saying "e" with probability 1/3, by enumeration over 12 items
+    truth = np.array(["e", "c", "n"] * 4)
+    pred = np.array(["e", "c", "e"] * 4)
+    obs = _f1(truth, pred, "e")
+    tot = 0.0
+    for bits in itertools.product([0, 1], repeat=12):
+        b = np.array(bits)
+        if _f1(truth == "e", b == 1, True) >= obs - 1e-12:
+            tot += np.prod(np.where(b == 1, 1 / 3, 2 / 3))
+    assert r.p_random == pytest.approx(tot, rel=1e-9)
+
+
+def test_dataframe_predictions_aligned_by_item_id():
+    panel = pd.DataFrame(PANEL, index=[f"i{k}" for k in range(8)])
+    preds = pd.DataFrame(PRED, index=panel.index)
+    t1 = stratify(panel, preds, n_boot=0)
+    t2 = stratify(panel, preds.iloc[::-1], n_boot=0)
+    pd.testing.assert_frame_equal(t1, t2)
+    bad = preds.set_axis([f"j{k}" for k in range(8)])
+    with pytest.raises(ValueError, match="index does not match the panel's item ids"):
+        stratify(panel, bad, n_boot=0)

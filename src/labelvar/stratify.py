@@ -81,7 +81,13 @@ def _canon(x):
     s = str(x).strip()
     if s.lower() in _MISSING_STR:
         return None
-    return s
+    try:  # "1" and 1 are one label (CSV cells, command-line values)
+        f = float(s)
+    except ValueError:
+        return s
+    if not np.isfinite(f):
+        return s
+    return int(f) if f.is_integer() else f
 
 
 def _canon_array(values) -> np.ndarray:
@@ -158,6 +164,15 @@ def _prepare(task: str, panel, predictions, *, labels, positive, ties, missing,
     if n_cols < 2:
         raise ValueError(f"panel of task {task!r} must have at least 2 annotators "
                          f"(p_d is undefined for a single vote), got {n_cols} column")
+    if isinstance(predictions, pd.DataFrame) and isinstance(panel, pd.DataFrame) \
+            and not predictions.index.equals(pdf.index):
+        if len(predictions.index) == n_items and set(predictions.index) == set(pdf.index):
+            predictions = predictions.reindex(pdf.index)
+        elif not (isinstance(predictions.index, pd.RangeIndex)
+                  or isinstance(pdf.index, pd.RangeIndex)):
+            miss = [i for i in pdf.index if i not in set(predictions.index)][:1]
+            raise ValueError(f"predictions of task {task!r}: index does not match the panel's "
+                             f"item ids (e.g. {miss[0] if miss else predictions.index[0]!r})")
     preds = _as_predictions(predictions, n_items)
     votes = _canon_array(pdf.to_numpy(dtype=object)).reshape(n_items, n_cols)
     present = np.array([x is not None for x in votes.ravel()]).reshape(votes.shape)
@@ -318,7 +333,7 @@ def _p_random(metric, score, truth, positive, n_labels, exact_limit):
         p1 = float(analytic.prob_random_accuracy_at_least(n_labels, n, k / n))
         p2 = float(analytic.prob_correct_at_least_heterogeneous(prior[truth], k))
         return p1, p2
-    if positive is None or n_labels != 2:
+    if positive is None:
         return np.nan, np.nan  # no closed form for macro-F1 of a random labeller
     n_pos = int((truth == positive).sum())
     n_neg = n - n_pos
@@ -409,6 +424,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
     positive : label, optional
         Positive class for F1 (binary; for multi-class, F1 of that class
         one-vs-rest). Default: 1 for 0/1 labels; macro-F1 for more than 2 labels.
+        ``expected`` F1 (the coin model's closed form) is given for binary labels
+        only; it is NaN for macro-F1 and for one-vs-rest F1 with more than 2 labels,
+        where it would depend on how disagreements spread over the other labels.
     labels : sequence, optional
         The label set (default: inferred from the panel; {0, 1} if only 0/1 occur).
     bins : sequence of float, optional
@@ -548,6 +566,8 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
 
     L = len(t.labels)
     binary = t.positive is not None
+    # the coin model's F1 assumes every disagreement lands on the other class: binary only
+    f1_closed = binary and L == 2
     stratum, names = _strata(t.p_d, bins)
     n_strata = len(names)
     groups = [np.flatnonzero(stratum == s) for s in range(n_strata)]
@@ -578,10 +598,10 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
         if name == "all":
             if metric == "accuracy":
                 return strat.accuracy
-            return strat.f1 if binary else np.nan
+            return strat.f1 if f1_closed else np.nan
         if metric == "accuracy":
             return float(analytic.expected_accuracy(p_eff))
-        return float(analytic.expected_f1(p_eff, m)) if binary else np.nan
+        return float(analytic.expected_f1(p_eff, m)) if f1_closed else np.nan
 
     rows = []
     raters = [(n, "human" if n in humans else "system") for n in t.preds]
