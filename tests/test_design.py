@@ -42,7 +42,7 @@ def test_panel_probabilities_match_brute_force(K, L, tie_rule):
 
 
 def test_beta_quadrature_matches_scipy_integration():
-    prior = D.make_prior("beta:2.5,0.7", n_labels=3)
+    prior = D._internal(D.make_prior("beta:2.5,0.7", n_labels=3), 3)
     th, w = prior.nodes()
     K = 7
     f = lambda t: D.panel_probabilities(t, K, 3)["gt_modal"].sum() * t  # noqa: E731
@@ -151,14 +151,20 @@ SIM_CASES = [
 ]
 
 
-@pytest.mark.parametrize("sc", SIM_CASES, ids=lambda s: f"{s.question}-{s.n_labels}-{s.tie_rule}")
-def test_simulated_power_matches_exact(sc):
-    """Per-item simulation and the enumeration-based power agree within Monte Carlo error."""
+SIM_CASES_ENGINE = [(sc, "engine") for sc in SIM_CASES if sc.question != "two_systems"]
+
+
+@pytest.mark.parametrize("sc,simulator", [(sc, "numpy") for sc in SIM_CASES] + SIM_CASES_ENGINE,
+                         ids=lambda x: x if isinstance(x, str) else
+                         f"{x.question}-{x.n_labels}-{x.tie_rule}")
+def test_simulated_power_matches_exact(sc, simulator):
+    """Per-item simulation (numpy or the engine) and the exact power agree within MC error."""
+    fn = D._simulate_power if simulator == "numpy" else D._simulate_power_engine
     zs = []
     for K, N in ((1, 40), (4, 60), (5, 150)):
         cell = D._cell(sc, K)
         exact = D._analytic_power(sc, cell, np.array([N]))[0]
-        sim = D._simulate_power(sc, K, N, 2000, 11, cell)
+        sim = fn(sc, K, N, 2000, 11, cell)
         se = math.sqrt(max(exact * (1 - exact), 1e-4) / 2000)
         zs.append((sim["power_simulated"] - exact) / se)
         expected_scored = N * cell.p_eval * (2 if sc.test == "unpaired" and
@@ -287,8 +293,25 @@ def test_expert_no_better_than_random_has_no_plan():
     assert res.plans["power_analytic"].max() <= 0.05
 
 
+def test_engine_prior_objects_accepted_and_checked():
+    from labelvar.models import BetaPrior, DiscretePrior
+
+    sc = Scenario("separability", theta=BetaPrior(2, 2, lo=0.6, hi=0.95))
+    assert sc.theta == BetaPrior(2, 2, lo=0.6, hi=0.95)
+    assert sc.prior.mean == pytest.approx(0.775)
+    assert Scenario(theta="mixture:0.6=0.5,1=0.5").theta == DiscretePrior((0.6, 1.0), (0.5, 0.5))
+    with pytest.raises(ValueError, match=r"beta prior support must be in \[1/L, 1\]"):
+        Scenario(theta=BetaPrior(2, 2, lo=0.3))
+    with pytest.raises(ValueError, match=r"mixture theta must be in \[1/L, 1\]"):
+        Scenario(theta=DiscretePrior((0.3, 0.9)))
+
+
 def test_plan_arguments_validated():
     sc = Scenario()
+    with pytest.raises(ValueError, match="simulator='engine' cannot simulate two_systems"):
+        plan_study(Scenario("two_systems", accuracy_b=0.7, delta=0.1), simulator="engine")
+    with pytest.raises(ValueError, match="panel_sizes must be >= 2 when min_agreement > 0"):
+        plan_study(Scenario(min_agreement=0.6), panel_sizes=[1, 3])
     with pytest.raises(ValueError, match="panel_sizes must be >= 1"):
         plan_study(sc, panel_sizes=[0, 3])
     with pytest.raises(ValueError, match="replicates must be >= 0"):

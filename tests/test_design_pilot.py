@@ -48,7 +48,7 @@ def test_pattern_likelihood_matches_quad():
     counts = np.array([[3, 2, 0], [5, 0, 0], [2, 2, 1], [1, 1, 2]])
     a, b = 3.0, 1.7
     fit_ll = 0.0
-    prior = D._Prior("beta", (a, b), 3)
+    prior = D._internal(("beta", a, b), 3)
     th, w = prior.nodes()
     for c in counts:
         fit_ll += math.log(np.exp(D._pattern_loglik(c[None, :], th, 3))[0] @ w)
@@ -59,13 +59,13 @@ def test_beta_fit_recovers_simulated_prior():
     ks = np.r_[np.full(2500, 5), np.full(500, 3)]
     counts = _simulate_pilot(4.0, 1.5, 3, ks, seed=7)
     fit = fit_pilot(counts, method="beta")
-    true = D._Prior("beta", (4.0, 1.5), 3)
+    true = D._internal(("beta", 4.0, 1.5), 3)
     # the MLE is at least as likely as the truth, and close to it
     th, w = true.nodes()
     pats = counts
     ll_true = float(np.sum(np.log(np.exp(D._pattern_loglik(pats, th, 3)) @ w)))
     assert fit.loglik >= ll_true - 1e-6
-    assert fit.prior.mean == pytest.approx(true.mean, abs=0.015)
+    assert fit.prior.mean(3) == pytest.approx(true.mean, abs=0.015)
     assert fit.p_value > 0.001  # the model is true: the goodness-of-fit test does not reject
     assert fit.table["observed"].sum() == len(ks)
     for k in (3, 5):
@@ -81,9 +81,10 @@ def test_mixture_fit_is_at_least_as_likely_on_a_finite_mixture():
     beta = fit_pilot(counts, method="beta")
     mix = fit_pilot(counts, method="mixture")
     assert mix.loglik >= beta.loglik - 0.5
-    assert mix.prior.mean == pytest.approx(0.4 * 0.55 + 0.6 * 0.95, abs=0.02)
+    assert mix.prior.mean(2) == pytest.approx(0.4 * 0.55 + 0.6 * 0.95, abs=0.02)
     sc = Scenario("separability", theta=mix.prior)
     assert sc.prior.kind == "mixture"
+    assert type(sc.theta).__name__ == "DiscretePrior"
 
 
 def test_pilot_with_fewer_than_two_votes_is_refused():
@@ -119,7 +120,8 @@ def test_snli_pilot_gives_a_plan():
     fit = fit_pilot(counts)
     # 684 of 1289 items are unanimous (5/5): the fitted prior puts most mass near theta = 1
     assert (counts.max(axis=1) == 5).sum() == 684
-    assert 0.8 < fit.prior.mean < 0.95
+    assert type(fit.prior).__name__ == "BetaPrior"
+    assert 0.8 < fit.prior.mean(3) < 0.95
     row = fit.table.set_index("pattern").loc["5-0-0"]
     assert row["expected"] == pytest.approx(row["observed"], rel=0.05)
     sc = Scenario("separability", theta=fit.prior, n_labels=3, min_agreement=0.8)

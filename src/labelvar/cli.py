@@ -385,7 +385,7 @@ _DESIGN_SCENARIO_KEYS = ("question", "theta", "n_labels", "m", "tie_rule", "min_
                          "alpha", "power", "baseline", "accuracy_a", "accuracy_b", "delta",
                          "error_correlation", "test", "half_width", "cost_per_item",
                          "cost_per_annotation")
-_DESIGN_PLAN_KEYS = ("panel_sizes", "n_max", "n_step", "replicates", "seed")
+_DESIGN_PLAN_KEYS = ("panel_sizes", "n_max", "n_step", "replicates", "seed", "simulator")
 _DESIGN_PILOT_KEYS = ("pilot", "pilot_field", "pilot_method")
 
 
@@ -430,6 +430,8 @@ def _add_design(sub) -> None:
     p.add_argument("--n-step", type=int, help="simulated search step (default N/50)")
     p.add_argument("--replicates", type=int, help="simulated studies per (K, N) (default 1000)")
     p.add_argument("--seed", type=int, help="simulation seed (default 0)")
+    p.add_argument("--simulator", help="auto | engine | numpy (default auto: the engine where "
+                   "it applies, numpy per-item simulation for two_systems)")
     p.add_argument("--out", metavar="DIR", help="write design*.csv, scenario.json, power.png/pdf")
     p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     p.set_defaults(func=_run_design)

@@ -86,39 +86,44 @@ _MAX_COMPOSITIONS = 300_000
 # =========================================================================== θ priors
 @dataclasses.dataclass(frozen=True)
 class _Prior:
-    """A θ prior reduced to what the planner needs: quadrature nodes and a sampler."""
+    """Private view of a θ prior for the planner: quadrature nodes, a sampler, a label.
+
+    The public prior objects are the engine's (:class:`labelvar.models.BetaPrior`,
+    :class:`labelvar.models.DiscretePrior`) or a plain float (fixed θ).
+    ``params``: fixed (θ,); beta (a, b, lo, hi); mixture (values, weights).
+    """
 
     kind: str  # "fixed" | "beta" | "mixture"
     params: tuple
     n_labels: int
 
-    @property
-    def lower(self) -> float:
-        return 1.0 / self.n_labels
+    def _range(self) -> tuple[float, float]:
+        a, b, lo, hi = self.params
+        return (1.0 / self.n_labels if lo is None else lo), hi
 
     def nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(theta, weight)`` with sum(weight) = 1 representing the prior."""
-        lo = self.lower
         if self.kind == "fixed":
             return np.array([self.params[0]]), np.array([1.0])
         if self.kind == "mixture":
-            return np.asarray(self.params[0], float), np.asarray(self.params[1], float)
+            w = np.asarray(self.params[1], float)
+            return np.asarray(self.params[0], float), w / w.sum()
         from scipy.special import roots_jacobi
 
-        a, b = self.params
+        a, b = self.params[:2]
+        lo, hi = self._range()
         x, w = roots_jacobi(_QUAD_NODES, b - 1.0, a - 1.0)  # weight (1-x)^(b-1) (1+x)^(a-1)
-        u = (1.0 + x) / 2.0
-        return lo + (1.0 - lo) * u, w / w.sum()
+        return lo + (hi - lo) * (1.0 + x) / 2.0, w / w.sum()
 
     def sample(self, rng: np.random.Generator, shape) -> np.ndarray:
         """Draw θ for ``shape`` items."""
         if self.kind == "fixed":
             return np.full(shape, self.params[0])
         if self.kind == "mixture":
-            vals, wts = (np.asarray(p, float) for p in self.params)
-            return vals[rng.choice(len(vals), size=shape, p=wts / wts.sum())]
-        a, b = self.params
-        return self.lower + (1.0 - self.lower) * rng.beta(a, b, size=shape)
+            vals, wts = self.nodes()
+            return vals[rng.choice(len(vals), size=shape, p=wts)]
+        lo, hi = self._range()
+        return lo + (hi - lo) * rng.beta(self.params[0], self.params[1], size=shape)
 
     @property
     def mean(self) -> float:
@@ -130,17 +135,29 @@ class _Prior:
         if self.kind == "fixed":
             return f"theta = {_g(self.params[0])}"
         if self.kind == "beta":
-            return f"Beta({_g(self.params[0])}, {_g(self.params[1])}) on [1/{self.n_labels}, 1]"
-        vals, wts = self.params
+            a, b, lo, hi = self.params
+            rng = f"[1/{self.n_labels}, {_g(hi)}]" if lo is None else f"[{_g(lo)}, {_g(hi)}]"
+            return f"Beta({_g(a)}, {_g(b)}) on {rng}"
+        vals, wts = self.nodes()
         return "mixture " + ", ".join(f"{_g(v)}:{_g(w)}" for v, w in zip(vals, wts))
+
+    def public(self):
+        """The engine's prior object (or a float for fixed θ)."""
+        from labelvar.models import BetaPrior, DiscretePrior
+
+        if self.kind == "fixed":
+            return float(self.params[0])
+        if self.kind == "beta":
+            return BetaPrior(*self.params)
+        return DiscretePrior(tuple(self.params[0]), tuple(self.params[1]))
 
 
 def _g(x: float) -> str:
     return f"{float(x):.4g}"
 
 
-def make_prior(spec, n_labels: int = 2) -> _Prior:
-    """Turn a θ-prior specification into the planner's internal prior, validated.
+def make_prior(spec, n_labels: int = 2):
+    """Turn a θ-prior specification into the engine's prior object, validated.
 
     Parameters
     ----------
@@ -148,47 +165,52 @@ def make_prior(spec, n_labels: int = 2) -> _Prior:
         ``0.8`` (fixed θ); ``"beta:2,5"`` / ``("beta", 2, 5)`` / ``{"beta": [2, 5]}``
         (Beta(a, b) rescaled to [1/L, 1]); ``"mixture:0.6=0.3,1=0.7"`` /
         ``("mixture", [0.6, 1], [0.3, 0.7])`` / ``{"mixture": {"theta": [...],
-        "weight": [...]}}`` (discrete mixture); or an object with attributes
-        ``a, b`` (Beta), ``theta``/``values`` and ``weights`` (mixture), or ``theta``/``value``
-        (fixed), such as the engine's prior classes.
+        "weight": [...]}}`` (discrete mixture); or a :class:`labelvar.models.BetaPrior` /
+        :class:`labelvar.models.DiscretePrior`.
     n_labels : int
-        Number of labels L; θ must lie in [1/L, 1].
+        Number of labels L; the support must lie in [1/L, 1].
 
     Returns
     -------
-    _Prior
-        Internal representation with ``nodes()``, ``sample()``, ``mean`` and ``describe()``.
+    float, BetaPrior or DiscretePrior
+        Fixed θ as a float, otherwise the engine's prior dataclass.
 
     Examples
     --------
-    >>> round(make_prior("beta:2,2", n_labels=2).mean, 6)
-    0.75
+    >>> make_prior("beta:2,2", n_labels=2)
+    BetaPrior(a=2.0, b=2.0, lo=None, hi=1.0)
     >>> make_prior(0.4, n_labels=2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: theta must be in [1/L, 1] = [0.5, 1] for n_labels=2 (...), got 0.4
     """
+    return _internal(spec, n_labels).public()
+
+
+def _internal(spec, n_labels: int) -> _Prior:
+    """Validate a prior specification and return the planner's private view of it."""
     L = int(V.n_labels(n_labels))
     kind, params = _parse_prior(spec)
-    lo = 1.0 / L
     if kind == "fixed":
         (t,) = params
         _check_support("theta", np.array([t]), L)
         return _Prior("fixed", (float(t),), L)
     if kind == "beta":
-        a, b = (float(V.as_float_array(n, x)) for n, x in zip(("beta a", "beta b"), params))
+        a, b = (float(V.as_float_array(n, x)) for n, x in zip(("beta a", "beta b"), params[:2]))
         if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
             raise ValueError(f"beta prior parameters a, b must be finite and > 0, got a={a}, b={b}")
-        return _Prior("beta", (a, b), L)
+        lo = params[2] if len(params) > 2 else None
+        hi = float(params[3]) if len(params) > 3 else 1.0
+        _check_support("beta prior support", np.array([1.0 / L if lo is None else lo, hi]), L)
+        return _Prior("beta", (a, b, None if lo is None else float(lo), hi), L)
     vals = V.as_float_array("mixture theta", params[0]).ravel()
     wts = V.as_float_array("mixture weight", params[1]).ravel()
     if vals.size == 0 or vals.size != wts.size:
         raise ValueError(f"mixture prior needs as many weights as theta values (>= 1), "
                          f"got {vals.size} values and {wts.size} weights")
-    _check_support("mixture theta", vals, L)
+    _check_support("mixture theta", vals[wts > 0] if (wts > 0).any() else vals, L)
     if (wts < 0).any() or abs(wts.sum() - 1.0) > 1e-6:
         raise ValueError(f"mixture weights must be >= 0 and sum to 1, got sum {wts.sum():.6g}")
-    del lo
     return _Prior("mixture", (tuple(vals.tolist()), tuple(wts.tolist())), L)
 
 
@@ -202,8 +224,14 @@ def _check_support(name: str, vals: np.ndarray, L: int) -> None:
 
 
 def _parse_prior(spec) -> tuple[str, tuple]:
+    from labelvar.models import BetaPrior, DiscretePrior
+
     if isinstance(spec, _Prior):
         return spec.kind, spec.params
+    if isinstance(spec, BetaPrior):
+        return "beta", (spec.a, spec.b, spec.lo, spec.hi)
+    if isinstance(spec, DiscretePrior):
+        return "mixture", (spec.values, spec._w)
     if isinstance(spec, (int, float, np.floating, np.integer)) and not isinstance(spec, bool):
         return "fixed", (float(spec),)
     if isinstance(spec, str):
@@ -234,19 +262,8 @@ def _parse_prior(spec) -> tuple[str, tuple]:
                 return kind, (val["a"], val["b"])
             return kind, tuple(val)
         return kind, (val.get("theta", val.get("values")), val.get("weight", val.get("weights")))
-    # duck-typed prior objects (e.g. the engine's dataclasses in labelvar.models)
-    if hasattr(spec, "a") and hasattr(spec, "b"):
-        return "beta", (spec.a, spec.b)
-    for vname in ("theta", "values", "thetas", "support"):
-        for wname in ("weights", "weight", "probs", "probabilities"):
-            if hasattr(spec, vname) and hasattr(spec, wname):
-                return "mixture", (tuple(np.ravel(getattr(spec, vname))),
-                                   tuple(np.ravel(getattr(spec, wname))))
-    for vname in ("theta", "value", "p_d"):
-        if hasattr(spec, vname) and np.ndim(getattr(spec, vname)) == 0:
-            return "fixed", (float(getattr(spec, vname)),)
-    raise ValueError(f"theta must be a number, 'beta:A,B', 'mixture:T=W,...' or a prior "
-                     f"object, got {spec!r}")
+    raise ValueError(f"theta must be a number, 'beta:A,B', 'mixture:T=W,...', a BetaPrior or "
+                     f"a DiscretePrior, got {spec!r}")
 
 
 # =========================================================================== scenario
@@ -258,9 +275,9 @@ class Scenario:
     ----------
     question : {"separability", "two_systems", "precision"}
         See the module docstring.
-    theta : float, str, tuple, dict or prior object
-        Item-agreement distribution (see :func:`make_prior`), or the ``prior`` of a
-        :class:`PilotFit`.
+    theta : float, str, tuple, dict, BetaPrior or DiscretePrior
+        Item-agreement distribution (see :func:`make_prior`), e.g. the ``prior`` of a
+        :class:`PilotFit`; stored as the engine's prior object (a float when fixed).
     n_labels : int
         Number of labels L (>= 2).
     m : float, sequence of float or None
@@ -331,7 +348,9 @@ class Scenario:
         V.probability("alpha", self.alpha, open_lo=True, open_hi=True)
         V.probability("power", self.power, open_lo=True, open_hi=True)
         V.probability("min_agreement", self.min_agreement)
-        object.__setattr__(self, "_prior", make_prior(self.theta, L))
+        internal = _internal(self.theta, L)
+        object.__setattr__(self, "_prior", internal)
+        object.__setattr__(self, "theta", internal.public())
         object.__setattr__(self, "m", _class_prior(self.m, L))
         for name in ("cost_per_item", "cost_per_annotation"):
             val = float(V.as_float_array(name, getattr(self, name)))
@@ -365,7 +384,7 @@ class Scenario:
 
     @property
     def prior(self) -> _Prior:
-        """The validated θ prior."""
+        """Private planner view of ``theta`` (nodes, sampler, ``describe()``)."""
         return self._prior  # type: ignore[attr-defined]
 
     @property
@@ -387,7 +406,10 @@ def _prior_spec_string(p: _Prior) -> str:
     if p.kind == "fixed":
         return _g(p.params[0])
     if p.kind == "beta":
-        return f"beta:{p.params[0]:.6g},{p.params[1]:.6g}"
+        a, b, lo, hi = p.params
+        if lo is not None or hi != 1.0:
+            return f"BetaPrior(a={a!r}, b={b!r}, lo={lo!r}, hi={hi!r})"
+        return f"beta:{a:.6g},{b:.6g}"
     return "mixture:" + ",".join(f"{v:.6g}={w:.6g}" for v, w in zip(*p.params))
 
 
@@ -826,6 +848,58 @@ def _simulate_power(sc: Scenario, K: int, N: int, replicates: int, seed: int,
     }
 
 
+def _simulate_power_engine(sc: Scenario, K: int, N: int, replicates: int, seed: int,
+                           cell: _Cell) -> dict:
+    """Simulated power from the engine (:func:`labelvar.simulate`, panel mode, raw output).
+
+    Separability and precision only: the engine labels the same simulated items with the
+    system (expert, or a ``Model`` with ``accuracy_a``) and the baseline (``Random`` or
+    ``Prior``); per replicate the scored strata (observed p_d >= min_agreement) are summed
+    and the same test as the exact calculation is applied.
+    """
+    from labelvar.models import Expert, Model, Prior, Random
+    from labelvar.simulate import simulate
+
+    qa, _ = sc.accuracies
+    system = Expert(name="system") if qa is None else Model(accuracy=qa, name="system")
+    base = Random(name="base") if sc.baseline == "random" else Prior(name="base")
+    theta = sc.theta
+    fixed = isinstance(theta, float)
+    L = sc.n_labels
+    eseed = int(np.random.SeedSequence([int(seed), 6, QUESTIONS.index(sc.question), int(K),
+                                        int(N)]).generate_state(1)[0])
+    with np.errstate(invalid="ignore", divide="ignore"):  # engine's masked 0 * log(0) at θ = 1
+        _, raw = simulate(p_d=[theta] if fixed else None, m=[float(sc.m[1])] if L == 2 else 0.5,
+                          class_prior=None if L == 2 else sc.m.tolist(), n_items=[N],
+                          n_labels=[L], panel_size=[K], labellers=(system, base),
+                          mode="panel", replicates=replicates, seed=eseed,
+                          theta_prior=None if fixed else theta, tie_rule=sc.tie_rule,
+                          positives="bernoulli", return_raw=True, expected=False)
+    if sc.min_agreement > 0:
+        strata = raw[raw["stratum"] != "all"]
+        t = np.round(strata["stratum"].astype(float).to_numpy() * K)
+        raw = strata[t / K >= sc.min_agreement - 1e-12]
+    else:
+        raw = raw[raw["stratum"] == "all"]
+    tot = raw.groupby(["labeller", "replicate"])[["n", "correct"]].sum()
+    idx = pd.MultiIndex.from_product([["system", "base"], range(replicates)],
+                                     names=["labeller", "replicate"])
+    tot = tot.reindex(idx, fill_value=0)
+    n_s = tot.loc["system", "n"].to_numpy()
+    x = tot.loc["system", "correct"].to_numpy()
+    xb = tot.loc["base", "correct"].to_numpy()
+    if sc.question == "separability":
+        c = separability_critical(n_s, cell.p_baseline, sc.alpha)
+        reject = (n_s > 0) & (x >= c)
+    else:
+        reject = wilson_half_width(x, n_s, sc.alpha) <= sc.half_width
+    p = float(reject.mean())
+    return {"power_simulated": p,
+            "power_se": math.sqrt(max(p * (1 - p), 1e-300) / replicates),
+            "p_beats_baseline_simulated": float((x > xb).mean()),
+            "scored_items_simulated": float(n_s.mean())}
+
+
 # =========================================================================== planner
 @dataclasses.dataclass
 class DesignResult:
@@ -928,7 +1002,7 @@ def _markdown(df: pd.DataFrame) -> str:
 
 def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
                n_max: int = 10_000, n_step: int | None = None, replicates: int = 1000,
-               seed: int = 0, max_steps: int = 30) -> DesignResult:
+               seed: int = 0, max_steps: int = 30, simulator: str = "auto") -> DesignResult:
     """Find, for every panel size K, the smallest number of items N that meets the target.
 
     For each K the exact power P(N) (normal approximation for the unpaired test) is
@@ -960,6 +1034,11 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
         Seed of the simulation (each (K, N) has its own stream).
     max_steps : int
         Most grid steps simulated per K.
+    simulator : {"auto", "engine", "numpy"}
+        ``"engine"``: :func:`labelvar.simulate` in panel mode (separability and
+        precision); ``"numpy"``: this module's seeded per-item simulation of the same
+        model (all questions; the only one for ``two_systems``, which needs correlated
+        A/B errors and discordant pairs); ``"auto"``: the engine where it applies.
 
     Returns
     -------
@@ -994,6 +1073,12 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     max_steps = int(V.integer("max_steps", max_steps, lo=1))
     if n_step is not None:
         n_step = int(V.integer("n_step", n_step, lo=1))
+    V.choice("simulator", simulator, ("auto", "engine", "numpy"))
+    if simulator == "engine" and sc.question == "two_systems":
+        raise ValueError("simulator='engine' cannot simulate two_systems (needs correlated A/B "
+                         "errors and discordant pairs); use 'numpy' or 'auto'")
+    if simulator == "auto":
+        simulator = "numpy" if sc.question == "two_systems" else "engine"
     rows, bins, curves, evaluated = [], [], [], []
     for K in (int(k) for k in ks):
         cell = _cell(sc, K)
@@ -1013,7 +1098,7 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
             N = n_a
             row.update(meets_analytic=True)
         step = n_step or _auto_step(pw, n_a, replicates, sc.power)
-        search = _SimSearch(sc, K, cell, pw, replicates, seed, evaluated)
+        search = _SimSearch(sc, K, cell, pw, replicates, seed, evaluated, simulator)
         below = None
         if replicates > 0 and n_a is not None:
             N, below = search.run(n_a, step, n_max, max_steps)
@@ -1072,7 +1157,8 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     front = ["panel_size", "n_items", "annotations", "cost", "power_analytic",
              "power_simulated", "power_se", "meets_target", "recommended"]
     plans = plans[front + [c for c in plans.columns if c not in front]]
-    ev = pd.DataFrame(evaluated, columns=["panel_size", "n_items", "power_analytic",
+    plans["simulator"] = simulator if replicates > 0 else ""
+    ev = pd.DataFrame(evaluated, columns=["panel_size", "n_items", "simulator", "power_analytic",
                                           "power_simulated", "power_se",
                                           "p_beats_baseline_simulated",
                                           "scored_items_simulated"])
@@ -1098,16 +1184,17 @@ def _auto_step(pw: _PowerScan, n_a: int | None, replicates: int, target: float) 
 class _SimSearch:
     """Simulated power at (K, N), memoised, and the step search around N_analytic."""
 
-    def __init__(self, sc, K, cell, pw, replicates, seed, evaluated):
-        self.sc, self.K, self.cell, self.pw = sc, K, cell, pw
+    def __init__(self, sc, K, cell, pw, replicates, seed, evaluated, simulator):
+        self.sc, self.K, self.cell, self.pw, self.simulator = sc, K, cell, pw, simulator
         self.replicates, self.seed, self.evaluated = replicates, seed, evaluated
         self.sims: dict[int, dict] = {}
 
     def meets(self, n: int) -> bool:
         if n not in self.sims:
-            self.sims[n] = _simulate_power(self.sc, self.K, n, self.replicates, self.seed,
-                                           self.cell)
+            fn = _simulate_power_engine if self.simulator == "engine" else _simulate_power
+            self.sims[n] = fn(self.sc, self.K, n, self.replicates, self.seed, self.cell)
             self.evaluated.append({"panel_size": self.K, "n_items": n,
+                                   "simulator": self.simulator,
                                    "power_analytic": float(self.pw[n - 1]), **self.sims[n]})
         return bool(self.sims[n]["power_simulated"] >= self.sc.power)
 
@@ -1213,8 +1300,8 @@ class PilotFit:
 
     Attributes
     ----------
-    prior : _Prior
-        The fitted prior (pass it as ``Scenario(theta=fit.prior)``).
+    prior : BetaPrior or DiscretePrior
+        The fitted prior, the engine's object (pass it as ``Scenario(theta=fit.prior)``).
     method : str
         ``"beta"`` or ``"mixture"``.
     n_items, n_labels : int
@@ -1230,7 +1317,7 @@ class PilotFit:
         Pearson goodness of fit over the patterns (expected counts >= 5 pooled).
     """
 
-    prior: _Prior
+    prior: object
     method: str
     n_items: int
     n_labels: int
@@ -1245,8 +1332,9 @@ class PilotFit:
 
     def summary(self) -> str:
         """One line: the fitted prior and its fit."""
-        return (f"pilot: {self.n_items} items, L = {self.n_labels}; fitted {self.prior.describe()}"
-                f" (mean theta {self.prior.mean:.3f}); log-lik {self.loglik:.2f}, AIC "
+        view = _internal(self.prior, self.n_labels)
+        return (f"pilot: {self.n_items} items, L = {self.n_labels}; fitted {view.describe()}"
+                f" (mean theta {view.mean:.3f}); log-lik {self.loglik:.2f}, AIC "
                 f"{self.aic:.2f}; Pearson chi2 {self.chi2:.2f} on {self.dof} df, p = "
                 f"{self.p_value:.3g}")
 
@@ -1352,7 +1440,7 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
     --------
     >>> votes = [[5, 0], [4, 1], [3, 2], [5, 0], [4, 1], [5, 0]]
     >>> fit = fit_pilot(votes)
-    >>> fit.method, fit.n_items, round(fit.prior.mean, 2)
+    >>> fit.method, fit.n_items, round(fit.prior.mean(2), 2)
     ('beta', 6, 0.86)
     """
     from scipy.optimize import minimize
@@ -1380,7 +1468,7 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
 
     if method == "beta":
         def nll(x):
-            p = _Prior("beta", (math.exp(x[0]), math.exp(x[1])), L)
+            p = _Prior("beta", (math.exp(x[0]), math.exp(x[1]), None, 1.0), L)
             th, w = p.nodes()
             ll = logsumexp(_pattern_loglik(pats, np.clip(th, lo, 1 - 1e-15), L)
                            + np.log(w)[None, :], axis=1)
@@ -1392,7 +1480,8 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
                          options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 2000})
             if best is None or r.fun < best.fun:
                 best = r
-        prior = _Prior("beta", (float(math.exp(best.x[0])), float(math.exp(best.x[1]))), L)
+        prior = _Prior("beta", (float(math.exp(best.x[0])), float(math.exp(best.x[1])), None, 1.0),
+                       L)
         loglik, n_params = -float(best.fun), 2
     else:
         grid = np.linspace(lo, 1.0, grid_size)
@@ -1429,7 +1518,7 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
     chi2, dof = _pooled_chi2(table, n_params)
     top = np.where(c == c.max(axis=1, keepdims=True), 1.0, 0.0)
     class_prior = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
-    return PilotFit(prior=prior, method=method, n_items=int(c.shape[0]), n_labels=L,
+    return PilotFit(prior=prior.public(), method=method, n_items=int(c.shape[0]), n_labels=L,
                     loglik=loglik, n_params=n_params, aic=2 * n_params - 2 * loglik,
                     class_prior=class_prior, table=table, chi2=chi2, dof=dof,
                     p_value=float(chi2_dist.sf(chi2, dof)) if dof > 0 else np.nan)

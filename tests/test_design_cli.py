@@ -1,0 +1,114 @@
+"""`labelvar design` command line, YAML configs and the power figure (issue 6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from labelvar import design as D
+from labelvar import plots
+from labelvar.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data"
+
+
+def run(capsys, *argv):
+    code = main(["design", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_markdown_plan_matches_api(capsys):
+    code, out, err = run(capsys, "--theta", "beta:2,2", "--panel-sizes", "1,3", "--replicates",
+                         "0")
+    assert code == 0
+    res = D.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
+                       replicates=0)
+    for n in res.plans["n_items"]:
+        assert f"| {n} " in out or f" {n} |" in out
+    assert res.message in out
+
+
+def test_cli_writes_tables_and_figure(tmp_path, capsys):
+    code, out, err = run(capsys, "--question", "two-systems", "--theta", "beta:3,1",
+                         "--accuracy-b", "0.8", "--delta", "0.1", "--error-correlation", "0.2",
+                         "--panel-sizes", "1,3", "--replicates", "200", "--out", str(tmp_path),
+                         "--format", "csv")
+    assert code == 0
+    plans = pd.read_csv(tmp_path / "design.csv")
+    for col in ("panel_size", "n_items", "annotations", "cost", "power_analytic",
+                "power_simulated", "power_se", "meets_target", "recommended"):
+        assert col in plans
+    assert plans["recommended"].sum() == 1
+    assert (tmp_path / "power.png").stat().st_size > 10_000
+    for name in ("design_bins.csv", "design_curves.csv", "design_evaluated.csv", "scenario.json"):
+        assert (tmp_path / name).exists()
+    # CSV on stdout is the same table
+    assert out.splitlines()[0].startswith("panel_size,n_items,annotations")
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["--question", "two_systems", "--accuracy-b", "0.9", "--delta", "0.2"],
+     "labelvar: error: delta must be in (0, 1 - accuracy_b] = (0, 0.1]"),
+    (["--power", "1"], "labelvar: error: power must be in (0, 1), got 1.0"),
+    (["--alpha", "0"], "labelvar: error: alpha must be in (0, 1), got 0.0"),
+    (["--theta", "0.2"], "labelvar: error: theta must be in [1/L, 1] = [0.5, 1]"),
+    (["--question", "sizes"], "labelvar: error: question must be one of"),
+])
+def test_cli_bad_input_one_line_exit_2(capsys, argv, match):
+    code, out, err = run(capsys, *argv, "--replicates", "0")
+    assert code == 2
+    assert err.startswith(match), err
+    assert err.count("\n") == 1
+
+
+def test_cli_pilot_with_one_vote_refused(tmp_path, capsys):
+    p = tmp_path / "pilot.csv"
+    p.write_text("a,b\n3,2\n1,0\n")
+    code, out, err = run(capsys, "--pilot", str(p), "--replicates", "0")
+    assert code == 2
+    assert err.startswith("labelvar: error: pilot items need at least 2 votes each")
+
+
+def test_cli_no_plan_says_so_exit_1(capsys):
+    code, out, err = run(capsys, "--question", "two_systems", "--theta", "0.6",
+                         "--accuracy-b", "0.6", "--delta", "0.02", "--n-max", "200",
+                         "--panel-sizes", "1,3", "--replicates", "100")
+    assert code == 1
+    assert "no plan with K in {1, 3} and N <= 200 reaches power 0.8; best power reached" in out
+
+
+def test_yaml_configs_run_standalone(tmp_path, capsys):
+    cfg = REPO / "configs" / "experiment" / "design_separability.yaml"
+    code, out, err = run(capsys, "--config", str(cfg), "--replicates", "100",
+                         "--panel-sizes", "1,3")
+    assert code == 0 and "recommended: K = " in out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("design:\n  questoin: separability\n")
+    code, out, err = run(capsys, "--config", str(bad))
+    assert code == 2 and "unknown design key(s) questoin" in err
+
+
+def test_yaml_snli_config(capsys, monkeypatch):
+    if not (SHARED / "snli_dev_subset").exists():
+        pytest.skip(f"SNLI votes not found at {SHARED / 'snli_dev_subset'}")
+    monkeypatch.chdir(REPO)
+    code, out, err = run(capsys, "--config", "configs/experiment/design_snli.yaml",
+                         "--replicates", "200", "--panel-sizes", "3,5")
+    assert code == 0
+    assert err.startswith("pilot: 1289 items, L = 3; fitted Beta(")
+    assert "recommended: K = " in out
+
+
+def test_power_figure_has_one_curve_per_k_and_the_star():
+    res = D.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3, 5],
+                       replicates=100)
+    fig = plots.plot_power_curves(res.curves, res.evaluated, res.plans, target=0.8)
+    ax_n, ax_cost = fig.axes
+    labels = [ln.get_label() for ln in ax_n.lines if not ln.get_label().startswith("_")]
+    assert labels[:3] == ["K = 1", "K = 3", "K = 5"]
+    assert any(lbl.startswith("recommended: K = ") for lbl in labels)
+    assert ax_n.get_xscale() == "log" and ax_cost.get_xlabel().startswith("total cost")
