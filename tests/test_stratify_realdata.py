@@ -122,3 +122,24 @@ def test_dialsummeval_cli_three_raters_four_criteria():
     # leave-one-out: 3 votes all different -> the other two never agree with the drawn one
     loo = t[(t.role == "H'-loo") & (t.stratum == "0.33")]
     assert (loo.score == 0).all()
+
+
+def test_dialsummeval_metric_judges_join_and_rank_match():
+    root = _need("dialsummeval")
+    spec = importlib.util.spec_from_file_location("dse", REPO / "scripts" /
+                                                  "dialsummeval_stratify.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    data = mod.build(root, ["rouge-l"])
+    assert set(data) == {"coherence", "consistency", "fluency", "relevance"}
+    for td in data.values():
+        assert td.panel.shape == (1400, 3)
+        votes = td.panel.to_numpy(dtype=float)
+        counts = np.stack([(votes == k).sum(axis=1) for k in range(1, 6)], axis=1)
+        majority = counts.argmax(axis=1) + 1
+        pred = td.predictions["rouge-l"].to_numpy()
+        np.testing.assert_array_equal(np.bincount(pred, minlength=6),
+                                      np.bincount(majority, minlength=6))
+    # the join: every summary found its metric row exactly once
+    scores = mod.metric_scores(root, ["rouge-l"])
+    assert scores.shape == (1400, 1) and scores.index.is_unique
