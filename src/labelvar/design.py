@@ -526,6 +526,7 @@ class _Cell:
     p_top: np.ndarray  # P(top votes = t), t = 0..K
     p_eval: float  # P(item is scored: kept and in the stratum)
     p_gt_error: float  # P(GT != modal label | kept)
+    p_gt_error_scored: float  # P(GT != modal label | scored)
     p_tie: float  # P(the plurality is tied)
     p_a: float  # P(labeller A correct | scored)
     p_baseline: float  # P(baseline correct | scored)
@@ -579,6 +580,7 @@ def _cell(sc: Scenario, K: int) -> _Cell:
     return _Cell(
         panel_size=K, p_top=p_top, p_eval=p_eval,
         p_gt_error=1 - kept_modal / kept if kept > 0 else np.nan, p_tie=p_tie,
+        p_gt_error_scored=po / p_eval if p_eval > 0 else np.nan,
         p_a=acc(qa) / div, p_baseline=base / div, p_b=p_b, joint=joint,
     )
 
@@ -1125,7 +1127,8 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
             n_items_below=below if below is not None else np.nan,
             power_simulated_below=sims[below]["power_simulated"] if below in sims else np.nan,
             expected_scored_items=N * cell.p_eval,
-            p_gt_error=cell.p_gt_error, p_tie=cell.p_tie,
+            p_gt_error=cell.p_gt_error, p_gt_error_scored=cell.p_gt_error_scored,
+            p_tie=cell.p_tie,
             accuracy_a_vs_gt=cell.p_a,
             items_per_bin=", ".join(f"{tt}/{K}:{e:.4g}" for tt, e in zip(t[1:], exp_bins[1:])
                                     if e >= 0.05 * N / (K + 1) or tt == K),
