@@ -420,3 +420,36 @@ def test_dataframe_predictions_aligned_by_item_id():
     bad = preds.set_axis([f"j{k}" for k in range(8)])
     with pytest.raises(ValueError, match="index does not match the panel's item ids"):
         stratify(panel, bad, n_boot=0)
+
+
+def test_bootstrap_over_raters_against_independent_loop():
+    rng = np.random.default_rng(11)
+    n = 60
+    truth = (rng.random(n) < 0.5).astype(int)
+    panel = np.where(rng.random((n, 5)) < 0.7, truth[:, None], 1 - truth[:, None])
+    pred = np.where(rng.random(n) < 0.8, truth, 1 - truth)
+    t = stratify(panel, {"s": pred}, metrics=["accuracy"], n_boot=4000, boot_raters=True,
+                 seed=5)
+    r = _row(t, "s", "all", "accuracy")
+    # independent implementation: resample items, redraw each item's 5 votes, majority
+    g = np.random.default_rng(123)
+    vals = []
+    for _ in range(4000):
+        items = g.integers(0, n, n)
+        votes = panel[items][np.arange(n)[:, None], g.integers(0, 5, (n, 5))]
+        maj = (votes.sum(axis=1) >= 3).astype(int)
+        vals.append(np.mean(maj == pred[items]))
+    lo, hi = np.quantile(vals, [0.025, 0.975])
+    assert r.ci_low == pytest.approx(lo, abs=0.02)
+    assert r.ci_high == pytest.approx(hi, abs=0.02)
+
+
+def test_bootstrap_over_raters_on_unanimous_panel_is_the_item_bootstrap():
+    truth = np.array([1, 0] * 30)
+    panel = np.column_stack([truth] * 3)
+    pred = np.where(np.arange(60) % 4 == 0, 1 - truth, truth)  # 45/60 correct
+    t = stratify(panel, {"s": pred}, metrics=["f1"], n_boot=4000, boot_raters=True, seed=2)
+    u = stratify(panel, {"s": pred}, metrics=["f1"], n_boot=4000, seed=2)
+    a, b = _row(t, "s", "all", "f1"), _row(u, "s", "all", "f1")
+    assert a.ci_low == pytest.approx(b.ci_low, abs=0.02)
+    assert a.ci_high == pytest.approx(b.ci_high, abs=0.02)

@@ -229,6 +229,8 @@ def _add_stratify(sub) -> None:
                    help="items some system has no prediction for: error, or drop (counted)")
     p.add_argument("--confidence", type=float, default=0.95)
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for F1 CIs")
+    p.add_argument("--boot-raters", action="store_true",
+                   help="bootstrap over items and each item's panel votes (all CIs)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     p.add_argument("--out", default=None, metavar="DIR",
@@ -313,7 +315,7 @@ def _run_stratify(args) -> int:
             leave_one_out=args.leave_one_out, p_d_one=args.p_d_one,
             human_round=args.human_round, ties=args.ties,
             missing=args.missing_predictions, confidence=args.confidence,
-            n_boot=args.n_boot, seed=args.seed)
+            n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed)
     for w in caught:
         if issubclass(w.category, st.ExcludedItemsWarning):
             print(f"labelvar: note: {w.message}", file=sys.stderr)

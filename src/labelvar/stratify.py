@@ -312,6 +312,45 @@ def _bootstrap_f1(truth, pred, positive, n_labels, n_boot, confidence, rng):
     return float(np.quantile(vals, lo_q)), float(np.quantile(vals, hi_q))
 
 
+def _bootstrap_panel(t: _Task, idx, pred, metric, n_boot, confidence, rng, ties):
+    """Percentile bootstrap over items *and* over each item's panel votes.
+
+    A replicate resamples the bin's items and, for every drawn item, redraws its K
+    votes with replacement from its own votes, recomputes the majority (ties at
+    random, or the first label with ``ties="first"``) and scores ``pred`` against it.
+    """
+    if n_boot <= 0:
+        return np.nan, np.nan
+    n, L = idx.size, len(t.labels)
+    order = np.argsort(t.codes < 0, axis=1, kind="stable")
+    compact = np.take_along_axis(t.codes, order, axis=1)[idx]
+    kk = t.k[idx]
+    kmax = int(kk.max())
+    compact = compact[:, :kmax]
+    labels = np.arange(L)
+    vals = np.empty(n_boot)
+    chunk = max(1, 4_000_000 // max(n * kmax * L, 1))
+    for start in range(0, n_boot, chunk):
+        b = min(n_boot, start + chunk) - start
+        items = rng.integers(0, n, size=(b, n))
+        ki = kk[items]
+        j = np.floor(rng.random((b, n, kmax)) * ki[..., None]).astype(np.int64)
+        votes = np.take_along_axis(compact[items], j, axis=2)
+        valid = np.arange(kmax) < ki[..., None]
+        counts = ((votes[..., None] == labels) & valid[..., None]).sum(axis=2)
+        if ties == "first":
+            maj = counts.argmax(axis=-1)
+        else:  # uniform noise < 1 only reorders equal (integer) counts
+            maj = (counts + 0.5 * rng.random(counts.shape)).argmax(axis=-1)
+        p = pred[items]
+        if metric == "accuracy":
+            vals[start:start + b] = np.mean(maj == p, axis=1)
+        else:
+            vals[start:start + b] = _f1(maj, p, t.positive, L, axis=-1)
+    lo_q, hi_q = (1 - confidence) / 2, (1 + confidence) / 2
+    return float(np.quantile(vals, lo_q)), float(np.quantile(vals, hi_q))
+
+
 def _wilson(k: int, n: int, confidence: float):
     from scipy import stats
 
@@ -405,6 +444,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
              leave_one_out: bool = False, p_d_one: float | None = None,
              human_round: int | None = None, ties: str = "random",
              missing: str = "error", confidence: float = 0.95, n_boot: int = 1000,
+             boot_raters: bool = False,
              seed: int | np.random.Generator | None = 0, task: str = "task",
              exact_limit: int = 4_000_000) -> pd.DataFrame:
     r"""Score systems and humans per bin of ground-truth agreement :math:`p_d`.
@@ -458,6 +498,12 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
         bootstrap over items with ``n_boot`` resamples for F1).
     n_boot : int
         Bootstrap resamples for F1 intervals (0 to skip).
+    boot_raters : bool
+        Bootstrap over raters too: every interval (accuracy and F1) becomes a
+        percentile bootstrap whose replicates resample the bin's items and redraw
+        each item's panel votes from its own votes (with replacement), recomputing
+        the majority label. It adds the uncertainty of the ground truth itself.
+        The bins stay those of the observed p_d.
     seed : int, Generator or None
         Seed for ties, H' draws and bootstrap (each its own spawned stream).
     task : str
@@ -546,8 +592,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
                              f"{name!r} ({', '.join(map(repr, t.preds)) or 'none'})")
         excluded[name] = t.excluded
         frames.append(_task_table(t, humans, bins, metrics, n_draws, leave_one_out, p_d_one,
-                                  human_round, ties, confidence, n_boot, task_rngs[1:],
-                                  exact_limit))
+                                  human_round, ties, confidence, n_boot, boot_raters,
+                                  task_rngs[1:], exact_limit))
     bad = {k: e for k, e in excluded.items() if any(e.values())}
     if bad:
         msg = "; ".join(f"{k}: {e['no_votes']} with no votes, {e['one_vote']} with one vote"
@@ -561,7 +607,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
 
 
 def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_round, ties,
-                confidence, n_boot, rngs, exact_limit) -> pd.DataFrame:
+                confidence, n_boot, boot_raters, rngs, exact_limit) -> pd.DataFrame:
     from labelvar import analytic
 
     L = len(t.labels)
@@ -616,7 +662,10 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
             for rname, role in raters:
                 pred = t.preds[rname][idx]
                 sc = _score(metric, truth, pred, t.positive, L)
-                if metric == "accuracy":
+                if boot_raters:
+                    lo, hi = _bootstrap_panel(t, idx, pred, metric, n_boot, confidence,
+                                              boot_rng, ties)
+                elif metric == "accuracy":
                     lo, hi = _wilson(int(np.sum(truth == pred)), idx.size, confidence)
                 else:
                     lo, hi = _bootstrap_f1(truth, pred, t.positive, L, n_boot, confidence,
