@@ -137,3 +137,46 @@ def test_multinomial_marginals():
     for i in (0, 2, 3):
         support = np.arange(51)
         assert _chi2_pvalue(draws[:, i], support, stats.binom.pmf(support, 50, probs[i])) > 1e-3
+
+
+def _strata_of_top(kk):
+    sot, labels = np.zeros(kk + 1, dtype=np.int64), []
+    for top in range(-(-kk // 2), kk + 1):
+        text = f"{top / kk:.2f}"
+        if text not in labels:
+            labels.append(text)
+        sot[top] = labels.index(text) + 1
+    return sot, 1 + len(labels)
+
+
+@pytest.mark.parametrize("kk", [1, 4, 5, 7])
+@pytest.mark.parametrize("tie", [K.TIE_RANDOM, K.TIE_DROP, 0])
+def test_vectorised_binary_kernel_is_bit_identical_to_scalar(kk, tie):
+    """The packed-counter L = 2 kernel draws and counts exactly like the scalar one."""
+    reps, n_items, n_pos, theta = 60, 700, 210, 0.7
+    sot, n_strata = _strata_of_top(kk)
+    lab_kind = np.array([K.EXPERT, K.MATRIX, K.MATRIX], dtype=np.int64)
+    lab_p1 = np.array([[0.0, 0.0], [0.5, 0.5], [0.2, 0.9]])  # P(predict 1 | modal c)
+    scalar = np.empty((reps, 3, n_strata, K.N_FIELDS))
+    K.explicit_binary(np.uint64(77), reps, n_items, tuple(range(kk)), True, n_pos, False, 0.3,
+                      K.THETA_FIXED, np.array([theta]), np.ones(1), tie, lab_kind, lab_p1, sot,
+                      n_strata, scalar)
+    thr = np.array([[K.threshold53(theta), K.threshold53(0.5), K.threshold53(0.2)],
+                    [K.threshold53(theta), K.threshold53(0.5), K.threshold53(0.9)]],
+                   dtype=np.uint64)
+    flip = np.array([[1, 0, 0], [0, 0, 0]], dtype=np.uint64)
+    fast = np.empty_like(scalar)
+    K.explicit_binary_fast(np.uint64(77), reps, n_items, tuple(range(kk)), n_pos,
+                           K.threshold53(theta), theta, tie, thr, flip, sot, n_strata, fast)
+    # counts and metrics identical; theta (a float sum) may differ in the last bits
+    assert np.array_equal(scalar[..., :10], fast[..., :10], equal_nan=True)
+    assert np.allclose(scalar[..., 10], fast[..., 10], equal_nan=True, rtol=1e-12)
+    assert (scalar[:, :, 0, 0] > 0).all()
+
+
+def test_threshold53_matches_float_comparison():
+    for p in (0.0, 1e-300, 0.3, 0.5, 0.7, 1 - 1e-16, 1.0):
+        t = K.threshold53(p)
+        for bits in (0, 1, int(p * 2**53) - 1, int(p * 2**53), int(p * 2**53) + 1, 2**53 - 1):
+            if 0 <= bits < 2**53:
+                assert (bits * 2.0**-53 < p) == (bits < t), (p, bits)

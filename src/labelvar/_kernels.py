@@ -470,9 +470,11 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
     conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
     theta_sum = np.zeros(n_strata)
     votes = np.zeros(n_lab, dtype=np.int64)
-    # draws per item: class, theta (Beta needs a variable number: own sub-stream),
-    # K votes x 2, tie-break, labellers x 2
-    stride = np.uint64(2 * panel_k + 2 * n_j + 4)
+    # draws per item: class, K votes, tie-break, labellers (theta from a Beta needs a
+    # variable number of draws: it has its own sub-stream per item). A vote or an
+    # expert uses one uniform u: the modal label if u < theta, else other label
+    # number floor((u - theta) / (1 - theta) * (L - 1)) (u given u >= theta is uniform).
+    stride = np.uint64(panel_k + n_j + 2)
     for i in range(n_items):
         base = np.uint64(i) * stride
         # modal (coin mode: true) label
@@ -491,11 +493,11 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
             for a in range(n_lab):
                 votes[a] = 0
             for k in range(panel_k):
-                u = uniform(rkey, base + np.uint64(2 + 2 * k))
+                u = uniform(rkey, base + np.uint64(1 + k))
                 if u < theta:
                     votes[c] += 1
                 else:
-                    votes[_other_label(c, n_lab, uniform(rkey, base + np.uint64(3 + 2 * k)))] += 1
+                    votes[_other_label(c, n_lab, (u - theta) / (1.0 - theta))] += 1
             top = 0
             for a in range(n_lab):
                 if votes[a] > top:
@@ -514,7 +516,7 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                 if tie_rule >= 0 and votes[tie_rule] == top:
                     g = tie_rule
                 else:
-                    pick = int(uniform(rkey, base + np.uint64(2 * panel_k + 2)) * n_top)
+                    pick = int(uniform(rkey, base + np.uint64(panel_k + 1)) * n_top)
                     if pick >= n_top:
                         pick = n_top - 1
                     for a in range(n_lab):
@@ -530,14 +532,14 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
         theta_sum[0] += theta
         if s > 0:
             theta_sum[s] += theta
-        lbase = base + np.uint64(2 * panel_k + 4)
+        lbase = base + np.uint64(panel_k + 2)
         for j in range(n_j):
-            u = uniform(rkey, lbase + np.uint64(2 * j))
+            u = uniform(rkey, lbase + np.uint64(j))
             if lab_kind[j] == EXPERT:
                 if u < theta:
                     h = c
                 else:
-                    h = _other_label(c, n_lab, uniform(rkey, lbase + np.uint64(2 * j + 1)))
+                    h = _other_label(c, n_lab, (u - theta) / (1.0 - theta))
             else:
                 h = categorical(lab_cum[j, c], u)
             conf[j, 0, g, h] += 1
@@ -668,6 +670,161 @@ def explicit_binary_serial(cell_key, n_rep, n_items, ktuple, panel, n_pos, berno
         _explicit_binary_rep(replicate_key(cell_key, r), n_items, ktuple, panel, n_pos,
                              bernoulli, m, theta_kind, theta_par, theta_cum, tie_rule,
                              lab_kind, lab_p1, stratum_of_top, n_strata, out[r])
+
+
+# --------------------------------------------------------------------------- explicit, L = 2, fast
+_BLOCK = 255  # items per packed-counter block (8-bit lanes)
+_HALF53 = np.uint64(1) << np.uint64(52)
+
+
+@njit(cache=True)
+def threshold53(p):
+    """Integer threshold T with ``uniform(key, ctr) < p``  <=>  ``bits53 < T``.
+
+    ``bits53 = splitmix64(...) >> 11``; comparing integers skips the float
+    conversion and vectorises.
+    """
+    if p <= 0.0:
+        return np.uint64(0)
+    if p >= 1.0:
+        return np.uint64(1) << np.uint64(53)
+    return np.uint64(math.ceil(p * 9007199254740992.0))
+
+
+@njit(cache=True)
+def _explicit_binary_fast_rep(rkey, n_items, ktuple, n_pos, thr_theta, theta, tie_rule,
+                              lab_thr, lab_flip, stratum_of_top, n_strata, out_r):
+    """One replicate, L = 2, fixed theta, fixed class counts, K = len(ktuple) <= 7.
+
+    Same draws and the same counts as :func:`_explicit_binary_rep` (bit-identical),
+    but items are processed in blocks whose per-item outcome is accumulated
+    into 8-bit lanes of 64-bit counters (lane v = number of modal votes), so
+    every inner loop is branch-free and vectorises.
+    """
+    panel_k = len(ktuple)
+    even = panel_k % 2 == 0
+    n_j = lab_thr.shape[1]
+    stride_g = np.uint64(panel_k + n_j + 2) * GOLDEN
+    conf = np.zeros((n_j, n_strata, 2, 2), dtype=np.int64)
+    theta_sum = np.zeros(n_strata)
+    cnt = np.zeros(panel_k + 1, dtype=np.int64)
+    ties = np.zeros(panel_k + 1, dtype=np.int64)
+    pos = np.zeros((n_j, panel_k + 1), dtype=np.int64)
+    tie_pos = np.zeros((n_j, panel_k + 1), dtype=np.int64)
+    shift = np.empty(_BLOCK, dtype=np.uint64)
+    tbit = np.zeros(_BLOCK, dtype=np.uint64)
+    one = np.uint64(1)
+    for c in range(2):
+        lo = n_pos if c == 0 else 0
+        hi = n_items if c == 0 else n_pos
+        cnt[:] = 0
+        ties[:] = 0
+        pos[:, :] = 0
+        tie_pos[:, :] = 0
+        for b0 in range(lo, hi, _BLOCK):
+            b1 = min(b0 + _BLOCK, hi)
+            acc = np.uint64(0)
+            acct = np.uint64(0)
+            for i in range(b0, b1):
+                x = rkey + np.uint64(i) * stride_g
+                v = np.uint64(0)
+                for k in ktuple:
+                    v += np.uint64((splitmix64(x + np.uint64(k + 1) * GOLDEN) >> _S11)
+                                  < thr_theta)
+                s = v * np.uint64(8)
+                shift[i - b0] = s
+                acc += one << s
+                if even:
+                    t = np.uint64((splitmix64(x + np.uint64(panel_k + 1) * GOLDEN) >> _S11)
+                                  < _HALF53)
+                    tbit[i - b0] = t
+                    acct += t << s
+            for v in range(panel_k + 1):
+                cnt[v] += np.int64((acc >> np.uint64(8 * v)) & np.uint64(255))
+                ties[v] += np.int64((acct >> np.uint64(8 * v)) & np.uint64(255))
+            for j in range(n_j):
+                thr = lab_thr[c, j]
+                flip = lab_flip[c, j]
+                accp = np.uint64(0)
+                acctp = np.uint64(0)
+                off = np.uint64(panel_k + 2 + j) * GOLDEN
+                for i in range(b0, b1):
+                    x = rkey + np.uint64(i) * stride_g
+                    bit = np.uint64((splitmix64(x + off) >> _S11) < thr) ^ flip
+                    accp += bit << shift[i - b0]
+                    if even:
+                        acctp += (bit & tbit[i - b0]) << shift[i - b0]
+                for v in range(panel_k + 1):
+                    pos[j, v] += np.int64((accp >> np.uint64(8 * v)) & np.uint64(255))
+                    tie_pos[j, v] += np.int64((acctp >> np.uint64(8 * v)) & np.uint64(255))
+        # counts by modal votes v -> confusion counts by (stratum, truth, prediction)
+        for v in range(panel_k + 1):
+            n = cnt[v]
+            if n == 0:
+                continue
+            if 2 * v == panel_k and tie_rule == TIE_DROP:
+                continue
+            top = v if 2 * v >= panel_k else panel_k - v
+            s = stratum_of_top[top]
+            theta_sum[0] += theta * n
+            if s > 0:
+                theta_sum[s] += theta * n
+            for j in range(n_j):
+                p1 = pos[j, v]
+                if 2 * v != panel_k:
+                    g = c if 2 * v > panel_k else 1 - c
+                    conf[j, 0, g, 1] += p1
+                    conf[j, 0, g, 0] += n - p1
+                    if s > 0:
+                        conf[j, s, g, 1] += p1
+                        conf[j, s, g, 0] += n - p1
+                elif tie_rule >= 0:
+                    g = tie_rule
+                    conf[j, 0, g, 1] += p1
+                    conf[j, 0, g, 0] += n - p1
+                    if s > 0:
+                        conf[j, s, g, 1] += p1
+                        conf[j, s, g, 0] += n - p1
+                else:  # random tie-break: truth 1 for the items with tie bit set
+                    t1 = ties[v]
+                    tp1 = tie_pos[j, v]
+                    for ss in range(2):
+                        st = 0 if ss == 0 else s
+                        if ss == 1 and s == 0:
+                            break
+                        conf[j, st, 1, 1] += tp1
+                        conf[j, st, 1, 0] += t1 - tp1
+                        conf[j, st, 0, 1] += p1 - tp1
+                        conf[j, st, 0, 0] += (n - t1) - (p1 - tp1)
+    _finish_replicate(conf, theta_sum, out_r)
+
+
+@njit(cache=True, parallel=True)
+def explicit_binary_fast(cell_key, n_rep, n_items, ktuple, n_pos, thr_theta, theta, tie_rule,
+                         lab_thr, lab_flip, stratum_of_top, n_strata, out):
+    """Vectorised per-item simulation: L = 2, fixed theta and class counts, K <= 7.
+
+    Bit-identical to :func:`explicit_binary` with the same arguments (same
+    draws); ``thr_theta = threshold53(theta)``, ``lab_thr[c, j]`` the
+    threshold of P(draw says "yes") for labeller j on class c and
+    ``lab_flip[c, j]`` 1 where "yes" means predicting 0 (an expert on a
+    negative item: it agrees, predicting 0). :func:`explicit_binary_fast_serial`
+    is the serial twin.
+    """
+    for r in prange(n_rep):
+        _explicit_binary_fast_rep(replicate_key(cell_key, r), n_items, ktuple, n_pos, thr_theta,
+                                  theta, tie_rule, lab_thr, lab_flip, stratum_of_top, n_strata,
+                                  out[r])
+
+
+@njit(cache=True)
+def explicit_binary_fast_serial(cell_key, n_rep, n_items, ktuple, n_pos, thr_theta, theta,
+                                tie_rule, lab_thr, lab_flip, stratum_of_top, n_strata, out):
+    """Serial twin of :func:`explicit_binary_fast` (bit-identical results)."""
+    for r in range(n_rep):
+        _explicit_binary_fast_rep(replicate_key(cell_key, r), n_items, ktuple, n_pos, thr_theta,
+                                  theta, tie_rule, lab_thr, lab_flip, stratum_of_top, n_strata,
+                                  out[r])
 
 
 # --------------------------------------------------------------------------- collapsed

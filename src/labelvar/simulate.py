@@ -53,6 +53,7 @@ _EPS = 1e-12            # metric >= t is evaluated as metric >= t - _EPS
 _MAX_CELLS = 4096       # largest joint outcome table the collapsed path takes
 _MAX_COMPOSITIONS = 200_000  # largest vote enumeration for panel-mode tables
 _BINARY_MAX_K = 64      # K above this uses the generic kernel (one compile per K otherwise)
+_FAST_MAX_K = 7         # the vectorised L = 2 kernel packs vote counts 0..K in 8-bit lanes
 
 
 def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
@@ -522,14 +523,15 @@ class _Infeasible(Exception):
 # --------------------------------------------------------------------------- running a cell
 def _kernels_tuple(parallel):
     if parallel:
-        return K.explicit_binary, K.explicit_generic, K.collapsed
-    return K.explicit_binary_serial, K.explicit_generic_serial, K.collapsed_serial
+        return K.explicit_binary, K.explicit_generic, K.collapsed, K.explicit_binary_fast
+    return (K.explicit_binary_serial, K.explicit_generic_serial, K.collapsed_serial,
+            K.explicit_binary_fast_serial)
 
 
 _KERNELS = {True: _kernels_tuple(True), False: _kernels_tuple(False)}
 
 
-def _run_cell(cell, spec, key, kern, want_expected, return_raw):
+def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
     import pandas as pd
 
     lab, kk = cell.n_labels, cell.panel_size
@@ -573,6 +575,22 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw):
             group_counts = table.groups
         kern[2](ckey, spec.replicates, group_counts, np.empty(0), np.ascontiguousarray(probs),
                 c_stratum, c_truth, c_pred, np.ascontiguousarray(c_theta), lab, n_strata, out)
+    elif (lab == 2 and panel and kk <= _FAST_MAX_K and spec.theta_prior is None
+          and not bern and fast):
+        # vectorised kernel; bit-identical to the branch below
+        theta = float(cell.p_d)
+        lab_thr = np.empty((2, n_j), dtype=np.uint64)
+        lab_flip = np.zeros((2, n_j), dtype=np.uint64)
+        for j, mt in enumerate(mats):
+            for c in range(2):
+                if lab_kind[j] == K.EXPERT:
+                    lab_thr[c, j] = K.threshold53(theta)
+                    lab_flip[c, j] = 1 if c == 0 else 0
+                else:
+                    lab_thr[c, j] = K.threshold53(float(mt[c, 1]))
+        kern[3](ckey, spec.replicates, cell.n_items, tuple(range(kk)), int(counts[1]),
+                K.threshold53(theta), theta, tie, lab_thr, lab_flip, stratum_of_top, n_strata,
+                out)
     elif lab == 2 and (not panel or kk <= _BINARY_MAX_K):
         lab_p1 = np.ascontiguousarray(np.stack([mt[:, 1] for mt in mats]))
         ktuple = tuple(range(kk)) if panel else (0,)
