@@ -66,16 +66,18 @@ def _sweep_rows(table, *, metrics, labellers=None, stratum="all", vary=()):
         raise ValueError(f"table has no rows with metric in {list(metrics)} and stratum {stratum!r}")
     for axis in ("m", "n_items", "n_labels", "panel_size", "mode"):
         if axis in rows.columns and axis not in vary and rows[axis].nunique() > 1:
-            raise ValueError(f"table has several values of {axis} ({sorted(rows[axis].unique())}); "
+            raise ValueError(f"table has several values of {axis} "
+                             f"({sorted(rows[axis].unique().tolist())}); "
                              f"select one before plotting")
     return rows
 
 
 def _axis_value_label(axis: str, value) -> str:
-    if isinstance(value, float) and float(value).is_integer() and axis != "m":
-        value = int(value)
-    return f"${_SYMBOLS.get(axis, axis)}$ = {value:g}" if isinstance(value, (int, float)) \
-        else f"{axis} = {value}"
+    import numbers
+
+    if isinstance(value, numbers.Number):
+        return f"${_SYMBOLS.get(axis, axis)}$ = {float(value):g}"
+    return f"{axis} = {value}"
 
 
 def plot_figure1(table, *, colour_by: str = "m", metrics=("accuracy", "f1"),
@@ -199,7 +201,8 @@ def plot_panel_bias(table, *, labeller: str = "expert") -> Figure:
     rows = _sweep_rows(table, metrics=("theta", "accuracy"), labellers=(labeller,),
                        stratum=None, vary=("panel_size",))
     if rows["p_d"].nunique() > 1:
-        raise ValueError(f"table has several values of p_d ({sorted(rows['p_d'].unique())}); "
+        raise ValueError(f"table has several values of p_d "
+                         f"({sorted(rows['p_d'].unique().tolist())}); "
                          "select one before plotting")
     rows = rows[rows["stratum"].astype(str) != "all"].copy()
     if rows.empty:

@@ -387,6 +387,7 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     ext = "." + cfg.output.format
     chunks = plan_chunks(cfg)
     computed = reused = 0
+    t_engine = 0.0
     files = []
     n_cells = sum(c.n_cells for c in chunks)
     with _progress(n_cells, cfg.name, cfg.quiet) as bar:
@@ -400,20 +401,25 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
             else:
                 t1 = time.perf_counter()
                 table = engine(**kwargs, progress=False)
+                seconds = time.perf_counter() - t1
+                t_engine += seconds
                 write_table(table, table_path)
                 marker = {"key": key, "file": table_path.name, "rows": len(table),
                           "sha256": _sha256(table_path), "cells": chunk.n_cells,
-                          "seconds": round(time.perf_counter() - t1, 4), "kwargs": kwargs}
+                          "seconds": round(seconds, 4), "kwargs": kwargs}
                 _atomic_bytes(marker_path, json.dumps(marker, indent=1).encode())
                 computed += 1
             files.append(table_path)
             bar.update(chunk.n_cells)
     table = pd.concat([read_table(p) for p in files], ignore_index=True)
     results = write_table(table, out_dir / f"results{ext}")
+    t1 = time.perf_counter()
     figures = _draw(table, cfg, out_dir)
+    t_figures = time.perf_counter() - t1
     _write_config(cfg, out_dir)
     meta = _metadata(cfg, chunks=len(chunks), computed=computed, reused=reused,
-                     seconds=time.perf_counter() - t0, overrides=overrides,
+                     seconds=time.perf_counter() - t0, engine_seconds=t_engine,
+                     figure_seconds=t_figures, overrides=overrides,
                      files=[results.name] + [f.name for f in figures])
     _atomic_bytes(out_dir / "metadata.json", json.dumps(meta, indent=1).encode())
     log.info("%s: %d cells in %d chunks (%d computed, %d reused) -> %s",
