@@ -39,6 +39,8 @@ _EXPORTS = {
     "Model": "labelvar.models",
     "BetaPrior": "labelvar.models",
     "DiscretePrior": "labelvar.models",
+    "sweep": "labelvar.sweep",
+    "SweepConfig": "labelvar.config",
     "stratify": "labelvar.stratify",
     "bin_tests": "labelvar.stratify",
     "paired_test": "labelvar.stratify",
