@@ -73,6 +73,7 @@ def test_overrides_are_typed(composed):
     ("replicates=many", "replicates=many: Value 'many' of type 'str' could not be converted "
                         "to Integer"),
     ("grid.m=[0.5,1.5]", "grid.m must be in [0, 1], got 1.5"),
+    ("labellers.names=[expert,expert]", "labellers.names must not repeat a labeller"),
     ("grid.n_items=[0]", "grid.n_items must be >= 1, got 0"),
     ("grid.n_labels=[1]", "grid.n_labels must be >= 2, got 1"),
     ("model.mode=boat", "model.mode must be one of 'coin', 'panel'; got 'boat'"),
@@ -80,9 +81,14 @@ def test_overrides_are_typed(composed):
     ("thresholds=[1.1]", "thresholds must be in [0, 1], got 1.1"),
     ("replicates=1", "replicates must be >= 2, got 1"),
     ("output.format=xlsx", "output.format must be one of 'csv', 'parquet'; got 'xlsx'"),
+    ("model.theta_prior.a=3", "a key below a node that is null in this config (e.g. "
+                              "model.theta_prior.* needs model=panel_beta)"),
+    ("model=panel_beta", "grid.p_d must be [] when model.theta_prior is set"),
+    ("model=panel grid.p_d=[0.3,0.6]", "grid.p_d must be >= 1/L = 0.5 in panel mode (theta is "
+                                       "the modal label's probability), got 0.3 with n_labels=2"),
 ])
 def test_bad_override_fails_in_one_line_exit_2(override, message, capsys, tmp_path):
-    code = cli.main(["sweep", override, f"hydra.run.dir={tmp_path}/run"])
+    code = cli.main(["sweep", *override.split(), f"hydra.run.dir={tmp_path}/run"])
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("labelvar: error: ")

@@ -216,3 +216,21 @@ def test_collect_merges_jobs_in_order_and_refuses_missing(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="no results.csv or results.parquet under"):
         sweep.collect(tmp_path / "empty")
+
+
+def test_progress_bar_shows_on_a_terminal_unless_quiet(monkeypatch):
+    class Tty:
+        def isatty(self):
+            return True
+
+        def write(self, text):
+            return len(text)
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr("sys.stderr", Tty())
+    with sweep._progress(10, "x", quiet=False) as bar:
+        assert not bar.disable
+    with sweep._progress(10, "x", quiet=True) as bar:
+        assert bar.disable

@@ -724,8 +724,12 @@ def check_overrides(overrides: Sequence[str]) -> int:
                 except ValueError:
                     raise
                 except Exception as exc:  # e.g. OmegaConf asserts on a key below a null node
+                    detail = _one_line_error(exc, combo)
+                    if "NoneType" in detail:
+                        detail = ("a key below a node that is null in this config (e.g. "
+                                  "model.theta_prior.* needs model=panel_beta)")
                     raise ValueError(f"could not apply the overrides {' '.join(combo)}: "
-                                     f"{_one_line_error(exc, combo)}") from None
+                                     f"{detail}") from None
                 validate(cfg)
     finally:
         GlobalHydra.instance().clear()
