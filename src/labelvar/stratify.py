@@ -359,6 +359,38 @@ def _wilson(k: int, n: int, confidence: float):
     return float(ci.low), float(ci.high)
 
 
+def _prior_matched_sf(class_counts: np.ndarray, k: int) -> float:
+    r"""P(X >= k) for a labeller guessing class c with probability n_c / n.
+
+    On the items of class c it is right with probability :math:`\pi_c = n_c / n`, so
+    X is a sum of independent :math:`\mathrm{Bin}(n_c, \pi_c)` -- a Poisson-binomial
+    with only L distinct probabilities. The smaller classes' pmfs are convolved and
+    combined with the largest class's exact ``binom.sf``: O(n) scipy calls instead of
+    the O(n^2) general Poisson-binomial (which is what
+    :func:`labelvar.analytic.prob_correct_at_least_heterogeneous` computes; equal, tested).
+    """
+    from scipy import signal, stats
+
+    n = int(class_counts.sum())
+    counts = [int(c) for c in class_counts if c > 0]
+    counts.sort()
+    big = counts.pop()
+    pmf = np.array([1.0])
+    for c in counts:
+        pc = stats.binom.pmf(np.arange(c + 1), c, c / n)
+        if pmf.size * pc.size > 5e7:  # large multi-class data: FFT (absolute error ~1e-16)
+            pmf = np.clip(signal.fftconvolve(pmf, pc), 0.0, None)
+        else:
+            pmf = np.convolve(pmf, pc)
+    j = np.arange(pmf.size)
+    return float(min(1.0, np.dot(pmf, stats.binom.sf(k - j - 1, big, big / n))))
+
+
+def _support(n: int, r: float) -> int:
+    """Rough size of Bin(n, r)'s support with non-negligible mass (about +-9 sd)."""
+    return min(n + 1, int(2 * (9 * np.sqrt(n * r * (1 - r)) + 10)))
+
+
 def _p_random(metric, score, truth, positive, n_labels, exact_limit):
     """P(random labeller >= score): (1/L coin, prior-matched) on these items."""
     from labelvar import analytic
@@ -366,11 +398,10 @@ def _p_random(metric, score, truth, positive, n_labels, exact_limit):
     n = truth.size
     if not np.isfinite(score):
         return np.nan, np.nan
-    prior = np.bincount(truth, minlength=n_labels) / n
     if metric == "accuracy":
         k = int(round(score * n))
         p1 = float(analytic.prob_random_accuracy_at_least(n_labels, n, k / n))
-        p2 = float(analytic.prob_correct_at_least_heterogeneous(prior[truth], k))
+        p2 = _prior_matched_sf(np.bincount(truth, minlength=n_labels), k)
         return p1, p2
     if positive is None:
         return np.nan, np.nan  # no closed form for macro-F1 of a random labeller
@@ -378,7 +409,7 @@ def _p_random(metric, score, truth, positive, n_labels, exact_limit):
     n_neg = n - n_pos
     out = []
     for r in (1.0 / n_labels, n_pos / n):
-        if (n_pos + 1) * (n_neg + 1) > exact_limit:
+        if _support(n_pos, r) * _support(n_neg, r) > exact_limit:
             out.append(np.nan)
             continue
         d = analytic.exact_binary_metrics(n_pos, n_neg, sensitivity=r, specificity=1 - r)
@@ -509,8 +540,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
     task : str
         Task name when ``panel`` is a single table.
     exact_limit : int
-        Largest ``(n_pos + 1)(n_neg + 1)`` for which the random labeller's exact F1
-        tail is computed (NaN above).
+        Largest (approximate) size of the joint TP x FP support for which the random
+        labeller's exact F1 tail is computed (NaN above; about 10^5 items per bin
+        fit the default).
 
     Returns
     -------
