@@ -760,6 +760,9 @@ def cli_main(args: Sequence[str]) -> int:
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
+    except BrokenPipeError:  # e.g. `labelvar sweep --help | head`
+        sys.stdout = open(os.devnull, "w")  # silence the flush at exit
+        return 0
     finally:
         sys.argv = saved
         GlobalHydra.instance().clear()
