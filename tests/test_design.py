@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from labelvar import design as D
@@ -281,8 +283,12 @@ def test_no_plan_in_range_reports_best_power():
     sc = Scenario("two_systems", theta="beta:1,1", accuracy_b=0.6, delta=0.02)
     res = plan_study(sc, panel_sizes=[1, 3], n_max=300, replicates=200)
     assert not res.found and res.recommended is None
-    best = res.plans["power_simulated"].max()
-    assert f"best power reached {best:.4f}" in res.message
+    best = res.plans.loc[res.plans["power_analytic"].idxmax()]
+    assert f"best power reached {best['power_analytic']:.4f} (exact, simulated " \
+           f"{best['power_simulated']:.3f} +/- {best['power_se']:.3f}; K = " \
+           f"{int(best['panel_size'])}, N = {int(best['n_items'])})" in res.message
+    # the best exact power is reached at the largest N searched
+    assert (res.plans["n_items"] == 300).all()
     assert "no plan with K in {1, 3} and N <= 300 reaches power 0.8" in res.message
 
 
@@ -323,3 +329,29 @@ def test_seeded_simulation_is_reproducible():
     a = plan_study(sc, panel_sizes=[3], replicates=200, seed=5)
     b = plan_study(sc, panel_sizes=[3], replicates=200, seed=5)
     __import__("pandas").testing.assert_frame_equal(a.evaluated, b.evaluated)
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@settings(max_examples=40, deadline=None)
+@given(theta=st.floats(0.0, 1.0), K=st.integers(1, 9), L=st.integers(2, 5),
+       tie_rule=st.sampled_from(["random", "drop"]))
+def test_panel_probabilities_are_a_distribution(theta, K, L, tie_rule):
+    theta = max(theta, 1 / L)
+    p = D.panel_probabilities(theta, K, L, tie_rule)
+    assert p["top"].sum() == pytest.approx(1.0)
+    kept = p["gt_modal"] + p["gt_other"]
+    assert (kept <= p["top"] + 1e-12).all()
+    if tie_rule == "random":
+        np.testing.assert_allclose(kept, p["top"], atol=1e-12)
+    assert p["top"][: -(-K // L)].sum() == pytest.approx(0.0, abs=1e-12)  # top >= ceil(K/L)
+
+
+@settings(max_examples=30, deadline=None)
+@given(theta=st.floats(0.51, 0.99))
+def test_condorcet_majority_improves_with_odd_panels(theta):
+    """Condorcet's jury theorem: for theta > 1/2 the majority of more voters is right more often."""
+    acc = [D.panel_probabilities(theta, K, 2)["gt_modal"].sum() for K in (1, 3, 5, 7, 9)]
+    assert all(b > a for a, b in zip(acc, acc[1:]))
+    assert acc[0] == pytest.approx(theta)

@@ -1151,12 +1151,12 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
                f"{int(r['n_items'])} items, {int(r['annotations'])} annotations, cost "
                f"{r['cost']:.6g}; power {_power_text(r)} meets the target {sc.power:g} {src}")
     else:
-        col = "power_simulated" if replicates > 0 and plans["power_simulated"].notna().any() \
-            else "power_analytic"
-        b = plans.loc[plans[col].idxmax()]
+        b = plans.loc[plans["power_analytic"].idxmax()]
+        sim = (f", simulated {b['power_simulated']:.3f} +/- {b['power_se']:.3f}"
+               if b["power_simulated"] == b["power_simulated"] else "")
         msg = (f"no plan with K in {{{', '.join(str(int(k)) for k in ks)}}} and N <= {n_max} "
-               f"reaches power {sc.power:g}; best power reached {b[col]:.4f} "
-               f"(K = {int(b['panel_size'])}, N = {int(b['n_items'])})")
+               f"reaches power {sc.power:g}; best power reached {b['power_analytic']:.4f} "
+               f"(exact{sim}; K = {int(b['panel_size'])}, N = {int(b['n_items'])})")
     front = ["panel_size", "n_items", "annotations", "cost", "power_analytic",
              "power_simulated", "power_se", "meets_target", "recommended"]
     plans = plans[front + [c for c in plans.columns if c not in front]]
