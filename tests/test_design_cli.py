@@ -112,3 +112,17 @@ def test_power_figure_has_one_curve_per_k_and_the_star():
     assert labels[:3] == ["K = 1", "K = 3", "K = 5"]
     assert any(lbl.startswith("recommended: K = ") for lbl in labels)
     assert ax_n.get_xscale() == "log" and ax_cost.get_xlabel().startswith("total cost")
+
+
+@pytest.mark.slow
+def test_readme_worked_example_output_is_current(capsys, monkeypatch):
+    """The README's 'Planning a study' output is what the command prints today."""
+    if not (SHARED / "snli_dev_subset").exists():
+        pytest.skip(f"SNLI votes not found at {SHARED / 'snli_dev_subset'}")
+    monkeypatch.chdir(REPO)
+    code, out, err = run(capsys, "--config", "configs/experiment/design_snli.yaml")
+    assert code == 0
+    readme = (REPO / "README.md").read_text()
+    block = readme.split("$ labelvar design --config configs/experiment/design_snli.yaml")[1]
+    block = block.split("```")[0].split("\n", 1)[1]
+    assert block.strip() == (err.splitlines()[0] + "\n" + out).strip()
