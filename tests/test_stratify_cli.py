@@ -165,3 +165,21 @@ def test_items_without_votes_reported_and_excluded(tmp_path):
 def test_missing_file_one_line(tmp_path):
     code, out, err = run("stratify", tmp_path / "nope.csv", "--panel", "r*")
     assert code == 2 and err.strip().startswith("labelvar: error: FILE: no such file")
+
+
+def test_compare_two_systems_across_tasks(tmp_path):
+    df = pd.concat([synthetic_panel(120, seed=s).assign(task=f"t{s}") for s in range(4)])
+    p = tmp_path / "multi.csv"
+    df.to_csv(p, index=False)
+    code, out, err = run("stratify", p, "--panel", "gt*", "--systems", "strong,weak",
+                         "--item", "item", "--task-column", "task", "--n-boot", "0",
+                         "--compare", "strong,weak", "--out", tmp_path / "o")
+    assert code == 0, err
+    assert "### paired t-test strong − weak (f1), pairs = tasks" in out
+    res = pd.read_csv(tmp_path / "o" / "paired_accuracy.csv", dtype={"stratum": str})
+    assert res.stratum.tolist() == ["0.60", "0.80", "1.00", "all", "pooled"]
+    assert res.n.tolist() == [4, 4, 4, 4, 12]
+    assert (tmp_path / "o" / "paired_f1.png").is_file()
+    code, out, err = run("stratify", p, "--panel", "gt*", "--systems", "strong",
+                         "--item", "item", "--task-column", "task", "--compare", "strong")
+    assert code == 2 and "--compare takes two systems" in err

@@ -232,6 +232,8 @@ def _add_stratify(sub) -> None:
     p.add_argument("--boot-raters", action="store_true",
                    help="bootstrap over items and each item's panel votes (all CIs)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--compare", type=_strs, default=None, metavar="A,B",
+                   help="paired t-test of systems A and B across tasks, per bin (Figure 4)")
     p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="write the tidy table, the paper-layout tables, tests and figures here")
@@ -321,6 +323,12 @@ def _run_stratify(args) -> int:
             print(f"labelvar: note: {w.message}", file=sys.stderr)
     systems = list(dict.fromkeys(table.loc[table["role"] == "system", "system"]))
     blocks = [(s, st.paper_table(table, s)) for s in systems] or [(None, st.paper_table(table))]
+    paired = {}
+    if args.compare:
+        if len(args.compare) != 2:
+            raise ValueError(f"--compare takes two systems A,B; got {args.compare!r}")
+        for metric in dict.fromkeys(table["metric"]):
+            paired[metric] = st.paired_test(table, *args.compare, metric=metric)
     if args.format == "csv":
         sys.stdout.write(table.to_csv(index=False))
     else:
@@ -329,8 +337,12 @@ def _run_stratify(args) -> int:
                 print()
             print(f"### {s}" if s else "### panel vs humans (no systems)")
             _print_table(block, "markdown")
+        for metric, res in paired.items():
+            print(f"\n### paired t-test {args.compare[0]} − {args.compare[1]} ({metric}), "
+                  "pairs = tasks")
+            _print_table(res, "markdown")
     if args.out:
-        _write_stratify_outputs(table, blocks, args)
+        _write_stratify_outputs(table, blocks, args, paired)
     return 0
 
 
@@ -340,7 +352,7 @@ def _atomic_write(path, text: str) -> None:
     tmp.replace(path)
 
 
-def _write_stratify_outputs(table, blocks, args) -> None:
+def _write_stratify_outputs(table, blocks, args, paired) -> None:
     import io as _io
     import json
     from contextlib import redirect_stdout
@@ -378,6 +390,10 @@ def _write_stratify_outputs(table, blocks, args) -> None:
                 pass  # no system rows for this metric
     if tests:
         _atomic_write(out / "bin_tests.csv", pd.concat(tests).to_csv(index=False))
+    for metric, res in paired.items():
+        _atomic_write(out / f"paired_{metric}.csv", res.to_csv(index=False))
+        plots.save(plots.system_vs_system(table, *args.compare, metric=metric),
+                   out / f"paired_{metric}")
     print(f"labelvar: wrote {out}/stratified.csv, table.md, figures", file=sys.stderr)
 
 

@@ -385,11 +385,13 @@ def stratified_scores(table, metric: str = "f1", *, tasks=None, include_all: boo
         ref_role = "H" if (g["role"] == "H").any() else "H'"
         ref = g[g["role"] == ref_role].set_index("stratum").reindex(order)
         systems = list(dict.fromkeys(g.loc[g["role"] == "system", "system"]))
+        colours = PALETTE[:-1]  # black is the human reference
         for i, s in enumerate(systems):
             sc = g[g["system"] == s].set_index("stratum").reindex(order)["score"]
-            ax.plot(x, sc, "o-", color=PALETTE[i % len(PALETTE)], ms=4, lw=1.2, label=s)
+            style = ("o-", "v--", "D-.")[(i // len(colours)) % 3]
+            ax.plot(x, sc, style, color=colours[i % len(colours)], ms=4, lw=1.2, label=s)
             if not ref.empty:
-                ax.vlines(x, sc, ref["score"], color=PALETTE[i % len(PALETTE)], lw=0.6,
+                ax.vlines(x, sc, ref["score"], color=colours[i % len(colours)], lw=0.6,
                           alpha=0.6)
         if not ref.empty:
             ax.errorbar(x, ref["score"], yerr=ref["sd"].fillna(0), fmt="s-", color="black",
@@ -402,7 +404,14 @@ def stratified_scores(table, metric: str = "f1", *, tasks=None, include_all: boo
     for ax in flat[n:]:
         ax.set_visible(False)
     flat[0].set_ylabel(metric)
-    flat[0].legend(fontsize=7, loc="lower right")
+    handles, labels = flat[0].get_legend_handles_labels()
+    if n < flat.size:  # a free panel holds the legend
+        spare = flat[n]
+        spare.set_visible(True)
+        spare.axis("off")
+        spare.legend(handles, labels, fontsize=7, loc="center")
+    else:
+        fig.legend(handles, labels, fontsize=7, loc="outside right upper")
     return fig
 
 
@@ -453,7 +462,7 @@ def delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     data = [sub.loc[sub["stratum"] == s, value].dropna().to_numpy(float) for s in order]
     fig, axes = new_figure(1, 1, width=1.0 + 0.9 * len(order), height=3.4)
     ax = axes[0, 0]
-    ax.boxplot(data, tick_labels=order, showmeans=True, widths=0.5)
+    ax.boxplot(data, tick_labels=order, showmeans=True, widths=0.5, showfliers=False)
     rng = np.random.default_rng(0)
     for i, d in enumerate(data):
         ax.plot(i + 1 + rng.uniform(-0.12, 0.12, d.size), d, "o", color=PALETTE[0], ms=3,
@@ -515,14 +524,18 @@ def system_vs_system(table, system_a: str, system_b: str, metric: str = "f1") ->
     data = [wide.xs(s, level="stratum")["d"].to_numpy(float) for s in order]
     fig, axes = new_figure(1, 1, width=1.0 + 0.9 * len(order), height=3.4)
     ax = axes[0, 0]
-    ax.boxplot(data, tick_labels=order, showmeans=True, widths=0.5)
+    ax.boxplot(data, tick_labels=order, showmeans=True, widths=0.5, showfliers=False)
     rng = np.random.default_rng(0)
-    top = float(np.nanmax(np.concatenate(data))) if data else 0.0
+    allv = np.concatenate(data) if data else np.zeros(1)
+    top = float(np.nanmax(allv))
+    bottom = float(np.nanmin(allv))
+    span = max(top - bottom, 0.05)
+    ax.set_ylim(min(bottom, 0.0) - 0.05 * span, top + 0.15 * span)
     stars = dict(zip(res["stratum"], res["stars"], strict=True))
     for i, (s, d) in enumerate(zip(order, data, strict=True)):
         ax.plot(i + 1 + rng.uniform(-0.12, 0.12, d.size), d, "o", color=PALETTE[1], ms=3,
                 alpha=0.6, gid=f"points:{s}")
-        ax.text(i + 1, top + 0.02, stars.get(s, ""), ha="center", fontsize=8)
+        ax.text(i + 1, top + 0.05 * span, stars.get(s, ""), ha="center", fontsize=8)
     ax.axhline(0, color="grey", lw=0.8, ls=":")
     ax.set_title(f"{system_a} − {system_b} ({metric})")
     ax.set_xlabel("agreement bin p_d")
