@@ -98,6 +98,11 @@ def test_read_pilot_csv_and_jsonl(tmp_path):
     p.write_text("item,a,b,c\nx,3,1,1\ny,0,5,0\n")
     # the non-numeric id column is ignored; every numeric column is a label
     np.testing.assert_array_equal(read_pilot(p), [[3, 1, 1], [0, 5, 0]])
+    q = tmp_path / "ids.csv"
+    q.write_text("id,yes,no\n101,3,2\n102,4,1\n")
+    np.testing.assert_array_equal(read_pilot(q, columns=["yes", "no"]), [[3, 2], [4, 1]])
+    with pytest.raises(ValueError, match="pilot CSV .* has no column\\(s\\) maybe"):
+        read_pilot(q, columns=["yes", "maybe"])
     j = tmp_path / "votes.jsonl"
     j.write_text('{"annotator_labels": ["b", "a", "b"]}\n{"annotator_labels": ["a", "a"]}\n')
     np.testing.assert_array_equal(read_pilot(j), [[1, 2], [2, 0]])

@@ -404,7 +404,7 @@ _DESIGN_SCENARIO_KEYS = ("question", "theta", "n_labels", "m", "tie_rule", "min_
                          "error_correlation", "test", "half_width", "cost_per_item",
                          "cost_per_annotation")
 _DESIGN_PLAN_KEYS = ("panel_sizes", "n_max", "n_step", "replicates", "seed", "simulator")
-_DESIGN_PILOT_KEYS = ("pilot", "pilot_field", "pilot_method")
+_DESIGN_PILOT_KEYS = ("pilot", "pilot_field", "pilot_columns", "pilot_method")
 
 
 def _add_design(sub) -> None:
@@ -425,6 +425,8 @@ def _add_design(sub) -> None:
     p.add_argument("--pilot", metavar="FILE",
                    help="fit theta to pilot votes: CSV of per-label counts or JSONL label lists")
     p.add_argument("--pilot-field", help="JSONL field with the labels (annotator_labels)")
+    p.add_argument("--pilot-columns", type=lambda x: [c for c in x.split(",") if c],
+                   help="CSV vote-count columns, e.g. yes,no (default: all numeric columns)")
     p.add_argument("--pilot-method", help="beta | mixture (default beta)")
     p.add_argument("--n-labels", type=int, help="number of labels L (default 2, or the pilot's)")
     p.add_argument("--m", type=_floats, help="class prior: positive ratio or L probabilities")
@@ -488,11 +490,13 @@ def _run_design(args) -> int:
     pilot = st.pop("pilot", None)
     field = st.pop("pilot_field", None) or "annotator_labels"
     method = st.pop("pilot_method", None) or "beta"
+    columns = st.pop("pilot_columns", None)
     plan_kw = {k: st.pop(k) for k in _DESIGN_PLAN_KEYS if k in st}
     if pilot is not None:
         if "theta" in st:
             raise ValueError("give either theta or pilot, not both")
-        fit = design.fit_pilot(design.read_pilot(pilot, field=field), method=method,
+        fit = design.fit_pilot(design.read_pilot(pilot, field=field, columns=columns),
+                               method=method,
                                n_labels=st.get("n_labels"))
         st["theta"] = fit.prior
         st.setdefault("n_labels", fit.n_labels)

@@ -1047,6 +1047,27 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     DesignResult
         Tables ``plans``, ``bins``, ``curves``, ``evaluated`` and a one-line ``message``.
 
+    Notes
+    -----
+    Columns of ``plans`` (one row per K): ``n_items`` (per system for the unpaired test,
+    whose ``annotations`` and ``cost`` count both item sets), ``annotations`` = N K,
+    ``cost`` = N cost_per_item + N K cost_per_annotation, ``power_analytic`` (exact,
+    normal approximation for the unpaired test), ``power_simulated`` +/- ``power_se``,
+    ``meets_target`` (in simulation when ``replicates > 0``), ``recommended``,
+    ``n_items_analytic`` (first N with exact power >= target), ``n_step``,
+    ``n_items_below`` / ``power_simulated_below`` (the grid point one step smaller),
+    ``expected_scored_items``, ``p_gt_error`` (P(GT != modal label) over kept items),
+    ``p_gt_error_scored`` (same over scored items), ``p_tie`` (P(the plurality is tied)),
+    ``accuracy_a_vs_gt`` (the system's or expert's accuracy against the GT on scored
+    items), ``items_per_bin`` (expected items per observed-agreement bin t/K; full table
+    in ``bins``) and per question: separability ``baseline_accuracy``,
+    ``threshold_accuracy`` and ``p_baseline_at_least_threshold`` (r_c / n and the
+    baseline's tail at the expected number n of scored items), ``p_beats_baseline``
+    (P(system's correct count > random labeller's), exact; NaN for the prior baseline)
+    and ``p_beats_baseline_simulated``; two_systems ``accuracy_b_vs_gt``,
+    ``delta_observed`` (attenuated by GT errors), ``p_discordant``, ``test``; precision
+    ``expected_half_width`` (Wilson half-width at the expected counts).
+
     Examples
     --------
     How many items must an expert (θ = 0.7 for every item, one annotator as
@@ -1342,7 +1363,8 @@ class PilotFit:
                 f"{self.p_value:.3g}")
 
 
-def read_pilot(path: str | Path, field: str = "annotator_labels") -> np.ndarray:
+def read_pilot(path: str | Path, field: str = "annotator_labels",
+               columns: Sequence[str] | None = None) -> np.ndarray:
     r"""Read pilot votes into an (items x labels) count matrix.
 
     Parameters
@@ -1353,6 +1375,9 @@ def read_pilot(path: str | Path, field: str = "annotator_labels") -> np.ndarray:
         item's annotator labels (e.g. SNLI's ``annotator_labels``).
     field : str
         JSON field with the labels.
+    columns : sequence of str, optional
+        CSV: the vote-count columns (default: every numeric column, so give this when
+        the file also has a numeric id column).
 
     Returns
     -------
@@ -1388,6 +1413,15 @@ def read_pilot(path: str | Path, field: str = "annotator_labels") -> np.ndarray:
                 out[i, index[x]] += 1
         return out
     df = pd.read_csv(path)
+    if columns is not None:
+        missing = [c for c in columns if c not in df.columns]
+        if missing:
+            raise ValueError(f"pilot CSV {path} has no column(s) {', '.join(missing)}; "
+                             f"columns: {', '.join(map(str, df.columns))}")
+        df = df[list(columns)]
+        if df.shape[1] != df.select_dtypes("number").shape[1]:
+            raise ValueError(f"pilot columns must hold vote counts (numbers), got "
+                             f"{dict(df.dtypes.astype(str))}")
     num = df.select_dtypes("number")
     if num.shape[1] < 2:
         raise ValueError(f"pilot CSV {path} needs one numeric vote-count column per label "
