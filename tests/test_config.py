@@ -140,3 +140,17 @@ def test_schema_keys_and_config_dir_env(monkeypatch, tmp_path):
     monkeypatch.setenv("LABELVAR_CONFIG_DIR", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="labelvar configs not found"):
         config_dir()
+
+
+def test_typo_inside_an_experiment_file_is_one_line(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    shutil.copytree(config_dir(), tmp_path / "configs")
+    exp = tmp_path / "configs" / "experiment" / "figure1.yaml"
+    exp.write_text(exp.read_text().replace("replicates: 10000", "replicats: 10000"))
+    monkeypatch.setenv("LABELVAR_CONFIG_DIR", str(tmp_path / "configs"))
+    assert cli.main(["sweep", "experiment=figure1"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("labelvar: error: In 'experiment/figure1': Key 'replicats' not in 'SweepConfig' "
+                   "(allowed keys: name, model, labellers, grid, replicates, seed, thresholds, "
+                   "chunk_cells, resume, chunk_dir, quiet, output)\n")

@@ -37,6 +37,7 @@ import json
 import logging
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -651,6 +652,7 @@ def _one_line_error(exc: BaseException, overrides: Sequence[str]) -> str:
                    if not ln.startswith(("full_key", "object_type", "reference_type",
                                          "To append", "Set the environment"))), "")
     msg = first.rstrip(".") + (f": {detail}" if detail and detail not in first else "")
+    msg = re.sub(r"\w+ raised while composing config:+\s*", "", msg)
     if full_key and ("not in struct" in msg or "not in '" in msg):
         parent = full_key.rsplit(".", 1)[0] if "." in full_key else ""
         allowed = schema_keys(parent)
