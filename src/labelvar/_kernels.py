@@ -475,21 +475,27 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
     # expert uses one uniform u: the modal label if u < theta, else other label
     # number floor((u - theta) / (1 - theta) * (L - 1)) (u given u >= theta is uniform).
     stride = np.uint64(panel_k + n_j + 2)
+    theta = theta_par[0]
+    n_other = n_lab - 1
+    # a non-modal draw u >= theta picks other label number floor((u - theta) * scale)
+    scale = n_other / (1.0 - theta) if theta < 1.0 else 0.0
+    c = 0
+    c_end = class_counts[0]
     for i in range(n_items):
         base = np.uint64(i) * stride
         # modal (coin mode: true) label
         if bernoulli:
             c = categorical(class_cum, uniform(rkey, base))
         else:
-            c = 0
-            acc = class_counts[0]
-            while i >= acc:
+            while i >= c_end:  # items are laid out class by class
                 c += 1
-                acc += class_counts[c]
+                c_end += class_counts[c]
         g = c
         if panel:
-            theta, _ = _draw_theta(theta_kind, theta_par, theta_cum,
-                                   splitmix64(rkey ^ (np.uint64(i) * _M1 + _M2)), 0)
+            if theta_kind != THETA_FIXED:
+                theta, _ = _draw_theta(theta_kind, theta_par, theta_cum,
+                                       splitmix64(rkey ^ (np.uint64(i) * _M1 + _M2)), 0)
+                scale = n_other / (1.0 - theta) if theta < 1.0 else 0.0
             for a in range(n_lab):
                 votes[a] = 0
             for k in range(panel_k):
@@ -497,20 +503,25 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                 if u < theta:
                     votes[c] += 1
                 else:
-                    votes[_other_label(c, n_lab, (u - theta) / (1.0 - theta))] += 1
-            top = 0
-            for a in range(n_lab):
-                if votes[a] > top:
-                    top = votes[a]
+                    o = int((u - theta) * scale)
+                    if o >= n_other:
+                        o = n_other - 1
+                    o += c + 1
+                    if o >= n_lab:
+                        o -= n_lab
+                    votes[o] += 1
+            # plurality: top count, how many labels reach it, the first of them
+            top = -1
             n_top = 0
             for a in range(n_lab):
-                if votes[a] == top:
+                va = votes[a]
+                if va > top:
+                    top = va
+                    n_top = 1
+                    g = a
+                elif va == top:
                     n_top += 1
-            if n_top == 1:
-                for a in range(n_lab):
-                    if votes[a] == top:
-                        g = a
-            else:
+            if n_top > 1:
                 if tie_rule == TIE_DROP:
                     continue
                 if tie_rule >= 0 and votes[tie_rule] == top:
@@ -526,8 +537,6 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                             pick -= 1
             s = stratum_of_top[top]
         else:
-            theta = theta_par[0]
-            g = c
             s = 0
         theta_sum[0] += theta
         if s > 0:
@@ -539,9 +548,18 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                 if u < theta:
                     h = c
                 else:
-                    h = _other_label(c, n_lab, (u - theta) / (1.0 - theta))
+                    h = int((u - theta) * scale)
+                    if h >= n_other:
+                        h = n_other - 1
+                    h += c + 1
+                    if h >= n_lab:
+                        h -= n_lab
             else:
-                h = categorical(lab_cum[j, c], u)
+                h = n_lab - 1
+                for a in range(n_lab - 1):
+                    if u < lab_cum[j, c, a]:
+                        h = a
+                        break
             conf[j, 0, g, h] += 1
             if s > 0:
                 conf[j, s, g, h] += 1

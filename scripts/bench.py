@@ -1,0 +1,231 @@
+#!/usr/bin/env python
+"""Benchmark of the simulation engine (issue 3). Not a test: it prints numbers.
+
+    .venv/bin/python scripts/bench.py            # full run (~1-2 min)
+    .venv/bin/python scripts/bench.py --quick    # fewer replicates
+
+Workload (as in /work/shared/PERFORMANCE.md): binary labels (L = 2), a panel
+of K = 5 annotators per item + one expert + one random labeller, N = 1000
+items, confusion counts per replicate overall and per observed-p_d stratum,
+metrics per replicate. "item-replicates/s" = N x replicates / seconds.
+
+Rows:
+- numpy baseline: plain batched numpy (Generator.random in chunks of
+  replicates, compare, sum, bincount), one thread.
+- engine explicit: the vectorised L = 2 kernel, 1 and 2 threads.
+- engine explicit, scalar L = 2 kernel (the one used for theta priors /
+  Bernoulli positives / K > 7), 2 threads.
+- engine generic L: the any-L kernel at L = 2, 4, 10, 2 threads.
+- engine collapsed: counts drawn as multinomials per replicate (coin mode and
+  panel mode with fixed theta), 1 thread, N = 1000 and N = 1e6.
+- simulate() end to end (kernel + summary table) for the explicit path.
+- warm second-process start: a fresh interpreter that imports labelvar and
+  runs a small simulate() with the on-disk numba cache warm.
+
+Kernel rows time the kernel call alone (median of several runs after a
+warm-up) by handing simulate's cell runner timing wrappers around the
+kernels. The machine is shared: absolute numbers are noisy, ratios from one
+run are the figures to quote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from labelvar import simulate as sim
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# --------------------------------------------------------------------------- numpy baseline
+def numpy_panel(reps, n_items, panel_k, theta, m, rng, chunk_items=2_000_000):
+    """Plain numpy, batched over replicates: same model and outputs as the engine."""
+    n_pos = int(round(m * n_items))
+    c = (np.arange(n_items) < n_pos).astype(np.int8)
+    tops = np.arange(-(-panel_k // 2), panel_k + 1)
+    stratum_of_v = np.zeros(panel_k + 1, dtype=np.int64)
+    for v in range(panel_k + 1):
+        stratum_of_v[v] = np.searchsorted(tops, max(v, panel_k - v)) + 1
+    n_strata = len(tops) + 1
+    out = np.empty((reps, 2, n_strata, 4))  # accuracy, precision, recall, f1
+    step = max(1, chunk_items // n_items)
+    for r0 in range(0, reps, step):
+        rc = min(step, reps - r0)
+        u = rng.random((rc, n_items, panel_k + 3))
+        v = (u[..., :panel_k] < theta).sum(axis=-1)
+        tie = u[..., panel_k] < 0.5
+        truth = np.where(2 * v > panel_k, c, np.where(2 * v < panel_k, 1 - c, tie))
+        expert = np.where(u[..., panel_k + 1] < theta, c, 1 - c)
+        rand = (u[..., panel_k + 2] < 0.5).astype(np.int8)
+        strat = stratum_of_v[v]
+        rep = np.arange(rc)[:, None]
+        for j, pred in enumerate((expert, rand)):
+            code = (truth * 2 + pred).astype(np.int64)
+            conf = np.zeros((rc, n_strata, 4), dtype=np.int64)
+            flat = (rep * n_strata + strat) * 4 + code
+            conf[:, 1:, :] = np.bincount(flat.ravel(), minlength=rc * n_strata * 4).reshape(
+                rc, n_strata, 4)[:, 1:, :]
+            conf[:, 0, :] = conf[:, 1:, :].sum(axis=1)
+            tn, fp, fn, tp = (conf[..., k].astype(float) for k in range(4))
+            n = tn + fp + fn + tp
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[r0:r0 + rc, j, :, 0] = (tp + tn) / n
+                out[r0:r0 + rc, j, :, 1] = np.where(tp + fp > 0, tp / (tp + fp), 0.0)
+                out[r0:r0 + rc, j, :, 2] = np.where(tp + fn > 0, tp / (tp + fn), 0.0)
+                out[r0:r0 + rc, j, :, 3] = np.where(tp + fp + fn > 0,
+                                                    2 * tp / (2 * tp + fp + fn), 0.0)
+    return out
+
+
+# --------------------------------------------------------------------------- engine timing
+class _Timed:
+    """Wraps a kernel; remembers how long its last call took."""
+
+    def __init__(self, fn):
+        self.fn, self.seconds, self.calls = fn, 0.0, 0
+
+    def __call__(self, *args):
+        t = time.perf_counter()
+        self.fn(*args)
+        self.seconds = time.perf_counter() - t
+        self.calls += 1
+
+
+def time_kernel(runs=3, fast=True, **kw):
+    """Median seconds of the kernel call that simulate() makes for one cell."""
+    spec = sim._Spec.build(kw.pop("p_d", 0.7), kw.pop("m", 0.5), kw.pop("n_items", 1000),
+                           kw.pop("n_labels", 2), kw.pop("panel_size", 5),
+                           kw.pop("labellers", ("expert", "random")), kw.pop("mode", "panel"),
+                           kw.pop("replicates"), 0, (), None, "random", "fixed", None,
+                           kw.pop("method", "explicit"))
+    assert not kw, kw
+    cell = spec.cells()[0]
+    key = cell.key(spec)
+    kern = tuple(_Timed(k) for k in sim._KERNELS[True])
+    times = []
+    for _ in range(runs + 1):  # first call: warm-up (JIT / cache load)
+        sim._run_cell(cell, spec, key, kern, False, False, fast=fast)
+        times.append(max(k.seconds for k in kern if k.calls))
+        for k in kern:
+            k.calls = 0
+    used = [name for name, k in zip(("binary", "generic", "collapsed", "binary_fast"), kern)
+            if k.seconds > 0]
+    return statistics.median(times[1:]), used
+
+
+def second_process(code, runs=5):
+    env = dict(os.environ)
+    times = []
+    for _ in range(runs + 1):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=REPO)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times[1:]), min(times[1:])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer replicates")
+    args = ap.parse_args(argv)
+    scale = 0.25 if args.quick else 1.0
+    n_items, panel_k, theta = 1000, 5, 0.7
+    rows = []
+
+    def add(name, threads, seconds, work, unit="item-replicates/s", note=""):
+        rows.append((name, threads, work / seconds, unit, note))
+
+    # numpy baseline (1 thread)
+    reps_np = int(400 * scale) or 50
+    rng = np.random.default_rng(0)
+    numpy_panel(20, n_items, panel_k, theta, 0.5, rng)
+    t = time.perf_counter()
+    numpy_panel(reps_np, n_items, panel_k, theta, 0.5, rng)
+    t_np = time.perf_counter() - t
+    add("numpy batched baseline", 1, t_np, reps_np * n_items)
+
+    reps = int(20_000 * scale)
+    for threads in (1, 2):
+        numba.set_num_threads(threads)
+        sec, used = time_kernel(replicates=reps)
+        add("engine explicit L=2 (vectorised)", threads, sec, reps * n_items, note=used[0])
+    numba.set_num_threads(2)
+    sec, used = time_kernel(replicates=int(4000 * scale), fast=False)
+    add("engine explicit L=2 (scalar kernel)", 2, sec, int(4000 * scale) * n_items,
+        note=used[0])
+    for lab in (2, 4, 10):
+        r = int(2000 * scale)
+        sec, used = time_kernel(replicates=r, n_labels=lab, p_d=0.7, fast=False,
+                                labellers=("expert", "random")) if lab > 2 else (None, None)
+        if lab == 2:  # force the generic kernel at L = 2 (K > 64 would; here call it directly)
+            sec, used = _time_generic_l2(r)
+        add(f"engine generic L={lab}", 2, sec, r * n_items, note=used[0])
+
+    numba.set_num_threads(1)
+    for n in (1000, 1_000_000):
+        r = int(200_000 * scale)
+        sec, used = time_kernel(replicates=r, mode="coin", method="collapsed", n_items=n)
+        add(f"engine collapsed coin, N={n:g}", 1, sec, r, unit="replicates/s", note=used[0])
+    r = int(50_000 * scale)
+    sec, used = time_kernel(replicates=r, mode="panel", method="collapsed", n_items=1000)
+    add("engine collapsed panel K=5, N=1000", 1, sec, r, unit="replicates/s", note=used[0])
+    numba.set_num_threads(2)
+
+    # end to end, including the summary table
+    sim.simulate(p_d=0.7, mode="panel", n_items=n_items, replicates=100, expected=False)
+    t = time.perf_counter()
+    sim.simulate(p_d=0.7, mode="panel", n_items=n_items, replicates=reps, expected=False)
+    add("simulate() explicit end to end", 2, time.perf_counter() - t, reps * n_items)
+
+    small = ("from labelvar import simulate; "
+             "simulate(p_d=0.8, m=0.3, n_items=100, replicates=1000, expected={})")
+    base_med, base_min = second_process("pass")
+    imp_med, imp_min = second_process("import numpy, numba, pandas")
+    run_med, run_min = second_process(small.format(False))
+    exp_med, exp_min = second_process(small.format(True))
+
+    print(f"\nlabelvar engine benchmark (L=2, K={panel_k}, N={n_items}, theta={theta}; "
+          f"{os.cpu_count()} cores; numba {numba.__version__}, numpy {np.__version__})")
+    print(f"{'what':42s} {'thr':>3s} {'rate':>10s}  {'unit':20s} {'x numpy':>8s}  kernel")
+    base = rows[0][2]
+    for name, threads, rate, unit, note in rows:
+        ratio = f"{rate / base:8.1f}" if unit.startswith("item") else f"{'':8s}"
+        print(f"{name:42s} {threads:3d} {rate:10.3g}  {unit:20s} {ratio}  {note}")
+    print("\nsecond process, warm cache (median / min of 5, seconds):")
+    print(f"  python -c pass                               {base_med:.3f} / {base_min:.3f}")
+    print(f"  import numpy, numba, pandas                  {imp_med:.3f} / {imp_min:.3f}")
+    print(f"  import + simulate(1000 reps), expected=False {run_med:.3f} / {run_min:.3f}")
+    print(f"  import + simulate(1000 reps), expected=True  {exp_med:.3f} / {exp_min:.3f}")
+    print("\nThe machine is shared with other jobs: quote ratios from one run.")
+
+
+def _time_generic_l2(reps, runs=3):
+    """The any-L kernel at L = 2 (simulate uses it for K > 64), called directly."""
+    from labelvar import _kernels as K
+
+    kk = 5
+    labels, sot = sim._strata(kk, 2, "random")
+    n_strata = 1 + len(labels)
+    lab_kind = np.array([K.EXPERT, K.MATRIX], dtype=np.int64)
+    lab_cum = np.cumsum(np.stack([np.eye(2), np.full((2, 2), 0.5)]), axis=2)
+    out = np.empty((reps, 2, n_strata, K.N_FIELDS))
+    times = []
+    for _ in range(runs + 1):
+        t = time.perf_counter()
+        K.explicit_generic(np.uint64(1), reps, 1000, 2, kk, True, np.array([0.5, 1.0]),
+                           np.array([500, 500]), False, K.THETA_FIXED, np.array([0.7]),
+                           np.ones(1), K.TIE_RANDOM, lab_kind, lab_cum, sot, n_strata, out)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times[1:]), ["generic"]
+
+
+if __name__ == "__main__":
+    main()
