@@ -208,8 +208,9 @@ def _prepare(task: str, panel, predictions, *, labels, positive, ties, missing,
         bad = [x for x in vals if x is not None and x not in index]
         if bad:
             uniq = list(dict.fromkeys(bad))
+            hint = "" if labels is not None else " (inferred from the panel; give labels=...)"
             raise ValueError(f"predictions[{name!r}] (task {task!r}) has labels outside the "
-                             f"label set {{{', '.join(map(repr, lab))}}}: "
+                             f"label set {{{', '.join(map(repr, lab))}}}{hint}: "
                              f"{', '.join(map(repr, uniq[:5]))}")
         pcodes[name] = np.array([index[x] if x is not None else -1 for x in vals], dtype=np.int64)
 
