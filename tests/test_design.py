@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -163,9 +164,13 @@ def test_simulated_power_matches_exact(sc, simulator):
     """Per-item simulation (numpy or the engine) and the exact power agree within MC error."""
     fn = D._simulate_power if simulator == "numpy" else D._simulate_power_engine
     zs = []
-    for K, N in ((1, 40), (4, 60), (5, 150)):
+    half = dataclasses.replace(sc, power=0.5)
+    for K in (1, 4, 5):
         cell = D._cell(sc, K)
+        # the N where the exact power first reaches 1/2: the most informative point
+        N = D._PowerScan(half, cell, 5000).first_crossing()
         exact = D._analytic_power(sc, cell, np.array([N]))[0]
+        assert 0.45 < exact < 0.7
         sim = fn(sc, K, N, 2000, 11, cell)
         se = math.sqrt(max(exact * (1 - exact), 1e-4) / 2000)
         zs.append((sim["power_simulated"] - exact) / se)
