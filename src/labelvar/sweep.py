@@ -756,6 +756,8 @@ def cli_main(args: Sequence[str]) -> int:
         check_overrides(parsed.overrides)
     saved = sys.argv
     sys.argv = ["labelvar-sweep", *args]
+    root = logging.getLogger()
+    saved_handlers, saved_level = list(root.handlers), root.level
     GlobalHydra.instance().clear()
     try:
         hydra_app()()
@@ -768,6 +770,10 @@ def cli_main(args: Sequence[str]) -> int:
     finally:
         sys.argv = saved
         GlobalHydra.instance().clear()
+        for handler in [h for h in root.handlers if h not in saved_handlers]:
+            root.removeHandler(handler)  # Hydra's job logging (console + <run dir>/sweep.log)
+            handler.close()
+        root.setLevel(saved_level)
     return 0
 
 
