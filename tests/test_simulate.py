@@ -150,7 +150,8 @@ def test_cell_is_identical_alone_or_in_a_grid():
                                 dict(mode="panel", method="explicit", panel_size=4),
                                 dict(mode="coin", n_labels=3, method="explicit")])
 def test_serial_equals_parallel(kw):
-    a = simulate(p_d=0.7, m=0.3, n_items=64, replicates=200, seed=8, expected=False, **kw)
+    a = simulate(p_d=0.7, m=0.3, n_items=64, replicates=200, seed=8, expected=False,
+                 parallel=True, **kw)
     b = simulate(p_d=0.7, m=0.3, n_items=64, replicates=200, seed=8, expected=False,
                  parallel=False, **kw)
     pd.testing.assert_frame_equal(a, b)
@@ -160,10 +161,14 @@ _SCRIPT = """
 import sys
 from labelvar.simulate import simulate
 df = simulate(p_d=[0.6, 0.9], m=[0.2], n_items=[70], panel_size=[3, 5], mode="panel",
-              replicates=257, seed=42, thresholds=[0.6], method="explicit", expected=False)
-df2 = simulate(p_d=0.8, m=0.5, n_items=70, replicates=257, seed=42, expected=False)
+              replicates=257, seed=42, thresholds=[0.6], method="explicit", expected=False,
+              parallel=True)
+df2 = simulate(p_d=0.8, m=0.5, n_items=70, replicates=257, seed=42, expected=False,
+               parallel=True)
+df3 = simulate(p_d=0.7, m=0.4, n_items=90, n_labels=3, mode="panel", panel_size=4,
+               theta_prior=None, replicates=131, seed=42, expected=False, parallel=True)
 import pandas as pd
-pd.concat([df, df2]).to_pickle(sys.argv[1])
+pd.concat([df, df2, df3]).to_pickle(sys.argv[1])
 """
 
 

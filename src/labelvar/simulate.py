@@ -53,6 +53,7 @@ _EPS = 1e-12            # metric >= t is evaluated as metric >= t - _EPS
 _MAX_CELLS = 4096       # largest joint outcome table the collapsed path takes
 _MAX_COMPOSITIONS = 200_000  # largest vote enumeration for panel-mode tables
 _BINARY_MAX_K = 64      # K above this uses the generic kernel (one compile per K otherwise)
+_PARALLEL_WORK = 2_000_000  # draws per cell from which parallel kernels are used
 _FAST_MAX_K = 7         # the vectorised L = 2 kernel packs vote counts 0..K in 8-bit lanes
 
 
@@ -60,7 +61,7 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
              labellers=("expert", "random"), mode="coin", replicates=10_000, seed=0,
              thresholds=(), theta_prior=None, tie_rule="random", positives="fixed",
              return_raw=False, progress=False, *, class_prior=None, method="auto",
-             expected=True, parallel=True):
+             expected=True, parallel=None):
     """Simulate labellers against a (possibly disagreeing) ground truth over a parameter grid.
 
     Parameters
@@ -116,8 +117,10 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     expected : bool
         Compute the ``expected`` column (imports scipy; False keeps a small
         call cheap).
-    parallel : bool
-        Use the ``prange`` kernels (False: their serial twins; same numbers).
+    parallel : bool or None
+        Use the ``prange`` kernels (False: their serial twins; the numbers are
+        identical). None: parallel unless a cell's work is small (a serial
+        kernel starts faster).
 
     Returns
     -------
@@ -172,7 +175,7 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
 
     spec = _Spec.build(p_d, m, n_items, n_labels, panel_size, labellers, mode, replicates, seed,
                        thresholds, theta_prior, tie_rule, positives, class_prior, method)
-    kern = _KERNELS[bool(parallel)]
+    kern = None if parallel is None else _KERNELS[bool(parallel)]
     cells = spec.cells()
     if progress:
         from tqdm.auto import tqdm
@@ -558,6 +561,9 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
                          f"of {lab}**{n_j + 1} x strata cells is too large, or the vote "
                          f"enumeration is); use method='explicit'")
     out = np.empty((spec.replicates, n_j, n_strata, K.N_FIELDS))
+    if kern is None:  # small work: the serial twin (same numbers, no thread start-up)
+        work = spec.replicates * (cell.n_items * (kk + n_j) if path == "explicit" else 200)
+        kern = _KERNELS[work >= _PARALLEL_WORK]
     ckey = np.uint64(key)
     theta_kind, theta_par, theta_cum = _theta_args(cell, spec)
     tie = {"random": K.TIE_RANDOM, "drop": K.TIE_DROP}.get(spec.tie_rule, spec.tie_rule)
