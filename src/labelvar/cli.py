@@ -401,7 +401,7 @@ def _write_stratify_outputs(table, blocks, args, paired) -> None:
 #: keys of a design config file / flags, split into Scenario fields and planner settings
 _DESIGN_SCENARIO_KEYS = ("question", "theta", "n_labels", "m", "tie_rule", "min_agreement",
                          "alpha", "power", "baseline", "accuracy_a", "accuracy_b", "delta",
-                         "error_correlation", "test", "half_width", "cost_per_item",
+                         "error_correlation", "test", "metric", "half_width", "cost_per_item",
                          "cost_per_annotation")
 _DESIGN_PLAN_KEYS = ("panel_sizes", "n_max", "n_step", "replicates", "seed", "simulator")
 _DESIGN_PILOT_KEYS = ("pilot", "pilot_field", "pilot_columns", "pilot_method")
@@ -442,6 +442,7 @@ def _add_design(sub) -> None:
     p.add_argument("--delta", type=float, help="two_systems: A's accuracy minus B's")
     p.add_argument("--error-correlation", type=float, help="two_systems: phi of A/B correctness")
     p.add_argument("--test", help="two_systems: paired (McNemar) | unpaired (two-proportion)")
+    p.add_argument("--metric", help="two_systems: accuracy | f1 (L = 2; delta-method z-test)")
     p.add_argument("--half-width", type=float, help="precision: target CI half-width")
     p.add_argument("--cost-per-item", type=float)
     p.add_argument("--cost-per-annotation", type=float)

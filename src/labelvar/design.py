@@ -304,6 +304,11 @@ class Scenario:
     test : {"paired", "unpaired"}
         ``two_systems``: exact McNemar on the same items, or two-proportion z-test on
         separate item sets of N each.
+    metric : {"accuracy", "f1"}
+        ``two_systems``: the score whose difference is tested. ``"f1"`` (L = 2, positive
+        class = label 1, class prior ``m``): Wald z-test of F1_A - F1_B with a
+        delta-method standard error from the (GT, A, B) label counts (paired) or from
+        each system's own counts (unpaired); power by the normal approximation.
     half_width : float
         ``precision``: target Wilson-interval half-width.
     cost_per_item, cost_per_annotation : float
@@ -334,6 +339,7 @@ class Scenario:
     delta: float | None = None
     error_correlation: float = 0.0
     test: str = "paired"
+    metric: str = "accuracy"
     half_width: float | None = None
     cost_per_item: float = 0.0
     cost_per_annotation: float = 1.0
@@ -345,6 +351,10 @@ class Scenario:
         V.choice("tie_rule", self.tie_rule, TIE_RULES)
         V.choice("baseline", self.baseline, BASELINES)
         V.choice("test", self.test, TESTS)
+        V.choice("metric", self.metric, ("accuracy", "f1"))
+        if self.metric == "f1" and (self.question != "two_systems" or L != 2):
+            raise ValueError(f"metric='f1' needs question='two_systems' and n_labels=2, got "
+                             f"question={self.question!r}, n_labels={L}")
         V.probability("alpha", self.alpha, open_lo=True, open_hi=True)
         V.probability("power", self.power, open_lo=True, open_hi=True)
         V.probability("min_agreement", self.min_agreement)
@@ -532,6 +542,7 @@ class _Cell:
     p_baseline: float  # P(baseline correct | scored)
     p_b: float  # two_systems: P(B correct | scored)
     joint: tuple  # two_systems: (p11, p10, p01, p00) correctness vs GT given scored
+    f1_cells: np.ndarray | None = None  # two_systems, L = 2: P(GT=g, A=a, B=b | scored)
 
 
 def _cell(sc: Scenario, K: int) -> _Cell:
@@ -582,7 +593,85 @@ def _cell(sc: Scenario, K: int) -> _Cell:
         p_gt_error=1 - kept_modal / kept if kept > 0 else np.nan, p_tie=p_tie,
         p_gt_error_scored=po / p_eval if p_eval > 0 else np.nan,
         p_a=acc(qa) / div, p_baseline=base / div, p_b=p_b, joint=joint,
+        f1_cells=_f1_cells(sc, po / p_eval) if (sc.question == "two_systems" and L == 2
+                                                 and p_eval > 0) else None,
     )
+
+
+def _f1_cells(sc: Scenario, p_err: float) -> np.ndarray:
+    """P(GT = g, A = a, B = b | scored) for L = 2, as a (2, 2, 2) array.
+
+    The modal label is class 1 with probability m; the GT is the other class with
+    probability ``p_err`` (independently of the class, by symmetry of the vote model);
+    A and B return the modal label with their accuracies, with correlated errors.
+    """
+    qa, qb = sc.accuracies
+    p11 = qa * qb + sc.error_correlation * math.sqrt(qa * (1 - qa) * qb * (1 - qb))
+    states = {(1, 1): p11, (1, 0): qa - p11, (0, 1): qb - p11, (0, 0): 1 - qa - qb + p11}
+    out = np.zeros((2, 2, 2))
+    for c, pc in ((1, float(sc.m[1])), (0, float(sc.m[0]))):
+        for (ca, cb), pab in states.items():
+            a, b = (c if ca else 1 - c), (c if cb else 1 - c)
+            out[c, a, b] += pc * (1 - p_err) * pab
+            out[1 - c, a, b] += pc * p_err * pab
+    return out
+
+
+def _f1_and_gradient(p_ga) -> tuple[np.ndarray, np.ndarray]:
+    """F1 (positive class 1) and its gradient w.r.t. the (g, a) cell probabilities.
+
+    ``p_ga`` has shape (..., 2, 2) [g, a]; TP = p[1, 1], FP = p[0, 1], FN = p[1, 0].
+    """
+    tp, fp, fn = p_ga[..., 1, 1], p_ga[..., 0, 1], p_ga[..., 1, 0]
+    den = 2 * tp + fp + fn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f1 = np.where(den > 0, 2 * tp / den, 0.0)
+        d_tp = np.where(den > 0, 2 * (fp + fn) / den**2, 0.0)
+        d_fx = np.where(den > 0, -2 * tp / den**2, 0.0)
+    grad = np.zeros(p_ga.shape)
+    grad[..., 1, 1] = d_tp
+    grad[..., 0, 1] = d_fx
+    grad[..., 1, 0] = d_fx
+    return f1, grad
+
+
+def f1_difference_variance(cells, paired: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """F1_A - F1_B and its per-item delta-method variance from label-cell probabilities.
+
+    Parameters
+    ----------
+    cells : array (..., 2, 2, 2)
+        Probabilities (or proportions) of (GT = g, A = a, B = b); label 1 is positive.
+    paired : bool
+        True: A and B label the same items, Var(D) ~ v / n with v = g'(diag(p) - pp')g.
+        False: separate item sets of n each, v = v_A + v_B.
+
+    Returns
+    -------
+    (d, v) : tuple of ndarray
+        The difference and v such that Var(estimated difference) ~ v / n.
+
+    Examples
+    --------
+    >>> cells = np.zeros((2, 2, 2)); cells[1, 1, 1] = cells[0, 0, 0] = 0.4
+    >>> cells[1, 1, 0] = cells[0, 0, 1] = 0.1
+    >>> d, v = f1_difference_variance(cells)  # A is always right: F1 1.0; B: 0.8
+    >>> round(float(d), 4)
+    0.2
+    """
+    p = np.asarray(cells, float)
+    pa, pb = p.sum(axis=-1), p.sum(axis=-2)  # (g, a) and (g, b)
+    fa, ga = _f1_and_gradient(pa)
+    fb, gb = _f1_and_gradient(pb)
+    if paired:
+        g = ga[..., :, :, None] - gb[..., :, None, :]  # gradient over the (g, a, b) cells
+        m1 = (p * g).sum(axis=(-3, -2, -1))
+        v = (p * g * g).sum(axis=(-3, -2, -1)) - m1**2
+    else:
+        va = (pa * ga * ga).sum(axis=(-2, -1)) - (pa * ga).sum(axis=(-2, -1)) ** 2
+        vb = (pb * gb * gb).sum(axis=(-2, -1)) - (pb * gb).sum(axis=(-2, -1)) ** 2
+        v = va + vb
+    return fa - fb, np.maximum(v, 0.0)
 
 
 # =========================================================================== tests and power
@@ -725,6 +814,14 @@ def _analytic_power(sc: Scenario, cell: _Cell, n_grid: np.ndarray) -> np.ndarray
         f = np.where(x_lo >= x_hi, 1.0, f)  # the two tails overlap: every x is accepted
         f[0] = 0.0
         return _mix_over_binomial(f, n_grid, cell.p_eval)
+    if sc.metric == "f1":
+        d, v = f1_difference_variance(cell.f1_cells, paired=sc.test == "paired")
+        n = n_grid * cell.p_eval
+        se = np.sqrt(v / n)
+        z = norm.isf(sc.alpha / 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pw = norm.sf(z - abs(d) / se) + norm.cdf(-z - abs(d) / se)
+        return np.where(se > 0, pw, float(d != 0))
     p11, p10, p01, p00 = cell.joint
     if sc.test == "paired":
         pd_ = p10 + p01
@@ -797,8 +894,50 @@ def _simulate_power(sc: Scenario, K: int, N: int, replicates: int, seed: int,
             u = rng.random(shape)
             ca = u < qa
             cb = (u < p11) | ((u >= qa) & (u < qa + qb - p11))
-            ok_a = (label(ca) == gt) & scored
-            ok_b = (label(cb) == gt) & scored
+            la, lb = label(ca), label(cb)
+            ok_a = (la == gt) & scored
+            ok_b = (lb == gt) & scored
+            if sc.metric == "f1":
+                from scipy.stats import norm
+
+                c1 = rng.random(shape) < sc.m[1]  # the modal label's class
+                g_cls = np.where(gt == 0, c1, ~c1)
+                a_cls = np.where(la == 0, c1, ~c1)
+                b_cls = np.where(lb == 0, c1, ~c1)
+                code = 4 * g_cls + 2 * a_cls + b_cls
+                if sc.test == "paired":
+                    cnt = np.stack([((code == k) & scored).sum(axis=1) for k in range(8)], -1)
+                    n_s = cnt.sum(axis=1)
+                    nn = n_s
+                else:  # A scores the first N items, B the second N
+                    code_a = 4 * g_cls[:, :N] + 2 * a_cls[:, :N]  # b bit 0: A's own cells
+                    code_b = 4 * g_cls[:, N:] + b_cls[:, N:]
+                    ca_cnt = np.stack([((code_a == k) & scored[:, :N]).sum(axis=1)
+                                       for k in (0, 2, 4, 6)], -1).reshape(-1, 2, 2)
+                    cb_cnt = np.stack([((code_b == k) & scored[:, N:]).sum(axis=1)
+                                       for k in (0, 1, 4, 5)], -1).reshape(-1, 2, 2)
+                    n_s = ca_cnt.sum(axis=(1, 2))
+                    nb_ = cb_cnt.sum(axis=(1, 2))
+                    nn = np.minimum(n_s, nb_)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    if sc.test == "paired":
+                        d, v = f1_difference_variance(cnt.reshape(-1, 2, 2, 2)
+                                                      / n_s[:, None, None, None])
+                        se = np.sqrt(v / n_s)
+                    else:
+                        pa_ = ca_cnt / n_s[:, None, None]
+                        pb_ = cb_cnt / nb_[:, None, None]
+                        fa, ga = _f1_and_gradient(pa_)
+                        fb, gb = _f1_and_gradient(pb_)
+                        va = (pa_ * ga * ga).sum(axis=(1, 2)) - (pa_ * ga).sum(axis=(1, 2)) ** 2
+                        vb = (pb_ * gb * gb).sum(axis=(1, 2)) - (pb_ * gb).sum(axis=(1, 2)) ** 2
+                        d, se = fa - fb, np.sqrt(va / n_s + vb / nb_)
+                    zz = np.abs(d) / se
+                rej = (nn > 0) & (se > 0) & (np.nan_to_num(zz, nan=0.0) >= norm.isf(sc.alpha / 2))
+                reject[start:start + r] = rej
+                beats[start:start + r] = False
+                n_scored[start:start + r] = n_s
+                continue
             if sc.test == "paired":
                 n10 = (ok_a & ~ok_b).sum(axis=1)
                 n01 = (~ok_a & ok_b).sum(axis=1)
@@ -1298,8 +1437,14 @@ def _question_columns(sc: Scenario, cell: _Cell, N: int, sim: dict) -> dict:
         return out
     if sc.question == "two_systems":
         p11, p10, p01, p00 = cell.joint
-        return {"accuracy_b_vs_gt": cell.p_b, "delta_observed": cell.p_a - cell.p_b,
-                "p_discordant": p10 + p01, "test": sc.test}
+        out = {"accuracy_b_vs_gt": cell.p_b, "delta_observed": cell.p_a - cell.p_b,
+               "p_discordant": p10 + p01, "test": sc.test, "metric": sc.metric}
+        if sc.metric == "f1":
+            d, v = f1_difference_variance(cell.f1_cells, paired=sc.test == "paired")
+            fa, _ = _f1_and_gradient(cell.f1_cells.sum(axis=-1))
+            out.update(f1_a_vs_gt=float(fa), f1_b_vs_gt=float(fa - d), delta_observed=float(d),
+                       se_delta_at_plan=float(np.sqrt(v / max(N * cell.p_eval, 1e-300))))
+        return out
     return {"expected_half_width": float(wilson_half_width(round(n_exp * cell.p_a), n_exp,
                                                            sc.alpha))}
 
