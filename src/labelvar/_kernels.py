@@ -848,14 +848,12 @@ def explicit_binary_fast_serial(cell_key, n_rep, n_items, ktuple, n_pos, thr_the
 # --------------------------------------------------------------------------- collapsed
 @njit(cache=True)
 def _collapsed_rep(rkey, group_counts, group_bern, cell_probs, cell_stratum, cell_truth,
-                   cell_pred, cell_theta, n_lab, n_strata, out_r):
-    """One replicate of the collapsed path; fills ``out_r``."""
+                   cell_pred, cell_theta, conf, theta_sum, counts, gsizes, out_r):
+    """One replicate of the collapsed path; fills ``out_r`` (the other arrays are scratch)."""
     n_j = cell_pred.shape[1]
     n_cells = cell_probs.shape[1]
-    conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
-    theta_sum = np.zeros(n_strata)
-    counts = np.zeros(n_cells, dtype=np.int64)
-    gsizes = np.zeros(group_counts.shape[0], dtype=np.int64)
+    conf[...] = 0
+    theta_sum[:] = 0.0
     ctr = 0
     if group_bern.shape[0] > 0:
         ctr = multinomial_into(group_counts.sum(), group_bern, rkey, ctr, gsizes)
@@ -882,6 +880,24 @@ def _collapsed_rep(rkey, group_counts, group_bern, cell_probs, cell_stratum, cel
     _finish_replicate(conf, theta_sum, out_r)
 
 
+_CHUNK = 64  # replicates per parallel work item (scratch arrays are allocated per chunk)
+
+
+@njit(cache=True)
+def _collapsed_chunk(cell_key, r0, r1, group_counts, group_bern, cell_probs, cell_stratum,
+                     cell_truth, cell_pred, cell_theta, n_lab, n_strata, out):
+    """Replicates r0 <= r < r1 of the collapsed path (each keyed by its own index)."""
+    n_j = cell_pred.shape[1]
+    conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
+    theta_sum = np.zeros(n_strata)
+    counts = np.zeros(cell_probs.shape[1], dtype=np.int64)
+    gsizes = np.zeros(group_counts.shape[0], dtype=np.int64)
+    for r in range(r0, r1):
+        _collapsed_rep(replicate_key(cell_key, r), group_counts, group_bern, cell_probs,
+                       cell_stratum, cell_truth, cell_pred, cell_theta, conf, theta_sum, counts,
+                       gsizes, out[r])
+
+
 @njit(cache=True, parallel=True)
 def collapsed(cell_key, n_rep, group_counts, group_bern, cell_probs, cell_stratum, cell_truth,
               cell_pred, cell_theta, n_lab, n_strata, out):
@@ -897,15 +913,16 @@ def collapsed(cell_key, n_rep, group_counts, group_bern, cell_probs, cell_stratu
     E[theta | group, cell] (used for the theta field). Same output as
     :func:`explicit_generic`; :func:`collapsed_serial` is the serial twin.
     """
-    for r in prange(n_rep):
-        _collapsed_rep(replicate_key(cell_key, r), group_counts, group_bern, cell_probs,
-                       cell_stratum, cell_truth, cell_pred, cell_theta, n_lab, n_strata, out[r])
+    n_chunks = (n_rep + _CHUNK - 1) // _CHUNK
+    for ch in prange(n_chunks):
+        _collapsed_chunk(cell_key, ch * _CHUNK, min(n_rep, (ch + 1) * _CHUNK), group_counts,
+                         group_bern, cell_probs, cell_stratum, cell_truth, cell_pred, cell_theta,
+                         n_lab, n_strata, out)
 
 
 @njit(cache=True)
 def collapsed_serial(cell_key, n_rep, group_counts, group_bern, cell_probs, cell_stratum,
                      cell_truth, cell_pred, cell_theta, n_lab, n_strata, out):
     """Serial twin of :func:`collapsed` (bit-identical results)."""
-    for r in range(n_rep):
-        _collapsed_rep(replicate_key(cell_key, r), group_counts, group_bern, cell_probs,
-                       cell_stratum, cell_truth, cell_pred, cell_theta, n_lab, n_strata, out[r])
+    _collapsed_chunk(cell_key, 0, n_rep, group_counts, group_bern, cell_probs, cell_stratum,
+                     cell_truth, cell_pred, cell_theta, n_lab, n_strata, out)

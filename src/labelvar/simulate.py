@@ -433,7 +433,9 @@ class _Table:
         stratum[stratum == slots - 1] = -1  # dropped
         truth = idx[1].astype(np.int64)
         pred = np.ascontiguousarray(np.stack(idx[2:], axis=1).astype(np.int64))
-        return x, stratum, truth, pred, theta
+        keep = x.sum(axis=0) > 0  # impossible outcomes cost a loop step per replicate
+        return (np.ascontiguousarray(x[:, keep]), stratum[keep], truth[keep],
+                np.ascontiguousarray(pred[keep]), np.ascontiguousarray(theta[:, keep]))
 
 
 def _strata(kk, lab, tie_rule):
