@@ -211,8 +211,15 @@ def test_collect_merges_jobs_in_order_and_refuses_missing(tmp_path):
     assert_frame_equal(merged.iloc[:len(a.table), 2:].reset_index(drop=True), a.table)
     assert_frame_equal(merged.iloc[len(a.table):, 2:].reset_index(drop=True), b.table)
     assert_frame_equal(sweep.read_table(path), merged)
-    with pytest.raises(ValueError, match="have no results table"):
+    with pytest.raises(ValueError, match="have no complete results table"):
         sweep.collect(tmp_path / "10_gamma")
+    # a job rerun into its directory and killed keeps an old table but says "running"
+    cfg_b.resume = False
+    with pytest.raises(Interrupt):
+        sweep.run_job(cfg_b, tmp_path / "1_beta", engine=engine_dying_after(0))
+    assert json.loads((tmp_path / "1_beta" / "metadata.json").read_text())["status"] == "running"
+    with pytest.raises(ValueError, match=r"2 job\(s\) .* table \(1_beta, 10_gamma\)"):
+        sweep.collect(tmp_path, out=tmp_path / "again.csv")
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="no results.csv or results.parquet under"):
         sweep.collect(tmp_path / "empty")

@@ -387,6 +387,9 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     chunk_dir = Path(cfg.chunk_dir) if cfg.chunk_dir else out_dir / "chunks"
     ext = "." + cfg.output.format
     chunks = plan_chunks(cfg)
+    # until the job completes, its metadata says so (collect refuses a "running" job)
+    _atomic_bytes(out_dir / "metadata.json",
+                  json.dumps({"name": cfg.name, "status": "running"}).encode())
     computed = reused = 0
     t_engine = 0.0
     files = []
@@ -418,7 +421,8 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     figures = _draw(table, cfg, out_dir)
     t_figures = time.perf_counter() - t1
     _write_config(cfg, out_dir)
-    meta = _metadata(cfg, chunks=len(chunks), computed=computed, reused=reused,
+    meta = _metadata(cfg, status="complete", chunks=len(chunks), computed=computed,
+                     reused=reused,
                      seconds=time.perf_counter() - t0, engine_seconds=t_engine,
                      figure_seconds=t_figures, overrides=overrides,
                      files=[results.name] + [f.name for f in figures])
@@ -515,7 +519,8 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
         Output file (``.csv`` or ``.parquet``).
     allow_missing : bool
         Merge even if some job directories (with a ``.hydra/`` folder) have no
-        results; by default that is an error, so nothing is dropped silently.
+        results, or a job is still marked ``running`` in its ``metadata.json``;
+        by default that is an error, so nothing is dropped silently.
 
     Returns
     -------
@@ -541,11 +546,16 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
             if "chunks" not in p.relative_to(sweep_dir).parts:
                 found.setdefault(p.parent, p)
     job_dirs = {p.parent for p in sweep_dir.rglob(".hydra") if p.is_dir()}
-    missing = sorted(d for d in job_dirs if d not in found)
+    for job_dir in list(found):  # a job rerun and killed: old table, status "running"
+        meta = job_dir / "metadata.json"
+        if meta.is_file() and json.loads(meta.read_text()).get("status") == "running":
+            del found[job_dir]
+            job_dirs.add(job_dir)
+    missing = sorted((d for d in job_dirs if d not in found), key=_job_sort_key)
     if missing and not allow_missing:
         names = ", ".join(str(d.relative_to(sweep_dir)) or "." for d in missing[:5])
-        raise ValueError(f"{len(missing)} job(s) under {sweep_dir} have no results table "
-                         f"({names}); rerun them or pass --allow-missing")
+        raise ValueError(f"{len(missing)} job(s) under {sweep_dir} have no complete results "
+                         f"table ({names}); rerun them or pass --allow-missing")
     if not found:
         raise FileNotFoundError(f"no results.csv or results.parquet under {sweep_dir}")
     frames = []
