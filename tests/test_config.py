@@ -58,6 +58,16 @@ def test_experiments_compose_to_what_they_promise(composed):
     assert (beta.model.mode, beta.model.theta_prior.a, beta.model.theta_prior.b) == ("panel", 4.0, 1.0)
 
 
+def test_model_labellers_group(composed):
+    from labelvar.config import model_labellers
+
+    cfg = composed("labellers=with_models")
+    labs = model_labellers(cfg)
+    assert [(m.name, m.accuracy, m.sensitivity, m.specificity) for m in labs] == [
+        ("A", 0.9, None, None), ("B", None, 0.9, 0.6)]
+    assert cfg.labellers.names == ["expert", "random"]
+
+
 def test_overrides_are_typed(composed):
     cfg = composed("grid.p_d=[0.6,1]", "replicates=500", "quiet=true")
     assert cfg.grid.p_d == [0.6, 1.0] and cfg.replicates == 500 and cfg.quiet is True
@@ -81,6 +91,16 @@ def test_overrides_are_typed(composed):
     ("thresholds=[1.1]", "thresholds must be in [0, 1], got 1.1"),
     ("replicates=1", "replicates must be >= 2, got 1"),
     ("output.format=xlsx", "output.format must be one of 'csv', 'parquet'; got 'xlsx'"),
+    ("labellers.models=[{name:C,accuracy:1.5}]",
+     "labellers.models[0] ('C'): Model.accuracy must be in [0, 1], got 1.5"),
+    ("labellers.models=[{name:expert,accuracy:0.5}]",
+     "labellers must have unique names (labellers.names and labellers.models[].name); "
+     "repeated: expert"),
+    ("labellers=with_models grid.n_labels=[3]",
+     "labellers: Model 'B' with sensitivity/specificity needs n_labels = 2, got 3"),
+    ("labellers.models=[{name:C,acuracy:0.5}]",
+     "Key 'acuracy' not in 'ModelLabellerConfig' (allowed keys in ModelLabellerConfig: "
+     "name, accuracy, sensitivity, specificity)"),
     ("model.theta_prior.a=3", "a key below a node that is null in this config (e.g. "
                               "model.theta_prior.* needs model=panel_beta)"),
     ("model=panel_beta", "grid.p_d must be [] when model.theta_prior is set"),

@@ -41,6 +41,7 @@ def test_figure1_outputs(figure1):
     meta = json.loads((figure1 / "metadata.json").read_text())
     assert (meta["name"], meta["seed"], meta["replicates"]) == ("figure1", 0, 10_000)
     assert meta["computed"] == meta["chunks"] == 4 and meta["reused"] == 0
+    assert meta["status"] == "complete"
     assert meta["versions"]["hydra-core"] and meta["git"]["revision"]
     assert (figure1 / "figure1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (figure1 / "figure1.pdf").read_bytes()[:5] == b"%PDF-"
@@ -129,6 +130,21 @@ def test_other_experiments_small(tmp_path):
     assert round(row.loc[(0.6, 100, 0.5)], 2) == 0.98 and round(row.loc[(0.5, 10, 0.5)], 2) == 0.62
     assert np.abs(tails["z"].dropna()).max() < 4
     assert (out / "table1.png").is_file()
+
+
+def test_model_labellers_from_the_config(tmp_path):
+    out = tmp_path / "models"
+    assert run_cli(*SMALL, "labellers=with_models", f"hydra.run.dir={out}") == 0
+    t = sweep.read_table(out / "results.csv")
+    acc = t[t["metric"] == "accuracy"].groupby("labeller")["expected"].unique()
+    # A: accuracy 0.9; B: m = 0.1 -> 0.1 * 0.9 + 0.9 * 0.6, m = 0.5 -> 0.75
+    assert acc["A"].tolist() == pytest.approx([0.9])
+    assert sorted(acc["B"].tolist()) == pytest.approx([0.63, 0.75])
+    assert np.abs(t["z"].dropna()).max() < 4
+    marker = json.loads(next((out / "chunks").glob("*.json")).read_text())
+    assert marker["kwargs"]["labellers"][2] == {"type": "Model", "accuracy": 0.9,
+                                                "sensitivity": None, "specificity": None,
+                                                "name": "A"}
 
 
 def test_progress_bar_quiet_when_not_a_tty(tmp_path, capfd):

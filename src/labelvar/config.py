@@ -32,6 +32,7 @@ __all__ = [
     "ModelConfig",
     "ThetaPriorConfig",
     "LabellersConfig",
+    "ModelLabellerConfig",
     "OutputConfig",
     "SweepConfig",
     "CONFIG_DIR",
@@ -42,6 +43,7 @@ __all__ = [
     "validate",
     "schema_keys",
     "theta_prior_arg",
+    "model_labellers",
 ]
 
 #: ``configs/`` at the repository root (``src/labelvar/config.py`` -> ``../../configs``).
@@ -128,10 +130,32 @@ class ModelConfig:
 
 
 @dataclass
+class ModelLabellerConfig:
+    """A model labeller: accuracy q against the modal label, or (L = 2) sensitivity/specificity.
+
+    Built as :class:`labelvar.models.Model`; its ``name`` is its ``labeller`` column value.
+    """
+
+    name: str = "model"
+    accuracy: Optional[float] = None
+    sensitivity: Optional[float] = None
+    specificity: Optional[float] = None
+
+
+@dataclass
 class LabellersConfig:
-    """The labellers scored on the same simulated items."""
+    """The labellers scored on the same simulated items.
+
+    Attributes
+    ----------
+    names : list of str
+        Built-in labellers by name (:data:`LABELLERS`).
+    models : list of ModelLabellerConfig
+        Extra model labellers with their own accuracy or sensitivity/specificity.
+    """
 
     names: list[str] = field(default_factory=lambda: ["expert", "random"])
+    models: list[ModelLabellerConfig] = field(default_factory=list)
 
 
 @dataclass
@@ -293,13 +317,41 @@ def _validate_with_engine_models(cfg: SweepConfig) -> None:
                 raise ValueError(f"grid.p_d must be >= 1/L = {1 / n_labels:.4g} in panel mode "
                                  f"(theta is the modal label's probability), got {low[0]} "
                                  f"with n_labels={n_labels}")
-    labs = models.as_labellers(tuple(cfg.labellers.names))
+    labs = list(models.as_labellers(tuple(cfg.labellers.names)))
+    labs += model_labellers(cfg)
+    names = [lab.name for lab in labs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"labellers must have unique names (labellers.names and "
+                         f"labellers.models[].name); repeated: {', '.join(dup)}")
     for lab in labs:
         for n_labels in cfg.grid.n_labels:
             try:
                 lab.matrix(int(n_labels), [1.0 / n_labels] * int(n_labels), 0.5)
             except ValueError as exc:
-                raise ValueError(f"labellers.names: {exc}") from None
+                raise ValueError(f"labellers: {exc}") from None
+
+
+def model_labellers(cfg: SweepConfig) -> list:
+    """Build the :class:`labelvar.models.Model` objects of ``cfg.labellers.models``.
+
+    Examples
+    --------
+    >>> cfg = SweepConfig()
+    >>> cfg.labellers.models = [ModelLabellerConfig(name="A", accuracy=0.7)]
+    >>> model_labellers(cfg)
+    [Model(accuracy=0.7, sensitivity=None, specificity=None, name='A')]
+    """
+    from labelvar import models
+
+    out = []
+    for i, mc in enumerate(cfg.labellers.models):
+        try:
+            out.append(models.Model(accuracy=mc.accuracy, sensitivity=mc.sensitivity,
+                                    specificity=mc.specificity, name=mc.name))
+        except ValueError as exc:
+            raise ValueError(f"labellers.models[{i}] ({mc.name!r}): {exc}") from None
+    return out
 
 
 def validate(cfg: SweepConfig) -> SweepConfig:
@@ -336,8 +388,9 @@ def validate(cfg: SweepConfig) -> SweepConfig:
     _validate.choice("model.tie_rule", cfg.model.tie_rule, TIE_RULES)
     _validate.choice("model.positives", cfg.model.positives, ("fixed", "bernoulli"))
     _validate.choice("model.method", cfg.model.method, ("auto", "collapsed", "explicit"))
-    if not cfg.labellers.names:
-        raise ValueError("labellers.names must list at least one labeller")
+    if not cfg.labellers.names and not cfg.labellers.models:
+        raise ValueError("labellers.names must list at least one labeller (or give "
+                         "labellers.models)")
     for name in cfg.labellers.names:
         _validate.choice("labellers.names", name, LABELLERS)
     if len(set(cfg.labellers.names)) != len(cfg.labellers.names):

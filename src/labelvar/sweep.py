@@ -42,7 +42,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields, is_dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -50,6 +50,7 @@ import pandas as pd
 from labelvar.config import (
     SweepConfig,
     config_dir,
+    model_labellers,
     register_configs,
     schema_keys,
     theta_prior_arg,
@@ -177,12 +178,16 @@ def engine_kwargs(cfg: SweepConfig, chunk: Chunk) -> dict:
     >>> kw = engine_kwargs(cfg, plan_chunks(cfg)[0])
     >>> kw["mode"], kw["m"], kw["labellers"], kw["replicates"]
     ('coin', [0.5], ['expert', 'random'], 10000)
+    >>> from labelvar.config import ModelLabellerConfig
+    >>> cfg.labellers.models = [ModelLabellerConfig(name="A", accuracy=0.7)]
+    >>> engine_kwargs(cfg, plan_chunks(cfg)[0])["labellers"][2].name
+    'A'
     """
     kw = {name: list(chunk.axes[name]) for name in CELL_AXES}
     if kw["p_d"] == [None]:
         kw["p_d"] = None
     kw.update(
-        labellers=list(cfg.labellers.names),
+        labellers=list(cfg.labellers.names) + model_labellers(cfg),
         mode=cfg.model.mode,
         replicates=int(cfg.replicates),
         seed=int(cfg.seed),
@@ -226,9 +231,17 @@ def chunk_key(kwargs: dict, fmt: str) -> str:
     payload = json.dumps(
         {"kwargs": kwargs, "format": fmt, "schema": _CHUNK_SCHEMA, "labelvar": __version__,
          "engine": _engine_digest()},
-        sort_keys=True,
+        sort_keys=True, default=_json_default,
     )
     return hashlib.sha256(payload.encode()).hexdigest()[:20]
+
+
+def _json_default(obj):
+    """JSON form of labeller objects in engine arguments: their class and fields."""
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return {"type": type(obj).__name__,
+                **{f.name: getattr(obj, f.name) for f in fields(obj) if f.init}}
+    raise TypeError(f"not JSON serialisable: {obj!r}")
 
 
 # --------------------------------------------------------------------------- files
@@ -411,7 +424,8 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
                 marker = {"key": key, "file": table_path.name, "rows": len(table),
                           "sha256": _sha256(table_path), "cells": chunk.n_cells,
                           "seconds": round(seconds, 4), "kwargs": kwargs}
-                _atomic_bytes(marker_path, json.dumps(marker, indent=1).encode())
+                _atomic_bytes(marker_path,
+                              json.dumps(marker, indent=1, default=_json_default).encode())
                 computed += 1
             files.append(table_path)
             bar.update(chunk.n_cells)
@@ -666,6 +680,15 @@ def _one_line_error(exc: BaseException, overrides: Sequence[str]) -> str:
     if full_key and ("not in struct" in msg or "not in '" in msg):
         parent = full_key.rsplit(".", 1)[0] if "." in full_key else ""
         allowed = schema_keys(parent)
+        schema = re.search(r"not in '(\w+)'", msg)
+        if schema:  # the schema class the message names (e.g. a list item's class)
+            from labelvar import config as config_module
+
+            cls = getattr(config_module, schema.group(1), None)
+            if cls is not None and is_dataclass(cls):
+                named = [f.name for f in fields(cls)]
+                if allowed != named:
+                    allowed, parent = named, schema.group(1)
         if allowed:
             msg += f" (allowed keys{' in ' + parent if parent else ''}: {', '.join(allowed)})"
     return msg
