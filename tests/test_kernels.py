@@ -87,7 +87,7 @@ def _coin_binary_args(parallel):
     lab_p1 = np.array([[0.0, 0.0], [0.5, 0.5]])
     out = np.empty((300, 2, 1, K.N_FIELDS))
     kern(np.uint64(5), 300, 250, (0,), False, 40, False, 0.16, K.THETA_FIXED,
-         np.array([0.8]), np.ones(1), K.TIE_RANDOM, lab_kind, lab_p1,
+         np.array([0.8]), np.ones(1), np.zeros(1, dtype=np.uint64), K.TIE_RANDOM, lab_kind, lab_p1,
          np.zeros(1, dtype=np.int64), 1, out)
     return out
 
@@ -158,16 +158,18 @@ def test_vectorised_binary_kernel_is_bit_identical_to_scalar(kk, tie):
     lab_kind = np.array([K.EXPERT, K.MATRIX, K.MATRIX], dtype=np.int64)
     lab_p1 = np.array([[0.0, 0.0], [0.5, 0.5], [0.2, 0.9]])  # P(predict 1 | modal c)
     scalar = np.empty((reps, 3, n_strata, K.N_FIELDS))
+    vote_thr = K.vote_thresholds(theta, kk)
     K.explicit_binary(np.uint64(77), reps, n_items, tuple(range(kk)), True, n_pos, False, 0.3,
-                      K.THETA_FIXED, np.array([theta]), np.ones(1), tie, lab_kind, lab_p1, sot,
-                      n_strata, scalar)
+                      K.THETA_FIXED, np.array([theta]), np.ones(1),
+                      np.array(vote_thr, dtype=np.uint64), tie, lab_kind, lab_p1, sot, n_strata,
+                      scalar)
     thr = np.array([[K.threshold53(theta), K.threshold53(0.5), K.threshold53(0.2)],
                     [K.threshold53(theta), K.threshold53(0.5), K.threshold53(0.9)]],
                    dtype=np.uint64)
     flip = np.array([[1, 0, 0], [0, 0, 0]], dtype=np.uint64)
     fast = np.empty_like(scalar)
-    K.explicit_binary_fast(np.uint64(77), reps, n_items, tuple(range(kk)), n_pos,
-                           K.threshold53(theta), theta, tie, thr, flip, sot, n_strata, fast)
+    K.explicit_binary_fast(np.uint64(77), reps, n_items, vote_thr, n_pos, theta, tie, thr, flip,
+                           sot, n_strata, fast)
     # counts and metrics identical; theta (a float sum) may differ in the last bits
     assert np.array_equal(scalar[..., :10], fast[..., :10], equal_nan=True)
     assert np.allclose(scalar[..., 10], fast[..., 10], equal_nan=True, rtol=1e-12)

@@ -100,8 +100,9 @@ def test_panel_expected_values_match(kw):
     checked = 0
     for _, row in df.iterrows():
         if np.isnan(row["expected"]) or row["sd"] <= 1e-9:  # no spread: z undefined
-            assert np.isnan(row["expected"]) or row["mean"] == pytest.approx(row["expected"],
-                                                                             abs=1e-4)
+            # a value of probability p missing from R replicates has chance (1 - p)^R
+            assert np.isnan(row["expected"]) or abs(row["mean"] - row["expected"]) <= (
+                10 / row["replicates"])
             continue
         assert abs(row["z"]) < 4.5, (row["labeller"], row["stratum"], row["metric"], row["z"])
         checked += 1

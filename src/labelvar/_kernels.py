@@ -605,9 +605,15 @@ def explicit_generic_serial(cell_key, n_rep, n_items, n_lab, panel_k, panel, cla
 # --------------------------------------------------------------------------- explicit, L = 2
 @njit(cache=True)
 def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, theta_kind,
-                         theta_par, theta_cum, tie_rule, lab_kind, lab_p1, stratum_of_top,
-                         n_strata, out_r):
-    """One replicate, L = 2, K = len(ktuple) known at compile time."""
+                         theta_par, theta_cum, vote_thr, tie_rule, lab_kind, lab_p1,
+                         stratum_of_top, n_strata, out_r):
+    """One replicate, L = 2, K = len(ktuple) known at compile time.
+
+    With a fixed theta the number of modal votes is drawn by inversion from one
+    uniform (``vote_thr[t] = threshold53(P(Bin(K, theta) <= t))``): the votes of
+    a homogeneous binary panel are exchangeable, so their count carries all the
+    information. With a theta prior each vote is drawn.
+    """
     n_j = lab_kind.shape[0]
     panel_k = len(ktuple)
     conf = np.zeros((n_j, n_strata, 2, 2), dtype=np.int64)
@@ -626,8 +632,13 @@ def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, thet
                 theta, _ = _draw_theta(theta_kind, theta_par, theta_cum,
                                        splitmix64(rkey ^ (np.uint64(i) * _M1 + _M2)), 0)
             v = 0
-            for k in ktuple:  # unrolled: K is part of the type
-                v += np.int64(uniform(rkey, base + np.uint64(k + 1)) < theta)
+            if theta_kind == THETA_FIXED:
+                bits = splitmix64(rkey + (base + np.uint64(1)) * GOLDEN) >> _S11
+                for t in range(panel_k):
+                    v += np.int64(bits >= vote_thr[t])
+            else:
+                for k in ktuple:  # unrolled: K is part of the type
+                    v += np.int64(uniform(rkey, base + np.uint64(k + 1)) < theta)
             w = panel_k - v
             if 2 * v > panel_k:
                 g = c
@@ -663,30 +674,32 @@ def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, thet
 
 @njit(cache=True, parallel=True)
 def explicit_binary(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m, theta_kind,
-                    theta_par, theta_cum, tie_rule, lab_kind, lab_p1, stratum_of_top, n_strata,
-                    out):
+                    theta_par, theta_cum, vote_thr, tie_rule, lab_kind, lab_p1, stratum_of_top,
+                    n_strata, out):
     """Per-item simulation for L = 2 with K = len(ktuple) fixed at compile time.
 
     ``ktuple`` is ``tuple(range(K))``: its length specialises (and caches) one
-    compiled version per K so the vote loop unrolls. ``lab_p1[j, c]`` is
+    compiled version per K so the vote loop unrolls. ``vote_thr`` (uint64,
+    length K): thresholds of the Bin(K, theta) CDF for fixed theta (see
+    :func:`vote_thresholds`). ``lab_p1[j, c]`` is
     P(prediction = 1 | modal label = c) for MATRIX labellers. Same model and
     output as :func:`explicit_generic`; :func:`explicit_binary_serial` is the
     serial twin.
     """
     for r in prange(n_rep):
         _explicit_binary_rep(replicate_key(cell_key, r), n_items, ktuple, panel, n_pos,
-                             bernoulli, m, theta_kind, theta_par, theta_cum, tie_rule,
+                             bernoulli, m, theta_kind, theta_par, theta_cum, vote_thr, tie_rule,
                              lab_kind, lab_p1, stratum_of_top, n_strata, out[r])
 
 
 @njit(cache=True)
 def explicit_binary_serial(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m,
-                           theta_kind, theta_par, theta_cum, tie_rule, lab_kind, lab_p1,
+                           theta_kind, theta_par, theta_cum, vote_thr, tie_rule, lab_kind, lab_p1,
                            stratum_of_top, n_strata, out):
     """Serial twin of :func:`explicit_binary` (bit-identical results)."""
     for r in range(n_rep):
         _explicit_binary_rep(replicate_key(cell_key, r), n_items, ktuple, panel, n_pos,
-                             bernoulli, m, theta_kind, theta_par, theta_cum, tie_rule,
+                             bernoulli, m, theta_kind, theta_par, theta_cum, vote_thr, tie_rule,
                              lab_kind, lab_p1, stratum_of_top, n_strata, out[r])
 
 
@@ -709,17 +722,36 @@ def threshold53(p):
     return np.uint64(math.ceil(p * 9007199254740992.0))
 
 
-@njit(cache=True)
-def _explicit_binary_fast_rep(rkey, n_items, ktuple, n_pos, thr_theta, theta, tie_rule,
-                              lab_thr, lab_flip, stratum_of_top, n_strata, out_r):
-    """One replicate, L = 2, fixed theta, fixed class counts, K = len(ktuple) <= 7.
+def vote_thresholds(theta, panel_k):
+    """Thresholds ``threshold53(P(V <= t))``, t = 0..K-1, for V ~ Bin(K, theta) modal votes.
 
-    Same draws and the same counts as :func:`_explicit_binary_rep` (bit-identical),
-    but items are processed in blocks whose per-item outcome is accumulated
-    into 8-bit lanes of 64-bit counters (lane v = number of modal votes), so
-    every inner loop is branch-free and vectorises.
+    ``V = sum_t (bits53 >= T_t)`` then draws V by inversion from one uniform.
+    Plain Python (called once per grid cell).
+
+    Examples
+    --------
+    >>> [int(t) for t in vote_thresholds(0.5, 2)] == [2**51, 3 * 2**51]
+    True
     """
-    panel_k = len(ktuple)
+    out, cdf = [], 0.0
+    for t in range(panel_k):
+        cdf += math.comb(panel_k, t) * theta**t * (1.0 - theta) ** (panel_k - t)
+        out.append(np.uint64(threshold53(min(cdf, 1.0))))
+    return tuple(out)
+
+
+@njit(cache=True)
+def _explicit_binary_fast_rep(rkey, n_items, vote_thr, n_pos, theta, tie_rule, lab_thr,
+                              lab_flip, stratum_of_top, n_strata, out_r):
+    """One replicate, L = 2, fixed theta, fixed class counts, K = len(vote_thr) <= 7.
+
+    Same draws and the same counts as :func:`_explicit_binary_rep` (bit-identical;
+    the modal vote count is drawn by inversion from one uniform), but items are
+    processed in blocks whose per-item outcome is accumulated into 8-bit lanes
+    of 64-bit counters (lane v = number of modal votes), so every inner loop is
+    branch-free and vectorises.
+    """
+    panel_k = len(vote_thr)
     even = panel_k % 2 == 0
     n_j = lab_thr.shape[1]
     stride_g = np.uint64(panel_k + n_j + 2) * GOLDEN
@@ -745,10 +777,10 @@ def _explicit_binary_fast_rep(rkey, n_items, ktuple, n_pos, thr_theta, theta, ti
             acct = np.uint64(0)
             for i in range(b0, b1):
                 x = rkey + np.uint64(i) * stride_g
+                bits = splitmix64(x + GOLDEN) >> _S11  # draw 1: the modal vote count
                 v = np.uint64(0)
-                for k in ktuple:
-                    v += np.uint64((splitmix64(x + np.uint64(k + 1) * GOLDEN) >> _S11)
-                                  < thr_theta)
+                for t in vote_thr:  # a tuple: unrolled, thresholds in registers
+                    v += np.uint64(bits >= t)
                 s = v * np.uint64(8)
                 shift[i - b0] = s
                 acc += one << s
@@ -818,31 +850,30 @@ def _explicit_binary_fast_rep(rkey, n_items, ktuple, n_pos, thr_theta, theta, ti
 
 
 @njit(cache=True, parallel=True)
-def explicit_binary_fast(cell_key, n_rep, n_items, ktuple, n_pos, thr_theta, theta, tie_rule,
-                         lab_thr, lab_flip, stratum_of_top, n_strata, out):
+def explicit_binary_fast(cell_key, n_rep, n_items, vote_thr, n_pos, theta, tie_rule, lab_thr,
+                         lab_flip, stratum_of_top, n_strata, out):
     """Vectorised per-item simulation: L = 2, fixed theta and class counts, K <= 7.
 
     Bit-identical to :func:`explicit_binary` with the same arguments (same
-    draws); ``thr_theta = threshold53(theta)``, ``lab_thr[c, j]`` the
+    draws); ``vote_thr`` is :func:`vote_thresholds` as a tuple of uint64 (its
+    length K specialises the compiled code), ``lab_thr[c, j]`` the
     threshold of P(draw says "yes") for labeller j on class c and
     ``lab_flip[c, j]`` 1 where "yes" means predicting 0 (an expert on a
     negative item: it agrees, predicting 0). :func:`explicit_binary_fast_serial`
     is the serial twin.
     """
     for r in prange(n_rep):
-        _explicit_binary_fast_rep(replicate_key(cell_key, r), n_items, ktuple, n_pos, thr_theta,
-                                  theta, tie_rule, lab_thr, lab_flip, stratum_of_top, n_strata,
-                                  out[r])
+        _explicit_binary_fast_rep(replicate_key(cell_key, r), n_items, vote_thr, n_pos, theta,
+                                  tie_rule, lab_thr, lab_flip, stratum_of_top, n_strata, out[r])
 
 
 @njit(cache=True)
-def explicit_binary_fast_serial(cell_key, n_rep, n_items, ktuple, n_pos, thr_theta, theta,
-                                tie_rule, lab_thr, lab_flip, stratum_of_top, n_strata, out):
+def explicit_binary_fast_serial(cell_key, n_rep, n_items, vote_thr, n_pos, theta, tie_rule,
+                                lab_thr, lab_flip, stratum_of_top, n_strata, out):
     """Serial twin of :func:`explicit_binary_fast` (bit-identical results)."""
     for r in range(n_rep):
-        _explicit_binary_fast_rep(replicate_key(cell_key, r), n_items, ktuple, n_pos, thr_theta,
-                                  theta, tie_rule, lab_thr, lab_flip, stratum_of_top, n_strata,
-                                  out[r])
+        _explicit_binary_fast_rep(replicate_key(cell_key, r), n_items, vote_thr, n_pos, theta,
+                                  tie_rule, lab_thr, lab_flip, stratum_of_top, n_strata, out[r])
 
 
 # --------------------------------------------------------------------------- collapsed

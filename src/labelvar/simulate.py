@@ -596,15 +596,16 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
                     lab_flip[c, j] = 1 if c == 0 else 0
                 else:
                     lab_thr[c, j] = K.threshold53(float(mt[c, 1]))
-        kern[3](ckey, spec.replicates, cell.n_items, tuple(range(kk)), int(counts[1]),
-                K.threshold53(theta), theta, tie, lab_thr, lab_flip, stratum_of_top, n_strata,
-                out)
+        kern[3](ckey, spec.replicates, cell.n_items, K.vote_thresholds(theta, kk),
+                int(counts[1]), theta, tie, lab_thr, lab_flip, stratum_of_top, n_strata, out)
     elif lab == 2 and (not panel or kk <= _BINARY_MAX_K):
         lab_p1 = np.ascontiguousarray(np.stack([mt[:, 1] for mt in mats]))
         ktuple = tuple(range(kk)) if panel else (0,)
+        vote_thr = np.array(K.vote_thresholds(float(theta_par[0]), kk) if panel
+                            and theta_kind == K.THETA_FIXED else [0], dtype=np.uint64)
         kern[0](ckey, spec.replicates, cell.n_items, ktuple, panel, int(counts[1]), bern,
-                float(prior[1]), theta_kind, theta_par, theta_cum, tie, lab_kind, lab_p1,
-                stratum_of_top, n_strata, out)
+                float(prior[1]), theta_kind, theta_par, theta_cum, vote_thr, tie, lab_kind,
+                lab_p1, stratum_of_top, n_strata, out)
     else:
         lab_cum = np.ascontiguousarray(np.cumsum(np.stack(mats), axis=2))
         kern[1](ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
