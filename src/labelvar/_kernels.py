@@ -705,6 +705,7 @@ def explicit_binary_serial(cell_key, n_rep, n_items, ktuple, panel, n_pos, berno
 
 # --------------------------------------------------------------------------- explicit, L = 2, fast
 _BLOCK = 255  # items per packed-counter block (8-bit lanes)
+_CHUNK = 64  # replicates per parallel work item (scratch arrays are allocated per chunk)
 _HALF53 = np.uint64(1) << np.uint64(52)
 
 
@@ -742,28 +743,28 @@ def vote_thresholds(theta, panel_k):
 
 @njit(cache=True)
 def _explicit_binary_fast_rep(rkey, n_items, vote_thr, n_pos, theta, tie_rule, lab_thr,
-                              lab_flip, stratum_of_top, n_strata, out_r):
+                              lab_flip, stratum_of_top, n_strata, conf, theta_sum, cnt, ties,
+                              pos, tie_pos, shift, tbit, out_r):
     """One replicate, L = 2, fixed theta, fixed class counts, K = len(vote_thr) <= 7.
 
     Same draws and the same counts as :func:`_explicit_binary_rep` (bit-identical;
     the modal vote count is drawn by inversion from one uniform), but items are
     processed in blocks whose per-item outcome is accumulated into 8-bit lanes
     of 64-bit counters (lane v = number of modal votes), so every inner loop is
-    branch-free and vectorises.
+    branch-free and vectorises. The first two labellers are drawn in the same
+    pass as the votes, further ones in a pass each. The arrays after
+    ``n_strata`` are scratch space (see :func:`_explicit_binary_fast_chunk`).
     """
     panel_k = len(vote_thr)
     even = panel_k % 2 == 0
     n_j = lab_thr.shape[1]
     stride_g = np.uint64(panel_k + n_j + 2) * GOLDEN
-    conf = np.zeros((n_j, n_strata, 2, 2), dtype=np.int64)
-    theta_sum = np.zeros(n_strata)
-    cnt = np.zeros(panel_k + 1, dtype=np.int64)
-    ties = np.zeros(panel_k + 1, dtype=np.int64)
-    pos = np.zeros((n_j, panel_k + 1), dtype=np.int64)
-    tie_pos = np.zeros((n_j, panel_k + 1), dtype=np.int64)
-    shift = np.empty(_BLOCK, dtype=np.uint64)
-    tbit = np.zeros(_BLOCK, dtype=np.uint64)
+    conf[...] = 0
+    theta_sum[:] = 0.0
     one = np.uint64(1)
+    off0 = np.uint64(panel_k + 2) * GOLDEN
+    off1 = np.uint64(panel_k + 3) * GOLDEN
+    has1 = n_j > 1
     for c in range(2):
         lo = n_pos if c == 0 else 0
         hi = n_items if c == 0 else n_pos
@@ -775,6 +776,13 @@ def _explicit_binary_fast_rep(rkey, n_items, vote_thr, n_pos, theta, tie_rule, l
             b1 = min(b0 + _BLOCK, hi)
             acc = np.uint64(0)
             acct = np.uint64(0)
+            thr0, flip0 = lab_thr[c, 0], lab_flip[c, 0]
+            thr1 = lab_thr[c, 1] if has1 else np.uint64(0)
+            flip1 = lab_flip[c, 1] if has1 else np.uint64(0)
+            accp0 = np.uint64(0)
+            acctp0 = np.uint64(0)
+            accp1 = np.uint64(0)
+            acctp1 = np.uint64(0)
             for i in range(b0, b1):
                 x = rkey + np.uint64(i) * stride_g
                 bits = splitmix64(x + GOLDEN) >> _S11  # draw 1: the modal vote count
@@ -784,15 +792,29 @@ def _explicit_binary_fast_rep(rkey, n_items, vote_thr, n_pos, theta, tie_rule, l
                 s = v * np.uint64(8)
                 shift[i - b0] = s
                 acc += one << s
+                bit0 = np.uint64((splitmix64(x + off0) >> _S11) < thr0) ^ flip0
+                accp0 += bit0 << s
+                if has1:
+                    bit1 = np.uint64((splitmix64(x + off1) >> _S11) < thr1) ^ flip1
+                    accp1 += bit1 << s
                 if even:
                     t = np.uint64((splitmix64(x + np.uint64(panel_k + 1) * GOLDEN) >> _S11)
                                   < _HALF53)
                     tbit[i - b0] = t
                     acct += t << s
+                    acctp0 += (bit0 & t) << s
+                    if has1:
+                        acctp1 += (bit1 & t) << s
             for v in range(panel_k + 1):
-                cnt[v] += np.int64((acc >> np.uint64(8 * v)) & np.uint64(255))
-                ties[v] += np.int64((acct >> np.uint64(8 * v)) & np.uint64(255))
-            for j in range(n_j):
+                sh = np.uint64(8 * v)
+                cnt[v] += np.int64((acc >> sh) & np.uint64(255))
+                ties[v] += np.int64((acct >> sh) & np.uint64(255))
+                pos[0, v] += np.int64((accp0 >> sh) & np.uint64(255))
+                tie_pos[0, v] += np.int64((acctp0 >> sh) & np.uint64(255))
+                if has1:
+                    pos[1, v] += np.int64((accp1 >> sh) & np.uint64(255))
+                    tie_pos[1, v] += np.int64((acctp1 >> sh) & np.uint64(255))
+            for j in range(2, n_j):
                 thr = lab_thr[c, j]
                 flip = lab_flip[c, j]
                 accp = np.uint64(0)
@@ -849,6 +871,26 @@ def _explicit_binary_fast_rep(rkey, n_items, vote_thr, n_pos, theta, tie_rule, l
     _finish_replicate(conf, theta_sum, out_r)
 
 
+@njit(cache=True)
+def _explicit_binary_fast_chunk(cell_key, r0, r1, n_items, vote_thr, n_pos, theta, tie_rule,
+                                lab_thr, lab_flip, stratum_of_top, n_strata, out):
+    """Replicates r0 <= r < r1 of the vectorised kernel, sharing scratch arrays."""
+    panel_k = len(vote_thr)
+    n_j = lab_thr.shape[1]
+    conf = np.zeros((n_j, n_strata, 2, 2), dtype=np.int64)
+    theta_sum = np.zeros(n_strata)
+    cnt = np.zeros(panel_k + 1, dtype=np.int64)
+    ties = np.zeros(panel_k + 1, dtype=np.int64)
+    pos = np.zeros((n_j, panel_k + 1), dtype=np.int64)
+    tie_pos = np.zeros((n_j, panel_k + 1), dtype=np.int64)
+    shift = np.empty(_BLOCK, dtype=np.uint64)
+    tbit = np.zeros(_BLOCK, dtype=np.uint64)
+    for r in range(r0, r1):
+        _explicit_binary_fast_rep(replicate_key(cell_key, r), n_items, vote_thr, n_pos, theta,
+                                  tie_rule, lab_thr, lab_flip, stratum_of_top, n_strata, conf,
+                                  theta_sum, cnt, ties, pos, tie_pos, shift, tbit, out[r])
+
+
 @njit(cache=True, parallel=True)
 def explicit_binary_fast(cell_key, n_rep, n_items, vote_thr, n_pos, theta, tie_rule, lab_thr,
                          lab_flip, stratum_of_top, n_strata, out):
@@ -862,18 +904,19 @@ def explicit_binary_fast(cell_key, n_rep, n_items, vote_thr, n_pos, theta, tie_r
     negative item: it agrees, predicting 0). :func:`explicit_binary_fast_serial`
     is the serial twin.
     """
-    for r in prange(n_rep):
-        _explicit_binary_fast_rep(replicate_key(cell_key, r), n_items, vote_thr, n_pos, theta,
-                                  tie_rule, lab_thr, lab_flip, stratum_of_top, n_strata, out[r])
+    n_chunks = (n_rep + _CHUNK - 1) // _CHUNK
+    for ch in prange(n_chunks):
+        _explicit_binary_fast_chunk(cell_key, ch * _CHUNK, min(n_rep, (ch + 1) * _CHUNK),
+                                    n_items, vote_thr, n_pos, theta, tie_rule, lab_thr, lab_flip,
+                                    stratum_of_top, n_strata, out)
 
 
 @njit(cache=True)
 def explicit_binary_fast_serial(cell_key, n_rep, n_items, vote_thr, n_pos, theta, tie_rule,
                                 lab_thr, lab_flip, stratum_of_top, n_strata, out):
     """Serial twin of :func:`explicit_binary_fast` (bit-identical results)."""
-    for r in range(n_rep):
-        _explicit_binary_fast_rep(replicate_key(cell_key, r), n_items, vote_thr, n_pos, theta,
-                                  tie_rule, lab_thr, lab_flip, stratum_of_top, n_strata, out[r])
+    _explicit_binary_fast_chunk(cell_key, 0, n_rep, n_items, vote_thr, n_pos, theta, tie_rule,
+                                lab_thr, lab_flip, stratum_of_top, n_strata, out)
 
 
 # --------------------------------------------------------------------------- collapsed
@@ -909,9 +952,6 @@ def _collapsed_rep(rkey, group_counts, group_bern, cell_probs, cell_stratum, cel
                 if s > 0:
                     conf[j, s, g, h] += x
     _finish_replicate(conf, theta_sum, out_r)
-
-
-_CHUNK = 64  # replicates per parallel work item (scratch arrays are allocated per chunk)
 
 
 @njit(cache=True)
