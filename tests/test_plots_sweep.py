@@ -59,9 +59,15 @@ def test_figure1_draws_the_table(tmp_path):
         assert closed[0].get_linestyle() == "--"
         assert mean[0].get_linestyle() == ("-" if lab == "expert" else ":")
         assert mean[0].get_color() == closed[0].get_color()  # one colour per m
-    # one 5-95 % band per (m, labeller) and panel
+    # F1: one 5-95 % band per (m, labeller); accuracy has the same closed form for every m,
+    # so one grey envelope band per labeller (the lines are still one per m)
     assert len(f1_ax.collections) == 4
-    legend = [x.get_text() for x in f1_ax.get_legend().get_texts()]
+    assert len(acc_ax.collections) == 2
+    band = acc_ax.collections[0].get_paths()[0].vertices
+    expert = t[(t["metric"] == "accuracy") & (t["labeller"] == "expert")]
+    assert band[:, 1].min() == pytest.approx(expert["q05"].min())
+    assert band[:, 1].max() == pytest.approx(expert["q95"].max())
+    legend = [x.get_text() for x in fig.legends[0].get_texts()]
     assert legend[:2] == ["$m$ = 0.1", "$m$ = 0.5"] and "closed form" in legend
     paths = plots.save(fig, tmp_path / "fig1")
     assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 0 for p in paths)
@@ -71,7 +77,7 @@ def test_figure1_colour_by_n_labels_and_refusals():
     t = coin_table(ms=(0.5,))
     t2 = pd.concat([t, t.assign(n_labels=3)], ignore_index=True)
     fig = plots.plot_figure1(t2, colour_by="n_labels")
-    assert [x.get_text() for x in fig.axes[1].get_legend().get_texts()][:2] == ["$L$ = 2", "$L$ = 3"]
+    assert [x.get_text() for x in fig.legends[0].get_texts()][:2] == ["$L$ = 2", "$L$ = 3"]
     with pytest.raises(ValueError, match=r"several values of n_labels \(\[2, 3\]\); select one"):
         plots.plot_figure1(t2)  # colour_by m: n_labels is ambiguous
     with pytest.raises(ValueError, match="no rows with metric"):

@@ -128,14 +128,22 @@ def plot_figure1(table, *, colour_by: str = "m", metrics=("accuracy", "f1"),
     for k, metric in enumerate(metrics):
         ax = axes[0][k]
         sub = rows[rows["metric"] == metric]
-        for i, value in enumerate(colours):
-            colour = PALETTE[i % len(PALETTE)]
-            for lab in present:
+        has_band = {"q05", "q95"} <= set(sub.columns)
+        for lab in present:  # a labeller whose closed form is the same for every colour
+            s = sub[sub["labeller"] == lab]
+            shared = len(colours) > 1 and s.groupby("p_d")["expected"].agg(
+                lambda e: bool(e.notna().all() and e.max() - e.min() < 1e-9)).all()
+            if has_band and shared:  # one grey band (envelope) instead of stacked colours
+                env = s.groupby("p_d").agg(lo=("q05", "min"), hi=("q95", "max"))
+                ax.fill_between(env.index, env["lo"], env["hi"], color="0.5",
+                                alpha=0.2 if lab == "expert" else 0.12, linewidth=0)
+            for i, value in enumerate(colours):
+                colour = PALETTE[i % len(PALETTE)]
                 s = sub[(sub[colour_by] == value) & (sub["labeller"] == lab)].sort_values("p_d")
                 if s.empty:
                     continue
                 style, marker = _LABELLER_STYLE.get(lab, ("-", "o"))
-                if {"q05", "q95"} <= set(s.columns):
+                if has_band and not shared:
                     ax.fill_between(s["p_d"], s["q05"], s["q95"], color=colour,
                                     alpha=0.18 if lab == "expert" else 0.09, linewidth=0)
                 ax.plot(s["p_d"], s["mean"], linestyle=style, marker=marker, markersize=3.5,
@@ -156,8 +164,11 @@ def plot_figure1(table, *, colour_by: str = "m", metrics=("accuracy", "f1"),
                               markersize=3.5, label=f"{lab} (MC mean)"))
     handles.append(Line2D([], [], color="0.3", linestyle="--", linewidth=0.9,
                           label="closed form"))
-    handles.append(Patch(color="0.3", alpha=0.18, label="5–95 % of replicates"))
-    axes[0][-1].legend(handles=handles, fontsize=7, loc="upper left", framealpha=0.9)
+    handles.append(Patch(color="0.3", alpha=0.18,
+                         label=f"5–95 % of replicates (grey: same for every "
+                               f"{_SYMBOLS.get(colour_by, colour_by)})"))
+    fig.legend(handles=handles, fontsize=7.5, loc="outside lower center",
+               ncol=min(len(handles), 4), frameon=False)
     n = _single(rows, "n_items")
     fig.suptitle("Expert vs random labeller" + (f" (N = {n:g} items)" if n is not None else ""),
                  fontsize=10)
