@@ -463,9 +463,15 @@ def _draw_theta(theta_kind, theta_par, theta_cum, key, ctr):
 
 @njit(cache=True)
 def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class_counts,
-                          bernoulli, theta_kind, theta_par, theta_cum, tie_rule,
+                          bernoulli, theta_kind, theta_par, theta_cum, vote_thr, tie_rule,
                           lab_kind, lab_cum, stratum_of_top, n_strata, out_r):
-    """One replicate of the per-item simulation (any L, K); fills ``out_r``."""
+    """One replicate of the per-item simulation (any L, K); fills ``out_r``.
+
+    With a fixed theta the modal label's vote count is drawn by inversion of
+    Bin(K, theta) from one uniform (``vote_thr``, see :func:`vote_thresholds`)
+    and each of the other votes picks one of the L - 1 other labels; with a
+    theta prior each vote is drawn.
+    """
     n_j = lab_kind.shape[0]
     conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
     theta_sum = np.zeros(n_strata)
@@ -474,7 +480,7 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
     # variable number of draws: it has its own sub-stream per item). A vote or an
     # expert uses one uniform u: the modal label if u < theta, else other label
     # number floor((u - theta) / (1 - theta) * (L - 1)) (u given u >= theta is uniform).
-    stride = np.uint64(panel_k + n_j + 2)
+    stride = np.uint64(panel_k + n_j + 3)
     theta = theta_par[0]
     n_other = n_lab - 1
     # a non-modal draw u >= theta picks other label number floor((u - theta) * scale)
@@ -498,18 +504,33 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                 scale = n_other / (1.0 - theta) if theta < 1.0 else 0.0
             for a in range(n_lab):
                 votes[a] = 0
-            for k in range(panel_k):
-                u = uniform(rkey, base + np.uint64(1 + k))
-                if u < theta:
-                    votes[c] += 1
-                else:
-                    o = int((u - theta) * scale)
+            if theta_kind == THETA_FIXED:
+                bits = splitmix64(rkey + (base + np.uint64(1)) * GOLDEN) >> _S11
+                v0 = 0
+                for t in range(panel_k):
+                    v0 += np.int64(bits >= vote_thr[t])
+                votes[c] = v0
+                for k in range(panel_k - v0):
+                    o = int(uniform(rkey, base + np.uint64(2 + k)) * n_other)
                     if o >= n_other:
                         o = n_other - 1
                     o += c + 1
                     if o >= n_lab:
                         o -= n_lab
                     votes[o] += 1
+            else:
+                for k in range(panel_k):
+                    u = uniform(rkey, base + np.uint64(1 + k))
+                    if u < theta:
+                        votes[c] += 1
+                    else:
+                        o = int((u - theta) * scale)
+                        if o >= n_other:
+                            o = n_other - 1
+                        o += c + 1
+                        if o >= n_lab:
+                            o -= n_lab
+                        votes[o] += 1
             # plurality: top count, how many labels reach it, the first of them
             top = -1
             n_top = 0
@@ -527,7 +548,7 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                 if tie_rule >= 0 and votes[tie_rule] == top:
                     g = tie_rule
                 else:
-                    pick = int(uniform(rkey, base + np.uint64(panel_k + 1)) * n_top)
+                    pick = int(uniform(rkey, base + np.uint64(panel_k + 2)) * n_top)
                     if pick >= n_top:
                         pick = n_top - 1
                     for a in range(n_lab):
@@ -541,7 +562,7 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
         theta_sum[0] += theta
         if s > 0:
             theta_sum[s] += theta
-        lbase = base + np.uint64(panel_k + 2)
+        lbase = base + np.uint64(panel_k + 3)
         for j in range(n_j):
             u = uniform(rkey, lbase + np.uint64(j))
             if lab_kind[j] == EXPERT:
@@ -568,8 +589,8 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
 
 @njit(cache=True, parallel=True)
 def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum, class_counts,
-                     bernoulli, theta_kind, theta_par, theta_cum, tie_rule, lab_kind, lab_cum,
-                     stratum_of_top, n_strata, out):
+                     bernoulli, theta_kind, theta_par, theta_cum, vote_thr, tie_rule, lab_kind,
+                     lab_cum, stratum_of_top, n_strata, out):
     """Per-item simulation of ``n_rep`` replicates of one grid cell (any L, K).
 
     Coin mode (``panel=False``): item i's true label is its class; labellers
@@ -586,19 +607,19 @@ def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
     for r in prange(n_rep):
         _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
                               class_cum, class_counts, bernoulli, theta_kind, theta_par,
-                              theta_cum, tie_rule, lab_kind, lab_cum, stratum_of_top,
+                              theta_cum, vote_thr, tie_rule, lab_kind, lab_cum, stratum_of_top,
                               n_strata, out[r])
 
 
 @njit(cache=True)
 def explicit_generic_serial(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
-                            class_counts, bernoulli, theta_kind, theta_par, theta_cum, tie_rule,
-                            lab_kind, lab_cum, stratum_of_top, n_strata, out):
+                            class_counts, bernoulli, theta_kind, theta_par, theta_cum, vote_thr,
+                            tie_rule, lab_kind, lab_cum, stratum_of_top, n_strata, out):
     """Serial twin of :func:`explicit_generic` (bit-identical results)."""
     for r in range(n_rep):
         _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
                               class_cum, class_counts, bernoulli, theta_kind, theta_par,
-                              theta_cum, tie_rule, lab_kind, lab_cum, stratum_of_top,
+                              theta_cum, vote_thr, tie_rule, lab_kind, lab_cum, stratum_of_top,
                               n_strata, out[r])
 
 
@@ -618,7 +639,7 @@ def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, thet
     panel_k = len(ktuple)
     conf = np.zeros((n_j, n_strata, 2, 2), dtype=np.int64)
     theta_sum = np.zeros(n_strata)
-    stride = np.uint64(panel_k + n_j + 2)
+    stride = np.uint64(panel_k + n_j + 3)
     for i in range(n_items):
         base = np.uint64(i) * stride
         if bernoulli:

@@ -608,8 +608,10 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
                 lab_p1, stratum_of_top, n_strata, out)
     else:
         lab_cum = np.ascontiguousarray(np.cumsum(np.stack(mats), axis=2))
+        vote_thr = np.array(K.vote_thresholds(float(theta_par[0]), kk) if panel
+                            and theta_kind == K.THETA_FIXED else [0], dtype=np.uint64)
         kern[1](ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
-                np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, tie,
+                np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, vote_thr, tie,
                 lab_kind, lab_cum, stratum_of_top, n_strata, out)
     names = [lb.name for lb in spec.labellers]
     strata = ["all"] + labels
