@@ -82,7 +82,7 @@ def test_cli_no_plan_says_so_exit_1(capsys):
 
 
 def test_yaml_configs_run_standalone(tmp_path, capsys):
-    cfg = REPO / "configs" / "experiment" / "design_separability.yaml"
+    cfg = REPO / "configs" / "design" / "separability.yaml"
     code, out, err = run(capsys, "--config", str(cfg), "--replicates", "100",
                          "--panel-sizes", "1,3")
     assert code == 0 and "recommended: K = " in out
@@ -96,7 +96,7 @@ def test_yaml_snli_config(capsys, monkeypatch):
     if not (SHARED / "snli_dev_subset").exists():
         pytest.skip(f"SNLI votes not found at {SHARED / 'snli_dev_subset'}")
     monkeypatch.chdir(REPO)
-    code, out, err = run(capsys, "--config", "configs/experiment/design_snli.yaml",
+    code, out, err = run(capsys, "--config", "configs/design/snli.yaml",
                          "--replicates", "200", "--panel-sizes", "3,5")
     assert code == 0
     assert err.startswith("pilot: 1289 items, L = 3; fitted Beta(")
@@ -120,9 +120,9 @@ def test_readme_worked_example_output_is_current(capsys, monkeypatch):
     if not (SHARED / "snli_dev_subset").exists():
         pytest.skip(f"SNLI votes not found at {SHARED / 'snli_dev_subset'}")
     monkeypatch.chdir(REPO)
-    code, out, err = run(capsys, "--config", "configs/experiment/design_snli.yaml")
+    code, out, err = run(capsys, "--config", "configs/design/snli.yaml")
     assert code == 0
     readme = (REPO / "README.md").read_text()
-    block = readme.split("$ labelvar design --config configs/experiment/design_snli.yaml")[1]
+    block = readme.split("$ labelvar design --config configs/design/snli.yaml")[1]
     block = block.split("```")[0].split("\n", 1)[1]
     assert block.strip() == (err.splitlines()[0] + "\n" + out).strip()

@@ -414,7 +414,7 @@ def _add_design(sub) -> None:
         description="Plan a study: for each panel size K, the smallest number of items N "
         "meeting the target power, exact under the panel model and checked by simulation, "
         "priced. Values come from --config (a YAML file with a 'design:' block, e.g. "
-        "configs/experiment/design_*.yaml), overridden by flags. Exit code 1 when no plan "
+        "configs/design/*.yaml), overridden by flags. Exit code 1 when no plan "
         "in range meets the target.",
     )
     p.add_argument("--config", metavar="YAML", help="design settings (YAML, 'design:' block)")
