@@ -639,7 +639,7 @@ def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, thet
     panel_k = len(ktuple)
     conf = np.zeros((n_j, n_strata, 2, 2), dtype=np.int64)
     theta_sum = np.zeros(n_strata)
-    stride = np.uint64(panel_k + n_j + 3)
+    stride = np.uint64(panel_k + n_j + 2)
     for i in range(n_items):
         base = np.uint64(i) * stride
         if bernoulli:
