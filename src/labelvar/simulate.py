@@ -664,17 +664,20 @@ def _summarise(out, names, strata, spec, exp, panel, path, theta_ok):
             n_ok = int(ok.sum())
             if n_ok == 0:
                 continue
-            series = [(metric, np.nan, vals[ok, f]) for metric, f in metric_fields]
+            labels = [(metric, np.nan) for metric, _ in metric_fields]
+            cols = [vals[ok][:, [f for _, f in metric_fields]]]
             for t in spec.thresholds:
-                series.append(("prob_accuracy_ge", t, (vals[ok, 6] >= t - _EPS).astype(float)))
-                series.append(("prob_f1_ge", t, (vals[ok, 9] >= t - _EPS).astype(float)))
-            for metric, t, x in series:
-                mean = float(x.mean())
-                sd = float(x.std(ddof=1)) if n_ok > 1 else np.nan
-                q05, q50, q95 = np.quantile(x, qs)
+                labels += [("prob_accuracy_ge", t), ("prob_f1_ge", t)]
+                cols.append((vals[ok][:, [6, 9]] >= t - _EPS).astype(float))
+            x = np.concatenate(cols, axis=1)  # (replicates, series): one pass per statistic
+            means = x.mean(axis=0)
+            sds = x.std(axis=0, ddof=1) if n_ok > 1 else np.full(x.shape[1], np.nan)
+            quants = np.quantile(x, qs, axis=0)
+            for i, (metric, t) in enumerate(labels):
                 e = np.nan if exp is None else exp.get((j, s, metric, None if t != t else t),
                                                         np.nan)
-                recs.append((name, stratum, metric, t, mean, sd, q05, q50, q95, e, n_ok))
+                recs.append((name, stratum, metric, t, float(means[i]), float(sds[i]),
+                             *map(float, quants[:, i]), e, n_ok))
     df = pd.DataFrame.from_records(recs, columns=["labeller", "stratum", "metric", "threshold",
                                                   "mean", "sd", "q05", "q50", "q95",
                                                   "expected", "replicates"])
