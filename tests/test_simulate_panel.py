@@ -171,3 +171,51 @@ def test_panel_chunk_invariance():
                      seed=9, expected=False, method="explicit")
     sub = big[(big.p_d == 0.8) & (big.m == 0.2) & (big.panel_size == 5)].reset_index(drop=True)
     pd.testing.assert_frame_equal(sub, alone)
+
+
+# --------------------------------------------------------------------------- heterogeneous panels
+def test_equal_skills_equal_homogeneous_panel():
+    kw = dict(mode="panel", p_d=0.7, m=0.3, n_items=150, panel_size=5, replicates=2000, seed=1)
+    homo = simulate(**kw)
+    het = simulate(panel_skills=[0.7] * 5, **kw)
+    het = het[het.metric != "theta"]
+    merged = homo.merge(het, on=["labeller", "stratum", "metric"], suffixes=("_h", "_s"))
+    assert len(merged) == len(het)
+    assert np.allclose(merged["expected_h"], merged["expected_s"], equal_nan=True, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["explicit", "collapsed"])
+def test_one_coin_skills_match_exact_values(method):
+    df = simulate(mode="panel", p_d=0.7, m=0.3, n_items=150, panel_size=5, replicates=3000,
+                  seed=2, panel_skills=[0.95, 0.8, 0.7, 0.6, 0.55], method=method,
+                  labellers=["expert", "random", "prior"])
+    assert (df["method"] == method).all() and "theta" not in set(df["metric"])
+    rows = df[df["expected"].notna() & (df["sd"] > 1e-9)]
+    assert len(rows) >= 30
+    assert (rows["z"].abs() < 4.5).all()
+
+
+def test_two_coin_single_annotator_by_hand():
+    # K = 1: the truth is that annotator's vote; P(truth = modal | modal 1) = sens,
+    # P(truth = modal | modal 0) = spec; the expert agrees with the modal label w.p. p_d
+    sens, spec, p_d, m, n = 0.9, 0.6, 0.8, 0.25, 200
+    df = simulate(mode="panel", p_d=p_d, m=m, n_items=n, panel_size=1, replicates=3000, seed=4,
+                  panel_skills=[(sens, spec)], method="explicit", labellers=["expert"])
+    n_pos = 50
+    agree = (n_pos * sens + (n - n_pos) * spec) / n
+    want = agree * p_d + (1 - agree) * (1 - p_d)
+    row = _row(df, stratum="all", metric="accuracy")
+    assert row["expected"] == pytest.approx(want, abs=1e-12)
+    assert abs(row["z"]) < 4
+
+
+@pytest.mark.parametrize("kw,field", [
+    (dict(panel_skills=[0.9, 1.2, 0.7]), "panel_skills"),
+    (dict(panel_skills=[0.9, 0.8]), "panel_size must equal"),
+    (dict(panel_skills=[(0.9, 0.8)] * 3, n_labels=3), "n_labels = 2"),
+    (dict(panel_skills=[0.9, 0.8, 0.7], mode="coin"), "panel_skills applies"),
+])
+def test_bad_panel_skills(kw, field):
+    kw = {"mode": "panel", "p_d": 0.7, "panel_size": 3, "replicates": 10, **kw}
+    with pytest.raises(ValueError, match=field):
+        simulate(**kw)

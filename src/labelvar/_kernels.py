@@ -463,14 +463,17 @@ def _draw_theta(theta_kind, theta_par, theta_cum, key, ctr):
 
 @njit(cache=True)
 def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class_counts,
-                          bernoulli, theta_kind, theta_par, theta_cum, vote_thr, tie_rule,
-                          lab_kind, lab_cum, stratum_of_top, n_strata, out_r):
+                          bernoulli, theta_kind, theta_par, theta_cum, vote_thr, hetero,
+                          vote_cum, tie_rule, lab_kind, lab_cum, stratum_of_top, n_strata,
+                          out_r):
     """One replicate of the per-item simulation (any L, K); fills ``out_r``.
 
     With a fixed theta the modal label's vote count is drawn by inversion of
     Bin(K, theta) from one uniform (``vote_thr``, see :func:`vote_thresholds`)
     and each of the other votes picks one of the L - 1 other labels; with a
-    theta prior each vote is drawn.
+    theta prior each vote is drawn. ``hetero``: annotator k votes h with
+    probability given by its own cumulative matrix ``vote_cum[k, modal, :]``
+    (Dawid-Skene skills; theta is then only the expert's agreement).
     """
     n_j = lab_kind.shape[0]
     conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
@@ -504,7 +507,16 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                 scale = n_other / (1.0 - theta) if theta < 1.0 else 0.0
             for a in range(n_lab):
                 votes[a] = 0
-            if theta_kind == THETA_FIXED:
+            if hetero:
+                for k in range(panel_k):
+                    u = uniform(rkey, base + np.uint64(1 + k))
+                    o = n_lab - 1
+                    for a in range(n_lab - 1):
+                        if u < vote_cum[k, c, a]:
+                            o = a
+                            break
+                    votes[o] += 1
+            elif theta_kind == THETA_FIXED:
                 bits = splitmix64(rkey + (base + np.uint64(1)) * GOLDEN) >> _S11
                 v0 = 0
                 for t in range(panel_k):
@@ -589,8 +601,8 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
 
 @njit(cache=True, parallel=True)
 def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum, class_counts,
-                     bernoulli, theta_kind, theta_par, theta_cum, vote_thr, tie_rule, lab_kind,
-                     lab_cum, stratum_of_top, n_strata, out):
+                     bernoulli, theta_kind, theta_par, theta_cum, vote_thr, hetero, vote_cum,
+                     tie_rule, lab_kind, lab_cum, stratum_of_top, n_strata, out):
     """Per-item simulation of ``n_rep`` replicates of one grid cell (any L, K).
 
     Coin mode (``panel=False``): item i's true label is its class; labellers
@@ -601,26 +613,29 @@ def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
     the stratum is ``stratum_of_top[top votes]``. Labellers: EXPERT (modal
     label with probability theta, else a uniform other label) or MATRIX
     (``lab_cum[j, modal]`` is the cumulative prediction distribution).
-    Writes ``out[r, j, s, :]`` (fields :data:`FIELDS`). Replicates run in
-    parallel (``prange``); :func:`explicit_generic_serial` is the serial twin.
+    ``hetero``/``vote_cum``: per-annotator vote matrices (see
+    :func:`_explicit_generic_rep`). Writes ``out[r, j, s, :]`` (fields
+    :data:`FIELDS`). Replicates run in parallel (``prange``);
+    :func:`explicit_generic_serial` is the serial twin.
     """
     for r in prange(n_rep):
         _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
                               class_cum, class_counts, bernoulli, theta_kind, theta_par,
-                              theta_cum, vote_thr, tie_rule, lab_kind, lab_cum, stratum_of_top,
-                              n_strata, out[r])
+                              theta_cum, vote_thr, hetero, vote_cum, tie_rule, lab_kind, lab_cum,
+                              stratum_of_top, n_strata, out[r])
 
 
 @njit(cache=True)
 def explicit_generic_serial(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
                             class_counts, bernoulli, theta_kind, theta_par, theta_cum, vote_thr,
-                            tie_rule, lab_kind, lab_cum, stratum_of_top, n_strata, out):
+                            hetero, vote_cum, tie_rule, lab_kind, lab_cum, stratum_of_top,
+                            n_strata, out):
     """Serial twin of :func:`explicit_generic` (bit-identical results)."""
     for r in range(n_rep):
         _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
                               class_cum, class_counts, bernoulli, theta_kind, theta_par,
-                              theta_cum, vote_thr, tie_rule, lab_kind, lab_cum, stratum_of_top,
-                              n_strata, out[r])
+                              theta_cum, vote_thr, hetero, vote_cum, tie_rule, lab_kind, lab_cum,
+                              stratum_of_top, n_strata, out[r])
 
 
 # --------------------------------------------------------------------------- explicit, L = 2

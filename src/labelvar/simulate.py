@@ -60,8 +60,8 @@ _FAST_MAX_K = 7         # the vectorised L = 2 kernel packs vote counts 0..K in 
 def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
              labellers=("expert", "random"), mode="coin", replicates=10_000, seed=0,
              thresholds=(), theta_prior=None, tie_rule="random", positives="fixed",
-             return_raw=False, progress=False, *, class_prior=None, method="auto",
-             expected=True, parallel=None):
+             return_raw=False, progress=False, *, class_prior=None, panel_skills=None,
+             method="auto", expected=True, parallel=None):
     """Simulate labellers against a (possibly disagreeing) ground truth over a parameter grid.
 
     Parameters
@@ -112,6 +112,13 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     class_prior : sequence of float, optional
         L > 2: the class (modal-label) prior, overriding ``m``; every n_labels
         in the grid must equal its length.
+    panel_skills : sequence, optional
+        Panel mode, a heterogeneous panel (Dawid-Skene skills), one entry per
+        annotator (``panel_size`` must equal its length): an accuracy q_k
+        (one-coin: the modal label with probability q_k, else a uniformly
+        chosen other label) or, for L = 2, a pair (sensitivity_k,
+        specificity_k) against the modal label (two-coin). ``p_d`` is then the
+        expert's agreement only; no ``theta`` rows.
     method : {"auto", "collapsed", "explicit"}
         Computational path (see the module docstring).
     expected : bool
@@ -174,7 +181,8 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     import pandas as pd
 
     spec = _Spec.build(p_d, m, n_items, n_labels, panel_size, labellers, mode, replicates, seed,
-                       thresholds, theta_prior, tie_rule, positives, class_prior, method)
+                       thresholds, theta_prior, tie_rule, positives, class_prior, method,
+                       panel_skills)
     kern = None if parallel is None else _KERNELS[bool(parallel)]
     cells = spec.cells()
     if progress:
@@ -210,7 +218,8 @@ class _Spec:
 
     @classmethod
     def build(cls, p_d, m, n_items, n_labels, panel_size, labellers, mode, replicates, seed,
-              thresholds, theta_prior, tie_rule, positives, class_prior, method):
+              thresholds, theta_prior, tie_rule, positives, class_prior, method,
+              panel_skills=None):
         self = cls()
         self.mode = v.choice("mode", mode, ("coin", "panel"))
         self.method = v.choice("method", method, ("auto", "collapsed", "explicit"))
@@ -267,11 +276,45 @@ class _Spec:
             for n_lab in self.n_labels:
                 lab.matrix(n_lab, np.full(n_lab, 1.0 / n_lab), 0.5)
         self.seed = _seed(seed)
+        self.skills = _skills(panel_skills, self)
         return self
+
+    def skill_matrices(self, n_lab):
+        """Per-annotator P(vote h | modal c), shape (K, L, L); None for a homogeneous panel."""
+        if self.skills is None:
+            return None
+        if isinstance(self.skills[0], tuple):
+            return np.array([[[spec, 1.0 - spec], [1.0 - sens, sens]]
+                             for sens, spec in self.skills])
+        eye = np.eye(n_lab)
+        return np.array([eye * q + (1.0 - eye) * (1.0 - q) / (n_lab - 1) for q in self.skills])
 
     def cells(self):
         return [_Cell(*c) for c in itertools.product(self.p_d, self.m, self.n_items,
                                                       self.n_labels, self.panel_size)]
+
+
+def _skills(panel_skills, spec):
+    """Validate ``panel_skills``: K accuracies, or K (sensitivity, specificity) pairs."""
+    if panel_skills is None:
+        return None
+    if spec.mode != "panel" or spec.theta_prior is not None:
+        raise ValueError("panel_skills applies to mode='panel' without theta_prior")
+    arr = v.probability("panel_skills", panel_skills)
+    if arr.ndim == 1 and arr.size >= 1:
+        skills = tuple(float(q) for q in arr)
+    elif arr.ndim == 2 and arr.shape[1] == 2 and arr.shape[0] >= 1:
+        if any(lab != 2 for lab in spec.n_labels):
+            raise ValueError("panel_skills as (sensitivity, specificity) pairs needs "
+                             f"n_labels = 2, got {list(spec.n_labels)}")
+        skills = tuple((float(a), float(b)) for a, b in arr)
+    else:
+        raise ValueError("panel_skills must be K accuracies or K (sensitivity, specificity) "
+                         f"pairs, got shape {arr.shape}")
+    if any(k != len(skills) for k in spec.panel_size):
+        raise ValueError(f"panel_size must equal len(panel_skills) = {len(skills)}, got "
+                         f"{list(spec.panel_size)}")
+    return skills
 
 
 def _axis(arr):
@@ -313,6 +356,8 @@ class _Cell:
                  spec.theta_prior.key() if spec.theta_prior is not None else None,
                  spec.tie_rule if panel else None, spec.positives,
                  None if spec.class_prior is None else tuple(x.hex() for x in spec.class_prior))
+        if spec.skills is not None:  # (appended, so keys of homogeneous panels are unchanged)
+            parts += (repr(spec.skills),)
         digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
         return int.from_bytes(digest, "little")
 
@@ -379,7 +424,7 @@ class _Table:
             else:
                 theta, w = spec.theta_prior.nodes(lab, kk + 2)
             a_mod = _vote_table(lab, kk, theta, spec.tie_rule, self.stratum_of_top,
-                                len(labels))
+                                len(labels), skills=spec.skill_matrices(lab))
         self.n_slots = a_mod.shape[2]
         self.theta, self.w = theta, w
         mats = [np.asarray(lb.matrix(lab, prior, theta)) for lb in spec.labellers]  # (node, c, h)
@@ -471,13 +516,17 @@ def _compositions(total, parts):
     return np.array(out, dtype=np.int64)
 
 
-def _vote_table(lab, kk, theta, tie_rule, stratum_of_top, n_bins):
+def _vote_table(lab, kk, theta, tie_rule, stratum_of_top, n_bins, skills=None):
     """P(slot, truth | modal label c, theta node): shape (L, nodes, n_bins + 2, L).
 
     Enumerates every vote composition of the K annotators (position 0 = modal
-    label, position p >= 1 = label (c + p) mod L, as in the kernels).
+    label, position p >= 1 = label (c + p) mod L, as in the kernels). With
+    ``skills`` (K x L x L, P(vote h | modal c) per annotator) the composition
+    probabilities come from enumerating all L**K joint votes, one node.
     """
     if math.comb(kk + lab - 1, lab - 1) > _MAX_COMPOSITIONS:
+        raise _Infeasible
+    if skills is not None and lab**kk > _MAX_COMPOSITIONS:
         raise _Infeasible
     if lab == 2:
         comp = np.stack([np.arange(kk + 1), kk - np.arange(kk + 1)], axis=1)
@@ -492,12 +541,16 @@ def _vote_table(lab, kk, theta, tie_rule, stratum_of_top, n_bins):
         lt, lo = np.log(th), np.log(other)
     logp = logcoef + np.where(v0 > 0, v0 * lt, 0.0) + np.where(kk - v0 > 0, (kk - v0) * lo, 0.0)
     prob = np.exp(logp)  # (node, comp)
+    if skills is not None:
+        prob_c = _skill_composition_probs(skills, lab, kk, comp)  # (c, 1, comp)
     top = comp.max(axis=1)
     tied = comp == top[:, None]
     n_tied = tied.sum(axis=1)
     slot = stratum_of_top[top]
     out = np.zeros((lab, len(th), n_bins + 2, lab))
     for c in range(lab):
+        if skills is not None:
+            prob = prob_c[c]
         truth = np.zeros((len(comp), lab))  # over relative positions
         single = n_tied == 1
         truth[single] = tied[single]
@@ -518,6 +571,24 @@ def _vote_table(lab, kk, theta, tie_rule, stratum_of_top, n_bins):
             sel = slot == s
             out[c, :, s, absolute] = (prob[:, sel] @ truth[sel]).T
         out[c, :, n_bins + 1, 0] = prob @ drop  # dropped mass, truth slot unused
+    return out
+
+
+def _skill_composition_probs(skills, lab, kk, comp):
+    """P(vote composition | modal c) for a panel with per-annotator matrices ``skills``.
+
+    Enumerates the L**K joint votes; compositions are in relative positions
+    (``comp[:, p]`` = votes for label (c + p) mod L). Returns (L, 1, n_comp).
+    """
+    votes = np.array(list(itertools.product(range(lab), repeat=kk)), dtype=np.int64)
+    index = {tuple(row): i for i, row in enumerate(comp)}
+    out = np.zeros((lab, 1, len(comp)))
+    for c in range(lab):
+        p = np.prod(skills[np.arange(kk), c, votes], axis=1)  # (L**K,)
+        rel = (votes - c) % lab
+        counts = np.stack([(rel == q).sum(axis=1) for q in range(lab)], axis=1)
+        idx = np.array([index[tuple(row)] for row in counts])
+        out[c, 0] = np.bincount(idx, weights=p, minlength=len(comp))
     return out
 
 
@@ -554,6 +625,7 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
     n_strata = 1 + len(labels)
     prior = cell.class_prior(spec)
     exchangeable = not panel or spec.theta_prior is None
+    skills = spec.skill_matrices(lab) if panel else None
     cells = table.cells(n_j) if table is not None else None
     path = spec.method
     if path == "auto":
@@ -584,7 +656,7 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
         kern[2](ckey, spec.replicates, group_counts, np.empty(0), np.ascontiguousarray(probs),
                 c_stratum, c_truth, c_pred, np.ascontiguousarray(c_theta), lab, n_strata, out)
     elif (lab == 2 and panel and kk <= _FAST_MAX_K and spec.theta_prior is None
-          and not bern and fast):
+          and not bern and fast and skills is None):
         # vectorised kernel; bit-identical to the branch below
         theta = float(cell.p_d)
         lab_thr = np.empty((2, n_j), dtype=np.uint64)
@@ -598,7 +670,7 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
                     lab_thr[c, j] = K.threshold53(float(mt[c, 1]))
         kern[3](ckey, spec.replicates, cell.n_items, K.vote_thresholds(theta, kk),
                 int(counts[1]), theta, tie, lab_thr, lab_flip, stratum_of_top, n_strata, out)
-    elif lab == 2 and (not panel or kk <= _BINARY_MAX_K):
+    elif lab == 2 and (not panel or kk <= _BINARY_MAX_K) and skills is None:
         lab_p1 = np.ascontiguousarray(np.stack([mt[:, 1] for mt in mats]))
         ktuple = tuple(range(kk)) if panel else (0,)
         vote_thr = np.array(K.vote_thresholds(float(theta_par[0]), kk) if panel
@@ -610,16 +682,20 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
         lab_cum = np.ascontiguousarray(np.cumsum(np.stack(mats), axis=2))
         vote_thr = np.array(K.vote_thresholds(float(theta_par[0]), kk) if panel
                             and theta_kind == K.THETA_FIXED else [0], dtype=np.uint64)
+        hetero = skills is not None
+        vote_cum = (np.ascontiguousarray(np.cumsum(skills, axis=2)) if hetero
+                    else np.zeros((1, lab, lab)))
         kern[1](ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
-                np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, vote_thr, tie,
-                lab_kind, lab_cum, stratum_of_top, n_strata, out)
+                np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, vote_thr,
+                hetero, vote_cum, tie, lab_kind, lab_cum, stratum_of_top, n_strata, out)
     names = [lb.name for lb in spec.labellers]
     strata = ["all"] + labels
     exp = None
     if want_expected and table is not None:
         exp = _expected(table, cell, spec, labels)
     summary = _summarise(out, names, strata, spec, exp, panel, path,
-                         theta_ok=panel and (path == "explicit" or spec.theta_prior is None))
+                         theta_ok=panel and skills is None
+                         and (path == "explicit" or spec.theta_prior is None))
     summary["method"] = path
     raw = None
     if return_raw:
@@ -630,7 +706,7 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
                             "stratum": np.asarray(strata, dtype=object)[s.ravel()],
                             "replicate": r.ravel()})
         for f, name in enumerate(K.FIELDS):
-            if name == "theta" and not panel:
+            if name == "theta" and (not panel or skills is not None):
                 continue
             col = flat[:, f]
             raw[name] = col.astype(np.int64) if f < 6 else col
@@ -756,7 +832,7 @@ def _expected(table, cell, spec, labels):
                 continue
             diag = np.einsum("gtt->g", pj)
             res[(j, s, "accuracy", None)] = _ratio_mean(groups, p_in, diag) / nonempty
-            if spec.mode == "panel":
+            if spec.mode == "panel" and spec.skills is None:
                 res[(j, s, "theta", None)] = (_ratio_mean(groups, p_in, theta_j[:, slots]
                                                             .sum(axis=1)) / nonempty)
             classes = [1] if lab == 2 else range(lab)
