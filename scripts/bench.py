@@ -225,11 +225,11 @@ def _time_generic_l2(reps, runs=3):
     times = []
     for _ in range(runs + 1):
         t = time.perf_counter()
+        comp = sim._composition_tables(2, kk, 0.7)
         K.explicit_generic(np.uint64(1), reps, 1000, 2, kk, True, np.array([0.5, 1.0]),
                            np.array([500, 500]), False, K.THETA_FIXED, np.array([0.7]),
-                           np.ones(1), np.array(K.vote_thresholds(0.7, kk), dtype=np.uint64),
-                           False, np.zeros((1, 2, 2)), K.TIE_RANDOM, lab_kind, lab_cum, sot,
-                           n_strata, out)
+                           np.ones(1), *comp, False, np.zeros((1, 2, 2)), K.TIE_RANDOM,
+                           lab_kind, lab_cum, sot, n_strata, out)
         times.append(time.perf_counter() - t)
     return statistics.median(times[1:]), ["generic"]
 

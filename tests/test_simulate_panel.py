@@ -219,3 +219,21 @@ def test_bad_panel_skills(kw, field):
     kw = {"mode": "panel", "p_d": 0.7, "panel_size": 3, "replicates": 10, **kw}
     with pytest.raises(ValueError, match=field):
         simulate(**kw)
+
+
+def test_alias_table_reproduces_probabilities():
+    from labelvar.simulate import _alias_table, _composition_tables
+
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 7, 56, 500):
+        p = rng.dirichlet(np.ones(n) * 0.3)
+        prob, alias = _alias_table(p)
+        implied = prob.copy()
+        np.add.at(implied, alias, 1.0 - prob)
+        assert np.allclose(implied / n, p, atol=1e-12)
+    acc, alias, comp, info = _composition_tables(3, 4, 0.6)
+    assert (comp.sum(axis=1) == 4).all() and len(comp) == 15
+    top = comp.max(axis=1)
+    assert (info[:, 0] == top).all()
+    assert (info[:, 1] == (comp == top[:, None]).sum(axis=1)).all()
+    assert (comp[np.arange(len(comp)), info[:, 2]] == top).all()

@@ -463,19 +463,24 @@ def _draw_theta(theta_kind, theta_par, theta_cum, key, ctr):
 
 @njit(cache=True)
 def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class_counts,
-                          bernoulli, theta_kind, theta_par, theta_cum, vote_thr, hetero,
-                          vote_cum, tie_rule, lab_kind, lab_cum, stratum_of_top, n_strata,
-                          out_r):
+                          bernoulli, theta_kind, theta_par, theta_cum, comp_prob, comp_alias,
+                          comp_rel, comp_info, hetero, vote_cum, tie_rule, lab_kind, lab_cum,
+                          stratum_of_top, n_strata, out_r):
     """One replicate of the per-item simulation (any L, K); fills ``out_r``.
 
-    With a fixed theta the modal label's vote count is drawn by inversion of
-    Bin(K, theta) from one uniform (``vote_thr``, see :func:`vote_thresholds`)
-    and each of the other votes picks one of the L - 1 other labels; with a
-    theta prior each vote is drawn. ``hetero``: annotator k votes h with
+    With a fixed theta and a composition table (``comp_rel[i, p]`` = votes for
+    label (modal + p) mod L in composition i; ``comp_prob``/``comp_alias`` its
+    multinomial probabilities as a Walker alias table; ``comp_info[i]`` = (top
+    count, number of labels at the top, first position at the top)) the whole
+    vote composition is drawn from one uniform: the votes of a homogeneous
+    panel are exchangeable, so the composition carries all the information.
+    Otherwise (a theta prior, per-annotator skills, or empty tables) each vote
+    is drawn. ``hetero``: annotator k votes h with
     probability given by its own cumulative matrix ``vote_cum[k, modal, :]``
     (Dawid-Skene skills; theta is then only the expert's agreement).
     """
     n_j = lab_kind.shape[0]
+    comp_n = comp_prob.shape[0]
     conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
     theta_sum = np.zeros(n_strata)
     votes = np.zeros(n_lab, dtype=np.int64)
@@ -500,7 +505,44 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                 c += 1
                 c_end += class_counts[c]
         g = c
-        if panel:
+        if panel and comp_n > 0:
+            # the whole vote composition from one uniform (alias method), then its
+            # precomputed top count / number of tied labels / winner position
+            x = uniform(rkey, base + np.uint64(1)) * comp_n
+            idx = int(x)
+            if idx >= comp_n:
+                idx = comp_n - 1
+            if x - idx >= comp_prob[idx]:
+                idx = comp_alias[idx]
+            top = comp_info[idx, 0]
+            if comp_info[idx, 1] == 1:
+                p = comp_info[idx, 2]
+            else:
+                if tie_rule == TIE_DROP:
+                    continue
+                p = -1
+                if tie_rule >= 0:
+                    rel = tie_rule - c
+                    if rel < 0:
+                        rel += n_lab
+                    if comp_rel[idx, rel] == top:
+                        p = rel
+                if p < 0:
+                    n_top = comp_info[idx, 1]
+                    pick = int(uniform(rkey, base + np.uint64(panel_k + 2)) * n_top)
+                    if pick >= n_top:
+                        pick = n_top - 1
+                    for q in range(n_lab):
+                        if comp_rel[idx, q] == top:
+                            if pick == 0:
+                                p = q
+                                break
+                            pick -= 1
+            g = c + p
+            if g >= n_lab:
+                g -= n_lab
+            s = stratum_of_top[top]
+        elif panel:
             if theta_kind != THETA_FIXED:
                 theta, _ = _draw_theta(theta_kind, theta_par, theta_cum,
                                        splitmix64(rkey ^ (np.uint64(i) * _M1 + _M2)), 0)
@@ -515,20 +557,6 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                         if u < vote_cum[k, c, a]:
                             o = a
                             break
-                    votes[o] += 1
-            elif theta_kind == THETA_FIXED:
-                bits = splitmix64(rkey + (base + np.uint64(1)) * GOLDEN) >> _S11
-                v0 = 0
-                for t in range(panel_k):
-                    v0 += np.int64(bits >= vote_thr[t])
-                votes[c] = v0
-                for k in range(panel_k - v0):
-                    o = int(uniform(rkey, base + np.uint64(2 + k)) * n_other)
-                    if o >= n_other:
-                        o = n_other - 1
-                    o += c + 1
-                    if o >= n_lab:
-                        o -= n_lab
                     votes[o] += 1
             else:
                 for k in range(panel_k):
@@ -601,8 +629,9 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
 
 @njit(cache=True, parallel=True)
 def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum, class_counts,
-                     bernoulli, theta_kind, theta_par, theta_cum, vote_thr, hetero, vote_cum,
-                     tie_rule, lab_kind, lab_cum, stratum_of_top, n_strata, out):
+                     bernoulli, theta_kind, theta_par, theta_cum, comp_prob, comp_alias,
+                     comp_rel, comp_info, hetero, vote_cum, tie_rule, lab_kind, lab_cum,
+                     stratum_of_top, n_strata, out):
     """Per-item simulation of ``n_rep`` replicates of one grid cell (any L, K).
 
     Coin mode (``panel=False``): item i's true label is its class; labellers
@@ -621,21 +650,23 @@ def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
     for r in prange(n_rep):
         _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
                               class_cum, class_counts, bernoulli, theta_kind, theta_par,
-                              theta_cum, vote_thr, hetero, vote_cum, tie_rule, lab_kind, lab_cum,
-                              stratum_of_top, n_strata, out[r])
+                              theta_cum, comp_prob, comp_alias, comp_rel, comp_info, hetero,
+                              vote_cum, tie_rule, lab_kind, lab_cum, stratum_of_top, n_strata,
+                              out[r])
 
 
 @njit(cache=True)
 def explicit_generic_serial(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
-                            class_counts, bernoulli, theta_kind, theta_par, theta_cum, vote_thr,
-                            hetero, vote_cum, tie_rule, lab_kind, lab_cum, stratum_of_top,
-                            n_strata, out):
+                            class_counts, bernoulli, theta_kind, theta_par, theta_cum, comp_prob,
+                            comp_alias, comp_rel, comp_info, hetero, vote_cum, tie_rule, lab_kind,
+                            lab_cum, stratum_of_top, n_strata, out):
     """Serial twin of :func:`explicit_generic` (bit-identical results)."""
     for r in range(n_rep):
         _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
                               class_cum, class_counts, bernoulli, theta_kind, theta_par,
-                              theta_cum, vote_thr, hetero, vote_cum, tie_rule, lab_kind, lab_cum,
-                              stratum_of_top, n_strata, out[r])
+                              theta_cum, comp_prob, comp_alias, comp_rel, comp_info, hetero,
+                              vote_cum, tie_rule, lab_kind, lab_cum, stratum_of_top, n_strata,
+                              out[r])
 
 
 # --------------------------------------------------------------------------- explicit, L = 2

@@ -516,18 +516,13 @@ def _compositions(total, parts):
     return np.array(out, dtype=np.int64)
 
 
-def _vote_table(lab, kk, theta, tie_rule, stratum_of_top, n_bins, skills=None):
-    """P(slot, truth | modal label c, theta node): shape (L, nodes, n_bins + 2, L).
+def _composition_probs(lab, kk, theta):
+    """Vote compositions of a homogeneous K-panel and their probabilities per theta node.
 
-    Enumerates every vote composition of the K annotators (position 0 = modal
-    label, position p >= 1 = label (c + p) mod L, as in the kernels). With
-    ``skills`` (K x L x L, P(vote h | modal c) per annotator) the composition
-    probabilities come from enumerating all L**K joint votes, one node.
+    Returns ``comp`` (n_comp, L) with ``comp[:, p]`` the votes for label
+    (modal + p) mod L, and ``prob`` (nodes, n_comp): multinomial with the modal
+    label at theta and the others at (1 - theta) / (L - 1) each.
     """
-    if math.comb(kk + lab - 1, lab - 1) > _MAX_COMPOSITIONS:
-        raise _Infeasible
-    if skills is not None and lab**kk > _MAX_COMPOSITIONS:
-        raise _Infeasible
     if lab == 2:
         comp = np.stack([np.arange(kk + 1), kk - np.arange(kk + 1)], axis=1)
     else:
@@ -540,7 +535,55 @@ def _vote_table(lab, kk, theta, tie_rule, stratum_of_top, n_bins, skills=None):
     with np.errstate(divide="ignore"):
         lt, lo = np.log(th), np.log(other)
     logp = logcoef + np.where(v0 > 0, v0 * lt, 0.0) + np.where(kk - v0 > 0, (kk - v0) * lo, 0.0)
-    prob = np.exp(logp)  # (node, comp)
+    return comp, np.exp(logp)
+
+
+def _alias_table(p):
+    """Walker/Vose alias table of probabilities ``p``: (acceptance, alias)."""
+    n = len(p)
+    q = np.asarray(p, dtype=float) * n / np.sum(p)
+    prob, alias = np.ones(n), np.arange(n, dtype=np.int64)
+    small = [i for i in range(n) if q[i] < 1.0]
+    large = [i for i in range(n) if q[i] >= 1.0]
+    while small and large:
+        lo, hi = small.pop(), large.pop()
+        prob[lo], alias[lo] = q[lo], hi
+        q[hi] = q[hi] + q[lo] - 1.0
+        (small if q[hi] < 1.0 else large).append(hi)
+    return prob, alias
+
+
+def _composition_tables(lab, kk, theta):
+    """Tables for drawing a homogeneous panel's vote composition in one step.
+
+    Returns (acceptance, alias, comp, info) with info[i] = (top count, number
+    of labels at the top, first relative position at the top), or None if
+    there are more than ``_MAX_COMPOSITIONS`` compositions.
+    """
+    if math.comb(kk + lab - 1, lab - 1) > _MAX_COMPOSITIONS:
+        return None
+    comp, prob = _composition_probs(lab, kk, [theta])
+    prob, alias = _alias_table(prob[0])
+    top = comp.max(axis=1)
+    info = np.stack([top, (comp == top[:, None]).sum(axis=1),
+                     np.argmax(comp == top[:, None], axis=1)], axis=1).astype(np.int64)
+    return prob, alias, np.ascontiguousarray(comp, dtype=np.int64), info
+
+
+def _vote_table(lab, kk, theta, tie_rule, stratum_of_top, n_bins, skills=None):
+    """P(slot, truth | modal label c, theta node): shape (L, nodes, n_bins + 2, L).
+
+    Enumerates every vote composition of the K annotators (position 0 = modal
+    label, position p >= 1 = label (c + p) mod L, as in the kernels). With
+    ``skills`` (K x L x L, P(vote h | modal c) per annotator) the composition
+    probabilities come from enumerating all L**K joint votes, one node.
+    """
+    if math.comb(kk + lab - 1, lab - 1) > _MAX_COMPOSITIONS:
+        raise _Infeasible
+    if skills is not None and lab**kk > _MAX_COMPOSITIONS:
+        raise _Infeasible
+    comp, prob = _composition_probs(lab, kk, theta)
+    th = np.asarray(theta, dtype=float)[:, None]
     if skills is not None:
         prob_c = _skill_composition_probs(skills, lab, kk, comp)  # (c, 1, comp)
     top = comp.max(axis=1)
@@ -680,14 +723,17 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
                 lab_p1, stratum_of_top, n_strata, out)
     else:
         lab_cum = np.ascontiguousarray(np.cumsum(np.stack(mats), axis=2))
-        vote_thr = np.array(K.vote_thresholds(float(theta_par[0]), kk) if panel
-                            and theta_kind == K.THETA_FIXED else [0], dtype=np.uint64)
         hetero = skills is not None
+        comp = _composition_tables(lab, kk, float(theta_par[0])) if (
+            panel and theta_kind == K.THETA_FIXED and not hetero) else None
+        if comp is None:
+            comp = (np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, lab), dtype=np.int64),
+                    np.zeros((0, 3), dtype=np.int64))
         vote_cum = (np.ascontiguousarray(np.cumsum(skills, axis=2)) if hetero
                     else np.zeros((1, lab, lab)))
         kern[1](ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
-                np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, vote_thr,
-                hetero, vote_cum, tie, lab_kind, lab_cum, stratum_of_top, n_strata, out)
+                np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, *comp, hetero,
+                vote_cum, tie, lab_kind, lab_cum, stratum_of_top, n_strata, out)
     names = [lb.name for lb in spec.labellers]
     strata = ["all"] + labels
     exp = None
