@@ -237,3 +237,15 @@ def test_alias_table_reproduces_probabilities():
     assert (info[:, 0] == top).all()
     assert (info[:, 1] == (comp == top[:, None]).sum(axis=1)).all()
     assert (comp[np.arange(len(comp)), info[:, 2]] == top).all()
+
+
+def test_huge_vote_enumeration_falls_back_to_per_vote_draws():
+    # L = 5, K = 101: 4.6 million vote compositions -> no exact table, per-vote kernel
+    kw = dict(p_d=0.6, m=0.2, n_items=80, n_labels=5, replicates=400, seed=3)
+    panel = simulate(mode="panel", panel_size=101, **kw)
+    coin = simulate(mode="coin", **kw)
+    assert (panel["method"] == "explicit").all() and panel["expected"].isna().all()
+    for lab in ("expert", "random"):
+        p = _row(panel, labeller=lab, stratum="all", metric="accuracy")
+        c = _row(coin, labeller=lab, metric="accuracy")
+        assert abs(_two_sample_z(p, c)) < 4
