@@ -229,7 +229,7 @@ def _time_generic_l2(reps, runs=3):
         K.explicit_generic(np.uint64(1), reps, 1000, 2, kk, True, np.array([0.5, 1.0]),
                            np.array([500, 500]), False, K.THETA_FIXED, np.array([0.7]),
                            np.ones(1), *comp, False, np.zeros((1, 2, 2)), K.TIE_RANDOM,
-                           lab_kind, lab_cum, sot, n_strata, out)
+                           lab_kind, lab_cum, np.zeros(2), sot, n_strata, out)
         times.append(time.perf_counter() - t)
     return statistics.median(times[1:]), ["generic"]
 

@@ -87,8 +87,8 @@ def _coin_binary_args(parallel):
     lab_p1 = np.array([[0.0, 0.0], [0.5, 0.5]])
     out = np.empty((300, 2, 1, K.N_FIELDS))
     kern(np.uint64(5), 300, 250, (0,), False, 40, False, 0.16, K.THETA_FIXED,
-         np.array([0.8]), np.ones(1), np.zeros(1, dtype=np.uint64), K.TIE_RANDOM, lab_kind, lab_p1,
-         np.zeros(1, dtype=np.int64), 1, out)
+         np.array([0.8]), np.ones(1), np.zeros(1, dtype=np.uint64), K.TIE_RANDOM, lab_kind,
+         lab_p1, np.zeros(2), np.zeros(1, dtype=np.int64), 1, out)
     return out
 
 
@@ -161,8 +161,8 @@ def test_vectorised_binary_kernel_is_bit_identical_to_scalar(kk, tie):
     vote_thr = K.vote_thresholds(theta, kk)
     K.explicit_binary(np.uint64(77), reps, n_items, tuple(range(kk)), True, n_pos, False, 0.3,
                       K.THETA_FIXED, np.array([theta]), np.ones(1),
-                      np.array(vote_thr, dtype=np.uint64), tie, lab_kind, lab_p1, sot, n_strata,
-                      scalar)
+                      np.array(vote_thr, dtype=np.uint64), tie, lab_kind, lab_p1, np.zeros(3),
+                      sot, n_strata, scalar)
     thr = np.array([[K.threshold53(theta), K.threshold53(0.5), K.threshold53(0.2)],
                     [K.threshold53(theta), K.threshold53(0.5), K.threshold53(0.9)]],
                    dtype=np.uint64)

@@ -249,3 +249,34 @@ def test_huge_vote_enumeration_falls_back_to_per_vote_draws():
         p = _row(panel, labeller=lab, stratum="all", metric="accuracy")
         c = _row(coin, labeller=lab, metric="accuracy")
         assert abs(_two_sample_z(p, c)) < 4
+
+
+# --------------------------------------------------------------------------- correlated models
+@pytest.mark.parametrize("method", ["explicit", "collapsed"])
+def test_correlated_model_fixed_theta_accuracy(method):
+    # fixed theta: a share rho answers like an annotator -> accuracy vs modal rho*theta+(1-rho)q
+    df = simulate(mode="panel", p_d=0.7, m=0.4, n_items=200, panel_size=5, replicates=2000,
+                  seed=6, method=method,
+                  labellers=[Model(accuracy=0.9, correlation=0.5, name="C")])
+    row = _row(df, stratum="all", metric="accuracy")
+    p_major = stats.binom.sf(2, 5, 0.7)
+    q = 0.5 * 0.7 + 0.5 * 0.9  # agreement with the modal label
+    assert row["expected"] == pytest.approx(p_major * q + (1 - p_major) * (1 - q), abs=1e-12)
+    assert abs(row["z"]) < 4
+
+
+def test_correlated_model_errors_follow_item_difficulty():
+    prior = BetaPrior(1.0, 1.0)
+    labs = [Model(accuracy=0.8, name="indep"), Model(accuracy=0.8, correlation=1.0, name="corr"),
+            Model(accuracy=0.8, correlation=0.4, name="half")]
+    df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=300, panel_size=5,
+                  replicates=1500, seed=8, labellers=labs)
+    rows = df[df["expected"].notna() & (df["sd"] > 1e-9)]
+    assert len(rows) >= 30 and (rows["z"].abs() < 4.5).all()
+    # the independent model scores alike on every stratum; the correlated one much lower
+    # on the items the panel split on (observed 3/5) than on unanimous ones
+    ind = [_row(df, labeller="indep", stratum=st, metric="accuracy")["mean"]
+           for st in ("0.60", "1.00")]
+    cor = [_row(df, labeller="corr", stratum=st, metric="accuracy")["mean"]
+           for st in ("0.60", "1.00")]
+    assert abs(ind[1] - ind[0]) < 0.2 and cor[1] - cor[0] > 0.2

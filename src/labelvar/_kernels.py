@@ -465,7 +465,7 @@ def _draw_theta(theta_kind, theta_par, theta_cum, key, ctr):
 def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class_counts,
                           bernoulli, theta_kind, theta_par, theta_cum, comp_prob, comp_alias,
                           comp_rel, comp_info, hetero, vote_cum, tie_rule, lab_kind, lab_cum,
-                          stratum_of_top, n_strata, out_r):
+                          lab_rho, stratum_of_top, n_strata, out_r):
     """One replicate of the per-item simulation (any L, K); fills ``out_r``.
 
     With a fixed theta and a composition table (``comp_rel[i, p]`` = votes for
@@ -605,7 +605,10 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
         lbase = base + np.uint64(panel_k + 3)
         for j in range(n_j):
             u = uniform(rkey, lbase + np.uint64(j))
-            if lab_kind[j] == EXPERT:
+            rho = lab_rho[j]
+            if lab_kind[j] == EXPERT or (rho > 0.0 and u < rho):
+                if lab_kind[j] != EXPERT:  # a correlated model answering like an annotator
+                    u = u / rho
                 if u < theta:
                     h = c
                 else:
@@ -616,6 +619,8 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                     if h >= n_lab:
                         h -= n_lab
             else:
+                if rho > 0.0:
+                    u = (u - rho) / (1.0 - rho)
                 h = n_lab - 1
                 for a in range(n_lab - 1):
                     if u < lab_cum[j, c, a]:
@@ -630,7 +635,7 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
 @njit(cache=True, parallel=True)
 def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum, class_counts,
                      bernoulli, theta_kind, theta_par, theta_cum, comp_prob, comp_alias,
-                     comp_rel, comp_info, hetero, vote_cum, tie_rule, lab_kind, lab_cum,
+                     comp_rel, comp_info, hetero, vote_cum, tie_rule, lab_kind, lab_cum, lab_rho,
                      stratum_of_top, n_strata, out):
     """Per-item simulation of ``n_rep`` replicates of one grid cell (any L, K).
 
@@ -641,9 +646,11 @@ def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
     (TIE_RANDOM, TIE_DROP, or a label that wins the ties it takes part in);
     the stratum is ``stratum_of_top[top votes]``. Labellers: EXPERT (modal
     label with probability theta, else a uniform other label) or MATRIX
-    (``lab_cum[j, modal]`` is the cumulative prediction distribution).
-    ``hetero``/``vote_cum``: per-annotator vote matrices (see
-    :func:`_explicit_generic_rep`). Writes ``out[r, j, s, :]`` (fields
+    (``lab_cum[j, modal]`` is the cumulative prediction distribution; with
+    ``lab_rho[j] > 0`` the labeller answers like the expert on that share of the
+    items, see :class:`labelvar.models.Model`). ``hetero``/``vote_cum``:
+    per-annotator vote matrices (see :func:`_explicit_generic_rep`). Writes
+    ``out[r, j, s, :]`` (fields
     :data:`FIELDS`). Replicates run in parallel (``prange``);
     :func:`explicit_generic_serial` is the serial twin.
     """
@@ -651,28 +658,28 @@ def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
         _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
                               class_cum, class_counts, bernoulli, theta_kind, theta_par,
                               theta_cum, comp_prob, comp_alias, comp_rel, comp_info, hetero,
-                              vote_cum, tie_rule, lab_kind, lab_cum, stratum_of_top, n_strata,
-                              out[r])
+                              vote_cum, tie_rule, lab_kind, lab_cum, lab_rho, stratum_of_top,
+                              n_strata, out[r])
 
 
 @njit(cache=True)
 def explicit_generic_serial(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
                             class_counts, bernoulli, theta_kind, theta_par, theta_cum, comp_prob,
                             comp_alias, comp_rel, comp_info, hetero, vote_cum, tie_rule, lab_kind,
-                            lab_cum, stratum_of_top, n_strata, out):
+                            lab_cum, lab_rho, stratum_of_top, n_strata, out):
     """Serial twin of :func:`explicit_generic` (bit-identical results)."""
     for r in range(n_rep):
         _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
                               class_cum, class_counts, bernoulli, theta_kind, theta_par,
                               theta_cum, comp_prob, comp_alias, comp_rel, comp_info, hetero,
-                              vote_cum, tie_rule, lab_kind, lab_cum, stratum_of_top, n_strata,
-                              out[r])
+                              vote_cum, tie_rule, lab_kind, lab_cum, lab_rho, stratum_of_top,
+                              n_strata, out[r])
 
 
 # --------------------------------------------------------------------------- explicit, L = 2
 @njit(cache=True)
 def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, theta_kind,
-                         theta_par, theta_cum, vote_thr, tie_rule, lab_kind, lab_p1,
+                         theta_par, theta_cum, vote_thr, tie_rule, lab_kind, lab_p1, lab_rho,
                          stratum_of_top, n_strata, out_r):
     """One replicate, L = 2, K = len(ktuple) known at compile time.
 
@@ -729,9 +736,14 @@ def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, thet
         lbase = base + np.uint64(panel_k + 2)
         for j in range(n_j):
             u = uniform(rkey, lbase + np.uint64(j))
+            rho = lab_rho[j]
             if lab_kind[j] == EXPERT:
                 h = c if u < theta else 1 - c
+            elif rho > 0.0 and u < rho:  # a correlated model answering like an annotator
+                h = c if u / rho < theta else 1 - c
             else:
+                if rho > 0.0:
+                    u = (u - rho) / (1.0 - rho)
                 h = 1 if u < lab_p1[j, c] else 0
             conf[j, 0, g, h] += 1
             if s > 0:
@@ -741,8 +753,8 @@ def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, thet
 
 @njit(cache=True, parallel=True)
 def explicit_binary(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m, theta_kind,
-                    theta_par, theta_cum, vote_thr, tie_rule, lab_kind, lab_p1, stratum_of_top,
-                    n_strata, out):
+                    theta_par, theta_cum, vote_thr, tie_rule, lab_kind, lab_p1, lab_rho,
+                    stratum_of_top, n_strata, out):
     """Per-item simulation for L = 2 with K = len(ktuple) fixed at compile time.
 
     ``ktuple`` is ``tuple(range(K))``: its length specialises (and caches) one
@@ -756,18 +768,18 @@ def explicit_binary(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m
     for r in prange(n_rep):
         _explicit_binary_rep(replicate_key(cell_key, r), n_items, ktuple, panel, n_pos,
                              bernoulli, m, theta_kind, theta_par, theta_cum, vote_thr, tie_rule,
-                             lab_kind, lab_p1, stratum_of_top, n_strata, out[r])
+                             lab_kind, lab_p1, lab_rho, stratum_of_top, n_strata, out[r])
 
 
 @njit(cache=True)
 def explicit_binary_serial(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m,
                            theta_kind, theta_par, theta_cum, vote_thr, tie_rule, lab_kind, lab_p1,
-                           stratum_of_top, n_strata, out):
+                           lab_rho, stratum_of_top, n_strata, out):
     """Serial twin of :func:`explicit_binary` (bit-identical results)."""
     for r in range(n_rep):
         _explicit_binary_rep(replicate_key(cell_key, r), n_items, ktuple, panel, n_pos,
                              bernoulli, m, theta_kind, theta_par, theta_cum, vote_thr, tie_rule,
-                             lab_kind, lab_p1, stratum_of_top, n_strata, out[r])
+                             lab_kind, lab_p1, lab_rho, stratum_of_top, n_strata, out[r])
 
 
 # --------------------------------------------------------------------------- explicit, L = 2, fast

@@ -40,7 +40,7 @@ import numpy as np
 
 from labelvar import _kernels as K
 from labelvar import _validate as v
-from labelvar.models import as_labellers, as_prior, check_prior
+from labelvar.models import Model, as_labellers, as_prior, check_prior
 
 METRICS = ("accuracy", "precision", "recall", "f1")
 PARAM_COLUMNS = ("p_d", "m", "n_items", "n_labels", "panel_size", "mode", "theta_prior",
@@ -685,7 +685,16 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
     theta_kind, theta_par, theta_cum = _theta_args(cell, spec)
     tie = {"random": K.TIE_RANDOM, "drop": K.TIE_DROP}.get(spec.tie_rule, spec.tie_rule)
     tie = int(tie) if panel else K.TIE_RANDOM
-    mats = [np.asarray(lb.matrix(lab, prior, 0.5)) for lb in spec.labellers]
+    # prediction matrices at the fixed theta (a correlated Model's mixture folded in); with a
+    # theta prior the kernels mix per item: own matrix + lab_rho
+    if spec.theta_prior is None:
+        mats = [np.asarray(lb.matrix(lab, prior, float(cell.p_d))) for lb in spec.labellers]
+        lab_rho = np.zeros(n_j)
+    else:
+        mats = [np.asarray(lb.own_matrix(lab) if isinstance(lb, Model)
+                           else lb.matrix(lab, prior, 0.5)) for lb in spec.labellers]
+        lab_rho = np.array([lb.correlation if isinstance(lb, Model) else 0.0
+                            for lb in spec.labellers])
     lab_kind = np.array([K.EXPERT if type(lb).__name__ == "Expert" else K.MATRIX
                          for lb in spec.labellers], dtype=np.int64)
     counts = cell.class_counts(spec)
@@ -720,7 +729,7 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
                             and theta_kind == K.THETA_FIXED else [0], dtype=np.uint64)
         kern[0](ckey, spec.replicates, cell.n_items, ktuple, panel, int(counts[1]), bern,
                 float(prior[1]), theta_kind, theta_par, theta_cum, vote_thr, tie, lab_kind,
-                lab_p1, stratum_of_top, n_strata, out)
+                lab_p1, lab_rho, stratum_of_top, n_strata, out)
     else:
         lab_cum = np.ascontiguousarray(np.cumsum(np.stack(mats), axis=2))
         hetero = skills is not None
@@ -733,7 +742,7 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
                     else np.zeros((1, lab, lab)))
         kern[1](ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
                 np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, *comp, hetero,
-                vote_cum, tie, lab_kind, lab_cum, stratum_of_top, n_strata, out)
+                vote_cum, tie, lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out)
     names = [lb.name for lb in spec.labellers]
     strata = ["all"] + labels
     exp = None
