@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from scipy import integrate, stats
 
-from labelvar.models import BetaPrior, DiscretePrior, Model
+from labelvar.models import BetaPrior, CorrelatedModel, DiscretePrior, Model
 from labelvar.simulate import simulate
 
 
@@ -257,7 +257,7 @@ def test_correlated_model_fixed_theta_accuracy(method):
     # fixed theta: a share rho answers like an annotator -> accuracy vs modal rho*theta+(1-rho)q
     df = simulate(mode="panel", p_d=0.7, m=0.4, n_items=200, panel_size=5, replicates=2000,
                   seed=6, method=method,
-                  labellers=[Model(accuracy=0.9, correlation=0.5, name="C")])
+                  labellers=[CorrelatedModel(accuracy=0.9, correlation=0.5, name="C")])
     row = _row(df, stratum="all", metric="accuracy")
     p_major = stats.binom.sf(2, 5, 0.7)
     q = 0.5 * 0.7 + 0.5 * 0.9  # agreement with the modal label
@@ -267,8 +267,9 @@ def test_correlated_model_fixed_theta_accuracy(method):
 
 def test_correlated_model_errors_follow_item_difficulty():
     prior = BetaPrior(1.0, 1.0)
-    labs = [Model(accuracy=0.8, name="indep"), Model(accuracy=0.8, correlation=1.0, name="corr"),
-            Model(accuracy=0.8, correlation=0.4, name="half")]
+    labs = [Model(accuracy=0.8, name="indep"),
+            CorrelatedModel(accuracy=0.8, correlation=1.0, name="corr"),
+            CorrelatedModel(sensitivity=0.9, specificity=0.7, correlation=0.4, name="half")]
     df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=300, panel_size=5,
                   replicates=1500, seed=8, labellers=labs)
     rows = df[df["expected"].notna() & (df["sd"] > 1e-9)]

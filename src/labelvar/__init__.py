@@ -37,6 +37,7 @@ _EXPORTS = {
     "Prior": "labelvar.models",
     "Constant": "labelvar.models",
     "Model": "labelvar.models",
+    "CorrelatedModel": "labelvar.models",
     "BetaPrior": "labelvar.models",
     "DiscretePrior": "labelvar.models",
     "sweep": "labelvar.sweep",

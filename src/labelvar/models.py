@@ -15,7 +15,8 @@ must be unique within one call):
 - :class:`Constant` -- always the same label.
 - :class:`Model` -- a model with accuracy q against the modal label (wrong
   answers uniform over the other labels), or, for L = 2, a given sensitivity and
-  specificity against the modal label.
+  specificity against the modal label; :class:`CorrelatedModel` adds errors
+  that follow the items' difficulty.
 
 Agreement priors (panel mode, per-item theta): :class:`BetaPrior` (a Beta(a, b)
 rescaled to [lo, hi]) and :class:`DiscretePrior` (a finite mixture).
@@ -154,30 +155,20 @@ class Model:
     answers uniform over the other labels; any L), or ``sensitivity`` and
     ``specificity`` (L = 2 only: P(predict 1 | modal 1) and P(predict 0 | modal 0)).
     With neither, ``accuracy=0.8`` (what the plain string ``"model"`` means).
-
-    ``correlation`` (rho in [0, 1], default 0) ties the model's errors to the
-    items' difficulty: on a random share rho of the items the model answers
-    like one more annotator of that item (the modal label with probability
-    theta_item, as the expert does), on the others with its own accuracy (or
-    sensitivity/specificity). With theta drawn per item (``theta_prior``) its
-    errors then concentrate on the items the panel disagrees on; with a fixed
-    theta this only makes its accuracy rho theta + (1 - rho) q. With rho = 0
-    errors are independent of the panel and of the other labellers given the
-    item's modal label.
+    Errors are independent of the panel and of the other labellers given the
+    item's modal label (see :class:`CorrelatedModel` for errors that follow
+    the items' difficulty).
 
     Examples
     --------
     >>> Model(sensitivity=0.9, specificity=0.7, name="B").matrix(2, [0.5, 0.5], 1.0).tolist()
     [[0.7, 0.30000000000000004], [0.09999999999999998, 0.9]]
-    >>> Model(accuracy=0.9, correlation=0.5).matrix(2, [0.5, 0.5], 0.6)[0].round(2).tolist()
-    [0.75, 0.25]
     """
 
     accuracy: float | None = None
     sensitivity: float | None = None
     specificity: float | None = None
     name: str = "model"
-    correlation: float = 0.0
 
     def __post_init__(self):
         _check_name(self.name)
@@ -195,10 +186,6 @@ class Model:
                 if np.ndim(value) != 0:
                     raise ValueError(f"Model.{fld} must be a single number, got {value!r}")
                 object.__setattr__(self, fld, float(value))
-        rho = v.probability("Model.correlation", self.correlation)
-        if np.ndim(rho) != 0:
-            raise ValueError(f"Model.correlation must be a single number, got {rho!r}")
-        object.__setattr__(self, "correlation", float(rho))
 
     def own_matrix(self, n_labels):
         """P(prediction = h | modal label = c) of the model's own answers, (L, L)."""
@@ -214,10 +201,39 @@ class Model:
         """P(prediction = h | modal label = c, theta) as an (..., L, L) array."""
         shape = np.shape(theta) + (n_labels, n_labels)
         own = np.broadcast_to(self.own_matrix(n_labels), shape)
-        if self.correlation == 0.0:
+        rho = getattr(self, "correlation", 0.0)
+        if rho == 0.0:
             return own.copy()
-        rho = self.correlation
         return rho * _symmetric(n_labels, theta) + (1.0 - rho) * own
+
+
+@dataclass(frozen=True)
+class CorrelatedModel(Model):
+    """A :class:`Model` whose errors follow the items' difficulty.
+
+    ``correlation`` (rho in [0, 1]): on a random share rho of the items the
+    model answers like one more annotator of that item (the modal label with
+    probability theta_item, as the expert does), on the others with its own
+    accuracy (or sensitivity/specificity). With theta drawn per item
+    (``theta_prior``) its errors then concentrate on the items the panel
+    disagrees on; with a fixed theta this only makes its agreement with the
+    modal label rho theta + (1 - rho) q. rho = 0 is a plain :class:`Model`.
+
+    Examples
+    --------
+    >>> m = CorrelatedModel(accuracy=0.9, correlation=0.5, name="C")
+    >>> m.matrix(2, [0.5, 0.5], 0.6)[0].round(2).tolist()
+    [0.75, 0.25]
+    """
+
+    correlation: float = 0.0
+
+    def __post_init__(self):
+        super().__post_init__()
+        rho = v.probability("CorrelatedModel.correlation", self.correlation)
+        if np.ndim(rho) != 0:
+            raise ValueError(f"CorrelatedModel.correlation must be a single number, got {rho!r}")
+        object.__setattr__(self, "correlation", float(rho))
 
 
 LABELLERS = {"expert": Expert, "random": Random, "prior": Prior, "constant": Constant,

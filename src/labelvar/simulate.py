@@ -693,8 +693,7 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
     else:
         mats = [np.asarray(lb.own_matrix(lab) if isinstance(lb, Model)
                            else lb.matrix(lab, prior, 0.5)) for lb in spec.labellers]
-        lab_rho = np.array([lb.correlation if isinstance(lb, Model) else 0.0
-                            for lb in spec.labellers])
+        lab_rho = np.array([getattr(lb, "correlation", 0.0) for lb in spec.labellers])
     lab_kind = np.array([K.EXPERT if type(lb).__name__ == "Expert" else K.MATRIX
                          for lb in spec.labellers], dtype=np.int64)
     counts = cell.class_counts(spec)
