@@ -53,6 +53,10 @@ _EXPORTS = {
     "read_pilot": "labelvar.design",
 }
 
+# exports that are submodules; every other name is an object inside its module
+# (``simulate`` and ``stratify`` are functions; their modules are also callable)
+_MODULES = {"analytic", "design", "sweep"}
+
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
@@ -62,7 +66,7 @@ def __getattr__(name: str):
     except KeyError:
         raise AttributeError(f"module 'labelvar' has no attribute {name!r}") from None
     module = importlib.import_module(module_name)
-    value = module if module_name.endswith("." + name) else getattr(module, name)
+    value = module if name in _MODULES else getattr(module, name)
     globals()[name] = value
     return value
 

@@ -1009,13 +1009,12 @@ def _simulate_power_engine(sc: Scenario, K: int, N: int, replicates: int, seed: 
     L = sc.n_labels
     eseed = int(np.random.SeedSequence([int(seed), 6, QUESTIONS.index(sc.question), int(K),
                                         int(N)]).generate_state(1)[0])
-    with np.errstate(invalid="ignore", divide="ignore"):  # engine's masked 0 * log(0) at θ = 1
-        _, raw = simulate(p_d=[theta] if fixed else None, m=[float(sc.m[1])] if L == 2 else 0.5,
-                          class_prior=None if L == 2 else sc.m.tolist(), n_items=[N],
-                          n_labels=[L], panel_size=[K], labellers=(system, base),
-                          mode="panel", replicates=replicates, seed=eseed,
-                          theta_prior=None if fixed else theta, tie_rule=sc.tie_rule,
-                          positives="bernoulli", return_raw=True, expected=False)
+    _, raw = simulate(p_d=[theta] if fixed else None, m=[float(sc.m[1])] if L == 2 else 0.5,
+                      class_prior=None if L == 2 else sc.m.tolist(), n_items=[N],
+                      n_labels=[L], panel_size=[K], labellers=(system, base),
+                      mode="panel", replicates=replicates, seed=eseed,
+                      theta_prior=None if fixed else theta, tie_rule=sc.tie_rule,
+                      positives="bernoulli", return_raw=True, expected=False)
     if sc.min_agreement > 0:
         strata = raw[raw["stratum"] != "all"]
         t = np.round(strata["stratum"].astype(float).to_numpy() * K)

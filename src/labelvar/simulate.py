@@ -33,13 +33,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-import sys
-import types
 
 import numpy as np
 
 from labelvar import _kernels as K
 from labelvar import _validate as v
+from labelvar._callable import make_module_callable
 from labelvar.models import Model, as_labellers, as_prior, check_prior
 
 METRICS = ("accuracy", "precision", "recall", "f1")
@@ -532,9 +531,10 @@ def _composition_probs(lab, kk, theta):
     v0 = comp[:, 0]
     th = np.asarray(theta, dtype=float)[:, None]
     other = (1.0 - th) / (lab - 1)
-    with np.errstate(divide="ignore"):
+    # 0 * log(0) is taken as 0 (np.where discards the NaN of 0 * -inf at theta = 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
         lt, lo = np.log(th), np.log(other)
-    logp = logcoef + np.where(v0 > 0, v0 * lt, 0.0) + np.where(kk - v0 > 0, (kk - v0) * lo, 0.0)
+        logp = logcoef + np.where(v0 > 0, v0 * lt, 0.0) + np.where(kk - v0 > 0, (kk - v0) * lo, 0.0)
     return comp, np.exp(logp)
 
 
@@ -946,14 +946,4 @@ def _coin_f1(res, j, table, groups, spec):
             res[(j, 0, "prob_f1_ge", t)] = float(dists[0].f1.sf(t - _EPS))
 
 
-# ``labelvar.simulate`` is both this module (``import labelvar.simulate``) and the
-# function: the package attribute is the module, so the module forwards calls.
-class _CallableModule(types.ModuleType):
-    """The simulate module, callable as :func:`simulate`."""
-
-    def __call__(self, *args, **kwargs):
-        """Call :func:`simulate`."""
-        return simulate(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+make_module_callable(__name__, "simulate")  # labelvar.simulate(...) however it was imported

@@ -30,8 +30,6 @@ majority against it: expected accuracy 0.3, not 0.6).
 
 from __future__ import annotations
 
-import sys
-import types
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from labelvar import _validate as v
+from labelvar._callable import make_module_callable
 
 __all__ = [
     "ExcludedItemsWarning",
@@ -957,13 +956,4 @@ def paper_table(table: pd.DataFrame, system: str | None = None, *,
     return pd.DataFrame(out)
 
 
-class _CallableModule(types.ModuleType):
-    """Module type whose instances are callable: ``labelvar.stratify(...)`` is :func:`stratify`."""
-
-    def __call__(self, *args, **kwargs):
-        return stratify(*args, **kwargs)
-
-
-# ``labelvar.stratify`` names both this module and its main function; making the
-# module callable keeps ``labelvar.stratify(panel, ...)`` working however it was imported.
-sys.modules[__name__].__class__ = _CallableModule
+make_module_callable(__name__, "stratify")  # labelvar.stratify(...) however it was imported
