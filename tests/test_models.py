@@ -48,6 +48,7 @@ def test_labeller_semantics():
     (lambda: BetaPrior(1, 1, lo=0.9, hi=0.8), "BetaPrior.lo"),
     (lambda: DiscretePrior((0.6, 1.2)), "DiscretePrior.values"),
     (lambda: DiscretePrior((0.6, 0.8), (1.0, -1.0)), "DiscretePrior.weights"),
+    (lambda: DiscretePrior((0.6, 0.8), (1, 2)), "sum to 1"),
     (lambda: as_labellers(("expert", "oracle")), "labellers"),
     (lambda: as_labellers(("expert", Expert())), "unique"),
     (lambda: Constant(label=2).matrix(2, [0.5, 0.5], 0.5), "Constant.label"),
@@ -74,7 +75,7 @@ def test_beta_nodes_integrate_polynomials_exactly(a, b, lo):
 
 
 def test_discrete_prior_and_support_check():
-    p = DiscretePrior((0.5, 0.75, 1.0), (1, 2, 1))
+    p = DiscretePrior((0.5, 0.75, 1.0), (0.25, 0.5, 0.25))
     assert p.mean(2) == pytest.approx(0.75)
     check_prior(p, 2)  # inside [1/2, 1]: no error
     with pytest.raises(ValueError, match=r"\[0.5, 1\]"):

@@ -334,6 +334,9 @@ class BetaPrior:
 class DiscretePrior:
     """Per-item agreement theta drawn from ``values`` with probabilities ``weights``.
 
+    ``weights`` must sum to 1 (equal weights when omitted); relative weights are
+    refused rather than rescaled, so a typo cannot silently change the prior.
+
     Examples
     --------
     >>> DiscretePrior((0.6, 1.0), (0.5, 0.5)).mean(2)
@@ -352,10 +355,10 @@ class DiscretePrior:
             w = np.full(vals.size, 1.0 / vals.size)
         else:
             w = v.as_float_array("DiscretePrior.weights", self.weights)
-            if w.shape != vals.shape or (w < 0).any() or not w.sum() > 0:
-                raise ValueError("DiscretePrior.weights must be >= 0, one per value, "
-                                 "with a positive sum")
-            w = w / w.sum()
+            if w.shape != vals.shape or (w < 0).any() or abs(w.sum() - 1.0) > 1e-9:
+                raise ValueError("DiscretePrior.weights must be >= 0, one per value, and sum "
+                                 f"to 1; got {self.weights!r}")
+            w = w / w.sum()  # remove rounding only (the sum is 1 within 1e-9)
         object.__setattr__(self, "values", tuple(float(x) for x in vals))
         object.__setattr__(self, "_w", tuple(float(x) for x in w))
 
