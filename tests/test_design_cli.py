@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import shared_data
 
 from labelvar import design as D
 from labelvar import plots
 from labelvar.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "data"
 
 
 def run(capsys, *argv):
@@ -93,8 +93,7 @@ def test_yaml_configs_run_standalone(tmp_path, capsys):
 
 
 def test_yaml_snli_config(capsys, monkeypatch):
-    if not (SHARED / "snli_dev_subset").exists():
-        pytest.skip(f"SNLI votes not found at {SHARED / 'snli_dev_subset'}")
+    shared_data("snli_dev_subset")
     monkeypatch.chdir(REPO)
     code, out, err = run(capsys, "--config", "configs/design/snli.yaml",
                          "--replicates", "200", "--panel-sizes", "3,5")
@@ -117,8 +116,7 @@ def test_power_figure_has_one_curve_per_k_and_the_star():
 @pytest.mark.slow
 def test_readme_worked_example_output_is_current(capsys, monkeypatch):
     """The README's 'Planning a study' output is what the command prints today."""
-    if not (SHARED / "snli_dev_subset").exists():
-        pytest.skip(f"SNLI votes not found at {SHARED / 'snli_dev_subset'}")
+    shared_data("snli_dev_subset")
     monkeypatch.chdir(REPO)
     code, out, err = run(capsys, "--config", "configs/design/snli.yaml")
     assert code == 0

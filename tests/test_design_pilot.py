@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import shared_data
 from scipy import integrate, stats
 
 from labelvar import design as D
 from labelvar.design import Scenario, fit_pilot, plan_study, read_pilot
 
-SNLI = (Path(__file__).resolve().parents[2] / "shared" / "data" / "snli_dev_subset"
-        / "snli_1.0_dev_first1288.jsonl")
+SNLI = "snli_dev_subset/snli_1.0_dev_first1288.jsonl"
 
 
 def _simulate_pilot(a, b, L, ks, seed):
@@ -113,9 +112,7 @@ def test_read_pilot_csv_and_jsonl(tmp_path):
 
 
 def _snli():
-    if not SNLI.exists():
-        pytest.skip(f"SNLI votes not found at {SNLI} (shared data folder beside the repo)")
-    return read_pilot(SNLI)
+    return read_pilot(shared_data(SNLI))
 
 
 def test_snli_pilot_gives_a_plan():

@@ -5,23 +5,13 @@ from __future__ import annotations
 import importlib.util
 import io as _io
 from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
+from conftest import REPO
+from conftest import shared_data as _need
 
 from labelvar.cli import main
-
-REPO = Path(__file__).resolve().parents[1]
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
-def _need(sub: str) -> Path:
-    path = DATA / sub
-    if not path.exists():
-        pytest.skip(f"shared real data not found at {path}")
-    return path
 
 
 def _script():

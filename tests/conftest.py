@@ -1,0 +1,23 @@
+"""Shared test helpers: where the real multi-annotator data lives.
+
+The data in ``../shared/data`` (beside the repository) may not be redistributed, so
+it is never copied here; tests that need it call :func:`shared_data`, which skips
+with the path it looked at when the folder is absent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def shared_data(relpath: str = "") -> Path:
+    """Return ``../shared/data/<relpath>``, or skip the test if it is not there."""
+    path = SHARED_DATA / relpath
+    if not path.exists():
+        pytest.skip(f"shared real data not found at {path} (see ../shared/data/README.md)")
+    return path
