@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install labelvar with its test and cluster extras into .venv and run the tests.
+# Install labelvar with its test, cluster and parquet extras into .venv and run the tests.
 #   scripts/test.sh            default suite (everything not marked slow)
 #   scripts/test.sh --slow     default suite, then the slow end-to-end tests
 #   scripts/test.sh ARGS...    other arguments go to pytest
@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
-ensure_venv "test,cluster"
+ensure_venv "test,cluster,parquet"
 export MPLBACKEND=Agg
 run_slow=0
 if [[ "${1:-}" == "--slow" ]]; then run_slow=1; shift; fi
