@@ -21,3 +21,12 @@ def shared_data(relpath: str = "") -> Path:
     if not path.exists():
         pytest.skip(f"shared real data not found at {path} (see ../shared/data/README.md)")
     return path
+
+
+def row(df, **sel):
+    """The single row of ``df`` whose columns equal ``sel`` (asserts there is exactly one)."""
+    q = df
+    for k, val in sel.items():
+        q = q[q[k] == val]
+    assert len(q) == 1, sel
+    return q.iloc[0]

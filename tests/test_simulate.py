@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import row as _row
 from scipy import stats
 
 import labelvar
@@ -18,12 +19,6 @@ from labelvar.simulate import SUMMARY_COLUMNS, simulate
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _row(df, **sel):
-    q = df
-    for k, val in sel.items():
-        q = q[q[k] == val]
-    assert len(q) == 1, sel
-    return q.iloc[0]
 
 
 # --------------------------------------------------------------------------- closed forms

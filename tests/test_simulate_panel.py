@@ -3,18 +3,11 @@
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import row as _row
 from scipy import integrate, stats
 
 from labelvar.models import BetaPrior, CorrelatedModel, DiscretePrior, Model
 from labelvar.simulate import simulate
-
-
-def _row(df, **sel):
-    q = df
-    for k, val in sel.items():
-        q = q[q[k] == val]
-    assert len(q) == 1, sel
-    return q.iloc[0]
 
 
 def _two_sample_z(a, b):

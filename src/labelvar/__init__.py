@@ -53,9 +53,11 @@ _EXPORTS = {
     "read_pilot": "labelvar.design",
 }
 
-# exports that are submodules; every other name is an object inside its module
-# (``simulate`` and ``stratify`` are functions; their modules are also callable)
-_MODULES = {"analytic", "design", "sweep"}
+# Exports that are submodules; every other name is an object inside its module.
+# ``simulate`` and ``stratify`` stay modules here: ``import labelvar.simulate as sim``
+# resolves through this attribute, and the two modules are callable as their
+# functions (labelvar._callable), so ``labelvar.simulate(...)`` works either way.
+_MODULES = {"analytic", "design", "simulate", "stratify", "sweep"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

@@ -25,6 +25,7 @@ import numpy as np
 from scipy import stats
 
 from labelvar import _validate as v
+from labelvar._counts import ceil_count, floor_count, n_positives
 
 __all__ = [
     "Confusion",
@@ -54,9 +55,6 @@ __all__ = [
     "stratified_expectation",
 ]
 
-# A fraction times a count is "whole" when it is this close to an integer
-# (0.8 * 100 = 80.00000000000001 must count as 80, not 81).
-_WHOLE_TOL = 1e-9
 # Binomial pmf values below this are left out of the exact finite-sample
 # distributions (the mass left out is far below double-precision resolution of 1).
 _TRIM = 1e-22
@@ -66,64 +64,6 @@ def _out(x):
     """Return a Python float for 0-d results, else the array (like scipy.stats)."""
     x = np.asarray(x, dtype=float)
     return float(x) if x.ndim == 0 else x
-
-
-# --------------------------------------------------------------------------- counts
-def ceil_count(a, n):
-    """Smallest whole number of items ``k`` with ``k / n >= a``, robust to rounding.
-
-    Parameters
-    ----------
-    a : array_like
-        Fraction in [0, 1].
-    n : array_like
-        Number of items (whole number >= 1).
-
-    Returns
-    -------
-    ndarray of int64
-        ``ceil(a * n)``, where a product within 1e-9 of a whole number counts as
-        that whole number.
-
-    Examples
-    --------
-    >>> int(ceil_count(0.8, 100)), int(ceil_count(0.57, 100)), int(ceil_count(0.801, 100))
-    (80, 57, 81)
-    """
-    x = np.asarray(a, dtype=float) * np.asarray(n, dtype=float)
-    r = np.round(x)
-    return np.where(np.abs(x - r) <= _WHOLE_TOL * np.maximum(1.0, np.abs(x)), r, np.ceil(x)).astype(
-        np.int64
-    )
-
-
-def floor_count(a, n):
-    """Largest whole number of items ``k`` with ``k / n <= a``, robust to rounding.
-
-    Examples
-    --------
-    >>> int(floor_count(0.7, 100)), int(floor_count(0.699, 100))
-    (70, 69)
-    """
-    x = np.asarray(a, dtype=float) * np.asarray(n, dtype=float)
-    r = np.round(x)
-    return np.where(np.abs(x - r) <= _WHOLE_TOL * np.maximum(1.0, np.abs(x)), r, np.floor(x)).astype(
-        np.int64
-    )
-
-
-def n_positives(m, n):
-    """Number of positive items for a positive ratio ``m`` of ``n`` items: ``round(m * n)``.
-
-    Halves round up (``m * n = 2.5`` gives 3), unlike Python's ``round``.
-
-    Examples
-    --------
-    >>> int(n_positives(0.1, 100)), int(n_positives(0.5, 5)), int(n_positives(0.507, 142))
-    (10, 3, 72)
-    """
-    x = np.asarray(m, dtype=float) * np.asarray(n, dtype=float)
-    return np.floor(x + 0.5 + _WHOLE_TOL * np.maximum(1.0, np.abs(x))).astype(np.int64)
 
 
 # --------------------------------------------------------------------------- accuracy

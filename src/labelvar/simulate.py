@@ -39,6 +39,7 @@ import numpy as np
 from labelvar import _kernels as K
 from labelvar import _validate as v
 from labelvar._callable import make_module_callable
+from labelvar._counts import ceil_count, n_positives
 from labelvar.models import Model, as_labellers, as_prior, check_prior
 
 METRICS = ("accuracy", "precision", "recall", "f1")
@@ -378,9 +379,8 @@ class _Cell:
     def class_counts(self, spec) -> np.ndarray:
         prior = self.class_prior(spec)
         n = self.n_items
-        if self.n_labels == 2:  # analytic.n_positives: round(m n), halves up
-            x = prior[1] * n
-            pos = int(math.floor(x + 0.5 + 1e-9 * max(1.0, x)))
+        if self.n_labels == 2:  # round(m n), halves up, as in analytic.exact_f1
+            pos = int(n_positives(prior[1], n))
             return np.array([n - pos, pos], dtype=np.int64)
         raw = prior * n
         counts = np.floor(raw).astype(np.int64)
@@ -909,11 +909,7 @@ def _prob_correct_ge(groups, q, t, n_items):
 
     if n_items > 20_000 and len(groups) > 1:
         return np.nan
-    k_min = int(math.ceil(t * n_items - _EPS * n_items))
-    while k_min > 0 and (k_min - 1) / n_items >= t - _EPS:
-        k_min -= 1
-    while k_min / n_items < t - _EPS:
-        k_min += 1
+    k_min = int(ceil_count(t, n_items))  # robust ceil(t N), as in the closed forms
     if len(groups) == 1:
         return float(stats.binom.sf(k_min - 1, groups[0], q[0]))
     pmf = np.ones(1)
