@@ -517,7 +517,12 @@ def _run_design(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the ``labelvar`` argument parser with all subcommands."""
-    parser = _Parser(prog="labelvar", description=__doc__.split("\n\n")[0])
+    parser = _Parser(
+        prog="labelvar",
+        description="Evaluate AI systems and human experts when the ground-truth annotators "
+        "disagree (the coin-toss paradigm of arXiv:2601.05500).",
+        epilog="Run `labelvar COMMAND --help` for the options of a command.",
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _add_expect(sub)
     _add_tables(sub)
