@@ -1,0 +1,130 @@
+"""The one atomic writer and the one results-table reader/writer.
+
+Every file labelvar writes goes through :func:`atomic_write` (or the helpers built
+on it): the content goes to a uniquely named temporary file in the target's
+directory, is flushed to disk and renamed over the target, so an interrupted run
+never leaves a half-written file and two concurrent writers never share a
+temporary name. Files get the usual permissions (0666 less the umask), not the
+0600 of :func:`tempfile.mkstemp`.
+
+Results tables (simulation summaries, sweep tables, stratified reports, plans)
+are written by :func:`write_results` as CSV or Parquet (by suffix) and read back
+by :func:`read_results`, which keeps text columns as text (``"0.60"`` stays
+``"0.60"``, ``""`` stays ``""``) and round-trips floats exactly.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> t = pd.DataFrame({"stratum": ["all", "0.60"], "mean": [0.1, 1 / 3]})
+>>> p = write_results(t, d / "t.csv")
+>>> read_results(p).equals(t)
+True
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import secrets
+from pathlib import Path
+
+import pandas as pd
+
+#: columns that are text in every results table (kept as str when read back)
+TEXT_COLUMNS = frozenset({
+    "mode", "theta_prior", "tie_rule", "positives", "method", "labeller", "stratum", "metric",
+    "task", "system", "role", "experiment", "job",
+})
+
+#: suffixes of results tables
+TABLE_SUFFIXES = (".csv", ".parquet")
+
+
+def atomic_write(path, data: bytes | str) -> Path:
+    """Write ``data`` (bytes, or text as UTF-8) to ``path`` atomically; return the path.
+
+    The parent directory is created if needed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = atomic_write(pathlib.Path(tempfile.mkdtemp()) / "a" / "x.txt", "hello")
+    >>> p.read_text()
+    'hello'
+    """
+    path = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def table_bytes(table: pd.DataFrame, suffix: str) -> bytes:
+    """Serialise ``table`` as CSV or Parquet (``suffix`` ``.csv`` or ``.parquet``).
+
+    Examples
+    --------
+    >>> table_bytes(pd.DataFrame({"a": [1]}), ".csv")
+    b'a\\n1\\n'
+    """
+    if suffix == ".csv":
+        return table.to_csv(index=False).encode("utf-8")
+    if suffix == ".parquet":
+        buf = io.BytesIO()
+        table.to_parquet(buf, index=False)
+        return buf.getvalue()
+    raise ValueError(f"table file must end in .csv or .parquet, got {suffix!r}")
+
+
+def write_results(table: pd.DataFrame, path) -> Path:
+    """Write a results table atomically as CSV or Parquet (by the suffix); return the path.
+
+    Examples
+    --------
+    >>> write_results(pd.DataFrame({"a": [1]}), "x.txt")
+    Traceback (most recent call last):
+    ...
+    ValueError: table file must end in .csv or .parquet, got '.txt'
+    """
+    path = Path(path)
+    return atomic_write(path, table_bytes(table, path.suffix))
+
+
+def read_results(path, text_columns=()) -> pd.DataFrame:
+    """Read a table written by :func:`write_results` (text columns stay text).
+
+    Columns in :data:`TEXT_COLUMNS` or ``text_columns`` are read as strings.
+
+    Examples
+    --------
+    >>> read_results("missing.csv")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no such table: missing.csv
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such table: {path}")
+    if path.suffix == ".parquet":
+        return pd.read_parquet(path)
+    if path.suffix != ".csv":
+        raise ValueError(f"table file must end in .csv or .parquet, got {path.name!r}")
+    header = pd.read_csv(path, nrows=0).columns
+    dtype = {c: str for c in header if c in TEXT_COLUMNS or c in text_columns}
+    na = {c: ["", "NaN", "nan"] for c in header if c not in dtype}
+    kw = dict(dtype=dtype, keep_default_na=False, na_values=na)
+    if int(pd.__version__.split(".")[0]) < 3:  # round-trip parsing is the default in pandas 3
+        kw["float_precision"] = "round_trip"
+    return pd.read_csv(path, **kw)

@@ -1,0 +1,75 @@
+"""The one table printer: DataFrames as aligned markdown (or CSV) text.
+
+Examples
+--------
+>>> import pandas as pd
+>>> print(markdown_table(pd.DataFrame({"K": [3, 5], "power": [0.81234, float("nan")],
+...                                    "ok": [True, False]})))
+| K | power  | ok  |
+|---|--------|-----|
+| 3 | 0.8123 | yes |
+| 5 |        |  no |
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def format_cell(value) -> str:
+    """Text of one table cell.
+
+    Booleans print as yes/no, NaN as an empty cell, whole floats as integers,
+    other floats with 4 decimals (3 significant digits below 1e-3, 6 from 100 up).
+
+    Examples
+    --------
+    >>> [format_cell(x) for x in (1.0, 0.123456, 1.27e-30, 1234.5678, "a", np.bool_(True))]
+    ['1', '0.1235', '1.27e-30', '1234.57', 'a', 'yes']
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if v != v:
+            return ""
+        if v.is_integer() and abs(v) < 1e9:
+            return str(int(v))
+        if abs(v) >= 100:
+            return f"{v:.6g}"
+        return f"{v:.3g}" if abs(v) < 1e-3 else f"{v:.4f}"
+    return str(value)
+
+
+def markdown_table(table) -> str:
+    """Render a DataFrame as an aligned markdown table (no optional dependency).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> markdown_table(pd.DataFrame({"a": ["x"]})).splitlines()[1]
+    '|---|'
+    """
+    cols = [str(c) for c in table.columns]
+    rows = [[format_cell(v) for v in row] for row in table.itertuples(index=False)]
+    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(cols)]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(cols, widths)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    lines += ["| " + " | ".join(v.rjust(w) for v, w in zip(r, widths)) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def render_table(table, fmt: str = "markdown") -> str:
+    """The table as ``"markdown"`` or ``"csv"`` text (ending in a newline).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> render_table(pd.DataFrame({"a": [1]}), "csv")
+    'a\\n1\\n'
+    """
+    if fmt == "csv":
+        return table.to_csv(index=False)
+    if fmt != "markdown":
+        raise ValueError(f"format must be 'markdown' or 'csv'; got {fmt!r}")
+    return markdown_table(table) + "\n"
