@@ -72,12 +72,12 @@ def atomic_write(path, data: bytes | str) -> Path:
 
 
 def table_bytes(table: pd.DataFrame, suffix: str) -> bytes:
-    """Serialise ``table`` as CSV or Parquet (``suffix`` ``.csv`` or ``.parquet``).
+    r"""Serialise ``table`` as CSV or Parquet (``suffix`` ``.csv`` or ``.parquet``).
 
     Examples
     --------
     >>> table_bytes(pd.DataFrame({"a": [1]}), ".csv")
-    b'a\\n1\\n'
+    b'a\n1\n'
     """
     if suffix == ".csv":
         return table.to_csv(index=False).encode("utf-8")

@@ -60,13 +60,13 @@ def markdown_table(table) -> str:
 
 
 def render_table(table, fmt: str = "markdown") -> str:
-    """The table as ``"markdown"`` or ``"csv"`` text (ending in a newline).
+    r"""The table as ``"markdown"`` or ``"csv"`` text (ending in a newline).
 
     Examples
     --------
     >>> import pandas as pd
     >>> render_table(pd.DataFrame({"a": [1]}), "csv")
-    'a\\n1\\n'
+    'a\n1\n'
     """
     if fmt == "csv":
         return table.to_csv(index=False)
