@@ -188,10 +188,10 @@ def test_paper_table3_expected_columns(finding, bins, f1s, accs, all_f1, all_acc
     for pk, mk, f1, acc in zip(p, m, f1s, accs):
         assert f"{a.expected_f1(pk, mk):.2f}" == f1
         assert f"{a.expected_accuracy(pk):.2f}" == acc
-    e = a.stratified_expectation(s, m, p)
+    e = a.stratified_expectation(p, m, s)
     assert f"{e.f1:.2f}" == all_f1
     assert f"{e.accuracy:.2f}" == all_acc
-    assert e.n == 500
+    assert e.n_items == 500
 
 
 def test_paper_table4_expected_column():
@@ -199,9 +199,9 @@ def test_paper_table4_expected_column():
     assert f"{a.expected_f1(2 / 3, 0.229):.2f}" == "0.48"
     assert f"{a.expected_accuracy(2 / 3):.2f}" == "0.67"
     assert f"{a.expected_f1(1.0, 0.029):.2f}" == "1.00"
-    e = a.stratified_expectation([15834, 185245], [0.229, 0.029], [2 / 3, 1.0])
+    e = a.stratified_expectation([2 / 3, 1.0], [0.229, 0.029], [15834, 185245])
     assert (f"{e.f1:.2f}", f"{e.accuracy:.2f}") == ("0.75", "0.97")
-    assert e.n == 201079 and f"{e.m:.3f}" == "0.045"
+    assert e.n_items == 201079 and f"{e.m:.3f}" == "0.045"
 
 
 def test_section4_small_sample_note():
@@ -231,7 +231,7 @@ def test_undefined_ratios_are_nan_without_warnings():
 
 
 def test_stratified_single_bin_equals_unstratified():
-    e = a.stratified_expectation([80], [0.3], [0.7])
+    e = a.stratified_expectation([0.7], [0.3], [80])
     assert e.precision == pytest.approx(a.expected_precision(0.7, 0.3))
     assert e.recall == pytest.approx(0.7)
     assert e.f1 == pytest.approx(a.expected_f1(0.7, 0.3))
@@ -241,7 +241,7 @@ def test_stratified_single_bin_equals_unstratified():
 def test_stratified_equals_pooled_confusion_counts():
     n, m, p = np.array([10, 20, 70]), np.array([0.5, 0.2, 0.1]), np.array([0.6, 0.8, 1.0])
     c = a.expected_confusion(p, m, n)
-    e = a.stratified_expectation(n, m, p)
+    e = a.stratified_expectation(p, m, n)
     assert e.precision == pytest.approx(c.tp.sum() / (c.tp.sum() + c.fp.sum()))
     assert e.recall == pytest.approx(c.tp.sum() / (c.tp.sum() + c.fn.sum()))
     assert e.accuracy == pytest.approx((c.tp.sum() + c.tn.sum()) / n.sum())
@@ -386,7 +386,7 @@ def test_exact_f1_bounds(p, m, n):
 @given(bins=st.lists(st.tuples(st.integers(1, 500), inner, inner), min_size=1, max_size=6))
 def test_stratified_expectation_bounds(bins):
     n, m, p = (np.array(x) for x in zip(*bins))
-    e = a.stratified_expectation(n, m, p)
+    e = a.stratified_expectation(p, m, n)
     assert min(p) - 1e-12 <= e.accuracy <= max(p) + 1e-12
     assert min(p) - 1e-12 <= e.recall <= max(p) + 1e-12
     for x in (e.precision, e.recall, e.f1):
@@ -399,17 +399,17 @@ def test_stratified_expectation_bounds(bins):
     (lambda: a.expected_accuracy(-0.1), r"p_d must be in \[0, 1\]"),
     (lambda: a.expected_f1(0.5, 1.5), r"m must be in \[0, 1\]"),
     (lambda: a.expected_f1(float("nan"), 0.5), r"p_d must not be NaN"),
-    (lambda: a.accuracy_se(0.5, 0), r"n must be >= 1"),
-    (lambda: a.accuracy_se(0.5, 10.5), r"n must be a whole number"),
+    (lambda: a.accuracy_se(0.5, 0), r"n_items must be >= 1"),
+    (lambda: a.accuracy_se(0.5, 10.5), r"n_items must be a whole number"),
     (lambda: a.prob_correct_at_least(0.5, 10, 11), r"k must be in \[0, n\]|k must be <= 10"),
     (lambda: a.prob_correct_at_least(0.5, 10, -1), r"k must be >= 0"),
-    (lambda: a.prob_accuracy_at_least(0.5, 10, 1.1), r"a must be in \[0, 1\]"),
+    (lambda: a.prob_accuracy_at_least(0.5, 10, 1.1), r"threshold must be in \[0, 1\]"),
     (lambda: a.prob_accuracy_between(0.5, 10, 0.7, 0.6), r"lo must be <= hi"),
     (lambda: a.random_accuracy(1), r"n_labels must be >= 2"),
-    (lambda: a.stratified_expectation([1, 2], [0.5], [0.5, 0.6]), r"bin arrays must have the same length"),
+    (lambda: a.stratified_expectation([0.5, 0.6], [0.5], [1, 2]), r"bin arrays must have the same length"),
     (lambda: a.stratified_expectation([], [], []), r"non-empty"),
-    (lambda: a.stratified_expectation([10, 0], [0.5, 0.5], [0.6, 0.8]), r"empty bin"),
-    (lambda: a.exact_f1(0.5, 0.5, 0), r"n must be >= 1"),
+    (lambda: a.stratified_expectation([0.6, 0.8], [0.5, 0.5], [10, 0]), r"empty bin"),
+    (lambda: a.exact_f1(0.5, 0.5, 0), r"n_items must be >= 1"),
     (lambda: a.exact_binary_metrics(0, 0, 0.5, 0.5), r"no items"),
     (lambda: a.prob_correct_at_least_heterogeneous([], 0), r"non-empty"),
     (lambda: a.prob_correct_at_least_heterogeneous([0.5, 1.2], 1), r"p must be in \[0, 1\]"),

@@ -54,8 +54,8 @@ def test_tables_csv_matches_analytic():
 @pytest.mark.parametrize("argv,needle", [
     (["expect", "--p-d", "1.2"], "p_d must be in [0, 1], got 1.2"),
     (["expect", "--p-d", "0.5", "--m", "-0.1"], "m must be in [0, 1]"),
-    (["expect", "--p-d", "0.5", "--n", "0"], "n must be >= 1"),
-    (["expect", "--p-d", "0.5", "--threshold", "2"], "a must be in [0, 1]"),
+    (["expect", "--p-d", "0.5", "--n", "0"], "n_items must be >= 1"),
+    (["expect", "--p-d", "0.5", "--threshold", "2"], "threshold must be in [0, 1]"),
     (["expect", "--p-d", "nan"], "p_d must not be NaN"),
     (["expect", "--p-d", "abc"], "argument --p-d"),
     (["expect"], "--p-d"),

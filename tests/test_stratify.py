@@ -111,7 +111,7 @@ def test_p_d_one_replaces_unanimous_bins_only():
     assert _row(t, "sys", "1.00", "accuracy").expected == pytest.approx(0.97)
     assert _row(t, "sys", "1.00", "accuracy").p_d == 1.0  # the bin keeps its observed value
     assert _row(t, "sys", "0.80", "accuracy").expected == pytest.approx(0.8)
-    e = analytic.stratified_expectation([2, 3, 3], [0.5, 1 / 3, 2 / 3], [0.6, 0.8, 0.97])
+    e = analytic.stratified_expectation([0.6, 0.8, 0.97], [0.5, 1 / 3, 2 / 3], [2, 3, 3])
     assert _row(t, "sys", "all", "f1").expected == pytest.approx(e.f1)
     assert _row(t, "sys", "all", "accuracy").expected == pytest.approx(e.accuracy)
 

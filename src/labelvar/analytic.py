@@ -92,14 +92,14 @@ def expected_accuracy(p_d):
     return _out(v.probability("p_d", p_d))
 
 
-def accuracy_se(p_d, n):
-    r"""Standard error of the observed accuracy on ``n`` items.
+def accuracy_se(p_d, n_items):
+    r"""Standard error of the observed accuracy on ``n_items`` items.
 
     Parameters
     ----------
     p_d : array_like
         Probability of agreeing with the majority label, in [0, 1].
-    n : array_like
+    n_items : array_like
         Number of items, a whole number >= 1.
 
     Returns
@@ -116,18 +116,18 @@ def accuracy_se(p_d, n):
     0.04899
     """
     p = v.probability("p_d", p_d)
-    nn = v.integer("n", n, lo=1)
+    nn = v.integer("n_items", n_items, lo=1)
     return _out(np.sqrt(p * (1.0 - p) / nn))
 
 
-def prob_correct_at_least(p_d, n, k):
-    r"""Probability of at least ``k`` correct of ``n`` items: :math:`P(X \ge k)`.
+def prob_correct_at_least(p_d, n_items, k):
+    r"""Probability of at least ``k`` correct of ``n_items`` items: :math:`P(X \ge k)`.
 
     Parameters
     ----------
     p_d : array_like
         Probability of agreeing with the majority label, in [0, 1].
-    n : array_like
+    n_items : array_like
         Number of items, a whole number >= 1.
     k : array_like
         Number of correct items :math:`r_c`, a whole number in [0, n].
@@ -151,27 +151,27 @@ def prob_correct_at_least(p_d, n, k):
     1.27e-30
     """
     p = v.probability("p_d", p_d)
-    nn = v.integer("n", n, lo=1)
+    nn = v.integer("n_items", n_items, lo=1)
     kk = v.integer("k", k, lo=0, hi=nn)
     return _out(stats.binom.sf(kk - 1, nn, p))
 
 
-def prob_accuracy_at_least(p_d, n, a):
-    r"""Probability that the accuracy on ``n`` items is at least the fraction ``a``.
+def prob_accuracy_at_least(p_d, n_items, threshold):
+    r"""Probability that the accuracy on ``n_items`` items is at least the fraction ``threshold``.
 
     Parameters
     ----------
     p_d : array_like
         Probability of agreeing with the majority label, in [0, 1].
-    n : array_like
+    n_items : array_like
         Number of items, a whole number >= 1.
-    a : array_like
+    threshold : array_like
         Accuracy threshold in [0, 1].
 
     Returns
     -------
     float or ndarray
-        :math:`P(X/n \ge a) = P(X \ge k)` with :math:`k = \lceil a n \rceil`.
+        :math:`P(X/N \ge t) = P(X \ge k)` with :math:`k = \lceil t N \rceil` (t the threshold).
 
     Notes
     -----
@@ -183,19 +183,19 @@ def prob_accuracy_at_least(p_d, n, a):
     0.9992
     """
     p = v.probability("p_d", p_d)
-    nn = v.integer("n", n, lo=1)
-    aa = v.probability("a", a)
+    nn = v.integer("n_items", n_items, lo=1)
+    aa = v.probability("threshold", threshold)
     return _out(stats.binom.sf(ceil_count(aa, nn) - 1, nn, p))
 
 
-def prob_accuracy_between(p_d, n, lo, hi):
-    r"""Probability that the accuracy on ``n`` items lies in ``[lo, hi]`` (inclusive).
+def prob_accuracy_between(p_d, n_items, lo, hi):
+    r"""Probability that the accuracy on ``n_items`` items lies in ``[lo, hi]`` (inclusive).
 
     Parameters
     ----------
     p_d : array_like
         Probability of agreeing with the majority label, in [0, 1].
-    n : array_like
+    n_items : array_like
         Number of items, a whole number >= 1.
     lo, hi : array_like
         Accuracy bounds in [0, 1], ``lo <= hi``.
@@ -221,7 +221,7 @@ def prob_accuracy_between(p_d, n, lo, hi):
     0.97
     """
     p = v.probability("p_d", p_d)
-    nn = v.integer("n", n, lo=1)
+    nn = v.integer("n_items", n_items, lo=1)
     lo_ = v.probability("lo", lo)
     hi_ = v.probability("hi", hi)
     if np.any(lo_ > hi_):
@@ -260,16 +260,16 @@ def random_accuracy(n_labels):
     return _out(1.0 / v.n_labels(n_labels))
 
 
-def prob_random_accuracy_at_least(n_labels, n, a):
-    r"""Probability that a uniform random labeller over ``L`` labels scores accuracy >= ``a``.
+def prob_random_accuracy_at_least(n_labels, n_items, threshold):
+    r"""Probability that a uniform random labeller over ``L`` labels scores accuracy >= ``threshold``.
 
     Parameters
     ----------
     n_labels : array_like
         Number of labels :math:`L` (>= 2).
-    n : array_like
+    n_items : array_like
         Number of items (>= 1).
-    a : array_like
+    threshold : array_like
         Accuracy threshold in [0, 1].
 
     Returns
@@ -278,7 +278,7 @@ def prob_random_accuracy_at_least(n_labels, n, a):
 
     Notes
     -----
-    :math:`P(X \ge \lceil a n \rceil)` with :math:`X \sim \mathrm{Bin}(n, 1/L)`.
+    :math:`P(X \ge \lceil t N \rceil)` with :math:`X \sim \mathrm{Bin}(N, 1/L)` (t the threshold).
 
     Examples
     --------
@@ -287,7 +287,7 @@ def prob_random_accuracy_at_least(n_labels, n, a):
     >>> round(prob_random_accuracy_at_least(2, 10, 0.8), 4)
     0.0547
     """
-    return prob_accuracy_at_least(random_accuracy(n_labels), n, a)
+    return prob_accuracy_at_least(random_accuracy(n_labels), n_items, threshold)
 
 
 def prob_correct_at_least_heterogeneous(p, k):
@@ -345,7 +345,7 @@ class Confusion:
     tn: np.ndarray | float
 
 
-def expected_confusion(p_d, m, n):
+def expected_confusion(p_d, m, n_items):
     r"""Expected confusion counts of a ``p_d``-following labeller (paper eqs. 5–8).
 
     Parameters
@@ -354,7 +354,7 @@ def expected_confusion(p_d, m, n):
         Probability of agreeing with the majority label, in [0, 1].
     m : array_like
         Positive-class ratio of the majority labels, in [0, 1].
-    n : array_like
+    n_items : array_like
         Number of items (>= 1).
 
     Returns
@@ -375,7 +375,7 @@ def expected_confusion(p_d, m, n):
     """
     p = v.probability("p_d", p_d)
     mm = v.probability("m", m)
-    nn = v.integer("n", n, lo=1)
+    nn = v.integer("n_items", n_items, lo=1)
     return Confusion(
         tp=_out(mm * nn * p),
         fp=_out((1 - mm) * nn * (1 - p)),
@@ -489,26 +489,26 @@ class StratifiedExpectation:
     recall: float
     f1: float
     accuracy: float
-    n: int
+    n_items: int
     m: float
 
 
-def stratified_expectation(n, m, p_d):
+def stratified_expectation(p_d, m, n_items):
     r"""Expected precision, recall, F1 and accuracy over bins of differing agreement.
 
     Parameters
     ----------
-    n : array_like, 1-d
-        Items per bin :math:`n_k` (whole numbers >= 1).
-    m : array_like, 1-d
-        Positive ratio per bin :math:`m_k`, in [0, 1].
     p_d : array_like, 1-d
         Agreement probability per bin :math:`p_k`, in [0, 1].
+    m : array_like, 1-d
+        Positive ratio per bin :math:`m_k`, in [0, 1].
+    n_items : array_like, 1-d
+        Items per bin :math:`n_k` (whole numbers >= 1).
 
     Returns
     -------
     StratifiedExpectation
-        ``precision, recall, f1, accuracy`` plus the total ``n`` and overall ``m``.
+        ``precision, recall, f1, accuracy`` plus the total ``n_items`` and overall ``m``.
 
     Notes
     -----
@@ -525,17 +525,17 @@ def stratified_expectation(n, m, p_d):
     --------
     The "All" row of the paper's Table 3 for Cardiomegaly (the 1.0 bin taken as 0.97):
 
-    >>> e = stratified_expectation([142, 196, 162], [0.507, 0.372, 0.037], [0.6, 0.8, 0.97])
+    >>> e = stratified_expectation([0.6, 0.8, 0.97], [0.507, 0.372, 0.037], [142, 196, 162])
     >>> round(e.f1, 2), round(e.accuracy, 2)
     (0.68, 0.8)
     """
-    nk = np.asarray(n)
+    nk = np.asarray(n_items)
     mk = np.asarray(m)
     pk = np.asarray(p_d)
-    v.same_length(n=nk, m=mk, p_d=pk)
-    nk = v.integer("n", nk, lo=0).astype(float)
+    v.same_length(p_d=pk, m=mk, n_items=nk)
+    nk = v.integer("n_items", nk, lo=0).astype(float)
     if np.any(nk == 0):
-        raise ValueError(f"n must be >= 1 in every bin (empty bin at index {int(np.argmin(nk))})")
+        raise ValueError(f"n_items must be >= 1 in every bin (empty bin at index {int(np.argmin(nk))})")
     mk = v.probability("m", mk)
     pk = v.probability("p_d", pk)
     tp = np.sum(nk * mk * pk)
@@ -547,7 +547,7 @@ def stratified_expectation(n, m, p_d):
         precision + recall) else float("nan")
     accuracy = float(np.sum(nk * pk) / np.sum(nk))
     return StratifiedExpectation(precision=precision, recall=recall, f1=f1, accuracy=accuracy,
-                                 n=int(nk.sum()), m=float(pos / nk.sum()))
+                                 n_items=int(nk.sum()), m=float(pos / nk.sum()))
 
 
 # --------------------------------------------------------------------------- exact distributions
@@ -592,9 +592,9 @@ class DiscreteDistribution:
         tail = np.concatenate([np.cumsum(self.probs[::-1])[::-1], [0.0]]) / self.total
         return _out(np.minimum(tail[i], 1.0))
 
-    def interval(self, level: float = 0.9):
-        """Central interval ``(quantile((1-level)/2), quantile((1+level)/2))``."""
-        lvl = float(v.probability("level", level))
+    def interval(self, confidence_level: float = 0.9):
+        """Central interval ``(quantile((1-c)/2), quantile((1+c)/2))``, c the confidence level."""
+        lvl = float(v.probability("confidence_level", confidence_level))
         return float(self.quantile((1 - lvl) / 2)), float(self.quantile((1 + lvl) / 2))
 
     def __repr__(self) -> str:
@@ -722,16 +722,16 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
     )
 
 
-def exact_f1(p_d, m, n, zero_division=0.0):
-    r"""Exact distribution of F1 of a ``p_d``-following labeller on ``n`` items.
+def exact_f1(p_d, m, n_items, zero_division=0.0):
+    r"""Exact distribution of F1 of a ``p_d``-following labeller on ``n_items`` items.
 
     Parameters
     ----------
     p_d : float
         Probability of agreeing with the majority label, in [0, 1].
     m : float
-        Positive ratio; the sample has ``round(m * n)`` positives (:func:`n_positives`).
-    n : int
+        Positive ratio; the sample has ``round(m * n_items)`` positives (:func:`n_positives`).
+    n_items : int
         Number of items (>= 1).
     zero_division : float, optional
         Value of F1 when it is 0/0 (no positive items and none predicted): 0.0
@@ -740,7 +740,7 @@ def exact_f1(p_d, m, n, zero_division=0.0):
     Returns
     -------
     DiscreteDistribution
-        With ``.mean``, ``.sd``, ``.quantile(q)``, ``.interval(level)``, ``.sf(x)``.
+        With ``.mean``, ``.sd``, ``.quantile(q)``, ``.interval(confidence_level)``, ``.sf(x)``.
 
     Notes
     -----
@@ -759,26 +759,26 @@ def exact_f1(p_d, m, n, zero_division=0.0):
     """
     p = float(v.probability("p_d", p_d))
     mm = float(v.probability("m", m))
-    nn = int(v.integer("n", n, lo=1))
+    nn = int(v.integer("n_items", n_items, lo=1))
     npos = int(n_positives(mm, nn))
     return exact_binary_metrics(npos, nn - npos, p, p, zero_division=zero_division).f1
 
 
 # --------------------------------------------------------------------------- tables for the CLI
-def expectation_table(p_d, m=(0.5,), n=(100,), threshold=(0.8,), level=0.9):
+def expectation_table(p_d, m=(0.5,), n_items=(100,), threshold=(0.8,), confidence_level=0.9):
     """Closed forms for every combination of the given values, as a DataFrame.
 
     Parameters
     ----------
-    p_d, m, n, threshold : sequence
+    p_d, m, n_items, threshold : sequence
         Values to combine (Cartesian product).
-    level : float, optional
+    confidence_level : float, optional
         Coverage of the exact finite-sample F1 interval (default 0.9).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``p_d, m, n, threshold, E_accuracy, SE, P_acc_ge, E_precision,
+        Columns ``p_d, m, n_items, threshold, E_accuracy, SE, P_acc_ge, E_precision,
         E_recall, E_F1, F1_exact_mean, F1_lo, F1_hi``.
 
     Examples
@@ -789,14 +789,14 @@ def expectation_table(p_d, m=(0.5,), n=(100,), threshold=(0.8,), level=0.9):
     """
     import pandas as pd
 
-    lvl = float(v.probability("level", level, open_lo=True, open_hi=True))
+    lvl = float(v.probability("confidence_level", confidence_level, open_lo=True, open_hi=True))
     rows = []
     for p, mm, nn, a in itertools.product(np.atleast_1d(p_d), np.atleast_1d(m),
-                                          np.atleast_1d(n), np.atleast_1d(threshold)):
+                                          np.atleast_1d(n_items), np.atleast_1d(threshold)):
         f1 = exact_f1(p, mm, nn)
         lo, hi = f1.interval(lvl)
         rows.append({
-            "p_d": float(p), "m": float(mm), "n": int(nn), "threshold": float(a),
+            "p_d": float(p), "m": float(mm), "n_items": int(nn), "threshold": float(a),
             "E_accuracy": expected_accuracy(p), "SE": accuracy_se(p, nn),
             "P_acc_ge": prob_accuracy_at_least(p, nn, a),
             "E_precision": expected_precision(p, mm), "E_recall": expected_recall(p, mm),

@@ -74,7 +74,8 @@ def _add_expect(sub) -> None:
 def _run_expect(args) -> int:
     from labelvar import analytic
 
-    table = analytic.expectation_table(args.p_d, args.m, args.n, args.threshold, level=args.level)
+    table = analytic.expectation_table(args.p_d, args.m, args.n, args.threshold,
+                                       confidence_level=args.level)
     _print_table(table, args.format)
     return 0
 

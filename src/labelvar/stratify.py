@@ -667,7 +667,7 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
     n_k = np.array([len(i[1]) for i in info])
     m_k = np.array([i[3] for i in info])
     pe_k = np.array([i[4] for i in info])
-    strat = analytic.stratified_expectation(n_k, m_k if binary else np.zeros(n_strata), pe_k)
+    strat = analytic.stratified_expectation(pe_k, m_k if binary else np.zeros(n_strata), n_k)
     m_all = float(np.mean(t.majority == t.positive)) if binary else np.nan
     info.append(("all", all_idx, np.nan, m_all, np.nan))
 
