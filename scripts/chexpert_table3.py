@@ -4,7 +4,8 @@
 
 Ground truth: the majority of the 5 ground-truth radiologists (bc1, bc2, bc3, bc5, bc7);
 H: the 3 benchmark radiologists (bc4, bc6, bc8), mean ± sd over the three; E: the coin
-model at the bin's (p_d, m) with p_d = 1 taken as 0.97, as in the paper (``p_d_one``).
+model at the bin's (agreement, m), an agreement of 1 taken as p_d = 0.97, as in the
+paper (``p_d_one``).
 The paper rounds each radiologist's score to 2 decimals before taking H's mean and sd
 (``human_round=2``); only that way does its H column come out to the printed digit.
 
@@ -24,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from labelvar import io
-from labelvar.stratify import paper_table, stratify
+from labelvar.stratified import paper_table, stratify
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chexpert_test"
@@ -33,7 +34,7 @@ HUMANS = ["bc4", "bc6", "bc8"]
 MODELS = ["drnet", "ihil", "jfaboy", "ngango2", "ngango3", "sensexdr", "uestc", "yww211"]
 
 #: the paper's Table 3 (arXiv 2601.05500 v6), columns that do not depend on the AI model:
-#: (finding, p_d) -> (S, m, F1 H, F1 H sd, F1 E, accuracy H, accuracy H sd, accuracy E)
+#: (finding, agreement bin) -> (S, m, F1 H, F1 H sd, F1 E, accuracy H, accuracy H sd, accuracy E)
 PAPER_TABLE3 = {
     ("Cardiomegaly", "0.60"): (142, 0.507, 0.64, 0.10, 0.60, 0.66, 0.03, 0.60),
     ("Cardiomegaly", "0.80"): (196, 0.372, 0.71, 0.04, 0.75, 0.79, 0.03, 0.80),
@@ -71,7 +72,7 @@ def compute(data_dir: Path = DEFAULT_DATA, *, n_boot: int = 1000, seed: int = 0,
     if findings is not None:
         data = {f: data[f] for f in findings}
     return stratify(data, humans=HUMANS, p_d_one=0.97, human_round=2, n_boot=n_boot,
-                    seed=seed)
+                    seed=seed).table
 
 
 def compare(table: pd.DataFrame) -> pd.DataFrame:
@@ -86,7 +87,7 @@ def compare(table: pd.DataFrame) -> pd.DataFrame:
         for field, pv, ov in zip(FIELDS, paper, ours, strict=True):
             digits = 0 if field == "S" else (3 if field == "m" else 2)
             shown = round(float(ov), digits)
-            rows.append(dict(finding=finding, p_d=stratum, field=field, paper=pv,
+            rows.append(dict(finding=finding, agreement=stratum, field=field, paper=pv,
                              labelvar=shown, exact=float(ov),
                              match=bool(np.isclose(shown, pv, atol=1e-9))))
     return pd.DataFrame(rows)
@@ -119,7 +120,7 @@ def main(argv=None) -> int:
     cmp_ = compare(table)
     text = [f"Table 3, H and E columns: {int(cmp_.match.sum())}/{len(cmp_)} printed values "
             "reproduced (S, m to the printed digit; H, sd, E to 2 decimals)\n"]
-    wide = cmp_.pivot_table(index=["finding", "p_d"], columns="field", values="labelvar",
+    wide = cmp_.pivot_table(index=["finding", "agreement"], columns="field", values="labelvar",
                             sort=False)[list(FIELDS)].reset_index()
     for field in FIELDS:
         fmt = "{:.0f}" if field == "S" else ("{:.3f}" if field == "m" else "{:.2f}")

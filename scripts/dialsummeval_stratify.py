@@ -3,7 +3,7 @@
     .venv/bin/python scripts/dialsummeval_stratify.py [--data DIR] [--metrics M,...] [--out DIR]
 
 Panel: the 3 expert ratings (1-5) of each of the 1,400 summaries, per criterion
-(coherence, consistency, fluency, relevance); bins p_d in {1/3, 2/3, 1}. DialSummEval
+(coherence, consistency, fluency, relevance); agreement bins {1/3, 2/3, 1}. DialSummEval
 has no LLM judge like the paper's G-Eval (Table 6), so each automatic metric in
 ``models_eval_new/<model>/metrics.csv`` is made a 1-5 "judge" by rank-matching: the
 summaries are sorted by the metric and given the labels 1..5 in the proportions of the
@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from labelvar import io
-from labelvar.stratify import paper_table, stratify
+from labelvar.stratified import paper_table, stratify
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "dialsummeval"
@@ -96,7 +96,7 @@ def main(argv=None) -> int:
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     data = build(args.data, metrics)
     table = stratify(data, metrics=["accuracy"], simulated_human=5, leave_one_out=True,
-                     seed=args.seed, n_boot=0)
+                     seed=args.seed, n_boot=0).table
     from labelvar.cli import _print_table
 
     for m in metrics:

@@ -2,17 +2,21 @@
 
 The data in ``../shared/data`` (beside the repository) may not be redistributed, so
 it is never copied here; tests that need it call :func:`shared_data`, which skips
-with the path it looked at when the folder is absent.
+with the path it looked at when the folder is absent. The environment variable
+``LABELVAR_SHARED_DATA`` overrides the location.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+#: ``../shared/data`` beside the repository; ``LABELVAR_SHARED_DATA`` points elsewhere
+#: (e.g. from a git worktree, whose parent folder has no ``shared``)
+SHARED_DATA = Path(os.environ.get("LABELVAR_SHARED_DATA") or REPO.parent / "shared" / "data")
 
 
 def shared_data(relpath: str = "") -> Path:

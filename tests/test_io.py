@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from labelvar import io
-from labelvar.stratify import stratify
+from labelvar.stratified import stratify
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -74,7 +74,7 @@ def test_long_layout_and_duplicates(tmp_path):
     assert list(d) == ["t1", "t2"]
     assert d["t1"].panel.loc["a"].tolist() == ["x", "x", "y"]
     assert d["t2"].predictions["bot"].tolist() == ["x", "x"]
-    t = stratify(d, positive="x", n_boot=0)
+    t = stratify(d, pos_label="x", n_boot=0).table
     assert set(t.task) == {"t1", "t2"}
     _write(p, "\n".join(rows + ["a,r1,y,t1"]) + "\n")
     with pytest.raises(ValueError, match="duplicate rows for item 'a' and rater 'r1'"):

@@ -1,4 +1,4 @@
-"""The package's public names: lazy exports and the callable simulate/stratify modules."""
+"""The package's public names: lazy exports, the callable simulate module, stratify a function."""
 
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ import labelvar.simulate as sim
 assert hasattr(sim, "SUMMARY_COLUMNS") and callable(sim)
 """,
     "submodule first": """
-import labelvar.simulate as sim, labelvar.stratify as st
+import labelvar.simulate as sim, labelvar.stratified as st
 import labelvar
-assert callable(labelvar.simulate) and callable(labelvar.stratify)
-assert hasattr(st, "bin_tests")
+assert callable(labelvar.simulate) and labelvar.stratify is st.stratify
 labelvar.simulate(p_d=[0.7], n_items=20, replicates=20, expected=False)
 """,
     "from-import": """
 from labelvar import simulate, stratify
 from labelvar.simulate import simulate as fn
-assert callable(simulate) and callable(stratify) and callable(fn)
+from labelvar.stratified import stratify as st_fn
+assert callable(simulate) and stratify is st_fn and callable(fn)
 """,
     "lazy": """
 import sys, labelvar

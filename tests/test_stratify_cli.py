@@ -11,7 +11,7 @@ import pytest
 
 from labelvar.cli import main
 from labelvar.io import synthetic_panel
-from labelvar.stratify import stratify
+from labelvar.stratified import stratify
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "synthetic_panel.csv"
@@ -33,7 +33,7 @@ def test_markdown_table_on_synthetic_example():
     # the numbers are those of the Python API
     df = synthetic_panel(400, seed=0).set_index("item")
     t = stratify(df.filter(like="gt"), df[["strong", "weak", "coin", "human1", "human2"]],
-                 humans=["human1", "human2"], n_boot=0, task="synthetic_panel")
+                 humans=["human1", "human2"], n_boot=0, task="synthetic_panel").table
     h = t[(t.role == "H") & (t.stratum == "all") & (t.metric == "accuracy")].iloc[0]
     assert f"{h.score:.2f}±{h.sd:.2f}" in out
 
@@ -45,7 +45,7 @@ def test_csv_format_and_out_dir(tmp_path):
                          "--out", tmp_path / "res")
     assert code == 0, err
     t = pd.read_csv(_io.StringIO(out))
-    assert {"task", "system", "stratum", "p_d", "S", "m", "metric", "score", "expected",
+    assert {"task", "system", "stratum", "agreement", "S", "m", "metric", "score", "expected",
             "delta_expected"} <= set(t.columns)
     assert {"H", "H'", "H'-loo", "system", "human"} == set(t.role)
     res = tmp_path / "res"
@@ -110,12 +110,12 @@ WIDE = "id,r1,r2,r3,gpt\na,1,1,0,1\nb,0,0,0,1\nc,1,1,1,0\n"
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--labels", "0,2"),
      "labels outside the label set"),
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--positive", "7"),
-     "positive '7' is not in the label set"),
+     "pos_label '7' is not in the label set"),
     (("--panel", "r1", "--systems", "gpt", "--item", "id"), "at least 2 annotators"),
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--humans", "dr"),
      "--humans: 'dr' matches no column"),
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--bins", "0.8,1"),
-     "do not cover the observed p_d"),
+     "do not cover the observed agreement"),
     (("--panel", "r*", "--item", "id", "--ties", "coin"), "invalid choice"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, match):

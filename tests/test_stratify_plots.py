@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 from labelvar import plots
 from labelvar.io import synthetic_panel
-from labelvar.stratify import stratify
+from labelvar.stratified import stratify
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +19,7 @@ def table():
         df = synthetic_panel(150, seed=seed).set_index("item")
         tasks[f"task{k}"] = (df.filter(like="gt"), df[["strong", "weak", "coin", "human1",
                                                       "human2"]])
-    return stratify(tasks, humans=["human1", "human2"], n_boot=0)
+    return stratify(tasks, humans=["human1", "human2"], n_boot=0).table
 
 
 def test_stratified_scores_draws_table_values(table):

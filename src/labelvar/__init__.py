@@ -42,10 +42,14 @@ _EXPORTS = {
     "DiscretePrior": "labelvar.models",
     "sweep": "labelvar.sweep",
     "SweepConfig": "labelvar.config",
-    "stratify": "labelvar.stratify",
-    "bin_tests": "labelvar.stratify",
-    "paired_test": "labelvar.stratify",
-    "paper_table": "labelvar.stratify",
+    "stratify": "labelvar.stratified",
+    "paper_table": "labelvar.stratified",
+    "StratifiedResult": "labelvar.stratified",
+    "ExcludedItemsWarning": "labelvar.stratified",
+    "bin_tests": "labelvar.inference",
+    "paired_test": "labelvar.inference",
+    "BinTestResult": "labelvar.inference",
+    "PairedTestResult": "labelvar.inference",
     "design": "labelvar.design",
     "Scenario": "labelvar.design",
     "plan_study": "labelvar.design",
@@ -57,7 +61,7 @@ _EXPORTS = {
 # ``simulate`` and ``stratify`` stay modules here: ``import labelvar.simulate as sim``
 # resolves through this attribute, and the two modules are callable as their
 # functions (labelvar._callable), so ``labelvar.simulate(...)`` works either way.
-_MODULES = {"analytic", "design", "simulate", "stratify", "sweep"}
+_MODULES = {"analytic", "design", "simulate", "sweep"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

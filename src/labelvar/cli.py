@@ -303,7 +303,8 @@ def _load_stratify_input(args) -> dict:
 def _run_stratify(args) -> int:
     import warnings
 
-    from labelvar import stratify as st
+    from labelvar import inference
+    from labelvar import stratified as st
 
     data = _load_stratify_input(args)
     from labelvar.io import select_columns
@@ -312,13 +313,14 @@ def _run_stratify(args) -> int:
     humans = select_columns(loaded, args.humans, "--humans") if args.humans else []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", st.ExcludedItemsWarning)
-        table = st.stratify(
-            data, humans=humans, positive=args.positive, labels=args.labels, bins=args.bins,
+        result = st.stratify(
+            data, humans=humans, pos_label=args.positive, labels=args.labels, bins=args.bins,
             metrics=args.metrics, simulated_human=args.simulated_human,
             leave_one_out=args.leave_one_out, p_d_one=args.p_d_one,
-            human_round=args.human_round, ties=args.ties,
-            missing=args.missing_predictions, confidence=args.confidence,
+            human_round=args.human_round, tie_rule=args.ties,
+            missing=args.missing_predictions, confidence_level=args.confidence,
             n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed)
+    table = result.table
     for w in caught:
         if issubclass(w.category, st.ExcludedItemsWarning):
             print(f"labelvar: note: {w.message}", file=sys.stderr)
@@ -329,7 +331,7 @@ def _run_stratify(args) -> int:
         if len(args.compare) != 2:
             raise ValueError(f"--compare takes two systems A,B; got {args.compare!r}")
         for metric in dict.fromkeys(table["metric"]):
-            paired[metric] = st.paired_test(table, *args.compare, metric=metric)
+            paired[metric] = inference.paired_test(table, *args.compare, metric=metric)
     if args.format == "csv":
         sys.stdout.write(table.to_csv(index=False))
     else:
@@ -341,9 +343,10 @@ def _run_stratify(args) -> int:
         for metric, res in paired.items():
             print(f"\n### paired t-test {args.compare[0]} − {args.compare[1]} ({metric}), "
                   "pairs = tasks")
-            _print_table(res, "markdown")
+            _print_table(res.table.assign(stars=res.table["p"].map(inference.stars)),
+                         "markdown")
     if args.out:
-        _write_stratify_outputs(table, blocks, args, paired)
+        _write_stratify_outputs(result, blocks, args, paired)
     return 0
 
 
@@ -353,7 +356,7 @@ def _atomic_write(path, text: str) -> None:
     tmp.replace(path)
 
 
-def _write_stratify_outputs(table, blocks, args, paired) -> None:
+def _write_stratify_outputs(result, blocks, args, paired) -> None:
     import io as _io
     import json
     from contextlib import redirect_stdout
@@ -361,9 +364,9 @@ def _write_stratify_outputs(table, blocks, args, paired) -> None:
 
     import pandas as pd
 
-    from labelvar import plots
-    from labelvar import stratify as st
+    from labelvar import inference, plots
 
+    table = result.table
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     _atomic_write(out / "stratified.csv", table.to_csv(index=False))
@@ -374,12 +377,12 @@ def _write_stratify_outputs(table, blocks, args, paired) -> None:
             _print_table(block, "markdown")
             print()
     _atomic_write(out / "table.md", buf.getvalue())
-    _atomic_write(out / "excluded.json", json.dumps(table.attrs.get("excluded", {}), indent=2))
+    _atomic_write(out / "excluded.json", json.dumps(result.excluded, indent=2))
     tests = []
     for metric in dict.fromkeys(table["metric"]):
         for value in ("delta_human", "score"):
             try:
-                tests.append(st.bin_tests(table, metric=metric, value=value))
+                tests.append(inference.bin_tests(table, metric=metric, value=value).table)
             except ValueError:
                 continue  # fewer than 2 bins or values: nothing to test
         fig = plots.stratified_scores(table, metric)
@@ -392,7 +395,7 @@ def _write_stratify_outputs(table, blocks, args, paired) -> None:
     if tests:
         _atomic_write(out / "bin_tests.csv", pd.concat(tests).to_csv(index=False))
     for metric, res in paired.items():
-        _atomic_write(out / f"paired_{metric}.csv", res.to_csv(index=False))
+        _atomic_write(out / f"paired_{metric}.csv", res.table.to_csv(index=False))
         plots.save(plots.system_vs_system(table, *args.compare, metric=metric),
                    out / f"paired_{metric}")
     print(f"labelvar: wrote {out}/stratified.csv, table.md, figures", file=sys.stderr)

@@ -330,9 +330,10 @@ def plot_table1_tails(table, *, labeller: str = "expert") -> Figure:
 
 # --------------------------------------------------------------------------- stratify (issue 5)
 def _strata_order(table):
-    """Bins in agreement order (the ``all`` row last)."""
-    strata = list(dict.fromkeys(table["stratum"]))
-    return [s for s in strata if s != "all"] + (["all"] if "all" in strata else [])
+    """Bins in agreement order (numeric; the ``all`` row last)."""
+    from labelvar.stratified import stratum_order
+
+    return stratum_order(table["stratum"])
 
 
 def stratified_scores(table, metric: str = "f1", *, tasks=None, include_all: bool = False,
@@ -362,9 +363,9 @@ def stratified_scores(table, metric: str = "f1", *, tasks=None, include_all: boo
 
     Examples
     --------
-    >>> from labelvar.stratify import stratify
+    >>> from labelvar.stratified import stratify
     >>> t = stratify([[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]], {"ai": [1, 0, 0, 1]},
-    ...              n_boot=0, simulated_human=2)
+    ...              n_boot=0, simulated_human=2).table
     >>> stratified_scores(t, "accuracy").axes[0].get_xlabel()
     'agreement bin p_d'
     """
@@ -464,7 +465,7 @@ def delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     """
     import numpy as np
 
-    from labelvar.stratify import bin_tests
+    from labelvar.inference import bin_tests, stars
 
     sub = table[(table["metric"] == metric) & (table["role"] == "system")]
     if sub.empty:
@@ -483,10 +484,10 @@ def delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     if len(bins_only) >= 2:
         try:
             r = bin_tests(table, metric=metric, value=value, a=bins_only[0], b=bins_only[-1],
-                          proportiontocut=proportiontocut).iloc[0]
+                          proportiontocut=proportiontocut)
             top = max(float(np.nanmax(np.concatenate(data))), 0.0) + 0.03
-            _bracket(ax, 1, len(bins_only), top, f"Welch {r.welch_stars}")
-            _bracket(ax, 1, len(bins_only), top + 0.08, f"Levene {r.levene_stars}",
+            _bracket(ax, 1, len(bins_only), top, f"Welch {stars(r.welch_p)}")
+            _bracket(ax, 1, len(bins_only), top + 0.08, f"Levene {stars(r.levene_p)}",
                      color=PALETTE[0])
             ax.set_ylim(top=top + 0.16)
         except ValueError:
@@ -524,9 +525,9 @@ def system_vs_system(table, system_a: str, system_b: str, metric: str = "f1") ->
     """
     import numpy as np
 
-    from labelvar.stratify import paired_test
+    from labelvar.inference import paired_test, stars
 
-    res = paired_test(table, system_a, system_b, metric=metric)
+    res = paired_test(table, system_a, system_b, metric=metric).table
     sub = table[(table["metric"] == metric) & table["system"].isin([system_a, system_b])]
     wide = sub.pivot_table(index=["task", "stratum"], columns="system", values="score",
                            aggfunc="first").dropna()
@@ -542,11 +543,11 @@ def system_vs_system(table, system_a: str, system_b: str, metric: str = "f1") ->
     bottom = float(np.nanmin(allv))
     span = max(top - bottom, 0.05)
     ax.set_ylim(min(bottom, 0.0) - 0.05 * span, top + 0.15 * span)
-    stars = dict(zip(res["stratum"], res["stars"], strict=True))
+    star_text = dict(zip(res["stratum"], res["p"].map(stars), strict=True))
     for i, (s, d) in enumerate(zip(order, data, strict=True)):
         ax.plot(i + 1 + rng.uniform(-0.12, 0.12, d.size), d, "o", color=PALETTE[1], ms=3,
                 alpha=0.6, gid=f"points:{s}")
-        ax.text(i + 1, top + 0.05 * span, stars.get(s, ""), ha="center", fontsize=8)
+        ax.text(i + 1, top + 0.05 * span, star_text.get(s, ""), ha="center", fontsize=8)
     ax.axhline(0, color="grey", lw=0.8, ls=":")
     ax.set_title(f"{system_a} − {system_b} ({metric})")
     ax.set_xlabel("agreement bin p_d")

@@ -8,6 +8,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pandas as pd
+import pytest
 from conftest import REPO
 from conftest import shared_data as _need
 
@@ -47,11 +48,11 @@ def test_chexpert_h_needs_per_radiologist_rounding_to_match():
     # without rounding each radiologist's score first, some printed H values differ by 0.01
     root = _need("chexpert_test")
     mod = _script()
-    from labelvar.stratify import stratify
+    from labelvar.stratified import stratify
 
     data = mod.load(root)
     t = stratify({"Cardiomegaly": data["Cardiomegaly"]}, humans=mod.HUMANS, p_d_one=0.97,
-                 n_boot=0)
+                 n_boot=0).table
     h = t[(t.role == "H") & (t.stratum == "0.80") & (t.metric == "f1")].iloc[0]
     assert round(h.score, 2) == 0.72  # the paper prints 0.71 (= mean of 0.67, 0.72, 0.75)
 
@@ -68,6 +69,11 @@ def test_chexpert_all_findings_and_models():
     assert (t[t.stratum == "all"].S == 500).all()
     # every finding: bins are the 5-vote agreement levels
     assert set(t.stratum) == {"0.60", "0.80", "1.00", "all"}
+    # binary F1 (of label 1) is pinned: the one metrics definition changed macro-F1 only
+    f1 = t[(t.system == "drnet") & (t.metric == "f1")].set_index(["task", "stratum"]).score
+    assert f1["Cardiomegaly", "all"] == pytest.approx(96 / 131, abs=1e-15)
+    assert f1["Consolidation", "all"] == pytest.approx(0.32, abs=1e-15)
+    assert f1["Edema", "0.60"] == pytest.approx(0.53164556962025311, abs=1e-15)
 
 
 def test_snli_with_chaosnli_predictions_cli():
@@ -89,6 +95,11 @@ def test_snli_with_chaosnli_predictions_cli():
     assert {"0.60", "0.80", "1.00", "all"} <= strata <= {"0.60", "0.75", "0.80", "1.00", "all"}
     assert (t[t.stratum == "all"].S == 1273).all()
     assert (t.n_labels == 3).all()
+    f1 = t[t.metric == "f1"].set_index(["system", "stratum"]).score
+    assert f1["roberta", "all"] == pytest.approx(0.910198, abs=1e-6)
+    if ("roberta", "0.75") in f1.index:  # one item (4 votes, 3-1), predicted right: F1 1
+        # for its label, 0 for the two declared labels absent from the bin
+        assert f1["roberta", "0.75"] == pytest.approx(1 / 3)
     acc = t[(t.metric == "accuracy") & (t.stratum == "all")].set_index("system").score
     # the class order matters: with the wrong order these fine-tuned models score < 0.5
     assert acc["roberta"] > 0.85 and acc["bert"] > 0.85

@@ -1,4 +1,7 @@
-"""labelvar.stratify on small hand-checked data, against scipy and exact enumeration."""
+"""labelvar.stratified (stratify, its result, paper_table) on small hand-checked data.
+
+Checked against scipy, exact enumeration, the one metrics definition and its numba twin.
+"""
 
 from __future__ import annotations
 
@@ -11,17 +14,17 @@ import pytest
 from scipy import stats
 
 import labelvar
-from labelvar import analytic
-from labelvar.stratify import (
+from labelvar import _kernels, analytic
+from labelvar.stratified import (
     COLUMNS,
     ExcludedItemsWarning,
-    bin_tests,
-    paired_test,
+    StratifiedResult,
     paper_table,
     stratify,
+    stratum_order,
 )
 
-# 8 items, 5 votes each: p_d = 0.6, 0.6, 0.8, 0.8, 0.8, 1, 1, 1
+# 8 items, 5 votes each: observed agreement 0.6, 0.6, 0.8, 0.8, 0.8, 1, 1, 1
 PANEL = np.array([
     [1, 1, 1, 0, 0],   # maj 1, 0.6
     [0, 0, 0, 1, 1],   # maj 0, 0.6
@@ -54,9 +57,19 @@ def _f1(truth, pred, pos=1):
     return 0.0 if 2 * tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
 
 
+def tab(*args, **kwargs) -> pd.DataFrame:
+    """The tidy table of ``stratify(*args, **kwargs)``."""
+    return stratify(*args, **kwargs).table
+
+
 @pytest.fixture(scope="module")
-def table():
+def result():
     return stratify(PANEL, PRED, humans=["dr1", "dr2"], n_boot=300, seed=1)
+
+
+@pytest.fixture(scope="module")
+def table(result):
+    return result.table
 
 
 def test_columns_and_strata(table):
@@ -65,8 +78,8 @@ def test_columns_and_strata(table):
     s = table.drop_duplicates("stratum").set_index("stratum")
     assert s.S.tolist() == [2, 3, 3, 8]
     np.testing.assert_allclose(s.m, [0.5, 1 / 3, 2 / 3, 0.5])
-    np.testing.assert_allclose(s.p_d.iloc[:3], [0.6, 0.8, 1.0])
-    assert np.isnan(s.p_d.loc["all"])
+    np.testing.assert_allclose(s.agreement.iloc[:3], [0.6, 0.8, 1.0])
+    assert np.isnan(s.agreement.loc["all"])
     assert set(table.role) == {"system", "human", "H"}
 
 
@@ -107,9 +120,9 @@ def test_expected_per_bin_and_all(table):
 
 
 def test_p_d_one_replaces_unanimous_bins_only():
-    t = stratify(PANEL, PRED, humans=["dr1", "dr2"], n_boot=0, p_d_one=0.97)
+    t = tab(PANEL, PRED, humans=["dr1", "dr2"], n_boot=0, p_d_one=0.97)
     assert _row(t, "sys", "1.00", "accuracy").expected == pytest.approx(0.97)
-    assert _row(t, "sys", "1.00", "accuracy").p_d == 1.0  # the bin keeps its observed value
+    assert _row(t, "sys", "1.00", "accuracy").agreement == 1.0  # the bin keeps its observed value
     assert _row(t, "sys", "0.80", "accuracy").expected == pytest.approx(0.8)
     e = analytic.stratified_expectation([0.6, 0.8, 0.97], [0.5, 1 / 3, 2 / 3], [2, 3, 3])
     assert _row(t, "sys", "all", "f1").expected == pytest.approx(e.f1)
@@ -117,7 +130,7 @@ def test_p_d_one_replaces_unanimous_bins_only():
 
 
 def test_human_round():
-    t = stratify(PANEL, PRED, humans=["dr1", "dr2"], n_boot=0, human_round=1)
+    t = tab(PANEL, PRED, humans=["dr1", "dr2"], n_boot=0, human_round=1)
     hs = [round(_row(t, h, "0.80", "f1").score, 1) for h in ("dr1", "dr2")]
     assert _row(t, "H", "0.80", "f1").score == pytest.approx(np.mean(hs))
 
@@ -136,7 +149,7 @@ def test_bootstrap_f1_interval_against_independent_bootstrap():
     truth = (rng.random(200) < 0.4).astype(int)
     pred = np.where(rng.random(200) < 0.8, truth, 1 - truth)
     panel = np.column_stack([truth] * 3)
-    t = stratify(panel, {"s": pred}, metrics=["f1"], n_boot=4000, seed=3)
+    t = tab(panel, {"s": pred}, metrics=["f1"], n_boot=4000, seed=3)
     r = _row(t, "s", "all", "f1")
     # independent percentile bootstrap (python loop, other seed)
     g = np.random.default_rng(99)
@@ -169,7 +182,7 @@ def test_p_random_f1_by_enumeration():
     truth = np.array([1, 1, 0, 0, 0, 1, 0])
     panel = np.column_stack([truth] * 3)
     pred = np.array([1, 0, 0, 1, 0, 1, 0])
-    t = stratify(panel, {"s": pred}, metrics=["f1"], n_boot=0)
+    t = tab(panel, {"s": pred}, metrics=["f1"], n_boot=0)
     r = _row(t, "s", "all", "f1")
     obs = _f1(truth, pred)
     for r_pos, got in ((0.5, r.p_random), (3 / 7, r.p_random_prior)):
@@ -188,7 +201,7 @@ def test_simulated_human_matches_p_d_within_standard_errors():
     panel = np.array([[1] * k + [0] * (5 - k) for k in top])
     panel = np.array([rng.permutation(row) for row in panel])
     draws = 40
-    t = stratify(panel, None, simulated_human=draws, leave_one_out=True, metrics=["accuracy"],
+    t = tab(panel, None, simulated_human=draws, leave_one_out=True, metrics=["accuracy"],
                  n_boot=0, seed=2)
     for stratum, p, p_loo in (("0.60", 0.6, 0.3), ("0.80", 0.8, 0.8), ("1.00", 1.0, 1.0)):
         h = _row(t, "H'", stratum, "accuracy")
@@ -203,25 +216,27 @@ def test_simulated_human_matches_p_d_within_standard_errors():
 def test_ties_random_first_drop():
     panel = np.array([["a", "b", "c"], ["a", "a", "b"]] * 200, dtype=object)
     pred = {"s": ["a", "a"] * 200}
-    t = stratify(panel, pred, ties="first", metrics=["accuracy"], n_boot=0)
+    t = tab(panel, pred, tie_rule="first", metrics=["accuracy"], n_boot=0)
     assert _row(t, "s", "0.33", "accuracy").score == 1.0  # the first label, "a"
-    t = stratify(panel, pred, ties="random", metrics=["accuracy"], n_boot=0, seed=4)
+    t = tab(panel, pred, tie_rule="random", metrics=["accuracy"], n_boot=0, seed=4)
     sc = _row(t, "s", "0.33", "accuracy").score  # "a" chosen about 1/3 of the time
     assert abs(sc - 1 / 3) <= 4 * np.sqrt(2 / 9 / 200)
-    t2 = stratify(panel, pred, ties="random", metrics=["accuracy"], n_boot=0, seed=4)
+    assert sc not in (0.0, 1.0)  # really random, not the first or the last label
+    t2 = tab(panel, pred, tie_rule="random", metrics=["accuracy"], n_boot=0, seed=4)
     pd.testing.assert_frame_equal(t, t2)
     with pytest.warns(ExcludedItemsWarning, match="200 tied"):
-        t = stratify(panel, pred, ties="drop", metrics=["accuracy"], n_boot=0)
-    assert set(t.stratum) == {"0.67", "all"}
-    assert t.attrs["excluded"]["task"]["tied"] == 200
+        r = stratify(panel, pred, tie_rule="drop", metrics=["accuracy"], n_boot=0)
+    assert set(r.table.stratum) == {"0.67", "all"}
+    assert r.excluded["task"]["tied"] == 200
+    assert not r.table.attrs  # no side channel
 
 
 def test_user_bins():
-    t = stratify(PANEL, PRED, bins=[0.5, 0.7, 1.0], n_boot=0, metrics=["accuracy"])
+    t = tab(PANEL, PRED, bins=[0.5, 0.7, 1.0], n_boot=0, metrics=["accuracy"])
     s = t.drop_duplicates("stratum").set_index("stratum")
     assert s.index.tolist() == ["[0.50, 0.70)", "[0.70, 1.00]", "all"]
     assert s.S.tolist() == [2, 6, 8]
-    assert s.p_d.iloc[1] == pytest.approx(0.9)  # mean observed p_d of the bin
+    assert s.agreement.iloc[1] == pytest.approx(0.9)  # mean observed agreement of the bin
     with pytest.raises(ValueError, match="do not cover"):
         stratify(PANEL, PRED, bins=[0.7, 1.0], n_boot=0)
     with pytest.raises(ValueError, match="increasing"):
@@ -233,7 +248,7 @@ def test_multiclass_macro_f1_and_one_vs_rest():
                      dtype=object)
     maj = np.array(["e", "c", "n", "e"] * 5)
     pred = np.array(["e", "c", "e", "n"] * 5)
-    t = stratify(panel, {"m": pred}, n_boot=0)
+    t = tab(panel, {"m": pred}, n_boot=0)
     r = _row(t, "m", "all", "f1")
     macro = np.mean([_f1(maj, pred, c) for c in ("c", "e", "n")])
     assert r.score == pytest.approx(macro)
@@ -241,7 +256,7 @@ def test_multiclass_macro_f1_and_one_vs_rest():
     assert _row(t, "m", "all", "accuracy").n_labels == 3
     assert _row(t, "m", "all", "accuracy").p_random == pytest.approx(
         stats.binom.sf(round(0.5 * 20) - 1, 20, 1 / 3))
-    t = stratify(panel, {"m": pred}, positive="e", n_boot=0)
+    t = tab(panel, {"m": pred}, pos_label="e", n_boot=0)
     r = _row(t, "m", "all", "f1")
     assert r.score == pytest.approx(_f1(maj, pred, "e"))
     assert r.m == pytest.approx(0.5)
@@ -249,7 +264,7 @@ def test_multiclass_macro_f1_and_one_vs_rest():
 
 def test_ordinal_three_raters_bins():
     panel = np.array([[1, 2, 3], [4, 4, 5], [5, 5, 5], [2, 2, 1]])
-    t = stratify(panel, {"m": [2, 4, 4, 2]}, metrics=["accuracy"], n_boot=0, ties="first")
+    t = tab(panel, {"m": [2, 4, 4, 2]}, metrics=["accuracy"], n_boot=0, tie_rule="first")
     assert list(dict.fromkeys(t.stratum)) == ["0.33", "0.67", "1.00", "all"]
     assert _row(t, "m", "0.67", "accuracy").score == 1.0
     assert _row(t, "m", "0.33", "accuracy").expected == pytest.approx(1 / 3)
@@ -259,11 +274,11 @@ def test_missing_votes_and_panel_sizes():
     panel = np.array([[1, 1, None, 0], [0, 0, 0, None], [1, None, None, None],
                       [None, None, None, None], [1, 1, 0, 0]], dtype=object)
     with pytest.warns(ExcludedItemsWarning, match="1 with no votes, 1 with one vote"):
-        t = stratify(panel, {"s": [1, 0, 1, 0, 1]}, metrics=["accuracy"], n_boot=0,
-                     ties="first")
-    assert t.attrs["excluded"]["task"] == {"no_votes": 1, "one_vote": 1, "tied": 0,
-                                           "no_prediction": 0}
-    s = t.drop_duplicates("stratum").set_index("stratum")
+        r = stratify(panel, {"s": [1, 0, 1, 0, 1]}, metrics=["accuracy"], n_boot=0,
+                     tie_rule="first")
+    assert r.excluded["task"] == {"no_votes": 1, "one_vote": 1, "tied": 0,
+                                  "no_prediction": 0}
+    s = r.table.drop_duplicates("stratum").set_index("stratum")
     assert s.index.tolist() == ["0.50", "0.67", "1.00", "all"] and s.S.loc["all"] == 3
 
 
@@ -271,9 +286,11 @@ def test_missing_votes_and_panel_sizes():
     (dict(predictions={"s": [1, 0]}), r"has 2 labels but the panel has 8 items"),
     (dict(predictions={"s": [1, 0, 2, 0, 0, 1, 0, 1]}), r"labels outside the label set.*2"),
     (dict(labels=[0, 2]), r"panel of task 'task' has labels outside the label set"),
-    (dict(positive=3), r"positive 3 is not in the label set"),
+    (dict(pos_label=3), r"pos_label 3 is not in the label set"),
     (dict(humans=["drX"]), r"humans: 'drX' is not among the predictions"),
-    (dict(ties="coin"), r"ties must be one of"),
+    (dict(tie_rule="coin"), r"tie_rule must be one of"),
+    (dict(confidence_level=1.0), r"confidence_level must be in \(0, 1\)"),
+    (dict(seed=-1), r"seed must be an int in \[0, 2\*\*63 - 1\]"),
     (dict(metrics=["auc"]), r"metrics must be one of"),
     (dict(p_d_one=1.5), r"p_d_one must be in \[0, 1\]"),
     (dict(predictions={"s": [1, None, 1, 0, 0, 1, 0, 1]}), r"missing for 1 item"),
@@ -291,7 +308,7 @@ def test_bad_input_panel_shapes_and_positive():
         stratify(np.array([[1], [0]]), {"s": [1, 0]})
     with pytest.raises(ValueError, match="never occurs"):
         stratify([["a", "a"], ["b", "a"]], {"s": ["a", "a"]}, labels=["a", "b", "z"],
-                 positive="z")
+                 pos_label="z")
     with pytest.raises(ValueError, match="say which is the positive class"):
         stratify([["yes", "no"], ["no", "no"]], {"s": ["no", "no"]})
     with pytest.raises(ValueError, match="no item left"):
@@ -301,31 +318,47 @@ def test_bad_input_panel_shapes_and_positive():
 def test_missing_drop_counts():
     pred = dict(PRED, sys=[1, None, 1, 0, 1, 1, 0, 0])
     with pytest.warns(ExcludedItemsWarning, match="1 without a prediction"):
-        t = stratify(PANEL, pred, missing="drop", n_boot=0)
-    assert _row(t, "dr1", "all", "accuracy").S == 7
+        r = stratify(PANEL, pred, missing="drop", n_boot=0)
+    assert _row(r.table, "dr1", "all", "accuracy").S == 7
+    assert r.excluded["task"]["no_prediction"] == 1
+
+
+def test_missing_drop_applies_to_every_task():
+    # regression: a reused variable turned missing="drop" into "error" after the first task
+    lacking = dict(PRED, sys=[1, None, 1, 0, 1, 1, 0, 0])
+    data = {"A": (PANEL, PRED), "B": (PANEL, lacking)}
+    with pytest.warns(ExcludedItemsWarning, match="B: 0 with no votes, 0 with one vote, "
+                                                  "1 without a prediction"):
+        r = stratify(data, humans=["dr1"], missing="drop", n_boot=0)
+    assert r.excluded["A"]["no_prediction"] == 0 and r.excluded["B"]["no_prediction"] == 1
+    s = r.table[r.table.stratum == "all"].groupby("task").S.first()
+    assert s.to_dict() == {"A": 8, "B": 7}
+    with pytest.raises(ValueError, match=r"predictions\['sys'\] \(task 'B'\) is missing"):
+        stratify(data, humans=["dr1"], n_boot=0)
 
 
 def test_binary_string_labels_with_positive_given_as_text():
     panel = [["pos", "pos", "neg"], ["neg", "neg", "neg"], ["pos", "pos", "pos"]]
-    t = stratify(panel, {"s": ["pos", "neg", "neg"]}, positive="pos", n_boot=0)
+    t = tab(panel, {"s": ["pos", "neg", "neg"]}, pos_label="pos", n_boot=0)
     assert _row(t, "s", "all", "f1").score == pytest.approx(2 / 3)
-    t = stratify(PANEL, PRED, positive="1", n_boot=0)  # the CLI passes text
+    t = tab(PANEL, PRED, pos_label="1", n_boot=0)  # the CLI passes text
     assert _row(t, "sys", "all", "f1").m == 0.5
 
 
 def test_dataframe_inputs_and_seed_reproducible():
     panel = pd.DataFrame(PANEL, columns=list("abcde"))
     preds = pd.DataFrame(PRED)
-    t1 = stratify(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=7)
-    t2 = stratify(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=7)
+    t1 = tab(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=7)
+    t2 = tab(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=7)
     pd.testing.assert_frame_equal(t1, t2)
-    t3 = stratify(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=8)
+    t3 = tab(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=8)
     assert not t1.equals(t3)
 
 
-def test_multi_task_mapping_and_callable_module():
+def test_multi_task_mapping_and_package_attribute():
     data = {"A": (PANEL, PRED), "B": (PANEL[::-1], {k: v[::-1] for k, v in PRED.items()})}
-    t = labelvar.stratify(data, humans=["dr1", "dr2"], n_boot=0)
+    assert labelvar.stratify is stratify
+    t = labelvar.stratify(data, humans=["dr1", "dr2"], n_boot=0).table
     assert list(dict.fromkeys(t.task)) == ["A", "B"]
     a, b = t[t.task == "A"].reset_index(drop=True), t[t.task == "B"].reset_index(drop=True)
     np.testing.assert_allclose(a.score, b.score)
@@ -333,54 +366,14 @@ def test_multi_task_mapping_and_callable_module():
         stratify(data, PRED)
 
 
-def test_bin_tests_against_scipy_and_formula():
-    rng = np.random.default_rng(0)
-    rows = []
-    for task in range(6):
-        for sysname in ("x", "y"):
-            for stratum, mu, sd in (("0.60", 0.0, 0.02), ("1.00", 0.2, 0.1)):
-                rows.append(dict(task=str(task), system=sysname, role="system", metric="f1",
-                                 stratum=stratum, delta_human=rng.normal(mu, sd)))
-    t = pd.DataFrame(rows)
-    r = bin_tests(t).iloc[0]
-    a = t[t.stratum == "0.60"].delta_human.to_numpy()
-    b = t[t.stratum == "1.00"].delta_human.to_numpy()
-    welch = (a.mean() - b.mean()) / np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
-    assert r.welch_t == pytest.approx(welch)
-    assert r.welch_p == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue)
-    lev = stats.levene(a, b, center="trimmed", proportiontocut=0.1)
-    assert r.levene_p == pytest.approx(lev.pvalue)
-    assert r.welch_stars == "****" and r.n_a == 12
-
-
-def test_paired_test_against_scipy():
-    rows = []
-    rng = np.random.default_rng(1)
-    for task in "abcde":
-        for stratum in ("0.60", "1.00", "all"):
-            base = rng.random()
-            rows.append(dict(task=task, stratum=stratum, metric="f1", system="x", score=base))
-            rows.append(dict(task=task, stratum=stratum, metric="f1", system="y",
-                             score=base - 0.05 + rng.normal(0, 0.02)))
-    t = pd.DataFrame(rows)
-    r = paired_test(t, "x", "y").set_index("stratum")
-    assert r.index.tolist() == ["0.60", "1.00", "all", "pooled"]
-    x = t[(t.system == "x") & (t.stratum != "all")].sort_values(["task", "stratum"]).score
-    y = t[(t.system == "y") & (t.stratum != "all")].sort_values(["task", "stratum"]).score
-    assert r.loc["pooled", "p"] == pytest.approx(stats.ttest_rel(x, y).pvalue)
-    assert r.loc["pooled", "n"] == 10
-    with pytest.raises(ValueError, match="system 'z' not in the table"):
-        paired_test(t, "x", "z")
-
-
 def test_paper_table_layout(table):
     p = paper_table(table, "sys")
-    assert p.columns.tolist()[:5] == ["task", "p_d", "S", "m", "f1 AI"]
+    assert p.columns.tolist()[:5] == ["task", "agreement", "S", "m", "f1 AI"]
     assert "f1 Δ(H−AI)" in p.columns and "accuracy Δ(E−AI)" in p.columns
-    row = p[p.p_d == "0.80"].iloc[0]
+    row = p[p.agreement == "0.80"].iloc[0]
     h = _row(table, "H", "0.80", "f1")
     assert row["f1 H"] == f"{h.score:.2f}±{h.sd:.2f}"
-    assert p.p_d.tolist() == ["0.60", "0.80", "1.00", "All"]
+    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "All"]
 
 
 def test_no_warnings_on_clean_input():
@@ -390,13 +383,13 @@ def test_no_warnings_on_clean_input():
 
 
 def test_numeric_text_labels_are_one_label():
-    t = stratify([["1", "1", "0"], [0, 0, "0"]], {"s": [1.0, "0"]}, labels=["0", "1"], n_boot=0)
+    t = tab([["1", "1", "0"], [0, 0, "0"]], {"s": [1.0, "0"]}, labels=["0", "1"], n_boot=0)
     assert _row(t, "s", "all", "accuracy").score == 1.0
 
 
 def test_one_vs_rest_multiclass_has_no_closed_form_expectation():
     panel = np.array([["e", "e", "n"], ["c", "c", "c"], ["n", "n", "e"]] * 4, dtype=object)
-    t = stratify(panel, {"m": ["e", "c", "e"] * 4}, positive="e", n_boot=0)
+    t = tab(panel, {"m": ["e", "c", "e"] * 4}, pos_label="e", n_boot=0)
     r = _row(t, "m", "all", "f1")
     assert np.isnan(r.expected)
     # random labeller saying "e" with probability 1/3, by enumeration over 12 items
@@ -414,8 +407,8 @@ def test_one_vs_rest_multiclass_has_no_closed_form_expectation():
 def test_dataframe_predictions_aligned_by_item_id():
     panel = pd.DataFrame(PANEL, index=[f"i{k}" for k in range(8)])
     preds = pd.DataFrame(PRED, index=panel.index)
-    t1 = stratify(panel, preds, n_boot=0)
-    t2 = stratify(panel, preds.iloc[::-1], n_boot=0)
+    t1 = tab(panel, preds, n_boot=0)
+    t2 = tab(panel, preds.iloc[::-1], n_boot=0)
     pd.testing.assert_frame_equal(t1, t2)
     bad = preds.set_axis([f"j{k}" for k in range(8)])
     with pytest.raises(ValueError, match="index does not match the panel's item ids"):
@@ -428,7 +421,7 @@ def test_bootstrap_over_raters_against_independent_loop():
     truth = (rng.random(n) < 0.5).astype(int)
     panel = np.where(rng.random((n, 5)) < 0.7, truth[:, None], 1 - truth[:, None])
     pred = np.where(rng.random(n) < 0.8, truth, 1 - truth)
-    t = stratify(panel, {"s": pred}, metrics=["accuracy"], n_boot=4000, boot_raters=True,
+    t = tab(panel, {"s": pred}, metrics=["accuracy"], n_boot=4000, boot_raters=True,
                  seed=5)
     r = _row(t, "s", "all", "accuracy")
     # independent implementation: resample items, redraw each item's 5 votes, majority
@@ -448,18 +441,147 @@ def test_bootstrap_over_raters_on_unanimous_panel_is_the_item_bootstrap():
     truth = np.array([1, 0] * 30)
     panel = np.column_stack([truth] * 3)
     pred = np.where(np.arange(60) % 4 == 0, 1 - truth, truth)  # 45/60 correct
-    t = stratify(panel, {"s": pred}, metrics=["f1"], n_boot=4000, boot_raters=True, seed=2)
-    u = stratify(panel, {"s": pred}, metrics=["f1"], n_boot=4000, seed=2)
+    t = tab(panel, {"s": pred}, metrics=["f1"], n_boot=4000, boot_raters=True, seed=2)
+    u = tab(panel, {"s": pred}, metrics=["f1"], n_boot=4000, seed=2)
     a, b = _row(t, "s", "all", "f1"), _row(u, "s", "all", "f1")
     assert a.ci_low == pytest.approx(b.ci_low, abs=0.02)
     assert a.ci_high == pytest.approx(b.ci_high, abs=0.02)
 
 
 def test_prior_matched_tail_equals_poisson_binomial():
-    from labelvar.stratify import _prior_matched_sf
+    from labelvar.stratified import _prior_matched_sf
 
     counts = np.array([37, 5, 58])
     probs = np.repeat(counts / counts.sum(), counts)
     for k in (0, 30, 45, 60, 100):
         assert _prior_matched_sf(counts, k) == pytest.approx(
             float(analytic.prob_correct_at_least_heterogeneous(probs, k)), rel=1e-9, abs=1e-300)
+
+
+# --------------------------------------------------------------------------- result object
+def test_result_object(result, table):
+    assert isinstance(result, StratifiedResult)
+    assert result.tasks == ["task"] and result.systems == ["sys"]
+    assert result.humans == ["dr1", "dr2"] and result.metrics == ["accuracy", "f1"]
+    assert result.seed == 1
+    assert result.excluded == {"task": {"no_votes": 0, "one_vote": 0, "tied": 0,
+                                        "no_prediction": 0}}
+    assert not table.attrs
+    with pytest.raises(AttributeError):
+        result.seed = 2  # frozen
+    # paper_table: method, function on the result, function on the table: one layout
+    pd.testing.assert_frame_equal(result.paper_table("sys"), paper_table(table, "sys"))
+    pd.testing.assert_frame_equal(paper_table(result, "sys", digits=3),
+                                  paper_table(table, "sys", digits=3))
+    with pytest.raises(TypeError, match="StratifiedResult or its table"):
+        paper_table([1, 2], "sys")
+
+
+# --------------------------------------------------------------------------- one metrics definition
+def _from_confusion(conf):
+    """Truth and prediction codes with confusion matrix ``conf[truth, pred]``."""
+    pairs = [(a, b) for a in range(conf.shape[0]) for b in range(conf.shape[1])
+             for _ in range(conf[a, b])]
+    truth, pred = (np.array(x) for x in zip(*pairs, strict=True))
+    return truth, pred
+
+
+@pytest.mark.parametrize("conf", [
+    np.array([[5, 1, 0], [2, 6, 0], [0, 0, 0]]),   # label 2 declared, never used
+    np.array([[5, 1, 0], [2, 6, 2], [0, 0, 0]]),   # label 2 predicted, never true
+    np.array([[4, 1, 1, 0], [0, 3, 0, 2], [1, 0, 5, 0], [0, 0, 0, 0]]),
+])
+def test_macro_f1_equals_the_engines_on_the_same_confusion_matrix(conf):
+    """stratify and the engine's kernel (labelvar._kernels.metrics_into) agree."""
+    n_labels = conf.shape[0]
+    truth, pred = _from_confusion(conf)
+    panel = np.column_stack([truth] * 3)  # unanimous: the majority is ``truth``
+    t = tab(panel, {"s": pred}, labels=list(range(n_labels)), n_boot=0)
+    res = np.zeros(_kernels.N_FIELDS)
+    _kernels.metrics_into(conf.astype(np.int64), 0.0, res)
+    fields = list(_kernels.FIELDS)
+    r = _row(t, "s", "all", "f1")
+    assert r.score == pytest.approx(res[fields.index("f1")], rel=1e-12)
+    assert _row(t, "s", "all", "accuracy").score == pytest.approx(res[fields.index("accuracy")])
+    # the declared label set counts: an unused label scores 0, it is not left out
+    per_label = [_f1(truth, pred, c) for c in range(n_labels)]
+    assert r.score == pytest.approx(np.mean(per_label))
+    if not conf[:, -1].any() and not conf[-1].any():
+        assert r.score == pytest.approx(np.mean(per_label[:-1]) * (n_labels - 1) / n_labels)
+
+
+def test_binary_f1_equals_the_engines_on_the_same_confusion_matrix():
+    conf = np.array([[50, 10], [5, 35]])
+    truth, pred = _from_confusion(conf)
+    t = tab(np.column_stack([truth] * 3), {"s": pred}, metrics=["f1"], n_boot=0)
+    res = np.zeros(_kernels.N_FIELDS)
+    _kernels.metrics_into(conf.astype(np.int64), 0.0, res)
+    assert _row(t, "s", "all", "f1").score == pytest.approx(res[list(_kernels.FIELDS).index("f1")])
+    assert _row(t, "s", "all", "f1").score == pytest.approx(70 / 85)
+
+
+def test_macro_f1_per_bin_counts_labels_absent_from_the_bin():
+    # bin 1.00 holds only label "c", all right: F1 1 for "c", 0 (0/0) for "e" and "n"
+    panel = np.array([["c", "c", "c"], ["e", "e", "n"], ["n", "n", "e"]] * 3, dtype=object)
+    pred = np.array(["c", "e", "n"] * 3)
+    t = tab(panel, {"m": pred}, metrics=["f1"], n_boot=0)
+    assert _row(t, "m", "1.00", "f1").score == pytest.approx(1 / 3)
+    assert _row(t, "m", "0.67", "f1").score == pytest.approx(2 / 3)
+    assert _row(t, "m", "all", "f1").score == pytest.approx(1.0)
+
+
+def test_bootstrap_f1_interval_uses_the_declared_labels():
+    # every resample has F1 1/3 over 3 declared labels (only "c" occurs, predicted right)
+    panel = np.array([["c"] * 3] * 20, dtype=object)
+    t = tab(panel, {"m": ["c"] * 20}, labels=["c", "e", "n"], metrics=["f1"], n_boot=50)
+    r = _row(t, "m", "all", "f1")
+    assert r.score == r.ci_low == r.ci_high == pytest.approx(1 / 3)
+
+
+# --------------------------------------------------------------------------- seeds
+RANDOM_PARTS = dict(humans=["dr1"], n_boot=200, simulated_human=3, leave_one_out=True)
+
+
+def test_seed_none_is_drawn_recorded_and_repeatable():
+    r = stratify(PANEL, PRED, seed=None, **RANDOM_PARTS)
+    assert isinstance(r.seed, int) and 0 <= r.seed <= 2**63 - 1
+    again = stratify(PANEL, PRED, seed=r.seed, **RANDOM_PARTS)
+    pd.testing.assert_frame_equal(r.table, again.table)
+
+
+def test_large_seeds_are_exact():
+    big = [stratify(PANEL, PRED, seed=s, **RANDOM_PARTS) for s in (2**53, 2**53 + 1, 2**63 - 1)]
+    assert [r.seed for r in big] == [2**53, 2**53 + 1, 2**63 - 1]
+    assert not big[0].table.equals(big[1].table)  # through a float they would collide
+    g = stratify(PANEL, PRED, seed=np.random.default_rng(3), **RANDOM_PARTS)
+    assert g.seed == stratify(PANEL, PRED, seed=np.random.default_rng(3), **RANDOM_PARTS).seed
+
+
+def test_a_task_gets_the_same_numbers_alone_or_with_others():
+    ties = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 1, 1, 0]] * 5)  # 2-2 ties: random majority
+    other = (ties, {"sys": [1, 0, 1] * 5, "dr1": [0, 0, 1] * 5})
+    kw = dict(RANDOM_PARTS, seed=11)
+    alone = stratify({"B": (PANEL, PRED)}, **kw).table
+    both = stratify({"A": other, "B": (PANEL, PRED)}, **kw).table
+    pd.testing.assert_frame_equal(alone, both[both.task == "B"].reset_index(drop=True))
+    # and a rater's interval does not depend on the other raters evaluated
+    fewer = stratify({"B": (PANEL, {"sys": PRED["sys"], "dr1": PRED["dr1"]})}, **kw).table
+    for stratum in ("0.60", "all"):
+        a, b = _row(alone, "sys", stratum, "f1"), _row(fewer, "sys", stratum, "f1")
+        assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
+
+
+# --------------------------------------------------------------------------- strata order
+def test_stratum_order_is_numeric():
+    assert stratum_order(["all", "1.00", "0.60", "0.33", "0.60"]) == ["0.33", "0.60", "1.00", "all"]
+    assert stratum_order(["pooled", "[0.70, 1.00]", "all", "[0.05, 0.70)"]) == [
+        "[0.05, 0.70)", "[0.70, 1.00]", "all", "pooled"]
+    # as text "1.0" < "10" < "9"; as numbers 1 < 9 < 10 (e.g. bins labelled in percent)
+    assert stratum_order(["10", "9", "1.0"]) == ["1.0", "9", "10"]
+
+
+def test_paper_table_orders_bins_numerically_per_task(table):
+    shuffled = table.sample(frac=1.0, random_state=0)
+    p = paper_table(shuffled, "sys")
+    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "All"]
+    pd.testing.assert_frame_equal(p, paper_table(table, "sys"))

@@ -1,17 +1,21 @@
 r"""Agreement-stratified evaluation of real results (the paper's Tables 3-6).
 
-:func:`stratify` bins the items by the observed agreement of the ground-truth
-panel, :math:`p_d = \text{(votes for the majority label)} / K`, and reports per
-bin the sample size ``S``, the positive ratio ``m``, each system's score, the
-independent human group ``H`` (mean and sd over humans), the expected score
-``E`` of a :math:`p_d`-following labeller (:mod:`labelvar.analytic`) and the
-gaps :math:`\Delta_{H-X}`, :math:`\Delta_{E-X}`, plus a Wilson or bootstrap
-interval and the probability that a random labeller scores at least as well.
+:func:`stratify` bins the items by the *observed agreement* of the ground-truth
+panel, ``agreement = (votes for the majority label) / K``, and reports per bin
+(``stratum``) the sample size ``S``, the positive ratio ``m``, each system's score,
+the independent human group ``H`` (mean and sd over humans), the expected score
+``E`` of a labeller following the coin model at :math:`p_d` = the bin's agreement
+(:mod:`labelvar.analytic`) and the gaps :math:`\Delta_{H-X}`, :math:`\Delta_{E-X}`,
+plus a Wilson or bootstrap interval and the probability that a random labeller
+scores at least as well. It returns a :class:`StratifiedResult`;
+:func:`paper_table` lays its tidy table out as the paper's Table 3. The tests
+between bins and between systems (Figures 3 and 4) are in
+:mod:`labelvar.inference`.
 
-:func:`bin_tests` compares the distribution of a gap (over systems and tasks)
-between two bins (Welch's t-test and Levene's test, Figure 3) and
-:func:`paired_test` compares two systems across tasks x bins (Figure 4).
-:func:`paper_table` lays the tidy result out as the paper's Table 3.
+Every score is computed by :mod:`labelvar._metrics` (one confusion matrix over the
+task's declared label set; macro-F1 averages over all its L labels, 0/0 = 0), and
+every random draw comes from :func:`labelvar._seeding.generator` with a stream per
+(purpose, task, ...), so a task gets the same numbers alone or with other tasks.
 
 Simulated humans
 ----------------
@@ -19,7 +23,7 @@ Without independent humans, ``simulated_human=D`` adds the paper's H' (Table 4):
 for every item one of the panel's own votes is picked at random and compared
 with the panel's majority; D draws, averaged (``sd`` over draws). Because the
 picked vote is part of the majority it is compared with, H' matches E by
-construction (expected accuracy exactly :math:`p_d`). ``leave_one_out=True``
+construction (expected accuracy exactly the bin's agreement). ``leave_one_out=True``
 adds ``H'-loo``: the picked vote is removed and compared with the majority of
 the *remaining* K-1 votes, i.e. a rater scored against a panel it is not part
 of. That is what an independent rater drawn from the same population would
@@ -30,6 +34,7 @@ majority against it: expected accuracy 0.3, not 0.6).
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,31 +42,134 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from labelvar import _metrics, _seeding
 from labelvar import _validate as v
-from labelvar._callable import make_module_callable
 
 __all__ = [
+    "COLUMNS",
     "ExcludedItemsWarning",
-    "bin_tests",
-    "paired_test",
+    "StratifiedResult",
     "paper_table",
     "stratify",
+    "stratum_order",
 ]
 
-#: columns of the tidy table returned by :func:`stratify`, in order
+#: columns of the tidy table of :func:`stratify`, in order
 COLUMNS = (
-    "task", "system", "role", "stratum", "p_d", "S", "m", "n_labels", "metric", "score", "sd",
-    "ci_low", "ci_high", "expected", "delta_expected", "delta_human", "p_random",
+    "task", "system", "role", "stratum", "agreement", "S", "m", "n_labels", "metric", "score",
+    "sd", "ci_low", "ci_high", "expected", "delta_expected", "delta_human", "p_random",
     "p_random_prior",
 )
 
-_METRICS = ("accuracy", "f1")
-_TIES = ("random", "first", "drop")
+#: metrics :func:`stratify` reports
+METRICS = ("accuracy", "f1")
+#: tie rules of :func:`stratify`
+TIE_RULES = ("random", "first", "drop")
 _MISSING_STR = {"", "nan", "none", "null", "na", "n/a"}
 
 
 class ExcludedItemsWarning(UserWarning):
-    """Items were excluded (fewer than 2 panel votes, ties with ``ties='drop'``, no prediction)."""
+    """Items were excluded (< 2 panel votes, ties with ``tie_rule='drop'``, no prediction)."""
+
+
+# --------------------------------------------------------------------------- result
+def _as_table(result) -> pd.DataFrame:
+    """The tidy table of a :class:`StratifiedResult` (or the DataFrame itself)."""
+    table = getattr(result, "table", result)
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError("expected a StratifiedResult or its table (a DataFrame), got "
+                        f"{type(result).__name__}")
+    return table
+
+
+_BIN = re.compile(r"^\s*[\[(]\s*([-+0-9.eE]+)\s*,")
+
+
+def _stratum_key(stratum) -> tuple:
+    """Sort key of a stratum label: bins by agreement, then ``all``, then ``pooled``."""
+    text = str(stratum)
+    if text == "all":
+        return (1, 0.0)
+    if text == "pooled":
+        return (2, 0.0)
+    m = _BIN.match(text)
+    try:
+        return (0, float(m.group(1) if m else text))
+    except ValueError:
+        return (3, 0.0)  # unknown labels last, in their given order (the sort is stable)
+
+
+def stratum_order(strata) -> list:
+    """Distinct stratum labels in agreement order (numeric), then ``all`` and ``pooled``.
+
+    Bins are ordered by their value (``"0.60"``) or lower edge (``"[0.50, 0.70)"``),
+    never as text, so several tasks with different bins interleave correctly.
+
+    Examples
+    --------
+    >>> stratum_order(["1.00", "all", "0.60", "[0.05, 0.50)", "0.60", "0.8"])
+    ['[0.05, 0.50)', '0.60', '0.8', '1.00', 'all']
+    """
+    return sorted(dict.fromkeys(strata), key=_stratum_key)
+
+
+@dataclass(frozen=True, eq=False)
+class StratifiedResult:
+    """What :func:`stratify` returns.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        The tidy table: one row per task x rater x stratum x metric, columns
+        :data:`COLUMNS` (see :func:`stratify`).
+    excluded : dict of str to dict of str to int
+        Per task, the items left out: ``no_votes``, ``one_vote``, ``tied`` (with
+        ``tie_rule="drop"``) and ``no_prediction`` (with ``missing="drop"``).
+    seed : int
+        The seed actually used (a drawn one when ``seed=None``); passing it again
+        repeats the run.
+
+    Examples
+    --------
+    >>> r = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1]], {"ai": [1, 0, 0]}, n_boot=0)
+    >>> r
+    StratifiedResult(tasks=['task'], systems=['ai'], metrics=['accuracy', 'f1'], rows=6, seed=0)
+    >>> r.excluded
+    {'task': {'no_votes': 0, 'one_vote': 0, 'tied': 0, 'no_prediction': 0}}
+    """
+
+    table: pd.DataFrame
+    excluded: dict
+    seed: int
+
+    @property
+    def tasks(self) -> list[str]:
+        """Task names, in table order."""
+        return list(dict.fromkeys(self.table["task"]))
+
+    @property
+    def systems(self) -> list[str]:
+        """Evaluated systems (``role == "system"``), in table order."""
+        return list(dict.fromkeys(self.table.loc[self.table["role"] == "system", "system"]))
+
+    @property
+    def humans(self) -> list[str]:
+        """The independent humans (``role == "human"``) forming H, in table order."""
+        return list(dict.fromkeys(self.table.loc[self.table["role"] == "human", "system"]))
+
+    @property
+    def metrics(self) -> list[str]:
+        """Metrics reported, in table order."""
+        return list(dict.fromkeys(self.table["metric"]))
+
+    def paper_table(self, system: str | None = None, metrics: Sequence[str] | None = None,
+                    digits: int = 2) -> pd.DataFrame:
+        """The paper's Table 3 layout of :attr:`table` (see :func:`paper_table`)."""
+        return paper_table(self.table, system, metrics=metrics, digits=digits)
+
+    def __repr__(self) -> str:
+        return (f"StratifiedResult(tasks={self.tasks!r}, systems={self.systems!r}, "
+                f"metrics={self.metrics!r}, rows={len(self.table)}, seed={self.seed})")
 
 
 # --------------------------------------------------------------------------- label handling
@@ -118,9 +226,9 @@ class _Task:
     counts: np.ndarray       # items x L
     k: np.ndarray            # votes per item
     majority: np.ndarray     # code per item
-    p_d: np.ndarray
+    agreement: np.ndarray    # observed agreement per item: top count / K
     preds: dict              # name -> codes per item (kept items)
-    positive: int | None     # code of the positive label (binary F1), None -> macro-F1
+    pos_label: int | None    # code of the positive label (binary F1), None -> macro-F1
     excluded: dict
 
 
@@ -154,7 +262,7 @@ def _as_predictions(predictions, n_items: int) -> dict:
     return out
 
 
-def _prepare(task: str, panel, predictions, *, labels, positive, ties, missing,
+def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, missing,
              rng) -> _Task:
     pdf = _as_panel(panel)
     n_items, n_cols = pdf.shape
@@ -162,7 +270,7 @@ def _prepare(task: str, panel, predictions, *, labels, positive, ties, missing,
         raise ValueError(f"panel of task {task!r} has no items")
     if n_cols < 2:
         raise ValueError(f"panel of task {task!r} must have at least 2 annotators "
-                         f"(p_d is undefined for a single vote), got {n_cols} column")
+                         f"(agreement is undefined for a single vote), got {n_cols} column")
     if isinstance(predictions, pd.DataFrame) and isinstance(panel, pd.DataFrame) \
             and not predictions.index.equals(pdf.index):
         if len(predictions.index) == n_items and set(predictions.index) == set(pdf.index):
@@ -215,8 +323,8 @@ def _prepare(task: str, panel, predictions, *, labels, positive, ties, missing,
 
     # positive label
     pos_code = None
-    if positive is not None:
-        p = _match_label(positive, lab, "positive")
+    if pos_label is not None:
+        p = _match_label(pos_label, lab, "pos_label")
         pos_code = index[p]
         used = (counts[:, pos_code].sum() > 0) or any((c == pos_code).any()
                                                       for c in pcodes.values())
@@ -228,7 +336,7 @@ def _prepare(task: str, panel, predictions, *, labels, positive, ties, missing,
             pos_code = 1
         else:
             raise ValueError(f"task {task!r} is binary with labels {lab!r}: say which is the "
-                             "positive class (positive=..., --positive)")
+                             "positive class (pos_label=..., --positive)")
 
     # majority with ties
     top = counts.max(axis=1)
@@ -236,14 +344,14 @@ def _prepare(task: str, panel, predictions, *, labels, positive, ties, missing,
     n_top = is_top.sum(axis=1)
     tied = (n_top > 1) & (k > 0)
     majority = np.argmax(is_top, axis=1)  # first (label order) among the tied
-    if ties == "random" and tied.any():
+    if tie_rule == "random" and tied.any():
         u = rng.random(n_items)
         pick = np.floor(u * n_top).astype(np.int64)
         cum = np.cumsum(is_top, axis=1)
         majority = np.where(tied, np.argmax(cum > pick[:, None], axis=1), majority)
     keep = k >= 2
     excluded = {"no_votes": int((k == 0).sum()), "one_vote": int((k == 1).sum()), "tied": 0}
-    if ties == "drop":
+    if tie_rule == "drop":
         excluded["tied"] = int((tied & keep).sum())
         keep &= ~tied
     excluded["no_prediction"] = 0
@@ -262,62 +370,42 @@ def _prepare(task: str, panel, predictions, *, labels, positive, ties, missing,
         raise ValueError(f"task {task!r}: no item left to evaluate (excluded: {excluded})")
     return _Task(
         name=task, labels=lab, codes=codes[keep], counts=counts[keep], k=k[keep],
-        majority=majority[keep], p_d=top[keep] / k[keep],
-        preds={n: c[keep] for n, c in pcodes.items()}, positive=pos_code, excluded=excluded,
+        majority=majority[keep], agreement=top[keep] / k[keep],
+        preds={n: c[keep] for n, c in pcodes.items()}, pos_label=pos_code, excluded=excluded,
     )
 
 
 # --------------------------------------------------------------------------- scores
-def _f1_counts(truth_pos: np.ndarray, pred_pos: np.ndarray, axis=-1):
-    tp = np.sum(truth_pos & pred_pos, axis=axis)
-    fp = np.sum(~truth_pos & pred_pos, axis=axis)
-    fn = np.sum(truth_pos & ~pred_pos, axis=axis)
-    return tp, fp, fn
+def _score(metric: str, truth, pred, t: _Task):
+    """``metric`` of label codes (shape (..., n)) over the task's declared label set."""
+    return _metrics.score(metric, truth, pred, len(t.labels), pos_label=t.pos_label)
 
 
-def _f1(truth: np.ndarray, pred: np.ndarray, positive: int | None, n_labels: int, axis=-1):
-    """Binary F1 of ``positive`` (0 when 0/0) or macro-F1 over the labels present."""
-    if positive is not None:
-        tp, fp, fn = _f1_counts(truth == positive, pred == positive, axis)
-        den = 2 * tp + fp + fn
-        return np.where(den > 0, 2 * tp / np.maximum(den, 1), 0.0)
-    scores, present = [], []
-    for c in range(n_labels):
-        tp, fp, fn = _f1_counts(truth == c, pred == c, axis)
-        den = 2 * tp + fp + fn
-        scores.append(np.where(den > 0, 2 * tp / np.maximum(den, 1), 0.0))
-        present.append(den > 0)
-    s, p = np.stack(scores), np.stack(present)
-    return np.sum(s * p, axis=0) / np.maximum(np.sum(p, axis=0), 1)
+def _percentiles(values: np.ndarray, confidence_level: float) -> tuple[float, float]:
+    lo_q, hi_q = (1 - confidence_level) / 2, (1 + confidence_level) / 2
+    return float(np.quantile(values, lo_q)), float(np.quantile(values, hi_q))
 
 
-def _score(metric: str, truth, pred, positive, n_labels):
-    if metric == "accuracy":
-        return float(np.mean(truth == pred))
-    return float(_f1(truth, pred, positive, n_labels))
-
-
-def _bootstrap_f1(truth, pred, positive, n_labels, n_boot, confidence, rng):
-    """Percentile bootstrap over items for F1 (seeded numpy resampling)."""
+def _bootstrap_items(t: _Task, truth, pred, metric, n_boot, confidence_level, rng):
+    """Percentile bootstrap over items (seeded numpy resampling)."""
     n = truth.size
     if n_boot <= 0:
         return np.nan, np.nan
-    lo_q, hi_q = (1 - confidence) / 2, (1 + confidence) / 2
     vals = np.empty(n_boot)
     chunk = max(1, 2_000_000 // max(n, 1))
     for start in range(0, n_boot, chunk):
         stop = min(n_boot, start + chunk)
         idx = rng.integers(0, n, size=(stop - start, n))
-        vals[start:stop] = _f1(truth[idx], pred[idx], positive, n_labels, axis=-1)
-    return float(np.quantile(vals, lo_q)), float(np.quantile(vals, hi_q))
+        vals[start:stop] = _score(metric, truth[idx], pred[idx], t)
+    return _percentiles(vals, confidence_level)
 
 
-def _bootstrap_panel(t: _Task, idx, pred, metric, n_boot, confidence, rng, ties):
+def _bootstrap_panel(t: _Task, idx, pred, metric, n_boot, confidence_level, rng, tie_rule):
     """Percentile bootstrap over items *and* over each item's panel votes.
 
     A replicate resamples the bin's items and, for every drawn item, redraws its K
     votes with replacement from its own votes, recomputes the majority (ties at
-    random, or the first label with ``ties="first"``) and scores ``pred`` against it.
+    random, or the first label with ``tie_rule="first"``) and scores ``pred`` against it.
     """
     if n_boot <= 0:
         return np.nan, np.nan
@@ -338,23 +426,18 @@ def _bootstrap_panel(t: _Task, idx, pred, metric, n_boot, confidence, rng, ties)
         votes = np.take_along_axis(compact[items], j, axis=2)
         valid = np.arange(kmax) < ki[..., None]
         counts = ((votes[..., None] == labels) & valid[..., None]).sum(axis=2)
-        if ties == "first":
+        if tie_rule == "first":
             maj = counts.argmax(axis=-1)
         else:  # uniform noise < 1 only reorders equal (integer) counts
             maj = (counts + 0.5 * rng.random(counts.shape)).argmax(axis=-1)
-        p = pred[items]
-        if metric == "accuracy":
-            vals[start:start + b] = np.mean(maj == p, axis=1)
-        else:
-            vals[start:start + b] = _f1(maj, p, t.positive, L, axis=-1)
-    lo_q, hi_q = (1 - confidence) / 2, (1 + confidence) / 2
-    return float(np.quantile(vals, lo_q)), float(np.quantile(vals, hi_q))
+        vals[start:start + b] = _score(metric, maj, pred[items], t)
+    return _percentiles(vals, confidence_level)
 
 
-def _wilson(k: int, n: int, confidence: float):
+def _wilson(k: int, n: int, confidence_level: float):
     from scipy import stats
 
-    ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence,
+    ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence_level,
                                                        method="wilson")
     return float(ci.low), float(ci.high)
 
@@ -391,7 +474,7 @@ def _support(n: int, r: float) -> int:
     return min(n + 1, int(2 * (9 * np.sqrt(n * r * (1 - r)) + 10)))
 
 
-def _p_random(metric, score, truth, positive, n_labels, exact_limit):
+def _p_random(metric, score, truth, pos_label, n_labels, exact_limit):
     """P(random labeller >= score): (1/L coin, prior-matched) on these items."""
     from labelvar import analytic
 
@@ -403,9 +486,9 @@ def _p_random(metric, score, truth, positive, n_labels, exact_limit):
         p1 = float(analytic.prob_random_accuracy_at_least(n_labels, n, k / n))
         p2 = _prior_matched_sf(np.bincount(truth, minlength=n_labels), k)
         return p1, p2
-    if positive is None:
+    if pos_label is None:
         return np.nan, np.nan  # no closed form for macro-F1 of a random labeller
-    n_pos = int((truth == positive).sum())
+    n_pos = int((truth == pos_label).sum())
     n_neg = n - n_pos
     out = []
     for r in (1.0 / n_labels, n_pos / n):
@@ -418,7 +501,7 @@ def _p_random(metric, score, truth, positive, n_labels, exact_limit):
 
 
 # --------------------------------------------------------------------------- simulated humans
-def _simulated(t: _Task, n_draws: int, rng, loo: bool, ties: str):
+def _simulated(t: _Task, n_draws: int, rng, loo: bool, tie_rule: str):
     """Draw H' votes; return picked votes and reference labels (each draws x items)."""
     n = t.codes.shape[0]
     order = np.argsort(t.codes < 0, axis=1, kind="stable")
@@ -441,25 +524,26 @@ def _simulated(t: _Task, n_draws: int, rng, loo: bool, ties: str):
         u = np.floor(rng.random(n) * n_top).astype(np.int64)
         cum = np.cumsum(is_top, axis=1)
         first = np.argmax(is_top, axis=1)
-        refs[d] = first if ties == "first" else np.argmax(cum > u[:, None], axis=1)
+        refs[d] = first if tie_rule == "first" else np.argmax(cum > u[:, None], axis=1)
     return picks, refs
 
 
 # --------------------------------------------------------------------------- bins
-def _strata(p_d: np.ndarray, bins) -> tuple[np.ndarray, list[str]]:
-    """Stratum index per item and the labels (sorted by agreement)."""
+def _strata(agreement: np.ndarray, bins) -> tuple[np.ndarray, list[str]]:
+    """Stratum index per item and the stratum labels, in increasing agreement."""
     if bins is None:
-        vals = np.round(p_d, 9)
-        uniq = np.unique(vals)
+        vals = np.round(agreement, 9)
+        uniq = np.unique(vals)  # numeric order
         return np.searchsorted(uniq, vals), [f"{u:.2f}" for u in uniq]
     edges = v.probability("bins", bins)
     if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0):
         raise ValueError(f"bins must be at least 2 increasing edges in [0, 1], got {list(edges)}")
-    lo, hi = p_d.min(), p_d.max()
+    lo, hi = agreement.min(), agreement.max()
     if lo < edges[0] - 1e-12 or hi > edges[-1] + 1e-12:
-        raise ValueError(f"bins [{edges[0]:g}, {edges[-1]:g}] do not cover the observed p_d "
-                         f"range [{lo:.3f}, {hi:.3f}]; no item may be left out")
-    idx = np.clip(np.searchsorted(edges, p_d + 1e-12, side="right") - 1, 0, edges.size - 2)
+        raise ValueError(f"bins [{edges[0]:g}, {edges[-1]:g}] do not cover the observed "
+                         f"agreement range [{lo:.3f}, {hi:.3f}]; no item may be left out")
+    idx = np.clip(np.searchsorted(edges, agreement + 1e-12, side="right") - 1, 0,
+                  edges.size - 2)
     labels = [f"[{a:.2f}, {b:.2f}{']' if i == edges.size - 2 else ')'}"
               for i, (a, b) in enumerate(zip(edges[:-1], edges[1:], strict=True))]
     used = np.unique(idx)
@@ -469,16 +553,15 @@ def _strata(p_d: np.ndarray, bins) -> tuple[np.ndarray, list[str]]:
 
 
 # --------------------------------------------------------------------------- public API
-def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=None,
+def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=None,
              labels: Sequence | None = None, bins: Sequence[float] | None = None,
-             metrics: Sequence[str] = _METRICS, simulated_human: int = 0,
+             metrics: Sequence[str] = METRICS, simulated_human: int = 0,
              leave_one_out: bool = False, p_d_one: float | None = None,
-             human_round: int | None = None, ties: str = "random",
-             missing: str = "error", confidence: float = 0.95, n_boot: int = 1000,
-             boot_raters: bool = False,
-             seed: int | np.random.Generator | None = 0, task: str = "task",
-             exact_limit: int = 4_000_000) -> pd.DataFrame:
-    r"""Score systems and humans per bin of ground-truth agreement :math:`p_d`.
+             human_round: int | None = None, tie_rule: str = "random",
+             missing: str = "error", confidence_level: float = 0.95, n_boot: int = 1000,
+             boot_raters: bool = False, seed: int | np.random.Generator | None = 0,
+             task: str = "task", exact_limit: int = 4_000_000) -> StratifiedResult:
+    r"""Score systems and humans per bin of the ground-truth panel's observed agreement.
 
     Parameters
     ----------
@@ -492,39 +575,44 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
         named in ``humans``), aligned with the panel's rows.
     humans : sequence of str
         Names in ``predictions`` forming the independent human group H.
-    positive : label, optional
+    pos_label : label, optional
         Positive class for F1 (binary; for multi-class, F1 of that class
-        one-vs-rest). Default: 1 for 0/1 labels; macro-F1 for more than 2 labels.
-        ``expected`` F1 (the coin model's closed form) is given for binary labels
-        only; it is NaN for macro-F1 and for one-vs-rest F1 with more than 2 labels,
-        where it would depend on how disagreements spread over the other labels.
+        one-vs-rest). Default: 1 for 0/1 labels; macro-F1 over the declared
+        labels for more than 2 labels. ``expected`` F1 (the coin model's closed
+        form) is given for binary labels only; it is NaN for macro-F1 and for
+        one-vs-rest F1 with more than 2 labels, where it would depend on how
+        disagreements spread over the other labels.
     labels : sequence, optional
-        The label set (default: inferred from the panel; {0, 1} if only 0/1 occur).
+        The declared label set (default: inferred from the panel; {0, 1} if only
+        0/1 occur). Macro-F1 averages over all of these labels, present in a bin
+        or not (scikit-learn's ``labels=``, 0/0 = 0), so a label that never occurs
+        in a bin counts there as an F1 of 0.
     bins : sequence of float, optional
-        Bin edges on :math:`p_d` (e.g. ``[0.5, 0.7, 0.9, 1.0]``); default one bin
-        per observed value (0.60, 0.80, 1.00 for 5 votes).
+        Bin edges on the observed agreement (e.g. ``[0.5, 0.7, 0.9, 1.0]``);
+        default one bin per observed value (0.60, 0.80, 1.00 for 5 votes).
     metrics : sequence of {"accuracy", "f1"}
         Metrics to report.
     simulated_human : int
         Number of H' draws (the paper uses 5); 0 for none. See the module notes.
     leave_one_out : bool
-        Also report ``H'-loo`` (the drawn vote removed from the majority it is compared with).
+        Also report ``H'-loo`` (the drawn vote removed from the majority it is
+        compared with); implies 5 draws when ``simulated_human`` is 0.
     p_d_one : float, optional
-        Value of :math:`p_d` used for ``expected`` where the observed :math:`p_d`
+        Coin-model :math:`p_d` used for ``expected`` where the observed agreement
         is 1 (the paper's Table 3 uses 0.97: unanimity of 5 raters does not mean a
         true agreement of exactly 1). Default None: the observed value.
     human_round : int, optional
         Round each human's score to this many decimals before taking the H mean
         and sd. The paper's Table 3 does this with 2 decimals (its H column is
         reproduced to the printed digit only that way); default None: exact scores.
-    ties : {"random", "first", "drop"}
+    tie_rule : {"random", "first", "drop"}
         Majority label when several labels share the top count: one of them at
         random (seeded; default), the first in label order, or drop the item
-        (counted in ``table.attrs["excluded"]``).
+        (counted in :attr:`StratifiedResult.excluded`).
     missing : {"error", "drop"}
         An evaluated item without a prediction from some system is an error
         (default), or is excluded from every system's scores (counted).
-    confidence : float
+    confidence_level : float
         Confidence level of the intervals (Wilson for accuracy, percentile
         bootstrap over items with ``n_boot`` resamples for F1).
     n_boot : int
@@ -534,9 +622,13 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
         percentile bootstrap whose replicates resample the bin's items and redraw
         each item's panel votes from its own votes (with replacement), recomputing
         the majority label. It adds the uncertainty of the ground truth itself.
-        The bins stay those of the observed p_d.
-    seed : int, Generator or None
-        Seed for ties, H' draws and bootstrap (each its own spawned stream).
+        The bins stay those of the observed agreement.
+    seed : int, numpy Generator or None
+        Seed of the tie breaks, H' draws and bootstraps (an int in [0, 2**63 - 1]
+        is used exactly; None draws one). Each (purpose, task) gets its own
+        stream, and each bootstrap interval its own (task, rater, stratum, metric)
+        stream, so a task's numbers do not depend on the other tasks or raters.
+        The int used is :attr:`StratifiedResult.seed`.
     task : str
         Task name when ``panel`` is a single table.
     exact_limit : int
@@ -546,21 +638,24 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
 
     Returns
     -------
-    pandas.DataFrame
-        Tidy: one row per task x rater x stratum x metric with the columns
-        ``task, system, role, stratum, p_d, S, m, n_labels, metric, score, sd,
-        ci_low, ci_high, expected, delta_expected, delta_human, p_random,
-        p_random_prior``. ``role`` is ``system``, ``human`` (each human), ``H``
-        (mean over humans, ``sd`` across them, ddof=1), ``H'`` or ``H'-loo``.
-        ``stratum`` is ``"0.60"``-style (or ``"[0.50, 0.70)"`` for user bins)
-        or ``"all"`` (``p_d`` NaN there). ``expected`` is the closed form at the
-        bin's (p_d, m) and, for ``all``, :func:`labelvar.analytic.stratified_expectation`
-        over the bins. ``delta_expected = expected - score`` (on the H row: Δ(E−H));
+    StratifiedResult
+        ``table``: tidy, one row per task x rater x stratum x metric with the
+        columns ``task, system, role, stratum, agreement, S, m, n_labels, metric,
+        score, sd, ci_low, ci_high, expected, delta_expected, delta_human,
+        p_random, p_random_prior``. ``role`` is ``system``, ``human`` (each
+        human), ``H`` (mean over humans, ``sd`` across them, ddof=1), ``H'`` or
+        ``H'-loo``. ``stratum`` is ``"0.60"``-style (or ``"[0.50, 0.70)"`` for
+        user bins) or ``"all"``; strata come in increasing agreement, ``all``
+        last. ``agreement`` is the bin's mean observed agreement (NaN for
+        ``all``). ``expected`` is the coin model's closed form at
+        :math:`p_d` = the bin's agreement and its ``m`` and, for ``all``,
+        :func:`labelvar.analytic.stratified_expectation` over the bins.
+        ``delta_expected = expected - score`` (on the H row: Δ(E−H));
         ``delta_human = H - score`` (H' when there are no humans). ``p_random``
         and ``p_random_prior`` are the probabilities that a labeller guessing
         uniformly (1/L) or with the bin's label frequencies scores at least
-        ``score`` on the bin's items. ``table.attrs["excluded"]`` counts the
-        excluded items per task.
+        ``score`` on the bin's items. ``excluded`` counts the excluded items per
+        task; ``seed`` is the seed used.
 
     Raises
     ------
@@ -571,13 +666,15 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
     Warns
     -----
     ExcludedItemsWarning
-        When items with fewer than 2 votes (or ties, with ``ties="drop"``) are excluded.
+        When items are excluded (fewer than 2 votes, ties with
+        ``tie_rule="drop"``, no prediction with ``missing="drop"``).
 
     Examples
     --------
     >>> panel = [[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0], [1, 1, 1], [0, 0, 0]]
     >>> preds = {"model": [1, 0, 0, 0, 1, 1], "dr": [1, 1, 0, 1, 1, 0]}
-    >>> t = stratify(panel, preds, humans=["dr"], metrics=["accuracy"], n_boot=0)
+    >>> r = stratify(panel, preds, humans=["dr"], metrics=["accuracy"], n_boot=0)
+    >>> t = r.table
     >>> print(t[t.role != "human"][["system", "stratum", "S", "score", "expected"]]
     ...       .round(3).to_string(index=False))
     system stratum  S  score  expected
@@ -588,13 +685,14 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
      model     all  6  0.667     0.889
          H     all  6  0.833     0.889
     """
-    v.choice("ties", ties, _TIES)
+    v.choice("tie_rule", tie_rule, TIE_RULES)
     v.choice("missing", missing, ("error", "drop"))
     for mtr in metrics:
-        v.choice("metrics", mtr, _METRICS)
+        v.choice("metrics", mtr, METRICS)
     if not metrics:
         raise ValueError("metrics must name at least one of 'accuracy', 'f1'")
-    confidence = float(v.probability("confidence", confidence, open_lo=True, open_hi=True))
+    confidence_level = float(v.probability("confidence_level", confidence_level,
+                                           open_lo=True, open_hi=True))
     n_boot = int(v.integer("n_boot", n_boot, lo=0))
     n_draws = int(v.integer("simulated_human", simulated_human, lo=0))
     if leave_one_out and n_draws == 0:
@@ -612,20 +710,19 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
     else:
         tasks = [(str(task), panel, predictions)]
     humans = list(humans)
-    ss = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    seed = _seeding.as_seed(seed)
     frames, excluded = [], {}
     for name, pan, pred in tasks:
-        task_rngs = ss.spawn(4)
-        t = _prepare(name, pan, pred, labels=labels, positive=positive, ties=ties,
-                     missing=missing, rng=task_rngs[0])
-        missing = [h for h in humans if h not in t.preds]
-        if missing:
-            raise ValueError(f"humans: {missing[0]!r} is not among the predictions of task "
+        t = _prepare(name, pan, pred, labels=labels, pos_label=pos_label, tie_rule=tie_rule,
+                     missing=missing, rng=_seeding.generator(seed, "ties", name))
+        absent = [h for h in humans if h not in t.preds]
+        if absent:
+            raise ValueError(f"humans: {absent[0]!r} is not among the predictions of task "
                              f"{name!r} ({', '.join(map(repr, t.preds)) or 'none'})")
         excluded[name] = t.excluded
         frames.append(_task_table(t, humans, bins, metrics, n_draws, leave_one_out, p_d_one,
-                                  human_round, ties, confidence, n_boot, boot_raters,
-                                  task_rngs[1:], exact_limit))
+                                  human_round, tie_rule, confidence_level, n_boot, boot_raters,
+                                  seed, exact_limit))
     bad = {k: e for k, e in excluded.items() if any(e.values())}
     if bad:
         msg = "; ".join(f"{k}: {e['no_votes']} with no votes, {e['one_vote']} with one vote"
@@ -633,42 +730,43 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), positive=No
                         + (f", {e['no_prediction']} without a prediction"
                            if e["no_prediction"] else "") for k, e in bad.items())
         warnings.warn(f"excluded items ({msg})", ExcludedItemsWarning, stacklevel=2)
-    out = pd.concat(frames, ignore_index=True)
-    out.attrs["excluded"] = excluded
-    return out
+    return StratifiedResult(table=pd.concat(frames, ignore_index=True), excluded=excluded,
+                            seed=seed)
 
 
-def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_round, ties,
-                confidence, n_boot, boot_raters, rngs, exact_limit) -> pd.DataFrame:
+def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_round, tie_rule,
+                confidence_level, n_boot, boot_raters, seed, exact_limit) -> pd.DataFrame:
     from labelvar import analytic
 
     L = len(t.labels)
-    binary = t.positive is not None
+    binary = t.pos_label is not None
     # the coin model's F1 assumes every disagreement lands on the other class: binary only
     f1_closed = binary and L == 2
-    stratum, names = _strata(t.p_d, bins)
+    stratum, names = _strata(t.agreement, bins)
     n_strata = len(names)
     groups = [np.flatnonzero(stratum == s) for s in range(n_strata)]
-    all_idx = np.arange(t.p_d.size)
-    sim_rng, loo_rng, boot_rng = rngs
+    all_idx = np.arange(t.agreement.size)
     sim = {}
     if n_draws:
-        sim["H'"] = _simulated(t, n_draws, sim_rng, loo=False, ties=ties)
+        sim["H'"] = _simulated(t, n_draws, _seeding.generator(seed, "simulated_human", t.name),
+                               loo=False, tie_rule=tie_rule)
         if loo:
-            sim["H'-loo"] = _simulated(t, n_draws, loo_rng, loo=True, ties=ties)
+            sim["H'-loo"] = _simulated(t, n_draws,
+                                       _seeding.generator(seed, "leave_one_out", t.name),
+                                       loo=True, tie_rule=tie_rule)
 
-    # bin-level quantities
+    # bin-level quantities: (name, items, agreement, m, coin-model p_d of E)
     info = []
     for s, idx in enumerate(groups):
-        p = float(t.p_d[idx].mean())
-        m = float(np.mean(t.majority[idx] == t.positive)) if binary else np.nan
-        p_eff = p_d_one if (p_d_one is not None and p >= 1 - 1e-12) else p
-        info.append((names[s], idx, p, m, p_eff))
+        agree = float(t.agreement[idx].mean())
+        m = float(np.mean(t.majority[idx] == t.pos_label)) if binary else np.nan
+        p_eff = p_d_one if (p_d_one is not None and agree >= 1 - 1e-12) else agree
+        info.append((names[s], idx, agree, m, p_eff))
     n_k = np.array([len(i[1]) for i in info])
     m_k = np.array([i[3] for i in info])
     pe_k = np.array([i[4] for i in info])
     strat = analytic.stratified_expectation(pe_k, m_k if binary else np.zeros(n_strata), n_k)
-    m_all = float(np.mean(t.majority == t.positive)) if binary else np.nan
+    m_all = float(np.mean(t.majority == t.pos_label)) if binary else np.nan
     info.append(("all", all_idx, np.nan, m_all, np.nan))
 
     def expected(metric, row):
@@ -681,28 +779,31 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
             return float(analytic.expected_accuracy(p_eff))
         return float(analytic.expected_f1(p_eff, m)) if f1_closed else np.nan
 
+    def interval(rname, name, metric, idx, truth, pred, correct):
+        if boot_raters or metric != "accuracy":
+            rng = _seeding.generator(seed, "bootstrap", t.name, rname, name, metric)
+            if boot_raters:
+                return _bootstrap_panel(t, idx, pred, metric, n_boot, confidence_level, rng,
+                                        tie_rule)
+            return _bootstrap_items(t, truth, pred, metric, n_boot, confidence_level, rng)
+        return _wilson(correct, idx.size, confidence_level)
+
     rows = []
     raters = [(n, "human" if n in humans else "system") for n in t.preds]
     for row in info:
-        name, idx, p, m, _ = row
+        name, idx, agree, m, _ = row
         truth = t.majority[idx]
         for metric in metrics:
             e = expected(metric, row)
-            base = dict(task=t.name, stratum=name, p_d=p, S=idx.size, m=m, n_labels=L,
-                        metric=metric, expected=e)
+            base = dict(task=t.name, stratum=name, agreement=agree, S=idx.size, m=m,
+                        n_labels=L, metric=metric, expected=e)
             rater_rows = []
             for rname, role in raters:
                 pred = t.preds[rname][idx]
-                sc = _score(metric, truth, pred, t.positive, L)
-                if boot_raters:
-                    lo, hi = _bootstrap_panel(t, idx, pred, metric, n_boot, confidence,
-                                              boot_rng, ties)
-                elif metric == "accuracy":
-                    lo, hi = _wilson(int(np.sum(truth == pred)), idx.size, confidence)
-                else:
-                    lo, hi = _bootstrap_f1(truth, pred, t.positive, L, n_boot, confidence,
-                                           boot_rng)
-                pr = _p_random(metric, sc, truth, t.positive, L, exact_limit)
+                conf = _metrics.confusion(truth, pred, L)
+                sc = float(_metrics.scores(conf, pos_label=t.pos_label)[metric])
+                lo, hi = interval(rname, name, metric, idx, truth, pred, int(np.trace(conf)))
+                pr = _p_random(metric, sc, truth, t.pos_label, L, exact_limit)
                 rater_rows.append(dict(base, system=rname, role=role, score=sc, sd=np.nan,
                                        ci_low=lo, ci_high=hi, p_random=pr[0],
                                        p_random_prior=pr[1]))
@@ -713,13 +814,12 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
             if hs:
                 sc = float(np.mean(hs))
                 sd = float(np.std(hs, ddof=1)) if len(hs) > 1 else np.nan
-                pr = _p_random(metric, sc, truth, t.positive, L, exact_limit)
+                pr = _p_random(metric, sc, truth, t.pos_label, L, exact_limit)
                 group_rows.append(dict(base, system="H", role="H", score=sc, sd=sd,
                                        ci_low=np.nan, ci_high=np.nan, p_random=pr[0],
                                        p_random_prior=pr[1]))
             for sname, (picks, refs) in sim.items():
-                draws = np.array([_score(metric, refs[d, idx], picks[d, idx], t.positive, L)
-                                  for d in range(picks.shape[0])])
+                draws = np.asarray(_score(metric, refs[:, idx], picks[:, idx], t))
                 sc = float(draws.mean())
                 sd = float(draws.std(ddof=1)) if draws.size > 1 else np.nan
                 group_rows.append(dict(base, system=sname, role=sname, score=sc, sd=sd,
@@ -738,158 +838,21 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
     return out[list(COLUMNS)]
 
 
-# --------------------------------------------------------------------------- tests between bins
-def _stars(p: float) -> str:
-    if not np.isfinite(p):
-        return ""
-    for cut, s in ((1e-4, "****"), (1e-3, "***"), (1e-2, "**"), (5e-2, "*")):
-        if p <= cut:
-            return s
-    return "ns"
-
-
-def bin_tests(table: pd.DataFrame, *, metric: str = "f1", value: str = "delta_human",
-              a: str | None = None, b: str | None = None, role: str = "system",
-              proportiontocut: float = 0.1) -> pd.DataFrame:
-    r"""Welch's t-test and Levene's test between two bins of a column's distribution.
-
-    The distribution is over the rows of ``role`` (systems x tasks), as in the
-    paper's Figure 3 (:math:`\Delta_{H-M}` by bin).
-
-    Parameters
-    ----------
-    table : DataFrame
-        Output of :func:`stratify`.
-    metric : str
-        Metric to compare.
-    value : str
-        Column to compare (``delta_human``, ``score``, ``delta_expected``).
-    a, b : str, optional
-        Strata to compare (default: the lowest and highest agreement bin).
-    role : str
-        Rows to use (``system`` by default).
-    proportiontocut : float
-        Trimming of Levene's test (``center="trimmed"``), 0.1 as in the paper.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row: ``metric, value, stratum_a, stratum_b, n_a, n_b, mean_a, mean_b,
-        sd_a, sd_b, welch_t, welch_p, welch_stars, levene_stat, levene_p, levene_stars,
-        note`` (scipy's warning, e.g. on nearly identical values, instead of a warning).
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"role": "system", "metric": "f1",
-    ...                   "stratum": ["0.60"] * 4 + ["1.00"] * 4,
-    ...                   "delta_human": [0.0, 0.02, -0.01, 0.01, 0.3, 0.1, 0.25, 0.4]})
-    >>> r = bin_tests(t).iloc[0]
-    >>> r.stratum_a, r.stratum_b, round(float(r.welch_p), 4)
-    ('0.60', '1.00', 0.0252)
-    """
-    from scipy import stats
-
-    sub = table[(table["role"] == role) & (table["metric"] == metric)]
-    if value not in table.columns:
-        raise ValueError(f"value must be a column of the table, got {value!r}")
-    strata = [s for s in dict.fromkeys(sub["stratum"]) if s != "all"]
-    if len(strata) < 2 and (a is None or b is None):
-        raise ValueError(f"need at least 2 bins to compare, got {strata!r}")
-    a = strata[0] if a is None else a
-    b = strata[-1] if b is None else b
-    for s in (a, b):
-        if s not in set(sub["stratum"]):
-            raise ValueError(f"stratum {s!r} not in the table; strata: {', '.join(strata)}")
-    xa = sub.loc[sub["stratum"] == a, value].dropna().to_numpy(float)
-    xb = sub.loc[sub["stratum"] == b, value].dropna().to_numpy(float)
-    if xa.size < 2 or xb.size < 2:
-        raise ValueError(f"need at least 2 values per bin, got {xa.size} and {xb.size}")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RuntimeWarning)
-        w = stats.ttest_ind(xa, xb, equal_var=False)
-        lev = stats.levene(xa, xb, center="trimmed", proportiontocut=proportiontocut)
-    note = "; ".join(dict.fromkeys(str(c.message).split(".")[0] for c in caught))
-    return pd.DataFrame([dict(
-        metric=metric, value=value, stratum_a=a, stratum_b=b, n_a=xa.size, n_b=xb.size,
-        mean_a=xa.mean(), mean_b=xb.mean(), sd_a=xa.std(ddof=1), sd_b=xb.std(ddof=1),
-        welch_t=float(w.statistic), welch_p=float(w.pvalue), welch_stars=_stars(w.pvalue),
-        levene_stat=float(lev.statistic), levene_p=float(lev.pvalue),
-        levene_stars=_stars(lev.pvalue), note=note,
-    )])
-
-
-def paired_test(table: pd.DataFrame, system_a: str, system_b: str, *, metric: str = "f1"
-                ) -> pd.DataFrame:
-    r"""Paired t-test of two systems' scores across tasks, per bin and pooled (Figure 4).
-
-    Parameters
-    ----------
-    table : DataFrame
-        Output of :func:`stratify`.
-    system_a, system_b : str
-        The systems compared; differences are ``a - b``.
-    metric : str
-        Metric to compare.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per stratum (pairs = tasks) plus ``pooled`` (pairs = tasks x bins,
-        excluding ``all``): ``stratum, n, mean_diff, sd_diff, t, p, stars``.
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"metric": "f1", "stratum": ["1.00"] * 6,
-    ...                   "task": ["a", "b", "c"] * 2, "system": ["x"] * 3 + ["y"] * 3,
-    ...                   "score": [0.9, 0.8, 0.85, 0.7, 0.75, 0.6]})
-    >>> r = paired_test(t, "x", "y")
-    >>> r.stratum.tolist(), round(float(r.p.iloc[0]), 4)
-    (['1.00', 'pooled'], 0.1091)
-    """
-    from scipy import stats
-
-    sub = table[table["metric"] == metric]
-    for s in (system_a, system_b):
-        if s not in set(sub["system"]):
-            raise ValueError(f"system {s!r} not in the table; systems: "
-                             f"{', '.join(map(str, dict.fromkeys(sub['system'])))}")
-    wide = sub[sub["system"].isin([system_a, system_b])].pivot_table(
-        index=["task", "stratum"], columns="system", values="score", aggfunc="first")
-    wide = wide.dropna()
-    rows = []
-    strata = list(dict.fromkeys(wide.index.get_level_values("stratum")))
-    for s in [x for x in strata if x != "all"] + ["all", "pooled"]:
-        if s == "pooled":
-            w = wide[wide.index.get_level_values("stratum") != "all"]
-        elif s in strata:
-            w = wide.xs(s, level="stratum", drop_level=False)
-        else:
-            continue
-        d = (w[system_a] - w[system_b]).to_numpy(float)
-        if d.size >= 2:
-            r = stats.ttest_rel(w[system_a].to_numpy(float), w[system_b].to_numpy(float))
-            t_stat, p = float(r.statistic), float(r.pvalue)
-        else:
-            t_stat = p = np.nan
-        rows.append(dict(stratum=s, n=d.size, mean_diff=d.mean() if d.size else np.nan,
-                         sd_diff=d.std(ddof=1) if d.size > 1 else np.nan, t=t_stat, p=p,
-                         stars=_stars(p)))
-    return pd.DataFrame(rows)
-
-
 # --------------------------------------------------------------------------- paper layout
-def paper_table(table: pd.DataFrame, system: str | None = None, *,
-                metrics: Sequence[str] | None = None, digits: int = 2) -> pd.DataFrame:
+def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | None = None,
+                digits: int = 2) -> pd.DataFrame:
     r"""Lay the tidy table out as the paper's Table 3 (strings, ready to print).
 
-    Columns: ``task, p_d, S, m`` then per metric ``AI, H, E, Δ(H−AI), Δ(E−H),
-    Δ(E−AI)``, where H is the human group (``mean±sd``) or, without humans, H'.
-    Without a ``system`` only the ``H, E, Δ(E−H)`` columns are shown.
+    Columns: ``task, agreement, S, m`` then per metric ``AI, H, E, Δ(H−AI), Δ(E−H),
+    Δ(E−AI)``, where H is the human group (``mean±sd``) or, without humans, H'
+    (the paper heads the agreement column :math:`p_d`). Without a ``system`` only
+    the ``H, E, Δ(E−H)`` columns are shown. Rows: per task, the bins in increasing
+    agreement, then ``All``.
 
     Parameters
     ----------
-    table : DataFrame
-        Output of :func:`stratify`.
+    table : StratifiedResult or DataFrame
+        Output of :func:`stratify` (or its ``table``).
     system : str, optional
         The system shown in the AI columns.
     metrics : sequence of str, optional
@@ -906,14 +869,15 @@ def paper_table(table: pd.DataFrame, system: str | None = None, *,
     Examples
     --------
     >>> panel = [[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]]
-    >>> t = stratify(panel, {"ai": [1, 0, 0, 0], "dr": [1, 1, 0, 1]}, humans=["dr"],
+    >>> r = stratify(panel, {"ai": [1, 0, 0, 0], "dr": [1, 1, 0, 1]}, humans=["dr"],
     ...              metrics=["accuracy"], n_boot=0)
-    >>> print(paper_table(t, "ai").iloc[:, :7].to_string(index=False))
-    task  p_d S     m accuracy AI accuracy H accuracy E
-    task 0.67 2 0.500        0.50       0.50       0.67
-    task 1.00 2 0.500        1.00       1.00       1.00
-    task  All 4 0.500        0.75       0.75       0.83
+    >>> print(paper_table(r, "ai").iloc[:, :7].to_string(index=False))
+    task agreement S     m accuracy AI accuracy H accuracy E
+    task      0.67 2 0.500        0.50       0.50       0.67
+    task      1.00 2 0.500        1.00       1.00       1.00
+    task       All 4 0.500        0.75       0.75       0.83
     """
+    table = _as_table(table)
     if system is not None and system not in set(table["system"]):
         raise ValueError(f"system {system!r} not in the table; systems: "
                          f"{', '.join(map(str, dict.fromkeys(table['system'])))}")
@@ -925,11 +889,14 @@ def paper_table(table: pd.DataFrame, system: str | None = None, *,
     def f(x, d=digits):
         return "NaN" if not np.isfinite(x) else f"{x:.{d}f}"
 
+    task_pos = {task: i for i, task in enumerate(dict.fromkeys(table["task"]))}
+    groups = sorted(table.groupby(["task", "stratum"], sort=False),
+                    key=lambda kv: (task_pos[kv[0][0]], _stratum_key(kv[0][1])))
     out = []
-    for (task, stratum), g in table.groupby(["task", "stratum"], sort=False):
+    for (task, stratum), g in groups:
         first = g.iloc[0]
-        row = {"task": task, "p_d": "All" if stratum == "all" else stratum, "S": str(first.S),
-               "m": f(first.m, digits + 1)}
+        row = {"task": task, "agreement": "All" if stratum == "all" else stratum,
+               "S": str(first.S), "m": f(first.m, digits + 1)}
         for metric in metrics:
             gm = g[g.metric == metric]
             if gm.empty:
@@ -954,6 +921,3 @@ def paper_table(table: pd.DataFrame, system: str | None = None, *,
                 row[f"{metric} Δ(E−AI)"] = f(ai.delta_expected)
         out.append(row)
     return pd.DataFrame(out)
-
-
-make_module_callable(__name__, "stratify")  # labelvar.stratify(...) however it was imported
