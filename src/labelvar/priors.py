@@ -63,7 +63,7 @@ SUM_TOL = 1e-9
 #: Slack of the lower support bound 1/L (1/3 written as 0.3333333333333333 is fine).
 _SUPPORT_TOL = 1e-12
 
-_FORMS = ("a number θ, 'beta:A,B[,LO,HI]', 'mixture:T1=W1,T2=W2,...', ('beta', a, b[, lo, hi]), "
+_FORMS = ("a number, 'beta:A,B' (or 'beta:A,B,LO,HI'), 'mixture:T1=W1,T2=W2,...', ('beta', a, b[, lo, hi]), "
           "('mixture', values[, weights]), ('fixed', θ), {'beta': [a, b]}, "
           "{'mixture': {'theta': [...], 'weight': [...]}}, {'fixed': θ}, or a FixedTheta / "
           "BetaPrior / DiscretePrior")
