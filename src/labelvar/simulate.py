@@ -242,11 +242,12 @@ class _Spec:
         if self.theta_prior is not None and p_d is not None:
             raise ValueError("p_d must be None when theta_prior is given (theta is drawn "
                              "from the prior)")
-        if isinstance(self.theta_prior, FixedTheta):  # the same as p_d
-            p_d, self.theta_prior = self.theta_prior.value, None
         if self.theta_prior is not None:
             for lab in self.n_labels:
                 self.theta_prior.check(lab, "theta_prior")
+        if isinstance(self.theta_prior, FixedTheta):  # the same as p_d
+            p_d, self.theta_prior = self.theta_prior.value, None
+        if self.theta_prior is not None:
             self.p_d = (None,)
         else:
             if p_d is None:
