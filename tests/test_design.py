@@ -14,6 +14,7 @@ from scipy import stats
 
 from labelvar import design as D
 from labelvar.design import Scenario, plan_study
+from labelvar.priors import as_theta_prior
 
 
 # --------------------------------------------------------------------------- enumeration
@@ -45,9 +46,8 @@ def test_panel_probabilities_match_brute_force(K, L, tie_rule):
 
 
 def test_beta_quadrature_matches_scipy_integration():
-    prior = D._internal(D.make_prior("beta:2.5,0.7", n_labels=3), 3)
-    th, w = prior.nodes()
     K = 7
+    th, w = as_theta_prior("beta:2.5,0.7", n_labels=3).nodes(3, 2 * K + 2)
     f = lambda t: D.panel_probabilities(t, K, 3)["gt_modal"].sum() * t  # noqa: E731
     got = sum(wi * f(ti) for ti, wi in zip(th, w))
     dens = stats.beta(2.5, 0.7, loc=1 / 3, scale=2 / 3).pdf
@@ -306,16 +306,18 @@ def test_f1_delta_method_variance_matches_monte_carlo(paired):
     (dict(alpha=1.5), r"alpha must be in \(0, 1\)"),
     (dict(theta=0.3), r"theta must be in \[1/L, 1\] = \[0.5, 1\]"),
     (dict(theta=0.3, n_labels=3), r"theta must be in \[1/L, 1\] = \[0.3333, 1\]"),
-    (dict(theta="mixture:0.2=0.5,0.9=0.5"), r"mixture theta must be in \[1/L, 1\]"),
-    (dict(theta="mixture:0.6=0.5,0.9=0.4"), r"mixture weights must be >= 0 and sum to 1"),
-    (dict(theta="beta:0,2"), r"beta prior parameters a, b must be finite and > 0"),
+    (dict(theta="mixture:0.2=0.5,0.9=0.5"), r"theta must be in \[1/L, 1\] = \[0.5, 1\] .* got "
+                                            r"support \[0.2, 0.9\]"),
+    (dict(theta="mixture:0.6=0.5,0.9=0.4"), r"DiscretePrior.weights must be >= 0, one per value, "
+                                            r"and sum to 1"),
+    (dict(theta="beta:0,2"), r"BetaPrior.a must be a number > 0"),
     (dict(theta="banana"), r"theta must be a number, 'beta:A,B'"),
     (dict(question="precision"), r"precision needs half_width"),
     (dict(question="precision", half_width=0.7), r"half_width must be in \(0, 0.5\]"),
     (dict(question="two_systems", accuracy_b=0.9, delta=0.05, error_correlation=0.9),
      r"error_correlation must be in \[.*\] for accuracies 0.95 and 0.9"),
     (dict(tie_rule="first"), r"tie_rule must be one of"),
-    (dict(m=0.5, n_labels=3), r"m must be a vector of 3 class probabilities"),
+    (dict(m=[0.5, 0.5], n_labels=3), r"m must be one number or n_labels=3 class probabilities"),
     (dict(metric="f1"), r"metric='f1' needs question='two_systems' and n_labels=2"),
     (dict(question="two_systems", accuracy_b=0.5, delta=0.1, n_labels=3, metric="f1"),
      r"metric='f1' needs question='two_systems' and n_labels=2, got question='two_systems', "
@@ -348,15 +350,15 @@ def test_expert_no_better_than_random_has_no_plan():
 
 
 def test_engine_prior_objects_accepted_and_checked():
-    from labelvar.models import BetaPrior, DiscretePrior
+    from labelvar.priors import BetaPrior, DiscretePrior
 
     sc = Scenario("separability", theta=BetaPrior(2, 2, lo=0.6, hi=0.95))
-    assert sc.theta == BetaPrior(2, 2, lo=0.6, hi=0.95)
-    assert sc.prior.mean == pytest.approx(0.775)
+    assert sc.theta == BetaPrior(2, 2, lo=0.6, hi=0.95) and sc.prior is sc.theta
+    assert sc.theta.mean(2) == pytest.approx(0.775)
     assert Scenario(theta="mixture:0.6=0.5,1=0.5").theta == DiscretePrior((0.6, 1.0), (0.5, 0.5))
-    with pytest.raises(ValueError, match=r"beta prior support must be in \[1/L, 1\]"):
+    with pytest.raises(ValueError, match=r"theta must be in \[1/L, 1\] .* got support \[0.3, 1\]"):
         Scenario(theta=BetaPrior(2, 2, lo=0.3))
-    with pytest.raises(ValueError, match=r"mixture theta must be in \[1/L, 1\]"):
+    with pytest.raises(ValueError, match=r"theta must be in \[1/L, 1\] .* got support \[0.3, 0.9\]"):
         Scenario(theta=DiscretePrior((0.3, 0.9)))
 
 

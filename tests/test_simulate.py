@@ -190,7 +190,7 @@ def test_identical_under_one_and_two_threads(tmp_path):
     (dict(p_d=0.7, mode="sideways"), "mode"),
     (dict(p_d=0.7, thresholds=[0.5, 1.5]), "thresholds"),
     (dict(p_d=0.4, mode="panel"), r"p_d \(the panel's agreement theta\)"),
-    (dict(mode="panel", theta_prior=("beta", 2, 1, 0.2)), "theta_prior support"),
+    (dict(mode="panel", theta_prior=("beta", 2, 1, 0.2)), r"theta_prior must be in \[1/L, 1\] = \[0.5, 1\]"),
     (dict(mode="panel", theta_prior=("beta", 2, 1), p_d=0.7), "p_d must be None"),
     (dict(p_d=0.7, theta_prior=("beta", 2, 1)), "theta_prior applies"),
     (dict(), "p_d is required"),

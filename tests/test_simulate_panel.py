@@ -6,7 +6,8 @@ import pytest
 from conftest import row as _row
 from scipy import integrate, stats
 
-from labelvar.models import BetaPrior, CorrelatedModel, DiscretePrior, Model
+from labelvar.models import CorrelatedModel, Model
+from labelvar.priors import BetaPrior, DiscretePrior
 from labelvar.simulate import simulate
 
 

@@ -278,20 +278,26 @@ def schema_keys(path: str) -> list[str] | None:
 
 
 def theta_prior_arg(cfg: SweepConfig):
-    """The engine's ``theta_prior`` argument: None or ``("beta", a, b, lo, hi)``.
+    """The engine's ``theta_prior`` argument: None or a prior object of :mod:`labelvar.priors`.
+
+    Built by :func:`labelvar.priors.as_theta_prior` (the one parser), unchecked
+    against n_labels.
 
     Examples
     --------
     >>> cfg = SweepConfig()
     >>> cfg.model.theta_prior = ThetaPriorConfig(a=4.0, b=1.0)
     >>> theta_prior_arg(cfg)
-    ('beta', 4.0, 1.0, None, 1.0)
+    BetaPrior(a=4.0, b=1.0, lo=None, hi=1.0)
     """
+    from labelvar.priors import as_theta_prior
+
     tp = cfg.model.theta_prior
     if tp is None:
         return None
     lo = None if tp.lo is None else float(tp.lo)
-    return (tp.kind, float(tp.a), float(tp.b), lo, float(tp.hi))
+    return as_theta_prior((tp.kind, float(tp.a), float(tp.b), lo, float(tp.hi)),
+                          name="model.theta_prior")
 
 
 def _validate_with_engine_models(cfg: SweepConfig) -> None:
@@ -305,9 +311,9 @@ def _validate_with_engine_models(cfg: SweepConfig) -> None:
             raise ValueError(f"model.theta_prior needs model.mode='panel', got "
                              f"mode={cfg.model.mode!r}")
         try:
-            prior = models.as_prior(theta_prior_arg(cfg))
+            prior = theta_prior_arg(cfg)
             for n_labels in cfg.grid.n_labels:
-                models.check_prior(prior, int(n_labels))
+                prior.check(int(n_labels), "theta_prior")
         except ValueError as exc:
             raise ValueError(prefix + str(exc)) from None
     if cfg.model.mode == "panel":

@@ -58,7 +58,6 @@ Questions
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import math
 import os
@@ -69,201 +68,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from labelvar import _panel
 from labelvar import _validate as V
+from labelvar.priors import BetaPrior, DiscretePrior, FixedTheta, ThetaPrior, as_theta_prior, class_prior
 
 QUESTIONS = ("separability", "two_systems", "precision")
 TIE_RULES = ("random", "drop")
 BASELINES = ("random", "prior")
 TESTS = ("paired", "unpaired")
 
-#: Gauss-Jacobi nodes used to integrate over a Beta prior (exact for polynomials in θ
-#: of degree < 2 * _QUAD_NODES, i.e. for panels of up to ~100 annotators)
-_QUAD_NODES = 48
-#: refuse vote enumerations larger than this (L and K both large)
-_MAX_COMPOSITIONS = 300_000
-
-
-# =========================================================================== θ priors
-@dataclasses.dataclass(frozen=True)
-class _Prior:
-    """Private view of a θ prior for the planner: quadrature nodes, a sampler, a label.
-
-    The public prior objects are the engine's (:class:`labelvar.models.BetaPrior`,
-    :class:`labelvar.models.DiscretePrior`) or a plain float (fixed θ).
-    ``params``: fixed (θ,); beta (a, b, lo, hi); mixture (values, weights).
-    """
-
-    kind: str  # "fixed" | "beta" | "mixture"
-    params: tuple
-    n_labels: int
-
-    def _range(self) -> tuple[float, float]:
-        a, b, lo, hi = self.params
-        return (1.0 / self.n_labels if lo is None else lo), hi
-
-    def nodes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Return ``(theta, weight)`` with sum(weight) = 1 representing the prior."""
-        if self.kind == "fixed":
-            return np.array([self.params[0]]), np.array([1.0])
-        if self.kind == "mixture":
-            w = np.asarray(self.params[1], float)
-            return np.asarray(self.params[0], float), w / w.sum()
-        from scipy.special import roots_jacobi
-
-        a, b = self.params[:2]
-        lo, hi = self._range()
-        x, w = roots_jacobi(_QUAD_NODES, b - 1.0, a - 1.0)  # weight (1-x)^(b-1) (1+x)^(a-1)
-        return lo + (hi - lo) * (1.0 + x) / 2.0, w / w.sum()
-
-    def sample(self, rng: np.random.Generator, shape) -> np.ndarray:
-        """Draw θ for ``shape`` items."""
-        if self.kind == "fixed":
-            return np.full(shape, self.params[0])
-        if self.kind == "mixture":
-            vals, wts = self.nodes()
-            return vals[rng.choice(len(vals), size=shape, p=wts)]
-        lo, hi = self._range()
-        return lo + (hi - lo) * rng.beta(self.params[0], self.params[1], size=shape)
-
-    @property
-    def mean(self) -> float:
-        th, w = self.nodes()
-        return float(th @ w)
-
-    def describe(self) -> str:
-        """One-line description, e.g. ``Beta(2, 5) on [1/3, 1]``."""
-        if self.kind == "fixed":
-            return f"theta = {_g(self.params[0])}"
-        if self.kind == "beta":
-            a, b, lo, hi = self.params
-            rng = f"[1/{self.n_labels}, {_g(hi)}]" if lo is None else f"[{_g(lo)}, {_g(hi)}]"
-            return f"Beta({_g(a)}, {_g(b)}) on {rng}"
-        vals, wts = self.nodes()
-        return "mixture " + ", ".join(f"{_g(v)}:{_g(w)}" for v, w in zip(vals, wts))
-
-    def public(self):
-        """The engine's prior object (or a float for fixed θ)."""
-        from labelvar.models import BetaPrior, DiscretePrior
-
-        if self.kind == "fixed":
-            return float(self.params[0])
-        if self.kind == "beta":
-            return BetaPrior(*self.params)
-        return DiscretePrior(tuple(self.params[0]), tuple(self.params[1]))
 
 
 def _g(x: float) -> str:
     return f"{float(x):.4g}"
-
-
-def make_prior(spec, n_labels: int = 2):
-    """Turn a θ-prior specification into the engine's prior object, validated.
-
-    Parameters
-    ----------
-    spec : float, str, tuple, dict or prior object
-        ``0.8`` (fixed θ); ``"beta:2,5"`` / ``("beta", 2, 5)`` / ``{"beta": [2, 5]}``
-        (Beta(a, b) rescaled to [1/L, 1]); ``"mixture:0.6=0.3,1=0.7"`` /
-        ``("mixture", [0.6, 1], [0.3, 0.7])`` / ``{"mixture": {"theta": [...],
-        "weight": [...]}}`` (discrete mixture); or a :class:`labelvar.models.BetaPrior` /
-        :class:`labelvar.models.DiscretePrior`.
-    n_labels : int
-        Number of labels L; the support must lie in [1/L, 1].
-
-    Returns
-    -------
-    float, BetaPrior or DiscretePrior
-        Fixed θ as a float, otherwise the engine's prior dataclass.
-
-    Examples
-    --------
-    >>> make_prior("beta:2,2", n_labels=2)
-    BetaPrior(a=2.0, b=2.0, lo=None, hi=1.0)
-    >>> make_prior(0.4, n_labels=2)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: theta must be in [1/L, 1] = [0.5, 1] for n_labels=2 (...), got 0.4
-    """
-    return _internal(spec, n_labels).public()
-
-
-def _internal(spec, n_labels: int) -> _Prior:
-    """Validate a prior specification and return the planner's private view of it."""
-    L = int(V.n_labels(n_labels))
-    kind, params = _parse_prior(spec)
-    if kind == "fixed":
-        (t,) = params
-        _check_support("theta", np.array([t]), L)
-        return _Prior("fixed", (float(t),), L)
-    if kind == "beta":
-        a, b = (float(V.as_float_array(n, x)) for n, x in zip(("beta a", "beta b"), params[:2]))
-        if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
-            raise ValueError(f"beta prior parameters a, b must be finite and > 0, got a={a}, b={b}")
-        lo = params[2] if len(params) > 2 else None
-        hi = float(params[3]) if len(params) > 3 else 1.0
-        _check_support("beta prior support", np.array([1.0 / L if lo is None else lo, hi]), L)
-        return _Prior("beta", (a, b, None if lo is None else float(lo), hi), L)
-    vals = V.as_float_array("mixture theta", params[0]).ravel()
-    wts = V.as_float_array("mixture weight", params[1]).ravel()
-    if vals.size == 0 or vals.size != wts.size:
-        raise ValueError(f"mixture prior needs as many weights as theta values (>= 1), "
-                         f"got {vals.size} values and {wts.size} weights")
-    _check_support("mixture theta", vals[wts > 0] if (wts > 0).any() else vals, L)
-    if (wts < 0).any() or abs(wts.sum() - 1.0) > 1e-6:
-        raise ValueError(f"mixture weights must be >= 0 and sum to 1, got sum {wts.sum():.6g}")
-    return _Prior("mixture", (tuple(vals.tolist()), tuple(wts.tolist())), L)
-
-
-def _check_support(name: str, vals: np.ndarray, L: int) -> None:
-    lo = 1.0 / L
-    bad = (vals < lo - 1e-12) | (vals > 1.0)
-    if bad.any():
-        raise ValueError(
-            f"{name} must be in [1/L, 1] = [{_g(lo)}, 1] for n_labels={L} "
-            f"(the modal label gets at least 1/L of the votes), got {_g(vals[bad][0])}")
-
-
-def _parse_prior(spec) -> tuple[str, tuple]:
-    from labelvar.models import BetaPrior, DiscretePrior
-
-    if isinstance(spec, _Prior):
-        return spec.kind, spec.params
-    if isinstance(spec, BetaPrior):
-        return "beta", (spec.a, spec.b, spec.lo, spec.hi)
-    if isinstance(spec, DiscretePrior):
-        return "mixture", (spec.values, spec._w)
-    if isinstance(spec, (int, float, np.floating, np.integer)) and not isinstance(spec, bool):
-        return "fixed", (float(spec),)
-    if isinstance(spec, str):
-        text = spec.strip().lower()
-        try:
-            if text.startswith("beta:"):
-                a, b = (float(x) for x in text[5:].split(","))
-                return "beta", (a, b)
-            if text.startswith("mixture:"):
-                pairs = [p.split("=") for p in text[8:].split(",") if p.strip()]
-                return "mixture", (tuple(float(v) for v, _ in pairs),
-                                   tuple(float(w) for _, w in pairs))
-            return "fixed", (float(text),)
-        except ValueError:
-            raise ValueError(
-                f"theta must be a number, 'beta:A,B' or 'mixture:T1=W1,T2=W2,...', got {spec!r}"
-            ) from None
-    if isinstance(spec, (tuple, list)) and spec and isinstance(spec[0], str):
-        kind = V.choice("theta prior kind", spec[0].lower(), ("fixed", "beta", "mixture"))
-        return kind, tuple(spec[1:])
-    if isinstance(spec, dict) and len(spec) == 1:
-        ((kind, val),) = spec.items()
-        kind = V.choice("theta prior kind", str(kind).lower(), ("fixed", "beta", "mixture"))
-        if kind == "fixed":
-            return kind, (float(val),)
-        if kind == "beta":
-            if isinstance(val, dict):
-                return kind, (val["a"], val["b"])
-            return kind, tuple(val)
-        return kind, (val.get("theta", val.get("values")), val.get("weight", val.get("weights")))
-    raise ValueError(f"theta must be a number, 'beta:A,B', 'mixture:T=W,...', a BetaPrior or "
-                     f"a DiscretePrior, got {spec!r}")
 
 
 # =========================================================================== scenario
@@ -275,13 +92,16 @@ class Scenario:
     ----------
     question : {"separability", "two_systems", "precision"}
         See the module docstring.
-    theta : float, str, tuple, dict, BetaPrior or DiscretePrior
-        Item-agreement distribution (see :func:`make_prior`), e.g. the ``prior`` of a
-        :class:`PilotFit`; stored as the engine's prior object (a float when fixed).
+    theta : float, str, tuple, dict or prior object
+        Item-agreement distribution, any spelling of
+        :func:`labelvar.priors.as_theta_prior` (e.g. ``0.8``, ``"beta:2,5"``,
+        ``("mixture", [0.6, 1], [0.3, 0.7])``, the ``prior`` of a :class:`PilotFit`);
+        stored as the prior object (:class:`labelvar.priors.FixedTheta` when fixed).
     n_labels : int
         Number of labels L (>= 2).
     m : float, sequence of float or None
-        Class prior of the modal label: positive-class ratio (L = 2) or a vector of L
+        Class prior of the modal label (:func:`labelvar.priors.class_prior`): the share
+        of label 1 (L > 2: the other labels share the rest equally) or a vector of L
         probabilities; None = uniform. Only the ``prior`` baseline depends on it.
     tie_rule : {"random", "drop"}
         Ties in the panel's plurality: broken uniformly at random, or the item is dropped.
@@ -317,7 +137,7 @@ class Scenario:
     Examples
     --------
     >>> s = Scenario("separability", theta=0.7, n_labels=2)
-    >>> s.prior.describe()
+    >>> s.theta.describe()
     'theta = 0.7'
     >>> Scenario("two_systems", theta=0.9, accuracy_b=0.9, delta=0.2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -358,10 +178,8 @@ class Scenario:
         V.probability("alpha", self.alpha, open_lo=True, open_hi=True)
         V.probability("power", self.power, open_lo=True, open_hi=True)
         V.probability("min_agreement", self.min_agreement)
-        internal = _internal(self.theta, L)
-        object.__setattr__(self, "_prior", internal)
-        object.__setattr__(self, "theta", internal.public())
-        object.__setattr__(self, "m", _class_prior(self.m, L))
+        object.__setattr__(self, "theta", as_theta_prior(self.theta, L))
+        object.__setattr__(self, "m", class_prior(self.m, L))
         for name in ("cost_per_item", "cost_per_annotation"):
             val = float(V.as_float_array(name, getattr(self, name)))
             if val < 0 or not math.isfinite(val):
@@ -393,9 +211,9 @@ class Scenario:
             V.probability("half_width", self.half_width, open_lo=True, hi=0.5)
 
     @property
-    def prior(self) -> _Prior:
-        """Private planner view of ``theta`` (nodes, sampler, ``describe()``)."""
-        return self._prior  # type: ignore[attr-defined]
+    def prior(self) -> ThetaPrior:
+        """The θ prior (the same object as ``theta``)."""
+        return self.theta
 
     @property
     def accuracies(self) -> tuple[float | None, float | None]:
@@ -407,39 +225,19 @@ class Scenario:
     def to_dict(self) -> dict:
         """Return the scenario as plain data (θ prior as a string)."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        out["theta"] = _prior_spec_string(self.prior)
+        out["theta"] = _prior_spec_string(self.theta)
         out["m"] = self.m.tolist() if self.n_labels > 2 else float(self.m[1])
         return out
 
 
-def _prior_spec_string(p: _Prior) -> str:
-    if p.kind == "fixed":
-        return _g(p.params[0])
-    if p.kind == "beta":
-        a, b, lo, hi = p.params
-        if lo is not None or hi != 1.0:
-            return f"BetaPrior(a={a!r}, b={b!r}, lo={lo!r}, hi={hi!r})"
-        return f"beta:{a:.6g},{b:.6g}"
-    return "mixture:" + ",".join(f"{v:.6g}={w:.6g}" for v, w in zip(*p.params))
-
-
-def _class_prior(m, L: int) -> np.ndarray:
-    if m is None:
-        return np.full(L, 1.0 / L)
-    arr = V.as_float_array("m", m)
-    if arr.ndim == 0:
-        if L != 2:
-            raise ValueError(f"m must be a vector of {L} class probabilities for n_labels={L}, "
-                             f"got a single number {float(arr)}")
-        V.probability("m", arr)
-        return np.array([1.0 - float(arr), float(arr)])
-    arr = arr.ravel()
-    if arr.size != L:
-        raise ValueError(f"m must have n_labels={L} entries, got {arr.size}")
-    V.probability("m", arr)
-    if abs(arr.sum() - 1) > 1e-6:
-        raise ValueError(f"m must sum to 1, got {arr.sum():.6g}")
-    return arr
+def _prior_spec_string(p: ThetaPrior) -> str:
+    if isinstance(p, FixedTheta):
+        return _g(p.value)
+    if isinstance(p, BetaPrior):
+        if p.lo is not None or p.hi != 1.0:
+            return f"BetaPrior(a={p.a!r}, b={p.b!r}, lo={p.lo!r}, hi={p.hi!r})"
+        return f"beta:{p.a:.6g},{p.b:.6g}"
+    return "mixture:" + ",".join(f"{v:.6g}={w:.6g}" for v, w in zip(p.values, p.weights))
 
 
 def _correlation_bounds(qa: float, qb: float) -> tuple[float, float]:
@@ -450,22 +248,6 @@ def _correlation_bounds(qa: float, qb: float) -> tuple[float, float]:
 
 
 # =========================================================================== panel enumeration
-def _compositions(K: int, L: int) -> np.ndarray:
-    """All vote-count vectors (c_0, ..., c_{L-1}) with sum K (c_0 = modal label)."""
-    n = math.comb(K + L - 1, L - 1)
-    if n > _MAX_COMPOSITIONS:
-        raise ValueError(f"panel_size={K} with n_labels={L} has {n} vote patterns; at most "
-                         f"{_MAX_COMPOSITIONS} can be enumerated")
-    out = np.empty((n, L), dtype=np.int64)
-    for i, bars in enumerate(itertools.combinations(range(K + L - 1), L - 1)):
-        prev = -1
-        for j, b in enumerate(bars):
-            out[i, j] = b - prev - 1
-            prev = b
-        out[i, L - 1] = K + L - 2 - prev
-    return out
-
-
 def panel_probabilities(theta, panel_size: int, n_labels: int = 2,
                         tie_rule: str = "random") -> dict[str, np.ndarray]:
     """Exact per-item probabilities of a K-annotator panel, by enumerating its votes.
@@ -497,28 +279,15 @@ def panel_probabilities(theta, panel_size: int, n_labels: int = 2,
     >>> round(float(p["gt_modal"].sum()), 6), round(0.7**3 + 3 * 0.7**2 * 0.3, 6)
     (0.784, 0.784)
     """
-    from scipy.special import gammaln
-
     K = int(V.integer("panel_size", panel_size, lo=1))
     L = int(V.n_labels(n_labels))
     V.choice("tie_rule", tie_rule, TIE_RULES)
     th = V.probability("theta", theta)
-    comp = _compositions(K, L)
-    logcoef = gammaln(K + 1) - gammaln(comp + 1).sum(axis=1)
-    c0 = comp[:, 0]
-    top = comp.max(axis=1)
-    tied = comp == top[:, None]
-    nt = tied.sum(axis=1)
-    if tie_rule == "random":
-        w_modal = tied[:, 0] / nt
-        w_other = 1.0 - w_modal
-    else:
-        kept = nt == 1
-        w_modal = (kept & tied[:, 0]).astype(float)
-        w_other = (kept & ~tied[:, 0]).astype(float)
-    t = th[..., None]
-    with np.errstate(divide="ignore"):
-        prob = np.exp(logcoef) * t ** c0 * ((1 - t) / (L - 1)) ** (K - c0)  # (..., n_comp)
+    comp, prob = _panel.composition_probs(K, L, _panel.symmetric_probs(th, L))  # (..., n_comp)
+    top, _ = _panel.plurality(comp)
+    truth, dropped = _panel.truth_weights(comp, tie_rule)
+    w_modal = truth[:, 0]
+    w_other = 1.0 - w_modal - dropped
     onehot = np.zeros((comp.shape[0], K + 1))
     onehot[np.arange(comp.shape[0]), top] = 1.0
     return {
@@ -547,7 +316,7 @@ class _Cell:
 
 def _cell(sc: Scenario, K: int) -> _Cell:
     L = sc.n_labels
-    th, w = sc.prior.nodes()
+    th, w = sc.theta.nodes(L, 2 * K + 2)  # exact: the integrands are polynomials of degree K + 1
     pp = panel_probabilities(th, K, L, sc.tie_rule)
     t = np.arange(K + 1)
     in_s = (t >= 1) & (t / K >= sc.min_agreement - 1e-12)
@@ -867,7 +636,7 @@ def _simulate_power(sc: Scenario, K: int, N: int, replicates: int, seed: int,
     for start in range(0, replicates, chunk):
         r = min(chunk, replicates - start)
         shape = (r, items)
-        th = sc.prior.sample(rng, shape)
+        th = sc.theta.sample(rng, L, shape)
         v0 = rng.binomial(K, th)
         if L == 2:
             counts = np.stack([v0, K - v0], axis=-1)
@@ -1004,16 +773,14 @@ def _simulate_power_engine(sc: Scenario, K: int, N: int, replicates: int, seed: 
     qa, _ = sc.accuracies
     system = Expert(name="system") if qa is None else Model(accuracy=qa, name="system")
     base = Random(name="base") if sc.baseline == "random" else Prior(name="base")
-    theta = sc.theta
-    fixed = isinstance(theta, float)
     L = sc.n_labels
     eseed = int(np.random.SeedSequence([int(seed), 6, QUESTIONS.index(sc.question), int(K),
                                         int(N)]).generate_state(1)[0])
-    _, raw = simulate(p_d=[theta] if fixed else None, m=[float(sc.m[1])] if L == 2 else 0.5,
+    _, raw = simulate(m=[float(sc.m[1])] if L == 2 else 0.5,
                       class_prior=None if L == 2 else sc.m.tolist(), n_items=[N],
                       n_labels=[L], panel_size=[K], labellers=(system, base),
                       mode="panel", replicates=replicates, seed=eseed,
-                      theta_prior=None if fixed else theta, tie_rule=sc.tie_rule,
+                      theta_prior=sc.theta, tie_rule=sc.tie_rule,
                       positives="bernoulli", return_raw=True, expected=False)
     if sc.min_agreement > 0:
         strata = raw[raw["stratum"] != "all"]
@@ -1469,7 +1236,7 @@ class PilotFit:
     Attributes
     ----------
     prior : BetaPrior or DiscretePrior
-        The fitted prior, the engine's object (pass it as ``Scenario(theta=fit.prior)``).
+        The fitted prior (:mod:`labelvar.priors`; pass it as ``Scenario(theta=fit.prior)``).
     method : str
         ``"beta"`` or ``"mixture"``.
     n_items, n_labels : int
@@ -1500,9 +1267,9 @@ class PilotFit:
 
     def summary(self) -> str:
         """One line: the fitted prior and its fit."""
-        view = _internal(self.prior, self.n_labels)
-        return (f"pilot: {self.n_items} items, L = {self.n_labels}; fitted {view.describe()}"
-                f" (mean theta {view.mean:.3f}); log-lik {self.loglik:.2f}, AIC "
+        L = self.n_labels
+        return (f"pilot: {self.n_items} items, L = {L}; fitted {self.prior.describe(L)}"
+                f" (mean theta {self.prior.mean(L):.3f}); log-lik {self.loglik:.2f}, AIC "
                 f"{self.aic:.2f}; Pearson chi2 {self.chi2:.2f} on {self.dof} df, p = "
                 f"{self.p_value:.3g}")
 
@@ -1573,24 +1340,6 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
     return V.integer("pilot vote counts", num.to_numpy(), lo=0)
 
 
-def _pattern_loglik(patterns: np.ndarray, theta: np.ndarray, L: int) -> np.ndarray:
-    """Return log P(vote pattern | θ) for each pattern (rows) and θ node (columns).
-
-    The modal label is unobserved: P = (1/L) sum_j Multinomial(c; θ on label j).
-    """
-    from scipy.special import gammaln, logsumexp
-
-    K = patterns.sum(axis=1, keepdims=True)
-    logcoef = gammaln(K + 1) - gammaln(patterns + 1).sum(axis=1, keepdims=True)
-    t = theta[None, None, :]
-    c = patterns[:, :, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lt = np.where(c > 0, c * np.log(t), 0.0)
-        lo = np.where(K[:, :, None] - c > 0, (K[:, :, None] - c) * np.log((1 - t) / (L - 1)), 0.0)
-    terms = lt + lo  # (patterns, L, nodes)
-    return logcoef + logsumexp(terms, axis=1) - math.log(L)
-
-
 def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
               grid_size: int = 60) -> PilotFit:
     """Fit the item-agreement prior to pilot vote counts by maximum likelihood.
@@ -1605,7 +1354,7 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
         Votes per label for every item (see :func:`read_pilot`).
     method : {"beta", "mixture"}
         ``"beta"``: Beta(a, b) on [1/L, 1], maximised over log a, log b (scipy.optimize,
-        Gauss-Jacobi quadrature, exact for these polynomials). ``"mixture"``:
+        Gauss-Jacobi quadrature of degree 2 max(K_i) + 2, exact for these polynomials). ``"mixture"``:
         nonparametric maximum likelihood over a grid of θ in [1/L, 1] (EM), support
         points with weight < 1e-4 dropped and the rest renormalised.
     n_labels : int or None
@@ -1646,12 +1395,12 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
     pats, inverse, mult = np.unique(-np.sort(-c, axis=1), axis=0, return_inverse=True,
                                     return_counts=True)
     lo = 1.0 / L
+    degree = 2 * int(k.max()) + 2
 
     if method == "beta":
         def nll(x):
-            p = _Prior("beta", (math.exp(x[0]), math.exp(x[1]), None, 1.0), L)
-            th, w = p.nodes()
-            ll = logsumexp(_pattern_loglik(pats, np.clip(th, lo, 1 - 1e-15), L)
+            th, w = BetaPrior(math.exp(x[0]), math.exp(x[1])).nodes(L, degree)
+            ll = logsumexp(_panel.log_pattern_likelihood(pats, np.clip(th, lo, 1 - 1e-15), L)
                            + np.log(w)[None, :], axis=1)
             return -float(mult @ ll)
 
@@ -1661,13 +1410,12 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
                          options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 2000})
             if best is None or r.fun < best.fun:
                 best = r
-        prior = _Prior("beta", (float(math.exp(best.x[0])), float(math.exp(best.x[1])), None, 1.0),
-                       L)
+        prior = BetaPrior(float(math.exp(best.x[0])), float(math.exp(best.x[1])))
         loglik, n_params = -float(best.fun), 2
     else:
         grid = np.linspace(lo, 1.0, grid_size)
-        lp = _pattern_loglik(pats, np.clip(grid, lo, 1 - 1e-15), L)
-        lp[:, -1] = _pattern_loglik(pats, np.array([1.0]), L)[:, 0]
+        lp = _panel.log_pattern_likelihood(pats, np.clip(grid, lo, 1 - 1e-15), L)
+        lp[:, -1] = _panel.log_pattern_likelihood(pats, np.array([1.0]), L)[:, 0]
         w = np.full(grid_size, 1.0 / grid_size)
         for _ in range(5000):
             lj = lp + np.log(np.maximum(w, 1e-300))[None, :]
@@ -1679,14 +1427,14 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
             w = w_new
         keep = w >= 1e-4
         w = w[keep] / w[keep].sum()
-        prior = _Prior("mixture", (tuple(grid[keep].tolist()), tuple(w.tolist())), L)
-        th, ww = prior.nodes()
-        loglik = float(mult @ logsumexp(_pattern_loglik(pats, np.clip(th, lo, 1.0), L)
+        prior = DiscretePrior(tuple(grid[keep].tolist()), tuple(w.tolist()))
+        th, ww = prior.nodes(L, degree)
+        loglik = float(mult @ logsumexp(_panel.log_pattern_likelihood(pats, np.clip(th, lo, 1.0), L)
                                         + np.log(ww)[None, :], axis=1))
         n_params = 2 * int(keep.sum()) - 1
     # goodness of fit: observed vs expected items per pattern, within each K
-    th, w = prior.nodes()
-    pp = np.exp(_pattern_loglik(pats, np.clip(th, lo, 1.0), L)) @ w
+    th, w = prior.nodes(L, degree)
+    pp = np.exp(_panel.log_pattern_likelihood(pats, np.clip(th, lo, 1.0), L)) @ w
     # multiplicity of each sorted pattern among labelled patterns (label permutations)
     perms = np.array([math.factorial(L) / math.prod(math.factorial(int(v))
                                                       for v in np.unique(p, return_counts=True)[1])
@@ -1699,7 +1447,7 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
     chi2, dof = _pooled_chi2(table, n_params)
     top = np.where(c == c.max(axis=1, keepdims=True), 1.0, 0.0)
     class_prior = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
-    return PilotFit(prior=prior.public(), method=method, n_items=int(c.shape[0]), n_labels=L,
+    return PilotFit(prior=prior, method=method, n_items=int(c.shape[0]), n_labels=L,
                     loglik=loglik, n_params=n_params, aic=2 * n_params - 2 * loglik,
                     class_prior=class_prior, table=table, chi2=chi2, dof=dof,
                     p_value=float(chi2_dist.sf(chi2, dof)) if dof > 0 else np.nan)

@@ -1,4 +1,4 @@
-"""Labellers and agreement priors for :func:`labelvar.simulate`, as small frozen dataclasses.
+"""Labellers for :func:`labelvar.simulate`, as small frozen dataclasses.
 
 Every object is validated on creation (``ValueError`` naming the field).
 
@@ -18,23 +18,20 @@ must be unique within one call):
   specificity against the modal label; :class:`CorrelatedModel` adds errors
   that follow the items' difficulty.
 
-Agreement priors (panel mode, per-item theta): :class:`BetaPrior` (a Beta(a, b)
-rescaled to [lo, hi]) and :class:`DiscretePrior` (a finite mixture).
+The per-item agreement priors (panel mode) live in :mod:`labelvar.priors`.
 
 Examples
 --------
->>> from labelvar.models import Model, Constant, BetaPrior
+>>> from labelvar.models import Model, Constant
 >>> Model(accuracy=0.8, name="A").matrix(2, [0.5, 0.5], 0.9).round(2).tolist()
 [[0.8, 0.2], [0.2, 0.8]]
 >>> Constant(label=1).matrix(3, [0.2, 0.4, 0.4], 0.9).tolist()[0]
 [0.0, 1.0, 0.0]
->>> BetaPrior(2, 1).support(2)
-(0.5, 1.0)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -269,137 +266,3 @@ def as_labellers(labellers) -> tuple:
     if dup:
         raise ValueError(f"labellers must have unique names; repeated: {', '.join(dup)}")
     return tuple(out)
-
-
-# --------------------------------------------------------------------------- theta priors
-@dataclass(frozen=True)
-class BetaPrior:
-    """Per-item agreement theta = lo + (hi - lo) * Beta(a, b); ``lo=None`` means 1/L.
-
-    The support [lo, hi] must lie inside [1/L, 1] so the modal label is modal.
-
-    Examples
-    --------
-    >>> p = BetaPrior(4, 1)
-    >>> p.support(2), round(p.mean(2), 4)
-    ((0.5, 1.0), 0.9)
-    """
-
-    a: float
-    b: float
-    lo: float | None = None
-    hi: float = 1.0
-
-    def __post_init__(self):
-        for fld in ("a", "b"):
-            value = v.as_float_array(f"BetaPrior.{fld}", getattr(self, fld))
-            if np.ndim(value) != 0 or not value > 0 or not np.isfinite(value):
-                raise ValueError(f"BetaPrior.{fld} must be a number > 0, got {value!r}")
-            object.__setattr__(self, fld, float(value))
-        if self.lo is not None:
-            object.__setattr__(self, "lo", float(v.probability("BetaPrior.lo", self.lo)))
-        object.__setattr__(self, "hi", float(v.probability("BetaPrior.hi", self.hi)))
-        if self.lo is not None and not self.lo < self.hi:
-            raise ValueError(f"BetaPrior.lo must be < hi, got lo={self.lo}, hi={self.hi}")
-
-    def support(self, n_labels: int) -> tuple[float, float]:
-        """Return (lo, hi) for ``n_labels`` labels."""
-        lo = 1.0 / n_labels if self.lo is None else self.lo
-        return lo, self.hi
-
-    def mean(self, n_labels: int) -> float:
-        """Return E[theta]."""
-        lo, hi = self.support(n_labels)
-        return lo + (hi - lo) * self.a / (self.a + self.b)
-
-    def nodes(self, n_labels: int, degree: int):
-        """Gauss-Jacobi nodes and weights integrating polynomials of ``degree`` exactly.
-
-        Returns (theta, weights) with weights summing to one.
-        """
-        from scipy.special import roots_jacobi
-
-        n = degree // 2 + 2
-        t, w = roots_jacobi(n, self.b - 1.0, self.a - 1.0)  # weight (1-t)^(b-1) (1+t)^(a-1)
-        lo, hi = self.support(n_labels)
-        x = (1.0 + t) / 2.0
-        return lo + (hi - lo) * x, w / w.sum()
-
-    def key(self) -> str:
-        """Stable text used in the grid-cell key and the ``theta_prior`` column."""
-        return f"beta(a={self.a!r},b={self.b!r},lo={self.lo!r},hi={self.hi!r})"
-
-
-@dataclass(frozen=True)
-class DiscretePrior:
-    """Per-item agreement theta drawn from ``values`` with probabilities ``weights``.
-
-    ``weights`` must sum to 1 (equal weights when omitted); relative weights are
-    refused rather than rescaled, so a typo cannot silently change the prior.
-
-    Examples
-    --------
-    >>> DiscretePrior((0.6, 1.0), (0.5, 0.5)).mean(2)
-    0.8
-    """
-
-    values: tuple
-    weights: tuple | None = None
-    _w: tuple = field(init=False, repr=False, compare=False, default=())
-
-    def __post_init__(self):
-        vals = v.probability("DiscretePrior.values", self.values)
-        if vals.ndim != 1 or vals.size == 0:
-            raise ValueError("DiscretePrior.values must be a non-empty 1-d sequence")
-        if self.weights is None:
-            w = np.full(vals.size, 1.0 / vals.size)
-        else:
-            w = v.as_float_array("DiscretePrior.weights", self.weights)
-            if w.shape != vals.shape or (w < 0).any() or abs(w.sum() - 1.0) > 1e-9:
-                raise ValueError("DiscretePrior.weights must be >= 0, one per value, and sum "
-                                 f"to 1; got {self.weights!r}")
-            w = w / w.sum()  # remove rounding only (the sum is 1 within 1e-9)
-        object.__setattr__(self, "values", tuple(float(x) for x in vals))
-        object.__setattr__(self, "_w", tuple(float(x) for x in w))
-
-    def support(self, n_labels: int) -> tuple[float, float]:
-        """Return (min, max) of the values with positive weight."""
-        vals = [x for x, w in zip(self.values, self._w) if w > 0]
-        return min(vals), max(vals)
-
-    def mean(self, n_labels: int) -> float:
-        """Return E[theta]."""
-        return float(np.dot(self.values, self._w))
-
-    def nodes(self, n_labels: int, degree: int):
-        """Return the support points and their probabilities."""
-        return np.asarray(self.values), np.asarray(self._w)
-
-    def key(self) -> str:
-        """Stable text used in the grid-cell key and the ``theta_prior`` column."""
-        return f"discrete(values={self.values!r},weights={self._w!r})"
-
-
-def check_prior(prior, n_labels: int) -> None:
-    """Raise ValueError if the support of ``prior`` is not inside [1/L, 1]."""
-    lo, hi = prior.support(n_labels)
-    if lo < 1.0 / n_labels - 1e-12 or hi > 1.0:
-        raise ValueError(f"theta_prior support must lie in [1/L, 1] = [{1 / n_labels:.4g}, 1] "
-                         f"for n_labels={n_labels}, got [{lo:.4g}, {hi:.4g}]")
-
-
-def as_prior(prior):
-    """Accept a prior object, None, or ("beta", a, b) / ("discrete", values, weights) tuples.
-
-    Examples
-    --------
-    >>> as_prior(("beta", 2, 2)).key()
-    'beta(a=2.0,b=2.0,lo=None,hi=1.0)'
-    """
-    if prior is None or isinstance(prior, (BetaPrior, DiscretePrior)):
-        return prior
-    if isinstance(prior, (tuple, list)) and prior and prior[0] in ("beta", "discrete"):
-        return (BetaPrior if prior[0] == "beta" else DiscretePrior)(*prior[1:])
-    raise ValueError("theta_prior must be None, a BetaPrior/DiscretePrior, or a tuple "
-                     f"('beta', a, b[, lo, hi]) / ('discrete', values[, weights]); got {prior!r}")
-

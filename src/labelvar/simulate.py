@@ -32,15 +32,17 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import math
 
 import numpy as np
 
 from labelvar import _kernels as K
+from labelvar import _panel
 from labelvar import _validate as v
 from labelvar._callable import make_module_callable
 from labelvar._counts import ceil_count, n_positives
-from labelvar.models import Model, as_labellers, as_prior, check_prior
+from labelvar.models import Model, as_labellers
+from labelvar.priors import BetaPrior, DiscretePrior, FixedTheta, as_theta_prior
+from labelvar.priors import class_prior as _class_prior
 
 METRICS = ("accuracy", "precision", "recall", "f1")
 PARAM_COLUMNS = ("p_d", "m", "n_items", "n_labels", "panel_size", "mode", "theta_prior",
@@ -51,7 +53,6 @@ SUMMARY_COLUMNS = PARAM_COLUMNS + ("labeller", "stratum", "metric", "threshold",
 RAW_FIELDS = ("n", "correct", "tp", "fp", "fn", "tn", "accuracy", "precision", "recall", "f1")
 _EPS = 1e-12            # metric >= t is evaluated as metric >= t - _EPS
 _MAX_CELLS = 4096       # largest joint outcome table the collapsed path takes
-_MAX_COMPOSITIONS = 200_000  # largest vote enumeration for panel-mode tables
 _BINARY_MAX_K = 64      # K above this uses the generic kernel (one compile per K otherwise)
 _PARALLEL_WORK = 2_000_000  # draws per cell from which parallel kernels are used
 _FAST_MAX_K = 7         # the vectorised L = 2 kernel packs vote counts 0..K in 8-bit lanes
@@ -94,9 +95,12 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     thresholds : sequence of float
         Values t in [0, 1]: adds rows ``prob_accuracy_ge`` and ``prob_f1_ge``
         estimating P(metric >= t).
-    theta_prior : BetaPrior, DiscretePrior, tuple or None
+    theta_prior : prior object, str, tuple, dict or None
         Panel mode: per-item theta drawn from this prior (support inside
-        [1/L, 1]); e.g. ``("beta", 4, 1)`` = 1/L + (1 - 1/L) Beta(4, 1).
+        [1/L, 1]), any spelling of :func:`labelvar.priors.as_theta_prior`: e.g.
+        ``("beta", 4, 1)`` or ``"beta:4,1"`` = 1/L + (1 - 1/L) Beta(4, 1),
+        ``("mixture", [0.6, 1], [0.3, 0.7])``. A fixed theta
+        (:class:`labelvar.priors.FixedTheta` or a number) is the same as ``p_d``.
     tie_rule : {"random", "drop"} or int
         Panel mode: ties of the plurality go to a random tied label, drop the
         item, or go to the given label when it is among the tied ones (random
@@ -232,15 +236,18 @@ class _Spec:
         self.thresholds = tuple(float(t) for t in
                                 np.atleast_1d(v.probability("thresholds", thresholds)))
         self.labellers = as_labellers(labellers)
-        self.theta_prior = as_prior(theta_prior)
+        self.theta_prior = as_theta_prior(theta_prior, name="theta_prior")
         if self.theta_prior is not None and self.mode != "panel":
             raise ValueError("theta_prior applies to mode='panel' only")
+        if self.theta_prior is not None and p_d is not None:
+            raise ValueError("p_d must be None when theta_prior is given (theta is drawn "
+                             "from the prior)")
         if self.theta_prior is not None:
-            if p_d is not None:
-                raise ValueError("p_d must be None when theta_prior is given (theta is drawn "
-                                 "from the prior)")
             for lab in self.n_labels:
-                check_prior(self.theta_prior, lab)
+                self.theta_prior.check(lab, "theta_prior")
+        if isinstance(self.theta_prior, FixedTheta):  # the same as p_d
+            p_d, self.theta_prior = self.theta_prior.value, None
+        if self.theta_prior is not None:
             self.p_d = (None,)
         else:
             if p_d is None:
@@ -263,12 +270,13 @@ class _Spec:
             self.tie_rule = label
         if class_prior is not None:
             prior = v.probability("class_prior", class_prior)
-            if prior.ndim != 1 or abs(prior.sum() - 1.0) > 1e-9:
+            if prior.ndim != 1:
                 raise ValueError(f"class_prior must be a 1-d sequence summing to 1, got "
                                  f"{prior.tolist()}")
             if any(lab != prior.size for lab in self.n_labels):
                 raise ValueError(f"class_prior has {prior.size} entries but n_labels is "
                                  f"{list(self.n_labels)}")
+            prior = _class_prior(prior, prior.size, name="class_prior")
             self.class_prior = tuple(float(x) for x in prior)
         else:
             self.class_prior = None
@@ -371,10 +379,7 @@ class _Cell:
     def class_prior(self, spec) -> np.ndarray:
         if spec.class_prior is not None:
             return np.asarray(spec.class_prior)
-        lab = self.n_labels
-        prior = np.full(lab, (1.0 - self.m) / (lab - 1))
-        prior[1] = self.m
-        return prior
+        return _class_prior(self.m, self.n_labels)
 
     def class_counts(self, spec) -> np.ndarray:
         prior = self.class_prior(spec)
@@ -416,7 +421,7 @@ class _Table:
                 a_mod[c, 0, 0, c] = 1.0
         else:
             kk = cell.panel_size
-            labels, self.stratum_of_top = _strata(kk, lab, spec.tie_rule)
+            labels, self.stratum_of_top = _panel.strata(kk, lab, spec.tie_rule)
             self.labels = labels
             if spec.theta_prior is None:
                 theta, w = np.array([float(cell.p_d)]), np.ones(1)
@@ -482,62 +487,6 @@ class _Table:
                 np.ascontiguousarray(pred[keep]), np.ascontiguousarray(theta[:, keep]))
 
 
-def _strata(kk, lab, tie_rule):
-    """Observed-p_d bins of a K-annotator panel: labels ("0.60") and top votes -> bin (1..S).
-
-    Top vote counts run from ceil(K / L) to K; with ``tie_rule="drop"`` only
-    those that can occur without a tie (K - top <= (L - 1)(top - 1)). Counts
-    whose labels coincide at two decimals (K > 100) share a bin.
-    """
-    labels, stratum_of_top = [], np.zeros(kk + 1, dtype=np.int64)
-    for top in range(-(-kk // lab), kk + 1):
-        if tie_rule == "drop" and kk - top > (lab - 1) * (top - 1):
-            continue
-        text = f"{top / kk:.2f}"
-        if text not in labels:
-            labels.append(text)
-        stratum_of_top[top] = labels.index(text) + 1
-    return labels, stratum_of_top
-
-
-def _compositions(total, parts):
-    """All vectors of ``parts`` non-negative ints summing to ``total`` (stars and bars)."""
-    if parts == 1:
-        return np.array([[total]], dtype=np.int64)
-    out = []
-    for bars in itertools.combinations(range(total + parts - 1), parts - 1):
-        prev, row = -1, []
-        for b in bars:
-            row.append(b - prev - 1)
-            prev = b
-        row.append(total + parts - 2 - prev)
-        out.append(row)
-    return np.array(out, dtype=np.int64)
-
-
-def _composition_probs(lab, kk, theta):
-    """Vote compositions of a homogeneous K-panel and their probabilities per theta node.
-
-    Returns ``comp`` (n_comp, L) with ``comp[:, p]`` the votes for label
-    (modal + p) mod L, and ``prob`` (nodes, n_comp): multinomial with the modal
-    label at theta and the others at (1 - theta) / (L - 1) each.
-    """
-    if lab == 2:
-        comp = np.stack([np.arange(kk + 1), kk - np.arange(kk + 1)], axis=1)
-    else:
-        comp = _compositions(kk, lab)
-    logfact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, kk + 1)))])
-    logcoef = logfact[kk] - logfact[comp].sum(axis=1)
-    v0 = comp[:, 0]
-    th = np.asarray(theta, dtype=float)[:, None]
-    other = (1.0 - th) / (lab - 1)
-    # 0 * log(0) is taken as 0 (np.where discards the NaN of 0 * -inf at theta = 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lt, lo = np.log(th), np.log(other)
-        logp = logcoef + np.where(v0 > 0, v0 * lt, 0.0) + np.where(kk - v0 > 0, (kk - v0) * lo, 0.0)
-    return comp, np.exp(logp)
-
-
 def _alias_table(p):
     """Walker/Vose alias table of probabilities ``p``: (acceptance, alias)."""
     n = len(p)
@@ -558,80 +507,46 @@ def _composition_tables(lab, kk, theta):
 
     Returns (acceptance, alias, comp, info) with info[i] = (top count, number
     of labels at the top, first relative position at the top), or None if
-    there are more than ``_MAX_COMPOSITIONS`` compositions.
+    there are more than ``_panel.MAX_COMPOSITIONS`` compositions.
     """
-    if math.comb(kk + lab - 1, lab - 1) > _MAX_COMPOSITIONS:
+    if _panel.n_compositions(kk, lab) > _panel.MAX_COMPOSITIONS:
         return None
-    comp, prob = _composition_probs(lab, kk, [theta])
+    comp, prob = _panel.symmetric_composition_probs(kk, lab, [theta])
     prob, alias = _alias_table(prob[0])
-    top = comp.max(axis=1)
-    info = np.stack([top, (comp == top[:, None]).sum(axis=1),
-                     np.argmax(comp == top[:, None], axis=1)], axis=1).astype(np.int64)
+    top, n_tied = _panel.plurality(comp)
+    info = np.stack([top, n_tied, np.argmax(comp == top[:, None], axis=1)],
+                    axis=1).astype(np.int64)
     return prob, alias, np.ascontiguousarray(comp, dtype=np.int64), info
 
 
 def _vote_table(lab, kk, theta, tie_rule, stratum_of_top, n_bins, skills=None):
     """P(slot, truth | modal label c, theta node): shape (L, nodes, n_bins + 2, L).
 
-    Enumerates every vote composition of the K annotators (position 0 = modal
-    label, position p >= 1 = label (c + p) mod L, as in the kernels). With
-    ``skills`` (K x L x L, P(vote h | modal c) per annotator) the composition
-    probabilities come from enumerating all L**K joint votes, one node.
+    Enumerates every vote composition of the K annotators with :mod:`labelvar._panel`
+    (position 0 = modal label, position p >= 1 = label (c + p) mod L, as in the
+    kernels). With ``skills`` (K x L x L, P(vote h | modal c) per annotator) the
+    composition probabilities come from enumerating all L**K joint votes, one node.
     """
-    if math.comb(kk + lab - 1, lab - 1) > _MAX_COMPOSITIONS:
-        raise _Infeasible
-    if skills is not None and lab**kk > _MAX_COMPOSITIONS:
-        raise _Infeasible
-    comp, prob = _composition_probs(lab, kk, theta)
-    th = np.asarray(theta, dtype=float)[:, None]
+    try:
+        _panel.check_enumerable(kk, lab, joint=skills is not None)
+    except ValueError:
+        raise _Infeasible from None
+    comp, prob = _panel.symmetric_composition_probs(kk, lab, theta)
+    n_nodes = prob.shape[0]
     if skills is not None:
-        prob_c = _skill_composition_probs(skills, lab, kk, comp)  # (c, 1, comp)
-    top = comp.max(axis=1)
-    tied = comp == top[:, None]
-    n_tied = tied.sum(axis=1)
+        prob_c = _panel.skill_composition_probs(skills, kk, lab, comp)[:, None, :]  # (c, 1, comp)
+    top, _ = _panel.plurality(comp)
     slot = stratum_of_top[top]
-    out = np.zeros((lab, len(th), n_bins + 2, lab))
+    out = np.zeros((lab, n_nodes, n_bins + 2, lab))
     for c in range(lab):
         if skills is not None:
             prob = prob_c[c]
-        truth = np.zeros((len(comp), lab))  # over relative positions
-        single = n_tied == 1
-        truth[single] = tied[single]
-        multi = ~single
-        drop = np.zeros(len(comp))
-        if tie_rule == "drop":
-            drop[multi] = 1.0
-        elif tie_rule == "random":
-            truth[multi] = tied[multi] / n_tied[multi, None]
-        else:
-            pos = (tie_rule - c) % lab
-            wins = multi & tied[:, pos]
-            truth[wins, pos] = 1.0
-            rest = multi & ~tied[:, pos]
-            truth[rest] = tied[rest] / n_tied[rest, None]
+        truth, drop = _panel.truth_weights(comp, tie_rule, modal=c)  # over relative positions
         absolute = (c + np.arange(lab)) % lab
         for s in range(1, n_bins + 1):
             sel = slot == s
             out[c, :, s, absolute] = (prob[:, sel] @ truth[sel]).T
         out[c, :, n_bins + 1, 0] = prob @ drop  # dropped mass, truth slot unused
-    return out
-
-
-def _skill_composition_probs(skills, lab, kk, comp):
-    """P(vote composition | modal c) for a panel with per-annotator matrices ``skills``.
-
-    Enumerates the L**K joint votes; compositions are in relative positions
-    (``comp[:, p]`` = votes for label (c + p) mod L). Returns (L, 1, n_comp).
-    """
-    votes = np.array(list(itertools.product(range(lab), repeat=kk)), dtype=np.int64)
-    index = {tuple(row): i for i, row in enumerate(comp)}
-    out = np.zeros((lab, 1, len(comp)))
-    for c in range(lab):
-        p = np.prod(skills[np.arange(kk), c, votes], axis=1)  # (L**K,)
-        rel = (votes - c) % lab
-        counts = np.stack([(rel == q).sum(axis=1) for q in range(lab)], axis=1)
-        idx = np.array([index[tuple(row)] for row in counts])
-        out[c, 0] = np.bincount(idx, weights=p, minlength=len(comp))
     return out
 
 
@@ -664,7 +579,7 @@ def _run_cell(cell, spec, key, kern, want_expected, return_raw, fast=True):
         labels = table.labels
         stratum_of_top = table.stratum_of_top
     else:  # strata without the enumeration
-        labels, stratum_of_top = _strata(kk, lab, spec.tie_rule)
+        labels, stratum_of_top = _panel.strata(kk, lab, spec.tie_rule)
     n_strata = 1 + len(labels)
     prior = cell.class_prior(spec)
     exchangeable = not panel or spec.theta_prior is None
@@ -772,11 +687,12 @@ def _theta_args(cell, spec):
     prior = spec.theta_prior
     if prior is None:
         return K.THETA_FIXED, np.array([float(cell.p_d)]), np.ones(1)
-    if hasattr(prior, "a"):
+    if isinstance(prior, BetaPrior):
         lo, hi = prior.support(cell.n_labels)
         return K.THETA_BETA, np.array([prior.a, prior.b, lo, hi]), np.ones(1)
+    assert isinstance(prior, DiscretePrior)
     return (K.THETA_DISCRETE, np.asarray(prior.values, dtype=float),
-            np.cumsum(np.asarray(prior._w, dtype=float)))
+            np.cumsum(np.asarray(prior.weights, dtype=float)))
 
 
 def _summarise(out, names, strata, spec, exp, panel, path, theta_ok):

@@ -1,0 +1,493 @@
+"""The exact panel core: vote compositions, multinomial probabilities, tie rules, strata.
+
+One definition, used by the engine's exact expectations and composition tables
+(:mod:`labelvar.simulate`), by the planner and by the pilot likelihood
+(:mod:`labelvar.design`). numpy only (scipy is imported lazily by
+:func:`log_pattern_likelihood`), so the engine can import it without scipy.
+
+Conventions
+-----------
+Positions are *relative* to the item's modal label c: position p holds the votes
+(or the probability) of label (c + p) mod L, so position 0 is the modal label.
+This is the kernels' convention; :func:`truth_weights` maps an absolute tie label
+to its position.
+
+A *composition* of a K-annotator panel over L labels is a count vector
+(c_0, ..., c_{L-1}) with sum K. :func:`compositions` lists all
+C(K + L - 1, L - 1) of them in one fixed order (stars and bars, as
+:func:`itertools.combinations` yields the bar positions; for L = 2 this is
+c_0 = 0, 1, ..., K). The engine's alias tables index compositions in this order,
+so the simulated numbers depend on it: do not change it.
+
+The ground truth (GT) of an item is its panel's plurality label. Ties are resolved
+by the tie rule: ``"random"`` (uniform over the tied labels), ``"drop"`` (the item
+is dropped) or an int label (that label when it is among the tied ones, else
+uniform over them).
+
+Examples
+--------
+>>> comp = compositions(3, 2)
+>>> comp.tolist()
+[[0, 3], [1, 2], [2, 1], [3, 0]]
+>>> np.exp(log_multinomial_pmf(comp, symmetric_probs(0.7, 2))).round(3).tolist()
+[0.027, 0.189, 0.441, 0.343]
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+import numpy as np
+
+#: Largest number of vote patterns (compositions, or L**K joint votes of a heterogeneous
+#: panel) that is enumerated.
+MAX_COMPOSITIONS = 200_000
+TIE_RULES = ("random", "drop")
+
+
+# --------------------------------------------------------------------------- compositions
+def n_compositions(panel_size: int, n_labels: int) -> int:
+    """Number of vote compositions of ``panel_size`` votes over ``n_labels`` labels.
+
+    Parameters
+    ----------
+    panel_size : int
+        K, votes per item (>= 0).
+    n_labels : int
+        L (>= 1).
+
+    Returns
+    -------
+    int
+        C(K + L - 1, L - 1).
+
+    Examples
+    --------
+    >>> n_compositions(5, 3)
+    21
+    """
+    return math.comb(int(panel_size) + int(n_labels) - 1, int(n_labels) - 1)
+
+
+def _check_count(n: int, panel_size: int, n_labels: int, what: str) -> None:
+    if n > MAX_COMPOSITIONS:
+        raise ValueError(f"panel_size={panel_size} with n_labels={n_labels} has {n} {what}; at "
+                         f"most {MAX_COMPOSITIONS} can be enumerated")
+
+
+def check_enumerable(panel_size: int, n_labels: int, joint: bool = False) -> None:
+    """Raise ValueError if the panel's vote patterns are too many to enumerate.
+
+    Parameters
+    ----------
+    panel_size, n_labels : int
+        K and L.
+    joint : bool
+        Count the L**K joint votes of a heterogeneous panel instead of the compositions.
+
+    Examples
+    --------
+    >>> check_enumerable(5, 3)
+    >>> check_enumerable(101, 5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: panel_size=101 with n_labels=5 has 4780230 vote compositions; at most 200000 ...
+    """
+    if joint:
+        _check_count(int(n_labels) ** int(panel_size), panel_size, n_labels, "joint votes")
+    _check_count(n_compositions(panel_size, n_labels), panel_size, n_labels, "vote compositions")
+
+
+@functools.lru_cache(maxsize=64)
+def _compositions(panel_size: int, n_labels: int) -> np.ndarray:
+    if n_labels == 1:
+        return np.array([[panel_size]], dtype=np.int64)
+    if n_labels == 2:  # the stars-and-bars order, fast
+        c0 = np.arange(panel_size + 1, dtype=np.int64)
+        return np.stack([c0, panel_size - c0], axis=1)
+    out = np.empty((n_compositions(panel_size, n_labels), n_labels), dtype=np.int64)
+    for i, bars in enumerate(itertools.combinations(range(panel_size + n_labels - 1),
+                                                    n_labels - 1)):
+        prev = -1
+        for j, b in enumerate(bars):
+            out[i, j] = b - prev - 1
+            prev = b
+        out[i, n_labels - 1] = panel_size + n_labels - 2 - prev
+    return out
+
+
+def compositions(panel_size: int, n_labels: int) -> np.ndarray:
+    """All vote-count vectors of ``panel_size`` votes over ``n_labels`` labels, in one order.
+
+    Parameters
+    ----------
+    panel_size : int
+        K (>= 0).
+    n_labels : int
+        L (>= 1).
+
+    Returns
+    -------
+    ndarray of int64, shape (C(K + L - 1, L - 1), L)
+        Stars-and-bars order (see the module docstring); a fresh array.
+
+    Raises
+    ------
+    ValueError
+        More than :data:`MAX_COMPOSITIONS` compositions.
+
+    Examples
+    --------
+    >>> compositions(2, 3).tolist()
+    [[0, 0, 2], [0, 1, 1], [0, 2, 0], [1, 0, 1], [1, 1, 0], [2, 0, 0]]
+    """
+    check_enumerable(panel_size, n_labels)
+    return _compositions(int(panel_size), int(n_labels)).copy()
+
+
+# --------------------------------------------------------------------------- probabilities
+def _log_factorials(n: int) -> np.ndarray:
+    """log(k!) for k = 0..n (a cumulative sum of logs)."""
+    return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+
+
+def _xlogy(count, prob) -> np.ndarray:
+    """Return count * log(prob) with 0 log 0 = 0, and -inf for a positive count at prob 0.
+
+    The one treatment of 0 log 0 in labelvar; no RuntimeWarning.
+    """
+    count = np.asarray(count)
+    prob = np.asarray(prob, dtype=float)
+    pos = count > 0
+    with np.errstate(divide="ignore"):
+        logp = np.log(np.where(pos, prob, 1.0))
+    return np.where(pos, count * logp, 0.0)
+
+
+def log_multinomial_pmf(counts, probs) -> np.ndarray:
+    """Log probability of count vectors under multinomials, broadcasting.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (..., L)
+        Counts per label; every row may have its own total n.
+    probs : array_like of float, shape (..., L)
+        Probability vectors (each summing to 1), broadcast against ``counts``.
+
+    Returns
+    -------
+    ndarray
+        log P(counts) of shape broadcast(counts, probs).shape[:-1]; -inf for a positive
+        count of a zero-probability label (never NaN, no RuntimeWarning).
+
+    Notes
+    -----
+    log P = log n! - sum_p log c_p! + sum_p c_p log pi_p, with 0 log 0 = 0.
+
+    Examples
+    --------
+    >>> round(float(np.exp(log_multinomial_pmf([2, 1, 0], [0.5, 0.25, 0.25]))), 6)
+    0.1875
+    >>> log_multinomial_pmf([[3, 0], [2, 1]], [1.0, 0.0]).tolist()
+    [0.0, -inf]
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.size and counts.min() < 0:
+        raise ValueError(f"counts must be >= 0, got {int(counts.min())}")
+    lf = _log_factorials(int(counts.sum(axis=-1).max()) if counts.size else 0)
+    logcoef = lf[counts.sum(axis=-1)] - lf[counts].sum(axis=-1)
+    return logcoef + _xlogy(counts, probs).sum(axis=-1)
+
+
+def composition_probs(panel_size: int, n_labels: int, probs) -> tuple[np.ndarray, np.ndarray]:
+    """Vote compositions of a panel and their multinomial probabilities.
+
+    Parameters
+    ----------
+    panel_size, n_labels : int
+        K and L.
+    probs : array_like, shape (..., L)
+        Per-vote label probabilities (e.g. :func:`symmetric_probs`).
+
+    Returns
+    -------
+    comp : ndarray of int64, shape (n_comp, L)
+        :func:`compositions`.
+    prob : ndarray, shape (..., n_comp)
+        P(composition) for each probability vector.
+
+    Examples
+    --------
+    >>> comp, prob = composition_probs(2, 2, [[0.5, 0.5], [1.0, 0.0]])
+    >>> prob.tolist()
+    [[0.25, 0.5, 0.25], [0.0, 0.0, 1.0]]
+    """
+    comp = compositions(panel_size, n_labels)
+    probs = np.asarray(probs, dtype=float)
+    return comp, np.exp(log_multinomial_pmf(comp, probs[..., None, :]))
+
+
+def symmetric_probs(theta, n_labels: int) -> np.ndarray:
+    """Per-vote label probabilities of the symmetric item model, in relative positions.
+
+    Parameters
+    ----------
+    theta : float or array_like
+        Agreement θ: probability that a vote is the modal label.
+    n_labels : int
+        L.
+
+    Returns
+    -------
+    ndarray, shape theta.shape + (L,)
+        θ at position 0 (the modal label), (1 - θ) / (L - 1) elsewhere.
+
+    Examples
+    --------
+    >>> symmetric_probs([0.7, 1.0], 3).tolist()
+    [[0.7, 0.15000000000000002, 0.15000000000000002], [1.0, 0.0, 0.0]]
+    """
+    th = np.asarray(theta, dtype=float)[..., None]
+    other = (1.0 - th) / (n_labels - 1)
+    return np.where(np.arange(n_labels) == 0, th, other)
+
+
+def symmetric_composition_probs(panel_size: int, n_labels: int, theta) -> tuple[np.ndarray, np.ndarray]:
+    """Compositions and their probabilities under the symmetric model, per θ node.
+
+    The engine's formula: equal to ``composition_probs(K, L, symmetric_probs(theta, L))``
+    up to rounding, with the non-modal votes grouped (the engine's tables and alias
+    draws are built from these exact numbers).
+
+    Parameters
+    ----------
+    panel_size, n_labels : int
+        K and L.
+    theta : array_like, shape (nodes,)
+        θ nodes.
+
+    Returns
+    -------
+    comp : ndarray of int64, shape (n_comp, L)
+    prob : ndarray, shape (nodes, n_comp)
+
+    Notes
+    -----
+    log P(c) = log K! - sum_p log c_p! + c_0 log θ + (K - c_0) log((1 - θ) / (L - 1)),
+    with 0 log 0 = 0.
+
+    Examples
+    --------
+    >>> comp, prob = symmetric_composition_probs(3, 2, [0.7])
+    >>> prob.round(3).tolist()
+    [[0.027, 0.189, 0.441, 0.343]]
+    """
+    kk = int(panel_size)
+    comp = compositions(kk, n_labels)
+    lf = _log_factorials(kk)
+    logcoef = lf[kk] - lf[comp].sum(axis=1)
+    v0 = comp[:, 0]
+    th = np.asarray(theta, dtype=float)[:, None]
+    other = (1.0 - th) / (n_labels - 1)
+    return comp, np.exp(logcoef + _xlogy(v0, th) + _xlogy(kk - v0, other))
+
+
+def skill_composition_probs(skills, panel_size: int, n_labels: int, comp=None) -> np.ndarray:
+    """P(vote composition | modal label c) for a heterogeneous panel, by enumerating votes.
+
+    Parameters
+    ----------
+    skills : array_like, shape (K, L, L)
+        ``skills[k, c, h]`` = P(annotator k votes h | modal label c).
+    panel_size, n_labels : int
+        K and L.
+    comp : ndarray, optional
+        The compositions (default :func:`compositions`), in relative positions.
+
+    Returns
+    -------
+    ndarray, shape (L, n_comp)
+        Row c: probabilities of the compositions, ``comp[:, p]`` counting label (c + p) mod L.
+
+    Raises
+    ------
+    ValueError
+        More than :data:`MAX_COMPOSITIONS` joint votes (L**K).
+
+    Examples
+    --------
+    >>> eye = np.eye(2)
+    >>> sk = np.stack([eye * q + (1 - eye) * (1 - q) for q in (0.9, 0.6)])
+    >>> skill_composition_probs(sk, 2, 2)[0].round(2).tolist()  # both right w.p. 0.54
+    [0.04, 0.42, 0.54]
+    """
+    kk, lab = int(panel_size), int(n_labels)
+    check_enumerable(kk, lab, joint=True)
+    if comp is None:
+        comp = compositions(kk, lab)
+    skills = np.asarray(skills, dtype=float)
+    votes = np.array(list(itertools.product(range(lab), repeat=kk)), dtype=np.int64)
+    index = {tuple(row): i for i, row in enumerate(comp)}
+    out = np.zeros((lab, len(comp)))
+    for c in range(lab):
+        p = np.prod(skills[np.arange(kk), c, votes], axis=1)  # (L**K,)
+        rel = (votes - c) % lab
+        counts = np.stack([(rel == q).sum(axis=1) for q in range(lab)], axis=1)
+        idx = np.array([index[tuple(row)] for row in counts])
+        out[c] = np.bincount(idx, weights=p, minlength=len(comp))
+    return out
+
+
+# --------------------------------------------------------------------------- plurality and ties
+def plurality(comp) -> tuple[np.ndarray, np.ndarray]:
+    """Top vote count and number of labels tied at the top, per composition.
+
+    Examples
+    --------
+    >>> top, n_tied = plurality([[2, 2, 1], [0, 4, 1]])
+    >>> top.tolist(), n_tied.tolist()
+    ([2, 4], [2, 1])
+    """
+    comp = np.asarray(comp)
+    top = comp.max(axis=-1)
+    return top, (comp == top[..., None]).sum(axis=-1)
+
+
+def truth_weights(comp, tie_rule, modal: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """P(ground truth = position p | composition) under a tie rule.
+
+    Parameters
+    ----------
+    comp : array_like of int, shape (n, L)
+        Compositions in relative positions.
+    tie_rule : {"random", "drop"} or int
+        See the module docstring; an int is an absolute label.
+    modal : int
+        The absolute modal label c (only used to place an int ``tie_rule``: its
+        position is (tie_rule - c) mod L).
+
+    Returns
+    -------
+    truth : ndarray, shape (n, L)
+        P(GT = position p); all zero for a dropped composition.
+    dropped : ndarray, shape (n,)
+        1.0 where the item is dropped (``"drop"`` and a tie), else 0.0.
+
+    Examples
+    --------
+    >>> truth, dropped = truth_weights([[2, 2, 1], [3, 1, 1]], "random")
+    >>> truth.tolist(), dropped.tolist()
+    ([[0.5, 0.5, 0.0], [1.0, 0.0, 0.0]], [0.0, 0.0])
+    >>> truth_weights([[2, 2, 1]], 1, modal=2)[0].tolist()  # label 1 is position 2: not tied
+    [[0.5, 0.5, 0.0]]
+    >>> truth_weights([[2, 2, 1]], 0, modal=2)[0].tolist()  # label 0 is position 1: tied
+    [[0.0, 1.0, 0.0]]
+    """
+    comp = np.asarray(comp)
+    lab = comp.shape[1]
+    top, n_tied = plurality(comp)
+    tied = comp == top[:, None]
+    truth = np.zeros(comp.shape)
+    single = n_tied == 1
+    truth[single] = tied[single]
+    multi = ~single
+    dropped = np.zeros(len(comp))
+    if isinstance(tie_rule, str):
+        if tie_rule not in TIE_RULES:
+            raise ValueError(f"tie_rule must be 'random', 'drop' or a label; got {tie_rule!r}")
+        if tie_rule == "drop":
+            dropped[multi] = 1.0
+        else:
+            truth[multi] = tied[multi] / n_tied[multi, None]
+    else:
+        pos = (int(tie_rule) - int(modal)) % lab
+        wins = multi & tied[:, pos]
+        truth[wins, pos] = 1.0
+        rest = multi & ~tied[:, pos]
+        truth[rest] = tied[rest] / n_tied[rest, None]
+    return truth, dropped
+
+
+def strata(panel_size: int, n_labels: int, tie_rule) -> tuple[list[str], np.ndarray]:
+    """Observed-agreement strata of a K-annotator panel.
+
+    Parameters
+    ----------
+    panel_size, n_labels : int
+        K and L.
+    tie_rule : {"random", "drop"} or int
+        With ``"drop"`` only top counts that can occur without a tie are strata.
+
+    Returns
+    -------
+    labels : list of str
+        One label per stratum, the observed agreement top / K at two decimals ("0.60").
+    stratum_of_top : ndarray of int64, shape (K + 1,)
+        Stratum number (1..S) of each top count; 0 where the top count cannot occur.
+
+    Notes
+    -----
+    Top counts run from ceil(K / L) to K; with ``"drop"`` only those with
+    K - top <= (L - 1)(top - 1) (the others can then all be below the top). Top counts
+    whose labels coincide at two decimals (K > 100) share a stratum.
+
+    Examples
+    --------
+    >>> labels, sot = strata(5, 2, "random")
+    >>> labels, sot.tolist()
+    (['0.60', '0.80', '1.00'], [0, 0, 0, 1, 2, 3])
+    >>> strata(4, 2, "drop")[0]
+    ['0.75', '1.00']
+    """
+    kk, lab = int(panel_size), int(n_labels)
+    labels, stratum_of_top = [], np.zeros(kk + 1, dtype=np.int64)
+    for top in range(-(-kk // lab), kk + 1):
+        if tie_rule == "drop" and kk - top > (lab - 1) * (top - 1):
+            continue
+        text = f"{top / kk:.2f}"
+        if text not in labels:
+            labels.append(text)
+        stratum_of_top[top] = labels.index(text) + 1
+    return labels, stratum_of_top
+
+
+# --------------------------------------------------------------------------- pilot likelihood
+def log_pattern_likelihood(counts, theta, n_labels: int) -> np.ndarray:
+    """Return log P(vote counts | θ) when the modal label is not observed.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (items, L)
+        Votes per (absolute) label; each item may have its own number of votes.
+    theta : array_like, shape (nodes,)
+        θ values.
+    n_labels : int
+        L.
+
+    Returns
+    -------
+    ndarray, shape (items, nodes)
+
+    Notes
+    -----
+    P(c | θ) = (1/L) sum_j Multinomial(c; π^j), where π^j puts θ on label j and
+    (1 - θ) / (L - 1) on every other label (the modal label j is uniform).
+
+    Examples
+    --------
+    >>> round(float(np.exp(log_pattern_likelihood([[2, 0]], [0.8], 2))[0, 0]), 12)  # (.64 + .04) / 2
+    0.34
+    """
+    from scipy.special import logsumexp
+
+    counts = np.asarray(counts, dtype=np.int64)
+    lab = int(n_labels)
+    rel = symmetric_probs(theta, lab)  # (nodes, L) in relative positions
+    # absolute probabilities with modal label j: label h gets position (h - j) mod L
+    shift = (np.arange(lab)[None, :] - np.arange(lab)[:, None]) % lab  # (j, h)
+    absolute = rel[:, shift]  # (nodes, j, L)
+    logp = log_multinomial_pmf(counts[:, None, None, :], absolute[None])  # (items, nodes, j)
+    with np.errstate(divide="ignore"):
+        return logsumexp(logp, axis=-1) - math.log(lab)
