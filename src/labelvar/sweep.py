@@ -386,7 +386,7 @@ def _draw(table: pd.DataFrame, cfg: SweepConfig, out_dir: Path) -> list[Path]:
 
     funcs = {
         "figure1": lambda t: plots.plot_figure1(t),
-        "multiclass": lambda t: plots.plot_figure1(t, colour_by="n_labels"),
+        "multiclass": lambda t: plots.plot_figure1(t, color_by="n_labels"),
         "panel_bias": lambda t: plots.plot_panel_bias(t),
         "table1": lambda t: plots.plot_table1_tails(t),
     }
