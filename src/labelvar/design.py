@@ -60,8 +60,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -70,6 +68,7 @@ import pandas as pd
 
 from labelvar import _panel
 from labelvar import _validate as V
+from labelvar._format import markdown_table
 from labelvar.priors import BetaPrior, DiscretePrior, FixedTheta, ThetaPrior, as_theta_prior, class_prior
 
 QUESTIONS = ("separability", "two_systems", "precision")
@@ -850,61 +849,13 @@ class DesignResult:
         cols = ["panel_size", "n_items", "annotations", "cost", "power_analytic",
                 "power_simulated", "power_se", "meets_target", "recommended",
                 "p_gt_error", "items_per_bin"]
-        return _markdown(self.plans[[c for c in cols if c in self.plans]]) + "\n\n" + self.message
+        return markdown_table(self.plans[[c for c in cols if c in self.plans]]) + "\n\n" + self.message
 
     def write(self, out_dir: str | Path, figure: bool = True) -> list[Path]:
-        """Write the tables, the scenario and the power figure under ``out_dir``.
+        """Write the report directory (:func:`labelvar.report.write_design_report`)."""
+        from labelvar.report import write_design_report
 
-        Files: ``design.csv``, ``design_bins.csv``, ``design_evaluated.csv``,
-        ``design_curves.csv``, ``scenario.json`` and ``power.png``/``power.pdf``, each
-        written atomically (temporary file + rename).
-        """
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = []
-        for name, df in (("design", self.plans), ("design_bins", self.bins),
-                         ("design_evaluated", self.evaluated), ("design_curves", self.curves)):
-            paths.append(_atomic_write(out / f"{name}.csv", df.to_csv(index=False)))
-        paths.append(_atomic_write(out / "scenario.json",
-                                   json.dumps(self.scenario.to_dict(), indent=2, default=str)))
-        if figure:
-            from labelvar import plots
-
-            fig = plots.plot_power_curves(self.curves, self.evaluated, self.plans,
-                                          target=self.scenario.power)
-            paths += plots.save(fig, out / "power")
-        return paths
-
-
-def _atomic_write(path: Path, text: str) -> Path:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-    return path
-
-
-def _markdown(df: pd.DataFrame) -> str:
-    def cell(v):
-        if isinstance(v, (bool, np.bool_)):
-            return "yes" if v else "no"
-        if isinstance(v, (float, np.floating)):
-            if v != v:
-                return ""
-            if float(v).is_integer() and abs(v) < 1e9:
-                return str(int(v))
-            if abs(v) >= 100:
-                return f"{v:.6g}"
-            return f"{v:.3g}" if abs(v) < 1e-3 else f"{v:.4f}"
-        return str(v)
-
-    cols = [str(c) for c in df.columns]
-    rows = [[cell(v) for v in r] for r in df.itertuples(index=False)]
-    wd = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(cols)]
-    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(cols, wd)) + " |",
-             "|" + "|".join("-" * (w + 2) for w in wd) + "|"]
-    lines += ["| " + " | ".join(v.rjust(w) for v, w in zip(r, wd)) + " |" for r in rows]
-    return "\n".join(lines)
+        return write_design_report(self, out_dir, figure=figure)
 
 
 def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
