@@ -67,10 +67,11 @@ def _add_expect(sub) -> None:
                    help="probability of agreeing with the majority label, in [0, 1]")
     p.add_argument("--m", type=_floats, default=[0.5], metavar="M",
                    help="positive-class ratio in [0, 1] (default 0.5)")
-    p.add_argument("--n", type=_ints, default=[100], metavar="N", help="number of items (default 100)")
+    p.add_argument("--n-items", type=_ints, default=[100], metavar="N",
+                   help="number of items (default 100)")
     p.add_argument("--threshold", type=_floats, default=[0.8], metavar="A",
                    help="accuracy threshold for P(accuracy >= A), in [0, 1] (default 0.8)")
-    p.add_argument("--level", type=float, default=0.9,
+    p.add_argument("--confidence-level", type=float, default=0.9, metavar="C",
                    help="coverage of the exact F1 interval (default 0.9)")
     p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     p.set_defaults(func=_run_expect)
@@ -79,8 +80,8 @@ def _add_expect(sub) -> None:
 def _run_expect(args) -> int:
     from labelvar import analytic
 
-    table = analytic.expectation_table(args.p_d, args.m, args.n, args.threshold,
-                                       confidence_level=args.level)
+    table = analytic.expectation_table(args.p_d, args.m, args.n_items, args.threshold,
+                                       confidence_level=args.confidence_level)
     _print_table(table, args.format)
     return 0
 

@@ -425,7 +425,7 @@ def _git_revision() -> dict:
         dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src"],
                                capture_output=True, text=True, timeout=10).stdout.strip() != ""
     except (OSError, subprocess.SubprocessError):
-        return {"revision": None, "dirty": None}
+        return {"revision": None, "dirty_src": None}
     return {"revision": rev, "dirty_src": dirty}
 
 
