@@ -1,4 +1,4 @@
-"""Shared docstring pieces: each common parameter is described once.
+"""Shared docstring pieces: each common parameter (or return value) is described once.
 
 A line holding only ``{{name}}`` in a docstring is replaced by the description of
 ``name`` below, indented like the placeholder (crowd-kit documents its shared
@@ -28,6 +28,9 @@ PARAMS = {
     "p_d": "p_d : array_like\n    Probability of agreeing with the majority label, in [0, 1].",
     "m": "m : array_like\n    Positive-class ratio of the majority labels, in [0, 1].",
     "n_items": "n_items : array_like\n    Number of items, a whole number >= 1.",
+    "sep": "sep : str, optional\n    Field separator (default by extension: tab for .tsv/.tab, else comma).",
+    "tasks_returned": ("dict of str to TaskData\n"
+                       "    Task name -> that task's panel votes and predictions, by item id."),
 }
 
 _PLACEHOLDER = re.compile(r"^(?P<indent>[ \t]*)\{\{(?P<name>\w+)\}\}[ \t]*$", re.MULTILINE)

@@ -39,6 +39,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from labelvar._docs import fill
+
 __all__ = [
     "LAYOUTS",
     "TaskData",
@@ -116,6 +118,7 @@ def select_columns(columns: Iterable[str], patterns, field: str) -> list[str]:
     return chosen
 
 
+@fill
 def read_frame(path, sep: str | None = None) -> pd.DataFrame:
     r"""Read a CSV/TSV file as strings-or-numbers, keeping empty cells as missing.
 
@@ -124,8 +127,7 @@ def read_frame(path, sep: str | None = None) -> pd.DataFrame:
     path : str or Path
         ``.tsv``/``.tab`` files are tab separated, anything else comma separated
         unless ``sep`` is given.
-    sep : str, optional
-        Field separator.
+    {{sep}}
 
     Returns
     -------
@@ -181,6 +183,7 @@ def _task_data(df: pd.DataFrame, panel_cols, system_cols) -> TaskData:
 
 
 # --------------------------------------------------------------------------- wide
+@fill
 def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
               group_sep: str | None = None, task: str | None = None,
               sep: str | None = None) -> dict[str, TaskData]:
@@ -204,12 +207,11 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         ``panel``/``systems`` patterns then match the rater part.
     task : str, optional
         Task name of a single-task file (default: the file's stem, or ``"task"``).
-    sep : str, optional
-        Field separator (default by extension).
+    {{sep}}
 
     Returns
     -------
-    dict of str to TaskData
+    {{tasks_returned}}
 
     Examples
     --------
@@ -264,6 +266,7 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
 
 
 # --------------------------------------------------------------------------- one file per rater
+@fill
 def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, panel,
                      systems=(), item: str, tasks=None, sep: str | None = None
                      ) -> dict[str, TaskData]:
@@ -285,12 +288,11 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
     tasks : str or sequence of str, optional
         Names or globs of the task columns (default: every column of the first
         panel file except ``item``).
-    sep : str, optional
-        Field separator (default by extension).
+    {{sep}}
 
     Returns
     -------
-    dict of str to TaskData
+    {{tasks_returned}}
 
     Raises
     ------
@@ -344,6 +346,7 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
 
 
 # --------------------------------------------------------------------------- long
+@fill
 def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: str = "rater",
               label: str = "label", task_column: str | None = None, task: str | None = None,
               sep: str | None = None) -> dict[str, TaskData]:
@@ -362,12 +365,11 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
         Column naming the task (several tasks in one file).
     task : str, optional
         Task name for a single-task file (default: the file stem or ``"task"``).
-    sep : str, optional
-        Field separator.
+    {{sep}}
 
     Returns
     -------
-    dict of str to TaskData
+    {{tasks_returned}}
 
     Raises
     ------
@@ -440,6 +442,7 @@ def _read_jsonl_records(path) -> list[dict]:
     return rows
 
 
+@fill
 def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = None
                ) -> dict[str, TaskData]:
     r"""Load JSON lines with a list of panel labels per item.
@@ -462,7 +465,7 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
 
     Returns
     -------
-    dict of str to TaskData
+    {{tasks_returned}}
 
     Examples
     --------
@@ -611,6 +614,7 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
 LAYOUTS = ("auto", "wide", "long", "jsonl", "raters")
 
 
+@fill
 def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), item=None,
                task_column: str | None = None, group_sep: str | None = None, tasks=None,
                rater: str = "rater", label: str = "label", predictions=None,
@@ -647,7 +651,7 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
 
     Returns
     -------
-    dict of str to TaskData
+    {{tasks_returned}}
 
     Examples
     --------

@@ -34,6 +34,7 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
     Returns
     -------
     matplotlib.figure.Figure
+        Power against N (and against cost when ``curves`` has a ``cost`` column).
 
     Examples
     --------

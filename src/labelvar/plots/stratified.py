@@ -253,6 +253,7 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
     Returns
     -------
     matplotlib.figure.Figure
+        One box of differences ``a - b`` per stratum, the tests' stars above it.
 
     Examples
     --------

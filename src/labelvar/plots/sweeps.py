@@ -73,6 +73,7 @@ def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
     Returns
     -------
     matplotlib.figure.Figure
+        One panel per metric, x = p_d, a line per labeller and ``color_by`` value.
 
     Examples
     --------
@@ -163,6 +164,7 @@ def plot_panel_bias(table, *, labeller: str = "expert") -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
+        Panel (a) true vs observed agreement, panel (b) the labeller's accuracy.
 
     Examples
     --------
@@ -232,7 +234,7 @@ def _single(rows, column):
 def plot_table1_tails(table, *, labeller: str = "expert") -> Figure:
     """Paper Table 1 as curves: P(accuracy >= a) against p_d, one panel per N.
 
-    Colours are thresholds ``a``; Monte Carlo estimates are markers with 95 %
+    Colors are thresholds ``a``; Monte Carlo estimates are markers with 95 %
     error bars (mean +- 1.96 se), the exact binomial tail (``expected``) dashed.
 
     Parameters
@@ -245,6 +247,7 @@ def plot_table1_tails(table, *, labeller: str = "expert") -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
+        One panel per number of items N, a curve per threshold.
 
     Examples
     --------
