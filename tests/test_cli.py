@@ -77,3 +77,73 @@ def test_console_script_exit_code_and_stderr():
     assert proc.returncode == 2
     assert proc.stderr.strip() == "labelvar: error: p_d must be in [0, 1], got 1.5"
     assert proc.stdout == ""
+
+
+# --------------------------------------------------------------------------- the error boundary
+@pytest.mark.parametrize("exc,code,needle", [
+    (PermissionError(13, "Permission denied", "out/x.csv"), 2, "out/x.csv: Permission denied"),
+    (IsADirectoryError(21, "Is a directory", "data"), 2, "data: Is a directory"),
+    (OSError(28, "No space left on device", "big.csv"), 1, "disk full writing big.csv"),
+    (MemoryError(), 1, "out of memory"),
+    (ModuleNotFoundError("No module named 'pyarrow'", name="pyarrow"), 2,
+     "pip install 'labelvar[parquet]'"),
+    (ImportError("Unable to find a usable engine; tried using: 'pyarrow', 'fastparquet'."), 2,
+     "labelvar[parquet]"),
+    (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"), 2, "not UTF-8"),
+    (RuntimeError("boom"), 1, "the run failed: RuntimeError: boom (rerun with --debug"),
+])
+def test_every_failure_is_one_line(monkeypatch, capsys, exc, code, needle):
+    from labelvar import analytic
+
+    def fail(*args, **kwargs):
+        raise exc
+
+    monkeypatch.setattr(analytic, "paper_table1", fail)
+    assert main(["tables"]) == code
+    err = capsys.readouterr().err
+    assert err.startswith("labelvar: error: ") and needle in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_debug_shows_the_traceback(monkeypatch):
+    from labelvar import analytic
+
+    monkeypatch.setattr(analytic, "paper_table1", lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        main(["--debug", "tables"])
+
+
+def test_version(capsys):
+    import labelvar
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"labelvar {labelvar.__version__}"
+
+
+def test_closed_pipe_ends_quietly(monkeypatch, capsys):
+    """`labelvar tables | head`: writing to a closed pipe ends with exit 0 and no message."""
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["tables"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_impossible_size_is_refused_before_allocating(capsys):
+    assert main(["expect", "--p-d", "0.6", "--m", "0.1", "--n-items", "1000000000"]) == 2
+    err = capsys.readouterr().err
+    assert "needs about" in err and "LABELVAR_MEMORY_LIMIT" in err and len(err.splitlines()) == 1
+
+
+def test_memory_limit_is_configurable(monkeypatch, capsys):
+    monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "1MB")
+    assert main(["expect", "--p-d", "0.6", "--m", "0.1", "--n-items", "100000"]) == 2
+    assert "more than the limit of 1 MB" in capsys.readouterr().err
+    monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "lots")
+    assert main(["expect", "--p-d", "0.6"]) == 2
+    assert "LABELVAR_MEMORY_LIMIT must be a size" in capsys.readouterr().err

@@ -99,3 +99,69 @@ def same_length(**arrays) -> int:
 
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() and not math.isinf(x) else repr(float(x))
+
+
+#: environment variable that sets the memory limit (bytes, or with a unit: "8GB", "500MB")
+MEMORY_ENV = "LABELVAR_MEMORY_LIMIT"
+_UNITS = {"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+
+
+def memory_limit() -> int:
+    """The largest allocation a computation may plan, in bytes.
+
+    ``$LABELVAR_MEMORY_LIMIT`` (e.g. ``"8GB"``) if set, else half of the machine's
+    physical memory (4 GB where that cannot be read).
+
+    Examples
+    --------
+    >>> memory_limit() > 0
+    True
+    """
+    import os
+    import re
+
+    text = os.environ.get(MEMORY_ENV, "").strip()
+    if text:
+        match = re.fullmatch(r"([0-9.]+(?:[eE][0-9]+)?)\s*([A-Za-z]*)", text)
+        unit = match.group(2).upper() if match else None
+        if not match or unit not in _UNITS:
+            raise ValueError(f"{MEMORY_ENV} must be a size such as 8GB or 500MB, got {text!r}")
+        return int(float(match.group(1)) * _UNITS[unit])
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2)
+    except (ValueError, OSError, AttributeError):
+        return 4 * 10**9
+
+
+def _size(n_bytes: float) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.3g} {unit}"
+    return f"{int(n_bytes)} B"
+
+
+def memory(what: str, n_bytes: float, way_out: str) -> None:
+    """Refuse, before allocating, a computation estimated to need more than the limit.
+
+    Parameters
+    ----------
+    what : str
+        The computation and the input that sizes it, e.g. ``"the exact F1 distribution
+        for n_items=1000000000"``.
+    n_bytes : float
+        Estimated peak memory in bytes.
+    way_out : str
+        What the user can do instead.
+
+    Examples
+    --------
+    >>> memory("a table", 1e30, "use fewer rows")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: a table needs about 1e+18 TB of memory, more than the limit of ...; use fewer rows (or raise LABELVAR_MEMORY_LIMIT)
+    """
+    limit = memory_limit()
+    if not n_bytes <= limit:
+        raise ValueError(f"{what} needs about {_size(n_bytes)} of memory, more than the limit of "
+                         f"{_size(limit)}; {way_out} (or raise {MEMORY_ENV})")

@@ -19,6 +19,7 @@ expectation of :math:`F_1` on a finite sample. :func:`exact_f1` and
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -619,7 +620,10 @@ def _binom_support(n: int, p: float) -> tuple[np.ndarray, np.ndarray]:
         return np.array([0]), np.array([1.0])
     if p >= 1.0:
         return np.array([n]), np.array([1.0])
-    k = np.arange(n + 1)
+    # pmf >= 1e-22 lies within 11 sd of the mean (Chernoff), plus a margin for small n:
+    # only that window is evaluated, so the cost grows with sd, not with n
+    half = 11.0 * math.sqrt(n * p * (1.0 - p)) + 60.0
+    k = np.arange(max(0, math.floor(n * p - half)), min(n, math.ceil(n * p + half)) + 1)
     pmf = stats.binom.pmf(k, n, p)
     keep = np.flatnonzero(pmf >= _TRIM)
     lo, hi = keep[0], keep[-1]
@@ -690,6 +694,10 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
     zd = float(zero_division)
     if not (np.isnan(zd) or 0.0 <= zd <= 1.0):
         raise ValueError(f"zero_division must be in [0, 1] or NaN, got {zero_division!r}")
+    width = [min(n_k + 1, 22 * math.sqrt(n_k * q * (1 - q)) + 121)
+             for n_k, q in ((npos, s), (nneg, 1.0 - t))]
+    v.memory(f"the exact distribution for n_pos={npos}, n_neg={nneg}", 96.0 * width[0] * width[1],
+             "use fewer items")
     tp, p_tp = _binom_support(npos, s)
     fp, p_fp = _binom_support(nneg, 1.0 - t)
     TP = tp[:, None].astype(float)
