@@ -159,7 +159,7 @@ def memory(what: str, n_bytes: float, way_out: str) -> None:
     >>> memory("a table", 1e30, "use fewer rows")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: a table needs about 1e+18 TB of memory, more than the limit of ...; use fewer rows (or raise LABELVAR_MEMORY_LIMIT)
+    ValueError: a table needs about 1e+18 TB of memory, more than the limit of ...; use fewer rows ...
     """
     limit = memory_limit()
     if not n_bytes <= limit:
