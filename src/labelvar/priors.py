@@ -98,8 +98,8 @@ def n_nodes(degree: int) -> int:
 class ThetaPrior:
     """Base class of the θ priors (see the module docstring for the method contract).
 
-    Subclasses implement ``support``, ``mean``, ``nodes``, ``sample``, ``key`` and
-    ``describe``; ``check`` and ``label_nodes`` are shared.
+    Subclasses implement ``support``, ``mean``, ``nodes``, ``sample``, ``key``,
+    ``describe`` and ``spec``; ``check`` and ``label_nodes`` are shared.
 
     Examples
     --------
