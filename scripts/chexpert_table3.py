@@ -94,15 +94,9 @@ def compare(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _md(df: pd.DataFrame) -> str:
-    import contextlib
-    import io as _io
+    from labelvar._format import render_table
 
-    from labelvar.cli import _print_table
-
-    buf = _io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        _print_table(df, "markdown")
-    return buf.getvalue()
+    return render_table(df, "markdown")
 
 
 def main(argv=None) -> int:

@@ -97,17 +97,15 @@ def main(argv=None) -> int:
     data = build(args.data, metrics)
     table = stratify(data, metrics=["accuracy"], simulated_human=5, leave_one_out=True,
                      seed=args.seed, n_boot=0).table
-    from labelvar.cli import _print_table
+    from labelvar._files import write_results
+    from labelvar._format import markdown_table
 
     for m in metrics:
         print(f"### {m} (rank-matched to the majority-label marginals)")
-        _print_table(paper_table(table, m), "markdown")
+        print(markdown_table(paper_table(table, m)))
         print()
     if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        tmp = args.out / ".stratified.csv.tmp"
-        tmp.write_text(table.to_csv(index=False), encoding="utf-8")
-        tmp.replace(args.out / "stratified.csv")
+        write_results(table, args.out / "stratified.csv")
     return 0
 
 

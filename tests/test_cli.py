@@ -22,7 +22,7 @@ def run(*argv: str) -> tuple[int, str]:
 
 
 def test_expect_csv_has_the_closed_forms_for_every_combination():
-    code, out = run("expect", "--p-d", "0.6,0.9", "--m", "0.1,0.5", "--n", "100", "--threshold", "0.8",
+    code, out = run("expect", "--p-d", "0.6,0.9", "--m", "0.1,0.5", "--n-items", "100", "--threshold", "0.8",
                     "--format", "csv")
     assert code == 0
     t = pd.read_csv(io.StringIO(out))
@@ -54,7 +54,7 @@ def test_tables_csv_matches_analytic():
 @pytest.mark.parametrize("argv,needle", [
     (["expect", "--p-d", "1.2"], "p_d must be in [0, 1], got 1.2"),
     (["expect", "--p-d", "0.5", "--m", "-0.1"], "m must be in [0, 1]"),
-    (["expect", "--p-d", "0.5", "--n", "0"], "n_items must be >= 1"),
+    (["expect", "--p-d", "0.5", "--n-items", "0"], "n_items must be >= 1"),
     (["expect", "--p-d", "0.5", "--threshold", "2"], "threshold must be in [0, 1]"),
     (["expect", "--p-d", "nan"], "p_d must not be NaN"),
     (["expect", "--p-d", "abc"], "argument --p-d"),

@@ -156,7 +156,8 @@ def test_schema_keys_and_config_dir_env(monkeypatch, tmp_path):
     assert schema_keys("") == ["name", "model", "labellers", "grid", "replicates", "seed",
                                "thresholds", "chunk_cells", "resume", "chunk_dir", "quiet",
                                "output"]
-    assert schema_keys("model.theta_prior") == ["kind", "a", "b", "lo", "hi"]
+    assert schema_keys("model.theta_prior") == ["kind", "a", "b", "lo", "hi", "values", "weights",
+                                                "value"]
     monkeypatch.setenv("LABELVAR_CONFIG_DIR", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="labelvar configs not found"):
         config_dir()
@@ -174,3 +175,24 @@ def test_typo_inside_an_experiment_file_is_one_line(tmp_path, monkeypatch, capsy
     assert err == ("labelvar: error: In 'experiment/figure1': Key 'replicats' not in 'SweepConfig' "
                    "(allowed keys: name, model, labellers, grid, replicates, seed, thresholds, "
                    "chunk_cells, resume, chunk_dir, quiet, output)\n")
+
+
+def test_sweep_schema_accepts_every_prior_kind_of_the_one_parser(composed):
+    """The sweep schema knew only Beta; it now builds discrete and fixed priors too."""
+    from labelvar.config import theta_prior_arg
+    from labelvar.priors import DiscretePrior, FixedTheta, as_theta_prior
+
+    disc = composed("model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=discrete",
+                    "model.theta_prior.values=[0.6,1.0]", "model.theta_prior.weights=[0.3,0.7]")
+    validate(disc)
+    assert theta_prior_arg(disc) == DiscretePrior((0.6, 1.0), (0.3, 0.7))
+    assert theta_prior_arg(disc) == as_theta_prior("mixture:0.6=0.3,1=0.7")
+    fixed = composed("model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=fixed",
+                     "model.theta_prior.value=0.8")
+    assert theta_prior_arg(fixed) == FixedTheta(0.8)
+    bad = composed("model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=discrete",
+                   "model.theta_prior.values=[0.2,1.0]")
+    with pytest.raises(ValueError, match=r"model.theta_prior.*\[1/L, 1\]"):
+        validate(bad)
+    with pytest.raises(ValueError, match="model.theta_prior.kind must be one of"):
+        validate(composed("model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=gamma"))

@@ -1,4 +1,4 @@
-"""`labelvar design` command line, YAML configs and the power figure (issue 6)."""
+"""`labelvar design` command line and YAML configs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 from conftest import shared_data
 
 from labelvar import design as D
-from labelvar import plots
 from labelvar.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -100,17 +99,6 @@ def test_yaml_snli_config(capsys, monkeypatch):
     assert code == 0
     assert err.startswith("pilot: 1289 items, L = 3; fitted Beta(")
     assert "recommended: K = " in out
-
-
-def test_power_figure_has_one_curve_per_k_and_the_star():
-    res = D.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3, 5],
-                       replicates=100)
-    fig = plots.plot_power_curves(res.curves, res.evaluated, res.plans, target=0.8)
-    ax_n, ax_cost = fig.axes
-    labels = [ln.get_label() for ln in ax_n.lines if not ln.get_label().startswith("_")]
-    assert labels[:3] == ["K = 1", "K = 3", "K = 5"]
-    assert any(lbl.startswith("recommended: K = ") for lbl in labels)
-    assert ax_n.get_xscale() == "log" and ax_cost.get_xlabel().startswith("total cost")
 
 
 @pytest.mark.slow

@@ -167,7 +167,7 @@ def test_wide_duplicate_ids(tmp_path):
 
 def test_missing_file():
     with pytest.raises(FileNotFoundError):
-        io.read_table("/nonexistent/x.csv")
+        io.read_frame("/nonexistent/x.csv")
 
 
 def test_synthetic_panel_deterministic_and_shipped_file_matches():

@@ -84,7 +84,7 @@ def test_snli_with_chaosnli_predictions_cli():
         args += ["--predictions", f"{name}={pred}/SNLI_dev_{model}_0.json,"
                                   f"{pred}/SNLI_test_{model}_0.json"]
     args += ["--pred-item", "uid", "--pred-label", "pred",
-             "--pred-classes", "entailment,contradiction,neutral", "--ties", "drop",
+             "--pred-classes", "entailment,contradiction,neutral", "--tie-rule", "drop",
              "--missing-predictions", "drop", "--simulated-human", "5", "--n-boot", "0",
              "--format", "csv"]
     code, out, err = run(*args)

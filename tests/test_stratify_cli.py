@@ -83,7 +83,7 @@ def test_long_and_jsonl_layouts(tmp_path):
     js.write_text('{"id": "a", "v": ["x", "x", "y"], "m": "x"}\n'
                   '{"id": "b", "v": ["y", "y", "y"], "m": "x"}\n')
     code, out, err = run("stratify", js, "--panel", "v", "--systems", "m", "--item", "id",
-                         "--positive", "x", "--n-boot", "0")
+                         "--pos-label", "x", "--n-boot", "0")
     assert code == 0, err
     assert "0.67" in out and "1.00" in out
 
@@ -109,14 +109,14 @@ WIDE = "id,r1,r2,r3,gpt\na,1,1,0,1\nb,0,0,0,1\nc,1,1,1,0\n"
     (("--panel", "r*", "--item", "key"), "item: column 'key' not found"),
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--labels", "0,2"),
      "labels outside the label set"),
-    (("--panel", "r*", "--systems", "gpt", "--item", "id", "--positive", "7"),
+    (("--panel", "r*", "--systems", "gpt", "--item", "id", "--pos-label", "7"),
      "pos_label '7' is not in the label set"),
     (("--panel", "r1", "--systems", "gpt", "--item", "id"), "at least 2 annotators"),
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--humans", "dr"),
      "--humans: 'dr' matches no column"),
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--bins", "0.8,1"),
      "do not cover the observed agreement"),
-    (("--panel", "r*", "--item", "id", "--ties", "coin"), "invalid choice"),
+    (("--panel", "r*", "--item", "id", "--tie-rule", "coin"), "invalid choice"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, match):
     assert match in _bad(tmp_path, WIDE, *args)
@@ -127,7 +127,7 @@ def test_bad_labels_in_predictions_and_positive_never_occurs(tmp_path):
                "--item", "id")
     assert "predictions['gpt']" in msg and "outside the label set" in msg
     msg = _bad(tmp_path, "id,r1,r2,gpt\na,x,x,x\nb,y,x,x\n", "--panel", "r*", "--systems", "gpt",
-               "--item", "id", "--labels", "x,y,z", "--positive", "z")
+               "--item", "id", "--labels", "x,y,z", "--pos-label", "z")
     assert "positive label 'z' never occurs" in msg
 
 

@@ -18,6 +18,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from labelvar import sweep
+from labelvar._files import read_results
 from labelvar.config import SweepConfig
 
 # --------------------------------------------------------------------------- stand-in engine
@@ -126,7 +127,7 @@ def test_job_writes_table_config_metadata(tmp_path):
     assert sum(calls) == 24
     t = res.table
     assert len(t) == 24 * 2 * 3  # cells x labellers x (accuracy + 2 thresholds)
-    assert_frame_equal(sweep.read_table(tmp_path / "results.csv"), t)
+    assert_frame_equal(read_results(tmp_path / "results.csv"), t)
     meta = json.loads((tmp_path / "metadata.json").read_text())
     assert meta["seed"] == 0 and meta["computed"] == 4 and meta["reused"] == 0
     assert meta["versions"]["numpy"] == np.__version__
@@ -153,8 +154,8 @@ def test_interrupted_job_resumes_only_missing_chunks(tmp_path):
     assert (res.computed, res.reused, len(calls)) == (2, 2, 2)
     assert {p: p.stat().st_mtime_ns for p in done} == mtimes  # reused files untouched
     assert_frame_equal(res.table, full.table)
-    assert_frame_equal(sweep.read_table(job / "results.csv"),
-                       sweep.read_table(tmp_path / "full" / "results.csv"))
+    assert_frame_equal(read_results(job / "results.csv"),
+                       read_results(tmp_path / "full" / "results.csv"))
     # a third run computes nothing
     again = sweep.run_job(small_cfg(), job, engine=engine_dying_after(0))
     assert (again.computed, again.reused) == (0, 4)
@@ -210,7 +211,7 @@ def test_collect_merges_jobs_in_order_and_refuses_missing(tmp_path):
     assert merged["experiment"].tolist() == ["alpha"] * len(a.table) + ["beta"] * len(b.table)
     assert_frame_equal(merged.iloc[:len(a.table), 2:].reset_index(drop=True), a.table)
     assert_frame_equal(merged.iloc[len(a.table):, 2:].reset_index(drop=True), b.table)
-    assert_frame_equal(sweep.read_table(path), merged)
+    assert_frame_equal(read_results(path), merged)
     with pytest.raises(ValueError, match="have no complete results table"):
         sweep.collect(tmp_path / "10_gamma")
     # a job rerun into its directory and killed keeps an old table but says "running"

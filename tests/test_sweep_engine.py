@@ -17,7 +17,8 @@ import pytest
 from pandas.testing import assert_frame_equal
 from scipy.stats import binom
 
-from labelvar import analytic, cli, sweep
+from labelvar import analytic, cli
+from labelvar._files import read_results
 
 SMALL = ["grid=small", "replicates=400", "output.plots=[]", "quiet=true"]
 
@@ -49,7 +50,7 @@ def test_figure1_outputs(figure1):
 
 def test_figure1_done_when(figure1):
     """The issue's checks on the produced table."""
-    t = sweep.read_table(figure1 / "results.csv")
+    t = read_results(figure1 / "results.csv")
     allrows = t[t["stratum"] == "all"]
     assert len(allrows) == 11 * 4 * 2 * 4  # p_d x m x labellers x metrics
     # every cell agrees with the closed form: |z| < 4
@@ -75,13 +76,13 @@ def test_figure1_done_when(figure1):
 
 def test_rerun_reuses_chunks_and_resume_after_kill_matches(figure1, tmp_path, capsys):
     """A rerun in the same run dir computes nothing; losing chunks recomputes only them."""
-    base = sweep.read_table(figure1 / "results.csv")
+    base = read_results(figure1 / "results.csv")
     job = tmp_path / "job"
     shutil.copytree(figure1, job)
     assert run_cli("experiment=figure1", f"hydra.run.dir={job}", "--quiet") == 0
     meta = json.loads((job / "metadata.json").read_text())
     assert (meta["computed"], meta["reused"]) == (0, 4)
-    assert_frame_equal(sweep.read_table(job / "results.csv"), base)
+    assert_frame_equal(read_results(job / "results.csv"), base)
     # simulate a kill after two of four chunks: drop the others' files and the results
     markers = sorted((job / "chunks").glob("*.json"))
     for m in markers[2:]:
@@ -91,14 +92,14 @@ def test_rerun_reuses_chunks_and_resume_after_kill_matches(figure1, tmp_path, ca
     assert run_cli("experiment=figure1", f"hydra.run.dir={job}", "--quiet") == 0
     meta = json.loads((job / "metadata.json").read_text())
     assert (meta["computed"], meta["reused"]) == (2, 2)
-    assert_frame_equal(sweep.read_table(job / "results.csv"), base)
+    assert_frame_equal(read_results(job / "results.csv"), base)
 
 
 def test_chunking_does_not_change_the_table(tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     assert run_cli(*SMALL, "chunk_cells=1", f"hydra.run.dir={a}") == 0
     assert run_cli(*SMALL, "chunk_cells=100", f"hydra.run.dir={b}") == 0
-    ta, tb = (sweep.read_table(d / "results.csv") for d in (a, b))
+    ta, tb = (read_results(d / "results.csv") for d in (a, b))
     key = ["m", "p_d", "labeller", "metric"]
     assert json.loads((a / "metadata.json").read_text())["chunks"] == 6
     assert_frame_equal(ta.sort_values(key).reset_index(drop=True),
@@ -109,7 +110,7 @@ def test_other_experiments_small(tmp_path):
     out = tmp_path / "pb"
     assert run_cli("experiment=panel_bias", "replicates=200", "grid.n_items=[200]",
                    "grid.panel_size=[3,5]", f"hydra.run.dir={out}", "--quiet") == 0
-    t = sweep.read_table(out / "results.csv")
+    t = read_results(out / "results.csv")
     theta = t[(t["metric"] == "theta") & (t["labeller"] == "expert")]
     top = theta[theta["stratum"] == "1.00"].set_index("panel_size")["mean"]
     assert (top < 1).all()  # unanimous panels: the true agreement is below 1
@@ -118,7 +119,7 @@ def test_other_experiments_small(tmp_path):
     out = tmp_path / "t1"
     assert run_cli("experiment=table1", "replicates=2000", "grid.p_d=[0.5,0.6,0.9]",
                    f"hydra.run.dir={out}", "--quiet") == 0
-    t = sweep.read_table(out / "results.csv")
+    t = read_results(out / "results.csv")
     tails = t[t["metric"] == "prob_accuracy_ge"]
     assert len(tails) == 3 * 2 * 2
     # Table 1's values are binomial tails: P(acc >= a) = binom.sf(ceil(a N) - 1, N, p_d)
@@ -135,7 +136,7 @@ def test_other_experiments_small(tmp_path):
 def test_model_labellers_from_the_config(tmp_path):
     out = tmp_path / "models"
     assert run_cli(*SMALL, "labellers=with_models", f"hydra.run.dir={out}") == 0
-    t = sweep.read_table(out / "results.csv")
+    t = read_results(out / "results.csv")
     acc = t[t["metric"] == "accuracy"].groupby("labeller")["expected"].unique()
     # A: accuracy 0.9; B: m = 0.1 -> 0.1 * 0.9 + 0.9 * 0.6, m = 0.5 -> 0.75
     assert acc["A"].tolist() == pytest.approx([0.9])
@@ -166,10 +167,10 @@ def _check_collected(sweep_dir, capsys):
     assert cli.main(["collect", str(sweep_dir)]) == 0
     out = capsys.readouterr().out
     assert "collected.csv" in out and "from 2 jobs" in out
-    merged = sweep.read_table(sweep_dir / "collected.csv")
+    merged = read_results(sweep_dir / "collected.csv")
     assert merged["experiment"].unique().tolist() == ["figure1", "table1"]
     for job in ("0_figure1", "1_table1"):
-        own = sweep.read_table(sweep_dir / job / "results.csv")
+        own = read_results(sweep_dir / job / "results.csv")
         part = merged[merged["job"] == job].drop(columns=["experiment", "job"])
         assert_frame_equal(part.reset_index(drop=True), own)
     assert "prob_accuracy_ge" in set(merged.loc[merged["experiment"] == "table1", "metric"])

@@ -24,9 +24,11 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import secrets
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -128,3 +130,59 @@ def read_results(path, text_columns=()) -> pd.DataFrame:
     if int(pd.__version__.split(".")[0]) < 3:  # round-trip parsing is the default in pandas 3
         kw["float_precision"] = "round_trip"
     return pd.read_csv(path, **kw)
+
+
+@contextlib.contextmanager
+def replaced_directory(path, *, allowed=None):
+    """Build a directory's new contents aside, then swap them in as a whole.
+
+    Yields a fresh temporary sibling of ``path``; when the block ends without an
+    error that directory is renamed to ``path``. An existing ``path`` is kept
+    until the new one is complete, then moved aside and removed, so a rerun
+    replaces the previous set of files as a whole (no stale file of an earlier run
+    survives) and an interrupted run leaves the previous set in place. On an error
+    the temporary directory is removed and ``path`` is untouched.
+
+    ``allowed(name) -> bool`` guards existing contents: if ``path`` holds an entry
+    for which it is false (not a file this kind of directory is made of), nothing
+    is written and :class:`FileExistsError` is raised, so a user's own files are
+    never deleted.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "report"
+    >>> for text in ("first", "second"):
+    ...     with replaced_directory(out) as tmp:
+    ...         _ = atomic_write(tmp / f"{text}.txt", text)
+    >>> sorted(p.name for p in out.iterdir())
+    ['second.txt']
+    """
+    path = Path(path)
+    if path.exists():
+        if not path.is_dir():
+            raise FileExistsError(f"{path} exists and is not a directory")
+        if allowed is not None:
+            foreign = sorted(p.name for p in path.iterdir() if not allowed(p.name))
+            if foreign:
+                raise FileExistsError(
+                    f"{path} holds files that are not part of a labelvar report "
+                    f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}); "
+                    "choose a new or empty directory")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    tmp.mkdir()
+    old = None
+    try:
+        yield tmp
+        if path.exists():
+            old = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.old")
+            os.replace(path, old)
+        os.replace(tmp, path)
+    except BaseException:
+        if old is not None and not path.exists():
+            os.replace(old, path)  # put the previous set back
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

@@ -26,6 +26,7 @@ from scipy import stats
 
 from labelvar import _validate as v
 from labelvar._counts import ceil_count, floor_count, n_positives
+from labelvar._docs import fill
 
 __all__ = [
     "Confusion",
@@ -67,13 +68,13 @@ def _out(x):
 
 
 # --------------------------------------------------------------------------- accuracy
+@fill
 def expected_accuracy(p_d):
     r"""Expected accuracy of a labeller who agrees with the majority with probability ``p_d``.
 
     Parameters
     ----------
-    p_d : array_like
-        Probability of agreeing with the majority label, in [0, 1].
+    {{p_d}}
 
     Returns
     -------
@@ -92,15 +93,14 @@ def expected_accuracy(p_d):
     return _out(v.probability("p_d", p_d))
 
 
+@fill
 def accuracy_se(p_d, n_items):
     r"""Standard error of the observed accuracy on ``n_items`` items.
 
     Parameters
     ----------
-    p_d : array_like
-        Probability of agreeing with the majority label, in [0, 1].
-    n_items : array_like
-        Number of items, a whole number >= 1.
+    {{p_d}}
+    {{n_items}}
 
     Returns
     -------
@@ -120,15 +120,14 @@ def accuracy_se(p_d, n_items):
     return _out(np.sqrt(p * (1.0 - p) / nn))
 
 
+@fill
 def prob_correct_at_least(p_d, n_items, k):
     r"""Probability of at least ``k`` correct of ``n_items`` items: :math:`P(X \ge k)`.
 
     Parameters
     ----------
-    p_d : array_like
-        Probability of agreeing with the majority label, in [0, 1].
-    n_items : array_like
-        Number of items, a whole number >= 1.
+    {{p_d}}
+    {{n_items}}
     k : array_like
         Number of correct items :math:`r_c`, a whole number in [0, n].
 
@@ -156,15 +155,14 @@ def prob_correct_at_least(p_d, n_items, k):
     return _out(stats.binom.sf(kk - 1, nn, p))
 
 
+@fill
 def prob_accuracy_at_least(p_d, n_items, threshold):
     r"""Probability that the accuracy on ``n_items`` items is at least the fraction ``threshold``.
 
     Parameters
     ----------
-    p_d : array_like
-        Probability of agreeing with the majority label, in [0, 1].
-    n_items : array_like
-        Number of items, a whole number >= 1.
+    {{p_d}}
+    {{n_items}}
     threshold : array_like
         Accuracy threshold in [0, 1].
 
@@ -188,15 +186,14 @@ def prob_accuracy_at_least(p_d, n_items, threshold):
     return _out(stats.binom.sf(ceil_count(aa, nn) - 1, nn, p))
 
 
+@fill
 def prob_accuracy_between(p_d, n_items, lo, hi):
     r"""Probability that the accuracy on ``n_items`` items lies in ``[lo, hi]`` (inclusive).
 
     Parameters
     ----------
-    p_d : array_like
-        Probability of agreeing with the majority label, in [0, 1].
-    n_items : array_like
-        Number of items, a whole number >= 1.
+    {{p_d}}
+    {{n_items}}
     lo, hi : array_like
         Accuracy bounds in [0, 1], ``lo <= hi``.
 
@@ -260,6 +257,7 @@ def random_accuracy(n_labels):
     return _out(1.0 / v.n_labels(n_labels))
 
 
+@fill
 def prob_random_accuracy_at_least(n_labels, n_items, threshold):
     r"""Probability that a uniform random labeller over ``L`` labels scores accuracy >= ``threshold``.
 
@@ -267,8 +265,7 @@ def prob_random_accuracy_at_least(n_labels, n_items, threshold):
     ----------
     n_labels : array_like
         Number of labels :math:`L` (>= 2).
-    n_items : array_like
-        Number of items (>= 1).
+    {{n_items}}
     threshold : array_like
         Accuracy threshold in [0, 1].
 
@@ -345,17 +342,15 @@ class Confusion:
     tn: np.ndarray | float
 
 
+@fill
 def expected_confusion(p_d, m, n_items):
     r"""Expected confusion counts of a ``p_d``-following labeller (paper eqs. 5–8).
 
     Parameters
     ----------
-    p_d : array_like
-        Probability of agreeing with the majority label, in [0, 1].
-    m : array_like
-        Positive-class ratio of the majority labels, in [0, 1].
-    n_items : array_like
-        Number of items (>= 1).
+    {{p_d}}
+    {{m}}
+    {{n_items}}
 
     Returns
     -------
@@ -392,15 +387,14 @@ def _ratio(num, den):
     return out
 
 
+@fill
 def expected_precision(p_d, m):
     r"""Expected precision of a ``p_d``-following labeller with positive ratio ``m``.
 
     Parameters
     ----------
-    p_d : array_like
-        Probability of agreeing with the majority label, in [0, 1].
-    m : array_like
-        Positive-class ratio, in [0, 1].
+    {{p_d}}
+    {{m}}
 
     Returns
     -------
@@ -422,13 +416,13 @@ def expected_precision(p_d, m):
     return _out(_ratio(mm * p, mm * p + (1 - mm) * (1 - p)))
 
 
+@fill
 def expected_recall(p_d, m):
     r"""Expected recall of a ``p_d``-following labeller; independent of ``m``.
 
     Parameters
     ----------
-    p_d : array_like
-        Probability of agreeing with the majority label, in [0, 1].
+    {{p_d}}
     m : array_like
         Positive-class ratio, in [0, 1]; NaN is returned where ``m = 0`` (no positives).
 
@@ -450,15 +444,14 @@ def expected_recall(p_d, m):
     return _out(_ratio(mm * p, mm))
 
 
+@fill
 def expected_f1(p_d, m):
     r"""Expected F1 (positive class) of a ``p_d``-following labeller with positive ratio ``m``.
 
     Parameters
     ----------
-    p_d : array_like
-        Probability of agreeing with the majority label, in [0, 1].
-    m : array_like
-        Positive-class ratio, in [0, 1].
+    {{p_d}}
+    {{m}}
 
     Returns
     -------

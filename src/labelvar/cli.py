@@ -7,17 +7,22 @@ traceback.
 
 Subcommands
 -----------
-expect    closed-form expectations and tails for given p_d, m, n (issue 2)
-tables    the paper's Tables 1 and 2 as computed by labelvar (issue 2)
-sweep     Hydra sweeps over simulation grids (issue 4)
-collect   merge a multirun directory into one table (issue 4)
-stratify  agreement-stratified report of real results (issue 5)
-design    study sizing: items and annotators per item (issue 6)
+expect    closed-form expectations and tails for given p_d, m, n
+tables    the paper's Tables 1 and 2 as computed by labelvar
+sweep     Hydra sweeps over simulation grids
+collect   merge a multirun directory into one table
+stratify  agreement-stratified report of real results
+design    study sizing: items and annotators per item
+
+This module parses, calls and prints: tables are printed by
+:func:`labelvar._format.render_table`, inputs loaded by :mod:`labelvar.io`, report
+directories written by :mod:`labelvar.report`.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 
@@ -62,10 +67,11 @@ def _add_expect(sub) -> None:
                    help="probability of agreeing with the majority label, in [0, 1]")
     p.add_argument("--m", type=_floats, default=[0.5], metavar="M",
                    help="positive-class ratio in [0, 1] (default 0.5)")
-    p.add_argument("--n", type=_ints, default=[100], metavar="N", help="number of items (default 100)")
+    p.add_argument("--n-items", type=_ints, default=[100], metavar="N",
+                   help="number of items (default 100)")
     p.add_argument("--threshold", type=_floats, default=[0.8], metavar="A",
                    help="accuracy threshold for P(accuracy >= A), in [0, 1] (default 0.8)")
-    p.add_argument("--level", type=float, default=0.9,
+    p.add_argument("--confidence-level", type=float, default=0.9, metavar="C",
                    help="coverage of the exact F1 interval (default 0.9)")
     p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     p.set_defaults(func=_run_expect)
@@ -74,8 +80,8 @@ def _add_expect(sub) -> None:
 def _run_expect(args) -> int:
     from labelvar import analytic
 
-    table = analytic.expectation_table(args.p_d, args.m, args.n, args.threshold,
-                                       confidence_level=args.level)
+    table = analytic.expectation_table(args.p_d, args.m, args.n_items, args.threshold,
+                                       confidence_level=args.confidence_level)
     _print_table(table, args.format)
     return 0
 
@@ -102,30 +108,12 @@ def _run_tables(args) -> int:
 
 
 def _print_table(table, fmt: str) -> None:
-    """Print a DataFrame as markdown or CSV (no optional dependency needed)."""
-    if fmt == "csv":
-        sys.stdout.write(table.to_csv(index=False))
-        return
-    cols = [str(c) for c in table.columns]
-    rows = [[_cell(v) for v in row] for row in table.itertuples(index=False)]
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-    print("| " + " | ".join(c.ljust(w) for c, w in zip(cols, widths)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for r in rows:
-        print("| " + " | ".join(v.rjust(w) for v, w in zip(r, widths)) + " |")
+    from labelvar._format import render_table
+
+    sys.stdout.write(render_table(table, fmt))
 
 
-def _cell(v) -> str:
-    if isinstance(v, float):
-        if v != v:
-            return ""
-        if v != 0 and (abs(v) < 1e-3 or abs(v) >= 1e6):
-            return f"{v:.3g}"
-        return f"{v:.4f}"
-    return str(v)
-
-
-# --------------------------------------------------------------------------- sweep / collect (issue 4)
+# --------------------------------------------------------------------------- sweep / collect
 def _add_sweep(sub) -> None:
     # Every argument after `sweep` goes to the Hydra app unchanged (-m, hydra/launcher=...,
     # --cfg job, overrides); prefix_chars no user types keeps argparse out of the way.
@@ -160,11 +148,6 @@ def _add_collect(sub) -> None:
     p.set_defaults(func=_run_collect)
 
 
-def _add_sweep_collect(sub) -> None:
-    _add_sweep(sub)
-    _add_collect(sub)
-
-
 def _run_collect(args) -> int:
     from labelvar import sweep
 
@@ -173,7 +156,11 @@ def _run_collect(args) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- stratify (issue 5)
+# --------------------------------------------------------------------------- stratify
+#: input layouts (labelvar.io.LAYOUTS; kept here so building the parser imports no pandas)
+_LAYOUTS = ("auto", "wide", "long", "jsonl", "raters")
+
+
 def _strs(text: str) -> list[str]:
     """Parse ``a,b`` into a list of non-empty strings."""
     return [x.strip() for x in text.split(",") if x.strip()]
@@ -189,7 +176,7 @@ def _add_stratify(sub) -> None:
         "(a list of labels per item) or one file per rater (several FILEs, columns = tasks).",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="input file(s)")
-    p.add_argument("--layout", choices=("auto", "wide", "long", "jsonl", "raters"),
+    p.add_argument("--layout", choices=_LAYOUTS,
                    default="auto", help="input layout (default: jsonl for .json/.jsonl, "
                    "raters for several files, else wide)")
     p.add_argument("--panel", required=True,
@@ -211,7 +198,7 @@ def _add_stratify(sub) -> None:
     p.add_argument("--pred-label", default="pred", help="label field of --predictions files")
     p.add_argument("--pred-classes", type=_strs, default=None,
                    help="labels of class indices in --predictions files, in index order")
-    p.add_argument("--positive", default=None, help="positive label for F1")
+    p.add_argument("--pos-label", default=None, help="positive label for F1")
     p.add_argument("--labels", type=_strs, default=None, help="the label set (default inferred)")
     p.add_argument("--bins", type=_floats, default=None, help="p_d bin edges, e.g. 0.5,0.7,1")
     p.add_argument("--metrics", type=_strs, default=["f1", "accuracy"])
@@ -224,11 +211,12 @@ def _add_stratify(sub) -> None:
                    "default: 1)")
     p.add_argument("--human-round", type=int, default=None, metavar="D",
                    help="round each human's score to D decimals before H's mean/sd (paper: 2)")
-    p.add_argument("--ties", choices=("random", "first", "drop"), default="random",
+    p.add_argument("--tie-rule", choices=("random", "first", "drop"), default="random",
                    help="majority label of tied items: random (seeded), first label, or drop")
     p.add_argument("--missing-predictions", choices=("error", "drop"), default="error",
                    help="items some system has no prediction for: error, or drop (counted)")
-    p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--confidence-level", type=float, default=0.95,
+                   help="of every interval (default 0.95)")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for F1 CIs")
     p.add_argument("--boot-raters", action="store_true",
                    help="bootstrap over items and each item's panel votes (all CIs)")
@@ -241,167 +229,74 @@ def _add_stratify(sub) -> None:
     p.set_defaults(func=_run_stratify)
 
 
-def _read_layout(args, layout, files, evaluated) -> dict:
-    from labelvar import io
-
-    if layout == "wide":
-        return io.read_wide(files[0], panel=args.panel, systems=evaluated, item=args.item,
-                            task_column=args.task_column, group_sep=args.group_sep)
-    if layout == "long":
-        return io.read_long(files[0], panel=args.panel, systems=evaluated,
-                            item=args.item or "item", rater=args.rater_column,
-                            label=args.label_column, task_column=args.task_column)
-    if layout == "jsonl":
-        return io.read_jsonl(files[0], panel=args.panel, systems=evaluated, item=args.item)
-    if not args.item:
-        raise ValueError("--item is required with several files (the id column they share)")
-    return io.read_rater_files(files, panel=args.panel, systems=evaluated, item=args.item,
-                               tasks=args.tasks)
+#: load_tasks parameters named in its errors -> the flags a user typed
+_STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", "item": "--item",
+                   "pred_item": "--pred-item"}
 
 
-def _load_stratify_input(args) -> dict:
-    from pathlib import Path
+def _flag_error(exc: ValueError) -> ValueError:
+    """The error with a leading parameter name replaced by its flag."""
+    msg = str(exc)
+    head = re.match(r"\w+", msg)
+    if head and head.group() in _STRATIFY_FLAGS:
+        msg = _STRATIFY_FLAGS[head.group()] + msg[head.end():]
+    return ValueError(msg)
 
-    from labelvar import io
 
-    files = [Path(f) for f in args.files]
-    for f in files:
-        if not f.is_file():
-            raise ValueError(f"FILE: no such file: {f}")
-    layout = args.layout
-    if layout == "auto":
-        if len(files) > 1:
-            layout = "raters"
-        elif files[0].suffix.lower() in (".json", ".jsonl"):
-            layout = "jsonl"
-        else:
-            layout = "wide"
-    if layout != "raters" and len(files) > 1:
-        raise ValueError(f"--layout {layout} takes one FILE, got {len(files)}")
-    evaluated = ",".join(x for x in (args.systems, args.humans) if x)
-    try:
-        data = _read_layout(args, layout, files, evaluated)
-    except ValueError as exc:
-        msg = str(exc)
-        for h in _strs(args.humans):  # humans are loaded with the systems: name the right flag
-            if msg.startswith(f"systems: {h!r} ") or (msg.startswith("systems (task")
-                                                      and f"): {h!r} " in msg):
-                raise ValueError("--humans" + msg[len("systems"):]) from None
-        raise
-    for spec in args.predictions:
+def _predictions(specs) -> dict:
+    """``NAME=PATH[,PATH]`` flags as a name -> paths mapping."""
+    out = {}
+    for spec in specs:
         name, sep, paths = spec.partition("=")
-        if not sep or not name or not paths:
+        if not sep or not name.strip() or not paths:
             raise ValueError(f"--predictions must be NAME=PATH[,PATH...], got {spec!r}")
-        if not (args.pred_item or args.item):
-            raise ValueError("--predictions needs --pred-item (the id field of those files)")
-        data = io.attach_predictions(data, name.strip(), _strs(paths),
-                                     item=args.pred_item or args.item, label=args.pred_label,
-                                     classes=args.pred_classes)
-    return data
+        out[name.strip()] = _strs(paths)
+    return out
 
 
 def _run_stratify(args) -> int:
     import warnings
 
-    from labelvar import inference
+    from labelvar import io, report
     from labelvar import stratified as st
 
-    data = _load_stratify_input(args)
-    from labelvar.io import select_columns
-
+    try:
+        data = io.load_tasks(
+            args.files, panel=args.panel, layout=args.layout, systems=args.systems,
+            humans=args.humans, item=args.item, task_column=args.task_column,
+            group_sep=args.group_sep, tasks=args.tasks, rater=args.rater_column,
+            label=args.label_column, predictions=_predictions(args.predictions),
+            pred_item=args.pred_item, pred_label=args.pred_label, pred_classes=args.pred_classes)
+    except ValueError as exc:
+        raise _flag_error(exc) from None
     loaded = list(dict.fromkeys(c for td in data.values() for c in td.predictions.columns))
-    humans = select_columns(loaded, args.humans, "--humans") if args.humans else []
+    humans = io.select_columns(loaded, args.humans, "--humans") if args.humans else []
+    if args.compare is not None and len(args.compare) != 2:
+        raise ValueError(f"--compare takes two systems A,B; got {args.compare!r}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", st.ExcludedItemsWarning)
         result = st.stratify(
-            data, humans=humans, pos_label=args.positive, labels=args.labels, bins=args.bins,
+            data, humans=humans, pos_label=args.pos_label, labels=args.labels, bins=args.bins,
             metrics=args.metrics, simulated_human=args.simulated_human,
             leave_one_out=args.leave_one_out, p_d_one=args.p_d_one,
-            human_round=args.human_round, tie_rule=args.ties,
-            missing=args.missing_predictions, confidence_level=args.confidence,
+            human_round=args.human_round, tie_rule=args.tie_rule,
+            missing=args.missing_predictions, confidence_level=args.confidence_level,
             n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed)
-    table = result.table
     for w in caught:
         if issubclass(w.category, st.ExcludedItemsWarning):
             print(f"labelvar: note: {w.message}", file=sys.stderr)
-    systems = list(dict.fromkeys(table.loc[table["role"] == "system", "system"]))
-    blocks = [(s, st.paper_table(table, s)) for s in systems] or [(None, st.paper_table(table))]
-    paired = {}
-    if args.compare:
-        if len(args.compare) != 2:
-            raise ValueError(f"--compare takes two systems A,B; got {args.compare!r}")
-        for metric in dict.fromkeys(table["metric"]):
-            paired[metric] = inference.paired_test(table, *args.compare, metric=metric)
+    paired = report.paired_tests(result, args.compare)
     if args.format == "csv":
-        sys.stdout.write(table.to_csv(index=False))
+        _print_table(result.table, "csv")
     else:
-        for i, (s, block) in enumerate(blocks):
-            if i:
-                print()
-            print(f"### {s}" if s else "### panel vs humans (no systems)")
-            _print_table(block, "markdown")
-        for metric, res in paired.items():
-            print(f"\n### paired t-test {args.compare[0]} − {args.compare[1]} ({metric}), "
-                  "pairs = tasks")
-            _print_table(res.table.assign(stars=res.table["p"].map(inference.stars)),
-                         "markdown")
+        sys.stdout.write(report.stratify_markdown(result, compare=args.compare, paired=paired))
     if args.out:
-        _write_stratify_outputs(result, blocks, args, paired)
+        report.write_stratify_report(result, args.out, compare=args.compare, paired=paired)
+        print(f"labelvar: wrote {args.out}/stratified.csv, table.md, figures", file=sys.stderr)
     return 0
 
 
-def _atomic_write(path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-
-
-def _write_stratify_outputs(result, blocks, args, paired) -> None:
-    import io as _io
-    import json
-    from contextlib import redirect_stdout
-    from pathlib import Path
-
-    import pandas as pd
-
-    from labelvar import inference, plots
-
-    table = result.table
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    _atomic_write(out / "stratified.csv", table.to_csv(index=False))
-    buf = _io.StringIO()
-    with redirect_stdout(buf):
-        for s, block in blocks:
-            print(f"### {s}" if s else "### panel vs humans (no systems)")
-            _print_table(block, "markdown")
-            print()
-    _atomic_write(out / "table.md", buf.getvalue())
-    _atomic_write(out / "excluded.json", json.dumps(result.excluded, indent=2))
-    tests = []
-    for metric in dict.fromkeys(table["metric"]):
-        for value in ("delta_human", "score"):
-            try:
-                tests.append(inference.bin_tests(table, metric=metric, value=value).table)
-            except ValueError:
-                continue  # fewer than 2 bins or values: nothing to test
-        fig = plots.stratified_scores(table, metric)
-        plots.save(fig, out / f"scores_{metric}")
-        if (table["role"] == "system").sum() and table["delta_human"].notna().any():
-            try:
-                plots.save(plots.delta_by_bin(table, metric), out / f"delta_{metric}")
-            except ValueError:
-                pass  # no system rows for this metric
-    if tests:
-        _atomic_write(out / "bin_tests.csv", pd.concat(tests).to_csv(index=False))
-    for metric, res in paired.items():
-        _atomic_write(out / f"paired_{metric}.csv", res.table.to_csv(index=False))
-        plots.save(plots.system_vs_system(table, *args.compare, metric=metric),
-                   out / f"paired_{metric}")
-    print(f"labelvar: wrote {out}/stratified.csv, table.md, figures", file=sys.stderr)
-
-
-# --------------------------------------------------------------------------- design (issue 6)
+# --------------------------------------------------------------------------- design
 #: keys of a design config file / flags, split into Scenario fields and planner settings
 _DESIGN_SCENARIO_KEYS = ("question", "theta", "n_labels", "m", "tie_rule", "min_agreement",
                          "alpha", "power", "baseline", "accuracy_a", "accuracy_b", "delta",
@@ -515,7 +410,9 @@ def _run_design(args) -> int:
     else:
         print(result.to_markdown())
     if args.out:
-        paths = result.write(args.out)
+        from labelvar import report
+
+        paths = report.write_design_report(result, args.out)
         print(f"labelvar: wrote {', '.join(str(p) for p in paths)}", file=sys.stderr)
     return 0 if result.found else 1
 
@@ -531,10 +428,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     _add_expect(sub)
     _add_tables(sub)
-    _add_sweep_collect(sub)  # issue 4
-    # sweep/collect, stratify and design register here as their issues land.
+    _add_sweep(sub)
+    _add_collect(sub)
     _add_stratify(sub)
-    _add_design(sub)  # issue 6
+    _add_design(sub)
     return parser
 
 
@@ -544,7 +441,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
-    except (ValueError, FileNotFoundError) as exc:  # UsageError is a ValueError
+    except (ValueError, FileNotFoundError, FileExistsError) as exc:  # UsageError: ValueError
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if not msg.startswith("labelvar"):
             msg = f"labelvar: error: {msg}"

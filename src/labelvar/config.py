@@ -54,6 +54,7 @@ CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 MODES = ("coin", "panel")
 LABELLERS = ("expert", "random", "prior", "constant", "model")
 TIE_RULES = ("random", "drop")
+THETA_PRIOR_KINDS = ("beta", "discrete", "mixture", "fixed")
 PLOTS = ("figure1", "multiclass", "panel_bias", "table1")
 FORMATS = ("csv", "parquet")
 FIGURE_FORMATS = ("png", "pdf", "svg")
@@ -90,9 +91,13 @@ class GridConfig:
 
 @dataclass
 class ThetaPriorConfig:
-    """Prior of the per-item agreement theta (panel mode): lo + (hi - lo) Beta(a, b).
+    """Prior of the per-item agreement theta (panel mode); any kind of :mod:`labelvar.priors`.
 
-    ``lo = None`` means 1/L. With a prior, ``grid.p_d`` must be ``[]`` (theta is drawn).
+    ``kind="beta"``: theta = lo + (hi - lo) Beta(a, b), ``lo = None`` meaning 1/L;
+    ``kind="discrete"`` (or ``"mixture"``): theta takes ``values`` with ``weights``
+    (equal when omitted); ``kind="fixed"``: theta = ``value`` for every item. The
+    fields of the other kinds are ignored. With a prior, ``grid.p_d`` must be ``[]``
+    (theta is drawn).
     """
 
     kind: str = "beta"
@@ -100,6 +105,9 @@ class ThetaPriorConfig:
     b: float = 1.0
     lo: Optional[float] = None
     hi: float = 1.0
+    values: list[float] = field(default_factory=list)
+    weights: Optional[list[float]] = None
+    value: Optional[float] = None
 
 
 @dataclass
@@ -295,9 +303,18 @@ def theta_prior_arg(cfg: SweepConfig):
     tp = cfg.model.theta_prior
     if tp is None:
         return None
-    lo = None if tp.lo is None else float(tp.lo)
-    return as_theta_prior((tp.kind, float(tp.a), float(tp.b), lo, float(tp.hi)),
-                          name="model.theta_prior")
+    kind = _validate.choice("model.theta_prior.kind", tp.kind, THETA_PRIOR_KINDS)
+    if kind == "beta":
+        spec = ("beta", float(tp.a), float(tp.b), None if tp.lo is None else float(tp.lo),
+                float(tp.hi))
+    elif kind == "fixed":
+        if tp.value is None:
+            raise ValueError("model.theta_prior.value is required with kind='fixed'")
+        spec = ("fixed", float(tp.value))
+    else:
+        weights = None if tp.weights is None else [float(w) for w in tp.weights]
+        spec = (kind, [float(x) for x in tp.values], weights)
+    return as_theta_prior(spec, name="model.theta_prior")
 
 
 def _validate_with_engine_models(cfg: SweepConfig) -> None:
@@ -306,7 +323,6 @@ def _validate_with_engine_models(cfg: SweepConfig) -> None:
 
     prefix = "model.theta_prior: "
     if cfg.model.theta_prior is not None:
-        _validate.choice("model.theta_prior.kind", cfg.model.theta_prior.kind, ("beta",))
         if cfg.model.mode != "panel":
             raise ValueError(f"model.theta_prior needs model.mode='panel', got "
                              f"mode={cfg.model.mode!r}")

@@ -20,7 +20,8 @@ jsonl     one object per item with a list of panel labels, e.g. SNLI's
           (DialSummEval's ``annotations``) (:func:`read_jsonl`)
 
 Predictions kept in their own files (one row per item: id and label) are joined
-with :func:`attach_predictions`.
+with :func:`attach_predictions`. :func:`load_tasks` picks the layout from the
+files and does all of this in one call (the ``labelvar stratify`` input).
 
 Every problem (a pattern that matches no column, a duplicated item id, a
 prediction file without an id the panel needs) raises :class:`ValueError` with
@@ -39,12 +40,14 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "LAYOUTS",
     "TaskData",
     "attach_predictions",
+    "load_tasks",
     "read_jsonl",
     "read_long",
     "read_rater_files",
-    "read_table",
+    "read_frame",
     "read_wide",
     "select_columns",
     "synthetic_panel",
@@ -113,7 +116,7 @@ def select_columns(columns: Iterable[str], patterns, field: str) -> list[str]:
     return chosen
 
 
-def read_table(path, sep: str | None = None) -> pd.DataFrame:
+def read_frame(path, sep: str | None = None) -> pd.DataFrame:
     r"""Read a CSV/TSV file as strings-or-numbers, keeping empty cells as missing.
 
     Parameters
@@ -133,7 +136,7 @@ def read_table(path, sep: str | None = None) -> pd.DataFrame:
     >>> import tempfile, os
     >>> d = tempfile.mkdtemp(); p = os.path.join(d, "x.tsv")
     >>> _ = open(p, "w").write("item\tr1\n a\t1\n")
-    >>> read_table(p).columns.tolist()
+    >>> read_frame(p).columns.tolist()
     ['item', 'r1']
     """
     path = Path(path)
@@ -186,7 +189,7 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
     Parameters
     ----------
     path_or_frame : str, Path or pandas.DataFrame
-        CSV/TSV file (see :func:`read_table`) or an already loaded frame.
+        CSV/TSV file (see :func:`read_frame`) or an already loaded frame.
     panel : str or sequence of str
         Names or globs of the ground-truth annotator columns.
     systems : str or sequence of str
@@ -220,7 +223,7 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         df, where = path_or_frame, "the table"
         default_task = task or "task"
     else:
-        df, where = read_table(path_or_frame, sep), str(path_or_frame)
+        df, where = read_frame(path_or_frame, sep), str(path_or_frame)
         default_task = task or Path(path_or_frame).stem
     if not _patterns(panel):
         raise ValueError("panel: no panel columns given (names or globs of the annotator columns)")
@@ -319,7 +322,7 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
     names = list(named)
     pnames = select_columns(names, panel, "panel")
     snames = [s for s in select_columns(names, systems, "systems") if s not in pnames]
-    frames = {n: _index(read_table(named[n], sep), item, str(named[n])) for n in pnames + snames}
+    frames = {n: _index(read_frame(named[n], sep), item, str(named[n])) for n in pnames + snames}
     ref = frames[pnames[0]]
     task_names = select_columns(list(ref.columns), tasks if tasks is not None else "*", "tasks")
     order = ref.index
@@ -384,7 +387,7 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
         df, where = path_or_frame, "the table"
         default_task = task or "task"
     else:
-        df, where = read_table(path_or_frame, sep), str(path_or_frame)
+        df, where = read_frame(path_or_frame, sep), str(path_or_frame)
         default_task = task or Path(path_or_frame).stem
     need = [item, rater, label] + ([task_column] if task_column else [])
     for c in need:
@@ -570,7 +573,7 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
             recs = _read_jsonl_records(p)
             df = pd.DataFrame.from_records(recs)
         else:
-            df = read_table(p)
+            df = read_frame(p)
         for c in (item, label):
             if c not in df.columns:
                 raise ValueError(f"predictions {name!r}: field {c!r} not found in {p}")
@@ -601,6 +604,112 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
     if task is not None and task not in data:
         raise ValueError(f"task: {task!r} not found; tasks: {', '.join(map(repr, data))}")
     return out
+
+
+# --------------------------------------------------------------------------- any layout
+#: input layouts of :func:`load_tasks`
+LAYOUTS = ("auto", "wide", "long", "jsonl", "raters")
+
+
+def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), item=None,
+               task_column: str | None = None, group_sep: str | None = None, tasks=None,
+               rater: str = "rater", label: str = "label", predictions=None,
+               pred_item: str | None = None, pred_label: str = "pred",
+               pred_classes: Sequence | None = None) -> dict[str, TaskData]:
+    r"""Load panel votes and predictions from files in any supported layout.
+
+    Parameters
+    ----------
+    files : path or sequence of paths
+        One file (wide, long or JSONL) or one file per rater.
+    panel : str or sequence of str
+        Panel columns/raters (names or globs); for JSONL the field with the labels.
+    layout : {"auto", "wide", "long", "jsonl", "raters"}
+        ``"auto"``: ``raters`` for several files, ``jsonl`` for ``.json``/``.jsonl``,
+        else ``wide``.
+    systems, humans : str or sequence of str
+        Columns/raters/fields evaluated; the humans are loaded like the systems
+        (a pattern matching nothing is reported under ``humans``).
+    item : str, optional
+        Item id column/field (required with several files).
+    task_column, group_sep : str, optional
+        Wide/long: column naming each row's task; wide: ``<task><sep><rater>`` groups.
+    tasks : str or sequence of str, optional
+        Raters layout: the task columns (default all).
+    rater, label : str
+        Long layout: the rater and label columns.
+    predictions : mapping of str to path or paths, optional
+        Systems whose predictions are in separate files (:func:`attach_predictions`).
+    pred_item, pred_label : str
+        Id and label fields of those files (``pred_item`` defaults to ``item``).
+    pred_classes : sequence, optional
+        Labels of class indices in those files, in index order.
+
+    Returns
+    -------
+    dict of str to TaskData
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "w.csv")
+    >>> _ = open(p, "w").write("id,r1,r2,bot\na,1,1,0\nb,0,1,0\n")
+    >>> d = load_tasks(p, panel="r*", systems="bot", item="id")
+    >>> d["w"].predictions.columns.tolist()
+    ['bot']
+    >>> load_tasks([p, p], panel="r*")
+    Traceback (most recent call last):
+    ...
+    ValueError: item is required with several files (the id column they share)
+    """
+    files = [Path(files)] if isinstance(files, (str, Path)) else [Path(f) for f in files]
+    if not files:
+        raise ValueError("files: no input file given")
+    for f in files:
+        if not f.is_file():
+            raise ValueError(f"files: no such file: {f}")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
+    if layout == "auto":
+        if len(files) > 1:
+            layout = "raters"
+        elif files[0].suffix.lower() in (".json", ".jsonl"):
+            layout = "jsonl"
+        else:
+            layout = "wide"
+    if layout != "raters" and len(files) > 1:
+        raise ValueError(f"layout {layout} takes one file, got {len(files)}")
+    human_patterns = _patterns(humans)
+    evaluated = _patterns(systems) + human_patterns
+    try:
+        if layout == "wide":
+            data = read_wide(files[0], panel=panel, systems=evaluated, item=item,
+                             task_column=task_column, group_sep=group_sep)
+        elif layout == "long":
+            data = read_long(files[0], panel=panel, systems=evaluated, item=item or "item",
+                             rater=rater, label=label, task_column=task_column)
+        elif layout == "jsonl":
+            data = read_jsonl(files[0], panel=panel, systems=evaluated, item=item)
+        else:
+            if not item:
+                raise ValueError("item is required with several files (the id column they "
+                                 "share)")
+            data = read_rater_files(files, panel=panel, systems=evaluated, item=item,
+                                    tasks=tasks)
+    except ValueError as exc:
+        msg = str(exc)
+        for h in human_patterns:  # humans are loaded with the systems: name the right field
+            if msg.startswith(f"systems: {h!r} ") or (msg.startswith("systems (task")
+                                                      and f"): {h!r} " in msg):
+                raise ValueError("humans" + msg[len("systems"):]) from None
+        raise
+    for name, paths in (predictions or {}).items():
+        if not (pred_item or item):
+            raise ValueError("pred_item is required with predictions (the id field of "
+                             "those files)")
+        data = attach_predictions(data, name, paths, item=pred_item or item, label=pred_label,
+                                  classes=pred_classes)
+    return data
 
 
 # --------------------------------------------------------------------------- synthetic example

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from labelvar._files import atomic_write, read_results, write_results
 from labelvar.config import (
     SweepConfig,
     config_dir,
@@ -65,8 +66,6 @@ __all__ = [
     "engine_kwargs",
     "run_job",
     "collect",
-    "read_table",
-    "write_table",
     "check_overrides",
     "hydra_app",
     "cli_main",
@@ -81,9 +80,6 @@ _FLOAT_AXES = ("m", "p_d")
 _CHUNK_SCHEMA = 1
 #: engine sources whose content enters every chunk key (edit the engine -> recompute)
 _ENGINE_SOURCES = ("simulate.py", "models.py", "_kernels.py", "analytic.py")
-#: columns read back as strings whatever they look like (e.g. stratum "0.60")
-_STR_COLUMNS = ("mode", "theta_prior", "tie_rule", "positives", "method", "labeller", "stratum",
-                "metric", "experiment", "job")
 
 
 # --------------------------------------------------------------------------- chunk plan
@@ -244,69 +240,6 @@ def _json_default(obj):
     raise TypeError(f"not JSON serialisable: {obj!r}")
 
 
-# --------------------------------------------------------------------------- files
-def _atomic_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def write_table(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write ``table`` atomically as CSV or Parquet (by the suffix); return the path.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> d = tempfile.mkdtemp()
-    >>> t = pd.DataFrame({"stratum": ["all", "0.60"], "mean": [0.1, 1 / 3]})
-    >>> p = write_table(t, Path(d) / "t.csv")
-    >>> read_table(p).equals(t)
-    True
-    """
-    path = Path(path)
-    if path.suffix == ".parquet":
-        import io
-
-        buf = io.BytesIO()
-        table.to_parquet(buf, index=False)
-        data = buf.getvalue()
-    elif path.suffix == ".csv":
-        data = table.to_csv(index=False).encode()
-    else:
-        raise ValueError(f"table file must end in .csv or .parquet, got {path.name!r}")
-    _atomic_bytes(path, data)
-    return path
-
-
-def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a table written by :func:`write_table` (floats round-trip exactly).
-
-    Examples
-    --------
-    >>> read_table("missing.csv")
-    Traceback (most recent call last):
-    ...
-    FileNotFoundError: no such table: missing.csv
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such table: {path}")
-    if path.suffix == ".parquet":
-        return pd.read_parquet(path)
-    header = pd.read_csv(path, nrows=0).columns
-    # text columns stay text ("" stays "", "0.60" stays "0.60"); elsewhere "" is NaN
-    dtype = {c: str for c in _STR_COLUMNS if c in header}
-    na = {c: ["", "NaN", "nan"] for c in header if c not in dtype}
-    kw = dict(dtype=dtype, keep_default_na=False, na_values=na)
-    if int(pd.__version__.split(".")[0]) < 3:  # round-trip parsing is the default in pandas 3
-        kw["float_precision"] = "round_trip"
-    return pd.read_csv(path, **kw)
-
-
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -401,7 +334,7 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     ext = "." + cfg.output.format
     chunks = plan_chunks(cfg)
     # until the job completes, its metadata says so (collect refuses a "running" job)
-    _atomic_bytes(out_dir / "metadata.json",
+    atomic_write(out_dir / "metadata.json",
                   json.dumps({"name": cfg.name, "status": "running"}).encode())
     computed = reused = 0
     t_engine = 0.0
@@ -420,17 +353,17 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
                 table = engine(**kwargs, progress=False)
                 seconds = time.perf_counter() - t1
                 t_engine += seconds
-                write_table(table, table_path)
+                write_results(table, table_path)
                 marker = {"key": key, "file": table_path.name, "rows": len(table),
                           "sha256": _sha256(table_path), "cells": chunk.n_cells,
                           "seconds": round(seconds, 4), "kwargs": kwargs}
-                _atomic_bytes(marker_path,
+                atomic_write(marker_path,
                               json.dumps(marker, indent=1, default=_json_default).encode())
                 computed += 1
             files.append(table_path)
             bar.update(chunk.n_cells)
-    table = pd.concat([read_table(p) for p in files], ignore_index=True)
-    results = write_table(table, out_dir / f"results{ext}")
+    table = pd.concat([read_results(p) for p in files], ignore_index=True)
+    results = write_results(table, out_dir / f"results{ext}")
     t1 = time.perf_counter()
     figures = _draw(table, cfg, out_dir)
     t_figures = time.perf_counter() - t1
@@ -440,7 +373,7 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
                      seconds=time.perf_counter() - t0, engine_seconds=t_engine,
                      figure_seconds=t_figures, overrides=overrides,
                      files=[results.name] + [f.name for f in figures])
-    _atomic_bytes(out_dir / "metadata.json", json.dumps(meta, indent=1).encode())
+    atomic_write(out_dir / "metadata.json", json.dumps(meta, indent=1).encode())
     log.info("%s: %d cells in %d chunks (%d computed, %d reused) -> %s",
              cfg.name, n_cells, len(chunks), computed, reused, results)
     return JobResult(table, out_dir, results, figures, computed, reused)
@@ -453,7 +386,7 @@ def _draw(table: pd.DataFrame, cfg: SweepConfig, out_dir: Path) -> list[Path]:
 
     funcs = {
         "figure1": lambda t: plots.plot_figure1(t),
-        "multiclass": lambda t: plots.plot_figure1(t, colour_by="n_labels"),
+        "multiclass": lambda t: plots.plot_figure1(t, color_by="n_labels"),
         "panel_bias": lambda t: plots.plot_panel_bias(t),
         "table1": lambda t: plots.plot_table1_tails(t),
     }
@@ -468,7 +401,7 @@ def _write_config(cfg: SweepConfig, out_dir: Path) -> None:
     from omegaconf import OmegaConf
 
     text = OmegaConf.to_yaml(OmegaConf.structured(cfg))
-    _atomic_bytes(out_dir / "config.yaml", text.encode())
+    atomic_write(out_dir / "config.yaml", text.encode())
 
 
 def _versions() -> dict:
@@ -492,7 +425,7 @@ def _git_revision() -> dict:
         dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src"],
                                capture_output=True, text=True, timeout=10).stdout.strip() != ""
     except (OSError, subprocess.SubprocessError):
-        return {"revision": None, "dirty": None}
+        return {"revision": None, "dirty_src": None}
     return {"revision": rev, "dirty_src": dirty}
 
 
@@ -545,8 +478,8 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
     --------
     >>> import tempfile
     >>> d = Path(tempfile.mkdtemp())
-    >>> _ = write_table(pd.DataFrame({"mean": [0.5]}), d / "0_a" / "results.csv")
-    >>> _ = write_table(pd.DataFrame({"mean": [0.7]}), d / "1_b" / "results.csv")
+    >>> _ = write_results(pd.DataFrame({"mean": [0.5]}), d / "0_a" / "results.csv")
+    >>> _ = write_results(pd.DataFrame({"mean": [0.7]}), d / "1_b" / "results.csv")
     >>> table, path = collect(d)
     >>> table.to_dict("list"), path.name
     ({'experiment': ['0_a', '1_b'], 'job': ['0_a', '1_b'], 'mean': [0.5, 0.7]}, 'collected.csv')
@@ -574,7 +507,7 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
         raise FileNotFoundError(f"no results.csv or results.parquet under {sweep_dir}")
     frames = []
     for job_dir in sorted(found, key=_job_sort_key):
-        table = read_table(found[job_dir])
+        table = read_results(found[job_dir])
         name = job_dir.name
         meta = job_dir / "metadata.json"
         if meta.is_file():
@@ -587,7 +520,7 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
     for c in front:
         merged[c] = merged[c].astype(str)
     path = Path(out) if out is not None else sweep_dir / "collected.csv"
-    write_table(merged, path)
+    write_results(merged, path)
     return merged, path
 
 

@@ -71,30 +71,10 @@ class DesignResult:
         return markdown_table(self.plans[[c for c in cols if c in self.plans]]) + "\n\n" + self.message
 
     def write(self, out_dir: str | Path, figure: bool = True) -> list[Path]:
-        """Write the tables, the scenario and the power figure under ``out_dir``.
+        """Write the report directory (:func:`labelvar.report.write_design_report`)."""
+        from labelvar.report import write_design_report
 
-        Files: ``design.csv``, ``design_bins.csv``, ``design_evaluated.csv``,
-        ``design_curves.csv``, ``scenario.json`` and ``power.png``/``power.pdf``, each
-        written atomically (:func:`labelvar._files.atomic_write`).
-        """
-        import json
-
-        from labelvar._files import atomic_write, write_results
-
-        out = Path(out_dir)
-        paths = [write_results(df, out / f"{name}.csv")
-                 for name, df in (("design", self.plans), ("design_bins", self.bins),
-                                  ("design_evaluated", self.evaluated),
-                                  ("design_curves", self.curves))]
-        paths.append(atomic_write(out / "scenario.json",
-                                  json.dumps(self.scenario.to_dict(), indent=2, default=str)))
-        if figure:
-            from labelvar import plots
-
-            fig = plots.plot_power_curves(self.curves, self.evaluated, self.plans,
-                                          target=self.scenario.power)
-            paths += plots.save(fig, out / "power")
-        return paths
+        return write_design_report(self, out_dir, figure=figure)
 
 
 def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import itertools
 
-import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import binom
 
 from labelvar import analytic, plots
-
-matplotlib.use("Agg")
 
 COLS = ["p_d", "m", "n_items", "n_labels", "panel_size", "mode", "labeller", "stratum", "metric",
         "threshold", "mean", "sd", "se", "q05", "q50", "q95", "expected", "z", "replicates", "seed"]
@@ -45,9 +42,9 @@ def lines_with(ax, x, y):
             and np.allclose(ln.get_ydata(), y)]
 
 
-def test_figure1_draws_the_table(tmp_path):
+def test_figure1_draws_the_table(tmp_path, drawn):
     t = coin_table()
-    fig = plots.plot_figure1(t)
+    fig = drawn(plots.plot_figure1(t))
     acc_ax, f1_ax = fig.axes[:2]
     assert acc_ax.get_ylabel() == "accuracy" and f1_ax.get_ylabel() == "$F_1$"
     assert "p_d" in acc_ax.get_xlabel()
@@ -58,7 +55,7 @@ def test_figure1_draws_the_table(tmp_path):
         assert len(mean) == 1 and len(closed) == 1
         assert closed[0].get_linestyle() == "--"
         assert mean[0].get_linestyle() == ("-" if lab == "expert" else ":")
-        assert mean[0].get_color() == closed[0].get_color()  # one colour per m
+        assert mean[0].get_color() == closed[0].get_color()  # one color per m
     # F1: one 5-95 % band per (m, labeller); accuracy has the same closed form for every m,
     # so one grey envelope band per labeller (the lines are still one per m)
     assert len(f1_ax.collections) == 4
@@ -73,33 +70,34 @@ def test_figure1_draws_the_table(tmp_path):
     assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 0 for p in paths)
 
 
-def test_figure1_colour_by_n_labels_and_refusals():
+def test_figure1_color_by_n_labels_and_refusals(drawn):
     t = coin_table(ms=(0.5,))
     t2 = pd.concat([t, t.assign(n_labels=3)], ignore_index=True)
-    fig = plots.plot_figure1(t2, colour_by="n_labels")
+    fig = drawn(plots.plot_figure1(t2, color_by="n_labels"))
     assert [x.get_text() for x in fig.legends[0].get_texts()][:2] == ["$L$ = 2", "$L$ = 3"]
     with pytest.raises(ValueError, match=r"several values of n_labels \(\[2, 3\]\); select one"):
-        plots.plot_figure1(t2)  # colour_by m: n_labels is ambiguous
+        plots.plot_figure1(t2)  # color_by m: n_labels is ambiguous
     with pytest.raises(ValueError, match="no rows with metric"):
         plots.plot_figure1(t, metrics=("precision",))
     with pytest.raises(ValueError, match="lacks the columns"):
         plots.plot_figure1(t.drop(columns=["expected"]))
 
 
-def test_table1_tails_plot_draws_exact_tails():
+def test_table1_tails_plot_draws_exact_tails(drawn):
     t = coin_table(p_ds=(0.25, 0.5, 0.6, 0.9), ms=(0.5,), ns=(10, 100), thresholds=(0.5, 0.8))
-    fig = plots.plot_table1_tails(t)
+    fig = drawn(plots.plot_table1_tails(t))
+    assert fig.axes[0].get_ylabel() == r"$P(\mathrm{accuracy} \geq a)$"
     assert [ax.get_title() for ax in fig.axes[:2]] == ["N = 10", "N = 100"]
     ax100 = fig.axes[1]
     x = np.array([0.25, 0.5, 0.6, 0.9])
     exact = binom.sf(79, 100, x)  # P(accuracy >= 0.8), N = 100
-    drawn = lines_with(ax100, x, exact)  # MC markers (mean = exact here) and the dashed curve
-    assert [ln.get_linestyle() for ln in drawn] == ["None", "--"]
+    curves = lines_with(ax100, x, exact)  # MC markers (mean = exact here) and the dashed curve
+    assert [ln.get_linestyle() for ln in curves] == ["None", "--"]
     # the paper's Table 1 value at p_d = 0.6, N = 100, r_c = 80: 1.6e-5
     assert exact[2] == pytest.approx(1.6e-5, rel=0.05)
 
 
-def test_panel_bias_plot_uses_strata():
+def test_panel_bias_plot_uses_strata(drawn):
     rows = []
     for k in (3, 5):
         for j in range(k // 2 + 1, k + 1):
@@ -111,7 +109,8 @@ def test_panel_bias_plot_uses_strata():
         rows.append(dict(p_d=np.nan, panel_size=k, labeller="expert", stratum="all",
                          metric="theta", mean=0.8, expected=0.8, q05=0.7, q95=0.9))
     t = pd.DataFrame(rows)
-    fig = plots.plot_panel_bias(t)
+    fig = drawn(plots.plot_panel_bias(t))
+    assert "K$ = 3" in fig.axes[0].get_legend().get_texts()[0].get_text()
     ax = fig.axes[0]
     k5 = t[(t["panel_size"] == 5) & (t["metric"] == "theta") & (t["stratum"] != "all")]
     assert len(lines_with(ax, k5["stratum"].astype(float), k5["mean"])) >= 1

@@ -1,0 +1,289 @@
+"""Sweep figures: paper Figure 1, panel bias, paper Table 1 as curves.
+
+Each function takes a :func:`labelvar.simulate` (or sweep) table and returns a
+:class:`matplotlib.figure.Figure`; it draws the table's numbers and computes none.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from labelvar.plots._style import PALETTE, new_figure
+
+__all__ = ["plot_figure1", "plot_panel_bias", "plot_table1_tails"]
+
+_SYMBOLS = {"m": "m", "n_labels": "L", "panel_size": "K", "n_items": "N", "p_d": "p_d"}
+_METRIC_LABELS = {"accuracy": "accuracy", "precision": "precision", "recall": "recall",
+                  "f1": "$F_1$"}
+_LABELLER_STYLE = {"expert": ("-", "o"), "random": (":", "^"), "prior": ("-.", "s"),
+                   "constant": ("-.", "D"), "model": ("-", "v")}
+
+
+def _sweep_rows(table, *, metrics, labellers=None, stratum="all", vary=()):
+    """Select plotted rows; refuse tables where an axis not plotted has several values."""
+    need = {"p_d", "labeller", "stratum", "metric", "mean", "expected"}
+    missing = need - set(table.columns)
+    if missing:
+        raise ValueError(f"table lacks the columns {sorted(missing)} of a labelvar.simulate table")
+    rows = table[table["metric"].isin(metrics)]
+    if stratum is not None:
+        rows = rows[rows["stratum"].astype(str) == stratum]
+    if labellers is not None:
+        rows = rows[rows["labeller"].isin(labellers)]
+    if rows.empty:
+        raise ValueError(f"table has no rows with metric in {list(metrics)} and stratum {stratum!r}")
+    for axis in ("m", "n_items", "n_labels", "panel_size", "mode"):
+        if axis in rows.columns and axis not in vary and rows[axis].nunique() > 1:
+            raise ValueError(f"table has several values of {axis} "
+                             f"({sorted(rows[axis].unique().tolist())}); "
+                             f"select one before plotting")
+    return rows
+
+
+def _axis_value_label(axis: str, value) -> str:
+    if isinstance(value, numbers.Number):
+        return f"${_SYMBOLS.get(axis, axis)}$ = {float(value):g}"
+    return f"{axis} = {value}"
+
+
+def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
+                 labellers=("expert", "random")) -> Figure:
+    """Paper Figure 1: accuracy and F1 against p_d, expert vs random labeller.
+
+    One panel per metric; x = p_d; one color per value of ``color_by`` (``m``
+    for Figure 1, ``n_labels`` for the multi-class sweep); the Monte Carlo mean as
+    a line (expert solid, random dotted) with its 5-95 % band (q05-q95), and the
+    closed form (the table's ``expected`` column) dashed.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A :func:`labelvar.simulate` table (stratum ``"all"`` rows are used).
+    color_by : str
+        The grid axis drawn as colors.
+    metrics : sequence of str
+        One panel per metric.
+    labellers : sequence of str
+        Labellers drawn (those present in the table).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [dict(p_d=p, m=m, labeller=lab, stratum="all", metric=met, mean=v, expected=v,
+    ...              q05=v - 0.02, q95=v + 0.02)
+    ...         for p in (0.5, 0.75, 1.0) for m in (0.1, 0.5) for lab in ("expert", "random")
+    ...         for met in ("accuracy", "f1")
+    ...         for v in [p if lab == "expert" else 0.5]]
+    >>> fig = plot_figure1(pd.DataFrame(rows))
+    >>> [ax.get_xlabel() for ax in fig.axes]
+    ['agreement with the majority label $p_d$', 'agreement with the majority label $p_d$']
+    """
+    rows = _sweep_rows(table, metrics=metrics, labellers=labellers, vary=(color_by,))
+    if color_by not in rows.columns:
+        raise ValueError(f"color_by must be a column of the table, got {color_by!r}")
+    present = [lab for lab in labellers if lab in set(rows["labeller"])]
+    color_values = sorted(rows[color_by].unique())
+    fig, axes = new_figure(1, len(metrics), width=4.6, height=3.8)
+    for k, metric in enumerate(metrics):
+        ax = axes[0][k]
+        sub = rows[rows["metric"] == metric]
+        has_band = {"q05", "q95"} <= set(sub.columns)
+        for lab in present:  # a labeller whose closed form is the same for every color
+            s = sub[sub["labeller"] == lab]
+            shared = len(color_values) > 1 and s.groupby("p_d")["expected"].agg(
+                lambda e: bool(e.notna().all() and e.max() - e.min() < 1e-9)).all()
+            if has_band and shared:  # one grey band (envelope) instead of stacked colors
+                env = s.groupby("p_d").agg(lo=("q05", "min"), hi=("q95", "max"))
+                ax.fill_between(env.index, env["lo"], env["hi"], color="0.5",
+                                alpha=0.2 if lab == "expert" else 0.12, linewidth=0)
+            for i, value in enumerate(color_values):
+                color = PALETTE[i % len(PALETTE)]
+                s = sub[(sub[color_by] == value) & (sub["labeller"] == lab)].sort_values("p_d")
+                if s.empty:
+                    continue
+                style, marker = _LABELLER_STYLE.get(lab, ("-", "o"))
+                if has_band and not shared:
+                    ax.fill_between(s["p_d"], s["q05"], s["q95"], color=color,
+                                    alpha=0.18 if lab == "expert" else 0.09, linewidth=0)
+                ax.plot(s["p_d"], s["mean"], linestyle=style, marker=marker, markersize=3.5,
+                        color=color, linewidth=1.4)
+                if s["expected"].notna().any():
+                    ax.plot(s["p_d"], s["expected"], linestyle="--", color=color,
+                            linewidth=0.9, alpha=0.9)
+        ax.set_xlabel("agreement with the majority label $p_d$")
+        ax.set_ylabel(_METRIC_LABELS.get(metric, metric))
+        ax.set_title(f"({chr(97 + k)}) {_METRIC_LABELS.get(metric, metric)}")
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3, linewidth=0.5)
+    handles = [Patch(color=PALETTE[i % len(PALETTE)], label=_axis_value_label(color_by, v))
+               for i, v in enumerate(color_values)]
+    for lab in present:
+        style, marker = _LABELLER_STYLE.get(lab, ("-", "o"))
+        handles.append(Line2D([], [], color="0.3", linestyle=style, marker=marker,
+                              markersize=3.5, label=f"{lab} (MC mean)"))
+    handles.append(Line2D([], [], color="0.3", linestyle="--", linewidth=0.9,
+                          label="closed form"))
+    handles.append(Patch(color="0.3", alpha=0.18,
+                         label=f"5–95 % of replicates (grey: same for every "
+                               f"{_SYMBOLS.get(color_by, color_by)})"))
+    fig.legend(handles=handles, fontsize=7.5, loc="outside lower center",
+               ncol=min(len(handles), 4), frameon=False)
+    n = _single(rows, "n_items")
+    fig.suptitle("Expert vs random labeller" + (f" (N = {n:g} items)" if n is not None else ""),
+                 fontsize=10)
+    return fig
+
+
+def plot_panel_bias(table, *, labeller: str = "expert") -> Figure:
+    """Observed vs true p_d for panels of K annotators (panel mode, per-stratum rows).
+
+    Panel (a): the mean true agreement theta of the items in each observed-p_d
+    stratum (observed p_d = top votes / K); points below the diagonal mean the
+    panel overstates agreement (e.g. items seen at K/K have theta < 1). Panel
+    (b): the labeller's accuracy per stratum against the observed p_d that the
+    paper's rule E[accuracy] = p_d would predict. One color per K; Monte Carlo
+    means with their 5-95 % band; the exact expectation (``expected``) dashed.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A panel-mode :func:`labelvar.simulate` table (``theta`` and
+        ``accuracy`` rows per stratum), one value of p_d (or a theta prior).
+    labeller : str
+        The labeller scored in panel (b).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [dict(p_d=float("nan"), panel_size=k, labeller="expert", stratum=s,
+    ...              metric=met, mean=v, expected=v, q05=v - 0.05, q95=v + 0.05)
+    ...         for k in (3, 5) for s in ["all"] + [f"{j / k:.2f}" for j in range(2, k + 1)]
+    ...         if not (k == 3 and s == "0.40")
+    ...         for met in ("theta", "accuracy") for v in [0.8]]
+    >>> fig = plot_panel_bias(pd.DataFrame(rows))
+    >>> [ax.get_title() for ax in fig.axes]
+    ['(a) true vs observed agreement', '(b) expert accuracy']
+    """
+    rows = _sweep_rows(table, metrics=("theta", "accuracy"), labellers=(labeller,),
+                       stratum=None, vary=("panel_size",))
+    if rows["p_d"].nunique() > 1:
+        raise ValueError(f"table has several values of p_d "
+                         f"({sorted(rows['p_d'].unique().tolist())}); "
+                         "select one before plotting")
+    rows = rows[rows["stratum"].astype(str) != "all"].copy()
+    if rows.empty:
+        raise ValueError("table has no observed-p_d strata (run with mode='panel')")
+    rows["observed"] = rows["stratum"].astype(float)
+    ks = sorted(rows["panel_size"].unique())
+    fig, axes = new_figure(1, 2, width=4.4, height=3.8)
+    titles = {"theta": "(a) true vs observed agreement", "accuracy": f"(b) {labeller} accuracy"}
+    ylabels = {"theta": "mean true agreement $\\theta$ in the stratum",
+               "accuracy": f"accuracy of {labeller}"}
+    lo = float(rows["observed"].min())
+    for k, metric in enumerate(("theta", "accuracy")):
+        ax = axes[0][k]
+        ax.plot([lo, 1], [lo, 1], ":", color="black", linewidth=0.9)
+        sub = rows[rows["metric"] == metric]
+        for i, kk in enumerate(ks):
+            color = PALETTE[i % len(PALETTE)]
+            s = sub[sub["panel_size"] == kk].sort_values("observed")
+            if {"q05", "q95"} <= set(s.columns):
+                ax.fill_between(s["observed"], s["q05"], s["q95"], color=color, alpha=0.15,
+                                linewidth=0)
+            ax.plot(s["observed"], s["mean"], "-o", color=color, markersize=3.5, linewidth=1.3)
+            if s["expected"].notna().any():
+                ax.plot(s["observed"], s["expected"], "--", color=color, linewidth=0.9)
+        ax.set_xlabel("observed $p_d$ = top votes / $K$")
+        ax.set_ylabel(ylabels[metric])
+        ax.set_title(titles[metric])
+        ax.grid(alpha=0.3, linewidth=0.5)
+    handles = [Patch(color=PALETTE[i % len(PALETTE)], label=f"$K$ = {kk:g}")
+               for i, kk in enumerate(ks)]
+    handles += [Line2D([], [], color="0.3", marker="o", markersize=3.5, label="MC mean"),
+                Line2D([], [], color="0.3", linestyle="--", label="exact expectation"),
+                Patch(color="0.3", alpha=0.15, label="5–95 % of replicates"),
+                Line2D([], [], color="black", linestyle=":", label="equal to observed $p_d$")]
+    axes[0][0].legend(handles=handles, fontsize=7, loc="upper left")
+    prior = _single(table, "theta_prior") if "theta_prior" in table.columns else None
+    fig.suptitle("Panel bias: observed $p_d$ vs true agreement"
+                 + (f" ($\\theta$ ~ {prior})" if isinstance(prior, str) and prior else ""),
+                 fontsize=10)
+    return fig
+
+
+def _single(rows, column):
+    if column in rows.columns and rows[column].nunique() == 1:
+        return rows[column].iloc[0]
+    return None
+
+
+def plot_table1_tails(table, *, labeller: str = "expert") -> Figure:
+    """Paper Table 1 as curves: P(accuracy >= a) against p_d, one panel per N.
+
+    Colours are thresholds ``a``; Monte Carlo estimates are markers with 95 %
+    error bars (mean +- 1.96 se), the exact binomial tail (``expected``) dashed.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A :func:`labelvar.simulate` table with ``prob_accuracy_ge`` rows.
+    labeller : str
+        The labeller drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from scipy.stats import binom
+    >>> rows = [dict(p_d=p, n_items=n, labeller="expert", stratum="all",
+    ...              metric="prob_accuracy_ge", threshold=a, mean=e, expected=e, se=0.0)
+    ...         for p in (0.5, 0.6, 0.9) for n in (10, 100) for a in (0.5, 0.8)
+    ...         for e in [binom.sf(round(a * n) - 1, n, p)]]
+    >>> fig = plot_table1_tails(pd.DataFrame(rows))
+    >>> [ax.get_title() for ax in fig.axes]
+    ['N = 10', 'N = 100']
+    """
+    rows = _sweep_rows(table, metrics=("prob_accuracy_ge",), labellers=(labeller,),
+                       vary=("n_items",))
+    if "threshold" not in rows.columns or "n_items" not in rows.columns:
+        raise ValueError("table lacks the threshold and n_items columns")
+    ns = sorted(rows["n_items"].unique())
+    thresholds = sorted(rows["threshold"].unique())
+    fig, axes = new_figure(1, len(ns), width=4.2, height=3.6, sharey=True)
+    for k, n in enumerate(ns):
+        ax = axes[0][k]
+        for i, a in enumerate(thresholds):
+            color = PALETTE[i % len(PALETTE)]
+            s = rows[(rows["n_items"] == n) & (rows["threshold"] == a)].sort_values("p_d")
+            err = 1.96 * s["se"] if "se" in s.columns else None
+            ax.errorbar(s["p_d"], s["mean"], yerr=err, fmt="o", markersize=3.5, color=color,
+                        elinewidth=0.8, capsize=1.5)
+            ax.plot(s["p_d"], s["expected"], "--", color=color, linewidth=1.0)
+        ax.set_title(f"N = {n:g}")
+        ax.set_xlabel("agreement with the majority label $p_d$")
+        ax.grid(alpha=0.3, linewidth=0.5)
+        ax.set_ylim(-0.02, 1.02)
+    axes[0][0].set_ylabel(r"$P(\mathrm{accuracy} \geq a)$")
+    handles = [Patch(color=PALETTE[i % len(PALETTE)], label=f"$a$ = {a:g}")
+               for i, a in enumerate(thresholds)]
+    handles += [Line2D([], [], color="0.3", marker="o", linestyle="none", markersize=3.5,
+                       label="Monte Carlo (95 % CI)"),
+                Line2D([], [], color="0.3", linestyle="--", label="exact binomial tail")]
+    axes[0][0].legend(handles=handles, fontsize=7, loc="upper left")
+    fig.suptitle(f"Chance that the {labeller} scores at least $a$ (paper Table 1)", fontsize=10)
+    return fig

@@ -1,0 +1,271 @@
+"""Report directories: the one place where report files are written.
+
+A report directory holds the tables (CSV), their markdown, the figures (PNG and
+PDF) and ``report.json`` (what was written, by which labelvar version). It is
+built in a temporary sibling directory and renamed into place when complete
+(:func:`labelvar._files.replaced_directory`): a rerun into the same directory
+replaces the previous report as a whole, and an interrupted run leaves the
+previous one in place. A directory holding files that are not part of a
+labelvar report is refused rather than replaced.
+
+- :func:`write_stratify_report`: a stratified evaluation (``labelvar stratify --out``);
+- :func:`write_design_report`: a study plan (``labelvar design --out``,
+  ``DesignResult.write``).
+
+:func:`stratify_markdown` is the markdown the command line prints and
+``table.md`` holds.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from labelvar._files import atomic_write, replaced_directory, write_results
+from labelvar._format import markdown_table
+
+__all__ = [
+    "DESIGN_FILES",
+    "STRATIFY_FILES",
+    "bin_test_table",
+    "paired_tests",
+    "stratify_blocks",
+    "stratify_markdown",
+    "write_design_report",
+    "write_stratify_report",
+]
+
+#: files of a stratify report (glob patterns)
+STRATIFY_FILES = ("report.json", "stratified.csv", "table.md", "excluded.json", "bin_tests.csv",
+                  "scores_*.png", "scores_*.pdf", "delta_*.png", "delta_*.pdf",
+                  "paired_*.csv", "paired_*.png", "paired_*.pdf")
+#: files of a design report (glob patterns)
+DESIGN_FILES = ("report.json", "design.csv", "design_bins.csv", "design_evaluated.csv",
+                "design_curves.csv", "scenario.json", "power.png", "power.pdf")
+
+
+# --------------------------------------------------------------------------- stratify
+def _table(result) -> pd.DataFrame:
+    """The tidy table of a stratify result (a result object or the table itself)."""
+    return getattr(result, "table", result)
+
+
+def _paper_table(result, system):
+    from labelvar.stratified import paper_table
+
+    return paper_table(result, system)
+
+
+def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:
+    """The paper-layout tables of a stratify result, one per system, with their titles.
+
+    Examples
+    --------
+    >>> from labelvar import stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0)
+    >>> [title for title, _ in stratify_blocks(t)]
+    ['ai']
+    """
+    table = _table(result)
+    systems = list(dict.fromkeys(table.loc[table["role"] == "system", "system"]))
+    if not systems:
+        return [("panel vs humans (no systems)", _paper_table(result, None))]
+    return [(str(s), _paper_table(result, s)) for s in systems]
+
+
+def paired_tests(result, compare) -> dict:
+    """Paired t-tests of systems ``compare = (a, b)`` across tasks, per metric.
+
+    Examples
+    --------
+    >>> paired_tests(None, ["a"])
+    Traceback (most recent call last):
+    ...
+    ValueError: compare takes two systems A,B; got ['a']
+    """
+    if compare is None:
+        return {}
+    if len(compare) != 2:
+        raise ValueError(f"compare takes two systems A,B; got {list(compare)!r}")
+    table = _table(result)
+    from labelvar.inference import paired_test
+
+    return {metric: paired_test(table, *compare, metric=metric)
+            for metric in dict.fromkeys(table["metric"])}
+
+
+def bin_test_table(result) -> pd.DataFrame | None:
+    """Welch and Levene tests between the lowest and highest bin, per metric and value.
+
+    ``value`` is ``delta_human`` and ``score``; a (metric, value) with fewer than two
+    bins or values has no row. None when no test applies.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"role": "system", "metric": "f1", "task": "t", "score": 0.5,
+    ...                   "stratum": ["0.60"] * 4 + ["1.00"] * 4,
+    ...                   "delta_human": [0.0, 0.02, -0.01, 0.01, 0.3, 0.1, 0.25, 0.4]})
+    >>> bin_test_table(t)[["metric", "value", "stratum_a", "stratum_b"]].to_numpy().tolist()
+    [['f1', 'delta_human', '0.60', '1.00'], ['f1', 'score', '0.60', '1.00']]
+    """
+    table = _table(result)
+    from labelvar.inference import bin_tests
+
+    tests = []
+    for metric in dict.fromkeys(table["metric"]):
+        for value in ("delta_human", "score"):
+            try:
+                res = bin_tests(table, metric=metric, value=value)
+            except ValueError:
+                continue  # fewer than 2 bins or values: nothing to test
+            tests.append(getattr(res, "table", res))
+    return pd.concat(tests, ignore_index=True) if tests else None
+
+
+def _render(res) -> str:
+    return markdown_table(getattr(res, "table", res))
+
+
+def stratify_markdown(result, *, compare=None, paired=None) -> str:
+    """The stratify report as markdown: one paper-layout table per system, paired tests.
+
+    ``paired`` (from :func:`paired_tests`) is computed from ``compare`` if not given.
+
+    Examples
+    --------
+    >>> from labelvar import stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0, metrics=["accuracy"])
+    >>> print(stratify_markdown(t).splitlines()[0])
+    ### ai
+    """
+    if paired is None:
+        paired = paired_tests(result, compare)
+    parts = [f"### {title}\n{markdown_table(block)}" for title, block in stratify_blocks(result)]
+    if paired:
+        a, b = compare
+        parts += [f"### paired t-test {a} − {b} ({metric}), pairs = tasks\n{_render(res)}"
+                  for metric, res in paired.items()]
+    return "\n\n".join(parts) + "\n"
+
+
+def _allowed(patterns):
+    return lambda name: any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def _metadata(kind: str, files, **extra) -> str:
+    from labelvar import __version__
+
+    return json.dumps({"kind": kind, "labelvar": __version__, **extra,
+                       "files": sorted(p.name for p in files)}, indent=2, default=str)
+
+
+def write_stratify_report(result, out_dir, *, compare=None, paired=None,
+                          figures: bool = True) -> list[Path]:
+    """Write a stratify report directory; return the paths written (under ``out_dir``).
+
+    Files: ``stratified.csv`` (the tidy table), ``table.md`` (:func:`stratify_markdown`),
+    ``excluded.json`` (items left out, by reason), ``bin_tests.csv``
+    (:func:`bin_test_table`), per metric ``scores_<metric>`` and ``delta_<metric>``
+    figures, with ``compare = (a, b)`` ``paired_<metric>.csv`` and its figure, and
+    ``report.json``. The directory is replaced as a whole (see the module notes).
+
+    Parameters
+    ----------
+    result : StratifiedResult
+        Output of :func:`labelvar.stratify`.
+    out_dir : str or Path
+    compare : (str, str), optional
+        Two systems compared by paired t-tests across tasks.
+    paired : dict, optional
+        Those tests already computed (:func:`paired_tests`).
+    figures : bool
+        Also draw the figures (PNG and PDF).
+
+    Returns
+    -------
+    list of Path
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from labelvar import stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0)
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "report"
+    >>> [p.name for p in write_stratify_report(t, out, figures=False)]
+    ['stratified.csv', 'table.md', 'excluded.json', 'report.json']
+    """
+    from labelvar import plots
+
+    table = _table(result)
+    if paired is None:
+        paired = paired_tests(result, compare)
+    out = Path(out_dir)
+    with replaced_directory(out, allowed=_allowed(STRATIFY_FILES)) as tmp:
+        files = [write_results(table, tmp / "stratified.csv"),
+                 atomic_write(tmp / "table.md", stratify_markdown(result, compare=compare,
+                                                                  paired=paired)),
+                 atomic_write(tmp / "excluded.json",
+                              json.dumps(result.excluded, indent=2, default=str))]
+        tests = bin_test_table(result)
+        if tests is not None:
+            files.append(write_results(tests, tmp / "bin_tests.csv"))
+        for metric, res in paired.items():
+            files.append(write_results(getattr(res, "table", res), tmp / f"paired_{metric}.csv"))
+        if figures:
+            has_delta = (table["role"] == "system").any() and table["delta_human"].notna().any()
+            for metric in dict.fromkeys(table["metric"]):
+                files += plots.save(plots.plot_stratified_scores(table, metric),
+                                    tmp / f"scores_{metric}")
+                if has_delta and ((table["metric"] == metric) & (table["role"] == "system")).any():
+                    fig = plots.plot_delta_by_bin(table, metric, tests=tests)
+                    files += plots.save(fig, tmp / f"delta_{metric}")
+            for metric, res in paired.items():
+                fig = plots.plot_system_vs_system(table, *compare, metric, tests=res)
+                files += plots.save(fig, tmp / f"paired_{metric}")
+        seed = getattr(result, "seed", None)
+        files.append(atomic_write(tmp / "report.json", _metadata(
+            "stratify", files, **({"seed": seed} if seed is not None else {}))))
+    return [out / p.name for p in files]
+
+
+# --------------------------------------------------------------------------- design
+def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
+    """Write a study-plan report directory; return the paths written (under ``out_dir``).
+
+    Files: ``design.csv`` (the plans), ``design_bins.csv``, ``design_evaluated.csv``,
+    ``design_curves.csv``, ``scenario.json``, the power figure ``power.png``/``power.pdf``
+    and ``report.json``. The directory is replaced as a whole (see the module notes).
+
+    Parameters
+    ----------
+    result : DesignResult
+        Output of :func:`labelvar.plan_study` (uses ``scenario, plans, bins, curves,
+        evaluated, message``).
+    out_dir : str or Path
+    figure : bool
+        Also draw the power curves.
+
+    Returns
+    -------
+    list of Path
+    """
+    from labelvar import plots
+
+    out = Path(out_dir)
+    with replaced_directory(out, allowed=_allowed(DESIGN_FILES)) as tmp:
+        files = [write_results(df, tmp / f"{name}.csv")
+                 for name, df in (("design", result.plans), ("design_bins", result.bins),
+                                  ("design_evaluated", result.evaluated),
+                                  ("design_curves", result.curves))]
+        files.append(atomic_write(tmp / "scenario.json",
+                                  json.dumps(result.scenario.to_dict(), indent=2, default=str)))
+        if figure:
+            fig = plots.plot_power_curves(result.curves, result.evaluated, result.plans,
+                                          target=result.scenario.power)
+            files += plots.save(fig, tmp / "power")
+        files.append(atomic_write(tmp / "report.json",
+                                  _metadata("design", files, message=result.message)))
+    return [out / p.name for p in files]

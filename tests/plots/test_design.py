@@ -1,0 +1,31 @@
+"""The planner's power-curve figure: one curve per K, the recommended plan starred."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from labelvar import design as D
+from labelvar import plots
+
+
+def test_power_figure_has_one_curve_per_k_and_the_star(drawn):
+    res = D.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3, 5],
+                       replicates=100)
+    fig = drawn(plots.plot_power_curves(res.curves, res.evaluated, res.plans, target=0.8))
+    ax_n, ax_cost = fig.axes
+    assert ax_n.get_ylabel() == "power" and ax_n.get_xlabel().startswith("items N")
+    labels = [ln.get_label() for ln in ax_n.lines if not ln.get_label().startswith("_")]
+    assert labels[:3] == ["K = 1", "K = 3", "K = 5"]
+    assert any(lbl.startswith("recommended: K = ") for lbl in labels)
+    assert ax_n.get_xscale() == "log" and ax_cost.get_xlabel().startswith("total cost")
+    k3 = res.curves[res.curves.panel_size == 3].sort_values("n_items")
+    line = next(ln for ln in ax_n.lines if ln.get_label() == "K = 3")
+    np.testing.assert_allclose(line.get_ydata(), k3.power_analytic)  # the table's numbers
+
+
+def test_power_figure_without_cost(drawn):
+    c = pd.DataFrame({"panel_size": [1, 1, 3, 3], "n_items": [10, 100, 10, 100],
+                      "power_analytic": [0.2, 0.9, 0.3, 0.95]})
+    fig = drawn(plots.plot_power_curves(c, target=0.8))
+    assert len(fig.axes) == 1

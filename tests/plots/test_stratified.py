@@ -1,0 +1,128 @@
+"""Figure 2/3/4-style plots of stratified tables: pure functions that draw the table's
+numbers; the tests shown as stars are computed by the caller and passed in."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from labelvar import bin_tests, paired_test, plots, stratify
+from labelvar.inference import stars as to_stars
+from labelvar.io import synthetic_panel
+from labelvar.plots.stratified import AGREEMENT
+
+
+@pytest.fixture(scope="module")
+def table():
+    tasks = {}
+    for k, seed in enumerate((0, 1, 2)):
+        df = synthetic_panel(150, seed=seed).set_index("item")
+        tasks[f"task{k}"] = (df.filter(like="gt"), df[["strong", "weak", "coin", "human1",
+                                                      "human2"]])
+    return stratify(tasks, humans=["human1", "human2"], n_boot=0).table
+
+
+def test_stratified_scores_draws_table_values(table, drawn):
+    fig = drawn(plots.plot_stratified_scores(table, "accuracy"))
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "observed agreement (stratum)" and ax.get_ylabel() == "accuracy"
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    sub = table[(table.task == "task0") & (table.metric == "accuracy")]
+    weak = sub[(sub.system == "weak") & (sub.stratum != "all")].score.to_numpy()
+    np.testing.assert_allclose(lines["weak"].get_ydata(), weak)
+    e = sub[(sub.system == "weak") & (sub.stratum != "all")].expected.to_numpy()
+    np.testing.assert_allclose(lines["E (expected)"].get_ydata(), e)
+    np.testing.assert_allclose(lines["random labeller"].get_ydata(), 0.5)
+    assert len([a for a in fig.axes if a.get_visible()]) == 3
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert {"E (expected)", "random labeller", "strong", "weak", "coin", "H"} <= set(legend)
+
+
+def test_stratified_scores_f1_random_baseline(table, drawn):
+    fig = drawn(plots.plot_stratified_scores(table, "f1", tasks=["task1"]))
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    m = table[(table.task == "task1") & (table.metric == "f1") & (table.system == "coin")
+              & (table.stratum != "all")].m.to_numpy()
+    np.testing.assert_allclose(lines["random labeller"].get_ydata(), 2 * m / (2 * m + 1))
+    with pytest.raises(ValueError, match="metric 'auc' not in the table"):
+        plots.plot_stratified_scores(table, "auc")
+
+
+def test_legend_in_a_free_panel(table, drawn):
+    fig = drawn(plots.plot_stratified_scores(table, "f1", ncols=2))  # 2 x 2 grid, 3 tasks
+    assert fig.axes[3].get_visible() and fig.axes[3].get_legend() is not None
+
+
+def test_bins_ordered_by_agreement_column(table):
+    """Bins are ordered by the agreement column, not by the order rows come in."""
+    shuffled = table.iloc[::-1]
+    ax = plots.plot_stratified_scores(shuffled, "accuracy", include_all=True).axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.60", "0.80", "1.00", "all"]
+    assert AGREEMENT in table.columns
+
+
+def test_delta_by_bin_boxes_hold_the_deltas_and_draw_given_tests(table, drawn):
+    tests = bin_tests(table, metric="f1", value="delta_human")
+    fig = drawn(plots.plot_delta_by_bin(table, "f1", tests=tests))
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.60", "0.80", "1.00", "all"]
+    texts = sorted(t.get_text() for t in ax.texts)
+    r = tests.table.iloc[0]
+    assert texts == sorted([f"Welch {to_stars(r.welch_p)}", f"Levene {to_stars(r.levene_p)}"])
+    pts = {ln.get_gid(): ln for ln in ax.get_lines() if ln.get_gid()}
+    sub = table[(table.metric == "f1") & (table.role == "system") & (table.stratum == "0.60")]
+    assert len(sub) == 9  # 3 systems x 3 tasks
+    np.testing.assert_allclose(np.sort(pts["points:0.60"].get_ydata()),
+                               np.sort(sub.delta_human))
+
+
+def test_delta_by_bin_runs_no_test(table, monkeypatch):
+    """Without tests no bracket is drawn, and the figure never calls a test itself."""
+    import labelvar.inference as st
+
+    def boom(*a, **k):
+        raise AssertionError("a plot function ran a statistical test")
+
+    monkeypatch.setattr(st, "bin_tests", boom)
+    monkeypatch.setattr(st, "paired_test", boom)
+    assert list(plots.plot_delta_by_bin(table, "f1").axes[0].texts) == []
+    ax = plots.plot_system_vs_system(table, "strong", "weak", "f1").axes[0]
+    assert {t.get_text() for t in ax.texts} == {""}
+
+
+def test_delta_by_bin_shows_the_p_values_it_is_given(table):
+    """Stars come from the given p-values, whatever they are."""
+    t = bin_tests(table, metric="f1").table.assign(welch_p=0.5, levene_p=1e-5)
+    texts = sorted(x.get_text() for x in plots.plot_delta_by_bin(table, "f1", tests=t).axes[0].texts)
+    assert texts == ["Levene ****", "Welch ns"]
+    other = t.assign(metric="accuracy")  # tests of another metric are not drawn
+    assert list(plots.plot_delta_by_bin(table, "f1", tests=other).axes[0].texts) == []
+
+
+def test_system_vs_system(table, drawn):
+    res = paired_test(table, "strong", "weak", metric="accuracy")
+    fig = drawn(plots.plot_system_vs_system(table, "strong", "weak", "accuracy", tests=res))
+    ax = fig.axes[0]
+    assert ax.get_title() == "strong − weak (accuracy)"
+    pts = {ln.get_gid(): ln for ln in ax.get_lines() if ln.get_gid()}
+    a = table[(table.metric == "accuracy") & (table.stratum == "1.00")]
+    d = (a[a.system == "strong"].set_index("task").score
+         - a[a.system == "weak"].set_index("task").score)
+    np.testing.assert_allclose(np.sort(pts["points:1.00"].get_ydata()), np.sort(d.to_numpy()))
+    stars = dict(zip(res.table.stratum, res.table.p.map(to_stars), strict=True))
+    assert [t.get_text() for t in ax.texts] == [stars[s] for s in ("0.60", "0.80", "1.00", "all")]
+    with pytest.raises(ValueError, match="system 'nope' has no"):
+        plots.plot_system_vs_system(table, "strong", "nope", "accuracy")
+
+
+def test_plots_save(tmp_path, table):
+    paths = plots.save(plots.plot_delta_by_bin(table, "accuracy"), tmp_path / "d")
+    assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size for p in paths)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.pdf", "d.png"]  # no temporaries
+
+
+def test_delta_by_bin_without_systems():
+    t = pd.DataFrame({"role": ["H"], "metric": ["f1"], "stratum": ["0.60"], "delta_human": [0]})
+    with pytest.raises(ValueError, match="no system rows"):
+        plots.plot_delta_by_bin(t, "f1")

@@ -1,0 +1,107 @@
+"""Report directories: the files written, replaced as a whole, never over a user's files."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from labelvar import design as D
+from labelvar import plots, report, stratify
+from labelvar._files import read_results
+from labelvar.io import synthetic_panel
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "labelvar"
+
+
+@pytest.fixture(scope="module")
+def result():
+    tasks = {}
+    for k in range(3):
+        df = synthetic_panel(120, seed=k).set_index("item")
+        tasks[f"t{k}"] = (df.filter(like="gt"), df[["strong", "weak", "human1", "human2"]])
+    return stratify(tasks, humans=["human1", "human2"], n_boot=0)
+
+
+def names(path):
+    return sorted(p.name for p in Path(path).iterdir())
+
+
+def test_stratify_report_files(tmp_path, result):
+    out = tmp_path / "rep"
+    paths = report.write_stratify_report(result, out, compare=("strong", "weak"))
+    assert sorted(p.name for p in paths) == names(out)
+    assert set(names(out)) == {
+        "report.json", "stratified.csv", "table.md", "excluded.json", "bin_tests.csv",
+        "paired_f1.csv", "paired_accuracy.csv",
+        *(f"{kind}_{m}.{ext}" for kind in ("scores", "delta", "paired")
+          for m in ("f1", "accuracy") for ext in ("png", "pdf"))}
+    pd.testing.assert_frame_equal(read_results(out / "stratified.csv"), result.table,
+                                  check_dtype=False)
+    meta = json.loads((out / "report.json").read_text())
+    assert meta["kind"] == "stratify" and "stratified.csv" in meta["files"]
+    md = (out / "table.md").read_text()
+    assert md == report.stratify_markdown(result, compare=("strong", "weak"))
+    assert md.count("### ") == 4 and "### paired t-test strong − weak (f1)" in md
+    bt = read_results(out / "bin_tests.csv")
+    assert set(zip(bt.metric, bt.value)) == {(m, v) for m in ("f1", "accuracy")
+                                             for v in ("delta_human", "score")}
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporaries
+
+
+def test_rerun_replaces_the_report_as_a_whole(tmp_path, result):
+    out = tmp_path / "rep"
+    report.write_stratify_report(result, out, compare=("strong", "weak"), figures=False)
+    assert "paired_f1.csv" in names(out)
+    report.write_stratify_report(result, out, figures=False)
+    assert "paired_f1.csv" not in names(out)  # nothing of the previous run survives
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_interrupted_run_keeps_the_previous_report(tmp_path, result, monkeypatch):
+    out = tmp_path / "rep"
+    report.write_stratify_report(result, out, figures=False)
+    before = {n: (out / n).read_bytes() for n in names(out)}
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(plots, "save", fail)
+    with pytest.raises(RuntimeError, match="disk full"):
+        report.write_stratify_report(result, out, compare=("strong", "weak"))
+    assert {n: (out / n).read_bytes() for n in names(out)} == before
+    assert names(tmp_path) == ["rep"]
+
+
+def test_refuses_a_directory_with_other_files(tmp_path, result):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="not part of a labelvar report.*notes.txt"):
+        report.write_stratify_report(result, tmp_path, figures=False)
+    assert names(tmp_path) == ["notes.txt"]
+
+
+def test_design_report_and_result_write(tmp_path):
+    res = D.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
+                       replicates=0)
+    paths = res.write(tmp_path / "d")
+    assert sorted(p.name for p in paths) == names(tmp_path / "d") == sorted(
+        ["design.csv", "design_bins.csv", "design_evaluated.csv", "design_curves.csv",
+         "scenario.json", "power.png", "power.pdf", "report.json"])
+    plans = read_results(tmp_path / "d" / "design.csv")
+    assert plans["n_items"].tolist() == res.plans["n_items"].tolist()
+    meta = json.loads((tmp_path / "d" / "report.json").read_text())
+    assert meta["kind"] == "design" and meta["message"] == res.message
+    paths = report.write_design_report(res, tmp_path / "d", figure=False)  # rerun: replaced
+    assert "power.png" not in names(tmp_path / "d")
+
+
+def test_one_atomic_writer_in_src():
+    """Only labelvar._files renames files into place or opens temporaries."""
+    pattern = re.compile(r"os\.replace\(|\.replace\(path\)|mkstemp|NamedTemporaryFile|"
+                         r"\.rename\(")
+    offenders = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
+                 if p.name != "_files.py" and pattern.search(p.read_text())]
+    assert offenders == []
