@@ -258,3 +258,19 @@ def test_simulate_fixed_theta_prior_is_p_d():
         simulate(**{**_SIM, "n_labels": [3, 4]}, theta_prior=0.3)
     with pytest.raises(ValueError, match=r"^theta_prior must be a number, 'beta:A,B'"):
         simulate(theta_prior="gamma:1,2", **_SIM)
+
+
+@pytest.mark.parametrize("prior", [FixedTheta(0.8), FixedTheta(1 / 3), BetaPrior(7.963, 2.008),
+                                   BetaPrior(1 / 3, 2.5, lo=0.6, hi=0.95),
+                                   DiscretePrior((0.6, 1.0), (0.3, 0.7)),
+                                   DiscretePrior((0.34, 0.7, 1.0), (0.2, 0.3, 0.5))])
+def test_spec_parses_back_to_an_equal_prior(prior):
+    assert as_theta_prior(prior.spec()) == prior
+
+
+def test_spec_of_beta_with_default_lo_and_hi_below_one_needs_n_labels():
+    p = BetaPrior(2, 2, hi=0.9)
+    with pytest.raises(ValueError, match="its text form needs n_labels"):
+        p.spec()
+    back = as_theta_prior(p.spec(3))
+    assert back.support(3) == p.support(3) and back.nodes(3, 5)[0].tolist() == p.nodes(3, 5)[0].tolist()

@@ -54,8 +54,10 @@ _EXPORTS = {
     "design": "labelvar.design",
     "Scenario": "labelvar.design",
     "plan_study": "labelvar.design",
-    "fit_pilot": "labelvar.design",
-    "read_pilot": "labelvar.design",
+    "fit_pilot": "labelvar.pilot",
+    "read_pilot": "labelvar.pilot",
+    "PilotFit": "labelvar.pilot",
+    "DesignResult": "labelvar.design",
 }
 
 # Exports that are submodules; every other name is an object inside its module.

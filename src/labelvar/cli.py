@@ -395,9 +395,10 @@ def _run_design(args) -> int:
     if pilot is not None:
         if "theta" in st:
             raise ValueError("give either theta or pilot, not both")
-        fit = design.fit_pilot(design.read_pilot(pilot, field=field, columns=columns),
-                               method=method,
-                               n_labels=st.get("n_labels"))
+        from labelvar.pilot import fit_pilot, read_pilot
+
+        fit = fit_pilot(read_pilot(pilot, field=field, columns=columns), method=method,
+                        n_labels=st.get("n_labels"))
         st["theta"] = fit.prior
         st.setdefault("n_labels", fit.n_labels)
         print(fit.summary(), file=sys.stderr)

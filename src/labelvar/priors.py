@@ -18,7 +18,9 @@ Every prior offers the same methods: ``support``, ``mean``, ``nodes`` (a quadrat
 rule exact for polynomials in θ of a given degree, so exact expectations of panel
 outcomes, which are polynomials of degree K in θ, are finite sums), ``label_nodes``
 (the same nodes as per-vote label distributions π), ``sample``, ``check``, ``key``
-(stable text: the simulation's random streams are keyed on it) and ``describe``.
+(stable text: the simulation's random streams are keyed on it), ``describe`` and
+``spec`` (text that :func:`as_theta_prior` parses back to an equal prior, for
+configuration files).
 
 Adding an item model
 --------------------
@@ -73,6 +75,12 @@ def _g(x: float) -> str:
     return f"{float(x):.4g}"
 
 
+def _exact(x: float) -> str:
+    """Shortest text that reads back as the same float (``2.0`` -> ``"2"``)."""
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
 def n_nodes(degree: int) -> int:
     """Number of Gauss nodes used for polynomials of ``degree`` (the one rule).
 
@@ -90,8 +98,8 @@ def n_nodes(degree: int) -> int:
 class ThetaPrior:
     """Base class of the θ priors (see the module docstring for the method contract).
 
-    Subclasses implement ``support``, ``mean``, ``nodes``, ``sample``, ``key`` and
-    ``describe``; ``check`` and ``label_nodes`` are shared.
+    Subclasses implement ``support``, ``mean``, ``nodes``, ``sample``, ``key``,
+    ``describe`` and ``spec``; ``check`` and ``label_nodes`` are shared.
 
     Examples
     --------
@@ -121,6 +129,10 @@ class ThetaPrior:
 
     def describe(self, n_labels: int | None = None) -> str:
         """Human-readable one-liner."""
+        raise NotImplementedError
+
+    def spec(self, n_labels: int | None = None) -> str:
+        """The prior as text that :func:`as_theta_prior` parses back to an equal prior."""
         raise NotImplementedError
 
     def check(self, n_labels: int, name: str = "theta"):
@@ -221,6 +233,16 @@ class FixedTheta(ThetaPrior):
         """Return ``theta = 0.8``."""
         return f"theta = {_g(self.value)}"
 
+    def spec(self, n_labels: int | None = None) -> str:
+        """Return the value as text, e.g. ``"0.8"`` (exact: shortest round-trip digits).
+
+        Examples
+        --------
+        >>> FixedTheta(0.8).spec(), as_theta_prior(FixedTheta(1 / 3).spec()) == FixedTheta(1 / 3)
+        ('0.8', True)
+        """
+        return _exact(self.value)
+
 
 @dataclass(frozen=True)
 class BetaPrior(ThetaPrior):
@@ -301,6 +323,31 @@ class BetaPrior(ThetaPrior):
             low = _g(self.lo)
         return f"Beta({_g(self.a)}, {_g(self.b)}) on [{low}, {_g(self.hi)}]"
 
+    def spec(self, n_labels: int | None = None) -> str:
+        """Return ``"beta:A,B"`` (on [1/L, 1]) or ``"beta:A,B,LO,HI"``, digits exact.
+
+        A prior with ``lo=None`` (1/L) but ``hi < 1`` has no text form without L: give
+        ``n_labels`` and LO is written as 1/L.
+
+        Examples
+        --------
+        >>> BetaPrior(7.963, 2).spec(), BetaPrior(2, 2, lo=0.6, hi=0.95).spec()
+        ('beta:7.963,2', 'beta:2,2,0.6,0.95')
+        >>> p = BetaPrior(1 / 3, 2.5)
+        >>> as_theta_prior(p.spec()) == p
+        True
+        """
+        ab = f"beta:{_exact(self.a)},{_exact(self.b)}"
+        if self.lo is None and self.hi == 1.0:
+            return ab
+        lo = self.lo
+        if lo is None:
+            if n_labels is None:
+                raise ValueError(f"{self!r} has lo = 1/L and hi < 1: its text form needs "
+                                 "n_labels")
+            lo = 1.0 / int(v.n_labels(n_labels))
+        return f"{ab},{_exact(lo)},{_exact(self.hi)}"
+
 
 @dataclass(frozen=True)
 class DiscretePrior(ThetaPrior):
@@ -360,6 +407,18 @@ class DiscretePrior(ThetaPrior):
     def describe(self, n_labels: int | None = None) -> str:
         """Return e.g. ``mixture 0.6:0.3, 1:0.7``."""
         return "mixture " + ", ".join(f"{_g(x)}:{_g(w)}" for x, w in zip(self.values, self.weights))
+
+    def spec(self, n_labels: int | None = None) -> str:
+        """Return ``"mixture:T1=W1,T2=W2,..."``, digits exact.
+
+        Examples
+        --------
+        >>> p = DiscretePrior((0.6, 1.0), (0.3, 0.7))
+        >>> p.spec(), as_theta_prior(p.spec()) == p
+        ('mixture:0.6=0.3,1=0.7', True)
+        """
+        return "mixture:" + ",".join(f"{_exact(x)}={_exact(w)}"
+                                     for x, w in zip(self.values, self.weights))
 
 
 # --------------------------------------------------------------------------- parser

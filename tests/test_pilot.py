@@ -1,4 +1,4 @@
-"""Pilot fitting for the study planner (issue 6), incl. the SNLI votes in ../shared/data."""
+"""pilot.py: fitting the theta prior to pilot votes, incl. the SNLI votes in ../shared/data."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from conftest import shared_data
 from scipy import integrate, stats
 
 from labelvar._panel import log_pattern_likelihood
-from labelvar.design import Scenario, fit_pilot, plan_study, read_pilot
+from labelvar.design import Scenario, plan_study
+from labelvar.pilot import fit_pilot, read_pilot
 from labelvar.priors import BetaPrior, DiscretePrior
 
 SNLI = "snli_dev_subset/snli_1.0_dev_first1288.jsonl"

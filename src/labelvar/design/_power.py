@@ -1,0 +1,440 @@
+"""Exact power under the panel model: per-item cell probabilities, critical values, F1 variance.
+
+Every per-item probability comes from the one vote enumeration
+(:mod:`labelvar._panel`) integrated over the θ prior with its own quadrature
+(:meth:`labelvar.priors.ThetaPrior.nodes`, exact for these polynomials in θ). Because
+items are independent and identically distributed, the number of scored items is
+Binomial(N, π) and, given it, every correctness count is binomial (or multinomial), so
+the power of each exact test is a finite sum (:func:`exact_power`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from labelvar import _panel
+from labelvar import _validate as V
+from labelvar.design._scenario import TIE_RULES, Scenario
+
+
+def panel_probabilities(theta, panel_size: int, n_labels: int = 2,
+                        tie_rule: str = "random") -> dict[str, np.ndarray]:
+    """Exact per-item probabilities of a K-annotator panel, by enumerating its votes.
+
+    Parameters
+    ----------
+    theta : float or array
+        Agreement level(s) θ (probability that an annotator picks the modal label).
+    panel_size : int
+        K, annotators per item.
+    n_labels : int
+        L.
+    tie_rule : {"random", "drop"}
+        How ties in the plurality are resolved.
+
+    Returns
+    -------
+    dict of str to ndarray
+        Arrays of shape ``theta.shape + (K + 1,)`` indexed by the top vote count t:
+        ``"top"`` P(top votes = t); ``"gt_modal"`` P(top = t, item kept, GT = modal label);
+        ``"gt_other"`` P(top = t, item kept, GT = another label).
+
+    Examples
+    --------
+    Three annotators, two labels: the majority is the modal label with probability
+    θ³ + 3θ²(1 - θ).
+
+    >>> p = panel_probabilities(0.7, 3)
+    >>> round(float(p["gt_modal"].sum()), 6), round(0.7**3 + 3 * 0.7**2 * 0.3, 6)
+    (0.784, 0.784)
+    """
+    K = int(V.integer("panel_size", panel_size, lo=1))
+    L = int(V.n_labels(n_labels))
+    V.choice("tie_rule", tie_rule, TIE_RULES)
+    th = V.probability("theta", theta)
+    comp, prob = _panel.composition_probs(K, L, _panel.symmetric_probs(th, L))  # (..., n_comp)
+    top, _ = _panel.plurality(comp)
+    truth, dropped = _panel.truth_weights(comp, tie_rule)
+    w_modal = truth[:, 0]
+    w_other = 1.0 - w_modal - dropped
+    onehot = np.zeros((comp.shape[0], K + 1))
+    onehot[np.arange(comp.shape[0]), top] = 1.0
+    return {
+        "top": prob @ onehot,
+        "gt_modal": (prob * w_modal) @ onehot,
+        "gt_other": (prob * w_other) @ onehot,
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    """Per-item probabilities for one panel size K (averaged over the θ prior)."""
+
+    panel_size: int
+    p_top: np.ndarray  # P(top votes = t), t = 0..K
+    p_eval: float  # P(item is scored: kept and in the stratum)
+    p_gt_error: float  # P(GT != modal label | kept)
+    p_gt_error_scored: float  # P(GT != modal label | scored)
+    p_tie: float  # P(the plurality is tied)
+    p_a: float  # P(labeller A correct | scored)
+    p_baseline: float  # P(baseline correct | scored)
+    p_b: float  # two_systems: P(B correct | scored)
+    joint: tuple  # two_systems: (p11, p10, p01, p00) correctness vs GT given scored
+    f1_cells: np.ndarray | None = None  # two_systems, L = 2: P(GT=g, A=a, B=b | scored)
+
+
+def cell_probabilities(sc: Scenario, K: int) -> Cell:
+    L = sc.n_labels
+    th, w = sc.theta.nodes(L, 2 * K + 2)  # exact: the integrands are polynomials of degree K + 1
+    pp = panel_probabilities(th, K, L, sc.tie_rule)
+    t = np.arange(K + 1)
+    in_s = (t >= 1) & (t / K >= sc.min_agreement - 1e-12)
+    a_g = pp["gt_modal"][:, in_s].sum(axis=1)  # per node: scored & GT = modal
+    b_g = pp["gt_other"][:, in_s].sum(axis=1)  # per node: scored & GT = other
+    pm, po = float(w @ a_g), float(w @ b_g)
+    p_eval = pm + po
+    kept_modal = float(w @ pp["gt_modal"].sum(axis=1))
+    kept = kept_modal + float(w @ pp["gt_other"].sum(axis=1))
+    p_top = w @ pp["top"]
+    u = 1.0 / (L - 1)
+
+    def acc(q):
+        """P(correct and scored) for a labeller with modal-label accuracy q (None = expert)."""
+        if q is None:
+            return float(w @ (a_g * th + b_g * (1 - th) * u))
+        return pm * q + po * (1 - q) * u
+
+    qa, qb = sc.accuracies
+    if sc.baseline == "random":
+        base = p_eval / L
+    else:
+        mm = sc.m
+        base = pm * float(mm @ mm) + po * float(mm @ (1 - mm)) * u
+    joint = (np.nan,) * 4
+    p_b = np.nan
+    if sc.question == "two_systems":
+        s = math.sqrt(qa * (1 - qa) * qb * (1 - qb))
+        p11 = qa * qb + sc.error_correlation * s
+        m11, m10, m01, m00 = p11, qa - p11, qb - p11, 1 - qa - qb + p11
+        o11 = m00 * u * u
+        o10 = m01 * u + m00 * u * (1 - u)
+        o01 = m10 * u + m00 * (1 - u) * u
+        j = np.array([pm * m11 + po * o11, pm * m10 + po * o10, pm * m01 + po * o01])
+        j = np.append(j, p_eval - j.sum())
+        joint = tuple((j / p_eval).tolist()) if p_eval > 0 else joint
+        p_b = acc(qb) / p_eval if p_eval > 0 else np.nan
+    div = p_eval if p_eval > 0 else np.nan
+    pd_ = panel_probabilities(th, K, L, "drop")
+    p_tie = float(w @ (1 - pd_["gt_modal"].sum(axis=1) - pd_["gt_other"].sum(axis=1)))
+    return Cell(
+        panel_size=K, p_top=p_top, p_eval=p_eval,
+        p_gt_error=1 - kept_modal / kept if kept > 0 else np.nan, p_tie=p_tie,
+        p_gt_error_scored=po / p_eval if p_eval > 0 else np.nan,
+        p_a=acc(qa) / div, p_baseline=base / div, p_b=p_b, joint=joint,
+        f1_cells=f1_cells(sc, po / p_eval) if (sc.question == "two_systems" and L == 2
+                                                 and p_eval > 0) else None,
+    )
+
+
+def f1_cells(sc: Scenario, p_err: float) -> np.ndarray:
+    """P(GT = g, A = a, B = b | scored) for L = 2, as a (2, 2, 2) array.
+
+    The modal label is class 1 with probability m; the GT is the other class with
+    probability ``p_err`` (independently of the class, by symmetry of the vote model);
+    A and B return the modal label with their accuracies, with correlated errors.
+    """
+    qa, qb = sc.accuracies
+    p11 = qa * qb + sc.error_correlation * math.sqrt(qa * (1 - qa) * qb * (1 - qb))
+    states = {(1, 1): p11, (1, 0): qa - p11, (0, 1): qb - p11, (0, 0): 1 - qa - qb + p11}
+    out = np.zeros((2, 2, 2))
+    for c, pc in ((1, float(sc.m[1])), (0, float(sc.m[0]))):
+        for (ca, cb), pab in states.items():
+            a, b = (c if ca else 1 - c), (c if cb else 1 - c)
+            out[c, a, b] += pc * (1 - p_err) * pab
+            out[1 - c, a, b] += pc * p_err * pab
+    return out
+
+
+def f1_and_gradient(p_ga) -> tuple[np.ndarray, np.ndarray]:
+    """F1 (positive class 1) and its gradient w.r.t. the (g, a) cell probabilities.
+
+    ``p_ga`` has shape (..., 2, 2) [g, a]; TP = p[1, 1], FP = p[0, 1], FN = p[1, 0].
+    """
+    tp, fp, fn = p_ga[..., 1, 1], p_ga[..., 0, 1], p_ga[..., 1, 0]
+    den = 2 * tp + fp + fn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f1 = np.where(den > 0, 2 * tp / den, 0.0)
+        d_tp = np.where(den > 0, 2 * (fp + fn) / den**2, 0.0)
+        d_fx = np.where(den > 0, -2 * tp / den**2, 0.0)
+    grad = np.zeros(p_ga.shape)
+    grad[..., 1, 1] = d_tp
+    grad[..., 0, 1] = d_fx
+    grad[..., 1, 0] = d_fx
+    return f1, grad
+
+
+def f1_difference_variance(cells, paired: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """F1_A - F1_B and its per-item delta-method variance from label-cell probabilities.
+
+    Parameters
+    ----------
+    cells : array (..., 2, 2, 2)
+        Probabilities (or proportions) of (GT = g, A = a, B = b); label 1 is positive.
+    paired : bool
+        True: A and B label the same items, Var(D) ~ v / n with v = g'(diag(p) - pp')g.
+        False: separate item sets of n each, v = v_A + v_B.
+
+    Returns
+    -------
+    (d, v) : tuple of ndarray
+        The difference and v such that Var(estimated difference) ~ v / n.
+
+    Examples
+    --------
+    >>> cells = np.zeros((2, 2, 2)); cells[1, 1, 1] = cells[0, 0, 0] = 0.4
+    >>> cells[1, 1, 0] = cells[0, 0, 1] = 0.1
+    >>> d, v = f1_difference_variance(cells)  # A is always right: F1 1.0; B: 0.8
+    >>> round(float(d), 4)
+    0.2
+    """
+    p = np.asarray(cells, float)
+    pa, pb = p.sum(axis=-1), p.sum(axis=-2)  # (g, a) and (g, b)
+    fa, ga = f1_and_gradient(pa)
+    fb, gb = f1_and_gradient(pb)
+    if paired:
+        g = ga[..., :, :, None] - gb[..., :, None, :]  # gradient over the (g, a, b) cells
+        m1 = (p * g).sum(axis=(-3, -2, -1))
+        v = (p * g * g).sum(axis=(-3, -2, -1)) - m1**2
+    else:
+        va = (pa * ga * ga).sum(axis=(-2, -1)) - (pa * ga).sum(axis=(-2, -1)) ** 2
+        vb = (pb * gb * gb).sum(axis=(-2, -1)) - (pb * gb).sum(axis=(-2, -1)) ** 2
+        v = va + vb
+    return fa - fb, np.maximum(v, 0.0)
+
+
+def separability_critical(n, baseline: float, alpha: float) -> np.ndarray:
+    """Smallest number correct r_c with P(Binomial(n, baseline) >= r_c) <= alpha.
+
+    Parameters
+    ----------
+    n : int or array
+        Number of scored items.
+    baseline : float
+        Accuracy of the weak labeller (1/L for a random one).
+    alpha : float
+        Significance level.
+
+    Returns
+    -------
+    ndarray
+        r_c (n + 1 where even n correct answers are not significant).
+
+    Examples
+    --------
+    Paper Table 1: at N = 10 a random binary labeller reaches 8/10 with probability
+    0.055, so 9/10 is needed at alpha = 0.05.
+
+    >>> int(separability_critical(10, 0.5, 0.05))
+    9
+    """
+    from scipy.stats import binom
+
+    n = np.asarray(n, dtype=np.int64)
+    c = np.asarray(binom.isf(alpha, n, baseline), dtype=float)
+    c = np.where(np.isnan(c), n, c).astype(np.int64) + 1
+    for _ in range(3):  # guard against floating-point off-by-one in isf
+        c = np.where((c > 0) & (binom.sf(c - 2, n, baseline) <= alpha), c - 1, c)
+        c = np.where((c <= n) & (binom.sf(c - 1, n, baseline) > alpha), c + 1, c)
+    return np.minimum(c, n + 1)
+
+
+def mcnemar_lower_critical(d, alpha: float) -> np.ndarray:
+    """Largest j with two-sided exact binomial p-value (p = 1/2, j of d) <= alpha; -1 if none.
+
+    The exact McNemar test rejects when the discordant count of one kind is <= j or
+    >= d - j (scipy's ``binomtest(k, d, 0.5).pvalue <= alpha``).
+
+    Examples
+    --------
+    >>> int(mcnemar_lower_critical(10, 0.05)), int(mcnemar_lower_critical(5, 0.05))
+    (1, -1)
+    """
+    from scipy.stats import binom
+
+    d = np.asarray(d, dtype=np.int64)
+    j = np.asarray(binom.ppf(alpha / 2, d, 0.5), dtype=float)
+    j = np.where(np.isnan(j), 0, j).astype(np.int64)
+    for _ in range(3):
+        j = np.where((j >= 0) & (2 * binom.cdf(j, d, 0.5) > alpha * (1 + 1e-7)), j - 1, j)
+        j = np.where(2 * binom.cdf(j + 1, d, 0.5) <= alpha * (1 + 1e-7), j + 1, j)
+    return np.where(2 * j >= d, -1, j)
+
+
+def wilson_half_width(x, n, confidence_level: float = 0.95) -> np.ndarray:
+    """Half-width of the Wilson score interval (``confidence_level``) for x of n.
+
+    Examples
+    --------
+    >>> from scipy.stats import binomtest
+    >>> ci = binomtest(40, 50).proportion_ci(0.95, method="wilson")
+    >>> bool(np.isclose(wilson_half_width(40, 50, 0.95), (ci.high - ci.low) / 2))
+    True
+    """
+    from scipy.stats import norm
+
+    x = np.asarray(x, float)
+    n = np.asarray(n, float)
+    z = norm.isf((1 - confidence_level) / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = x / n
+        hw = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return np.where(n > 0, hw, np.inf)
+
+
+def wilson_acceptance(n: np.ndarray, h: float, confidence_level: float) -> tuple[np.ndarray, np.ndarray]:
+    """x_lo, x_hi with Wilson half-width(x, n) <= h  iff  x <= x_lo or x >= x_hi.
+
+    The half-width grows with p(1 - p), so hw <= h iff p(1 - p) <= Q(n) with
+    Q = n (h (1 + z^2/n) / z)^2 - z^2 / (4 n); boundary points are re-checked directly.
+    """
+    from scipy.stats import norm
+
+    z = norm.isf((1 - confidence_level) / 2)
+    nf = np.maximum(n, 1).astype(float)
+    q = nf * (h * (1 + z * z / nf) / z) ** 2 - z * z / (4 * nf)
+    disc = np.sqrt(np.clip(1 - 4 * q, 0, 1))
+    x_lo = np.floor(nf * (1 - disc) / 2).astype(np.int64)
+    x_hi = np.ceil(nf * (1 + disc) / 2).astype(np.int64)
+    x_lo = np.where(q < 0, -1, x_lo)
+    x_hi = np.where(q < 0, n + 1, x_hi)
+    for _ in range(2):  # floating-point guard on the boundary points
+        x_lo = np.where((x_lo >= 0) & (wilson_half_width(x_lo, nf, confidence_level) > h), x_lo - 1, x_lo)
+        x_lo = np.where((x_lo + 1 <= n) & (wilson_half_width(x_lo + 1, nf, confidence_level) <= h)
+                        & (x_lo + 1 < nf / 2), x_lo + 1, x_lo)
+        x_hi = np.where((x_hi <= n) & (wilson_half_width(x_hi, nf, confidence_level) > h), x_hi + 1, x_hi)
+        x_hi = np.where((x_hi - 1 >= 0) & (wilson_half_width(x_hi - 1, nf, confidence_level) <= h)
+                        & (x_hi - 1 > nf / 2), x_hi - 1, x_hi)
+    return x_lo, x_hi
+
+
+def mix_over_binomial(f: np.ndarray, n_grid: np.ndarray, pi: float) -> np.ndarray:
+    """Return sum_n Binomial(n; N, pi) f(n) for every N in n_grid (f indexed by n)."""
+    from scipy.stats import binom
+
+    if pi >= 1 - 1e-15:
+        return f[n_grid]
+    out = np.empty(len(n_grid))
+    for i, N in enumerate(n_grid):
+        sd = math.sqrt(N * pi * (1 - pi))
+        lo = max(0, int(N * pi - 12 * sd - 2))
+        hi = min(int(N), int(N * pi + 12 * sd + 2))
+        k = np.arange(lo, hi + 1)
+        out[i] = binom.pmf(k, N, pi) @ f[k]
+    return out
+
+
+def exact_power(sc: Scenario, cell: Cell, n_grid: np.ndarray) -> np.ndarray:
+    """Power at every N in n_grid (exact, except the unpaired test: normal approximation).
+
+    The F1 comparison uses the Wald z-test with the delta-method variance
+    (:func:`f1_difference_variance`), so its power is a normal approximation too.
+    """
+    from scipy.stats import binom, norm
+
+    n_max = int(n_grid.max())
+    nn = np.arange(n_max + 1)
+    if cell.p_eval <= 0:
+        return np.zeros(len(n_grid))
+    if sc.question == "separability":
+        c = separability_critical(nn, cell.p_baseline, sc.alpha)
+        f = np.where(c <= nn, binom.sf(c - 1, nn, cell.p_a), 0.0)
+        return mix_over_binomial(f, n_grid, cell.p_eval)
+    if sc.question == "precision":
+        x_lo, x_hi = wilson_acceptance(nn, sc.half_width, sc.confidence_level)
+        f = binom.cdf(x_lo, nn, cell.p_a) + binom.sf(x_hi - 1, nn, cell.p_a)
+        f = np.where(x_lo >= x_hi, 1.0, f)  # the two tails overlap: every x is accepted
+        f[0] = 0.0
+        return mix_over_binomial(f, n_grid, cell.p_eval)
+    if sc.metric == "f1":
+        d, v = f1_difference_variance(cell.f1_cells, paired=sc.test == "paired")
+        n = n_grid * cell.p_eval
+        se = np.sqrt(v / n)
+        z = norm.isf(sc.alpha / 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pw = norm.sf(z - abs(d) / se) + norm.cdf(-z - abs(d) / se)
+        return np.where(se > 0, pw, float(d != 0))
+    p11, p10, p01, p00 = cell.joint
+    if sc.test == "paired":
+        pd_ = p10 + p01
+        if pd_ <= 0:
+            return np.zeros(len(n_grid))
+        r = p10 / pd_
+        j = mcnemar_lower_critical(nn, sc.alpha)
+        h = np.where(j >= 0, binom.cdf(j, nn, r) + binom.sf(nn - j - 1, nn, r), 0.0)
+        # D ~ Binomial(N, p_eval * (p10 + p01)): binomial thinning of the scored items
+        return mix_over_binomial(h, n_grid, cell.p_eval * pd_)
+    pa, pb = cell.p_a, cell.p_b
+    n = n_grid * cell.p_eval
+    pbar = (pa + pb) / 2
+    z = norm.isf(sc.alpha / 2)
+    s0 = np.sqrt(2 * pbar * (1 - pbar) / n)
+    s1 = np.sqrt((pa * (1 - pa) + pb * (1 - pb)) / n)
+    d = abs(pa - pb)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pw = norm.sf((z * s0 - d) / s1) + norm.cdf((-z * s0 - d) / s1)
+    return np.where(s1 > 0, pw, float(d > 0))
+
+
+class PowerScan:
+    """Exact power P(N) for N = 1..n_max, computed in growing blocks up to the first crossing.
+
+    Indexing ``scan[i]`` returns P(i + 1) (arrays allowed), computing missing values on demand.
+    """
+
+    def __init__(self, sc: Scenario, cell: Cell, n_max: int):
+        self.sc, self.cell, self.n_max = sc, cell, n_max
+        self.values = np.empty(0)
+        self.extra: dict[int, float] = {}
+
+    def first_crossing(self) -> int | None:
+        size = 256
+        while len(self.values) < self.n_max:
+            start = len(self.values) + 1
+            end = min(self.n_max, start + size - 1)
+            block = exact_power(self.sc, self.cell, np.arange(start, end + 1))
+            self.values = np.concatenate([self.values, block])
+            hit = np.flatnonzero(block >= self.sc.power)
+            if hit.size:
+                return int(start + hit[0])
+            size *= 2
+        return None
+
+    def argmax_n(self) -> int:
+        return int(np.argmax(self.values)) + 1
+
+    def __getitem__(self, i):
+        i = np.asarray(i)
+        flat = np.atleast_1d(i).ravel()
+        missing = sorted({int(j) + 1 for j in flat if j >= len(self.values)} - set(self.extra))
+        if missing:
+            self.extra.update(zip(missing, exact_power(self.sc, self.cell,
+                                                           np.array(missing))))
+        out = np.array([self.values[j] if j < len(self.values) else self.extra[int(j) + 1]
+                        for j in flat])
+        return out.reshape(i.shape) if i.ndim else out[0]
+
+
+def p_beats(cell: Cell, N: int) -> float:
+    """P(labeller's correct count > random labeller's) on the same N items (exact)."""
+    from scipy.stats import binom
+
+    n = np.arange(N + 1)
+    pn = binom.pmf(n, N, cell.p_eval) if cell.p_eval < 1 else (n == N).astype(float)
+    total = 0.0
+    for nn in n[pn > 1e-14]:
+        k = np.arange(nn + 1)
+        total += pn[nn] * float(binom.pmf(k, nn, cell.p_baseline) @ binom.sf(k, nn, cell.p_a))
+    return total

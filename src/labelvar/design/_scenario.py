@@ -1,0 +1,209 @@
+"""The planned study: :class:`Scenario`, validated on creation, written back as plain data."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from labelvar import _validate as V
+from labelvar.priors import ThetaPrior, as_theta_prior, class_prior
+
+QUESTIONS = ("separability", "two_systems", "precision")
+TIE_RULES = ("random", "drop")
+BASELINES = ("random", "prior")
+TESTS = ("paired", "unpaired")
+METRICS = ("accuracy", "f1")
+#: defaults resolved in ``Scenario.__post_init__`` (alpha for the tests, the confidence
+#: level for the ``precision`` question's interval)
+DEFAULT_ALPHA = 0.05
+DEFAULT_CONFIDENCE_LEVEL = 0.95
+
+
+def _g(x: float) -> str:
+    return f"{float(x):.4g}"
+
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    """What the planned study looks like and what it must show (validated on creation).
+
+    Parameters
+    ----------
+    question : {"separability", "two_systems", "precision"}
+        See :mod:`labelvar.design`.
+    theta : float, str, tuple, dict or prior object
+        Item-agreement distribution, any spelling of
+        :func:`labelvar.priors.as_theta_prior` (e.g. ``0.8``, ``"beta:2,5"``,
+        ``("mixture", [0.6, 1], [0.3, 0.7])``, the ``prior`` of a :class:`PilotFit`);
+        stored as the prior object (:class:`labelvar.priors.FixedTheta` when fixed).
+    n_labels : int
+        Number of labels L (>= 2).
+    m : float, sequence of float or None
+        Class prior of the modal label (:func:`labelvar.priors.class_prior`): the share
+        of label 1 (L > 2: the other labels share the rest equally) or a vector of L
+        probabilities; None = uniform. Only the ``prior`` baseline depends on it.
+    tie_rule : {"random", "drop"}
+        Ties in the panel's plurality: broken uniformly at random, or the item is dropped.
+    min_agreement : float
+        Score only items whose observed agreement (top votes / K) is at least this
+        (0 = all items).
+    alpha : float or None
+        Significance level of the test in (0, 1) (``separability``, ``two_systems``);
+        None = 0.05. ``precision`` has no test: give ``confidence_level`` instead.
+    confidence_level : float or None
+        ``precision``: confidence level of the Wilson interval in (0, 1); None = 0.95.
+    power : float
+        Target power (assurance for ``precision``) in (0, 1).
+    baseline : {"random", "prior"}
+        ``separability``: the weak labeller to tell apart.
+    accuracy_a : float or None
+        ``separability`` / ``precision``: accuracy against the modal label of the system
+        under study; None = an expert drawn like the panel.
+    accuracy_b, delta : float
+        ``two_systems``: accuracies of B and of A = B + delta against the modal label.
+    error_correlation : float
+        ``two_systems``: phi coefficient between A's and B's modal-label correctness.
+    test : {"paired", "unpaired"}
+        ``two_systems``: exact McNemar on the same items, or two-proportion z-test on
+        separate item sets of N each.
+    metric : {"accuracy", "f1"}
+        ``two_systems``: the score whose difference is tested. ``"f1"`` (L = 2, positive
+        class = label 1, class prior ``m``): Wald z-test of F1_A - F1_B with a
+        delta-method standard error from the (GT, A, B) label counts (paired) or from
+        each system's own counts (unpaired); power by the normal approximation.
+    half_width : float
+        ``precision``: target Wilson-interval half-width.
+    cost_per_item, cost_per_annotation : float
+        Cost of one item (e.g. curation) and of one annotation.
+
+    Examples
+    --------
+    >>> s = Scenario("separability", theta=0.7, n_labels=2)
+    >>> s.theta.describe()
+    'theta = 0.7'
+    >>> Scenario("two_systems", theta=0.9, accuracy_b=0.9, delta=0.2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: delta must be in (0, 1 - accuracy_b] = (0, 0.1] (...), got 0.2
+    """
+
+    question: str = "separability"
+    theta: object = 0.8
+    n_labels: int = 2
+    m: object = None
+    tie_rule: str = "random"
+    min_agreement: float = 0.0
+    alpha: float | None = None
+    confidence_level: float | None = None
+    power: float = 0.8
+    baseline: str = "random"
+    accuracy_a: float | None = None
+    accuracy_b: float | None = None
+    delta: float | None = None
+    error_correlation: float = 0.0
+    test: str = "paired"
+    metric: str = "accuracy"
+    half_width: float | None = None
+    cost_per_item: float = 0.0
+    cost_per_annotation: float = 1.0
+
+    def __post_init__(self):
+        V.choice("question", self.question, QUESTIONS)
+        L = int(V.n_labels(self.n_labels))
+        object.__setattr__(self, "n_labels", L)
+        V.choice("tie_rule", self.tie_rule, TIE_RULES)
+        V.choice("baseline", self.baseline, BASELINES)
+        V.choice("test", self.test, TESTS)
+        V.choice("metric", self.metric, ("accuracy", "f1"))
+        if self.metric == "f1" and (self.question != "two_systems" or L != 2):
+            raise ValueError(f"metric='f1' needs question='two_systems' and n_labels=2, got "
+                             f"question={self.question!r}, n_labels={L}")
+        if self.question == "precision":
+            if self.alpha is not None:
+                raise ValueError("precision has no test, so no alpha: give confidence_level "
+                                 f"(of the Wilson interval), got alpha={self.alpha!r}")
+            level = DEFAULT_CONFIDENCE_LEVEL if self.confidence_level is None \
+                else self.confidence_level
+            object.__setattr__(self, "confidence_level", float(
+                V.probability("confidence_level", level, open_lo=True, open_hi=True)))
+        else:
+            if self.confidence_level is not None:
+                raise ValueError(f"confidence_level is the precision question's; "
+                                 f"{self.question} tests at alpha, got "
+                                 f"confidence_level={self.confidence_level!r}")
+            alpha = DEFAULT_ALPHA if self.alpha is None else self.alpha
+            object.__setattr__(self, "alpha", float(
+                V.probability("alpha", alpha, open_lo=True, open_hi=True)))
+        V.probability("power", self.power, open_lo=True, open_hi=True)
+        V.probability("min_agreement", self.min_agreement)
+        object.__setattr__(self, "theta", as_theta_prior(self.theta, L))
+        object.__setattr__(self, "m", class_prior(self.m, L))
+        for name in ("cost_per_item", "cost_per_annotation"):
+            val = float(V.as_float_array(name, getattr(self, name)))
+            if val < 0 or not math.isfinite(val):
+                raise ValueError(f"{name} must be a finite number >= 0, got {val}")
+        if self.accuracy_a is not None:
+            V.probability("accuracy_a", self.accuracy_a)
+        if self.question == "two_systems":
+            if self.accuracy_b is None or self.delta is None:
+                raise ValueError("two_systems needs accuracy_b and delta "
+                                 "(accuracies against the modal label: B and A = B + delta)")
+            qb = float(V.probability("accuracy_b", self.accuracy_b))
+            d = float(V.as_float_array("delta", self.delta))
+            if not 0 < d <= 1 - qb + 1e-12:
+                raise ValueError(
+                    f"delta must be in (0, 1 - accuracy_b] = (0, {_g(1 - qb)}] (system A's "
+                    f"accuracy accuracy_b + delta cannot exceed 1), got {_g(d)}")
+            if self.accuracy_a is not None and abs(self.accuracy_a - (qb + d)) > 1e-9:
+                raise ValueError(f"accuracy_a must equal accuracy_b + delta = {_g(qb + d)} "
+                                 f"(or be left out), got {_g(self.accuracy_a)}")
+            lo, hi = correlation_bounds(qb + d, qb)
+            r = float(V.as_float_array("error_correlation", self.error_correlation))
+            if not lo - 1e-12 <= r <= hi + 1e-12:
+                raise ValueError(
+                    f"error_correlation must be in [{lo:.4g}, {hi:.4g}] for accuracies "
+                    f"{_g(qb + d)} and {_g(qb)} (Frechet bounds), got {_g(r)}")
+        if self.question == "precision":
+            if self.half_width is None:
+                raise ValueError("precision needs half_width (target CI half-width, in (0, 0.5])")
+            V.probability("half_width", self.half_width, open_lo=True, hi=0.5)
+
+    @property
+    def prior(self) -> ThetaPrior:
+        """The θ prior (the same object as ``theta``)."""
+        return self.theta
+
+    @property
+    def accuracies(self) -> tuple[float | None, float | None]:
+        """Accuracies of systems A and B against the modal label (None = expert / unused)."""
+        if self.question == "two_systems":
+            return float(self.accuracy_b + self.delta), float(self.accuracy_b)
+        return self.accuracy_a, None
+
+    def to_dict(self) -> dict:
+        """Return the scenario as plain data; ``Scenario(**d)`` rebuilds an equal scenario.
+
+        The θ prior is written as its text spec (:meth:`labelvar.priors.ThetaPrior.spec`),
+        the class prior ``m`` as the share of label 1 (L = 2) or the L shares.
+
+        Examples
+        --------
+        >>> d = Scenario("separability", theta="beta:2,5").to_dict()
+        >>> d["theta"], d["alpha"], d["confidence_level"]
+        ('beta:2,5', 0.05, None)
+        >>> Scenario(**d).to_dict() == d
+        True
+        """
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["theta"] = self.theta.spec(self.n_labels)
+        out["m"] = self.m.tolist() if self.n_labels > 2 else float(self.m[1])
+        return out
+
+
+def correlation_bounds(qa: float, qb: float) -> tuple[float, float]:
+    s = math.sqrt(qa * (1 - qa) * qb * (1 - qb))
+    if s == 0:
+        return 0.0, 0.0
+    return (max(0.0, qa + qb - 1) - qa * qb) / s, (min(qa, qb) - qa * qb) / s
+
