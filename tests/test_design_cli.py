@@ -91,6 +91,19 @@ def test_yaml_configs_run_standalone(tmp_path, capsys):
     assert code == 2 and "unknown design key(s) questoin" in err
 
 
+def test_config_paths_are_relative_to_the_config_file(capsys, monkeypatch, tmp_path):
+    """A pilot path inside --config resolves against the config's folder, not the cwd."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "pilot.csv").write_text("a,b\n3,0\n2,1\n0,3\n1,2\n3,0\n2,1\n")
+    (tmp_path / "cfg").mkdir()
+    cfg = tmp_path / "cfg" / "plan.yaml"
+    cfg.write_text("design:\n  question: separability\n  pilot: ../data/pilot.csv\n")
+    monkeypatch.chdir(REPO)  # anywhere but the config's folder
+    code, out, err = run(capsys, "--config", str(cfg), "--replicates", "0", "--panel-sizes", "3")
+    assert code == 0, err
+    assert err.startswith("pilot: 6 items, L = 2")
+
+
 def test_yaml_snli_config(capsys, monkeypatch):
     shared_data("snli_dev_subset")
     monkeypatch.chdir(REPO)

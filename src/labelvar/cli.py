@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from pathlib import Path
 from collections.abc import Sequence
 
 
@@ -374,6 +375,10 @@ def _design_settings(args) -> dict:
             raise ValueError(f"config {args.config}: unknown design key(s) {', '.join(unknown)}; "
                              f"allowed: {', '.join(allowed)}")
         settings.update(block)
+        pilot = block.get("pilot")
+        if pilot is not None and not Path(str(pilot)).is_absolute():
+            # paths inside a config file are relative to that file, not to the working directory
+            settings["pilot"] = str(Path(args.config).resolve().parent / str(pilot))
     for key in allowed:
         val = getattr(args, key, None)
         if val is not None:
