@@ -24,8 +24,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 
 
 class UsageError(ValueError):
