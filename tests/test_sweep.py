@@ -242,3 +242,59 @@ def test_progress_bar_shows_on_a_terminal_unless_quiet(monkeypatch):
         assert not bar.disable
     with sweep._progress(10, "x", quiet=True) as bar:
         assert bar.disable
+
+
+def test_every_combination_of_a_large_sweep_is_checked_before_launch():
+    """A bad job that only a combination of two non-first values makes is found, however
+    many jobs the sweep has (checking each value once would miss it)."""
+    from labelvar.sweep import check_overrides
+
+    seeds = "seed=" + ",".join(str(s) for s in range(40))
+    ok = ["model=panel", "grid.n_labels=[3],[2]", "grid.p_d=[0.6],[0.7]", seeds]
+    assert check_overrides(ok) == 160
+    bad = ["model=panel", "grid.n_labels=[3],[2]", "grid.p_d=[0.6],[0.4]", seeds]
+    with pytest.raises(ValueError, match=r"got 0\.4 with n_labels=2 \(in the job .*"
+                                         r"grid\.n_labels=\[2\].*grid\.p_d=\[0\.4\]"):
+        check_overrides(bad)
+
+
+def test_collect_refuses_a_truncated_or_edited_results_table(tmp_path):
+    """718 of 1,056 rows plus one garbage row used to merge with exit 0."""
+    sweep.run_job(small_cfg(name="alpha"), tmp_path / "0_alpha", engine=fake_engine)
+    job = sweep.run_job(small_cfg(name="beta", seed=3), tmp_path / "1_beta", engine=fake_engine)
+    meta = json.loads((job.out_dir / "metadata.json").read_text())
+    assert meta["results"]["rows"] == len(job.table) and len(meta["results"]["sha256"]) == 64
+    sweep.collect(tmp_path)  # intact: fine
+    lines = job.results.read_text().splitlines()
+    job.results.write_text("\n".join(lines[: len(lines) * 2 // 3]) + "\n0.5,garbage\n")
+    with pytest.raises(ValueError, match="1_beta/results.csv is not the table its job wrote"):
+        sweep.collect(tmp_path)
+
+
+def test_a_figure_that_fails_never_leaves_the_run_running(tmp_path, monkeypatch):
+    from labelvar import plots
+
+    def broken(table, **kwargs):
+        raise RuntimeError("no display")
+
+    monkeypatch.setattr(plots, "plot_figure1", broken)
+    cfg = small_cfg(name="fig")
+    cfg.output.plots = ["figure1"]
+    res = sweep.run_job(cfg, tmp_path / "0_fig", engine=fake_engine)
+    meta = json.loads((res.out_dir / "metadata.json").read_text())
+    assert meta["status"] == "figures_failed" and meta["figure_error"] == "RuntimeError: no display"
+    assert res.figure_error == "RuntimeError: no display" and res.results.is_file()
+    merged, _ = sweep.collect(tmp_path)  # the table is complete: collect takes it
+    assert len(merged) == len(res.table)
+
+
+def test_extra_grid_axes_get_one_figure_each(tmp_path):
+    """The README's sweep example varies N as well as p_d and m: one Figure 1 per N."""
+    cfg = small_cfg(name="fig")
+    cfg.output.plots = ["figure1"]
+    cfg.output.figure_formats = ["png"]
+    res = sweep.run_job(cfg, tmp_path / "job", engine=fake_engine)
+    assert res.figure_error is None
+    assert sorted(p.name for p in res.figures) == ["figure1_n_items=20.png",
+                                                    "figure1_n_items=50.png"]
+    assert json.loads((res.out_dir / "metadata.json").read_text())["status"] == "complete"

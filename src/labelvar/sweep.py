@@ -272,6 +272,8 @@ class JobResult:
         Figure files written.
     computed, reused : int
         Chunks computed now and chunks reused from complete files.
+    figure_error : str or None
+        Why the figures failed (the table is complete all the same), or None.
     """
 
     table: pd.DataFrame
@@ -280,6 +282,7 @@ class JobResult:
     figures: list
     computed: int
     reused: int
+    figure_error: str | None = None
 
 
 def _default_engine() -> Callable[..., pd.DataFrame]:
@@ -365,21 +368,43 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     table = pd.concat([read_results(p) for p in files], ignore_index=True)
     results = write_results(table, out_dir / f"results{ext}")
     t1 = time.perf_counter()
-    figures = _draw(table, cfg, out_dir)
+    figures, figure_error = [], None
+    try:
+        figures = _draw(table, cfg, out_dir)
+    except Exception as exc:  # the table is complete: keep it, say what failed
+        figure_error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc) else ''}"
+        log.error("%s: figures failed (%s); the table is complete: %s", cfg.name, figure_error,
+                  results)
     t_figures = time.perf_counter() - t1
     _write_config(cfg, out_dir)
-    meta = _metadata(cfg, status="complete", chunks=len(chunks), computed=computed,
+    meta = _metadata(cfg, status="complete" if figure_error is None else "figures_failed",
+                     figure_error=figure_error, chunks=len(chunks), computed=computed,
                      reused=reused,
                      seconds=time.perf_counter() - t0, engine_seconds=t_engine,
                      figure_seconds=t_figures, overrides=overrides,
+                     results={"file": results.name, "rows": len(table),
+                              "sha256": _sha256(results)},
                      files=[results.name] + [f.name for f in figures])
     atomic_write(out_dir / "metadata.json", json.dumps(meta, indent=1).encode())
     log.info("%s: %d cells in %d chunks (%d computed, %d reused) -> %s",
              cfg.name, n_cells, len(chunks), computed, reused, results)
-    return JobResult(table, out_dir, results, figures, computed, reused)
+    return JobResult(table, out_dir, results, figures, computed, reused, figure_error)
+
+
+#: grid axes each figure draws itself (as colors or panels); other axes that vary in a
+#: table get one figure per value combination
+_FIGURE_AXES = {"figure1": {"m"}, "multiclass": {"n_labels"}, "panel_bias": {"panel_size"},
+                "table1": {"n_items"}}
+_SPLIT_AXES = ("m", "n_items", "n_labels", "panel_size")
 
 
 def _draw(table: pd.DataFrame, cfg: SweepConfig, out_dir: Path) -> list[Path]:
+    """Draw the configured figures: one per value combination of the axes a figure does not show.
+
+    Examples
+    --------
+    A grid over two N draws Figure 1 once per N (``figure1_n_items=100``, ...).
+    """
     if not cfg.output.plots:
         return []
     from labelvar import plots
@@ -392,8 +417,14 @@ def _draw(table: pd.DataFrame, cfg: SweepConfig, out_dir: Path) -> list[Path]:
     }
     paths = []
     for name in cfg.output.plots:
-        fig = funcs[name](table)
-        paths += plots.save(fig, out_dir / name, formats=tuple(cfg.output.figure_formats))
+        split = [a for a in _SPLIT_AXES if a in table.columns and a not in _FIGURE_AXES[name]
+                 and table[a].nunique() > 1]
+        groups = table.groupby(split, sort=True) if split else [((), table)]
+        for values, part in groups:
+            values = values if isinstance(values, tuple) else (values,)
+            stem = "_".join([name] + [f"{a}={v:g}" for a, v in zip(split, values)])
+            fig = funcs[name](part)
+            paths += plots.save(fig, out_dir / stem, formats=tuple(cfg.output.figure_formats))
     return paths
 
 
@@ -467,7 +498,9 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
     allow_missing : bool
         Merge even if some job directories (with a ``.hydra/`` folder) have no
         results, or a job is still marked ``running`` in its ``metadata.json``;
-        by default that is an error, so nothing is dropped silently.
+        by default that is an error, so nothing is dropped silently. A results
+        table whose row count or SHA-256 differs from the one its job recorded in
+        ``metadata.json`` (truncated, edited) is always an error.
 
     Returns
     -------
@@ -507,11 +540,21 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
         raise FileNotFoundError(f"no results.csv or results.parquet under {sweep_dir}")
     frames = []
     for job_dir in sorted(found, key=_job_sort_key):
-        table = read_results(found[job_dir])
         name = job_dir.name
         meta = job_dir / "metadata.json"
+        record = {}
         if meta.is_file():
-            name = json.loads(meta.read_text()).get("name", name)
+            info = json.loads(meta.read_text())
+            name = info.get("name", name)
+            record = info.get("results") or {}
+        if record.get("sha256") and record["sha256"] != _sha256(found[job_dir]):
+            rel = found[job_dir].relative_to(sweep_dir)
+            raise ValueError(f"{rel} is not the table its job wrote (checksum differs from "
+                             f"metadata.json: truncated or edited); rerun the job")
+        table = read_results(found[job_dir])
+        if "rows" in record and len(table) != record["rows"]:
+            raise ValueError(f"{found[job_dir].relative_to(sweep_dir)} has {len(table)} rows, "
+                             f"its job wrote {record['rows']}; rerun the job")
         rel = job_dir.relative_to(sweep_dir).as_posix() or "."
         frames.append(table.assign(experiment=name, job=rel))
     merged = pd.concat(frames, ignore_index=True)
@@ -566,6 +609,9 @@ def _task(dcfg) -> str:
     hc = HydraConfig.get()
     res = run_job(cfg, hc.runtime.output_dir, overrides=list(hc.overrides.task))
     print(f"{cfg.name}: table {res.results}", file=sys.stdout)
+    if res.figure_error:
+        print(f"labelvar: error: {cfg.name}: figures failed ({res.figure_error}); the table "
+              f"is complete: {res.results}", file=sys.stderr)
     for f in res.figures:
         if f.suffix == ".png":
             print(f"{cfg.name}: figure {f}", file=sys.stdout)
@@ -585,7 +631,6 @@ def hydra_app():
 _NO_CHECK_FLAGS = {"-h", "--help", "--hydra-help", "--version", "-c", "--cfg", "-i", "--info",
                    "-sc", "--shell-completion", "-cp", "--config-path", "-cn", "--config-name",
                    "-cd", "--config-dir", "--experimental-rerun"}
-_MAX_CHECKED_COMBOS = 64
 
 
 def _one_line_error(exc: BaseException, overrides: Sequence[str]) -> str:
@@ -627,34 +672,79 @@ def _one_line_error(exc: BaseException, overrides: Sequence[str]) -> str:
     return msg
 
 
-def _expand(overrides: Sequence[str]) -> list[list[str]]:
-    """Expand sweep overrides (``a=1,2``) into the override lists of the jobs."""
+def _config_groups() -> set[str]:
+    """Config group names (folders under the config directory, e.g. ``model``)."""
+    root = config_dir()
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_dir()}
+
+
+def _expand(overrides: Sequence[str]) -> tuple[list[list], list[list]]:
+    """Split overrides into group choices and value settings, each expanded over its sweep.
+
+    Returns ``(groups, values)``: per override, its alternatives; a group alternative is
+    override text (composed by Hydra), a value alternative a parsed single-value
+    override (applied to the composed config directly, which is fast).
+    """
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    parsed = OverridesParser.create().parse_overrides(list(overrides))
-    options = []
+    parser = OverridesParser.create()
+    parsed = parser.parse_overrides(list(overrides))
+    group_names = _config_groups()
+    groups, values = [], []
     for o, text in zip(parsed, overrides):
         if o.is_sweep_override():
             try:
-                values = list(o.sweep_string_iterator())
+                alts = [f"{o.get_key_element()}={v}" for v in o.sweep_string_iterator()]
             except Exception:  # interval sweeps etc.: left to the sweeper
                 continue
-            options.append([f"{o.get_key_element()}={v}" for v in values])
         else:
-            options.append([text])
-    combos = list(itertools.islice(itertools.product(*options), _MAX_CHECKED_COMBOS + 1))
-    if len(combos) > _MAX_CHECKED_COMBOS:  # too many: check each value once
-        base = [opt[0] for opt in options]
-        combos = [tuple(base[:i] + [v] + base[i + 1:]) for i, opt in enumerate(options)
-                  for v in opt]
-    return [list(c) for c in combos]
+            alts = [text]
+        name = o.key_or_group
+        if (name in group_names or name.split(".")[0] == "hydra" or o.is_add()
+                or o.is_delete() or o.is_force_add()):
+            groups.append(alts)
+        else:
+            values.append(parser.parse_overrides(alts))
+    return groups, values
+
+
+def _apply(dcfg, values):
+    """A copy of the composed config with single-value overrides applied (as Hydra does)."""
+    from omegaconf import OmegaConf
+
+    cfg = dcfg.copy()
+    for o in values:
+        OmegaConf.update(cfg, o.key_or_group, o.value(), merge=True)
+    return cfg
+
+
+def _compose_job(compose, combo: list[str]) -> SweepConfig:
+    """Compose one job's config with Hydra; errors become one line naming the key."""
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    try:
+        return _to_config(compose("config", overrides=combo))
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise ValueError(_one_line_error(exc, combo)) from None
+    except ValueError:
+        raise
+    except Exception as exc:  # e.g. OmegaConf asserts on a key below a null node
+        detail = _one_line_error(exc, combo)
+        if "NoneType" in detail:
+            detail = ("a key below a node that is null in this config (e.g. "
+                      "model.theta_prior.* needs model=panel_beta)")
+        raise ValueError(f"could not apply the overrides {' '.join(combo)}: {detail}") from None
 
 
 def check_overrides(overrides: Sequence[str]) -> int:
     """Compose and validate every job a command line would launch; return how many.
 
-    Raises ValueError with one line (naming the key) for an unknown key, a wrong
-    type, an unknown config group option or an out-of-range value.
+    Every combination of a ``-m`` sweep is checked before anything runs, however many:
+    Hydra composes each combination of config-group choices once, and the plain value
+    overrides are applied to that composed config. Raises ValueError with one line
+    (naming the key and the job's overrides) for an unknown key, a wrong type, an
+    unknown config group option or an out-of-range value.
 
     Examples
     --------
@@ -676,32 +766,39 @@ def check_overrides(overrides: Sequence[str]) -> int:
 
     register_configs()
     try:
-        combos = _expand(overrides)
+        groups, values = _expand(overrides)
     except (HydraException, OmegaConfBaseException) as exc:
         raise ValueError(_one_line_error(exc, overrides)) from None
+    n_jobs = 0
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(version_base="1.3", config_dir=str(config_dir()),
                                    job_name="labelvar_check"):
-            for combo in combos:
+            for group_combo in itertools.product(*groups):
                 try:
-                    dcfg = compose("config", overrides=combo)
-                    cfg = _to_config(dcfg)
+                    base = compose("config", overrides=list(group_combo))
                 except (HydraException, OmegaConfBaseException) as exc:
-                    raise ValueError(_one_line_error(exc, combo)) from None
-                except ValueError:
-                    raise
-                except Exception as exc:  # e.g. OmegaConf asserts on a key below a null node
-                    detail = _one_line_error(exc, combo)
-                    if "NoneType" in detail:
-                        detail = ("a key below a node that is null in this config (e.g. "
-                                  "model.theta_prior.* needs model=panel_beta)")
-                    raise ValueError(f"could not apply the overrides {' '.join(combo)}: "
-                                     f"{detail}") from None
-                validate(cfg)
+                    raise ValueError(_one_line_error(exc, group_combo)) from None
+                for value_combo in itertools.product(*values):
+                    combo = list(group_combo) + [o.input_line for o in value_combo]
+                    try:
+                        cfg = _to_config(_apply(base, value_combo))
+                    except (HydraException, OmegaConfBaseException):  # (some are ValueErrors)
+                        cfg = _compose_job(compose, combo)  # Hydra's message names the key
+                    except ValueError:
+                        raise
+                    except Exception:
+                        cfg = _compose_job(compose, combo)
+                    try:
+                        validate(cfg)
+                    except ValueError as exc:
+                        if len(combo) > len(overrides) or n_jobs:  # a sweep: name the job
+                            raise ValueError(f"{exc} (in the job {' '.join(combo)})") from None
+                        raise
+                    n_jobs += 1
     finally:
         GlobalHydra.instance().clear()
-    return len(combos)
+    return n_jobs
 
 
 def cli_main(args: Sequence[str]) -> int:
