@@ -123,6 +123,15 @@ class ThetaPrior:
         """Human-readable one-liner."""
         raise NotImplementedError
 
+    def kernel_args(self, n_labels: int) -> tuple[str, np.ndarray, np.ndarray]:
+        """Return (kind, parameters, cumulative weights) for the engine's θ draw.
+
+        ``kind`` is ``"fixed"`` (parameters [θ]), ``"beta"`` ([a, b, lo, hi]) or
+        ``"discrete"`` (the values; cumulative weights beside them); the numba
+        kernels of :mod:`labelvar._kernels` draw θ from these arrays.
+        """
+        raise NotImplementedError
+
     def check(self, n_labels: int, name: str = "theta"):
         """Raise ValueError unless the support lies in [1/L, 1]; return self.
 
@@ -221,6 +230,10 @@ class FixedTheta(ThetaPrior):
         """Return ``theta = 0.8``."""
         return f"theta = {_g(self.value)}"
 
+    def kernel_args(self, n_labels: int) -> tuple[str, np.ndarray, np.ndarray]:
+        """Return ``("fixed", [θ], [1])``."""
+        return "fixed", np.array([self.value]), np.ones(1)
+
 
 @dataclass(frozen=True)
 class BetaPrior(ThetaPrior):
@@ -301,6 +314,11 @@ class BetaPrior(ThetaPrior):
             low = _g(self.lo)
         return f"Beta({_g(self.a)}, {_g(self.b)}) on [{low}, {_g(self.hi)}]"
 
+    def kernel_args(self, n_labels: int) -> tuple[str, np.ndarray, np.ndarray]:
+        """Return ``("beta", [a, b, lo, hi], [1])``."""
+        lo, hi = self.support(n_labels)
+        return "beta", np.array([self.a, self.b, lo, hi]), np.ones(1)
+
 
 @dataclass(frozen=True)
 class DiscretePrior(ThetaPrior):
@@ -360,6 +378,11 @@ class DiscretePrior(ThetaPrior):
     def describe(self, n_labels: int | None = None) -> str:
         """Return e.g. ``mixture 0.6:0.3, 1:0.7``."""
         return "mixture " + ", ".join(f"{_g(x)}:{_g(w)}" for x, w in zip(self.values, self.weights))
+
+    def kernel_args(self, n_labels: int) -> tuple[str, np.ndarray, np.ndarray]:
+        """Return ``("discrete", values, cumsum(weights))``."""
+        return ("discrete", np.asarray(self.values, dtype=float),
+                np.cumsum(np.asarray(self.weights, dtype=float)))
 
 
 # --------------------------------------------------------------------------- parser
