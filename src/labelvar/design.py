@@ -70,6 +70,7 @@ import pandas as pd
 
 from labelvar import _panel
 from labelvar import _validate as V
+from labelvar.models import correlation_bounds as _correlation_bounds
 from labelvar.priors import BetaPrior, DiscretePrior, FixedTheta, ThetaPrior, as_theta_prior, class_prior
 
 QUESTIONS = ("separability", "two_systems", "precision")
@@ -238,13 +239,6 @@ def _prior_spec_string(p: ThetaPrior) -> str:
             return f"BetaPrior(a={p.a!r}, b={p.b!r}, lo={p.lo!r}, hi={p.hi!r})"
         return f"beta:{p.a:.6g},{p.b:.6g}"
     return "mixture:" + ",".join(f"{v:.6g}={w:.6g}" for v, w in zip(p.values, p.weights))
-
-
-def _correlation_bounds(qa: float, qb: float) -> tuple[float, float]:
-    s = math.sqrt(qa * (1 - qa) * qb * (1 - qb))
-    if s == 0:
-        return 0.0, 0.0
-    return (max(0.0, qa + qb - 1) - qa * qb) / s, (min(qa, qb) - qa * qb) / s
 
 
 # =========================================================================== panel enumeration
@@ -767,8 +761,8 @@ def _simulate_power_engine(sc: Scenario, K: int, N: int, replicates: int, seed: 
     ``Prior``); per replicate the scored strata (observed p_d >= min_agreement) are summed
     and the same test as the exact calculation is applied.
     """
+    from labelvar.engine import simulate
     from labelvar.models import Expert, Model, Prior, Random
-    from labelvar.simulate import simulate
 
     qa, _ = sc.accuracies
     system = Expert(name="system") if qa is None else Model(accuracy=qa, name="system")
@@ -776,12 +770,12 @@ def _simulate_power_engine(sc: Scenario, K: int, N: int, replicates: int, seed: 
     L = sc.n_labels
     eseed = int(np.random.SeedSequence([int(seed), 6, QUESTIONS.index(sc.question), int(K),
                                         int(N)]).generate_state(1)[0])
-    _, raw = simulate(m=[float(sc.m[1])] if L == 2 else 0.5,
-                      class_prior=None if L == 2 else sc.m.tolist(), n_items=[N],
-                      n_labels=[L], panel_size=[K], labellers=(system, base),
-                      mode="panel", replicates=replicates, seed=eseed,
-                      theta_prior=sc.theta, tie_rule=sc.tie_rule,
-                      positives="bernoulli", return_raw=True, expected=False)
+    raw = simulate(m=[float(sc.m[1])] if L == 2 else 0.5,
+                   class_prior=None if L == 2 else sc.m.tolist(), n_items=[N],
+                   n_labels=[L], panel_size=[K], labellers=(system, base),
+                   mode="panel", replicates=replicates, seed=eseed,
+                   theta_prior=sc.theta, tie_rule=sc.tie_rule,
+                   positives="bernoulli", raw=True, expected=False).raw
     if sc.min_agreement > 0:
         strata = raw[raw["stratum"] != "all"]
         t = np.round(strata["stratum"].astype(float).to_numpy() * K)
