@@ -41,7 +41,10 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from labelvar import simulate as sim
+from labelvar import _panel
+from labelvar.engine import _simulate as sim
+from labelvar.engine import _tables
+from labelvar.engine._spec import _Spec
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -104,18 +107,18 @@ class _Timed:
 
 def time_kernel(runs=3, fast=True, **kw):
     """Median seconds of the kernel call that simulate() makes for one cell."""
-    spec = sim._Spec.build(kw.pop("p_d", 0.7), kw.pop("m", 0.5), kw.pop("n_items", 1000),
-                           kw.pop("n_labels", 2), kw.pop("panel_size", 5),
-                           kw.pop("labellers", ("expert", "random")), kw.pop("mode", "panel"),
-                           kw.pop("replicates"), 0, (), None, "random", "fixed", None,
-                           kw.pop("method", "explicit"))
+    spec = _Spec.build(kw.pop("p_d", 0.7), kw.pop("m", 0.5), kw.pop("n_items", 1000),
+                       kw.pop("n_labels", 2), kw.pop("panel_size", 5),
+                       kw.pop("labellers", ("expert", "random")), kw.pop("mode", "panel"),
+                       kw.pop("replicates"), 0, (), None, "random", "fixed", None,
+                       kw.pop("method", "explicit"))
     assert not kw, kw
     cell = spec.cells()[0]
     key = cell.key(spec)
     kern = tuple(_Timed(k) for k in sim._KERNELS[True])
     times = []
     for _ in range(runs + 1):  # first call: warm-up (JIT / cache load)
-        sim._run_cell(cell, spec, key, kern, False, False, fast=fast)
+        sim._run_cell(cell, spec, key, kern, False, {"raw": False, "joint": False}, fast=fast)
         times.append(max(k.seconds for k in kern if k.calls))
         for k in kern:
             k.calls = 0
@@ -217,7 +220,7 @@ def _time_generic_l2(reps, runs=3):
     from labelvar import _kernels as K
 
     kk = 5
-    labels, sot = sim._strata(kk, 2, "random")
+    labels, sot = _panel.strata(kk, 2, "random")
     n_strata = 1 + len(labels)
     lab_kind = np.array([K.EXPERT, K.MATRIX], dtype=np.int64)
     lab_cum = np.cumsum(np.stack([np.eye(2), np.full((2, 2), 0.5)]), axis=2)
@@ -225,7 +228,7 @@ def _time_generic_l2(reps, runs=3):
     times = []
     for _ in range(runs + 1):
         t = time.perf_counter()
-        comp = sim._composition_tables(2, kk, 0.7)
+        comp = _tables._composition_tables(2, kk, 0.7)
         K.explicit_generic(np.uint64(1), reps, 1000, 2, kk, True, np.array([0.5, 1.0]),
                            np.array([500, 500]), False, K.THETA_FIXED, np.array([0.7]),
                            np.ones(1), *comp, False, np.zeros((1, 2, 2)), K.TIE_RANDOM,

@@ -182,3 +182,29 @@ def test_threshold53_matches_float_comparison():
         for bits in (0, 1, int(p * 2**53) - 1, int(p * 2**53), int(p * 2**53) + 1, 2**53 - 1):
             if 0 <= bits < 2**53:
                 assert (bits * 2.0**-53 < p) == (bits < t), (p, bits)
+
+
+def test_collapsed_joint_counts_are_the_drawn_counts():
+    """The joint output holds the same draws as the confusion counts; asking for it changes nothing."""
+    # one group of 50 items; cells: (stratum, truth, pred of 2 labellers), code = truth*4 + a*2 + b
+    truth = np.array([0, 0, 1, 1, 1], dtype=np.int64)
+    pred = np.array([[0, 0], [1, 0], [1, 1], [0, 1], [1, 1]], dtype=np.int64)
+    stratum = np.array([1, 2, 1, 2, -1], dtype=np.int64)  # the last cell is dropped
+    code = truth * 4 + pred[:, 0] * 2 + pred[:, 1]
+    probs = np.array([[0.3, 0.2, 0.25, 0.15, 0.1]])
+    theta = np.zeros((1, 5))
+    key, n_rep, n_strata = np.uint64(99), 40, 3
+    group = np.array([50], dtype=np.int64)
+    out = np.empty((n_rep, 2, n_strata, K.N_FIELDS))
+    out0 = np.empty_like(out)
+    joint = np.zeros((n_rep, n_strata, 8), dtype=np.int64)
+    K.collapsed_serial(key, n_rep, group, np.empty(0), probs, stratum, truth, pred, theta, code,
+                       2, n_strata, out, joint)
+    K.collapsed(key, n_rep, group, np.empty(0), probs, stratum, truth, pred, theta, code, 2,
+                n_strata, out0, np.zeros((0, 0, 0), dtype=np.int64))
+    assert np.array_equal(out, out0, equal_nan=True)
+    assert (joint[:, 0].sum(axis=1) == out[:, 0, 0, 0]).all()  # stratum "all" = scored items
+    assert (joint[:, 1] + joint[:, 2] == joint[:, 0]).all()
+    for j in range(2):  # correct = counts of the scored cells where labeller j is right
+        right = [c for c in range(4) if pred[c, j] == truth[c]]
+        assert (joint[:, 0, code[right]].sum(axis=1) == out[:, j, 0, 1]).all()

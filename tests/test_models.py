@@ -3,7 +3,17 @@
 import numpy as np
 import pytest
 
-from labelvar.models import Constant, Expert, Model, Prior, Random, as_labellers
+from labelvar.models import (
+    Constant,
+    Expert,
+    Model,
+    ModelPair,
+    Prior,
+    Random,
+    as_labellers,
+    correlation_bounds,
+    labeller_columns,
+)
 
 
 @pytest.mark.parametrize("lab", [Expert(), Random(), Prior(), Constant(), Model(),
@@ -36,7 +46,52 @@ def test_labeller_semantics():
     (lambda: as_labellers(("expert", Expert())), "unique"),
     (lambda: Constant(label=2).matrix(2, [0.5, 0.5], 0.5), "Constant.label"),
     (lambda: Model(sensitivity=0.9, specificity=0.9).matrix(3, [1 / 3] * 3, 0.5), "n_labels"),
+    (lambda: ModelPair(1.1, 0.7), "ModelPair.accuracy_a"),
+    (lambda: ModelPair(0.8, 0.7, names=("A", "A")), "ModelPair.names"),
+    (lambda: ModelPair(0.8, 0.7, names=("A",)), "ModelPair.names"),
+    (lambda: ModelPair(0.8, 0.7, error_correlation=0.8),
+     r"error_correlation must be in \[-0.3273, 0.7638\]"),
+    (lambda: ModelPair(0.8, 0.7, error_correlation=-0.4), "Frechet bounds"),
 ])
 def test_bad_input_names_the_field(make, field):
     with pytest.raises(ValueError, match=field):
         make()
+
+
+@pytest.mark.parametrize("qa,qb", [(0.8, 0.7), (0.95, 0.3), (0.5, 0.5), (1.0, 0.6)])
+@pytest.mark.parametrize("n_labels", [2, 4])
+def test_model_pair_joint_matrix(qa, qb, n_labels):
+    lo, hi = correlation_bounds(qa, qb)
+    for rho in (lo, 0.0, hi, (lo + hi) / 3):
+        pair = ModelPair(qa, qb, error_correlation=rho)
+        joint = pair.joint_matrix(n_labels)  # [c, a, b]
+        assert (joint >= 0).all() and np.allclose(joint.sum(axis=(1, 2)), 1.0)
+        # margins are the members' Model matrices
+        for j, member in enumerate(pair.members):
+            margin = joint.sum(axis=2 - j)
+            assert np.allclose(margin, member.matrix(n_labels, [1 / n_labels] * n_labels, 0.5))
+        # P(both right) and the phi coefficient of the two correctness indicators
+        both = joint[0, 0, 0]
+        assert both == pytest.approx(pair.p_both_correct)
+        s = np.sqrt(qa * (1 - qa) * qb * (1 - qb))
+        if s > 0:
+            assert (both - qa * qb) / s == pytest.approx(rho, abs=1e-12)
+        # wrong answers: uniform over the other labels, independently of each other
+        if n_labels > 2:
+            assert np.allclose(joint[0, 1:, 1:], joint[0, 1, 1])
+
+
+def test_correlation_bounds_are_the_frechet_bounds():
+    qa, qb = 0.8, 0.7
+    lo, hi = correlation_bounds(qa, qb)
+    s = np.sqrt(qa * (1 - qa) * qb * (1 - qb))
+    assert qa * qb + lo * s == pytest.approx(qa + qb - 1)  # p11 at its floor
+    assert qa * qb + hi * s == pytest.approx(min(qa, qb))  # p11 at its ceiling
+    assert correlation_bounds(1.0, 0.4) == (0.0, 0.0)
+
+
+def test_pair_expands_into_two_columns():
+    cols, pairs = labeller_columns(as_labellers(["expert", ModelPair(0.8, 0.7), "random"]))
+    assert [c.name for c in cols] == ["expert", "A", "B", "random"]
+    assert [(a, b) for a, b, _ in pairs] == [(1, 2)]
+    assert cols[1] == Model(accuracy=0.8, name="A")

@@ -1,4 +1,4 @@
-"""The package's public names: lazy exports, the callable simulate module, stratify a function."""
+"""The package's public names: lazy exports, simulate and stratify as functions."""
 
 from __future__ import annotations
 
@@ -11,24 +11,31 @@ ORDERS = {
     "attribute first": """
 import labelvar
 labelvar.simulate(p_d=[0.7], n_items=20, replicates=20, expected=False)
-import labelvar.simulate as sim
-assert hasattr(sim, "SUMMARY_COLUMNS") and callable(sim)
+import labelvar.engine as eng
+assert labelvar.simulate is eng.simulate and hasattr(eng, "SUMMARY_COLUMNS")
 """,
     "submodule first": """
-import labelvar.simulate as sim, labelvar.stratified as st
+import labelvar.engine as eng, labelvar.stratified as st
 import labelvar
-assert callable(labelvar.simulate) and labelvar.stratify is st.stratify
+assert labelvar.simulate is eng.simulate and labelvar.stratify is st.stratify
 labelvar.simulate(p_d=[0.7], n_items=20, replicates=20, expected=False)
 """,
     "from-import": """
-from labelvar import simulate, stratify
-from labelvar.simulate import simulate as fn
+from labelvar import simulate, stratify, SimulationResult
+from labelvar.engine import simulate as fn
 from labelvar.stratified import stratify as st_fn
-assert callable(simulate) and stratify is st_fn and callable(fn)
+assert simulate is fn and stratify is st_fn
+assert isinstance(simulate(p_d=0.7, n_items=20, replicates=5, expected=False), SimulationResult)
 """,
     "lazy": """
 import sys, labelvar
-assert "labelvar.simulate" not in sys.modules and "scipy.stats" not in sys.modules
+assert "labelvar.engine" not in sys.modules and "scipy.stats" not in sys.modules
+""",
+    "real signature": """
+import importlib.util, inspect, labelvar
+params = inspect.signature(labelvar.simulate).parameters
+assert "p_d" in params and "raw" in params and "joint" in params and "return_raw" not in params
+assert importlib.util.find_spec("labelvar.simulate") is None
 """,
 }
 

@@ -13,7 +13,7 @@ from scipy import stats
 
 from labelvar import _panel as P
 from labelvar import design as D
-from labelvar import simulate as S
+from labelvar.engine import _tables as S
 
 TIES = ("random", "drop", 0, 2)
 

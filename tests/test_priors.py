@@ -10,6 +10,7 @@ import pytest
 from scipy import integrate, special, stats
 
 from labelvar.design import Scenario, plan_study
+from labelvar.engine import simulate
 from labelvar.priors import (
     SUM_TOL,
     BetaPrior,
@@ -20,7 +21,6 @@ from labelvar.priors import (
     class_prior,
     n_nodes,
 )
-from labelvar.simulate import simulate
 
 
 # --------------------------------------------------------------------------- parsing
@@ -238,7 +238,7 @@ _SIM = dict(mode="panel", m=0.3, n_items=30, panel_size=[3, 4], replicates=60, s
      DiscretePrior((0.6, 1.0), (0.3, 0.7)), {"mixture": {"theta": [0.6, 1], "weight": [0.3, 0.7]}}],
 ])
 def test_simulate_gives_identical_tables_for_equivalent_spellings(spellings):
-    tables = [simulate(theta_prior=spec, **_SIM) for spec in spellings]
+    tables = [simulate(theta_prior=spec, **_SIM).summary for spec in spellings]
     assert tables[0]["theta_prior"].iloc[0] == as_theta_prior(spellings[0]).key()
     assert tables[0]["expected"].notna().any()
     for t in tables[1:]:
@@ -246,9 +246,9 @@ def test_simulate_gives_identical_tables_for_equivalent_spellings(spellings):
 
 
 def test_simulate_fixed_theta_prior_is_p_d():
-    ref = simulate(p_d=0.7, **_SIM)
+    ref = simulate(p_d=0.7, **_SIM).summary
     for spec in (FixedTheta(0.7), 0.7, "0.7", {"fixed": 0.7}):
-        pd.testing.assert_frame_equal(simulate(theta_prior=spec, **_SIM), ref)
+        pd.testing.assert_frame_equal(simulate(theta_prior=spec, **_SIM).summary, ref)
     with pytest.raises(ValueError, match="p_d must be None when theta_prior is given"):
         simulate(p_d=0.7, theta_prior=FixedTheta(0.7), **_SIM)
     with pytest.raises(ValueError, match="theta_prior applies to mode='panel' only"):

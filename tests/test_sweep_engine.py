@@ -148,9 +148,23 @@ def test_model_labellers_from_the_config(tmp_path):
                                                 "name": "A"}
 
 
-def test_progress_bar_quiet_when_not_a_tty(tmp_path, capfd):
+def test_progress_bar_quiet_when_not_a_tty(tmp_path, capfd, monkeypatch):
+    # the bar prints only after its 1 s delay, so an empty stderr alone proves little: record
+    # whether the bar the job made was disabled, and read the capture once (a second
+    # readouterr() is always empty)
+    made = []
+
+    def progress(*args, **kwargs):
+        bar = real(*args, **kwargs)
+        made.append(bar.disable)
+        return bar
+
+    real = sweep._progress
+    monkeypatch.setattr(sweep, "_progress", progress)
     assert run_cli(*SMALL[:-1], f"hydra.run.dir={tmp_path / 'r'}") == 0
-    assert "cell/s" not in capfd.readouterr().err and "%|" not in capfd.readouterr().err
+    assert made == [True]
+    err = capfd.readouterr().err
+    assert "cell/s" not in err and "%|" not in err
 
 
 # --------------------------------------------------------------------------- launchers

@@ -31,13 +31,15 @@ _EXPORTS = {
     "exact_f1": "labelvar.analytic",
     "exact_binary_metrics": "labelvar.analytic",
     "prob_correct_at_least_heterogeneous": "labelvar.analytic",
-    "simulate": "labelvar.simulate",
+    "simulate": "labelvar.engine",
+    "SimulationResult": "labelvar.engine",
     "Expert": "labelvar.models",
     "Random": "labelvar.models",
     "Prior": "labelvar.models",
     "Constant": "labelvar.models",
     "Model": "labelvar.models",
     "CorrelatedModel": "labelvar.models",
+    "ModelPair": "labelvar.models",
     "BetaPrior": "labelvar.priors",
     "DiscretePrior": "labelvar.priors",
     "FixedTheta": "labelvar.priors",
@@ -64,7 +66,7 @@ _EXPORTS = {
 # ``simulate`` and ``stratify`` stay modules here: ``import labelvar.simulate as sim``
 # resolves through this attribute, and the two modules are callable as their
 # functions (labelvar._callable), so ``labelvar.simulate(...)`` works either way.
-_MODULES = {"analytic", "design", "simulate", "sweep"}
+_MODULES = {"analytic", "design", "sweep"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

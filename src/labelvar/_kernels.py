@@ -1001,12 +1001,20 @@ def explicit_binary_fast_serial(cell_key, n_rep, n_items, vote_thr, n_pos, theta
 # --------------------------------------------------------------------------- collapsed
 @njit(cache=True)
 def _collapsed_rep(rkey, group_counts, group_bern, cell_probs, cell_stratum, cell_truth,
-                   cell_pred, cell_theta, conf, theta_sum, counts, gsizes, out_r):
-    """One replicate of the collapsed path; fills ``out_r`` (the other arrays are scratch)."""
+                   cell_pred, cell_theta, cell_code, conf, theta_sum, counts, gsizes, out_r,
+                   joint_r):
+    """One replicate of the collapsed path; fills ``out_r`` (the other arrays are scratch).
+
+    With ``joint_r.shape[1] > 0`` the drawn outcome counts are also added to
+    ``joint_r[stratum, cell_code[cell]]`` (stratum 0 = every scored item).
+    """
     n_j = cell_pred.shape[1]
     n_cells = cell_probs.shape[1]
+    want_joint = joint_r.shape[1] > 0
     conf[...] = 0
     theta_sum[:] = 0.0
+    if want_joint:
+        joint_r[...] = 0
     ctr = 0
     if group_bern.shape[0] > 0:
         ctr = multinomial_into(group_counts.sum(), group_bern, rkey, ctr, gsizes)
@@ -1025,6 +1033,10 @@ def _collapsed_rep(rkey, group_counts, group_bern, cell_probs, cell_stratum, cel
             theta_sum[0] += x * cell_theta[grp, cell]
             if s > 0:
                 theta_sum[s] += x * cell_theta[grp, cell]
+            if want_joint:
+                joint_r[0, cell_code[cell]] += x
+                if s > 0:
+                    joint_r[s, cell_code[cell]] += x
             for j in range(n_j):
                 h = cell_pred[cell, j]
                 conf[j, 0, g, h] += x
@@ -1035,22 +1047,24 @@ def _collapsed_rep(rkey, group_counts, group_bern, cell_probs, cell_stratum, cel
 
 @njit(cache=True)
 def _collapsed_chunk(cell_key, r0, r1, group_counts, group_bern, cell_probs, cell_stratum,
-                     cell_truth, cell_pred, cell_theta, n_lab, n_strata, out):
+                     cell_truth, cell_pred, cell_theta, cell_code, n_lab, n_strata, out, joint):
     """Replicates r0 <= r < r1 of the collapsed path (each keyed by its own index)."""
     n_j = cell_pred.shape[1]
     conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
     theta_sum = np.zeros(n_strata)
     counts = np.zeros(cell_probs.shape[1], dtype=np.int64)
     gsizes = np.zeros(group_counts.shape[0], dtype=np.int64)
+    no_joint = np.zeros((0, 0), dtype=np.int64)
     for r in range(r0, r1):
+        joint_r = joint[r] if joint.shape[0] > 0 else no_joint
         _collapsed_rep(replicate_key(cell_key, r), group_counts, group_bern, cell_probs,
-                       cell_stratum, cell_truth, cell_pred, cell_theta, conf, theta_sum, counts,
-                       gsizes, out[r])
+                       cell_stratum, cell_truth, cell_pred, cell_theta, cell_code, conf,
+                       theta_sum, counts, gsizes, out[r], joint_r)
 
 
 @njit(cache=True, parallel=True)
 def collapsed(cell_key, n_rep, group_counts, group_bern, cell_probs, cell_stratum, cell_truth,
-              cell_pred, cell_theta, n_lab, n_strata, out):
+              cell_pred, cell_theta, cell_code, n_lab, n_strata, out, joint):
     """Collapsed simulation of exchangeable items: cost independent of N.
 
     Items fall in groups (e.g. by class) of ``group_counts[g]`` items (or, when
@@ -1062,17 +1076,22 @@ def collapsed(cell_key, n_rep, group_counts, group_bern, cell_probs, cell_stratu
     counts are one multinomial draw per group. ``cell_theta[g, c]`` is
     E[theta | group, cell] (used for the theta field). Same output as
     :func:`explicit_generic`; :func:`collapsed_serial` is the serial twin.
+
+    ``joint`` (int64, shape (n_rep, n_strata, n_codes), or (0, 0, 0) when not
+    wanted) receives the drawn counts per replicate, stratum and joint outcome
+    code ``cell_code[c]`` (truth and predictions; dropped cells are left out),
+    the same draws that make ``out``.
     """
     n_chunks = (n_rep + _CHUNK - 1) // _CHUNK
     for ch in prange(n_chunks):
         _collapsed_chunk(cell_key, ch * _CHUNK, min(n_rep, (ch + 1) * _CHUNK), group_counts,
                          group_bern, cell_probs, cell_stratum, cell_truth, cell_pred, cell_theta,
-                         n_lab, n_strata, out)
+                         cell_code, n_lab, n_strata, out, joint)
 
 
 @njit(cache=True)
 def collapsed_serial(cell_key, n_rep, group_counts, group_bern, cell_probs, cell_stratum,
-                     cell_truth, cell_pred, cell_theta, n_lab, n_strata, out):
+                     cell_truth, cell_pred, cell_theta, cell_code, n_lab, n_strata, out, joint):
     """Serial twin of :func:`collapsed` (bit-identical results)."""
     _collapsed_chunk(cell_key, 0, n_rep, group_counts, group_bern, cell_probs, cell_stratum,
-                     cell_truth, cell_pred, cell_theta, n_lab, n_strata, out)
+                     cell_truth, cell_pred, cell_theta, cell_code, n_lab, n_strata, out, joint)

@@ -17,6 +17,10 @@ must be unique within one call):
   answers uniform over the other labels), or, for L = 2, a given sensitivity and
   specificity against the modal label; :class:`CorrelatedModel` adds errors
   that follow the items' difficulty.
+- :class:`ModelPair` -- two models (two labeller columns) whose modal-label
+  correctness indicators have a given phi coefficient (correlated errors),
+  e.g. two systems compared on the same items; :func:`correlation_bounds` is
+  the feasible range of that coefficient.
 
 The per-item agreement priors (panel mode) live in :mod:`labelvar.priors`.
 
@@ -31,6 +35,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -233,13 +238,113 @@ class CorrelatedModel(Model):
         object.__setattr__(self, "correlation", float(rho))
 
 
+def correlation_bounds(accuracy_a: float, accuracy_b: float) -> tuple[float, float]:
+    """Feasible range of the phi coefficient of two correctness indicators (Frechet bounds).
+
+    With P(A correct) = qa and P(B correct) = qb, P(both correct) = p11 lies in
+    [max(0, qa + qb - 1), min(qa, qb)], and phi = (p11 - qa qb) / sqrt(qa (1 - qa)
+    qb (1 - qb)); (0, 0) when either accuracy is 0 or 1.
+
+    Examples
+    --------
+    >>> [round(x, 4) for x in correlation_bounds(0.8, 0.7)]
+    [-0.3273, 0.7638]
+    """
+    qa, qb = float(accuracy_a), float(accuracy_b)
+    s = math.sqrt(qa * (1 - qa) * qb * (1 - qb))
+    if s == 0:
+        return 0.0, 0.0
+    return (max(0.0, qa + qb - 1) - qa * qb) / s, (min(qa, qb) - qa * qb) / s
+
+
+@dataclass(frozen=True)
+class ModelPair:
+    """Two models with correlated errors: two labeller columns named by ``names``.
+
+    Each picks the item's modal label with its accuracy (``accuracy_a``,
+    ``accuracy_b``); the phi coefficient of the two correctness indicators is
+    ``error_correlation``, i.e. P(both pick the modal label) =
+    qa qb + phi sqrt(qa (1 - qa) qb (1 - qb)), within :func:`correlation_bounds`;
+    a model that is wrong picks a uniformly chosen other label, independently of
+    the other model. Each member alone is ``Model(accuracy=q)`` (:attr:`members`).
+    :func:`labelvar.simulate` draws a pair on the collapsed path (the explicit
+    path refuses it).
+
+    Examples
+    --------
+    >>> pair = ModelPair(0.8, 0.7, error_correlation=0.3)
+    >>> round(pair.p_both_correct, 4)
+    0.615
+    >>> pair.joint_matrix(2)[0].round(4).tolist()  # P(A, B | modal label 0)
+    [[0.615, 0.185], [0.085, 0.115]]
+    >>> [m.name for m in pair.members]
+    ['A', 'B']
+    """
+
+    accuracy_a: float
+    accuracy_b: float
+    error_correlation: float = 0.0
+    names: tuple = ("A", "B")
+
+    def __post_init__(self):
+        for fld in ("accuracy_a", "accuracy_b"):
+            value = v.probability(f"ModelPair.{fld}", getattr(self, fld))
+            if np.ndim(value) != 0:
+                raise ValueError(f"ModelPair.{fld} must be a single number, got {value!r}")
+            object.__setattr__(self, fld, float(value))
+        names = tuple(self.names) if not isinstance(self.names, str) else (self.names,)
+        if len(names) != 2 or names[0] == names[1]:
+            raise ValueError(f"ModelPair.names must be two different names, got {self.names!r}")
+        for name in names:
+            _check_name(name)
+        object.__setattr__(self, "names", names)
+        rho = float(v.as_float_array("ModelPair.error_correlation", self.error_correlation))
+        lo, hi = correlation_bounds(self.accuracy_a, self.accuracy_b)
+        if not lo - 1e-12 <= rho <= hi + 1e-12:
+            raise ValueError(f"ModelPair.error_correlation must be in [{lo:.4g}, {hi:.4g}] for "
+                             f"accuracies {self.accuracy_a:g} and {self.accuracy_b:g} (Frechet "
+                             f"bounds), got {rho:g}")
+        object.__setattr__(self, "error_correlation", rho)
+
+    @property
+    def members(self) -> tuple:
+        """The two marginal models, ``Model(accuracy=q, name=...)``."""
+        return (Model(accuracy=self.accuracy_a, name=self.names[0]),
+                Model(accuracy=self.accuracy_b, name=self.names[1]))
+
+    @property
+    def p_both_correct(self) -> float:
+        """P(both pick the modal label) = qa qb + phi sqrt(qa (1 - qa) qb (1 - qb))."""
+        qa, qb = self.accuracy_a, self.accuracy_b
+        p11 = qa * qb + self.error_correlation * math.sqrt(qa * (1 - qa) * qb * (1 - qb))
+        return min(max(p11, max(0.0, qa + qb - 1.0)), min(qa, qb))  # rounding only
+
+    def joint_matrix(self, n_labels) -> np.ndarray:
+        """P(A predicts a, B predicts b | modal label c) as an (L, L, L) array [c, a, b]."""
+        lab = int(n_labels)
+        qa, qb, p11 = self.accuracy_a, self.accuracy_b, self.p_both_correct
+        k = lab - 1
+        out = np.empty((lab, lab, lab))
+        for c in range(lab):
+            right_a = np.arange(lab) == c
+            both = np.outer(right_a, right_a)
+            only_a = np.outer(right_a, ~right_a)
+            only_b = np.outer(~right_a, right_a)
+            out[c] = (both * p11 + only_a * (qa - p11) / k + only_b * (qb - p11) / k
+                      + np.outer(~right_a, ~right_a) * (1.0 - qa - qb + p11) / (k * k))
+        return np.clip(out, 0.0, 1.0)
+
+
 LABELLERS = {"expert": Expert, "random": Random, "prior": Prior, "constant": Constant,
              "model": Model}
-Labeller = Expert | Random | Prior | Constant | Model
+Labeller = Expert | Random | Prior | Constant | Model | ModelPair
 
 
 def as_labellers(labellers) -> tuple:
     """Turn strings / labeller objects into a tuple of labeller objects with unique names.
+
+    A :class:`ModelPair` stays one object here (two names); :func:`labeller_columns`
+    expands it into its two columns.
 
     Examples
     --------
@@ -255,14 +360,37 @@ def as_labellers(labellers) -> tuple:
                 raise ValueError(f"labellers must be one of {', '.join(map(repr, LABELLERS))} "
                                  f"or labeller objects from labelvar.models; got {lab!r}")
             lab = LABELLERS[lab]()
-        elif not isinstance(lab, (Expert, Random, Prior, Constant, Model)):
+        elif not isinstance(lab, (Expert, Random, Prior, Constant, Model, ModelPair)):
             raise ValueError(f"labellers must be strings or labeller objects from "
                              f"labelvar.models; got {lab!r}")
         out.append(lab)
     if not out:
         raise ValueError("labellers must name at least one labeller")
-    names = [lab.name for lab in out]
+    names = [lab.name for lab in labeller_columns(out)[0]]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ValueError(f"labellers must have unique names; repeated: {', '.join(dup)}")
     return tuple(out)
+
+
+def labeller_columns(labellers) -> tuple[tuple, tuple]:
+    """One labeller per output column, and where the pairs are.
+
+    Returns ``(columns, pairs)``: ``columns`` has a :class:`ModelPair` replaced by
+    its two :attr:`ModelPair.members` (adjacent columns), ``pairs`` one
+    ``(j_a, j_b, pair)`` per pair (column indices).
+
+    Examples
+    --------
+    >>> cols, pairs = labeller_columns((Expert(), ModelPair(0.8, 0.7, names=("X", "Y"))))
+    >>> [c.name for c in cols], [(a, b) for a, b, _ in pairs]
+    (['expert', 'X', 'Y'], [(1, 2)])
+    """
+    cols, pairs = [], []
+    for lab in labellers:
+        if isinstance(lab, ModelPair):
+            pairs.append((len(cols), len(cols) + 1, lab))
+            cols.extend(lab.members)
+        else:
+            cols.append(lab)
+    return tuple(cols), tuple(pairs)

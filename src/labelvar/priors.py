@@ -135,6 +135,15 @@ class ThetaPrior:
         """The prior as text that :func:`as_theta_prior` parses back to an equal prior."""
         raise NotImplementedError
 
+    def kernel_args(self, n_labels: int) -> tuple[str, np.ndarray, np.ndarray]:
+        """Return (kind, parameters, cumulative weights) for the engine's θ draw.
+
+        ``kind`` is ``"fixed"`` (parameters [θ]), ``"beta"`` ([a, b, lo, hi]) or
+        ``"discrete"`` (the values; cumulative weights beside them); the numba
+        kernels of :mod:`labelvar._kernels` draw θ from these arrays.
+        """
+        raise NotImplementedError
+
     def check(self, n_labels: int, name: str = "theta"):
         """Raise ValueError unless the support lies in [1/L, 1]; return self.
 
@@ -243,6 +252,10 @@ class FixedTheta(ThetaPrior):
         """
         return _exact(self.value)
 
+    def kernel_args(self, n_labels: int) -> tuple[str, np.ndarray, np.ndarray]:
+        """Return ``("fixed", [θ], [1])``."""
+        return "fixed", np.array([self.value]), np.ones(1)
+
 
 @dataclass(frozen=True)
 class BetaPrior(ThetaPrior):
@@ -348,6 +361,11 @@ class BetaPrior(ThetaPrior):
             lo = 1.0 / int(v.n_labels(n_labels))
         return f"{ab},{_exact(lo)},{_exact(self.hi)}"
 
+    def kernel_args(self, n_labels: int) -> tuple[str, np.ndarray, np.ndarray]:
+        """Return ``("beta", [a, b, lo, hi], [1])``."""
+        lo, hi = self.support(n_labels)
+        return "beta", np.array([self.a, self.b, lo, hi]), np.ones(1)
+
 
 @dataclass(frozen=True)
 class DiscretePrior(ThetaPrior):
@@ -419,6 +437,11 @@ class DiscretePrior(ThetaPrior):
         """
         return "mixture:" + ",".join(f"{_exact(x)}={_exact(w)}"
                                      for x, w in zip(self.values, self.weights))
+
+    def kernel_args(self, n_labels: int) -> tuple[str, np.ndarray, np.ndarray]:
+        """Return ``("discrete", values, cumsum(weights))``."""
+        return ("discrete", np.asarray(self.values, dtype=float),
+                np.cumsum(np.asarray(self.weights, dtype=float)))
 
 
 # --------------------------------------------------------------------------- parser

@@ -13,7 +13,7 @@ One job, one grid, few engine calls
 A job evaluates the Cartesian grid ``n_items x n_labels x panel_size x m x p_d``.
 :func:`plan_chunks` cuts it into chunks that are themselves Cartesian sub-grids
 of about ``chunk_cells`` cells (inner axes whole, one axis split, outer axes one
-value at a time); each chunk is **one** call of :func:`labelvar.simulate.simulate`
+value at a time); each chunk is **one** call of :func:`labelvar.simulate`
 and one file ``chunks/<key>.csv`` with a marker ``chunks/<key>.json``. The key is
 a content hash of the chunk's resolved engine arguments (plus the engine's source),
 so a rerun of an interrupted job skips complete chunks and recomputes only the
@@ -79,7 +79,8 @@ _FLOAT_AXES = ("m", "p_d")
 #: bump when the meaning of a chunk file changes (invalidates old chunk files)
 _CHUNK_SCHEMA = 1
 #: engine sources whose content enters every chunk key (edit the engine -> recompute)
-_ENGINE_SOURCES = ("simulate.py", "models.py", "_kernels.py", "analytic.py")
+_ENGINE_SOURCES = ("engine/_simulate.py", "engine/_spec.py", "engine/_tables.py", "models.py",
+                   "priors.py", "_panel.py", "_metrics.py", "_kernels.py", "analytic.py")
 
 
 # --------------------------------------------------------------------------- chunk plan
@@ -286,9 +287,13 @@ class JobResult:
 
 
 def _default_engine() -> Callable[..., pd.DataFrame]:
-    from labelvar.simulate import simulate
+    """:func:`labelvar.simulate`, returning its summary table."""
+    from labelvar.engine import simulate
 
-    return simulate
+    def engine(**kwargs) -> pd.DataFrame:
+        return simulate(**kwargs).summary
+
+    return engine
 
 
 def _progress(total: int, desc: str, quiet: bool):
@@ -313,7 +318,8 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     out_dir : path
         The job's directory (Hydra's run directory).
     engine : callable, optional
-        Replaces :func:`labelvar.simulate.simulate` (tests).
+        Replaces the engine (tests): keyword arguments of :func:`labelvar.simulate` in,
+        a summary table out.
     overrides : sequence of str
         The command-line overrides, recorded in ``metadata.json``.
 

@@ -6,9 +6,9 @@ import pytest
 from conftest import row as _row
 from scipy import integrate, stats
 
+from labelvar.engine import simulate
 from labelvar.models import CorrelatedModel, Model
 from labelvar.priors import BetaPrior, DiscretePrior
-from labelvar.simulate import simulate
 
 
 def _two_sample_z(a, b):
@@ -18,8 +18,8 @@ def _two_sample_z(a, b):
 @pytest.mark.parametrize("method", ["collapsed", "explicit"])
 def test_large_panel_reproduces_coin_mode(method):
     kw = dict(p_d=0.7, m=0.3, n_items=300, replicates=3000, seed=17)
-    panel = simulate(mode="panel", panel_size=101, method=method, **kw)
-    coin = simulate(mode="coin", **kw)
+    panel = simulate(mode="panel", panel_size=101, method=method, **kw).summary
+    coin = simulate(mode="coin", **kw).summary
     for lab in ("expert", "random"):
         for metric in ("accuracy", "precision", "recall", "f1"):
             p = _row(panel, labeller=lab, stratum="all", metric=metric)
@@ -35,7 +35,7 @@ def test_expert_accuracy_formula_small_panel():
     # binary, odd K: the truth is the modal label with probability P(Bin(K, theta) > K/2)
     theta, k = 0.65, 5
     df = simulate(mode="panel", p_d=theta, m=0.5, n_items=200, panel_size=k, replicates=3000,
-                  seed=1)
+                  seed=1).summary
     p_major = stats.binom.sf(k // 2, k, theta)
     want = p_major * theta + (1 - p_major) * (1 - theta)
     row = _row(df, labeller="expert", stratum="all", metric="accuracy")
@@ -65,7 +65,7 @@ def test_observed_agreement_overstates_true_theta():
     """Items observed at 5/5 have E[theta] < 1: the Beta-binomial posterior mean."""
     prior = BetaPrior(2.0, 1.0)
     df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=400, panel_size=5,
-                  replicates=1500, seed=3, labellers=["expert"])
+                  replicates=1500, seed=3, labellers=["expert"]).summary
     row = _row(df, stratum="1.00", metric="theta")
     exact = _beta_posterior_mean(prior, 5)
     assert row["expected"] == pytest.approx(exact, abs=1e-10)
@@ -90,7 +90,7 @@ def test_observed_agreement_overstates_true_theta():
 def test_panel_expected_values_match(kw):
     df = simulate(mode="panel", p_d=0.6, m=0.35, n_items=120, replicates=2500, seed=21,
                   labellers=["expert", "random", "prior", "constant",
-                             Model(accuracy=0.75, name="A")], method="explicit", **kw)
+                             Model(accuracy=0.75, name="A")], method="explicit", **kw).summary
     checked = 0
     for _, row in df.iterrows():
         if np.isnan(row["expected"]) or row["sd"] <= 1e-9:  # no spread: z undefined
@@ -104,9 +104,8 @@ def test_panel_expected_values_match(kw):
 
 
 def test_drop_rule_excludes_tied_items():
-    _, raw = simulate(mode="panel", p_d=0.7, m=0.5, n_items=100, panel_size=4,
-                      tie_rule="drop", replicates=200, seed=2, return_raw=True,
-                      labellers=["expert"])
+    raw = simulate(mode="panel", p_d=0.7, m=0.5, n_items=100, panel_size=4,
+                   tie_rule="drop", replicates=200, seed=2, raw=True, labellers=["expert"]).raw
     allrows = raw[raw.stratum == "all"]
     assert (allrows["n"] < 100).all()
     # observed 2/4 (a tie) never appears as a stratum
@@ -118,7 +117,7 @@ def test_drop_rule_excludes_tied_items():
 def test_discrete_prior_theta_strata():
     prior = DiscretePrior((0.6, 0.95), (0.5, 0.5))
     df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=200, panel_size=3,
-                  replicates=1500, seed=5, labellers=["expert"])
+                  replicates=1500, seed=5, labellers=["expert"]).summary
     # exact: E[theta | 3/3] = sum t w (t^3 + (1-t)^3) / sum w (t^3 + (1-t)^3)
     t = np.array([0.6, 0.95])
     like = t**3 + (1 - t) ** 3
@@ -141,10 +140,10 @@ def _chi2_same(a, b):
                                 dict(mode="panel", n_labels=2, panel_size=5),
                                 dict(mode="panel", n_labels=3, panel_size=4)])
 def test_collapsed_and_explicit_paths_agree_in_distribution(kw):
-    common = dict(p_d=0.7, m=0.3, n_items=150, replicates=4000, return_raw=True,
+    common = dict(p_d=0.7, m=0.3, n_items=150, replicates=4000, raw=True,
                   expected=False, labellers=["expert", "random"], **kw)
-    _, col = simulate(method="collapsed", seed=1, **common)
-    _, exp = simulate(method="explicit", seed=2, **common)
+    col = simulate(method="collapsed", seed=1, **common).raw
+    exp = simulate(method="explicit", seed=2, **common).raw
     for lab in ("expert", "random"):
         for stratum in sorted(set(col.stratum)):
             a = col[(col.labeller == lab) & (col.stratum == stratum)]
@@ -160,9 +159,9 @@ def test_collapsed_and_explicit_paths_agree_in_distribution(kw):
 
 def test_panel_chunk_invariance():
     big = simulate(mode="panel", p_d=[0.6, 0.8], m=[0.2, 0.5], n_items=60, panel_size=[3, 5],
-                   replicates=150, seed=9, expected=False, method="explicit")
+                   replicates=150, seed=9, expected=False, method="explicit").summary
     alone = simulate(mode="panel", p_d=0.8, m=0.2, n_items=60, panel_size=5, replicates=150,
-                     seed=9, expected=False, method="explicit")
+                     seed=9, expected=False, method="explicit").summary
     sub = big[(big.p_d == 0.8) & (big.m == 0.2) & (big.panel_size == 5)].reset_index(drop=True)
     pd.testing.assert_frame_equal(sub, alone)
 
@@ -170,8 +169,8 @@ def test_panel_chunk_invariance():
 # --------------------------------------------------------------------------- heterogeneous panels
 def test_equal_skills_equal_homogeneous_panel():
     kw = dict(mode="panel", p_d=0.7, m=0.3, n_items=150, panel_size=5, replicates=2000, seed=1)
-    homo = simulate(**kw)
-    het = simulate(panel_skills=[0.7] * 5, **kw)
+    homo = simulate(**kw).summary
+    het = simulate(panel_skills=[0.7] * 5, **kw).summary
     het = het[het.metric != "theta"]
     merged = homo.merge(het, on=["labeller", "stratum", "metric"], suffixes=("_h", "_s"))
     assert len(merged) == len(het)
@@ -182,7 +181,7 @@ def test_equal_skills_equal_homogeneous_panel():
 def test_one_coin_skills_match_exact_values(method):
     df = simulate(mode="panel", p_d=0.7, m=0.3, n_items=150, panel_size=5, replicates=3000,
                   seed=2, panel_skills=[0.95, 0.8, 0.7, 0.6, 0.55], method=method,
-                  labellers=["expert", "random", "prior"])
+                  labellers=["expert", "random", "prior"]).summary
     assert (df["method"] == method).all() and "theta" not in set(df["metric"])
     rows = df[df["expected"].notna() & (df["sd"] > 1e-9)]
     assert len(rows) >= 30
@@ -194,7 +193,7 @@ def test_two_coin_single_annotator_by_hand():
     # P(truth = modal | modal 0) = spec; the expert agrees with the modal label w.p. p_d
     sens, spec, p_d, m, n = 0.9, 0.6, 0.8, 0.25, 200
     df = simulate(mode="panel", p_d=p_d, m=m, n_items=n, panel_size=1, replicates=3000, seed=4,
-                  panel_skills=[(sens, spec)], method="explicit", labellers=["expert"])
+                  panel_skills=[(sens, spec)], method="explicit", labellers=["expert"]).summary
     n_pos = 50
     agree = (n_pos * sens + (n - n_pos) * spec) / n
     want = agree * p_d + (1 - agree) * (1 - p_d)
@@ -215,29 +214,11 @@ def test_bad_panel_skills(kw, field):
         simulate(**kw)
 
 
-def test_alias_table_reproduces_probabilities():
-    from labelvar.simulate import _alias_table, _composition_tables
-
-    rng = np.random.default_rng(0)
-    for n in (1, 2, 7, 56, 500):
-        p = rng.dirichlet(np.ones(n) * 0.3)
-        prob, alias = _alias_table(p)
-        implied = prob.copy()
-        np.add.at(implied, alias, 1.0 - prob)
-        assert np.allclose(implied / n, p, atol=1e-12)
-    acc, alias, comp, info = _composition_tables(3, 4, 0.6)
-    assert (comp.sum(axis=1) == 4).all() and len(comp) == 15
-    top = comp.max(axis=1)
-    assert (info[:, 0] == top).all()
-    assert (info[:, 1] == (comp == top[:, None]).sum(axis=1)).all()
-    assert (comp[np.arange(len(comp)), info[:, 2]] == top).all()
-
-
 def test_huge_vote_enumeration_falls_back_to_per_vote_draws():
     # L = 5, K = 101: 4.6 million vote compositions -> no exact table, per-vote kernel
     kw = dict(p_d=0.6, m=0.2, n_items=80, n_labels=5, replicates=400, seed=3)
-    panel = simulate(mode="panel", panel_size=101, **kw)
-    coin = simulate(mode="coin", **kw)
+    panel = simulate(mode="panel", panel_size=101, **kw).summary
+    coin = simulate(mode="coin", **kw).summary
     assert (panel["method"] == "explicit").all() and panel["expected"].isna().all()
     for lab in ("expert", "random"):
         p = _row(panel, labeller=lab, stratum="all", metric="accuracy")
@@ -251,7 +232,7 @@ def test_correlated_model_fixed_theta_accuracy(method):
     # fixed theta: a share rho answers like an annotator -> accuracy vs modal rho*theta+(1-rho)q
     df = simulate(mode="panel", p_d=0.7, m=0.4, n_items=200, panel_size=5, replicates=2000,
                   seed=6, method=method,
-                  labellers=[CorrelatedModel(accuracy=0.9, correlation=0.5, name="C")])
+                  labellers=[CorrelatedModel(accuracy=0.9, correlation=0.5, name="C")]).summary
     row = _row(df, stratum="all", metric="accuracy")
     p_major = stats.binom.sf(2, 5, 0.7)
     q = 0.5 * 0.7 + 0.5 * 0.9  # agreement with the modal label
@@ -265,7 +246,7 @@ def test_correlated_model_errors_follow_item_difficulty():
             CorrelatedModel(accuracy=0.8, correlation=1.0, name="corr"),
             CorrelatedModel(sensitivity=0.9, specificity=0.7, correlation=0.4, name="half")]
     df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=300, panel_size=5,
-                  replicates=1500, seed=8, labellers=labs)
+                  replicates=1500, seed=8, labellers=labs).summary
     rows = df[df["expected"].notna() & (df["sd"] > 1e-9)]
     assert len(rows) >= 30 and (rows["z"].abs() < 4.5).all()
     # the independent model scores alike on every stratum; the correlated one much lower

@@ -1,10 +1,5 @@
 """labelvar.simulate: coin mode against the closed forms, input checks, reproducibility."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,12 +8,8 @@ from scipy import stats
 
 import labelvar
 from labelvar import analytic
-from labelvar.models import Model
-from labelvar.simulate import SUMMARY_COLUMNS, simulate
-
-REPO = Path(__file__).resolve().parents[1]
-
-
+from labelvar.engine import SUMMARY_COLUMNS, simulate
+from labelvar.models import Model, ModelPair
 
 
 # --------------------------------------------------------------------------- closed forms
@@ -34,7 +25,7 @@ def test_coin_mode_reproduces_closed_forms(method):
     cells = _random_grid(6 if method == "collapsed" else 3, seed=11)
     for p_d, m, n in cells:
         df = simulate(p_d=p_d, m=m, n_items=n, replicates=4000, seed=5, thresholds=[0.7],
-                      method=method)
+                      method=method).summary
         assert (df["method"] == method).all()
         n_pos = int(analytic.n_positives(m, n))
         for lab, (sens, spec) in {"expert": (p_d, p_d), "random": (0.5, 0.5)}.items():
@@ -56,7 +47,7 @@ def test_coin_mode_reproduces_closed_forms(method):
 def test_expert_accuracy_tail_matches_paper_table1():
     # P(accuracy >= 0.8) at p_d = 0.9, N = 10 is 0.93 (paper Table 1: 0.92 after rounding down)
     df = simulate(p_d=0.9, n_items=10, replicates=20_000, seed=2, thresholds=[0.8],
-                  labellers=["expert"])
+                  labellers=["expert"]).summary
     row = _row(df, metric="prob_accuracy_ge")
     assert row["expected"] == pytest.approx(analytic.prob_accuracy_at_least(0.9, 10, 0.8))
     assert abs(row["z"]) < 4
@@ -64,7 +55,7 @@ def test_expert_accuracy_tail_matches_paper_table1():
 
 def test_multiclass_coin_mode():
     df = simulate(p_d=0.55, m=0.4, n_items=150, n_labels=[3, 4], replicates=3000, seed=9,
-                  labellers=["expert", "random", "prior", Model(accuracy=0.7, name="A")])
+                  labellers=["expert", "random", "prior", Model(accuracy=0.7, name="A")]).summary
     for (lab_n, lab), g in df.groupby(["n_labels", "labeller"]):
         for metric in ("accuracy", "precision", "recall", "f1"):
             row = _row(g, metric=metric)
@@ -82,7 +73,7 @@ def test_multiclass_coin_mode():
 
 def test_bernoulli_positives_and_constant_labeller():
     df = simulate(p_d=0.8, m=0.2, n_items=60, replicates=4000, seed=4, positives="bernoulli",
-                  labellers=["expert", "constant"])
+                  labellers=["expert", "constant"]).summary
     for metric in ("accuracy", "precision", "recall"):
         for lab in ("expert", "constant"):
             row = _row(df, labeller=lab, metric=metric)
@@ -98,8 +89,10 @@ def test_bernoulli_positives_and_constant_labeller():
 
 # --------------------------------------------------------------------------- table shape
 def test_columns_rows_and_raw():
-    df, raw = simulate(p_d=[0.6, 0.9], m=0.3, n_items=[50, 80], replicates=500, seed=0,
-                       thresholds=[0.5, 0.8], return_raw=True)
+    res = simulate(p_d=[0.6, 0.9], m=0.3, n_items=[50, 80], replicates=500, seed=0,
+                   thresholds=[0.5, 0.8], raw=True)
+    df, raw = res.summary, res.raw
+    assert res.joint is None and res.seed == 0
     for col in ("p_d", "m", "n_items", "n_labels", "panel_size", "mode", "labeller", "stratum",
                 "metric", "threshold", "mean", "sd", "se", "q05", "q50", "q95", "expected", "z",
                 "replicates", "seed"):
@@ -123,20 +116,20 @@ def test_columns_rows_and_raw():
 
 def test_package_level_call_and_exports():
     df = labelvar.simulate(p_d=0.7, n_items=30, replicates=50, labellers=[
-        labelvar.Model(accuracy=0.6, name="m1"), labelvar.Constant(label=0, name="zero")])
+        labelvar.Model(accuracy=0.6, name="m1"), labelvar.Constant(label=0, name="zero")]).summary
     assert sorted(df["labeller"].unique()) == ["m1", "zero"]
 
 
 # --------------------------------------------------------------------------- reproducibility
 def test_cell_is_identical_alone_or_in_a_grid():
     big = simulate(p_d=[0.6, 0.75, 0.9], m=[0.1, 0.5], n_items=[40, 90], replicates=300,
-                   seed=123, expected=False)
-    alone = simulate(p_d=0.75, m=0.5, n_items=90, replicates=300, seed=123, expected=False)
+                   seed=123, expected=False).summary
+    alone = simulate(p_d=0.75, m=0.5, n_items=90, replicates=300, seed=123, expected=False).summary
     sub = big[(big.p_d == 0.75) & (big.m == 0.5) & (big.n_items == 90)].reset_index(drop=True)
     pd.testing.assert_frame_equal(sub, alone)
-    again = simulate(p_d=0.75, m=0.5, n_items=90, replicates=300, seed=123, expected=False)
+    again = simulate(p_d=0.75, m=0.5, n_items=90, replicates=300, seed=123, expected=False).summary
     pd.testing.assert_frame_equal(again, alone)
-    other = simulate(p_d=0.75, m=0.5, n_items=90, replicates=300, seed=124, expected=False)
+    other = simulate(p_d=0.75, m=0.5, n_items=90, replicates=300, seed=124, expected=False).summary
     assert not np.allclose(other["mean"], alone["mean"])
 
 
@@ -146,36 +139,10 @@ def test_cell_is_identical_alone_or_in_a_grid():
                                 dict(mode="coin", n_labels=3, method="explicit")])
 def test_serial_equals_parallel(kw):
     a = simulate(p_d=0.7, m=0.3, n_items=64, replicates=200, seed=8, expected=False,
-                 parallel=True, **kw)
+                 parallel=True, **kw).summary
     b = simulate(p_d=0.7, m=0.3, n_items=64, replicates=200, seed=8, expected=False,
-                 parallel=False, **kw)
+                 parallel=False, **kw).summary
     pd.testing.assert_frame_equal(a, b)
-
-
-_SCRIPT = """
-import sys
-from labelvar.simulate import simulate
-df = simulate(p_d=[0.6, 0.9], m=[0.2], n_items=[70], panel_size=[3, 5], mode="panel",
-              replicates=257, seed=42, thresholds=[0.6], method="explicit", expected=False,
-              parallel=True)
-df2 = simulate(p_d=0.8, m=0.5, n_items=70, replicates=257, seed=42, expected=False,
-               parallel=True)
-df3 = simulate(p_d=0.7, m=0.4, n_items=90, n_labels=3, mode="panel", panel_size=4,
-               theta_prior=None, replicates=131, seed=42, expected=False, parallel=True)
-import pandas as pd
-pd.concat([df, df2, df3]).to_pickle(sys.argv[1])
-"""
-
-
-def test_identical_under_one_and_two_threads(tmp_path):
-    frames = []
-    for threads in ("1", "2"):
-        out = tmp_path / f"t{threads}.pkl"
-        env = dict(os.environ, NUMBA_NUM_THREADS=threads)
-        subprocess.run([sys.executable, "-c", _SCRIPT, str(out)], check=True, env=env,
-                       cwd=REPO)
-        frames.append(pd.read_pickle(out))
-    pd.testing.assert_frame_equal(frames[0], frames[1])
 
 
 # --------------------------------------------------------------------------- bad input
@@ -208,17 +175,129 @@ def test_bad_input_raises_value_error_naming_field(kw, field):
         simulate(**kw)
 
 
-def test_kernels_are_cached_on_disk():
-    # cache=True: the compiled kernels have index files next to the module's __pycache__
-    cache = REPO / "src" / "labelvar" / "__pycache__"
-    names = {p.name.split(".")[1].split("-")[0] for p in cache.glob("_kernels.*.nbi")}
-    assert {"explicit_binary", "explicit_generic", "collapsed"} <= names
-
-
 def test_one_sided_tail_uses_binomial():
     # a direct scipy check of the expected tail for the random labeller (p = 1/2)
     df = simulate(p_d=0.6, m=0.5, n_items=100, replicates=3000, seed=3, thresholds=[0.55],
-                  labellers=["random"])
+                  labellers=["random"]).summary
     row = _row(df, metric="prob_accuracy_ge")
     assert row["expected"] == pytest.approx(stats.binom.sf(54, 100, 0.5))
     assert abs(row["z"]) < 4
+
+
+# --------------------------------------------------------------------------- seeds
+def test_seeds_above_2_53_are_distinct():
+    # seeds used to pass through a float: 2**53 and 2**53 + 1 gave the same table
+    kw = dict(p_d=0.7, n_items=50, replicates=50, expected=False)
+    a = simulate(seed=2**53, **kw)
+    b = simulate(seed=2**53 + 1, **kw)
+    assert a.seed == 2**53 and b.seed == 2**53 + 1
+    assert (a.summary["seed"] == 2**53).all()
+    assert not np.allclose(a.summary["mean"], b.summary["mean"])
+    top = simulate(seed=2**63 - 1, **kw)
+    assert top.seed == 2**63 - 1
+    with pytest.raises(ValueError, match="seed"):
+        simulate(seed=2**63, **kw)
+
+
+def test_generator_and_none_seeds_are_recorded():
+    kw = dict(p_d=0.7, n_items=50, replicates=30, expected=False)
+    res = simulate(seed=np.random.default_rng(5), **kw)
+    again = simulate(seed=res.seed, **kw)
+    pd.testing.assert_frame_equal(res.summary, again.summary)
+    assert isinstance(simulate(seed=None, **kw).seed, int)
+
+
+# --------------------------------------------------------------------------- ModelPair, joint counts
+def _pair_run(rho, **kw):
+    args = dict(mode="panel", theta_prior=("beta", 3, 1), m=0.3, n_items=120, panel_size=3,
+                replicates=4000, seed=7, positives="bernoulli", joint=True, raw=True,
+                labellers=[ModelPair(0.85, 0.7, error_correlation=rho)])
+    args.update(kw)
+    return simulate(**args)
+
+
+def _ratio_z(x, n, p):
+    """z of the pooled rate sum(x) / sum(n) against p (binomial items)."""
+    x, n = np.sum(x), np.sum(n)
+    return (x / n - p) / np.sqrt(p * (1 - p) / n)
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.4, -0.25])
+def test_model_pair_rates_match_the_model(rho):
+    """Discordant-pair rates and P(both correct) against the modal label, |z| < 4."""
+    pair = ModelPair(0.85, 0.7, error_correlation=rho)
+    res = _pair_run(rho, theta_prior=None, p_d=1.0)  # unanimous panel: truth = modal label
+    assert (res.summary["method"] == "collapsed").all()
+    j = res.joint[res.joint["stratum"] == "all"]
+    ok_a, ok_b = j["A"] == j["truth"], j["B"] == j["truth"]
+    n = j.groupby("replicate")["count"].sum()
+    p11 = pair.p_both_correct
+    for sel, p in ((ok_a & ok_b, p11), (ok_a & ~ok_b, 0.85 - p11), (~ok_a & ok_b, 0.7 - p11)):
+        x = j[sel].groupby("replicate")["count"].sum().reindex(n.index, fill_value=0)
+        assert abs(_ratio_z(x, n, p)) < 4, (rho, p)
+
+
+def test_model_pair_against_a_disagreeing_panel_matches_expected():
+    res = _pair_run(0.4)
+    summ = res.summary
+    assert set(summ["labeller"]) == {"A", "B"} and (summ["method"] == "collapsed").all()
+    checked = 0
+    for _, row in summ.iterrows():
+        if row["expected"] == row["expected"] and row["sd"] > 1e-9:
+            assert abs(row["z"]) < 4, (row["labeller"], row["stratum"], row["metric"], row["z"])
+            checked += 1
+    assert checked == 18  # 2 labellers x 3 strata x accuracy, precision, recall
+    # each member alone: the same expectations as a lone Model
+    lone = simulate(mode="panel", theta_prior=("beta", 3, 1), m=0.3, n_items=120, panel_size=3,
+                    replicates=10, seed=7, positives="bernoulli", method="collapsed",
+                    labellers=[Model(accuracy=0.85, name="A")]).summary
+    mine = summ[summ["labeller"] == "A"].set_index(["stratum", "metric"])["expected"]
+    theirs = lone.set_index(["stratum", "metric"])["expected"]
+    pd.testing.assert_series_equal(mine.sort_index(), theirs.sort_index(), rtol=1e-12)
+
+
+def test_joint_counts_sum_to_n_and_margins_are_the_raw_counts():
+    res = _pair_run(0.2, replicates=300, tie_rule="drop", panel_size=4,
+                    labellers=["expert", ModelPair(0.8, 0.75, 0.2, names=("X", "Y")), "random"])
+    raw, joint = res.raw, res.joint
+    assert list(joint.columns[-8:]) == ["replicate", "truth", "expert", "X", "Y", "random",
+                                        "count", "seed"]
+    n = joint.groupby(["stratum", "replicate"])["count"].sum()
+    for lab in ("expert", "X", "Y", "random"):
+        r = raw[raw["labeller"] == lab].set_index(["stratum", "replicate"])
+        assert (n.reindex(r.index, fill_value=0) == r["n"]).all()
+        ok = joint[joint[lab] == joint["truth"]].groupby(["stratum", "replicate"])["count"].sum()
+        assert (ok.reindex(r.index, fill_value=0) == r["correct"]).all()
+        tp = joint[(joint[lab] == 1) & (joint["truth"] == 1)]
+        tp = tp.groupby(["stratum", "replicate"])["count"].sum()
+        assert (tp.reindex(r.index, fill_value=0) == r["tp"]).all()
+    # dropped (tied) items are in no stratum: fewer than N items scored
+    assert (n.loc["all"] < 120).any()
+
+
+def test_joint_and_pair_paths():
+    # joint=True takes the collapsed path under "auto", also with a theta prior
+    kw = dict(mode="panel", theta_prior=("beta", 3, 1), n_items=40, replicates=20, seed=1,
+              expected=False)
+    assert (simulate(**kw).summary["method"] == "explicit").all()
+    assert (simulate(joint=True, **kw).summary["method"] == "collapsed").all()
+    # summary numbers do not depend on joint=True on the collapsed path
+    a = simulate(p_d=0.7, n_items=40, replicates=50, seed=3)
+    b = simulate(p_d=0.7, n_items=40, replicates=50, seed=3, joint=True)
+    pd.testing.assert_frame_equal(a.summary, b.summary)
+    with pytest.raises(ValueError, match="a ModelPair needs method='collapsed'"):
+        simulate(p_d=0.7, n_items=40, replicates=5, method="explicit",
+                 labellers=[ModelPair(0.8, 0.7)])
+    with pytest.raises(ValueError, match="joint=True needs method='collapsed'"):
+        simulate(p_d=0.7, n_items=40, replicates=5, method="explicit", joint=True)
+    with pytest.raises(ValueError, match="unique"):
+        simulate(p_d=0.7, labellers=["expert", ModelPair(0.8, 0.7, names=("expert", "B"))])
+
+
+def test_joint_serial_equals_parallel():
+    kw = dict(mode="panel", p_d=0.7, m=0.4, n_items=90, panel_size=5, replicates=300, seed=2,
+              joint=True, labellers=[ModelPair(0.8, 0.7, 0.3), "random"])
+    a = simulate(parallel=True, **kw)
+    b = simulate(parallel=False, **kw)
+    pd.testing.assert_frame_equal(a.joint, b.joint)
+    pd.testing.assert_frame_equal(a.summary, b.summary)

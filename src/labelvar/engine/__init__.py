@@ -1,0 +1,50 @@
+"""Monte Carlo engine: simulate experts, random and model labellers over parameter grids.
+
+:func:`simulate` validates its input, builds a stable 64-bit key per grid cell
+(from the seed and the cell's parameter values, so a cell gives the same numbers
+alone or inside any bigger grid), calls one kernel of :mod:`labelvar._kernels`
+per cell and returns a :class:`SimulationResult`: a tidy summary with the exact
+expectation beside each Monte Carlo mean, and on request the per-replicate
+tables.
+
+Two models (``mode``):
+
+``"coin"``
+    The paper's coin model (section 3): N items with round(m N) positives
+    (``positives="fixed"``) or Bernoulli(m) labels (``positives="bernoulli"``);
+    for L > 2 class 1 has prior m and the other classes share 1 - m equally
+    (or pass ``class_prior``). The true label is the item's class.
+``"panel"``
+    Each item has a modal label (drawn like the coin mode's class) and an
+    agreement level theta (= ``p_d``, or drawn per item from ``theta_prior``);
+    K = ``panel_size`` annotators vote (modal label with probability theta,
+    else a uniformly chosen other label); the ground truth is the panel's
+    plurality (ties: ``tie_rule``); observed p_d = top votes / K defines the
+    strata.
+
+Two computational paths (``method``): ``"explicit"`` simulates every item;
+``"collapsed"`` draws the counts of each joint outcome (stratum, truth,
+predictions) directly as multinomials, at a cost independent of N. It applies
+to items that are exchangeable within groups and have a finite outcome table
+(coin mode; panel mode, with a fixed theta or, as i.i.d. items, with a theta
+prior integrated out exactly). ``"auto"`` takes the collapsed path for coin mode
+and fixed theta, and wherever a :class:`labelvar.models.ModelPair` or
+``joint=True`` needs it.
+
+Layout
+------
+``_simulate.py``  the public function, kernel dispatch, summaries
+``_spec.py``      validated input, grid cells and their random-stream keys
+``_tables.py``    exact per-item outcome tables and exact expectations
+``_result.py``    :class:`SimulationResult`
+
+Two systems on separate item sets (an unpaired comparison) need no engine
+feature: simulate 2R replicates with the pair (or both models) and score A on
+replicate r and B on replicate R + r; the replicates are independent.
+"""
+
+from labelvar.engine._result import SimulationResult
+from labelvar.engine._simulate import METRICS, PARAM_COLUMNS, RAW_FIELDS, SUMMARY_COLUMNS, simulate
+
+__all__ = ["simulate", "SimulationResult", "METRICS", "PARAM_COLUMNS", "RAW_FIELDS",
+           "SUMMARY_COLUMNS"]

@@ -1,0 +1,321 @@
+"""Exact per-item outcome tables of one grid cell, and the exact expectations built on them.
+
+:class:`_Table` gives P(stratum slot, truth, predictions | group) by enumerating
+the panel's vote compositions (:mod:`labelvar._panel`) and integrating θ over
+the prior's quadrature nodes; the collapsed kernel draws its multinomial counts
+from :meth:`_Table.cells`, and :func:`_expected` turns the per-labeller
+marginals into the ``expected`` column. :func:`_composition_tables` are the
+alias tables with which the explicit kernel draws a whole vote composition.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from labelvar import _panel
+from labelvar._counts import ceil_count
+
+_EPS = 1e-12            # metric >= t is evaluated as metric >= t - _EPS
+_MAX_CELLS = 4096       # largest joint outcome table the collapsed path takes
+
+
+# --------------------------------------------------------------------------- item tables
+class _Table:
+    """Exact per-item outcome probabilities of one cell.
+
+    ``groups``: fixed item counts per group (classes / modal labels; or one
+    group of N items with ``positives="bernoulli"``). ``A[g, node, s, t]`` is
+    P(stratum slot s, truth t | group g, theta node) with slots 0 = no bins
+    (coin), 1..S = observed-p_d bins, S + 1 = dropped. ``M[j][g, node, h]`` is
+    P(labeller j predicts h | group g, theta node); ``w`` and ``theta`` are the
+    nodes' weights and values.
+    """
+
+    def __init__(self, cell, spec):
+        lab = cell.n_labels
+        self.n_lab = lab
+        prior = cell.class_prior(spec)
+        self.prior = prior
+        if spec.mode == "coin":
+            self.labels = []
+            self.stratum_of_top = np.zeros(1, dtype=np.int64)
+            theta = np.array([float(cell.p_d)])
+            w = np.ones(1)
+            a_mod = np.zeros((lab, 1, 2, lab))
+            for c in range(lab):
+                a_mod[c, 0, 0, c] = 1.0
+        else:
+            kk = cell.panel_size
+            labels, self.stratum_of_top = _panel.strata(kk, lab, spec.tie_rule)
+            self.labels = labels
+            if spec.theta_prior is None:
+                theta, w = np.array([float(cell.p_d)]), np.ones(1)
+            else:
+                # a joint outcome is a polynomial in theta of degree K + (labellers whose
+                # answers depend on theta): exact nodes for it (K + 2 covers up to two)
+                n_dep = sum(type(lb).__name__ == "Expert" or getattr(lb, "correlation", 0.0) > 0
+                            for lb in spec.labellers)
+                theta, w = spec.theta_prior.nodes(lab, kk + max(2, n_dep))
+            a_mod = _vote_table(lab, kk, theta, spec.tie_rule, self.stratum_of_top,
+                                len(labels), skills=spec.skill_matrices(lab))
+        self.n_slots = a_mod.shape[2]
+        self.theta, self.w = theta, w
+        mats = [np.asarray(lb.matrix(lab, prior, theta)) for lb in spec.labellers]  # (node, c, h)
+        # a ModelPair's two columns are drawn jointly: P(a, b | modal c) as (c, node, a, b)
+        self.pair_at = {ja: np.broadcast_to(pair.joint_matrix(lab)[:, None],
+                                            (lab, len(theta), lab, lab))
+                        for ja, _, pair in spec.pairs}
+        if spec.positives == "fixed":
+            self.groups = cell.class_counts(spec)
+            self.A = a_mod
+            self.M = [np.transpose(mt, (1, 0, 2)) for mt in mats]  # (g, node, h)
+            self.group_weights = None
+        else:
+            # one group; the modal class is part of the outcome, mixed in with its prior
+            self.groups = np.array([cell.n_items], dtype=np.int64)
+            self.A = a_mod
+            self.M = [np.transpose(mt, (1, 0, 2)) for mt in mats]
+            self.group_weights = prior
+
+    # joint of (slot, truth, prediction) per labeller, per group: (G, S+2, L, L)
+    def labeller_joint(self, j) -> np.ndarray:
+        joint = np.einsum("n,cnst,cnh->csth", self.w, self.A, self.M[j])
+        return self._mix(joint)
+
+    def theta_joint(self) -> np.ndarray:
+        """E[theta 1{slot s}] per group: (G, S+2)."""
+        joint = np.einsum("n,n,cnst->cs", self.w, self.theta, self.A)
+        return self._mix(joint)
+
+    def _mix(self, joint):
+        if self.group_weights is None:
+            return joint
+        return np.tensordot(self.group_weights, joint, axes=1)[None]
+
+    def cells(self, n_labellers):
+        """Joint outcome table for the collapsed kernel, or None if too large.
+
+        Returns (probs (G, cells), stratum, truth, predictions (cells, J), E[theta | cell]
+        (G, cells), code): ``code`` numbers the (truth, prediction of each labeller)
+        outcome as ``np.ravel_multi_index((truth, *preds), (L,) * (1 + J))``.
+        """
+        lab, slots = self.n_lab, self.n_slots
+        n_cells = slots * lab ** (1 + n_labellers)
+        if n_cells > _MAX_CELLS:
+            return None
+        x = np.einsum("n,cnst->cnst", self.w, self.A)  # (c, node, s, t)
+        y = np.einsum("n,n,cnst->cnst", self.w, self.theta, self.A)
+        j = 0
+        while j < len(self.M):  # one or (a ModelPair) two prediction axes per step
+            mt = self.pair_at.get(j, self.M[j])
+            width = mt.ndim - 2
+            x = x[(...,) + (None,) * width] * mt.reshape(mt.shape[:2] + (1,) * (x.ndim - 2)
+                                                         + mt.shape[2:])
+            y = y[(...,) + (None,) * width] * mt.reshape(mt.shape[:2] + (1,) * (y.ndim - 2)
+                                                         + mt.shape[2:])
+            j += width
+        x = x.sum(axis=1).reshape(len(self.A), -1)  # (c, cells)
+        y = y.sum(axis=1).reshape(len(self.A), -1)
+        if self.group_weights is not None:
+            x = (self.group_weights @ x)[None]
+            y = (self.group_weights @ y)[None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            theta = np.where(x > 0, y / np.where(x > 0, x, 1.0), 0.0)
+        idx = np.unravel_index(np.arange(x.shape[1]), (slots, lab) + (lab,) * n_labellers)
+        stratum = idx[0].astype(np.int64)
+        stratum[stratum == slots - 1] = -1  # dropped
+        truth = idx[1].astype(np.int64)
+        pred = np.ascontiguousarray(np.stack(idx[2:], axis=1).astype(np.int64))
+        code = np.arange(x.shape[1], dtype=np.int64) % lab ** (1 + n_labellers)
+        keep = x.sum(axis=0) > 0  # impossible outcomes cost a loop step per replicate
+        return (np.ascontiguousarray(x[:, keep]), stratum[keep], truth[keep],
+                np.ascontiguousarray(pred[keep]), np.ascontiguousarray(theta[:, keep]),
+                code[keep])
+
+
+def _alias_table(p):
+    """Walker/Vose alias table of probabilities ``p``: (acceptance, alias)."""
+    n = len(p)
+    q = np.asarray(p, dtype=float) * n / np.sum(p)
+    prob, alias = np.ones(n), np.arange(n, dtype=np.int64)
+    small = [i for i in range(n) if q[i] < 1.0]
+    large = [i for i in range(n) if q[i] >= 1.0]
+    while small and large:
+        lo, hi = small.pop(), large.pop()
+        prob[lo], alias[lo] = q[lo], hi
+        q[hi] = q[hi] + q[lo] - 1.0
+        (small if q[hi] < 1.0 else large).append(hi)
+    return prob, alias
+
+
+def _composition_tables(lab, kk, theta):
+    """Tables for drawing a homogeneous panel's vote composition in one step.
+
+    Returns (acceptance, alias, comp, info) with info[i] = (top count, number
+    of labels at the top, first relative position at the top), or None if
+    there are more than ``_panel.MAX_COMPOSITIONS`` compositions.
+    """
+    if _panel.n_compositions(kk, lab) > _panel.MAX_COMPOSITIONS:
+        return None
+    comp, prob = _panel.symmetric_composition_probs(kk, lab, [theta])
+    prob, alias = _alias_table(prob[0])
+    top, n_tied = _panel.plurality(comp)
+    info = np.stack([top, n_tied, np.argmax(comp == top[:, None], axis=1)],
+                    axis=1).astype(np.int64)
+    return prob, alias, np.ascontiguousarray(comp, dtype=np.int64), info
+
+
+def _vote_table(lab, kk, theta, tie_rule, stratum_of_top, n_bins, skills=None):
+    """P(slot, truth | modal label c, theta node): shape (L, nodes, n_bins + 2, L).
+
+    Enumerates every vote composition of the K annotators with :mod:`labelvar._panel`
+    (position 0 = modal label, position p >= 1 = label (c + p) mod L, as in the
+    kernels). With ``skills`` (K x L x L, P(vote h | modal c) per annotator) the
+    composition probabilities come from enumerating all L**K joint votes, one node.
+    """
+    try:
+        _panel.check_enumerable(kk, lab, joint=skills is not None)
+    except ValueError:
+        raise _Infeasible from None
+    comp, prob = _panel.symmetric_composition_probs(kk, lab, theta)
+    n_nodes = prob.shape[0]
+    if skills is not None:
+        prob_c = _panel.skill_composition_probs(skills, kk, lab, comp)[:, None, :]  # (c, 1, comp)
+    top, _ = _panel.plurality(comp)
+    slot = stratum_of_top[top]
+    out = np.zeros((lab, n_nodes, n_bins + 2, lab))
+    for c in range(lab):
+        if skills is not None:
+            prob = prob_c[c]
+        truth, drop = _panel.truth_weights(comp, tie_rule, modal=c)  # over relative positions
+        absolute = (c + np.arange(lab)) % lab
+        for s in range(1, n_bins + 1):
+            sel = slot == s
+            out[c, :, s, absolute] = (prob[:, sel] @ truth[sel]).T
+        out[c, :, n_bins + 1, 0] = prob @ drop  # dropped mass, truth slot unused
+    return out
+
+
+class _Infeasible(Exception):
+    """The vote enumeration is too large."""
+
+
+# --------------------------------------------------------------------------- expected values
+_GL = {}
+
+
+def _ratio_mean(n, a, ab):
+    """E[sum_i A_i B_i / sum_i A_i; sum A > 0] for independent items in groups.
+
+    ``n[g]`` items in group g, each with P(A) = a[g], P(A and B) = ab[g]
+    (B may be a [0, 1]-valued variable; ab is then E[A B]).
+    """
+    n = np.asarray(n, dtype=float)
+    a = np.clip(np.asarray(a, dtype=float), 0.0, 1.0)
+    ab = np.asarray(ab, dtype=float)
+    keep = (n > 0) & (a > 0)
+    if not keep.any():
+        return 0.0
+    n, a, ab = n[keep], a[keep], ab[keep]
+    mu = float(n @ a)
+    lo = max(0.0, 1.0 - 80.0 / mu)
+    if 200 not in _GL:
+        _GL[200] = np.polynomial.legendre.leggauss(200)
+    x, w = _GL[200]
+    t = lo + (1.0 - lo) * (x + 1.0) / 2.0
+    w = w * (1.0 - lo) / 2.0
+    base = 1.0 - a[:, None] * (1.0 - t[None, :])  # (g, nodes)
+    with np.errstate(divide="ignore"):
+        logb = np.log(base)
+    full = (n[:, None] * logb).sum(axis=0)  # log prod_d base_d^n_d
+    total = 0.0
+    for g in range(len(n)):
+        integrand = np.exp(full - logb[g])
+        total += n[g] * ab[g] * float(integrand @ w)
+    return total
+
+
+def _p_nonempty(n, a):
+    n = np.asarray(n, dtype=float)
+    a = np.clip(np.asarray(a, dtype=float), 0.0, 1.0)
+    with np.errstate(divide="ignore"):
+        log_empty = np.where(a < 1.0, n * np.log1p(-np.minimum(a, 1.0)), -np.inf)
+    log_empty = np.where(n == 0, 0.0, log_empty)
+    return float(-np.expm1(log_empty.sum()))
+
+
+def _expected(table, cell, spec, labels):
+    """Exact expectations keyed by (labeller index, stratum index, metric, threshold)."""
+    lab = cell.n_labels
+    n_bins = len(labels)
+    groups = table.groups
+    res = {}
+    # slot sets for output strata: 0 = all (every slot but "dropped"), s = bin s
+    slot_sets = [list(range(0, n_bins + 1))] + [[s] for s in range(1, n_bins + 1)]
+    theta_j = table.theta_joint()  # (G, slots)
+    for j in range(len(spec.labellers)):
+        joint = table.labeller_joint(j)  # (G, slots, t, h)
+        for s, slots in enumerate(slot_sets):
+            pj = joint[:, slots].sum(axis=1)  # (G, t, h)
+            p_in = pj.sum(axis=(1, 2))
+            nonempty = _p_nonempty(groups, p_in)
+            if nonempty <= 0:
+                continue
+            diag = np.einsum("gtt->g", pj)
+            res[(j, s, "accuracy", None)] = _ratio_mean(groups, p_in, diag) / nonempty
+            if spec.mode == "panel" and spec.skills is None:
+                res[(j, s, "theta", None)] = (_ratio_mean(groups, p_in, theta_j[:, slots]
+                                                            .sum(axis=1)) / nonempty)
+            classes = [1] if lab == 2 else range(lab)
+            rec = [_ratio_mean(groups, pj[:, c, :].sum(axis=1), pj[:, c, c]) for c in classes]
+            prec = [_ratio_mean(groups, pj[:, :, c].sum(axis=1), pj[:, c, c]) for c in classes]
+            res[(j, s, "recall", None)] = float(np.mean(rec)) / nonempty
+            res[(j, s, "precision", None)] = float(np.mean(prec)) / nonempty
+            if s == 0 and not (spec.mode == "panel" and spec.tie_rule == "drop"):
+                for t in spec.thresholds:
+                    res[(j, s, "prob_accuracy_ge", t)] = _prob_correct_ge(groups, diag, t,
+                                                                          cell.n_items)
+        if spec.mode == "coin" and spec.positives == "fixed":
+            _coin_f1(res, j, table, groups, spec)
+    return {k: float(x) for k, x in res.items()}
+
+
+def _prob_correct_ge(groups, q, t, n_items):
+    """P(sum_g Binomial(n_g, q_g) >= smallest k with k / N >= t)."""
+    from scipy import stats
+
+    if n_items > 20_000 and len(groups) > 1:
+        return np.nan
+    k_min = int(ceil_count(t, n_items))  # robust ceil(t N), as in the closed forms
+    if len(groups) == 1:
+        return float(stats.binom.sf(k_min - 1, groups[0], q[0]))
+    pmf = np.ones(1)
+    for n_g, q_g in zip(groups, q):
+        pmf = np.convolve(pmf, stats.binom.pmf(np.arange(n_g + 1), n_g, q_g))
+    return float(min(1.0, pmf[k_min:].sum()))
+
+
+def _coin_f1(res, j, table, groups, spec):
+    """Exact F1 (and P(F1 >= t)) in coin mode with fixed class counts."""
+    from labelvar import analytic
+
+    lab = table.n_lab
+    mat = table.M[j][:, 0, :]  # (c, h): P(pred h | true c)
+    n = int(groups.sum())
+    classes = [1] if lab == 2 else range(lab)
+    means, dists = [], []
+    for c in classes:
+        others = [d for d in range(lab) if d != c]
+        fp_rate = mat[others, c]
+        if np.ptp(fp_rate) > 1e-12:  # not a single binomial: leave it
+            return
+        dist = analytic.exact_binary_metrics(int(groups[c]), n - int(groups[c]),
+                                             float(mat[c, c]), 1.0 - float(fp_rate[0]))
+        means.append(dist.f1.mean)
+        dists.append(dist)
+    res[(j, 0, "f1", None)] = float(np.mean(means))
+    if lab == 2:
+        for t in spec.thresholds:
+            res[(j, 0, "prob_f1_ge", t)] = float(dists[0].f1.sf(t - _EPS))
+
+

@@ -1,0 +1,71 @@
+"""labelvar.engine._tables: exact outcome tables, alias tables, the ModelPair's joint cells."""
+
+import numpy as np
+import pytest
+
+from labelvar.engine._spec import _Spec
+from labelvar.engine._tables import _alias_table, _composition_tables, _Table
+from labelvar.models import ModelPair
+
+
+def test_alias_table_reproduces_probabilities():
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 7, 56, 500):
+        p = rng.dirichlet(np.ones(n) * 0.3)
+        prob, alias = _alias_table(p)
+        implied = prob.copy()
+        np.add.at(implied, alias, 1.0 - prob)
+        assert np.allclose(implied / n, p, atol=1e-12)
+    acc, alias, comp, info = _composition_tables(3, 4, 0.6)
+    assert (comp.sum(axis=1) == 4).all() and len(comp) == 15
+    top = comp.max(axis=1)
+    assert (info[:, 0] == top).all()
+    assert (info[:, 1] == (comp == top[:, None]).sum(axis=1)).all()
+    assert (comp[np.arange(len(comp)), info[:, 2]] == top).all()
+
+
+def _table(labellers, **kw):
+    args = dict(p_d=None, m=0.3, n_items=100, n_labels=2, panel_size=3, labellers=labellers,
+                mode="panel", replicates=1, seed=0, thresholds=(), theta_prior=("beta", 3, 1),
+                tie_rule="random", positives="bernoulli", class_prior=None, method="auto")
+    args.update(kw)
+    spec = _Spec.build(**args)
+    table = _Table(spec.cells()[0], spec)
+    return spec, table, table.cells(len(spec.labellers))
+
+
+def _dense(cells, n_lab, n_cols):
+    """P(truth, predictions...) summed over strata (dropped excluded), shape (L,) * (1 + J)."""
+    probs, stratum, _, _, _, code = cells
+    out = np.zeros(n_lab ** (1 + n_cols))
+    keep = stratum >= 0
+    np.add.at(out, code[keep], probs.sum(axis=0)[keep])
+    return out.reshape((n_lab,) * (1 + n_cols))
+
+
+@pytest.mark.parametrize("n_labels,rho", [(2, 0.0), (2, 0.35), (3, -0.2)])
+def test_pair_cells_have_the_pair_joint_and_model_marginals(n_labels, rho):
+    pair = ModelPair(0.8, 0.65, error_correlation=rho, names=("A", "B"))
+    spec, table, cells = _table([pair], n_labels=n_labels)
+    assert [lb.name for lb in spec.labellers] == ["A", "B"]
+    joint = _dense(cells, n_labels, 2)  # (truth, A, B)
+    assert joint.sum() == pytest.approx(1.0, abs=1e-12)
+    # each member's margin is what a lone Model gives (the exact expectations use it)
+    for j, member in enumerate(pair.members):
+        _, _, lone = _table([member], n_labels=n_labels)
+        assert np.allclose(joint.sum(axis=2 - j), _dense(lone, n_labels, 1), atol=1e-12)
+    # against the modal label (not the truth): P(both right) and the phi coefficient
+    _, _, modal = _table([pair], n_labels=n_labels, theta_prior=1.0)  # truth = modal label
+    jm = _dense(modal, n_labels, 2)
+    both = sum(jm[c, c, c] for c in range(n_labels))
+    assert both == pytest.approx(pair.p_both_correct, abs=1e-12)
+    qa, qb = 0.8, 0.65
+    phi = (both - qa * qb) / np.sqrt(qa * (1 - qa) * qb * (1 - qb))
+    assert phi == pytest.approx(rho, abs=1e-12)
+
+
+def test_codes_number_truth_and_predictions():
+    spec, table, cells = _table(["expert", "random"], n_labels=3, theta_prior=None, p_d=0.6)
+    _, _, truth, pred, _, code = cells
+    want = np.ravel_multi_index((truth, pred[:, 0], pred[:, 1]), (3, 3, 3))
+    assert (code == want).all()
