@@ -91,15 +91,10 @@ SIM_CASES = [
 ]
 
 
-SIM_CASES_ENGINE = [(sc, "engine") for sc in SIM_CASES if sc.question != "two_systems"]
-
-
-@pytest.mark.parametrize("sc,simulator", [(sc, "numpy") for sc in SIM_CASES] + SIM_CASES_ENGINE,
-                         ids=lambda x: x if isinstance(x, str) else
-                         f"{x.question}-{x.metric}-{x.test}-{x.n_labels}-{x.tie_rule}")
-def test_simulated_power_matches_exact(sc, simulator):
-    """Per-item simulation (numpy or the engine) and the exact power agree within MC error."""
-    fn = S.numpy_power if simulator == "numpy" else S.engine_power
+@pytest.mark.parametrize("sc", SIM_CASES, ids=lambda x: f"{x.question}-{x.metric}-{x.test}-"
+                                                     f"{x.n_labels}-{x.tie_rule}")
+def test_simulated_power_matches_exact(sc):
+    """The engine's simulated study and the exact power agree within Monte Carlo error."""
     zs = []
     half = dataclasses.replace(sc, power=0.5)
     for K in (1, 4, 5):
@@ -108,7 +103,7 @@ def test_simulated_power_matches_exact(sc, simulator):
         N = P.PowerScan(half, cell, 5000).first_crossing()
         exact = P.exact_power(sc, cell, np.array([N]))[0]
         assert 0.45 < exact < 0.7
-        sim = fn(sc, K, N, 2000, 11, cell)
+        sim = S.simulated_power(sc, K, N, 2000, 11, cell)
         se = math.sqrt(max(exact * (1 - exact), 1e-4) / 2000)
         zs.append((sim["power_simulated"] - exact) / se)
         expected_scored = N * cell.p_eval * (2 if sc.test == "unpaired" and
@@ -233,8 +228,6 @@ def test_expert_no_better_than_random_has_no_plan():
 
 def test_plan_arguments_validated():
     sc = Scenario()
-    with pytest.raises(ValueError, match="simulator='engine' cannot simulate two_systems"):
-        plan_study(Scenario("two_systems", accuracy_b=0.7, delta=0.1), simulator="engine")
     with pytest.raises(ValueError, match="panel_sizes must be >= 2 when min_agreement > 0"):
         plan_study(Scenario(min_agreement=0.6), panel_sizes=[1, 3])
     with pytest.raises(ValueError, match="panel_sizes must be >= 1"):
@@ -250,3 +243,15 @@ def test_seeded_simulation_is_reproducible():
     __import__("pandas").testing.assert_frame_equal(a.evaluated, b.evaluated)
 
 
+
+
+def test_a_points_stream_does_not_depend_on_the_search():
+    """(K, N) has its own stream: the planner's evaluated row equals a direct call."""
+    sc = Scenario("two_systems", theta="beta:3,1", accuracy_b=0.8, delta=0.1, error_correlation=0.2)
+    res = plan_study(sc, panel_sizes=[3], replicates=300, seed=9)
+    row = res.evaluated.iloc[-1]
+    cell = P.cell_probabilities(sc, 3)
+    direct = S.simulated_power(sc, 3, int(row["n_items"]), 300, 9, cell)
+    assert direct["power_simulated"] == row["power_simulated"]
+    assert res.seed == 9
+    assert plan_study(sc, panel_sizes=[3], replicates=50, seed=None).seed >= 0

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from labelvar import _seeding
 from labelvar import _validate as V
 from labelvar._format import markdown_table
 from labelvar.design._power import (
@@ -23,7 +24,7 @@ from labelvar.design._power import (
     wilson_half_width,
 )
 from labelvar.design._scenario import Scenario
-from labelvar.design._simulated import engine_power, numpy_power
+from labelvar.design._simulated import simulated_power
 
 
 @dataclasses.dataclass
@@ -43,6 +44,8 @@ class DesignResult:
         Every (K, N) simulated during the search, with its power and Monte Carlo SE.
     message : str
         One-line conclusion (the recommended plan, or that none meets the target).
+    seed : int or None
+        The int seed of the simulation (pass it again to repeat the plan).
     """
 
     scenario: Scenario
@@ -51,6 +54,7 @@ class DesignResult:
     curves: pd.DataFrame
     evaluated: pd.DataFrame
     message: str
+    seed: int | None = None
 
     @property
     def found(self) -> bool:
@@ -79,12 +83,13 @@ class DesignResult:
 
 def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
                n_max: int = 10_000, n_step: int | None = None, replicates: int = 1000,
-               seed: int = 0, max_steps: int = 30, simulator: str = "auto") -> DesignResult:
+               seed=0, max_steps: int = 30) -> DesignResult:
     """Find, for every panel size K, the smallest number of items N that meets the target.
 
     For each K the exact power P(N) (normal approximation for the unpaired test) is
     computed for every N = 1..n_max and N_analytic is the first N with P(N) >= power.
-    With ``replicates > 0`` the study is then simulated item by item at N_analytic and
+    With ``replicates > 0`` the study is then simulated by the engine
+    (:func:`labelvar.simulate`, see :mod:`labelvar.design._simulated`) at N_analytic and
     at neighbours on the grid N_analytic + j * n_step: downwards while the simulated
     power still meets the target, upwards until it does. The reported N is the
     smallest grid point whose *simulated* power meets the target, directly above
@@ -107,15 +112,12 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
         resolve one step (and MC noise cannot pick a plan whose power is clearly short).
     replicates : int
         Simulated studies per evaluated (K, N); 0 = analytic only.
-    seed : int
-        Seed of the simulation (each (K, N) has its own stream).
+    seed : int, numpy.random.Generator or None
+        Seed of the simulation (:func:`labelvar._seeding.as_seed`; the int used is
+        ``DesignResult.seed``). Each (K, N) has its own stream derived from it, so a
+        point's simulated power does not depend on the search order.
     max_steps : int
         Most grid steps simulated per K.
-    simulator : {"auto", "engine", "numpy"}
-        ``"engine"``: :func:`labelvar.simulate` in panel mode (separability and
-        precision); ``"numpy"``: this module's seeded per-item simulation of the same
-        model (all questions; the only one for ``two_systems``, which needs correlated
-        A/B errors and discordant pairs); ``"auto"``: the engine where it applies.
 
     Returns
     -------
@@ -171,12 +173,7 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     max_steps = int(V.integer("max_steps", max_steps, lo=1))
     if n_step is not None:
         n_step = int(V.integer("n_step", n_step, lo=1))
-    V.choice("simulator", simulator, ("auto", "engine", "numpy"))
-    if simulator == "engine" and sc.question == "two_systems":
-        raise ValueError("simulator='engine' cannot simulate two_systems (needs correlated A/B "
-                         "errors and discordant pairs); use 'numpy' or 'auto'")
-    if simulator == "auto":
-        simulator = "numpy" if sc.question == "two_systems" else "engine"
+    seed = _seeding.as_seed(seed)
     rows, bins, curves, evaluated = [], [], [], []
     for K in (int(k) for k in ks):
         cell = cell_probabilities(sc, K)
@@ -196,7 +193,7 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
             N = n_a
             row.update(meets_analytic=True)
         step = n_step or _auto_step(pw, n_a, replicates, sc.power)
-        search = _SimSearch(sc, K, cell, pw, replicates, seed, evaluated, simulator)
+        search = _SimSearch(sc, K, cell, pw, replicates, seed, evaluated)
         below = None
         if replicates > 0 and n_a is not None:
             N, below = search.run(n_a, step, n_max, max_steps)
@@ -256,14 +253,13 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     front = ["panel_size", "n_items", "annotations", "cost", "power_analytic",
              "power_simulated", "power_se", "meets_target", "recommended"]
     plans = plans[front + [c for c in plans.columns if c not in front]]
-    plans["simulator"] = simulator if replicates > 0 else ""
-    ev = pd.DataFrame(evaluated, columns=["panel_size", "n_items", "simulator", "power_analytic",
+    ev = pd.DataFrame(evaluated, columns=["panel_size", "n_items", "power_analytic",
                                           "power_simulated", "power_se",
                                           "p_beats_baseline_simulated",
                                           "scored_items_simulated"])
     return DesignResult(sc, plans, pd.concat(bins, ignore_index=True),
                         pd.concat(curves, ignore_index=True),
-                        ev.sort_values(["panel_size", "n_items"], ignore_index=True), msg)
+                        ev.sort_values(["panel_size", "n_items"], ignore_index=True), msg, seed)
 
 
 def _auto_step(pw: PowerScan, n_a: int | None, replicates: int, target: float) -> int:
@@ -283,17 +279,16 @@ def _auto_step(pw: PowerScan, n_a: int | None, replicates: int, target: float) -
 class _SimSearch:
     """Simulated power at (K, N), memoised, and the step search around N_analytic."""
 
-    def __init__(self, sc, K, cell, pw, replicates, seed, evaluated, simulator):
-        self.sc, self.K, self.cell, self.pw, self.simulator = sc, K, cell, pw, simulator
+    def __init__(self, sc, K, cell, pw, replicates, seed, evaluated):
+        self.sc, self.K, self.cell, self.pw = sc, K, cell, pw
         self.replicates, self.seed, self.evaluated = replicates, seed, evaluated
         self.sims: dict[int, dict] = {}
 
     def meets(self, n: int) -> bool:
         if n not in self.sims:
-            fn = engine_power if self.simulator == "engine" else numpy_power
-            self.sims[n] = fn(self.sc, self.K, n, self.replicates, self.seed, self.cell)
+            self.sims[n] = simulated_power(self.sc, self.K, n, self.replicates, self.seed,
+                                           self.cell)
             self.evaluated.append({"panel_size": self.K, "n_items": n,
-                                   "simulator": self.simulator,
                                    "power_analytic": float(self.pw[n - 1]), **self.sims[n]})
         return bool(self.sims[n]["power_simulated"] >= self.sc.power)
 

@@ -1,8 +1,13 @@
-"""Simulated power: the planned study re-run item by item, the same test per replicate.
+"""Simulated power: the planned study re-run by the engine, the same test per replicate.
 
-Two simulators live here until the engine can draw two systems with correlated errors:
-:func:`labelvar.simulate` (separability, precision) and a seeded per-item numpy
-simulation of the same model (every question; the only one for ``two_systems``).
+Every draw comes from :func:`labelvar.simulate` (panel mode, the scenario's θ prior,
+tie rule and class prior, positives drawn per item): the system and the baseline
+(``separability``, ``precision``) or a :class:`labelvar.models.ModelPair` with
+correlated errors (``two_systems``). Per replicate the scored strata (observed
+agreement >= ``min_agreement``) are summed and the test of the exact calculation is
+applied to the counts. A (K, N) has its own stream,
+``_seeding.derive(seed, "design", question, K, N)``, so the numbers do not depend on
+the order in which the planner's search visits the points.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from labelvar import _seeding
 from labelvar.design._power import (
     Cell,
     f1_and_gradient,
@@ -20,183 +26,74 @@ from labelvar.design._power import (
     separability_critical,
     wilson_half_width,
 )
-from labelvar.design._scenario import QUESTIONS, Scenario
+from labelvar.design._scenario import Scenario
 
 
-def numpy_power(sc: Scenario, K: int, N: int, replicates: int, seed: int,
+def simulated_power(sc: Scenario, K: int, N: int, replicates: int, seed: int,
                     cell: Cell) -> dict:
-    """Simulate the study item by item (seeded numpy) and apply the same test.
+    """Simulated power of the scenario's test at (K, N) from ``replicates`` engine studies.
 
-    Each replicate draws θ for every item, the K panel votes (modal-label count
-    Binomial(K, θ), the rest multinomial over the other labels), the plurality GT with
-    the tie rule, and every labeller's label; then counts and tests exactly as a real
-    study would. The stream depends only on (seed, question, K, N).
+    Parameters
+    ----------
+    sc : Scenario
+    K, N : int
+        Panel size and items (per system for the unpaired test).
+    replicates : int
+        Simulated studies.
+    seed : int
+        The plan's seed (:func:`labelvar._seeding.as_seed`); the stream of (K, N) is
+        derived from it.
+    cell : Cell
+        Exact per-item probabilities (the separability test's baseline accuracy).
+
+    Returns
+    -------
+    dict
+        ``power_simulated``, ``power_se`` (binomial Monte Carlo SE),
+        ``p_beats_baseline_simulated`` (NaN for ``two_systems``) and
+        ``scored_items_simulated`` (mean scored items; of system A when unpaired).
     """
-    L = sc.n_labels
-    q_code = QUESTIONS.index(sc.question)
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 6, q_code, int(K), int(N)]))
-    n_sets = 2 if (sc.question == "two_systems" and sc.test == "unpaired") else 1
-    items = N * n_sets
-    chunk = max(1, 2_000_000 // max(1, items * max(K, L)))
-    reject = np.empty(replicates, dtype=bool)
-    beats = np.empty(replicates, dtype=bool)
-    n_scored = np.empty(replicates, dtype=np.int64)
-    qa, qb = sc.accuracies
-    for start in range(0, replicates, chunk):
-        r = min(chunk, replicates - start)
-        shape = (r, items)
-        th = sc.theta.sample(rng, L, shape)
-        v0 = rng.binomial(K, th)
-        if L == 2:
-            counts = np.stack([v0, K - v0], axis=-1)
-        else:
-            rest = rng.multinomial(K - v0, np.full(L - 1, 1.0 / (L - 1)))
-            counts = np.concatenate([v0[..., None], rest], axis=-1)
-        top = counts.max(axis=-1)
-        tied = counts == top[..., None]
-        if sc.tie_rule == "random":
-            gt = np.argmax(np.where(tied, rng.random(counts.shape), -1.0), axis=-1)
-            scored = np.ones(shape, dtype=bool)
-        else:
-            gt = np.argmax(counts, axis=-1)
-            scored = tied.sum(axis=-1) == 1
-        scored &= top / K >= sc.min_agreement - 1e-12
-
-        def label(modal_correct, shape=shape):
-            other = rng.integers(1, L, size=shape) if L > 2 else np.ones(shape, np.int64)
-            return np.where(modal_correct, 0, other)
-
-        if sc.question == "two_systems":
-            s = math.sqrt(qa * (1 - qa) * qb * (1 - qb))
-            p11 = qa * qb + sc.error_correlation * s
-            u = rng.random(shape)
-            ca = u < qa
-            cb = (u < p11) | ((u >= qa) & (u < qa + qb - p11))
-            la, lb = label(ca), label(cb)
-            ok_a = (la == gt) & scored
-            ok_b = (lb == gt) & scored
-            if sc.metric == "f1":
-                from scipy.stats import norm
-
-                c1 = rng.random(shape) < sc.m[1]  # the modal label's class
-                g_cls = np.where(gt == 0, c1, ~c1)
-                a_cls = np.where(la == 0, c1, ~c1)
-                b_cls = np.where(lb == 0, c1, ~c1)
-                code = 4 * g_cls + 2 * a_cls + b_cls
-                if sc.test == "paired":
-                    cnt = np.stack([((code == k) & scored).sum(axis=1) for k in range(8)], -1)
-                    n_s = cnt.sum(axis=1)
-                    nn = n_s
-                else:  # A scores the first N items, B the second N
-                    code_a = 4 * g_cls[:, :N] + 2 * a_cls[:, :N]  # b bit 0: A's own cells
-                    code_b = 4 * g_cls[:, N:] + b_cls[:, N:]
-                    ca_cnt = np.stack([((code_a == k) & scored[:, :N]).sum(axis=1)
-                                       for k in (0, 2, 4, 6)], -1).reshape(-1, 2, 2)
-                    cb_cnt = np.stack([((code_b == k) & scored[:, N:]).sum(axis=1)
-                                       for k in (0, 1, 4, 5)], -1).reshape(-1, 2, 2)
-                    n_s = ca_cnt.sum(axis=(1, 2))
-                    nb_ = cb_cnt.sum(axis=(1, 2))
-                    nn = np.minimum(n_s, nb_)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    if sc.test == "paired":
-                        d, v = f1_difference_variance(cnt.reshape(-1, 2, 2, 2)
-                                                      / n_s[:, None, None, None])
-                        se = np.sqrt(v / n_s)
-                    else:
-                        pa_ = ca_cnt / n_s[:, None, None]
-                        pb_ = cb_cnt / nb_[:, None, None]
-                        fa, ga = f1_and_gradient(pa_)
-                        fb, gb = f1_and_gradient(pb_)
-                        va = (pa_ * ga * ga).sum(axis=(1, 2)) - (pa_ * ga).sum(axis=(1, 2)) ** 2
-                        vb = (pb_ * gb * gb).sum(axis=(1, 2)) - (pb_ * gb).sum(axis=(1, 2)) ** 2
-                        d, se = fa - fb, np.sqrt(va / n_s + vb / nb_)
-                    zz = np.abs(d) / se
-                rej = (nn > 0) & (se > 0) & (np.nan_to_num(zz, nan=0.0) >= norm.isf(sc.alpha / 2))
-                reject[start:start + r] = rej
-                beats[start:start + r] = False
-                n_scored[start:start + r] = n_s
-                continue
-            if sc.test == "paired":
-                n10 = (ok_a & ~ok_b).sum(axis=1)
-                n01 = (~ok_a & ok_b).sum(axis=1)
-                d = n10 + n01
-                j = mcnemar_lower_critical(d, sc.alpha)
-                rej = (j >= 0) & ((n10 <= j) | (n10 >= d - j))
-                n_s = scored.sum(axis=1)
-            else:
-                from scipy.stats import norm
-
-                na, nb = scored[:, :N].sum(axis=1), scored[:, N:].sum(axis=1)
-                xa, xb = ok_a[:, :N].sum(axis=1), ok_b[:, N:].sum(axis=1)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    pp = (xa + xb) / (na + nb)
-                    se = np.sqrt(pp * (1 - pp) * (1 / na + 1 / nb))
-                    zz = (xa / na - xb / nb) / se
-                rej = np.nan_to_num(np.abs(zz), nan=0.0) >= norm.isf(sc.alpha / 2)
-                rej &= (na > 0) & (nb > 0) & (se > 0)
-                n_s = na
-            reject[start:start + r] = rej
-            beats[start:start + r] = False
-            n_scored[start:start + r] = n_s
-            continue
-        modal_ok = rng.random(shape) < (th if qa is None else qa)
-        ok = (label(modal_ok) == gt) & scored
-        n_s = scored.sum(axis=1)
-        x = ok.sum(axis=1)
-        if sc.baseline == "random":
-            base_ok = (rng.integers(0, L, size=shape) == gt) & scored
-        else:
-            modal_class = rng.choice(L, size=shape, p=sc.m)
-            gt_class = (modal_class + gt) % L
-            base_ok = (rng.choice(L, size=shape, p=sc.m) == gt_class) & scored
-        xb = base_ok.sum(axis=1)
-        if sc.question == "separability":
-            c = separability_critical(n_s, cell.p_baseline, sc.alpha)
-            reject[start:start + r] = (n_s > 0) & (x >= c)
-        else:
-            reject[start:start + r] = wilson_half_width(x, n_s, sc.confidence_level) <= sc.half_width
-        beats[start:start + r] = x > xb
-        n_scored[start:start + r] = n_s
+    stream = _seeding.derive(seed, "design", sc.question, int(K), int(N))
+    if sc.question == "two_systems":
+        reject, n_s = _two_systems(sc, K, N, replicates, stream)
+        beats = np.nan
+    else:
+        reject, beats, n_s = _one_system(sc, K, N, replicates, stream, cell)
     p = float(reject.mean())
-    return {
-        "power_simulated": p,
-        "power_se": math.sqrt(max(p * (1 - p), 1e-300) / replicates),
-        "p_beats_baseline_simulated": float(beats.mean())
-        if sc.question != "two_systems" else np.nan,
-        "scored_items_simulated": float(n_scored.mean()),
-    }
+    return {"power_simulated": p,
+            "power_se": math.sqrt(max(p * (1 - p), 1e-300) / replicates),
+            "p_beats_baseline_simulated": beats,
+            "scored_items_simulated": float(n_s.mean())}
 
 
-def engine_power(sc: Scenario, K: int, N: int, replicates: int, seed: int,
-                           cell: Cell) -> dict:
-    """Simulated power from the engine (:func:`labelvar.simulate`, panel mode, raw output).
+def _simulate(sc: Scenario, K: int, N: int, labellers, replicates: int, seed: int, **tables):
+    from labelvar.engine import simulate
 
-    Separability and precision only: the engine labels the same simulated items with the
-    system (expert, or a ``Model`` with ``accuracy_a``) and the baseline (``Random`` or
-    ``Prior``); per replicate the scored strata (observed p_d >= min_agreement) are summed
-    and the same test as the exact calculation is applied.
-    """
+    L = sc.n_labels
+    return simulate(m=float(sc.m[1]) if L == 2 else 0.5,
+                    class_prior=None if L == 2 else sc.m.tolist(), n_items=int(N),
+                    n_labels=L, panel_size=int(K), labellers=labellers, mode="panel",
+                    replicates=replicates, seed=seed, theta_prior=sc.theta,
+                    tie_rule=sc.tie_rule, positives="bernoulli", expected=False, **tables)
+
+
+def _scored(table: pd.DataFrame, sc: Scenario, K: int) -> pd.DataFrame:
+    """Rows of the scored strata: observed agreement >= min_agreement (all items if 0)."""
+    if sc.min_agreement <= 0:
+        return table[table["stratum"] == "all"]
+    strata = table[table["stratum"] != "all"]
+    top = np.round(strata["stratum"].astype(float).to_numpy() * K)
+    return strata[top / K >= sc.min_agreement - 1e-12]
+
+
+def _one_system(sc: Scenario, K: int, N: int, replicates: int, seed: int, cell: Cell):
+    """Separability / precision: the system and the baseline label the same items."""
     from labelvar.models import Expert, Model, Prior, Random
-    from labelvar.simulate import simulate
 
     qa, _ = sc.accuracies
     system = Expert(name="system") if qa is None else Model(accuracy=qa, name="system")
     base = Random(name="base") if sc.baseline == "random" else Prior(name="base")
-    L = sc.n_labels
-    eseed = int(np.random.SeedSequence([int(seed), 6, QUESTIONS.index(sc.question), int(K),
-                                        int(N)]).generate_state(1)[0])
-    _, raw = simulate(m=[float(sc.m[1])] if L == 2 else 0.5,
-                      class_prior=None if L == 2 else sc.m.tolist(), n_items=[N],
-                      n_labels=[L], panel_size=[K], labellers=(system, base),
-                      mode="panel", replicates=replicates, seed=eseed,
-                      theta_prior=sc.theta, tie_rule=sc.tie_rule,
-                      positives="bernoulli", return_raw=True, expected=False)
-    if sc.min_agreement > 0:
-        strata = raw[raw["stratum"] != "all"]
-        t = np.round(strata["stratum"].astype(float).to_numpy() * K)
-        raw = strata[t / K >= sc.min_agreement - 1e-12]
-    else:
-        raw = raw[raw["stratum"] == "all"]
+    raw = _scored(_simulate(sc, K, N, (system, base), replicates, seed, raw=True).raw, sc, K)
     tot = raw.groupby(["labeller", "replicate"])[["n", "correct"]].sum()
     idx = pd.MultiIndex.from_product([["system", "base"], range(replicates)],
                                      names=["labeller", "replicate"])
@@ -205,12 +102,68 @@ def engine_power(sc: Scenario, K: int, N: int, replicates: int, seed: int,
     x = tot.loc["system", "correct"].to_numpy()
     xb = tot.loc["base", "correct"].to_numpy()
     if sc.question == "separability":
-        c = separability_critical(n_s, cell.p_baseline, sc.alpha)
-        reject = (n_s > 0) & (x >= c)
+        reject = (n_s > 0) & (x >= separability_critical(n_s, cell.p_baseline, sc.alpha))
     else:
         reject = wilson_half_width(x, n_s, sc.confidence_level) <= sc.half_width
-    p = float(reject.mean())
-    return {"power_simulated": p,
-            "power_se": math.sqrt(max(p * (1 - p), 1e-300) / replicates),
-            "p_beats_baseline_simulated": float((x > xb).mean()),
-            "scored_items_simulated": float(n_s.mean())}
+    return reject, float((x > xb).mean()), n_s
+
+
+def _joint_counts(sc: Scenario, K: int, N: int, replicates: int, seed: int) -> np.ndarray:
+    """Scored items per replicate and (GT, A, B) labels: shape (replicates, L, L, L)."""
+    from labelvar.models import ModelPair
+
+    qa, qb = sc.accuracies
+    pair = ModelPair(qa, qb, error_correlation=sc.error_correlation, names=("A", "B"))
+    joint = _scored(_simulate(sc, K, N, [pair], replicates, seed, joint=True).joint, sc, K)
+    L = sc.n_labels
+    code = (joint["truth"].to_numpy() * L + joint["A"].to_numpy()) * L + joint["B"].to_numpy()
+    out = np.zeros(replicates * L**3, dtype=np.int64)
+    np.add.at(out, joint["replicate"].to_numpy() * L**3 + code, joint["count"].to_numpy())
+    return out.reshape(replicates, L, L, L)
+
+
+def _two_systems(sc: Scenario, K: int, N: int, replicates: int, seed: int):
+    """Reject flags and scored items (of A) per replicate for the two-systems test.
+
+    Paired: A and B label the same items. Unpaired: 2 x ``replicates`` studies are
+    drawn; A is scored on the first half, B on the second (independent item sets).
+    """
+    from scipy.stats import norm
+
+    paired = sc.test == "paired"
+    cnt = _joint_counts(sc, K, N, replicates if paired else 2 * replicates, seed)
+    L = sc.n_labels
+    z_crit = norm.isf(sc.alpha / 2)
+    if sc.metric == "f1":  # L = 2, label 1 positive: cells [g, a, b]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if paired:
+                n_s = cnt.sum(axis=(1, 2, 3))
+                d, v = f1_difference_variance(cnt / n_s[:, None, None, None])
+                se, n_min = np.sqrt(v / n_s), n_s
+            else:
+                ga, gb = cnt[:replicates].sum(axis=-1), cnt[replicates:].sum(axis=-2)
+                n_s, nb = ga.sum(axis=(1, 2)), gb.sum(axis=(1, 2))
+                pa, pb = ga / n_s[:, None, None], gb / nb[:, None, None]
+                fa, da = f1_and_gradient(pa)
+                fb, db = f1_and_gradient(pb)
+                va = (pa * da * da).sum(axis=(1, 2)) - (pa * da).sum(axis=(1, 2)) ** 2
+                vb = (pb * db * db).sum(axis=(1, 2)) - (pb * db).sum(axis=(1, 2)) ** 2
+                d, se, n_min = fa - fb, np.sqrt(va / n_s + vb / nb), np.minimum(n_s, nb)
+            z = np.nan_to_num(np.abs(d) / se, nan=0.0)
+        return (n_min > 0) & (se > 0) & (z >= z_crit), n_s
+    right = np.eye(L, dtype=bool)  # [truth, prediction]
+    if paired:
+        n10 = (cnt * (right[:, :, None] & ~right[:, None, :])).sum(axis=(1, 2, 3))
+        n01 = (cnt * (~right[:, :, None] & right[:, None, :])).sum(axis=(1, 2, 3))
+        dis = n10 + n01
+        j = mcnemar_lower_critical(dis, sc.alpha)
+        return (j >= 0) & ((n10 <= j) | (n10 >= dis - j)), cnt.sum(axis=(1, 2, 3))
+    a, b = cnt[:replicates], cnt[replicates:]
+    na, nb = a.sum(axis=(1, 2, 3)), b.sum(axis=(1, 2, 3))
+    xa = (a * right[:, :, None]).sum(axis=(1, 2, 3))
+    xb = (b * right[:, None, :]).sum(axis=(1, 2, 3))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pool = (xa + xb) / (na + nb)
+        se = np.sqrt(pool * (1 - pool) * (1 / na + 1 / nb))
+        z = np.nan_to_num(np.abs(xa / na - xb / nb) / se, nan=0.0)
+    return (na > 0) & (nb > 0) & (se > 0) & (z >= z_crit), na
