@@ -46,8 +46,26 @@ def test_simulate_and_stratify_work_in_any_import_order(name):
     assert proc.returncode == 0, proc.stderr
 
 
-def test_every_export_resolves():
+def test_every_export_is_a_function_or_class_of_labelvar():
+    """__all__ holds functions and classes only, each the object its module defines."""
+    import importlib
+    import inspect
+    import pickle
+
     import labelvar
 
     for name in labelvar.__all__:
-        assert getattr(labelvar, name) is not None, name
+        if name == "__version__":
+            continue
+        obj = getattr(labelvar, name)
+        assert inspect.isfunction(obj) or inspect.isclass(obj), name
+        home = importlib.import_module(labelvar._EXPORTS[name])
+        assert getattr(home, name) is obj, name
+        assert obj.__module__.startswith("labelvar."), name
+        assert pickle.loads(pickle.dumps(obj)) is obj, name  # importable by its qualified name
+        if inspect.isfunction(obj):
+            params = inspect.signature(obj).parameters
+            assert not any(p.kind is p.VAR_KEYWORD for p in params.values()), name
+    assert not inspect.ismodule(labelvar.simulate) and not inspect.ismodule(labelvar.stratify)
+    for module in ("analytic", "design", "plots", "priors"):  # topic modules by attribute
+        assert inspect.ismodule(getattr(labelvar, module)) and module not in labelvar.__all__

@@ -17,7 +17,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 from scipy.stats import binom
 
-from labelvar import analytic, cli
+from labelvar import analytic, cli, sweep
 from labelvar._files import read_results
 
 SMALL = ["grid=small", "replicates=400", "output.plots=[]", "quiet=true"]

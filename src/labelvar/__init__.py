@@ -1,11 +1,18 @@
 """labelvar: evaluation when the ground-truth annotators disagree.
 
-The public names are imported lazily, so ``import labelvar`` stays cheap
-(scipy.stats alone costs ~0.4 s to import) until a function is used.
+The flat public API holds functions and classes only (``__all__``); each lives in a
+private implementation module or a topic module and is re-exported here, so its
+signature and help are the real ones (scipy's pattern). Names are imported lazily, so
+``import labelvar`` stays cheap (scipy.stats alone costs ~0.4 s) until one is used.
+Topic modules (``labelvar.analytic``, ``labelvar.design``, ``labelvar.plots``,
+``labelvar.priors``, ...) are reachable as attributes too.
 
 >>> import labelvar
 >>> round(float(labelvar.expected_f1(0.9, 0.1)), 4)
 0.6429
+>>> import inspect
+>>> list(inspect.signature(labelvar.simulate).parameters)[:3]
+['p_d', 'm', 'n_items']
 """
 
 from __future__ import annotations
@@ -14,73 +21,52 @@ import importlib
 
 __version__ = "0.1.0"
 
-# public name -> submodule that defines it
+#: public name -> the module that defines it
 _EXPORTS = {
-    "analytic": "labelvar.analytic",
-    "expected_accuracy": "labelvar.analytic",
-    "accuracy_se": "labelvar.analytic",
-    "prob_correct_at_least": "labelvar.analytic",
-    "prob_accuracy_at_least": "labelvar.analytic",
-    "prob_accuracy_between": "labelvar.analytic",
-    "expected_confusion": "labelvar.analytic",
-    "expected_precision": "labelvar.analytic",
-    "expected_recall": "labelvar.analytic",
-    "expected_f1": "labelvar.analytic",
-    "stratified_expectation": "labelvar.analytic",
-    "random_accuracy": "labelvar.analytic",
-    "exact_f1": "labelvar.analytic",
-    "exact_binary_metrics": "labelvar.analytic",
-    "prob_correct_at_least_heterogeneous": "labelvar.analytic",
-    "simulate": "labelvar.engine",
-    "SimulationResult": "labelvar.engine",
-    "Expert": "labelvar.models",
-    "Random": "labelvar.models",
-    "Prior": "labelvar.models",
-    "Constant": "labelvar.models",
-    "Model": "labelvar.models",
-    "CorrelatedModel": "labelvar.models",
-    "ModelPair": "labelvar.models",
-    "BetaPrior": "labelvar.priors",
-    "DiscretePrior": "labelvar.priors",
-    "FixedTheta": "labelvar.priors",
-    "sweep": "labelvar.sweep",
+    # closed forms and exact distributions
+    **dict.fromkeys(
+        ("expected_accuracy", "accuracy_se", "prob_correct_at_least", "prob_accuracy_at_least",
+         "prob_accuracy_between", "prob_random_accuracy_at_least", "expected_confusion",
+         "expected_precision", "expected_recall", "expected_f1", "stratified_expectation",
+         "random_accuracy", "exact_f1", "exact_binary_metrics",
+         "prob_correct_at_least_heterogeneous", "DiscreteDistribution"), "labelvar.analytic"),
+    # item models and labellers
+    **dict.fromkeys(("FixedTheta", "BetaPrior", "DiscretePrior", "as_theta_prior"),
+                    "labelvar.priors"),
+    **dict.fromkeys(("Expert", "Random", "Prior", "Constant", "Model", "CorrelatedModel",
+                     "ModelPair"), "labelvar.models"),
+    # the Monte Carlo engine
+    **dict.fromkeys(("simulate", "SimulationResult"), "labelvar.engine"),
+    # sweeps
+    **dict.fromkeys(("run_job", "collect"), "labelvar.sweep"),
     "SweepConfig": "labelvar.config",
-    "stratify": "labelvar.stratified",
-    "paper_table": "labelvar.stratified",
-    "StratifiedResult": "labelvar.stratified",
-    "ExcludedItemsWarning": "labelvar.stratified",
-    "bin_tests": "labelvar.inference",
-    "paired_test": "labelvar.inference",
-    "BinTestResult": "labelvar.inference",
-    "PairedTestResult": "labelvar.inference",
-    "design": "labelvar.design",
-    "Scenario": "labelvar.design",
-    "plan_study": "labelvar.design",
-    "fit_pilot": "labelvar.pilot",
-    "read_pilot": "labelvar.pilot",
-    "PilotFit": "labelvar.pilot",
-    "DesignResult": "labelvar.design",
+    # stratified evaluation of real results
+    **dict.fromkeys(("stratify", "paper_table", "StratifiedResult", "ExcludedItemsWarning"),
+                    "labelvar.stratified"),
+    **dict.fromkeys(("bin_tests", "paired_test", "BinTestResult", "PairedTestResult"),
+                    "labelvar.inference"),
+    # study design and pilots
+    **dict.fromkeys(("Scenario", "plan_study", "DesignResult"), "labelvar.design"),
+    **dict.fromkeys(("fit_pilot", "read_pilot", "PilotFit"), "labelvar.pilot"),
 }
 
-# Exports that are submodules; every other name is an object inside its module.
-# ``simulate`` and ``stratify`` stay modules here: ``import labelvar.simulate as sim``
-# resolves through this attribute, and the two modules are callable as their
-# functions (labelvar._callable), so ``labelvar.simulate(...)`` works either way.
-_MODULES = {"analytic", "design", "sweep"}
+#: topic modules reachable as ``labelvar.<name>`` without an import statement
+_SUBMODULES = {"analytic", "cli", "config", "design", "engine", "inference", "io", "models",
+               "pilot", "plots", "priors", "report", "stratified", "sweep"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
 def __getattr__(name: str):
-    try:
-        module_name = _EXPORTS[name]
-    except KeyError:
-        raise AttributeError(f"module 'labelvar' has no attribute {name!r}") from None
-    module = importlib.import_module(module_name)
-    value = module if name in _MODULES else getattr(module, name)
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f"labelvar.{name}")
+    else:
+        raise AttributeError(f"module 'labelvar' has no attribute {name!r}")
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return __all__
+    return sorted(set(__all__) | _SUBMODULES)

@@ -300,10 +300,10 @@ def _run_stratify(args) -> int:
 # --------------------------------------------------------------------------- design
 #: keys of a design config file / flags, split into Scenario fields and planner settings
 _DESIGN_SCENARIO_KEYS = ("question", "theta", "n_labels", "m", "tie_rule", "min_agreement",
-                         "alpha", "power", "baseline", "accuracy_a", "accuracy_b", "delta",
+                         "alpha", "confidence_level", "power", "baseline", "accuracy_a", "accuracy_b", "delta",
                          "error_correlation", "test", "metric", "half_width", "cost_per_item",
                          "cost_per_annotation")
-_DESIGN_PLAN_KEYS = ("panel_sizes", "n_max", "n_step", "replicates", "seed", "simulator")
+_DESIGN_PLAN_KEYS = ("panel_sizes", "n_max", "n_step", "replicates", "seed")
 _DESIGN_PILOT_KEYS = ("pilot", "pilot_field", "pilot_columns", "pilot_method")
 
 
@@ -333,7 +333,9 @@ def _add_design(sub) -> None:
     p.add_argument("--tie-rule", help="random | drop")
     p.add_argument("--min-agreement", type=float,
                    help="score only items with observed agreement >= this (default 0: all)")
-    p.add_argument("--alpha", type=float, help="significance level (default 0.05)")
+    p.add_argument("--alpha", type=float, help="tests: significance level (default 0.05)")
+    p.add_argument("--confidence-level", type=float,
+                   help="precision: confidence level of the interval (default 0.95)")
     p.add_argument("--power", type=float, help="target power (default 0.8)")
     p.add_argument("--baseline", help="separability: random | prior")
     p.add_argument("--accuracy-a", type=float,
@@ -351,8 +353,6 @@ def _add_design(sub) -> None:
     p.add_argument("--n-step", type=int, help="simulated search step (default N/50)")
     p.add_argument("--replicates", type=int, help="simulated studies per (K, N) (default 1000)")
     p.add_argument("--seed", type=int, help="simulation seed (default 0)")
-    p.add_argument("--simulator", help="auto | engine | numpy (default auto: the engine where "
-                   "it applies, numpy per-item simulation for two_systems)")
     p.add_argument("--out", metavar="DIR", help="write design*.csv, scenario.json, power.png/pdf")
     p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     p.set_defaults(func=_run_design)
