@@ -300,9 +300,9 @@ def _run_stratify(args) -> int:
 # --------------------------------------------------------------------------- design
 #: keys of a design config file / flags, split into Scenario fields and planner settings
 _DESIGN_SCENARIO_KEYS = ("question", "theta", "n_labels", "m", "tie_rule", "min_agreement",
-                         "alpha", "confidence_level", "power", "baseline", "accuracy_a", "accuracy_b", "delta",
-                         "error_correlation", "test", "metric", "half_width", "cost_per_item",
-                         "cost_per_annotation")
+                         "alpha", "confidence_level", "power", "baseline", "accuracy_a",
+                         "accuracy_b", "delta", "error_correlation", "test", "metric",
+                         "half_width", "cost_per_item", "cost_per_annotation")
 _DESIGN_PLAN_KEYS = ("panel_sizes", "n_max", "n_step", "replicates", "seed")
 _DESIGN_PILOT_KEYS = ("pilot", "pilot_field", "pilot_columns", "pilot_method")
 
