@@ -110,7 +110,7 @@ WIDE = "id,r1,r2,r3,gpt\na,1,1,0,1\nb,0,0,0,1\nc,1,1,1,0\n"
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--labels", "0,2"),
      "labels outside the label set"),
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--pos-label", "7"),
-     "pos_label '7' is not in the label set"),
+     "--pos-label: '7' is not in the label set"),
     (("--panel", "r1", "--systems", "gpt", "--item", "id"), "at least 2 annotators"),
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--humans", "dr"),
      "--humans: 'dr' matches no column"),

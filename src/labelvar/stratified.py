@@ -258,7 +258,7 @@ def _match_label(value, labels: list, field: str):
     for lab in labels:
         if str(lab) == str(value).strip():
             return lab
-    raise ValueError(f"{field} {value!r} is not in the label set "
+    raise ValueError(f"{field}: {value!r} is not in the label set "
                      f"{{{', '.join(map(repr, labels))}}}")
 
 
