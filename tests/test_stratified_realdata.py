@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import io as _io
 import json
 import re
-import io as _io
 from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np

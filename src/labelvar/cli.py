@@ -247,7 +247,8 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "confidence_level": "--confidence-level", "n_boot": "--n-boot",
                    "bins": "--bins", "metrics": "--metrics", "p_d_one": "--p-d-one",
                    "human_round": "--human-round", "tasks": "--tasks", "systems": "--systems",
-                   "panel": "--panel", "task_column": "--task-column", "group_sep": "--group-sep"}
+                   "panel": "--panel", "task_column": "--task-column", "group_sep": "--group-sep",
+                   "seed": "--seed"}
 _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 

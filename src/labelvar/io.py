@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -154,7 +155,12 @@ def read_frame(path, sep: str | None = None) -> pd.DataFrame:
     if sep is None:
         sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
     try:
-        df = pd.read_csv(path, sep=sep, skipinitialspace=True)
+        with warnings.catch_warnings():  # a row longer than the header is an error, not an index
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(path, sep=sep, skipinitialspace=True, index_col=False)
+    except pd.errors.ParserWarning:
+        raise ValueError(f"cannot read {path} as a table: some rows have more cells than "
+                         "the header") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read {path} as a table: {str(exc).splitlines()[0]}") from None
     df.columns = [str(c).strip() for c in df.columns]

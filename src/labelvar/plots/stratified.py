@@ -35,8 +35,7 @@ def _rows(tests) -> pd.DataFrame:
 
 
 def _strata_order(table) -> list:
-    """Bins in agreement order (by the :data:`AGREEMENT` column if present, else by label
-    value, :func:`labelvar.stratified.stratum_order`), ``all`` last."""
+    """Bins in agreement order (the :data:`AGREEMENT` column, else the labels' values), ``all`` last."""
     from labelvar.stratified import stratum_order
 
     strata = [s for s in stratum_order(table["stratum"]) if s != "all"]
