@@ -77,7 +77,7 @@ def test_paired_test_against_scipy():
     r = paired_test(t, "x", "y")
     assert isinstance(r, PairedTestResult)
     assert (r.system_a, r.system_b, r.metric) == ("x", "y", "f1")
-    assert r.table.columns.tolist() == ["stratum", "n", "mean_diff", "sd_diff", "t", "p"]
+    assert r.table.columns.tolist() == ["stratum", "n", "mean_diff", "sd_diff", "t", "p", "note"]
     res = r.table.set_index("stratum")
     assert res.index.tolist() == ["0.60", "1.00", "all", "pooled"]
     x = t[(t.system == "x") & (t.stratum != "all")].sort_values(["task", "stratum"]).score

@@ -286,7 +286,7 @@ def test_missing_votes_and_panel_sizes():
     (dict(predictions={"s": [1, 0]}), r"has 2 labels but the panel has 8 items"),
     (dict(predictions={"s": [1, 0, 2, 0, 0, 1, 0, 1]}), r"labels outside the label set.*2"),
     (dict(labels=[0, 2]), r"panel of task 'task' has labels outside the label set"),
-    (dict(pos_label=3), r"pos_label 3 is not in the label set"),
+    (dict(pos_label=3), r"pos_label: 3 is not in the label set"),
     (dict(humans=["drX"]), r"humans: 'drX' is not among the predictions"),
     (dict(tie_rule="coin"), r"tie_rule must be one of"),
     (dict(confidence_level=1.0), r"confidence_level must be in \(0, 1\)"),

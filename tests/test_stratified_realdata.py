@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import io as _io
+import json
+import re
 from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
@@ -144,3 +146,85 @@ def test_dialsummeval_metric_judges_join_and_rank_match():
     # the join: every summary found its metric row exactly once
     scores = mod.metric_scores(root, ["rouge-l"])
     assert scores.shape == (1400, 1) and scores.index.is_unique
+
+
+# --------------------------------------------------------------------------- issue 10
+def _stderr_lines(err):
+    return [ln for ln in err.splitlines() if ln.strip()]
+
+
+def test_snli_panel_only_h_prime_e_and_chance():
+    snli = _need("snli_dev_subset") / "snli_1.0_dev_first1288.jsonl"
+    code, out, err = run("stratify", snli, "--panel", "annotator_labels", "--n-boot", "0",
+                         "--format", "csv")
+    assert code == 0, err
+    assert "labelvar:" not in out  # the summary goes to stderr: the piped table stays clean
+    assert ("snli_1.0_dev_first1288: 1,289 items, 5 raters, 4-5 votes per item, labels "
+            "contradiction (2,088), entailment (2,183), neutral (2,171); systems none") in err
+    t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
+    assert set(t.role) == {"H'"}
+    acc = t[t.metric == "accuracy"].set_index("stratum")
+    assert acc.chance.eq(1 / 3).all()
+    assert acc.expected["0.80"] == pytest.approx(0.8)
+    assert bool(acc.small_bin["0.75"]) and not bool(acc.small_bin["0.80"])
+    code, out, err = run("stratify", snli, "--panel", "annotator_labels", "--n-boot", "0")
+    assert code == 0 and "accuracy H'" in out and "accuracy chance" in out
+
+
+def test_dialsummeval_panel_only():
+    path = _need("dialsummeval") / "human_judgment.jsonl"
+    code, out, err = run("stratify", path, "--panel", "annotations", "--n-boot", "0",
+                         "--metrics", "accuracy")
+    assert code == 0, err
+    assert len(re.findall(r"\|\s+fluency \|", out)) == 4 and "accuracy H'" in out
+    # fluency's 16 ratings of 1 (0.4 % of votes) are a real rating next to the others: kept
+    assert "fluency: 1,400 items, 3 raters, 3 votes per item, labels 1 (16), 2 (71)" in err
+
+
+def test_chexpert_without_tasks_partial_coverage(tmp_path):
+    d = _need("chexpert_test")
+    files = sorted((d / "radiologists").glob("*/*.csv")) + sorted(
+        (d / "example_models" / "decisions" / "standard").glob("*_decisions.csv"))
+    code, out, err = run("stratify", *files, "--item", "Study", "--panel", "bc*_gt",
+                         "--humans", "bc4,bc6,bc8", "--systems", "*_decisions",
+                         "--p-d-one", "0.97", "--human-round", "2", "--n-boot", "0",
+                         "--out", tmp_path / "o")
+    assert code == 0, err
+    assert len([ln for ln in err.splitlines() if "500 items, 5 raters" in ln]) == 14
+    blocks = out.split("### ")[1:]
+    assert len(blocks) == 9  # 8 models + the findings no model covers
+    drnet = next(b for b in blocks if b.startswith("drnet_decisions"))
+    assert len(re.findall(r"\|\s+Cardiomegaly \|", drnet)) == 4 and "Fracture" not in drnet
+    rest = blocks[-1]
+    assert rest.startswith("tasks without systems")
+    assert len(re.findall(r"\|\s+Fracture \|", rest)) == 4
+    t = pd.read_csv(tmp_path / "o" / "stratified.csv", dtype={"stratum": str})
+    assert t.task.nunique() == 14
+    assert set(t[t.system == "drnet_decisions"].task) == {
+        "Atelectasis", "Cardiomegaly", "Consolidation", "Edema", "Pleural Effusion"}
+    # Table 3's Cardiomegaly values are unchanged
+    c = t[(t.task == "Cardiomegaly") & (t.role == "H") & (t.metric == "f1")].set_index("stratum")
+    assert c.S.tolist() == [142, 196, 162, 500]
+
+
+def test_chaosnli_label_count_refused_as_votes_and_read_as_counts():
+    path = _need("chaosnli/chaosNLI_v1.0") / "chaosNLI_snli.jsonl"
+    code, out, err = run("stratify", path, "--panel", "label_count", "--item", "uid")
+    assert code == 2 and "--panel-counts" in err and "Traceback" not in err
+    assert len(_stderr_lines(err)) == 1
+    code, out, err = run("stratify", path, "--panel-counts", "label_count", "--labels", "e,n,c",
+                         "--item", "uid", "--n-boot", "0", "--metrics", "accuracy",
+                         "--simulated-human", "20", "--format", "csv")
+    assert code == 0, err
+    assert "chaosNLI_snli: 1,514 items, count vectors, 100 votes per item, labels e" in err
+    t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
+    counts = np.array([json.loads(ln)["label_count"] for ln in path.open()])
+    top = counts.max(axis=1)
+    s = t.set_index("stratum").S
+    assert s["all"] == 1514
+    for k in (50, 68, 90):  # S by hand
+        assert s[f"{k / 100:.2f}"] == (top == k).sum()
+    h = t[t.role == "H'"].set_index("stratum")
+    se = np.sqrt(0.25 / (1514 * 20))
+    assert abs(h.score["all"] - (top / 100).mean()) < 5 * se  # H' draws from the counts
+    assert h.expected["0.68"] == pytest.approx(0.68)

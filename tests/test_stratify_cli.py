@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import io as _io
+import json
+import os
+import subprocess
+import sys
+import threading
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -110,7 +115,7 @@ WIDE = "id,r1,r2,r3,gpt\na,1,1,0,1\nb,0,0,0,1\nc,1,1,1,0\n"
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--labels", "0,2"),
      "labels outside the label set"),
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--pos-label", "7"),
-     "pos_label '7' is not in the label set"),
+     "--pos-label: '7' is not in the label set"),
     (("--panel", "r1", "--systems", "gpt", "--item", "id"), "at least 2 annotators"),
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--humans", "dr"),
      "--humans: 'dr' matches no column"),
@@ -183,3 +188,166 @@ def test_compare_two_systems_across_tasks(tmp_path):
     code, out, err = run("stratify", p, "--panel", "gt*", "--systems", "strong",
                          "--item", "item", "--task-column", "task", "--compare", "strong")
     assert code == 2 and "--compare takes two systems" in err
+
+
+# --------------------------------------------------------------------------- issue 10
+def test_stray_label_refused_naming_the_flags(tmp_path):
+    rows = ["id,r1,r2,r3,r4,r5"] + [f"i{i},{i % 2},{i % 2},1,0,{i % 2}" for i in range(400)]
+    rows[9] = "i8,0,0,2,0,0"
+    p = tmp_path / "stray.csv"
+    p.write_text("\n".join(rows) + "\n")
+    msg = _bad(tmp_path, p.read_text(), "--panel", "r*", "--item", "id", name="stray.csv")
+    assert ("label 2 occurs in 1 of 2,000 votes (0.05 %), which looks like a stray value; pass "
+            "--labels 0,1 to drop it as missing or --labels 0,1,2 to keep it") in msg
+    code, out, err = run("stratify", p, "--panel", "r*", "--item", "id", "--labels", "0,1",
+                         "--n-boot", "0", "--format", "csv")
+    assert code == 0, err
+    assert "labelvar: note: task 'stray': 1 of 2,000 votes outside the label set (2: 1)" in err
+    assert (pd.read_csv(_io.StringIO(out)).n_labels == 2).all()
+
+
+def test_system_that_is_also_a_rater_refused(tmp_path):
+    msg = _bad(tmp_path, WIDE, "--panel", "r*", "--systems", "r1,gpt", "--item", "id")
+    assert "--systems: 'r1' is also a panel rater: it would be scored against a majority it " \
+           "voted in" in msg
+
+
+def test_messages_name_the_flags(tmp_path):
+    pred = tmp_path / "p.jsonl"
+    pred.write_text('{"uid": "a", "pred": 1}\n')
+    msg = _bad(tmp_path, WIDE, "--panel", "r*", "--item", "id", "--predictions", f"bot={pred}",
+               "--pred-item", "uid")
+    assert "--missing-predictions drop" in msg and "missing=" not in msg
+    msg = _bad(tmp_path, "id,r1,r2,gpt\na,x,x,x\nb,y,x,x\n", "--panel", "r*", "--systems",
+               "gpt", "--item", "id")
+    assert "(--pos-label ...)" in msg
+    msg = _bad(tmp_path, WIDE, "--panel", "r*", "--item", "id", "--min-bin-size", "0")
+    assert msg.startswith("labelvar: error: --min-bin-size")
+    msg = _bad(tmp_path, WIDE, "--panel", "r*", "--item", "id", "--simulated-human", "0")
+    assert "--simulated-human 5" in msg
+
+
+def test_panel_counts_csv_columns(tmp_path):
+    p = tmp_path / "c.csv"
+    p.write_text("id,yes,no,bot\na,3,2,yes\nb,0,5,no\nc,4,1,no\n")
+    code, out, err = run("stratify", p, "--panel-counts", "yes,no", "--systems", "bot",
+                         "--item", "id", "--pos-label", "yes", "--n-boot", "0", "--format", "csv")
+    assert code == 0, err
+    assert "c: 3 items, count vectors, 5 votes per item, labels yes (7), no (8); systems bot" in err
+    t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
+    acc = t[(t.metric == "accuracy") & (t.stratum == "all")].iloc[0]
+    assert acc.score == pytest.approx(2 / 3)
+    msg = _bad(tmp_path, WIDE, "--panel", "r*", "--panel-counts", "r1,r2", "--item", "id")
+    assert "one of the two" in msg
+
+
+def test_rerun_of_out_replaces_old_files_and_records_the_seed(tmp_path):
+    df = pd.concat([synthetic_panel(60, seed=s).assign(task=f"t{s}") for s in range(3)])
+    p = tmp_path / "m.csv"
+    df.to_csv(p, index=False)
+    base = ["stratify", p, "--panel", "gt*", "--systems", "strong,weak", "--item", "item",
+            "--task-column", "task", "--n-boot", "0", "--out", tmp_path / "o"]
+    assert run(*base, "--compare", "strong,weak", "--seed", "3")[0] == 0
+    assert (tmp_path / "o" / "paired_f1.csv").is_file()
+    assert run(*base, "--seed", "7")[0] == 0
+    files = {f.name for f in (tmp_path / "o").iterdir()}
+    assert not any(f.startswith("paired_") for f in files)
+    meta = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert meta["seed"] == 7 and sorted(meta["files"]) == sorted(files - {"report.json"})
+    assert meta["inputs"]["t0"]["items"] == 60
+
+
+def test_concurrent_runs_into_one_dir_never_mix(tmp_path):
+    from labelvar.report import write_stratify_report
+
+    df = synthetic_panel(80, seed=1).set_index("item")
+    results = {s: stratify(df.filter(like="gt"), df[["weak", "coin"]], n_boot=20,
+                           simulated_human=2, seed=s) for s in (0, 1)}
+    out = tmp_path / "o"
+    def write(seed):
+        try:
+            write_stratify_report(results[seed], out, figures=False)
+        except OSError:  # the loser of a rename race fails; it never mixes files
+            pass
+
+    for _ in range(5):
+
+        threads = [threading.Thread(target=write, args=(s,)) for s in (0, 1)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        seed = json.loads((out / "report.json").read_text())["seed"]
+        saved = pd.read_csv(out / "stratified.csv")
+        expect = results[seed].table.reset_index(drop=True)
+        assert saved.score.to_numpy() == pytest.approx(expect.score.to_numpy(), nan_ok=True)
+        assert not [p for p in tmp_path.iterdir() if p.name != "o"]  # no temporary left
+
+
+BAD_INPUTS = [  # (file name, content (str, bytes or "DIR"), extra args)
+    ("empty.csv", "", ()),
+    ("header.csv", "id,r1,r2,r3\n", ()),
+    ("latin1.csv", "id,r1,r2\na,\xe9,\xe9\n".encode("latin-1"), ()),
+    ("latin1.jsonl", '{"v": ["\xe9", "a"]}\n'.encode("latin-1"), ("--panel", "v")),
+    ("nocol.csv", "id,a,b\nx,1,0\n", ()),
+    ("dup.csv", "id,r1,r2\na,1,1\na,0,0\n", ()),
+    ("allnan.csv", "id,r1,r2\na,,\nb,,\n", ()),
+    ("one.csv", "id,r1\na,1\nb,0\n", ()),
+    ("adir", "DIR", ()),
+    ("one_label.csv", "id,r1,r2\na,1,1\nb,1,1\n", ("--labels", "1")),
+    ("dup_labels.csv", "id,r1,r2\na,1,0\nb,1,1\n", ("--labels", "0,0")),
+    ("strings.csv", "id,r1,r2\na,x,y\nb,x,x\n", ()),
+    ("bad.jsonl", "{not json\n", ("--panel", "v")),
+    ("list.jsonl", "[1, 2]\n", ("--panel", "v")),
+    ("nofield.jsonl", '{"w": [1, 0]}\n', ("--panel", "v")),
+    ("scalar.jsonl", '{"v": 3}\n', ("--panel", "v")),
+    ("mixed.jsonl", '{"v": [1, 0]}\n{"v": "10"}\n', ("--panel", "v")),
+    ("empty.jsonl", "\n\n", ("--panel", "v")),
+    ("counts.jsonl", '{"v": [1, 2]}\n{"v": [1, 2, 3]}\n', ("--panel-counts", "v")),
+    ("neg.jsonl", '{"v": [1, -2]}\n{"v": [1, 2]}\n', ("--panel-counts", "v")),
+    ("frac.csv", "id,a,b\nx,1.5,2\ny,1,1\n", ("--panel-counts", "a,b")),
+    ("nlab.jsonl", '{"v": [1, 2]}\n', ("--panel-counts", "v", "--labels", "a,b,c")),
+    ("ok.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--bins", "0.9,1")),
+    ("ok2.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--metrics", "auc")),
+    ("ok3.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--confidence-level", "1.5")),
+    ("ok4.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--n-boot", "-1")),
+    ("ok5.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--p-d-one", "2")),
+    ("ok6.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--layout", "raters")),
+    ("ok7.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--seed", "-1")),
+    ("ok8.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--panel-counts", "r1,r2", "--layout",
+                                                     "long")),
+    ("ragged.csv", "id,r1,r2\na,1,1,1,1\nb,0\n", ()),
+    ("pred.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--predictions", "x")),
+]
+
+
+@pytest.mark.parametrize("name, content, extra", BAD_INPUTS, ids=[b[0] for b in BAD_INPUTS])
+def test_fresh_pass_of_bad_inputs(tmp_path, name, content, extra):
+    path = tmp_path / name
+    if content == "DIR":
+        path.mkdir()
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    args = ["stratify", path, "--n-boot", "0"]
+    if "--panel" not in extra and "--panel-counts" not in extra:
+        args += ["--panel", "r*"]
+    if not name.endswith(".jsonl"):
+        args += ["--item", "id"]
+    code, out, err = run(*args, *extra)
+    lines = err.strip().splitlines()
+    assert code == 2, (out, err)
+    assert len(lines) == 1 and lines[0].startswith("labelvar: error: "), err
+    assert "Traceback" not in err
+
+
+def test_bad_input_subprocess_no_traceback(tmp_path):
+    p = tmp_path / "x.csv"
+    p.write_bytes(b"id,r1,r2\na,\xff,1\n")
+    for argv in (["stratify", str(p), "--panel", "r*", "--item", "id"],
+                 ["stratify", str(tmp_path), "--panel", "r*"]):
+        proc = subprocess.run([sys.executable, "-m", "labelvar.cli", *argv], capture_output=True,
+                              text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr

@@ -180,9 +180,13 @@ def _add_stratify(sub) -> None:
     p.add_argument("--layout", choices=_LAYOUTS,
                    default="auto", help="input layout (default: jsonl for .json/.jsonl, "
                    "raters for several files, else wide)")
-    p.add_argument("--panel", required=True,
+    p.add_argument("--panel", default=None,
                    help="panel columns/raters (names or globs, comma separated); for JSONL the "
                    "field holding the list of labels")
+    p.add_argument("--panel-counts", default=None, metavar="FIELD_OR_COLUMNS",
+                   help="instead of --panel: per-label vote counts, a JSONL field holding a "
+                   "list of counts (ChaosNLI's label_count) or CSV count columns; --labels "
+                   "names the counts in order (default: the column names, or 0,1,...)")
     p.add_argument("--systems", default="", help="columns/raters/fields to evaluate")
     p.add_argument("--humans", default="",
                    help="columns/raters forming the independent human group H")
@@ -200,11 +204,17 @@ def _add_stratify(sub) -> None:
     p.add_argument("--pred-classes", type=_strs, default=None,
                    help="labels of class indices in --predictions files, in index order")
     p.add_argument("--pos-label", default=None, help="positive label for F1")
-    p.add_argument("--labels", type=_strs, default=None, help="the label set (default inferred)")
+    p.add_argument("--labels", type=_strs, default=None,
+                   help="the label set (default inferred; rare votes outside a given set are "
+                   "dropped as missing, with a note)")
     p.add_argument("--bins", type=_floats, default=None, help="p_d bin edges, e.g. 0.5,0.7,1")
     p.add_argument("--metrics", type=_strs, default=["f1", "accuracy"])
-    p.add_argument("--simulated-human", type=int, default=0, metavar="D",
-                   help="add H' (a panel vote drawn at random, D draws averaged)")
+    p.add_argument("--simulated-human", type=int, default=None, metavar="D",
+                   help="add H' (a panel vote drawn at random, D draws averaged); default 5 "
+                   "when there are no systems and no humans (a panel-only report), else 0")
+    p.add_argument("--min-bin-size", type=int, default=10, metavar="S",
+                   help="bins with fewer items are flagged small and left out of the bin "
+                   "tests (default 10)")
     p.add_argument("--leave-one-out", action="store_true",
                    help="add H'-loo (the drawn vote removed from the majority)")
     p.add_argument("--p-d-one", type=float, default=None, metavar="P",
@@ -230,18 +240,33 @@ def _add_stratify(sub) -> None:
     p.set_defaults(func=_run_stratify)
 
 
-#: load_tasks parameters named in its errors -> the flags a user typed
+#: load_tasks/stratify parameters named in their errors -> the flags a user typed
 _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", "item": "--item",
-                   "pred_item": "--pred-item"}
+                   "pred_item": "--pred-item", "labels": "--labels", "pos_label": "--pos-label",
+                   "missing": "--missing-predictions", "panel_counts": "--panel-counts",
+                   "simulated_human": "--simulated-human", "min_bin_size": "--min-bin-size",
+                   "confidence_level": "--confidence-level", "n_boot": "--n-boot",
+                   "bins": "--bins", "metrics": "--metrics", "p_d_one": "--p-d-one",
+                   "human_round": "--human-round", "tasks": "--tasks", "systems": "--systems",
+                   "panel": "--panel", "task_column": "--task-column", "group_sep": "--group-sep",
+                   "seed": "--seed"}
+_NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 
 def _flag_error(exc: ValueError) -> ValueError:
-    """The error with a leading parameter name replaced by its flag."""
+    """The error with parameter names (``labels: ...``, ``labels=[0, 1]``) as flags."""
     msg = str(exc)
-    head = re.match(r"\w+", msg)
-    if head and head.group() in _STRATIFY_FLAGS:
-        msg = _STRATIFY_FLAGS[head.group()] + msg[head.end():]
-    return ValueError(msg)
+    head = re.match(r"(\w+)(?=:| must | is | takes )", msg)
+    if head and head.group(1) in _STRATIFY_FLAGS:
+        msg = _STRATIFY_FLAGS[head.group(1)] + msg[head.end():]
+
+    def flag(m):
+        if m.group(1) not in _STRATIFY_FLAGS:
+            return m.group()
+        value = ",".join(x.strip(" '\"") for x in m.group(2).strip("[]").split(","))
+        return f"{_STRATIFY_FLAGS[m.group(1)]} {value}"
+
+    return ValueError(_NAMED.sub(flag, msg))
 
 
 def _predictions(specs) -> dict:
@@ -261,31 +286,40 @@ def _run_stratify(args) -> int:
     from labelvar import io, report
     from labelvar import stratified as st
 
-    try:
-        data = io.load_tasks(
-            args.files, panel=args.panel, layout=args.layout, systems=args.systems,
-            humans=args.humans, item=args.item, task_column=args.task_column,
-            group_sep=args.group_sep, tasks=args.tasks, rater=args.rater_column,
-            label=args.label_column, predictions=_predictions(args.predictions),
-            pred_item=args.pred_item, pred_label=args.pred_label, pred_classes=args.pred_classes)
-    except ValueError as exc:
-        raise _flag_error(exc) from None
-    loaded = list(dict.fromkeys(c for td in data.values() for c in td.predictions.columns))
-    humans = io.select_columns(loaded, args.humans, "--humans") if args.humans else []
+    if (args.panel is None) == (args.panel_counts is None):
+        raise ValueError("give the panel's votes (--panel) or its per-label counts "
+                         "(--panel-counts), one of the two")
     if args.compare is not None and len(args.compare) != 2:
         raise ValueError(f"--compare takes two systems A,B; got {args.compare!r}")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", st.ExcludedItemsWarning)
-        result = st.stratify(
-            data, humans=humans, pos_label=args.pos_label, labels=args.labels, bins=args.bins,
-            metrics=args.metrics, simulated_human=args.simulated_human,
-            leave_one_out=args.leave_one_out, p_d_one=args.p_d_one,
-            human_round=args.human_round, tie_rule=args.tie_rule,
-            missing=args.missing_predictions, confidence_level=args.confidence_level,
-            n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed)
+    counts = args.panel_counts is not None
+    try:
+        data = io.load_tasks(
+            args.files, panel=args.panel_counts if counts else args.panel, layout=args.layout,
+            systems=args.systems, humans=args.humans, item=args.item,
+            task_column=args.task_column, group_sep=args.group_sep, tasks=args.tasks,
+            rater=args.rater_column, label=args.label_column,
+            predictions=_predictions(args.predictions), pred_item=args.pred_item,
+            pred_label=args.pred_label, pred_classes=args.pred_classes, panel_counts=counts,
+            labels=args.labels)
+        loaded = list(dict.fromkeys(c for td in data.values() for c in td.predictions.columns))
+        humans = io.select_columns(loaded, args.humans, "humans") if args.humans else []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", st.DataNoteWarning)
+            result = st.stratify(
+                data, humans=humans, pos_label=args.pos_label, labels=args.labels,
+                bins=args.bins, metrics=args.metrics, simulated_human=args.simulated_human,
+                leave_one_out=args.leave_one_out, p_d_one=args.p_d_one,
+                human_round=args.human_round, tie_rule=args.tie_rule,
+                missing=args.missing_predictions, confidence_level=args.confidence_level,
+                n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed,
+                panel_counts=counts, min_bin_size=args.min_bin_size)
+    except ValueError as exc:
+        raise _flag_error(exc) from None
+    for line in result.describe():  # what was read, on stderr: piped tables stay clean
+        print(f"labelvar: {line}", file=sys.stderr)
     for w in caught:
-        if issubclass(w.category, st.ExcludedItemsWarning):
-            print(f"labelvar: note: {w.message}", file=sys.stderr)
+        if issubclass(w.category, st.DataNoteWarning):
+            print(f"labelvar: note: {_flag_error(ValueError(w.message))}", file=sys.stderr)
     paired = report.paired_tests(result, args.compare)
     if args.format == "csv":
         _print_table(result.table, "csv")

@@ -29,6 +29,8 @@ __all__ = ["BinTestResult", "PairedTestResult", "bin_tests", "paired_test", "sta
 
 #: (largest p, stars) from the strictest level down; above the last: ``ns``
 STAR_LEVELS = ((1e-4, "****"), (1e-3, "***"), (1e-2, "**"), (5e-2, "*"))
+#: fewest observations per group for a test (fewer: NaN p, a note, no star)
+MIN_GROUP = 3
 
 
 def stars(p) -> str:
@@ -105,7 +107,8 @@ class PairedTestResult:
     ----------
     table : pandas.DataFrame
         One row per stratum, bins in increasing agreement, then ``all`` and
-        ``pooled``: ``stratum, n, mean_diff, sd_diff, t, p``.
+        ``pooled``: ``stratum, n, mean_diff, sd_diff, t, p, note`` (fewer than 3
+        pairs: no test, NaN ``t`` and ``p``, the reason in ``note``).
     system_a, system_b : str
         The systems compared (differences are ``a - b``).
     metric : str
@@ -124,7 +127,11 @@ def bin_tests(table, *, metric: str = "f1", value: str = "delta_human", a: str |
     r"""Welch's t-test and Levene's test between two bins of a column's distribution.
 
     The distribution is over the rows of ``role`` (systems x tasks), as in the
-    paper's Figure 3 (:math:`\Delta_{H-M}` by bin).
+    paper's Figure 3 (:math:`\Delta_{H-M}` by bin). Rows of bins flagged
+    ``small_bin`` (fewer items than :func:`labelvar.stratify`'s ``min_bin_size``)
+    are left out. With fewer than 3 values in either bin there is no test: the
+    statistics and p-values are NaN and ``note`` says why (a non-finite statistic,
+    e.g. Levene's on constant groups, is treated the same way).
 
     Parameters
     ----------
@@ -136,7 +143,7 @@ def bin_tests(table, *, metric: str = "f1", value: str = "delta_human", a: str |
         Column to compare (``delta_human``, ``score``, ``delta_expected``).
     a, b : str, optional
         Strata to compare (default: the lowest and the highest agreement bin, in
-        numeric order over all tasks).
+        numeric order over all tasks, among the bins that are not small).
     role : str
         Rows to use (``system`` by default).
     proportiontocut : float
@@ -165,6 +172,8 @@ def bin_tests(table, *, metric: str = "f1", value: str = "delta_human", a: str |
     if value not in table.columns:
         raise ValueError(f"value must be a column of the table, got {value!r}")
     sub = table[(table["role"] == role) & (table["metric"] == metric)]
+    if "small_bin" in sub.columns:
+        sub = sub[~sub["small_bin"].astype(bool)]
     strata = [s for s in stratum_order(sub["stratum"]) if s != "all"]
     if len(strata) < 2 and (a is None or b is None):
         raise ValueError(f"need at least 2 bins to compare, got {strata!r}")
@@ -172,21 +181,33 @@ def bin_tests(table, *, metric: str = "f1", value: str = "delta_human", a: str |
     b = strata[-1] if b is None else b
     for s in (a, b):
         if s not in set(sub["stratum"]):
-            raise ValueError(f"stratum {s!r} not in the table; strata: {', '.join(strata)}")
+            raise ValueError(f"stratum {s!r} not in the table (or a small bin); strata: "
+                             f"{', '.join(strata)}")
     xa = sub.loc[sub["stratum"] == a, value].dropna().to_numpy(float)
     xb = sub.loc[sub["stratum"] == b, value].dropna().to_numpy(float)
-    if xa.size < 2 or xb.size < 2:
-        raise ValueError(f"need at least 2 values per bin, got {xa.size} and {xb.size}")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", RuntimeWarning)
-        w = stats.ttest_ind(xa, xb, equal_var=False)
-        lev = stats.levene(xa, xb, center="trimmed", proportiontocut=proportiontocut)
-    note = "; ".join(dict.fromkeys(str(c.message).split(".")[0] for c in caught))
+    nan = float("nan")
+    welch = levene = (nan, nan)
+    if min(xa.size, xb.size) < MIN_GROUP:
+        note = (f"no test: fewer than {MIN_GROUP} values per bin ({xa.size} and {xb.size})")
+    else:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RuntimeWarning)
+            w = stats.ttest_ind(xa, xb, equal_var=False)
+            lev = stats.levene(xa, xb, center="trimmed", proportiontocut=proportiontocut)
+        notes = list(dict.fromkeys(str(c.message).split(".")[0] for c in caught))
+        welch, levene = (float(w.statistic), float(w.pvalue)), (float(lev.statistic),
+                                                                float(lev.pvalue))
+        for name, res in (("Welch", welch), ("Levene", levene)):
+            if not np.isfinite(res[0]):
+                notes.append(f"{name}: statistic {res[0]} (constant values?), no test")
+        welch = welch if np.isfinite(welch[0]) else (nan, nan)
+        levene = levene if np.isfinite(levene[0]) else (nan, nan)
+        note = "; ".join(notes)
     return BinTestResult(pd.DataFrame([dict(
         metric=metric, value=value, stratum_a=a, stratum_b=b, n_a=xa.size, n_b=xb.size,
-        mean_a=xa.mean(), mean_b=xb.mean(), sd_a=xa.std(ddof=1), sd_b=xb.std(ddof=1),
-        welch_t=float(w.statistic), welch_p=float(w.pvalue),
-        levene_stat=float(lev.statistic), levene_p=float(lev.pvalue), note=note,
+        mean_a=xa.mean() if xa.size else nan, mean_b=xb.mean() if xb.size else nan,
+        sd_a=xa.std(ddof=1) if xa.size > 1 else nan, sd_b=xb.std(ddof=1) if xb.size > 1 else nan,
+        welch_t=welch[0], welch_p=welch[1], levene_stat=levene[0], levene_p=levene[1], note=note,
     )]))
 
 
@@ -208,7 +229,8 @@ def paired_test(table, system_a: str, system_b: str, *, metric: str = "f1"
     PairedTestResult
         Its ``table``: one row per stratum (pairs = tasks; bins in increasing
         agreement, then ``all``) plus ``pooled`` (pairs = tasks x bins, excluding
-        ``all``): ``stratum, n, mean_diff, sd_diff, t, p``.
+        ``all``): ``stratum, n, mean_diff, sd_diff, t, p, note``; fewer than 3
+        pairs give no test (NaN ``t`` and ``p``, the reason in ``note``).
 
     Examples
     --------
@@ -223,6 +245,8 @@ def paired_test(table, system_a: str, system_b: str, *, metric: str = "f1"
 
     table = _as_table(table)
     sub = table[table["metric"] == metric]
+    if "small_bin" in sub.columns:  # small bins enter no test
+        sub = sub[~sub["small_bin"].astype(bool)]
     for s in (system_a, system_b):
         if s not in set(sub["system"]):
             raise ValueError(f"system {s!r} not in the table; systems: "
@@ -238,12 +262,18 @@ def paired_test(table, system_a: str, system_b: str, *, metric: str = "f1"
         else:
             w = wide.xs(s, level="stratum", drop_level=False)
         d = (w[system_a] - w[system_b]).to_numpy(float)
-        if d.size >= 2:
-            r = stats.ttest_rel(w[system_a].to_numpy(float), w[system_b].to_numpy(float))
+        t_stat = p = np.nan
+        note = f"no test: fewer than {MIN_GROUP} pairs" if d.size < MIN_GROUP else ""
+        if not note:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                r = stats.ttest_rel(w[system_a].to_numpy(float), w[system_b].to_numpy(float))
             t_stat, p = float(r.statistic), float(r.pvalue)
-        else:
-            t_stat = p = np.nan
+            if not np.isfinite(t_stat):
+                t_stat = p = np.nan
+                note = "no test: identical differences"
         rows.append(dict(stratum=s, n=d.size, mean_diff=d.mean() if d.size else np.nan,
-                         sd_diff=d.std(ddof=1) if d.size > 1 else np.nan, t=t_stat, p=p))
+                         sd_diff=d.std(ddof=1) if d.size > 1 else np.nan, t=t_stat, p=p,
+                         note=note))
     return PairedTestResult(pd.DataFrame(rows), system_a=system_a, system_b=system_b,
                             metric=metric)

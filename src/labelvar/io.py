@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -64,6 +65,14 @@ class TaskData(NamedTuple):
 
 
 # --------------------------------------------------------------------------- helpers
+def _check_file(path: Path) -> None:
+    """A readable regular file, or one line saying what it is instead."""
+    if path.is_dir():
+        raise ValueError(f"{path} is a directory; give the data file(s) inside it")
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+
+
 def _plain(x):
     """Numpy scalars as Python scalars (for readable messages)."""
     return x.item() if isinstance(x, np.generic) else x
@@ -142,12 +151,16 @@ def read_frame(path, sep: str | None = None) -> pd.DataFrame:
     ['item', 'r1']
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
+    _check_file(path)
     if sep is None:
         sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
     try:
-        df = pd.read_csv(path, sep=sep, skipinitialspace=True)
+        with warnings.catch_warnings():  # a row longer than the header is an error, not an index
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(path, sep=sep, skipinitialspace=True, index_col=False)
+    except pd.errors.ParserWarning:
+        raise ValueError(f"cannot read {path} as a table: some rows have more cells than "
+                         "the header") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read {path} as a table: {str(exc).splitlines()[0]}") from None
     df.columns = [str(c).strip() for c in df.columns]
@@ -178,7 +191,18 @@ def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
     return out
 
 
+def _no_overlap(panel_names, system_names) -> list:
+    """Refuse a rater that is both in the panel and evaluated; return the system names."""
+    both = [s for s in system_names if s in set(panel_names)]
+    if both:
+        raise ValueError(f"systems: {both[0]!r} is also a panel rater: it would be scored "
+                         "against a majority it voted in; take it out of the panel or out of "
+                         "the systems/humans")
+    return list(system_names)
+
+
 def _task_data(df: pd.DataFrame, panel_cols, system_cols) -> TaskData:
+    _no_overlap(panel_cols, system_cols)
     return TaskData(df[list(panel_cols)].copy(), df[list(system_cols)].copy())
 
 
@@ -323,7 +347,7 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
             named[p.stem] = p
     names = list(named)
     pnames = select_columns(names, panel, "panel")
-    snames = [s for s in select_columns(names, systems, "systems") if s not in pnames]
+    snames = _no_overlap(pnames, select_columns(names, systems, "systems"))
     frames = {n: _index(read_frame(named[n], sep), item, str(named[n])) for n in pnames + snames}
     ref = frames[pnames[0]]
     task_names = select_columns(list(ref.columns), tasks if tasks is not None else "*", "tasks")
@@ -409,7 +433,7 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
     groups = df.groupby(task_column, sort=False) if task_column else [(default_task, df)]
     raters_all = list(dict.fromkeys(df[rater]))
     pnames = select_columns(raters_all, panel, "panel")
-    snames = [s for s in select_columns(raters_all, systems, "systems") if s not in pnames]
+    snames = _no_overlap(pnames, select_columns(raters_all, systems, "systems"))
     out = {}
     for t, sub in groups:
         wide = sub.pivot(index=item, columns=rater, values=label)
@@ -423,13 +447,23 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
 
 
 # --------------------------------------------------------------------------- jsonl
+def _lines(fh, path):
+    """The lines of a text file, a decoding error named with the file and line."""
+    lineno = 0
+    try:
+        for lineno, line in enumerate(fh, 1):  # noqa: B007 - lineno is used below
+            yield line
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}:{lineno + 1}: not UTF-8 text ({exc.reason}); "
+                         "save the file as UTF-8") from None
+
+
 def _read_jsonl_records(path) -> list[dict]:
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
+    _check_file(path)
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
+    with path.open(encoding="utf-8", errors="strict") as fh:
+        for lineno, line in enumerate(_lines(fh, path), 1):
             if not line.strip():
                 continue
             try:
@@ -443,9 +477,9 @@ def _read_jsonl_records(path) -> list[dict]:
 
 
 @fill
-def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = None
-               ) -> dict[str, TaskData]:
-    r"""Load JSON lines with a list of panel labels per item.
+def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = None,
+               counts: bool = False, labels: Sequence | None = None) -> dict[str, TaskData]:
+    r"""Load JSON lines with a list of panel labels (or per-label vote counts) per item.
 
     Parameters
     ----------
@@ -462,6 +496,15 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         Item id field(s), joined with ``|`` when several (default: line number).
     task : str, optional
         Task name for a single-task file (default: the file's stem).
+    counts : bool
+        ``panel`` holds per-label vote counts instead of votes: a list in label
+        order (ChaosNLI's ``label_count``, ``[12, 68, 20]``) or an object label ->
+        count (``label_counter``). The panel then has one column per label
+        holding the counts (pass it to :func:`labelvar.stratify` with
+        ``panel_counts=True``); any number of votes per item.
+    labels : sequence, optional
+        With ``counts``: the label of each list position (default 0, 1, ...; for
+        objects, the keys in order of appearance).
 
     Returns
     -------
@@ -470,6 +513,13 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
     Examples
     --------
     >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "c.jsonl")
+    >>> _ = open(p, "w").write('{"id": "a", "n": [12, 68, 20]}\n{"id": "b", "n": [0, 1, 99]}\n')
+    >>> read_jsonl(p, panel="n", item="id", counts=True, labels=["e", "n", "c"])["c"].panel.loc["a"]
+    e    12
+    n    68
+    c    20
+    Name: a, dtype: int64
     >>> p = os.path.join(tempfile.mkdtemp(), "nli.jsonl")
     >>> _ = open(p, "w").write('{"id": "a", "votes": ["e", "e", "n"]}\n'
     ...                        '{"id": "b", "votes": ["c", "c", "c", "n"]}\n')
@@ -498,6 +548,14 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
             raise ValueError(f"systems: field {f!r} not found in {path}; "
                              f"fields: {', '.join(map(repr, list(rows[0])[:12]))}")
     index = pd.Index(ids, name="item")
+    if counts:
+        pan = _count_panel(path, rows, panel, labels, index)
+        pred = pd.DataFrame({f: [r.get(f) for r in rows] for f in sysf}, index=index)
+        return {task or Path(path).stem: TaskData(pan, pred)}
+    for i, r in enumerate(rows):
+        if not isinstance(r[panel], list):
+            raise ValueError(f"panel: field {panel!r} must hold a list of labels per item; "
+                             f"record {i + 1} of {path} has {type(r[panel]).__name__}")
     first = rows[0][panel]
     if not isinstance(first, list):
         raise ValueError(f"panel: field {panel!r} must hold a list of labels per item, "
@@ -518,6 +576,36 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
                                  for r in rows] for f in sysf}, index=index)
         out[t] = TaskData(pan, pred)
     return out
+
+
+def _count_panel(path, rows, field, labels, index) -> pd.DataFrame:
+    """Per-label vote counts from a JSONL field (lists in label order, or label -> count)."""
+    vals = [r[field] for r in rows]
+    if all(isinstance(x, dict) for x in vals):
+        keys = list(dict.fromkeys(k for x in vals for k in x))
+        names = keys if labels is None else list(labels)
+        if not set(map(str, keys)) <= set(map(str, names)):
+            raise ValueError(f"panel counts: {path} has labels {keys!r} in {field!r}, "
+                             f"not among labels {names!r}")
+        by_text = {str(k): k for k in keys}
+        table = [[x.get(by_text.get(str(n), n), 0) for n in names] for x in vals]
+    else:
+        bad = next((i for i, x in enumerate(vals) if not isinstance(x, list)), None)
+        if bad is not None:
+            raise ValueError(f"panel counts: field {field!r} must hold a list of counts (or "
+                             f"an object label -> count); record {bad + 1} of {path} has "
+                             f"{type(vals[bad]).__name__}")
+        width = {len(x) for x in vals}
+        if len(width) != 1:
+            raise ValueError(f"panel counts: lists in {field!r} of {path} differ in length "
+                             f"({min(width)} to {max(width)}); one count per label, always")
+        n = width.pop()
+        names = list(range(n)) if labels is None else list(labels)
+        if len(names) != n:
+            raise ValueError(f"labels: {len(names)} labels for {n} counts per item in "
+                             f"{field!r}; name every count, in order")
+        table = vals
+    return pd.DataFrame(table, index=index, columns=names)
 
 
 # --------------------------------------------------------------------------- predictions files
@@ -619,7 +707,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
                task_column: str | None = None, group_sep: str | None = None, tasks=None,
                rater: str = "rater", label: str = "label", predictions=None,
                pred_item: str | None = None, pred_label: str = "pred",
-               pred_classes: Sequence | None = None) -> dict[str, TaskData]:
+               pred_classes: Sequence | None = None, panel_counts: bool = False,
+               labels: Sequence | None = None) -> dict[str, TaskData]:
     r"""Load panel votes and predictions from files in any supported layout.
 
     Parameters
@@ -648,6 +737,12 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         Id and label fields of those files (``pred_item`` defaults to ``item``).
     pred_classes : sequence, optional
         Labels of class indices in those files, in index order.
+    panel_counts : bool
+        ``panel`` names per-label vote counts: a JSONL field (:func:`read_jsonl`
+        with ``counts=True``) or wide count columns, one per label (their names
+        are the labels unless ``labels`` is given). Wide and JSONL layouts only.
+    labels : sequence, optional
+        With ``panel_counts``: the label of each count, in order.
 
     Returns
     -------
@@ -670,6 +765,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
     if not files:
         raise ValueError("files: no input file given")
     for f in files:
+        if f.is_dir():
+            raise ValueError(f"files: {f} is a directory; give the data file(s) inside it")
         if not f.is_file():
             raise ValueError(f"files: no such file: {f}")
     if layout not in LAYOUTS:
@@ -683,6 +780,9 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
             layout = "wide"
     if layout != "raters" and len(files) > 1:
         raise ValueError(f"layout {layout} takes one file, got {len(files)}")
+    if panel_counts and layout not in ("wide", "jsonl"):
+        raise ValueError(f"panel_counts: count vectors are read from wide or JSONL files, "
+                         f"not the {layout} layout")
     human_patterns = _patterns(humans)
     evaluated = _patterns(systems) + human_patterns
     try:
@@ -693,7 +793,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
             data = read_long(files[0], panel=panel, systems=evaluated, item=item or "item",
                              rater=rater, label=label, task_column=task_column)
         elif layout == "jsonl":
-            data = read_jsonl(files[0], panel=panel, systems=evaluated, item=item)
+            data = read_jsonl(files[0], panel=panel, systems=evaluated, item=item,
+                              counts=panel_counts, labels=labels)
         else:
             if not item:
                 raise ValueError("item is required with several files (the id column they "

@@ -62,6 +62,9 @@ def _paper_table(result, system):
 def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:
     """The paper-layout tables of a stratify result, one per system, with their titles.
 
+    A system's table holds the tasks it has predictions for; tasks no system covers
+    get one more table (H or H', E, chance), so every task is shown.
+
     Examples
     --------
     >>> from labelvar import stratify
@@ -70,10 +73,16 @@ def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:
     ['ai']
     """
     table = _table(result)
-    systems = list(dict.fromkeys(table.loc[table["role"] == "system", "system"]))
+    is_system = table["role"] == "system"
+    systems = list(dict.fromkeys(table.loc[is_system, "system"]))
     if not systems:
         return [("panel vs humans (no systems)", _paper_table(result, None))]
-    return [(str(s), _paper_table(result, s)) for s in systems]
+    blocks = [(str(s), _paper_table(result, s)) for s in systems]
+    uncovered = ~table["task"].isin(set(table.loc[is_system, "task"]))
+    if uncovered.any():
+        blocks.append(("tasks without systems: panel vs humans",
+                       _paper_table(table[uncovered], None)))
+    return blocks
 
 
 def paired_tests(result, compare) -> dict:
@@ -225,9 +234,11 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
             for metric, res in paired.items():
                 fig = plots.plot_system_vs_system(table, *compare, metric, tests=res)
                 files += plots.save(fig, tmp / f"paired_{metric}")
-        seed = getattr(result, "seed", None)
-        files.append(atomic_write(tmp / "report.json", _metadata(
-            "stratify", files, **({"seed": seed} if seed is not None else {}))))
+        seed = getattr(result, "seed", None)  # the seed used: passing it again repeats the run
+        extra = {"seed": seed} if seed is not None else {}
+        if getattr(result, "inputs", None):
+            extra["inputs"] = result.inputs  # what was read, per task
+        files.append(atomic_write(tmp / "report.json", _metadata("stratify", files, **extra)))
     return [out / p.name for p in files]
 
 

@@ -37,12 +37,12 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from labelvar import _metrics, _seeding
+from labelvar import _metrics, _panel, _seeding
 from labelvar import _validate as v
 
 __all__ = [
@@ -56,9 +56,9 @@ __all__ = [
 
 #: columns of the tidy table of :func:`stratify`, in order
 COLUMNS = (
-    "task", "system", "role", "stratum", "agreement", "S", "m", "n_labels", "metric", "score",
-    "sd", "ci_low", "ci_high", "expected", "delta_expected", "delta_human", "p_random",
-    "p_random_prior",
+    "task", "system", "role", "stratum", "agreement", "S", "small_bin", "m", "n_labels",
+    "metric", "score", "sd", "ci_low", "ci_high", "expected", "chance", "delta_expected",
+    "delta_human", "p_random", "p_random_prior",
 )
 
 #: metrics :func:`stratify` reports
@@ -66,9 +66,21 @@ METRICS = ("accuracy", "f1")
 #: tie rules of :func:`stratify`
 TIE_RULES = ("random", "first", "drop")
 _MISSING_STR = {"", "nan", "none", "null", "na", "n/a"}
+#: default smallest bin (items) that enters the bin tests; smaller bins are flagged
+MIN_BIN_SIZE = 10
+#: a label with a smaller share of a task's votes is *rare* (see :func:`stratify`, ``labels``)
+RARE_SHARE = 0.005
+#: an inferred label set of more integers than this is refused (counts given as votes?)
+MAX_INT_LABELS = 20
+#: H' draws when nothing else is scored (no systems, no humans) and simulated_human=None
+DEFAULT_DRAWS = 5
 
 
-class ExcludedItemsWarning(UserWarning):
+class DataNoteWarning(UserWarning):
+    """Something about the input worth one line (a small bin, votes dropped, items excluded)."""
+
+
+class ExcludedItemsWarning(DataNoteWarning):
     """Items were excluded (< 2 panel votes, ties with ``tie_rule='drop'``, no prediction)."""
 
 
@@ -128,6 +140,11 @@ class StratifiedResult:
     seed : int
         The seed actually used (a drawn one when ``seed=None``); passing it again
         repeats the run.
+    inputs : dict of str to dict
+        Per task, what was read: ``items``, ``raters`` (None for count vectors),
+        ``votes_min``, ``votes_max`` (votes per item), ``labels`` (label -> votes),
+        ``systems``, ``humans``, ``small_bins`` (stratum -> S of the bins under
+        ``min_bin_size``); :meth:`describe` gives one line per task.
 
     Examples
     --------
@@ -141,6 +158,7 @@ class StratifiedResult:
     table: pd.DataFrame
     excluded: dict
     seed: int
+    inputs: dict = field(default_factory=dict)
 
     @property
     def tasks(self) -> list[str]:
@@ -161,6 +179,32 @@ class StratifiedResult:
     def metrics(self) -> list[str]:
         """Metrics reported, in table order."""
         return list(dict.fromkeys(self.table["metric"]))
+
+    def describe(self) -> list[str]:
+        """One line per task: items, raters, votes per item, labels found, systems.
+
+        Examples
+        --------
+        >>> stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0, min_bin_size=1).describe()
+        ['task: 2 items, 3 raters, 3 votes per item, labels 0 (4), 1 (2); systems ai']
+        """
+        lines = []
+        for task, d in self.inputs.items():
+            k = (f"{d['votes_min']}" if d["votes_min"] == d["votes_max"]
+                 else f"{d['votes_min']}-{d['votes_max']}")
+            who = "count vectors" if d["raters"] is None else f"{d['raters']} raters"
+            labs = ", ".join(f"{lab} ({n:,})" for lab, n in d["labels"].items())
+            line = f"{task}: {d['items']:,} items, {who}, {k} votes per item, labels {labs}"
+            sy = d["systems"]
+            line += "; systems " + (", ".join(sy[:3]) + (f", ... ({len(sy)})" if len(sy) > 3
+                                                         else "") if sy else "none")
+            if d["humans"]:
+                line += "; humans " + ", ".join(d["humans"])
+            if d.get("small_bins"):
+                line += "; small bins (no bin test) " + ", ".join(
+                    f"{a} ({n})" for a, n in d["small_bins"].items())
+            lines.append(line)
+        return lines
 
     def paper_table(self, system: str | None = None, metrics: Sequence[str] | None = None,
                     digits: int = 2) -> pd.DataFrame:
@@ -214,7 +258,7 @@ def _match_label(value, labels: list, field: str):
     for lab in labels:
         if str(lab) == str(value).strip():
             return lab
-    raise ValueError(f"{field} {value!r} is not in the label set "
+    raise ValueError(f"{field}: {value!r} is not in the label set "
                      f"{{{', '.join(map(repr, labels))}}}")
 
 
@@ -230,6 +274,7 @@ class _Task:
     preds: dict              # name -> codes per item (kept items)
     pos_label: int | None    # code of the positive label (binary F1), None -> macro-F1
     excluded: dict
+    inputs: dict             # what was read: items, raters, votes per item, labels, systems
 
 
 def _as_panel(panel) -> pd.DataFrame:
@@ -262,15 +307,132 @@ def _as_predictions(predictions, n_items: int) -> dict:
     return out
 
 
+def _kind(x) -> str:
+    """``int``, ``float`` (non-integral number) or ``text``: labels of another kind stand out."""
+    return "int" if isinstance(x, int) else ("float" if isinstance(x, float) else "text")
+
+
+def _fmt_labels(labels) -> str:
+    return "[" + ", ".join(map(repr, labels)) + "]"
+
+
+def _check_inferred(task: str, seen: dict, total: int) -> None:
+    """Refuse an inferred label set that looks wrong: counts given as votes, a stray value.
+
+    ``seen`` maps each label to its number of votes. More than :data:`MAX_INT_LABELS`
+    distinct integers look like per-label counts read as votes. A rare label (less
+    than :data:`RARE_SHARE` of the votes) looks like a stray value when, without it,
+    two labels are left, or it is of another kind than the others (text among
+    numbers, ``inf``, 0.5 among integers), or an integer not next to the others
+    (9 among 1-5). A rare rating next to the others (16 ones among 1-5) is kept.
+    """
+    labels = sorted(seen, key=_sort_key)
+    if len(labels) > MAX_INT_LABELS and all(_kind(x) == "int" for x in labels):
+        raise ValueError(
+            f"panel of task {task!r} holds {len(labels)} distinct integers "
+            f"({labels[0]} to {labels[-1]}): these look like per-label vote counts read as "
+            "votes; give count vectors as panel_counts=..., or the label set (labels=...)")
+    for x in labels:
+        if seen[x] >= RARE_SHARE * total:
+            continue
+        rest = [y for y in labels if y != x]
+        kinds = {_kind(y) for y in rest}
+        stray = (len(rest) == 2 or _kind(x) not in kinds
+                 or (_kind(x) == "int" and kinds == {"int"}
+                     and min(abs(x - y) for y in rest) > 1))
+        if stray:
+            raise ValueError(
+                f"panel of task {task!r}: label {x!r} occurs in {seen[x]} of {total:,} votes "
+                f"({100 * seen[x] / total:.2f} %), which looks like a stray value; pass "
+                f"labels={_fmt_labels(rest)} to drop it as missing or "
+                f"labels={_fmt_labels(sorted(labels, key=_sort_key))} to keep it")
+
+
+def _vote_counts(task: str, pdf: pd.DataFrame, labels, notes: list):
+    """Votes (items x raters) -> (label set, codes, counts, labels seen with their votes)."""
+    n_items, n_cols = pdf.shape
+    if n_cols < 2:
+        raise ValueError(f"panel of task {task!r} must have at least 2 annotators "
+                         f"(agreement is undefined for a single vote), got {n_cols} column")
+    votes = _canon_array(pdf.to_numpy(dtype=object)).reshape(n_items, n_cols)
+    present = np.array([x is not None for x in votes.ravel()]).reshape(votes.shape)
+    if not present.any():
+        raise ValueError(f"panel of task {task!r} has no votes (every cell is missing)")
+    seen: dict = {}
+    for x in votes[present]:
+        seen[x] = seen.get(x, 0) + 1
+    total = sum(seen.values())
+    if labels is not None:
+        lab = _declared(labels)
+        bad = sorted((x for x in seen if x not in lab), key=_sort_key)
+        n_bad = sum(seen[x] for x in bad)
+        if bad and n_bad >= RARE_SHARE * total:
+            raise ValueError(f"panel of task {task!r} has labels outside the label set "
+                             f"{{{', '.join(map(repr, lab))}}}: {', '.join(map(repr, bad[:5]))}"
+                             f" ({n_bad} of {total:,} votes); add them to labels=...")
+        if bad:  # rare values outside the declared set: missing, said in one line
+            notes.append(f"task {task!r}: {n_bad} of {total:,} votes outside the label set "
+                         f"({', '.join(f'{x!r}: {seen[x]}' for x in bad[:5])}) "
+                         "treated as missing")
+            drop = np.array([x in set(bad) for x in votes.ravel()]).reshape(votes.shape)
+            present &= ~drop
+    else:
+        _check_inferred(task, seen, total)
+        lab = [0, 1] if set(seen) <= {0, 1} else sorted(seen, key=_sort_key)
+    index = {x: i for i, x in enumerate(lab)}
+    codes = np.full(votes.shape, -1, dtype=np.int64)
+    codes[present] = [index[x] for x in votes[present]]
+    counts = np.zeros((n_items, len(lab)), dtype=np.int64)
+    for j in range(n_cols):
+        ok = codes[:, j] >= 0
+        counts[np.flatnonzero(ok), codes[ok, j]] += 1
+    return lab, codes, counts, n_cols
+
+
+def _declared(labels) -> list:
+    lab = [_canon(x) for x in labels]
+    if len(set(lab)) != len(lab) or any(x is None for x in lab):
+        raise ValueError(f"labels must be distinct non-missing values, got {list(labels)!r}")
+    return lab
+
+
+def _count_matrix(task: str, pdf: pd.DataFrame, labels):
+    """Per-label vote counts (items x L, columns in label order) -> (labels, codes, counts)."""
+    n_items, n_cols = pdf.shape
+    lab = _declared(labels if labels is not None else
+                    (list(pdf.columns) if not isinstance(pdf.columns, pd.RangeIndex)
+                     else range(n_cols)))
+    if len(lab) != n_cols:
+        raise ValueError(f"panel counts of task {task!r} have {n_cols} columns but labels "
+                         f"names {len(lab)}: give one label per count, in count order")
+    vals = pdf.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(vals) & pdf.notna().to_numpy()
+    bad |= np.isfinite(vals) & ((vals < 0) | (vals != np.round(vals)))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"panel counts of task {task!r}: item {pdf.index[i]!r} has "
+                         f"{pdf.iat[i, j]!r} for label {lab[j]!r}; counts are whole numbers "
+                         ">= 0")
+    counts = np.nan_to_num(vals).astype(np.int64)
+    k = counts.sum(axis=1)
+    # the votes, label by label (what H' and the rater bootstrap draw from)
+    kmax = int(k.max()) if k.size else 0
+    if n_items * kmax > 50_000_000:
+        raise ValueError(f"panel counts of task {task!r}: {kmax:,} votes per item x "
+                         f"{n_items:,} items is too many to draw from (limit 5e7)")
+    codes = np.full((n_items, kmax), -1, dtype=np.int64)
+    for i in range(n_items):
+        codes[i, :k[i]] = np.repeat(np.arange(len(lab)), counts[i])
+    return lab, codes, counts
+
+
 def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, missing,
-             rng) -> _Task:
+             rng, panel_counts: bool = False, notes: list | None = None) -> _Task:
+    notes = [] if notes is None else notes
     pdf = _as_panel(panel)
     n_items, n_cols = pdf.shape
     if n_items == 0:
         raise ValueError(f"panel of task {task!r} has no items")
-    if n_cols < 2:
-        raise ValueError(f"panel of task {task!r} must have at least 2 annotators "
-                         f"(agreement is undefined for a single vote), got {n_cols} column")
     if isinstance(predictions, pd.DataFrame) and isinstance(panel, pd.DataFrame) \
             and not predictions.index.equals(pdf.index):
         if len(predictions.index) == n_items and set(predictions.index) == set(pdf.index):
@@ -281,33 +443,21 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
             raise ValueError(f"predictions of task {task!r}: index does not match the panel's "
                              f"item ids (e.g. {miss[0] if miss else predictions.index[0]!r})")
     preds = _as_predictions(predictions, n_items)
-    votes = _canon_array(pdf.to_numpy(dtype=object)).reshape(n_items, n_cols)
-    present = np.array([x is not None for x in votes.ravel()]).reshape(votes.shape)
-    seen = {x for x in votes.ravel() if x is not None}
-    if labels is not None:
-        lab = [_canon(x) for x in labels]
-        if len(set(lab)) != len(lab) or any(x is None for x in lab):
-            raise ValueError(f"labels must be distinct non-missing values, got {list(labels)!r}")
-        bad = sorted((x for x in seen if x not in lab), key=_sort_key)
-        if bad:
-            raise ValueError(f"panel of task {task!r} has labels outside the label set "
-                             f"{{{', '.join(map(repr, lab))}}}: {', '.join(map(repr, bad[:5]))}")
+    if not panel_counts:
+        both = [c for c in map(str, pdf.columns) if c in preds]
+        if both and not all(re.fullmatch(r"a\\d+", c) for c in both):
+            raise ValueError(f"{both[0]!r} is both a panel rater and an evaluated rater of task "
+                             f"{task!r}: it would be scored against a majority it voted in; "
+                             "take it out of the panel or out of the systems/humans")
+        lab, codes, counts, n_raters = _vote_counts(task, pdf, labels, notes)
     else:
-        if seen and seen <= {0, 1}:
-            lab = [0, 1]
-        else:
-            lab = sorted(seen, key=_sort_key)
+        lab, codes, counts = _count_matrix(task, pdf, labels)
+        n_raters = None
     if len(lab) < 2:
         raise ValueError(f"task {task!r}: need at least 2 labels, the panel only uses "
                          f"{lab!r}; give the label set (labels=...)")
     index = {x: i for i, x in enumerate(lab)}
-    codes = np.full(votes.shape, -1, dtype=np.int64)
-    codes[present] = [index[x] for x in votes[present]]
     L = len(lab)
-    counts = np.zeros((n_items, L), dtype=np.int64)
-    for j in range(n_cols):
-        ok = codes[:, j] >= 0
-        counts[np.flatnonzero(ok), codes[ok, j]] += 1
     k = counts.sum(axis=1)
     pcodes = {}
     for name, arr in preds.items():
@@ -336,12 +486,11 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
             pos_code = 1
         else:
             raise ValueError(f"task {task!r} is binary with labels {lab!r}: say which is the "
-                             "positive class (pos_label=..., --positive)")
+                             "positive class (pos_label=...)")
 
     # majority with ties
-    top = counts.max(axis=1)
+    top, n_top = _panel.plurality(counts)
     is_top = counts == top[:, None]
-    n_top = is_top.sum(axis=1)
     tied = (n_top > 1) & (k > 0)
     majority = np.argmax(is_top, axis=1)  # first (label order) among the tied
     if tie_rule == "random" and tied.any():
@@ -368,10 +517,15 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
                              "label (or exclude them: missing='drop')")
     if not keep.any():
         raise ValueError(f"task {task!r}: no item left to evaluate (excluded: {excluded})")
+    inputs = dict(items=n_items, raters=n_raters, votes_min=int(k.min()),
+                  votes_max=int(k.max()),
+                  labels={x: int(counts[:, i].sum()) for i, x in enumerate(lab)},
+                  systems=list(pcodes))
     return _Task(
         name=task, labels=lab, codes=codes[keep], counts=counts[keep], k=k[keep],
         majority=majority[keep], agreement=top[keep] / k[keep],
         preds={n: c[keep] for n, c in pcodes.items()}, pos_label=pos_code, excluded=excluded,
+        inputs=inputs,
     )
 
 
@@ -555,21 +709,24 @@ def _strata(agreement: np.ndarray, bins) -> tuple[np.ndarray, list[str]]:
 # --------------------------------------------------------------------------- public API
 def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=None,
              labels: Sequence | None = None, bins: Sequence[float] | None = None,
-             metrics: Sequence[str] = METRICS, simulated_human: int = 0,
+             metrics: Sequence[str] = METRICS, simulated_human: int | None = None,
              leave_one_out: bool = False, p_d_one: float | None = None,
              human_round: int | None = None, tie_rule: str = "random",
              missing: str = "error", confidence_level: float = 0.95, n_boot: int = 1000,
              boot_raters: bool = False, seed: int | np.random.Generator | None = 0,
-             task: str = "task", exact_limit: int = 4_000_000) -> StratifiedResult:
+             task: str = "task", exact_limit: int = 4_000_000, panel_counts: bool = False,
+             min_bin_size: int = MIN_BIN_SIZE) -> StratifiedResult:
     r"""Score systems and humans per bin of the ground-truth panel's observed agreement.
 
     Parameters
     ----------
     panel : array_like, DataFrame, or mapping of task to ``(panel, predictions)``
         Items x annotators votes of the ground-truth panel; missing votes as
-        NaN/None (panels may differ in size per item). A mapping (as returned by
-        the :mod:`labelvar.io` loaders) evaluates several tasks at once; then
-        ``predictions`` must be None.
+        NaN/None (panels may differ in size per item). With ``panel_counts=True``
+        items x L per-label vote counts instead. A mapping (as returned by the
+        :mod:`labelvar.io` loaders) evaluates several tasks at once; then
+        ``predictions`` must be None. A rater may not be both in the panel and
+        among the predictions (it would be scored against a majority it voted in).
     predictions : mapping of str to array_like, or DataFrame, optional
         One label per item for every evaluated rater (systems and the humans
         named in ``humans``), aligned with the panel's rows.
@@ -586,14 +743,24 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         The declared label set (default: inferred from the panel; {0, 1} if only
         0/1 occur). Macro-F1 averages over all of these labels, present in a bin
         or not (scikit-learn's ``labels=``, 0/0 = 0), so a label that never occurs
-        in a bin counts there as an F1 of 0.
+        in a bin counts there as an F1 of 0. Panel votes outside a declared set
+        are refused, unless they are rare (under 0.5 % of the task's votes:
+        treated as missing, with a :class:`DataNoteWarning`). An inferred set is
+        refused when it looks wrong: more than 20 distinct integers (counts read
+        as votes?) or a rare label that looks stray (without it two labels are
+        left, or it is of another kind, e.g. ``"yes"`` or ``inf`` among numbers,
+        or an integer not next to the others); the message names both fixes.
+        With ``panel_counts`` the labels name the count columns, in order
+        (default: the DataFrame's column names).
     bins : sequence of float, optional
         Bin edges on the observed agreement (e.g. ``[0.5, 0.7, 0.9, 1.0]``);
         default one bin per observed value (0.60, 0.80, 1.00 for 5 votes).
     metrics : sequence of {"accuracy", "f1"}
         Metrics to report.
-    simulated_human : int
-        Number of H' draws (the paper uses 5); 0 for none. See the module notes.
+    simulated_human : int, optional
+        Number of H' draws (the paper uses 5); 0 for none. Default None: 5 when
+        there is nothing else to score (no systems, no humans in any task), else
+        0. See the module notes.
     leave_one_out : bool
         Also report ``H'-loo`` (the drawn vote removed from the majority it is
         compared with); implies 5 draws when ``simulated_human`` is 0.
@@ -635,14 +802,24 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Largest (approximate) size of the joint TP x FP support for which the random
         labeller's exact F1 tail is computed (NaN above; about 10^5 items per bin
         fit the default).
+    panel_counts : bool
+        ``panel`` holds per-label vote counts (items x L, e.g. ChaosNLI's
+        ``label_count``; :func:`labelvar.io.read_jsonl` / :func:`~labelvar.io.read_wide`
+        with ``counts=True`` read them) instead of one column per rater; any number
+        of votes per item. Majority, ties and agreement come from the counts; H'
+        and the rater bootstrap draw votes from them.
+    min_bin_size : int
+        Bins with fewer items are flagged (``small_bin``; marked in
+        :func:`paper_table` and :meth:`StratifiedResult.describe`) and left out of
+        :func:`labelvar.bin_tests`. Default 10.
 
     Returns
     -------
     StratifiedResult
         ``table``: tidy, one row per task x rater x stratum x metric with the
-        columns ``task, system, role, stratum, agreement, S, m, n_labels, metric,
-        score, sd, ci_low, ci_high, expected, delta_expected, delta_human,
-        p_random, p_random_prior``. ``role`` is ``system``, ``human`` (each
+        columns ``task, system, role, stratum, agreement, S, small_bin, m,
+        n_labels, metric, score, sd, ci_low, ci_high, expected, chance,
+        delta_expected, delta_human, p_random, p_random_prior``. ``role`` is ``system``, ``human`` (each
         human), ``H`` (mean over humans, ``sd`` across them, ddof=1), ``H'`` or
         ``H'-loo``. ``stratum`` is ``"0.60"``-style (or ``"[0.50, 0.70)"`` for
         user bins) or ``"all"``; strata come in increasing agreement, ``all``
@@ -650,6 +827,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         ``all``). ``expected`` is the coin model's closed form at
         :math:`p_d` = the bin's agreement and its ``m`` and, for ``all``,
         :func:`labelvar.analytic.stratified_expectation` over the bins.
+        ``chance`` is the expected score of a labeller guessing uniformly (the
+        coin model at :math:`p_d = 1/L`: accuracy 1/L; binary F1 at the bin's
+        ``m``; NaN for macro-F1). ``small_bin`` is ``S < min_bin_size``.
         ``delta_expected = expected - score`` (on the H row: Δ(E−H));
         ``delta_human = H - score`` (H' when there are no humans). ``p_random``
         and ``p_random_prior`` are the probabilities that a labeller guessing
@@ -668,6 +848,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     ExcludedItemsWarning
         When items are excluded (fewer than 2 votes, ties with
         ``tie_rule="drop"``, no prediction with ``missing="drop"``).
+    DataNoteWarning
+        Rare votes outside the declared labels treated as missing.
 
     Examples
     --------
@@ -694,9 +876,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     confidence_level = float(v.probability("confidence_level", confidence_level,
                                            open_lo=True, open_hi=True))
     n_boot = int(v.integer("n_boot", n_boot, lo=0))
-    n_draws = int(v.integer("simulated_human", simulated_human, lo=0))
-    if leave_one_out and n_draws == 0:
-        n_draws = 5
+    n_draws = None if simulated_human is None else \
+        int(v.integer("simulated_human", simulated_human, lo=0))
+    min_bin_size = int(v.integer("min_bin_size", min_bin_size, lo=1))
     if p_d_one is not None:
         p_d_one = float(v.probability("p_d_one", p_d_one))
     if human_round is not None:
@@ -711,18 +893,37 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         tasks = [(str(task), panel, predictions)]
     humans = list(humans)
     seed = _seeding.as_seed(seed)
-    frames, excluded = [], {}
+    notes: list[str] = []
+    prepared = []
     for name, pan, pred in tasks:
         t = _prepare(name, pan, pred, labels=labels, pos_label=pos_label, tie_rule=tie_rule,
-                     missing=missing, rng=_seeding.generator(seed, "ties", name))
+                     missing=missing, rng=_seeding.generator(seed, "ties", name),
+                     panel_counts=panel_counts, notes=notes)
         absent = [h for h in humans if h not in t.preds]
         if absent:
             raise ValueError(f"humans: {absent[0]!r} is not among the predictions of task "
                              f"{name!r} ({', '.join(map(repr, t.preds)) or 'none'})")
-        excluded[name] = t.excluded
-        frames.append(_task_table(t, humans, bins, metrics, n_draws, leave_one_out, p_d_one,
-                                  human_round, tie_rule, confidence_level, n_boot, boot_raters,
-                                  seed, exact_limit))
+        prepared.append(t)
+    if n_draws is None:  # nothing else to score: H' (and E, chance) per bin
+        n_draws = 0 if any(t.preds for t in prepared) else DEFAULT_DRAWS
+    if leave_one_out and n_draws == 0:
+        n_draws = DEFAULT_DRAWS
+    if n_draws == 0 and not any(t.preds for t in prepared):
+        raise ValueError("nothing to score: no systems, no humans and simulated_human=0; "
+                         f"ask for H' (simulated_human={DEFAULT_DRAWS})")
+    frames, excluded, inputs = [], {}, {}
+    for t in prepared:
+        excluded[t.name] = t.excluded
+        inputs[t.name] = dict(t.inputs, systems=[s for s in t.preds if s not in humans],
+                              humans=[h for h in t.preds if h in humans])
+        frame = _task_table(t, humans, bins, metrics, n_draws, leave_one_out, p_d_one,
+                            human_round, tie_rule, confidence_level, n_boot, boot_raters,
+                            seed, exact_limit, min_bin_size)
+        small = frame.loc[frame["small_bin"], ["stratum", "S"]].drop_duplicates()
+        inputs[t.name]["small_bins"] = {a: int(n) for a, n in small.to_numpy()}
+        frames.append(frame)
+    for note in notes:
+        warnings.warn(note, DataNoteWarning, stacklevel=2)
     bad = {k: e for k, e in excluded.items() if any(e.values())}
     if bad:
         msg = "; ".join(f"{k}: {e['no_votes']} with no votes, {e['one_vote']} with one vote"
@@ -731,11 +932,12 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
                            if e["no_prediction"] else "") for k, e in bad.items())
         warnings.warn(f"excluded items ({msg})", ExcludedItemsWarning, stacklevel=2)
     return StratifiedResult(table=pd.concat(frames, ignore_index=True), excluded=excluded,
-                            seed=seed)
+                            seed=seed, inputs=inputs)
 
 
 def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_round, tie_rule,
-                confidence_level, n_boot, boot_raters, seed, exact_limit) -> pd.DataFrame:
+                confidence_level, n_boot, boot_raters, seed, exact_limit,
+                min_bin_size=MIN_BIN_SIZE) -> pd.DataFrame:
     from labelvar import analytic
 
     L = len(t.labels)
@@ -779,6 +981,11 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
             return float(analytic.expected_accuracy(p_eff))
         return float(analytic.expected_f1(p_eff, m)) if f1_closed else np.nan
 
+    def chance(metric, m):
+        if metric == "accuracy":
+            return 1.0 / L
+        return float(analytic.expected_f1(1.0 / L, m)) if f1_closed else np.nan
+
     def interval(rname, name, metric, idx, truth, pred, correct):
         if boot_raters or metric != "accuracy":
             rng = _seeding.generator(seed, "bootstrap", t.name, rname, name, metric)
@@ -795,8 +1002,9 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
         truth = t.majority[idx]
         for metric in metrics:
             e = expected(metric, row)
-            base = dict(task=t.name, stratum=name, agreement=agree, S=idx.size, m=m,
-                        n_labels=L, metric=metric, expected=e)
+            base = dict(task=t.name, stratum=name, agreement=agree, S=idx.size,
+                        small_bin=name != "all" and idx.size < min_bin_size, m=m,
+                        n_labels=L, metric=metric, expected=e, chance=chance(metric, m))
             rater_rows = []
             for rname, role in raters:
                 pred = t.preds[rname][idx]
@@ -846,8 +1054,10 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
     Columns: ``task, agreement, S, m`` then per metric ``AI, H, E, Δ(H−AI), Δ(E−H),
     Δ(E−AI)``, where H is the human group (``mean±sd``) or, without humans, H'
     (the paper heads the agreement column :math:`p_d`). Without a ``system`` only
-    the ``H, E, Δ(E−H)`` columns are shown. Rows: per task, the bins in increasing
-    agreement, then ``All``.
+    the ``H, E, Δ(E−H)`` columns are shown, and ``chance`` (a uniform guesser's
+    expected score). Rows: per task, the bins in increasing agreement, then
+    ``All``; with a ``system``, only the tasks it has predictions for. When some
+    bin is flagged ``small_bin``, a last column ``note`` says which.
 
     Parameters
     ----------
@@ -889,6 +1099,9 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
     def f(x, d=digits):
         return "NaN" if not np.isfinite(x) else f"{x:.{d}f}"
 
+    if system is not None:  # partial coverage: the tasks this system was evaluated on
+        table = table[table["task"].isin(set(table.loc[table["system"] == system, "task"]))]
+    small = table["small_bin"].astype(bool) if "small_bin" in table.columns else None
     task_pos = {task: i for i, task in enumerate(dict.fromkeys(table["task"]))}
     groups = sorted(table.groupby(["task", "stratum"], sort=False),
                     key=lambda kv: (task_pos[kv[0][0]], _stratum_key(kv[0][1])))
@@ -914,10 +1127,14 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
             if len(loo):
                 row[f"{metric} H'-loo"] = f(loo.iloc[0].score)
             row[f"{metric} E"] = f(gm.iloc[0].expected)
+            if system is None and "chance" in gm.columns:
+                row[f"{metric} chance"] = f(gm.iloc[0].chance)
             if ai is not None:
                 row[f"{metric} Δ({hn}−AI)"] = f(ai.delta_human)
             row[f"{metric} Δ(E−{hn})"] = f(h.delta_expected) if h is not None else ""
             if ai is not None:
                 row[f"{metric} Δ(E−AI)"] = f(ai.delta_expected)
+        if small is not None and small.any():
+            row["note"] = "small bin: no test" if small[g.index].any() else ""
         out.append(row)
     return pd.DataFrame(out)

@@ -35,8 +35,10 @@ def _rows(tests) -> pd.DataFrame:
 
 
 def _strata_order(table) -> list:
-    """Bins in agreement order (by the :data:`AGREEMENT` column if present), ``all`` last."""
-    strata = [s for s in dict.fromkeys(table["stratum"]) if s != "all"]
+    """Bins in agreement order (the :data:`AGREEMENT` column, else the labels' values), ``all`` last."""
+    from labelvar.stratified import stratum_order
+
+    strata = [s for s in stratum_order(table["stratum"]) if s != "all"]
     if AGREEMENT in table.columns:
         level = table[table["stratum"] != "all"].groupby("stratum", sort=False)[AGREEMENT].mean()
         strata = sorted(strata, key=lambda s: (level.get(s, np.inf), strata.index(s)))
@@ -109,8 +111,9 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
         x = np.arange(len(order))
         first = g.drop_duplicates("stratum").set_index("stratum").loc[order]
         ax.plot(x, first["expected"], "k--", lw=1.2, label="E (expected)")
-        ax.plot(x, _random_baseline(metric, first["n_labels"], first["m"]), ":", color="grey",
-                lw=1.2, label="random labeller")
+        chance = first["chance"] if "chance" in first.columns else \
+            _random_baseline(metric, first["n_labels"], first["m"])
+        ax.plot(x, chance, ":", color="grey", lw=1.2, label="random labeller")
         ref_role = "H" if (g["role"] == "H").any() else "H'"
         ref = g[g["role"] == ref_role].set_index("stratum").reindex(order)
         systems = list(dict.fromkeys(g.loc[g["role"] == "system", "system"]))
@@ -193,7 +196,8 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     matplotlib.figure.Figure
         One box per stratum (``all`` included) with the points; with ``tests`` the
         two compared bins are joined by brackets giving Welch's t-test (black) and
-        Levene's test (blue) as stars (``ns`` when p > 0.05).
+        Levene's test (blue) as stars (``ns`` when p > 0.05, ``no test`` when the
+        test has a NaN p-value, e.g. fewer than 3 values per bin).
 
     Examples
     --------
@@ -225,8 +229,11 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     if row is not None and row["stratum_a"] in order and row["stratum_b"] in order:
         x0, x1 = order.index(row["stratum_a"]) + 1, order.index(row["stratum_b"]) + 1
         top = max(float(np.nanmax(np.concatenate(data))), 0.0) + 0.03
-        _bracket(ax, x0, x1, top, f"Welch {_stars(row['welch_p'])}")
-        _bracket(ax, x0, x1, top + 0.08, f"Levene {_stars(row['levene_p'])}", color=PALETTE[0])
+        for i, (name, p, color) in enumerate((("Welch", row["welch_p"], "black"),
+                                              ("Levene", row["levene_p"], PALETTE[0]))):
+            # no test (fewer than 3 values per bin, NaN p): said, never a star
+            _bracket(ax, x0, x1, top + 0.08 * i, f"{name} {_stars(p) or 'no test'}",
+                     color=color)
         ax.set_ylim(top=top + 0.16)
     ax.set_xlabel(_XLABEL)
     ax.set_ylabel(f"{value} ({metric})")

@@ -1,0 +1,229 @@
+"""Issue 10 on the Python side: inputs understood, not guessed; bins and tests honest."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from labelvar import bin_tests, paired_test, paper_table
+from labelvar.plots import plot_delta_by_bin, plot_stratified_scores
+from labelvar.stratified import DataNoteWarning, stratify
+
+
+def binary_panel(n=400, k=5, seed=0):
+    rng = np.random.default_rng(seed)
+    truth = rng.random(n) < 0.3
+    votes = np.where(rng.random((n, k)) < 0.8, truth[:, None], ~truth[:, None]).astype(int)
+    return pd.DataFrame(votes, columns=[f"r{j + 1}" for j in range(k)])
+
+
+# --------------------------------------------------------------------------- panel only
+def test_panel_only_reports_h_prime_e_and_chance():
+    r = stratify(binary_panel(), n_boot=0)  # no systems, no humans: H' with 5 draws
+    t = r.table
+    assert set(t.role) == {"H'"}
+    assert t.expected.notna().all() and t.chance.notna().all()
+    acc = t[t.metric == "accuracy"]
+    assert (acc.chance == 0.5).all()
+    p = r.paper_table()
+    assert {"f1 H'", "f1 E", "f1 chance", "accuracy chance"} <= set(p.columns)
+    with pytest.raises(ValueError, match="nothing to score"):
+        stratify(binary_panel(), simulated_human=0, n_boot=0)
+
+
+def test_with_raters_no_h_prime_by_default():
+    panel = binary_panel()
+    r = stratify(panel, {"ai": panel.r1.to_numpy()[::-1]}, n_boot=0)
+    assert "H'" not in set(r.table.role)
+
+
+# --------------------------------------------------------------------------- partial coverage
+def test_paper_table_only_tasks_the_system_covers():
+    a, b = binary_panel(seed=1), binary_panel(seed=2)
+    data = {"A": (a, {"ai": a.r1.to_numpy()[::-1], "dr": a.r2.to_numpy()[::-1]}),
+            "B": (b, {"dr": b.r3.to_numpy()[::-1]})}
+    r = stratify(data, humans=["dr"], n_boot=0)
+    p = r.paper_table("ai")
+    assert set(p.task) == {"A"}
+    assert set(r.paper_table().task) == {"A", "B"}
+
+
+# --------------------------------------------------------------------------- stray labels
+def stray_panel(stray):
+    panel = binary_panel(n=400, k=5).astype(object)  # 2,000 votes
+    panel.iat[7, 2] = stray
+    return panel
+
+
+@pytest.mark.parametrize("stray", [2, "yes", "inf"])
+def test_one_stray_label_among_2000_binary_votes_is_refused(stray):
+    with pytest.raises(ValueError, match=r"occurs in 1 of 2,000 votes .*looks like a stray "
+                                         r"value; pass labels=\[0, 1\] to drop it"):
+        stratify(stray_panel(stray), n_boot=0)
+
+
+def test_stray_label_dropped_with_a_note_or_kept():
+    with pytest.warns(DataNoteWarning, match=r"1 of 2,000 votes outside the label set \(2: 1\)"):
+        r = stratify(stray_panel(2), labels=[0, 1], n_boot=0)
+    t = r.table
+    assert (t.n_labels == 2).all() and t.m.notna().all() and t.expected.notna().all()
+    assert r.inputs["task"]["votes_min"] == 4 and r.inputs["task"]["labels"] == {
+        0: int((binary_panel() == 0).sum().sum()) - (binary_panel().iat[7, 2] == 0), 1: int(
+            (binary_panel() == 1).sum().sum()) - (binary_panel().iat[7, 2] == 1)}
+    kept = stratify(stray_panel(2), labels=[0, 1, 2], n_boot=0).table
+    assert (kept.n_labels == 3).all()
+
+
+def test_common_labels_outside_the_declared_set_are_refused():
+    with pytest.raises(ValueError, match=r"labels outside the label set \{0, 2\}: 1 \("):
+        stratify(binary_panel(), labels=[0, 2], n_boot=0)
+
+
+def test_a_rare_rating_next_to_the_others_is_kept():
+    rng = np.random.default_rng(3)
+    votes = rng.integers(2, 6, size=(1400, 3)).astype(object)
+    votes[:5, 0] = 1  # 5 of 4,200 votes rate 1 (DialSummEval's fluency has 16)
+    r = stratify(votes, n_boot=0, metrics=["accuracy"])
+    assert r.table.n_labels.iloc[0] == 5
+
+
+def test_integer_list_panel_of_more_than_20_labels_is_refused():
+    rng = np.random.default_rng(0)
+    counts = rng.multinomial(100, [0.2, 0.5, 0.3], size=50)  # read as votes: 0..100
+    with pytest.raises(ValueError, match="look like per-label vote counts read as votes; give "
+                                         "count vectors as panel_counts"):
+        stratify(counts, n_boot=0)
+
+
+# --------------------------------------------------------------------------- counts
+def test_counts_panel_hand_computed():
+    counts = pd.DataFrame([[12, 68, 20], [30, 70, 0], [50, 50, 0], [1, 1, 98], [0, 0, 100],
+                           [60, 30, 10]], columns=["e", "n", "c"])
+    r = stratify(counts, panel_counts=True, tie_rule="first", simulated_human=4,
+                 metrics=["accuracy"], n_boot=0, seed=3)
+    t = r.table
+    s = t.drop_duplicates("stratum").set_index("stratum").S
+    assert s.to_dict() == {"0.50": 1, "0.60": 1, "0.68": 1, "0.70": 1, "0.98": 1, "1.00": 1,
+                           "all": 6}
+    assert r.inputs["task"]["votes_min"] == 100 and r.inputs["task"]["raters"] is None
+    # H' by hand: a vote drawn uniformly from the item's 100, in label order
+    from labelvar import _seeding
+
+    rng = _seeding.generator(3, "simulated_human", "task")
+    c = counts.to_numpy()
+    majority = np.argmax(c, axis=1)  # tie_rule first: 'e' for the 50/50 item
+    hits = []
+    for _ in range(4):
+        j = np.floor(rng.random(6) * 100).astype(int)
+        vote = np.array([np.searchsorted(np.cumsum(row), jj, side="right") for row, jj in
+                         zip(c, j, strict=True)])
+        hits.append(vote == majority)
+    hits = np.array(hits, dtype=float)
+    h = t[t.role == "H'"].set_index("stratum").score
+    assert h["all"] == pytest.approx(hits.mean())
+    assert h["0.68"] == pytest.approx(hits[:, 0].mean())
+    # majority and agreement: 'n' with 68 of 100
+    assert r.table[r.table.stratum == "0.68"].agreement.iloc[0] == pytest.approx(0.68)
+
+
+def test_counts_match_the_same_votes_given_one_by_one():
+    counts = np.array([[3, 2, 0], [0, 5, 0], [1, 1, 3], [4, 0, 1]])
+    votes = [sum(([lab] * n for lab, n in enumerate(row)), []) for row in counts]
+    pred = {"ai": [0, 1, 2, 1]}
+    a = stratify(pd.DataFrame(counts, columns=[0, 1, 2]), pred, panel_counts=True, n_boot=0)
+    b = stratify(votes, pred, labels=[0, 1, 2], n_boot=0)
+    cols = ["stratum", "S", "score", "expected", "chance"]
+    pd.testing.assert_frame_equal(a.table[cols], b.table[cols])
+
+
+def test_bad_counts_refused():
+    with pytest.raises(ValueError, match="counts are whole numbers >= 0"):
+        stratify(pd.DataFrame([[1.5, 2], [1, 1]]), panel_counts=True, n_boot=0)
+    with pytest.raises(ValueError, match="have 3 columns but labels names 2"):
+        stratify(np.ones((3, 3), int), panel_counts=True, labels=[0, 1], n_boot=0)
+
+
+# --------------------------------------------------------------------------- rater and system
+def test_a_rater_that_is_also_a_system_is_refused():
+    panel = binary_panel()
+    with pytest.raises(ValueError, match="'r1' is both a panel rater and an evaluated rater "
+                                         ".*scored against a majority it voted in"):
+        stratify(panel, panel[["r1"]], n_boot=0)
+
+
+# --------------------------------------------------------------------------- bins and tests
+def gap_table(order=("0.67", "1.00", "0.33"), n=6, agreement=True):
+    rng = np.random.default_rng(0)
+    means = {"0.33": 0.0, "0.67": 0.1, "1.00": 0.3}
+    rows = [dict(task=f"t{i}", system="ai", role="system", metric="f1", stratum=s,
+                 delta_human=means[s] + rng.normal(0, 0.05), score=0.5, S=50)
+            for s in order for i in range(n)]
+    t = pd.DataFrame(rows)
+    if agreement:
+        t["agreement"] = t.stratum.astype(float)
+    return t
+
+
+@pytest.mark.parametrize("agreement", [True, False])
+def test_string_order_bins_compared_numerically(agreement):
+    t = gap_table(agreement=agreement)
+    r = bin_tests(t)
+    assert (r.stratum_a, r.stratum_b) == ("0.33", "1.00")
+    xa = t[t.stratum == "0.33"].delta_human
+    xb = t[t.stratum == "1.00"].delta_human
+    assert r.welch_p == pytest.approx(stats.ttest_ind(xa, xb, equal_var=False).pvalue)
+    assert r.levene_p == pytest.approx(stats.levene(xa, xb, center="trimmed").pvalue)
+    ax = plot_delta_by_bin(t, tests=r).axes[0]
+    assert [x.get_text() for x in ax.get_xticklabels()] == ["0.33", "0.67", "1.00"]
+
+
+def test_two_per_bin_no_test_no_star():
+    t = gap_table(n=2)
+    r = bin_tests(t)
+    assert np.isnan(r.welch_p) and np.isnan(r.levene_p)
+    assert "fewer than 3 values per bin (2 and 2)" in r.table.note.iloc[0]
+    texts = [x.get_text() for x in plot_delta_by_bin(t, tests=r).axes[0].texts]
+    assert sorted(texts) == ["Levene no test", "Welch no test"]
+    assert not any("*" in x for x in texts)
+
+
+def test_paired_test_needs_three_pairs():
+    t = gap_table(n=2).assign(system="x")
+    t = pd.concat([t, t.assign(system="y", score=0.4)])
+    res = paired_test(t, "x", "y").table.set_index("stratum")
+    assert res.p.isna().all() and (res.loc["0.33", "note"] == "no test: fewer than 3 pairs")
+
+
+def test_small_bins_flagged_and_left_out_of_the_tests():
+    panel = binary_panel(n=300, k=4, seed=5)
+    preds = {f"s{i}": np.roll(panel.r1.to_numpy(), i + 1) for i in range(4)}
+    r = stratify(panel, preds, n_boot=0, min_bin_size=80, metrics=["accuracy"])
+    t = r.table
+    sizes = t.drop_duplicates("stratum").set_index("stratum").S
+    small = {s for s, n in sizes.items() if s != "all" and n < 80}
+    assert small and set(t[t.small_bin].stratum) == small
+    assert r.inputs["task"]["small_bins"] == {s: int(sizes[s]) for s in small}
+    res = bin_tests(t, metric="accuracy")
+    assert res.stratum_a not in small and res.stratum_b not in small
+    p = paper_table(t, "s0")
+    assert p.set_index("agreement").note.to_dict() == {
+        s: ("small bin: no test" if s in small else "") for s in [*sizes.index[:-1], "All"]}
+    with pytest.raises(ValueError, match="min_bin_size must be"):
+        stratify(panel, preds, min_bin_size=0)
+
+
+def test_scores_figure_draws_chance_from_the_table():
+    t = stratify(binary_panel(), n_boot=0).table
+    ax = plot_stratified_scores(t, "accuracy").axes[0]
+    chance = [ln for ln in ax.get_lines() if ln.get_label() == "random labeller"][0]
+    assert np.allclose(chance.get_ydata(), 0.5)
+
+
+def test_clean_input_gives_no_note():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stratify(binary_panel(), {"ai": binary_panel(seed=9).r1.to_numpy()}, n_boot=0)
