@@ -41,8 +41,8 @@ _EXPORTS = {
     **dict.fromkeys(("run_job", "collect"), "labelvar.sweep"),
     "SweepConfig": "labelvar.config",
     # stratified evaluation of real results
-    **dict.fromkeys(("stratify", "paper_table", "StratifiedResult", "ExcludedItemsWarning"),
-                    "labelvar.stratified"),
+    **dict.fromkeys(("stratify", "paper_table", "StratifiedResult", "DataNoteWarning",
+                     "ExcludedItemsWarning"), "labelvar.stratified"),
     **dict.fromkeys(("bin_tests", "paired_test", "BinTestResult", "PairedTestResult"),
                     "labelvar.inference"),
     # study design and pilots

@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import secrets
@@ -178,7 +179,13 @@ def replaced_directory(path, *, allowed=None):
         if path.exists():
             old = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.old")
             os.replace(path, old)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            raise FileExistsError(f"{path} was written by another run at the same time; its "
+                                  "files are that run's (rerun to replace them)") from None
     except BaseException:
         if old is not None and not path.exists():
             os.replace(old, path)  # put the previous set back

@@ -52,6 +52,11 @@ def stars(p) -> str:
     return "ns"
 
 
+def _cell(column: str, kind, doc: str) -> property:
+    """A read-only property giving one cell of a one-row result table."""
+    return property(lambda self: kind(self.table[column].iloc[0]), doc=doc)
+
+
 @dataclass(frozen=True, eq=False)
 class BinTestResult:
     """Welch's t-test and Levene's test of one column between two bins (:func:`bin_tests`).
@@ -65,38 +70,12 @@ class BinTestResult:
 
     table: pd.DataFrame
 
-    def _get(self, column):
-        return self.table[column].iloc[0]
-
-    @property
-    def stratum_a(self) -> str:
-        """The first bin compared (default: the lowest agreement)."""
-        return self._get("stratum_a")
-
-    @property
-    def stratum_b(self) -> str:
-        """The second bin compared (default: the highest agreement)."""
-        return self._get("stratum_b")
-
-    @property
-    def welch_t(self) -> float:
-        """Welch's t statistic (mean of a minus mean of b)."""
-        return float(self._get("welch_t"))
-
-    @property
-    def welch_p(self) -> float:
-        """Two-sided p-value of Welch's t-test."""
-        return float(self._get("welch_p"))
-
-    @property
-    def levene_stat(self) -> float:
-        """Levene's statistic (trimmed centre)."""
-        return float(self._get("levene_stat"))
-
-    @property
-    def levene_p(self) -> float:
-        """p-value of Levene's test."""
-        return float(self._get("levene_p"))
+    stratum_a = _cell("stratum_a", str, "The first bin compared (default: the lowest agreement).")
+    stratum_b = _cell("stratum_b", str, "The second bin compared (default: the highest agreement).")
+    welch_t = _cell("welch_t", float, "Welch's t statistic (mean of a minus mean of b).")
+    welch_p = _cell("welch_p", float, "Two-sided p-value of Welch's t-test.")
+    levene_stat = _cell("levene_stat", float, "Levene's statistic (trimmed centre).")
+    levene_p = _cell("levene_p", float, "p-value of Levene's test.")
 
 
 @dataclass(frozen=True, eq=False)
