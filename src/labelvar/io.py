@@ -854,7 +854,9 @@ def synthetic_panel(n_items: int = 400, n_panel: int = 5, seed: int = 0) -> pd.D
 
     n = int(v.integer("n_items", n_items, lo=1))
     k = int(v.integer("n_panel", n_panel, lo=2))
-    rng = np.random.default_rng(seed)
+    from labelvar._seeding import as_seed
+
+    rng = np.random.default_rng(as_seed(seed))
     truth = (rng.random(n) < 0.3).astype(int)
     q = rng.choice([0.6, 0.8, 0.97], size=n, p=[0.3, 0.3, 0.4])
 

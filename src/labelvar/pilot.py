@@ -11,7 +11,6 @@ prior's own quadrature; the result (:class:`PilotFit`) goes into
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -101,16 +100,14 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"pilot file not found: {path}")
+    from labelvar import io
+
     if path.suffix.lower() in (".jsonl", ".json"):
         labels = []
-        with path.open() as fh:
-            for i, line in enumerate(fh):
-                if not line.strip():
-                    continue
-                rec = json.loads(line)
-                if field not in rec:
-                    raise ValueError(f"pilot line {i + 1} has no field {field!r}")
-                labels.append([str(x) for x in rec[field]])
+        for i, rec in enumerate(io._read_jsonl_records(path)):
+            if field not in rec:
+                raise ValueError(f"pilot line {i + 1} has no field {field!r}")
+            labels.append([str(x) for x in rec[field]])
         names = sorted({x for row in labels for x in row})
         index = {n: j for j, n in enumerate(names)}
         out = np.zeros((len(labels), max(2, len(names))), dtype=np.int64)
@@ -118,7 +115,7 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
             for x in row:
                 out[i, index[x]] += 1
         return out
-    df = pd.read_csv(path)
+    df = io.read_frame(path)
     if columns is not None:
         missing = [c for c in columns if c not in df.columns]
         if missing:

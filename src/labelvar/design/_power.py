@@ -159,14 +159,16 @@ def f1_cells(sc: Scenario, p_err: float) -> np.ndarray:
 
 
 def f1_and_gradient(p_ga) -> tuple[np.ndarray, np.ndarray]:
-    """F1 (positive class 1) and its gradient w.r.t. the (g, a) cell probabilities.
+    """F1 (positive class 1, :mod:`labelvar._metrics`) and its gradient w.r.t. the (g, a) cells.
 
     ``p_ga`` has shape (..., 2, 2) [g, a]; TP = p[1, 1], FP = p[0, 1], FN = p[1, 0].
     """
+    from labelvar._metrics import scores
+
+    f1 = scores(p_ga, pos_label=1)["f1"]  # the one F1 definition (0/0 = 0)
     tp, fp, fn = p_ga[..., 1, 1], p_ga[..., 0, 1], p_ga[..., 1, 0]
     den = 2 * tp + fp + fn
     with np.errstate(divide="ignore", invalid="ignore"):
-        f1 = np.where(den > 0, 2 * tp / den, 0.0)
         d_tp = np.where(den > 0, 2 * (fp + fn) / den**2, 0.0)
         d_fx = np.where(den > 0, -2 * tp / den**2, 0.0)
     grad = np.zeros(p_ga.shape)
