@@ -298,3 +298,17 @@ def test_extra_grid_axes_get_one_figure_each(tmp_path):
     assert sorted(p.name for p in res.figures) == ["figure1_n_items=20.png",
                                                     "figure1_n_items=50.png"]
     assert json.loads((res.out_dir / "metadata.json").read_text())["status"] == "complete"
+
+
+def test_two_runs_into_one_job_directory_never_interleave(tmp_path):
+    """While one run holds a job directory, a second run is refused at once (one line)."""
+    from labelvar._files import directory_lock
+
+    job = tmp_path / "job"
+    with directory_lock(job):
+        with pytest.raises(FileExistsError, match="another run is writing to .*job"):
+            sweep.run_job(small_cfg(seed=1), job, engine=fake_engine)
+    assert not (job / "results.csv").exists()
+    res = sweep.run_job(small_cfg(seed=1), job, engine=fake_engine)  # free again
+    assert json.loads((job / "metadata.json").read_text())["seed"] == 1
+    assert res.results.is_file()

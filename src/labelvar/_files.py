@@ -193,3 +193,41 @@ def replaced_directory(path, *, allowed=None):
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def directory_lock(path):
+    """Hold an exclusive lock on the directory ``path`` (created if needed) for one run.
+
+    A second run that asks for the same directory while the first holds it gets a
+    :class:`FileExistsError` at once (one line), so two runs never interleave their
+    files (e.g. one run's metadata over the other's table). The lock is an
+    ``flock`` on ``<path>/.lock``: it goes away with the process, even one killed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()) / "job"
+    >>> with directory_lock(d):
+    ...     try:
+    ...         with directory_lock(d):
+    ...             pass
+    ...     except FileExistsError as exc:
+    ...         print(str(exc).split(";")[0])  # doctest: +ELLIPSIS
+    another run is writing to .../job
+    """
+    import fcntl
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path / ".lock", os.O_WRONLY | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise FileExistsError(f"another run is writing to {path}; wait for it or choose "
+                                  "another output directory") from None
+        yield path
+    finally:
+        os.close(fd)
+

@@ -47,7 +47,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from labelvar._files import atomic_write, read_results, write_results
+from labelvar._files import atomic_write, directory_lock, read_results, write_results
 from labelvar.config import (
     SweepConfig,
     config_dir,
@@ -336,8 +336,12 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     """
     t0 = time.perf_counter()
     validate(cfg)
-    engine = engine or _default_engine()
-    out_dir = Path(out_dir)
+    with directory_lock(out_dir):  # one run at a time per job directory
+        return _run_job(cfg, Path(out_dir), engine or _default_engine(), overrides, t0)
+
+
+def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: float
+             ) -> JobResult:
     out_dir.mkdir(parents=True, exist_ok=True)
     chunk_dir = Path(cfg.chunk_dir) if cfg.chunk_dir else out_dir / "chunks"
     ext = "." + cfg.output.format
