@@ -147,3 +147,29 @@ def test_memory_limit_is_configurable(monkeypatch, capsys):
     monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "lots")
     assert main(["expect", "--p-d", "0.6"]) == 2
     assert "LABELVAR_MEMORY_LIMIT must be a size" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["design", "--panel-sizes", "100001", "--replicates", "1000000000000"], "needs about"),
+    (["design", "--n-labels", "100000", "--panel-sizes", "3"], "vote compositions; at most"),
+    (["design", "--theta", "beta:0,1"], "theta 'beta:0,1': beta a must be a number > 0"),
+])
+def test_impossible_design_sizes_and_bad_priors_are_one_line(capsys, argv, needle):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_huge_panel_is_planned_without_materialising_a_composition_table(capsys):
+    """--panel-sizes 100001 used to allocate a 100,002 x 100,002 matrix (80 GB)."""
+    assert main(["design", "--panel-sizes", "100001", "--replicates", "0"]) == 0
+    assert "recommended: K = 100001" in capsys.readouterr().out
+
+
+def test_simulation_sizes_are_refused_before_allocating():
+    import labelvar
+
+    with pytest.raises(ValueError, match=r"replicates=1000000000000 .* needs about"):
+        labelvar.simulate(p_d=0.8, replicates=10**12)
+    with pytest.raises(ValueError, match=r"n_labels=100000 needs about"):
+        labelvar.simulate(p_d=0.5, n_labels=10**5, replicates=10)

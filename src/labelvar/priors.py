@@ -279,7 +279,8 @@ class BetaPrior(ThetaPrior):
         for fld in ("a", "b"):
             value = v.as_float_array(f"BetaPrior.{fld}", getattr(self, fld))
             if np.ndim(value) != 0 or not value > 0 or not np.isfinite(value):
-                raise ValueError(f"BetaPrior.{fld} must be a number > 0, got {value!r}")
+                raise ValueError(f"BetaPrior.{fld} must be a number > 0, got "
+                                 f"{getattr(self, fld)!r}")
             object.__setattr__(self, fld, float(value))
         if self.lo is not None:
             object.__setattr__(self, "lo", float(v.probability("BetaPrior.lo", self.lo)))
@@ -449,6 +450,10 @@ def _error(spec, name: str) -> ValueError:
     return ValueError(f"{name} must be {_FORMS}; got {spec!r}")
 
 
+def _show(spec) -> str:
+    return repr(spec) if isinstance(spec, str) else f"{spec!r}"
+
+
 def _build(kind: str, args: tuple, kwargs: dict, spec, name: str) -> ThetaPrior:
     cls = {"fixed": FixedTheta, "beta": BetaPrior, "discrete": DiscretePrior,
            "mixture": DiscretePrior}.get(kind)
@@ -553,20 +558,29 @@ def as_theta_prior(spec, n_labels: int | None = None, name: str = "theta") -> Th
     """
     if spec is None:
         return None
-    if isinstance(spec, ThetaPrior):
-        prior = spec
-    elif isinstance(spec, (bool, np.bool_)):
-        raise _error(spec, name)
-    elif isinstance(spec, (int, float, np.integer, np.floating)):
-        prior = FixedTheta(float(spec))
-    elif isinstance(spec, str):
-        prior = _parse_text(spec, spec, name)
-    elif isinstance(spec, (tuple, list)) and spec and isinstance(spec[0], str):
-        prior = _build(spec[0].lower(), tuple(spec[1:]), {}, spec, name)
-    elif isinstance(spec, Mapping):
-        prior = _parse_mapping(spec, name)
-    else:
-        raise _error(spec, name)
+    try:
+        if isinstance(spec, ThetaPrior):
+            prior = spec
+        elif isinstance(spec, (bool, np.bool_)):
+            raise _error(spec, name)
+        elif isinstance(spec, (int, float, np.integer, np.floating)):
+            prior = FixedTheta(float(spec))
+        elif isinstance(spec, str):
+            prior = _parse_text(spec, spec, name)
+        elif isinstance(spec, (tuple, list)) and spec and isinstance(spec[0], str):
+            prior = _build(spec[0].lower(), tuple(spec[1:]), {}, spec, name)
+        elif isinstance(spec, Mapping):
+            prior = _parse_mapping(spec, name)
+        else:
+            raise _error(spec, name)
+    except ValueError as exc:  # a constructor's field error: say which spec it was
+        msg = str(exc)
+        if msg.startswith(name):
+            raise
+        for cls, word in (("FixedTheta.", ""), ("BetaPrior.", "beta "),
+                          ("DiscretePrior.", "mixture ")):
+            msg = msg.replace(cls, word)
+        raise ValueError(f"{name} {_show(spec)}: {msg}") from None
     if n_labels is not None:
         prior.check(n_labels, name)
     return prior

@@ -20,9 +20,9 @@ from labelvar.priors import BetaPrior
     (dict(theta=0.3, n_labels=3), r"theta must be in \[1/L, 1\] = \[0.3333, 1\]"),
     (dict(theta="mixture:0.2=0.5,0.9=0.5"), r"theta must be in \[1/L, 1\] = \[0.5, 1\] .* got "
                                             r"support \[0.2, 0.9\]"),
-    (dict(theta="mixture:0.6=0.5,0.9=0.4"), r"DiscretePrior.weights must be >= 0, one per value, "
+    (dict(theta="mixture:0.6=0.5,0.9=0.4"), r"theta .*: mixture weights must be >= 0, one per value, "
                                             r"and sum to 1"),
-    (dict(theta="beta:0,2"), r"BetaPrior.a must be a number > 0"),
+    (dict(theta="beta:0,2"), r"theta .beta:0,2.: beta a must be a number > 0, got 0.0"),
     (dict(theta="banana"), r"theta must be a number, 'beta:A,B'"),
     (dict(question="precision"), r"precision needs half_width"),
     (dict(question="precision", half_width=0.7), r"half_width must be in \(0, 0.5\]"),

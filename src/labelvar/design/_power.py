@@ -60,12 +60,20 @@ def panel_probabilities(theta, panel_size: int, n_labels: int = 2,
     truth, dropped = _panel.truth_weights(comp, tie_rule)
     w_modal = truth[:, 0]
     w_other = 1.0 - w_modal - dropped
-    onehot = np.zeros((comp.shape[0], K + 1))
-    onehot[np.arange(comp.shape[0]), top] = 1.0
+    V.memory(f"the vote enumeration of panel_size={K}, n_labels={L}",
+             8.0 * 6 * max(1, prob.size), "use smaller panels")
+
+    def by_top(p):  # sum over the compositions with each top count t = 0..K
+        flat = p.reshape(-1, comp.shape[0])
+        out = np.zeros((flat.shape[0], K + 1))
+        for i, row in enumerate(flat):
+            out[i] = np.bincount(top, weights=row, minlength=K + 1)
+        return out.reshape(p.shape[:-1] + (K + 1,))
+
     return {
-        "top": prob @ onehot,
-        "gt_modal": (prob * w_modal) @ onehot,
-        "gt_other": (prob * w_other) @ onehot,
+        "top": by_top(prob),
+        "gt_modal": by_top(prob * w_modal),
+        "gt_other": by_top(prob * w_other),
     }
 
 

@@ -84,6 +84,15 @@ class _Spec:
             self.class_prior = tuple(float(x) for x in prior)
         else:
             self.class_prior = None
+        n_cols = len(labeller_columns(self.labellers)) if self.labellers else 1
+        big_l = max(self.n_labels)
+        v.memory(f"labeller tables for n_labels={big_l}", 8.0 * 4 * (n_cols + 2) * big_l**2,
+                 "use fewer labels")
+        # per cell: the replicates x labellers x strata summary array (+ a raw table)
+        n_strata = 2 + (max(self.panel_size) if self.mode == "panel" else 0)
+        v.memory(f"replicates={self.replicates} x {n_cols} labellers x {n_strata} strata",
+                 8.0 * 12 * 3 * self.replicates * n_cols * n_strata,
+                 "use fewer replicates (or several runs with other seeds)")
         for lab in self.labellers:  # labeller/L compatibility (e.g. Constant.label < L)
             for n_lab in self.n_labels:
                 lab.matrix(n_lab, np.full(n_lab, 1.0 / n_lab), 0.5)
