@@ -173,3 +173,17 @@ def test_simulation_sizes_are_refused_before_allocating():
         labelvar.simulate(p_d=0.8, replicates=10**12)
     with pytest.raises(ValueError, match=r"n_labels=100000 needs about"):
         labelvar.simulate(p_d=0.5, n_labels=10**5, replicates=10)
+
+
+def test_an_empty_list_is_refused_not_ignored(capsys):
+    assert main(["expect", "--p-d", ",,,"]) == 2
+    assert "argument --p-d: expected numbers" in capsys.readouterr().err
+
+
+def test_an_unwritable_out_names_the_directory_asked_for(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code = main(["design", "--replicates", "0", "--panel-sizes", "1", "--out",
+                 str(blocker / "sub")])
+    err = capsys.readouterr().err
+    assert code == 2 and f"cannot create {blocker / 'sub'}" in err and ".tmp" not in err

@@ -170,9 +170,12 @@ def replaced_directory(path, *, allowed=None):
                     f"{path} holds files that are not part of a labelvar report "
                     f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}); "
                     "choose a new or empty directory")
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    tmp.mkdir()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir()
+    except OSError as exc:  # name the directory asked for, not the temporary one
+        raise type(exc)(exc.errno, f"cannot create {path} ({exc.strerror})") from None
     old = None
     try:
         yield tmp

@@ -40,20 +40,26 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _floats(text: str) -> list[float]:
-    """Parse ``0.5,0.6`` or ``0.5`` into a list of floats."""
+    """Parse ``0.5,0.6`` or ``0.5`` into a (non-empty) list of floats."""
     try:
-        return [float(x) for x in text.split(",") if x.strip()]
+        values = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}") from None
+        values = []
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}")
+    return values
 
 
 def _ints(text: str) -> list[int]:
     """Parse ``10,100`` into a list of ints."""
     try:
-        return [int(x) for x in text.split(",") if x.strip()]
+        values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
+        values = []
+    if not values:
         msg = f"expected whole numbers separated by commas, got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
+        raise argparse.ArgumentTypeError(msg)
+    return values
 
 
 # --------------------------------------------------------------------------- expect / tables
