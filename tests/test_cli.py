@@ -52,11 +52,11 @@ def test_tables_csv_matches_analytic():
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["expect", "--p-d", "1.2"], "p_d must be in [0, 1], got 1.2"),
+    (["expect", "--p-d", "1.2"], "--p-d must be in [0, 1], got 1.2"),
     (["expect", "--p-d", "0.5", "--m", "-0.1"], "m must be in [0, 1]"),
-    (["expect", "--p-d", "0.5", "--n-items", "0"], "n_items must be >= 1"),
+    (["expect", "--p-d", "0.5", "--n-items", "0"], "--n-items must be >= 1"),
     (["expect", "--p-d", "0.5", "--threshold", "2"], "threshold must be in [0, 1]"),
-    (["expect", "--p-d", "nan"], "p_d must not be NaN"),
+    (["expect", "--p-d", "nan"], "--p-d must not be NaN"),
     (["expect", "--p-d", "abc"], "argument --p-d"),
     (["expect"], "--p-d"),
     (["tables", "--format", "xml"], "invalid choice"),
@@ -75,7 +75,7 @@ def test_console_script_exit_code_and_stderr():
     proc = subprocess.run([sys.executable, "-m", "labelvar.cli", "expect", "--p-d", "1.5"],
                           capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "labelvar: error: p_d must be in [0, 1], got 1.5"
+    assert proc.stderr.strip() == "labelvar: error: --p-d must be in [0, 1], got 1.5"
     assert proc.stdout == ""
 
 
@@ -187,3 +187,15 @@ def test_an_unwritable_out_names_the_directory_asked_for(capsys, tmp_path):
                  str(blocker / "sub")])
     err = capsys.readouterr().err
     assert code == 2 and f"cannot create {blocker / 'sub'}" in err and ".tmp" not in err
+
+
+@pytest.mark.parametrize("argv,line", [
+    (["expect", "--p-d", "0.5", "--threshold", "2"], "--threshold must be in [0, 1], got 2.0"),
+    (["expect", "--p-d", "0.5", "--confidence-level", "2"], "--confidence-level must be in (0, 1)"),
+    (["design", "--n-max", "-5"], "--n-max must be >= 2, got -5"),
+    (["design", "--seed", "-1"], "--seed must be an int in [0, 2**63 - 1]"),
+])
+def test_messages_name_the_flag_the_user_typed(capsys, argv, line):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"labelvar: error: {line}") and len(err.splitlines()) == 1

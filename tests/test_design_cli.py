@@ -51,11 +51,11 @@ def test_cli_writes_tables_and_figure(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,match", [
     (["--question", "two_systems", "--accuracy-b", "0.9", "--delta", "0.2"],
-     "labelvar: error: delta must be in (0, 1 - accuracy_b] = (0, 0.1]"),
-    (["--power", "1"], "labelvar: error: power must be in (0, 1), got 1.0"),
-    (["--alpha", "0"], "labelvar: error: alpha must be in (0, 1), got 0.0"),
-    (["--theta", "0.2"], "labelvar: error: theta must be in [1/L, 1] = [0.5, 1]"),
-    (["--question", "sizes"], "labelvar: error: question must be one of"),
+     "labelvar: error: --delta must be in (0, 1 - accuracy_b] = (0, 0.1]"),
+    (["--power", "1"], "labelvar: error: --power must be in (0, 1), got 1.0"),
+    (["--alpha", "0"], "labelvar: error: --alpha must be in (0, 1), got 0.0"),
+    (["--theta", "0.2"], "labelvar: error: --theta must be in [1/L, 1] = [0.5, 1]"),
+    (["--question", "sizes"], "labelvar: error: --question must be one of"),
 ])
 def test_cli_bad_input_one_line_exit_2(capsys, argv, match):
     code, out, err = run(capsys, *argv, "--replicates", "0")

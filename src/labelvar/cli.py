@@ -542,8 +542,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in head
     if debug:
         argv.remove("--debug")
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
         code = int(args.func(args) or 0)
         sys.stdout.flush()
         return code
@@ -559,10 +560,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         if debug:
             raise
         code, msg = _describe(exc)
+        if isinstance(exc, ValueError) and not isinstance(exc, UsageError):
+            msg = _as_flag(msg, parser, argv)
         if not msg.startswith("labelvar"):
             msg = f"labelvar: error: {msg}"
         print(msg, file=sys.stderr)
         return code
+
+
+def _as_flag(msg: str, parser: argparse.ArgumentParser, argv: Sequence[str]) -> str:
+    """A message that starts with a parameter name names the flag the user typed instead.
+
+    ``n_items must be >= 1`` becomes ``--n-items must be >= 1`` when the command has
+    that flag (Python names and flags differ only by ``_``/``-``).
+    """
+    head = re.match(r"[a-z][a-z0-9_]*(?=( must| is |:| '| \())", msg)
+    if not head:
+        return msg
+    flag = "--" + head.group().replace("_", "-")
+    sub = next((a for a in argv if not a.startswith("-")), None)
+    actions = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+    options = {o for a in getattr(actions.get(sub), "_actions", []) for o in a.option_strings}
+    return flag + msg[head.end():] if flag in options else msg
 
 
 def _silence_stdout() -> None:
