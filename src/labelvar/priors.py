@@ -320,7 +320,10 @@ class BetaPrior(ThetaPrior):
         """
         from scipy.special import roots_jacobi
 
-        t, w = roots_jacobi(n_nodes(degree), self.b - 1.0, self.a - 1.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            t, w = roots_jacobi(n_nodes(degree), self.b - 1.0, self.a - 1.0)
+        if not np.isfinite(w).all():  # a + b in the hundreds: scipy's total mass overflows
+            t, w = _golub_welsch_jacobi(n_nodes(degree), self.b - 1.0, self.a - 1.0)
         lo, hi = self.support(n_labels)
         x = (1.0 + t) / 2.0
         return lo + (hi - lo) * x, w / w.sum()
@@ -371,6 +374,29 @@ class BetaPrior(ThetaPrior):
         """Return ``("beta", [a, b, lo, hi], [1])``."""
         lo, hi = self.support(n_labels)
         return "beta", np.array([self.a, self.b, lo, hi]), np.ones(1)
+
+
+def _golub_welsch_jacobi(n: int, alpha: float, beta: float) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Jacobi nodes and relative weights (weight (1 - t)^alpha (1 + t)^beta) by Golub-Welsch.
+
+    The eigenvalues of the monic recurrence's Jacobi matrix are the nodes; the squared
+    first components of its eigenvectors are the weights (no total mass, so no overflow
+    for large alpha + beta).
+    """
+    from scipy.linalg import eigh_tridiagonal
+
+    j = np.arange(n, dtype=float)
+    s = 2.0 * j + alpha + beta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diag = np.where(s * (s + 2.0) != 0, (beta**2 - alpha**2) / (s * (s + 2.0)),
+                        (beta - alpha) / (alpha + beta + 2.0))
+    k = j[1:]
+    sk = 2.0 * k + alpha + beta
+    off = np.sqrt(4.0 * k * (k + alpha) * (k + beta) * (k + alpha + beta)
+                  / (sk**2 * (sk + 1.0) * (sk - 1.0)))
+    t, vec = eigh_tridiagonal(diag, off)
+    w = vec[0] ** 2
+    return t, w / w.sum()
 
 
 @dataclass(frozen=True)
