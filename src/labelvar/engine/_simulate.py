@@ -17,6 +17,7 @@ from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import _Spec
 from labelvar.engine._tables import _EPS, _composition_tables, _expected, _Infeasible, _Table
 from labelvar.models import Model
+from labelvar.priors import ItemModel
 
 #: the per-replicate metrics (the one definition: :mod:`labelvar._metrics`)
 METRICS = _metrics.METRICS
@@ -245,6 +246,11 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     """Simulate one grid cell; return its tables ({"summary", and "raw"/"joint" if wanted})."""
     import pandas as pd
 
+    if isinstance(spec.theta_prior, ItemModel):  # a label distribution per item
+        from labelvar.engine._item_models import run_item_model_cell
+
+        return run_item_model_cell(cell, spec, key, None if kern is None else kern[0] is
+                                   K.explicit_binary, want_expected, want)
     lab, kk = cell.n_labels, cell.panel_size
     panel = spec.mode == "panel"
     n_j = len(spec.labellers)
