@@ -782,6 +782,45 @@ class ItemModel:
         comp, prob = _modal_table(self, kk)
         return comp.copy(), prob.copy()
 
+    def panel_probabilities(self, panel_size: int, tie_rule="random") -> dict[str, np.ndarray]:
+        """Exact per-item probabilities of a K-vote panel, by top vote count t = 0..K.
+
+        The planner's tables (:func:`labelvar.design.panel_probabilities` for a θ), from
+        :meth:`modal_composition_probs`: ``"top"`` P(top = t); ``"gt_modal"`` P(top = t,
+        kept, GT = modal label); ``"gt_other"`` P(top = t, kept, GT = another label);
+        ``"expert"`` P(top = t, kept, one more annotator votes the GT); ``"gt_label"``
+        (K + 1, L): P(top = t, kept, GT = label).
+
+        Examples
+        --------
+        >>> p = DirichletItems((1, 1)).panel_probabilities(1)
+        >>> p["top"].tolist(), p["gt_modal"].tolist(), round(float(p["expert"].sum()), 4)
+        ([0.0, 1.0], [0.0, 0.75], 0.6667)
+        """
+        kk = int(v.integer("panel_size", panel_size, lo=1))
+        comp, t_k = self.modal_composition_probs(kk)
+        comp1, t_k1 = self.modal_composition_probs(kk + 1)
+        index = {tuple(row): i for i, row in enumerate(comp1.tolist())}
+        p1 = t_k1.sum(axis=1)
+        nxt = np.zeros(comp.shape)  # P(votes c, next vote h)
+        for h in range(self.n_labels):
+            up = comp.copy()
+            up[:, h] += 1
+            nxt[:, h] = p1[[index[tuple(r)] for r in up.tolist()]] * (comp[:, h] + 1) / (kk + 1)
+        truth, drop = _panel.truth_weights(comp, tie_rule, modal=0)
+        top, _ = _panel.plurality(comp)
+        prob = t_k.sum(axis=1)
+
+        def by_top(x):
+            return np.bincount(top, weights=x, minlength=kk + 1)
+
+        gt_modal = by_top((t_k * truth).sum(axis=1))
+        return {"top": by_top(prob), "gt_modal": gt_modal,
+                "gt_other": by_top(prob * (1.0 - drop)) - gt_modal,
+                "expert": by_top((nxt * truth).sum(axis=1)),
+                "gt_label": np.stack([by_top(prob * truth[:, h]) for h in range(self.n_labels)],
+                                     axis=1)}
+
     def loglik(self, counts) -> np.ndarray:
         """Per-item log P(counts) (marginal over π), shape (items,)."""
         raise NotImplementedError

@@ -5,8 +5,8 @@ panel votes are Multinomial(K, π), the ground truth is their plurality (tie rul
 stratum is the observed agreement top / K, the expert is one more draw from π and the
 other labellers answer against the item's modal label argmax π (ties at random) as in
 the symmetric panel model. The class prior is the item model's (P(argmax π = c), used by
-the ``prior`` labeller): ``m`` is ignored (its column keeps the value given) and
-``class_prior`` is refused; ``positives`` does not apply (modal labels are drawn per item).
+the ``prior`` labeller): ``m`` and ``class_prior`` are ignored (the ``m`` column keeps the
+value given) and ``positives`` does not apply (modal labels are drawn per item).
 Items are i.i.d., so the path is explicit (:func:`labelvar._kernels.item_model`); the
 exact expectations come from :class:`_ItemTable`, built from the model's exact
 P(votes, modal label) tables (:meth:`labelvar.priors.ItemModel.modal_composition_probs`),

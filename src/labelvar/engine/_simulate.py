@@ -78,6 +78,12 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
         ``("beta", 4, 1)`` or ``"beta:4,1"`` = 1/L + (1 - 1/L) Beta(4, 1),
         ``("mixture", [0.6, 1], [0.3, 0.7])``. A fixed theta
         (:class:`labelvar.priors.FixedTheta` or a number) is the same as ``p_d``.
+        An item model (:class:`labelvar.priors.ItemModel`, e.g. ``"dirichlet:2,1,0.5"``
+        or a ``fit_pilot(..., method="dirichlet")`` fit's ``prior``) draws a label
+        distribution π per item instead (absolute labels; votes ~ Multinomial(K, π),
+        expert = one more draw, models against argmax π): ``m``, ``class_prior`` and
+        ``positives`` are then ignored (π defines the classes), the path is explicit
+        (see :mod:`labelvar.engine._item_models`).
     tie_rule : {"random", "drop"} or int
         Panel mode: ties of the plurality go to a random tied label, drop the
         item, or go to the given label when it is among the tied ones (random

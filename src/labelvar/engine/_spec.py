@@ -72,9 +72,8 @@ class _Spec:
                 raise ValueError(f"tie_rule must be 'random', 'drop' or a label in "
                                  f"[0, n_labels - 1]; got {label} with n_labels={bad[0]}")
             self.tie_rule = label
-        if class_prior is not None and isinstance(self.theta_prior, ItemModel):
-            raise ValueError("class_prior does not apply with an item model (its label "
-                             "distributions define the classes)")
+        if isinstance(self.theta_prior, ItemModel):  # its label distributions define the
+            class_prior = None                       # classes: m and class_prior are ignored
         if class_prior is not None:
             prior = v.probability("class_prior", class_prior)
             if prior.ndim != 1:
