@@ -146,7 +146,8 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
         Votes per label for every item (see :func:`read_pilot`).
     method : {"beta", "mixture", "dirichlet", "dirichlet_mixture", "empirical"}
         The last three fit an item label-distribution model: see :func:`fit_item_model`
-        (``item_options``: ``n_components``, ``seed``, ``n_starts``). ``"beta"``: Beta(a, b) on [1/L, 1], maximised over log a, log b (scipy.optimize,
+        (``item_options``: ``n_components``, ``seed``, ``n_starts``).
+        ``"beta"``: Beta(a, b) on [1/L, 1], maximised over log a, log b (scipy.optimize,
         Gauss-Jacobi quadrature of degree 2 max(K_i) + 2, exact for these polynomials). ``"mixture"``:
         nonparametric maximum likelihood over a grid of θ in [1/L, 1] (EM), support
         points with weight < 1e-4 dropped and the rest renormalised.
