@@ -133,7 +133,8 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
 
 
 def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
-              grid_size: int = 60, **item_options) -> PilotFit:
+              grid_size: int = 60, *, n_components: int = 2, seed=0,
+              n_starts: int = 8) -> PilotFit:
     """Fit the item-agreement prior to pilot vote counts by maximum likelihood.
 
     Each item i has K_i >= 2 votes c_i (counts per label). Under the panel model the
@@ -146,7 +147,7 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
         Votes per label for every item (see :func:`read_pilot`).
     method : {"beta", "mixture", "dirichlet", "dirichlet_mixture", "empirical"}
         The last three fit an item label-distribution model: see :func:`fit_item_model`
-        (``item_options``: ``n_components``, ``seed``, ``n_starts``).
+        (with ``n_components``, ``seed``, ``n_starts``).
         ``"beta"``: Beta(a, b) on [1/L, 1], maximised over log a, log b (scipy.optimize,
         Gauss-Jacobi quadrature of degree 2 max(K_i) + 2, exact for these polynomials). ``"mixture"``:
         nonparametric maximum likelihood over a grid of θ in [1/L, 1] (EM), support
@@ -155,7 +156,7 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
         L; defaults to the number of columns.
     grid_size : int
         Grid points for ``"mixture"``.
-    **item_options
+    n_components, seed, n_starts
         Passed to :func:`fit_item_model` for the item-model methods.
 
     Returns
@@ -175,7 +176,7 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
 
     V.choice("method", method, ("beta", "mixture") + ITEM_METHODS)
     if method in ITEM_METHODS:  # an item label-distribution model (fit_item_model)
-        return fit_item_model(counts, method, n_labels, **item_options)
+        return fit_item_model(counts, method, n_labels, n_components, seed, n_starts)
     c = V.integer("pilot vote counts", counts, lo=0)
     if c.ndim != 2 or c.shape[0] == 0:
         raise ValueError(f"pilot vote counts must be a non-empty (items, labels) matrix, "
