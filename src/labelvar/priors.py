@@ -36,7 +36,14 @@ the exact composition probabilities directly (log P(c) = log K! - sum log c_p! +
 log Γ(α_0) - log Γ(K + α_0) + sum_p [log Γ(c_p + α_p) - log Γ(α_p)]) instead of
 quadrature nodes. A model whose π is not symmetric in the non-modal labels keeps the
 relative-position convention (position p = label (c + p) mod L) so the tie rules and
-strata of :mod:`labelvar._panel` apply unchanged. Only θ priors exist today.
+strata of :mod:`labelvar._panel` apply unchanged.
+
+The item models that exist (:class:`ItemModel`: :class:`DirichletItems`,
+:class:`DirichletMixture`, :class:`EmpiricalItems`) work in *absolute* labels instead,
+since their π has no symmetry: they give P(votes, modal label argmax π) directly
+(:meth:`ItemModel.modal_composition_probs`; Dirichlet-multinomial closed form times the
+posterior probability that label j is largest), so ``nodes``/``kernel_args`` raise
+TypeError for them and the engine and planner branch on ``isinstance(.., ItemModel)``.
 
 Examples
 --------
