@@ -157,7 +157,7 @@ def test_schema_keys_and_config_dir_env(monkeypatch, tmp_path):
                                "thresholds", "chunk_cells", "resume", "chunk_dir", "quiet",
                                "output"]
     assert schema_keys("model.theta_prior") == ["kind", "a", "b", "lo", "hi", "values", "weights",
-                                                "value"]
+                                                "value", "alpha"]
     monkeypatch.setenv("LABELVAR_CONFIG_DIR", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="labelvar configs not found"):
         config_dir()

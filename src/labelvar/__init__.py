@@ -31,8 +31,8 @@ _EXPORTS = {
          "random_accuracy", "exact_f1", "exact_binary_metrics",
          "prob_correct_at_least_heterogeneous", "DiscreteDistribution"), "labelvar.analytic"),
     # item models and labellers
-    **dict.fromkeys(("FixedTheta", "BetaPrior", "DiscretePrior", "as_theta_prior"),
-                    "labelvar.priors"),
+    **dict.fromkeys(("FixedTheta", "BetaPrior", "DiscretePrior", "DirichletItems",
+                     "DirichletMixture", "EmpiricalItems", "as_theta_prior"), "labelvar.priors"),
     **dict.fromkeys(("Expert", "Random", "Prior", "Constant", "Model", "CorrelatedModel",
                      "ModelPair"), "labelvar.models"),
     # the Monte Carlo engine
@@ -47,7 +47,8 @@ _EXPORTS = {
                     "labelvar.inference"),
     # study design and pilots
     **dict.fromkeys(("Scenario", "plan_study", "DesignResult"), "labelvar.design"),
-    **dict.fromkeys(("fit_pilot", "read_pilot", "PilotFit"), "labelvar.pilot"),
+    **dict.fromkeys(("fit_pilot", "read_pilot", "PilotFit", "ItemModelFit", "predict_agreement"),
+                    "labelvar.pilot"),
 }
 
 #: topic modules reachable as ``labelvar.<name>`` without an import statement

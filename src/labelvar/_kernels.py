@@ -1095,3 +1095,148 @@ def collapsed_serial(cell_key, n_rep, group_counts, group_bern, cell_probs, cell
     """Serial twin of :func:`collapsed` (bit-identical results)."""
     _collapsed_chunk(cell_key, 0, n_rep, group_counts, group_bern, cell_probs, cell_stratum,
                      cell_truth, cell_pred, cell_theta, cell_code, n_lab, n_strata, out, joint)
+
+
+# --------------------------------------------------------------------------- item models
+ITEM_DIRICHLET = 0  # rows of item_par: Dirichlet α of mixture components
+ITEM_NODES = 1      # rows of item_par: label distributions π (empirical)
+
+
+@njit(cache=True)
+def _item_model_rep(rkey, n_items, n_lab, panel_k, item_kind, item_par, item_cum, tie_rule,
+                    lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out_r):
+    """One replicate of the per-item simulation under an item model; fills ``out_r``.
+
+    Per item (absolute labels): π from the item model (a component / row by its
+    cumulative weight, then, for Dirichlet rows, independent Gamma(α_p) normalised), on
+    its own sub-stream; modal label = argmax π (ties at random); K votes, each one
+    categorical draw from π; the truth = plurality with ``tie_rule``; the stratum =
+    ``stratum_of_top[top votes]``; EXPERT = one more draw from π, MATRIX =
+    ``lab_cum[j, modal]`` (with ``lab_rho[j]`` the share answered like an annotator).
+    ``theta`` = π of the modal label.
+    """
+    n_j = lab_kind.shape[0]
+    conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
+    theta_sum = np.zeros(n_strata)
+    votes = np.zeros(n_lab, dtype=np.int64)
+    pi = np.zeros(n_lab)
+    cum = np.zeros(n_lab)
+    stride = np.uint64(panel_k + n_j + 3)
+    for i in range(n_items):
+        base = np.uint64(i) * stride
+        sub = splitmix64(rkey ^ (np.uint64(i) * _M1 + _M2))
+        row = categorical(item_cum, uniform(sub, 0))
+        ctr = 1
+        total = 0.0
+        for a in range(n_lab):
+            if item_kind == ITEM_DIRICHLET:
+                x, ctr = gamma(item_par[row, a], sub, ctr)
+            else:
+                x = item_par[row, a]
+            pi[a] = x
+            total += x
+        if total <= 0.0:  # every Gamma underflowed (tiny α): one label takes all
+            pick = int(uniform(sub, ctr) * n_lab)
+            ctr += 1
+            for a in range(n_lab):
+                pi[a] = 1.0 if a == min(pick, n_lab - 1) else 0.0
+            total = 1.0
+        acc = 0.0
+        best = -1.0
+        n_best = 0
+        for a in range(n_lab):
+            pi[a] /= total
+            acc += pi[a]
+            cum[a] = acc
+            if pi[a] > best:
+                best = pi[a]
+                n_best = 1
+            elif pi[a] == best:
+                n_best += 1
+        cum[n_lab - 1] = 1.0
+        # modal label: argmax π, ties uniformly at random
+        pick = 0
+        if n_best > 1:
+            pick = int(uniform(sub, ctr) * n_best)
+            if pick >= n_best:
+                pick = n_best - 1
+        c = 0
+        for a in range(n_lab):
+            if pi[a] == best:
+                if pick == 0:
+                    c = a
+                    break
+                pick -= 1
+        for a in range(n_lab):
+            votes[a] = 0
+        for k in range(panel_k):
+            votes[categorical(cum, uniform(rkey, base + np.uint64(1 + k)))] += 1
+        top = -1
+        n_top = 0
+        g = 0
+        for a in range(n_lab):
+            va = votes[a]
+            if va > top:
+                top = va
+                n_top = 1
+                g = a
+            elif va == top:
+                n_top += 1
+        if n_top > 1:
+            if tie_rule == TIE_DROP:
+                continue
+            if tie_rule >= 0 and votes[tie_rule] == top:
+                g = tie_rule
+            else:
+                pick = int(uniform(rkey, base + np.uint64(panel_k + 2)) * n_top)
+                if pick >= n_top:
+                    pick = n_top - 1
+                for a in range(n_lab):
+                    if votes[a] == top:
+                        if pick == 0:
+                            g = a
+                        pick -= 1
+        s = stratum_of_top[top]
+        theta_sum[0] += best
+        if s > 0:
+            theta_sum[s] += best
+        lbase = base + np.uint64(panel_k + 3)
+        for j in range(n_j):
+            u = uniform(rkey, lbase + np.uint64(j))
+            rho = lab_rho[j]
+            if lab_kind[j] == EXPERT or (rho > 0.0 and u < rho):
+                if lab_kind[j] != EXPERT:
+                    u = u / rho
+                h = categorical(cum, u)
+            else:
+                if rho > 0.0:
+                    u = (u - rho) / (1.0 - rho)
+                h = n_lab - 1
+                for a in range(n_lab - 1):
+                    if u < lab_cum[j, c, a]:
+                        h = a
+                        break
+            conf[j, 0, g, h] += 1
+            if s > 0:
+                conf[j, s, g, h] += 1
+    _finish_replicate(conf, theta_sum, out_r)
+
+
+@njit(cache=True, parallel=True)
+def item_model(cell_key, n_rep, n_items, n_lab, panel_k, item_kind, item_par, item_cum,
+               tie_rule, lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out):
+    """Panel mode under an item model (see :func:`_item_model_rep`), replicates in parallel."""
+    for r in prange(n_rep):
+        _item_model_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, item_kind,
+                        item_par, item_cum, tie_rule, lab_kind, lab_cum, lab_rho,
+                        stratum_of_top, n_strata, out[r])
+
+
+@njit(cache=True)
+def item_model_serial(cell_key, n_rep, n_items, n_lab, panel_k, item_kind, item_par, item_cum,
+                      tie_rule, lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out):
+    """Serial twin of :func:`item_model` (bit-identical results)."""
+    for r in range(n_rep):
+        _item_model_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, item_kind,
+                        item_par, item_cum, tie_rule, lab_kind, lab_cum, lab_rho,
+                        stratum_of_top, n_strata, out[r])

@@ -361,13 +361,15 @@ def _add_design(sub) -> None:
     p.add_argument("--question", type=lambda x: x.replace("-", "_"),
                    help="separability | two_systems | precision (default separability)")
     p.add_argument("--theta", metavar="SPEC",
-                   help="item agreement: 0.8 | beta:A,B (on [1/L, 1]) | mixture:T1=W1,T2=W2")
+                   help="item agreement: 0.8 | beta:A,B (on [1/L, 1]) | mixture:T1=W1,T2=W2 | "
+                   "an item model: dirichlet:A1,A2,.. | dirichlet_mixture:W=A1,..;W=..")
     p.add_argument("--pilot", metavar="FILE",
                    help="fit theta to pilot votes: CSV of per-label counts or JSONL label lists")
     p.add_argument("--pilot-field", help="JSONL field with the labels (annotator_labels)")
     p.add_argument("--pilot-columns", type=lambda x: [c for c in x.split(",") if c],
                    help="CSV vote-count columns, e.g. yes,no (default: all numeric columns)")
-    p.add_argument("--pilot-method", help="beta | mixture (default beta)")
+    p.add_argument("--pilot-method", help="beta | mixture | dirichlet | dirichlet_mixture | "
+                   "empirical (default beta)")
     p.add_argument("--n-labels", type=int, help="number of labels L (default 2, or the pilot's)")
     p.add_argument("--m", type=_floats, help="class prior: positive ratio or L probabilities")
     p.add_argument("--tie-rule", help="random | drop")

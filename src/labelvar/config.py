@@ -54,7 +54,7 @@ CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 MODES = ("coin", "panel")
 LABELLERS = ("expert", "random", "prior", "constant", "model")
 TIE_RULES = ("random", "drop")
-THETA_PRIOR_KINDS = ("beta", "discrete", "mixture", "fixed")
+THETA_PRIOR_KINDS = ("beta", "discrete", "mixture", "fixed", "dirichlet")
 PLOTS = ("figure1", "multiclass", "panel_bias", "table1")
 FORMATS = ("csv", "parquet")
 FIGURE_FORMATS = ("png", "pdf", "svg")
@@ -95,7 +95,9 @@ class ThetaPriorConfig:
 
     ``kind="beta"``: theta = lo + (hi - lo) Beta(a, b), ``lo = None`` meaning 1/L;
     ``kind="discrete"`` (or ``"mixture"``): theta takes ``values`` with ``weights``
-    (equal when omitted); ``kind="fixed"``: theta = ``value`` for every item. The
+    (equal when omitted); ``kind="fixed"``: theta = ``value`` for every item;
+    ``kind="dirichlet"``: an item model, π ~ Dirichlet(``alpha``) per item, one α per
+    label (:class:`labelvar.priors.DirichletItems`). The
     fields of the other kinds are ignored. With a prior, ``grid.p_d`` must be ``[]``
     (theta is drawn).
     """
@@ -108,6 +110,7 @@ class ThetaPriorConfig:
     values: list[float] = field(default_factory=list)
     weights: Optional[list[float]] = None
     value: Optional[float] = None
+    alpha: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -307,6 +310,8 @@ def theta_prior_arg(cfg: SweepConfig):
     if kind == "beta":
         spec = ("beta", float(tp.a), float(tp.b), None if tp.lo is None else float(tp.lo),
                 float(tp.hi))
+    elif kind == "dirichlet":
+        spec = ("dirichlet", [float(x) for x in tp.alpha])
     elif kind == "fixed":
         if tp.value is None:
             raise ValueError("model.theta_prior.value is required with kind='fixed'")

@@ -133,7 +133,8 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
 
 
 def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
-              grid_size: int = 60) -> PilotFit:
+              grid_size: int = 60, *, n_components: int = 2, seed=0,
+              n_starts: int = 8) -> PilotFit:
     """Fit the item-agreement prior to pilot vote counts by maximum likelihood.
 
     Each item i has K_i >= 2 votes c_i (counts per label). Under the panel model the
@@ -144,7 +145,9 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
     ----------
     counts : array (items, L)
         Votes per label for every item (see :func:`read_pilot`).
-    method : {"beta", "mixture"}
+    method : {"beta", "mixture", "dirichlet", "dirichlet_mixture", "empirical"}
+        The last three fit an item label-distribution model: see :func:`fit_item_model`
+        (with ``n_components``, ``seed``, ``n_starts``).
         ``"beta"``: Beta(a, b) on [1/L, 1], maximised over log a, log b (scipy.optimize,
         Gauss-Jacobi quadrature of degree 2 max(K_i) + 2, exact for these polynomials). ``"mixture"``:
         nonparametric maximum likelihood over a grid of θ in [1/L, 1] (EM), support
@@ -153,10 +156,12 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
         L; defaults to the number of columns.
     grid_size : int
         Grid points for ``"mixture"``.
+    n_components, seed, n_starts
+        Passed to :func:`fit_item_model` for the item-model methods.
 
     Returns
     -------
-    PilotFit
+    PilotFit or ItemModelFit
 
     Examples
     --------
@@ -169,7 +174,9 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
     from scipy.special import logsumexp
     from scipy.stats import chi2 as chi2_dist
 
-    V.choice("method", method, ("beta", "mixture"))
+    V.choice("method", method, ("beta", "mixture") + ITEM_METHODS)
+    if method in ITEM_METHODS:  # an item label-distribution model (fit_item_model)
+        return fit_item_model(counts, method, n_labels, n_components, seed, n_starts)
     c = V.integer("pilot vote counts", counts, lo=0)
     if c.ndim != 2 or c.shape[0] == 0:
         raise ValueError(f"pilot vote counts must be a non-empty (items, labels) matrix, "
@@ -265,4 +272,366 @@ def _pooled_chi2(table: pd.DataFrame, n_params: int) -> tuple[float, int]:
     return chi2, max(cells - n_params, 0)
 
 
-__all__ = ["PilotFit", "fit_pilot", "read_pilot"]
+
+
+# --------------------------------------------------------------------------- item models
+#: ``fit_pilot`` methods that fit an item label-distribution model (:mod:`labelvar.priors`)
+ITEM_METHODS = ("dirichlet", "dirichlet_mixture", "empirical")
+
+
+@dataclasses.dataclass
+class ItemModelFit:
+    """An item label-distribution model fitted to pilot vote counts (absolute labels).
+
+    Attributes
+    ----------
+    model : DirichletItems, DirichletMixture or EmpiricalItems
+        The fitted model; also ``prior``, so ``Scenario(theta=fit.prior)`` and
+        ``simulate(mode="panel", theta_prior=fit.prior)`` take either kind of fit.
+    method : str
+        ``"dirichlet"``, ``"dirichlet_mixture"`` or ``"empirical"``.
+    n_items, n_labels : int
+    loglik : float
+        Maximised log-likelihood of the items' vote counts (labelled, not sorted).
+    n_params : int
+        Free parameters (empirical: (L - 1) per distinct vote share + the weights).
+    aic : float
+    class_prior : ndarray
+        Frequency of each label as the plurality label (ties split).
+    table : pandas.DataFrame
+        Observed vs expected number of items per (votes per item, labelled vote pattern).
+    chi2, dof, p_value : float
+        Pearson goodness of fit over the patterns (expected counts >= 5, the rest pooled
+        per number of votes).
+    """
+
+    model: object
+    method: str
+    n_items: int
+    n_labels: int
+    loglik: float
+    n_params: int
+    aic: float
+    class_prior: np.ndarray
+    table: pd.DataFrame
+    chi2: float
+    dof: int
+    p_value: float
+
+    @property
+    def prior(self):
+        """The fitted item model (the name :class:`PilotFit` uses)."""
+        return self.model
+
+    def summary(self) -> str:
+        """One line: the fitted model and its fit."""
+        return (f"pilot: {self.n_items} items, L = {self.n_labels}; fitted "
+                f"{self.model.describe()} (mean agreement {self.model.mean():.3f}); log-lik "
+                f"{self.loglik:.2f}, AIC {self.aic:.2f}; Pearson chi2 {self.chi2:.2f} on "
+                f"{self.dof} df, p = {self.p_value:.3g}")
+
+    def predict_agreement(self, counts) -> AgreementPrediction:
+        """P(one more annotator agrees with each item's plurality label), given its counts.
+
+        See :func:`predict_agreement`.
+        """
+        return predict_agreement(self.model, counts)
+
+
+def _item_counts(counts, n_labels=None) -> np.ndarray:
+    c = V.integer("pilot vote counts", counts, lo=0)
+    if c.ndim != 2 or c.shape[0] == 0:
+        raise ValueError(f"pilot vote counts must be a non-empty (items, labels) matrix, "
+                         f"got shape {c.shape}")
+    L = int(V.n_labels(c.shape[1] if n_labels is None else n_labels))
+    if c.shape[1] > L:
+        raise ValueError(f"pilot has {c.shape[1]} label columns but n_labels={L}")
+    if c.shape[1] < L:
+        c = np.pad(c, ((0, 0), (0, L - c.shape[1])))
+    if (c.sum(axis=1) < 1).any():
+        bad = np.flatnonzero(c.sum(axis=1) < 1)
+        raise ValueError(f"pilot items need at least 1 vote each; {bad.size} item(s) have none "
+                         f"(first: item {bad[0]})")
+    return c
+
+
+def _dm_terms(pats, alpha):
+    """Per pattern: log DirMult and its gradient w.r.t. log α, for α of shape (L,)."""
+    from scipy.special import digamma
+
+    n = pats.sum(axis=1)
+    a0 = alpha.sum()
+    ll = _panel.log_dirichlet_multinomial_pmf(pats, alpha[None])
+    grad = alpha[None] * (digamma(a0) - digamma(n + a0)[:, None] + digamma(pats + alpha[None])
+                          - digamma(alpha)[None])
+    return ll, grad
+
+
+def _fit_dirichlet_mixture(pats, mult, n_components, rng, n_starts):
+    """Maximum likelihood of a k-component Dirichlet mixture (L-BFGS over log α, logits)."""
+    from scipy.optimize import minimize
+    from scipy.special import logsumexp, softmax
+
+    L = pats.shape[1]
+    k = n_components
+
+    def unpack(x):
+        return np.exp(x[: k * L].reshape(k, L)), np.concatenate([[0.0], x[k * L:]])
+
+    def nll(x):
+        alphas, logits = unpack(x)
+        logw = logits - logsumexp(logits)
+        parts = [_dm_terms(pats, a) for a in alphas]
+        lj = np.stack([p[0] for p in parts], axis=1) + logw[None]  # (patterns, k)
+        ll = logsumexp(lj, axis=1)
+        r = np.exp(lj - ll[:, None]) * mult[:, None]  # responsibilities x multiplicity
+        g_alpha = np.stack([r[:, j] @ parts[j][1] for j in range(k)])  # (k, L)
+        g_logit = r.sum(axis=0) - mult.sum() * softmax(logits)
+        return -float(mult @ ll), -np.concatenate([g_alpha.ravel(), g_logit[1:]])
+
+    best = None
+    share = (pats + 0.5) / (pats + 0.5).sum(axis=1, keepdims=True)
+    for start in range(n_starts):
+        if start == 0 and k == 1:
+            x0 = np.log(share.T @ mult / mult.sum() * 2.0)  # mean share, precision 2
+        else:  # component means from random items, precision ~ 1..10, equal weights
+            idx = rng.choice(len(pats), size=k, p=mult / mult.sum())
+            x0 = np.log(share[idx] * rng.uniform(1.0, 10.0, size=(k, 1))).ravel()
+            x0 = np.concatenate([x0, np.zeros(k - 1)])
+        r = minimize(nll, x0, jac=True, method="L-BFGS-B",
+                     bounds=[(-12.0, 12.0)] * (k * L) + [(-30.0, 30.0)] * (k - 1),
+                     options={"maxiter": 5000, "ftol": 1e-13, "gtol": 1e-8})
+        if best is None or r.fun < best.fun:
+            best = r
+    alphas, logits = unpack(best.x)
+    w = softmax(logits)
+    order = np.argsort(-w, kind="stable")
+    return alphas[order], w[order], -float(best.fun)
+
+
+def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = None,
+                   n_components: int = 2, seed=0, n_starts: int = 8) -> ItemModelFit:
+    """Fit an item label-distribution model to pilot vote counts by maximum likelihood.
+
+    Parameters
+    ----------
+    counts : array or DataFrame (items, L)
+        Votes per (absolute) label for every item; any number (>= 1) of votes per item.
+    method : {"dirichlet", "dirichlet_mixture", "empirical"}
+        ``"dirichlet"``: π ~ Dirichlet(α), one α per label (L parameters; the
+        Dirichlet-multinomial likelihood, L-BFGS over log α with its exact gradient).
+        ``"dirichlet_mixture"``: ``n_components`` Dirichlets with weights (direct
+        optimisation from ``n_starts`` seeded starts, the best kept; components sorted
+        by weight). ``"empirical"``: the items' vote shares c / n as the population of
+        label distributions (:class:`labelvar.priors.EmpiricalItems`): for many votes per
+        item (e.g. ChaosNLI's 100); with few votes the shares overstate agreement.
+    n_labels : int or None
+        L; defaults to the number of columns.
+    n_components : int
+        ``"dirichlet_mixture"``: number of components (>= 1).
+    seed : int, numpy.random.Generator or None
+        Seed of the mixture's random starts (:mod:`labelvar._seeding`).
+    n_starts : int
+        ``"dirichlet_mixture"``: random starts.
+
+    Returns
+    -------
+    ItemModelFit
+
+    Examples
+    --------
+    >>> votes = [[5, 0, 0], [4, 1, 0], [3, 2, 0], [0, 5, 0], [1, 3, 1], [0, 0, 5], [2, 2, 1]]
+    >>> fit = fit_item_model(votes)
+    >>> fit.model.describe(), fit.n_params, round(fit.loglik, 3)
+    ('Dirichlet(0.636, 0.5929, 0.2868)', 3, -19.702)
+    """
+    from scipy.stats import chi2 as chi2_dist
+
+    from labelvar import _seeding
+    from labelvar.priors import DirichletItems, DirichletMixture, EmpiricalItems
+
+    V.choice("method", method, ITEM_METHODS)
+    if isinstance(counts, pd.DataFrame):
+        counts = counts.select_dtypes("number").to_numpy()
+    c = _item_counts(counts, n_labels)
+    L = c.shape[1]
+    pats, mult = np.unique(c, axis=0, return_counts=True)
+    if method == "empirical":
+        model = EmpiricalItems.from_counts(c)
+        shares = np.unique(c / c.sum(axis=1, keepdims=True), axis=0)
+        n_params = len(shares) * (L - 1) + len(shares) - 1
+    else:
+        k = 1 if method == "dirichlet" else int(V.integer("n_components", n_components, lo=1))
+        rng = _seeding.generator(seed, "labelvar.fit_item_model", k)
+        alphas, w, _ = _fit_dirichlet_mixture(pats, mult, k, rng,
+                                              1 if k == 1 else int(n_starts))
+        model = (DirichletItems(tuple(alphas[0])) if method == "dirichlet"
+                 else DirichletMixture(tuple(map(tuple, alphas)), tuple(w)))
+        n_params = k * L + k - 1
+    lp = model.loglik(pats)
+    loglik = float(mult @ lp)
+    kpat = pats.sum(axis=1)
+    n_k = {kk: int(mult[kpat == kk].sum()) for kk in np.unique(kpat)}
+    table = pd.DataFrame({"votes": kpat, "pattern": ["-".join(map(str, p)) for p in pats],
+                          "observed": mult,
+                          "expected": np.array([n_k[kk] for kk in kpat]) * np.exp(lp)})
+    chi2, dof = _pooled_chi2(table, n_params)
+    top = np.where(c == c.max(axis=1, keepdims=True), 1.0, 0.0)
+    return ItemModelFit(model=model, method=method, n_items=int(c.shape[0]), n_labels=L,
+                        loglik=loglik, n_params=n_params, aic=2 * n_params - 2 * loglik,
+                        class_prior=(top / top.sum(axis=1, keepdims=True)).mean(axis=0),
+                        table=table, chi2=chi2, dof=dof,
+                        p_value=float(chi2_dist.sf(chi2, dof)) if dof > 0 else np.nan)
+
+
+# --------------------------------------------------------------------------- prediction
+def predictive(model, counts, n_labels: int | None = None) -> np.ndarray:
+    """P(one more vote is label h | the item's counts) under an item model or θ prior.
+
+    Parameters
+    ----------
+    model : ItemModel, ThetaPrior or anything :func:`labelvar.priors.as_theta_prior` parses
+        Item models: their posterior predictive (a Dirichlet: (c_h + α_h) / (n + α_0)).
+        θ priors (the symmetric panel model, modal label unknown and uniform): the
+        posterior over (θ node, modal label j) given the counts, averaging π^{j,θ}_h.
+    counts : array (items, L)
+        Votes per label.
+    n_labels : int or None
+        L (default: the number of columns).
+
+    Returns
+    -------
+    ndarray, shape (items, L)
+
+    Examples
+    --------
+    >>> predictive("dirichlet:1,1,2", [[2, 0, 0]]).round(4).tolist()
+    [[0.5, 0.1667, 0.3333]]
+    >>> predictive(0.8, [[2, 0]]).round(4).tolist()  # (.8**3 + .2**3) / (.8**2 + .2**2) = 0.7647
+    [[0.7647, 0.2353]]
+    """
+    from scipy.special import logsumexp
+
+    from labelvar.priors import ItemModel, as_theta_prior
+
+    c = V.integer("counts", counts, lo=0)
+    c = np.atleast_2d(c)
+    L = int(c.shape[1] if n_labels is None else n_labels)
+    prior = as_theta_prior(model, L)
+    if isinstance(prior, ItemModel):
+        return prior.predictive(c)
+    th, w = prior.nodes(L, 2 * int(c.sum(axis=1).max()) + 2)
+    rel = _panel.symmetric_probs(np.clip(th, 1.0 / L, 1.0), L)  # (nodes, L)
+    shift = (np.arange(L)[None, :] - np.arange(L)[:, None]) % L  # modal j: label h at (h - j)
+    absolute = rel[:, shift]  # (nodes, j, L)
+    with np.errstate(divide="ignore"):
+        lp = (_panel.log_multinomial_pmf(c[:, None, None, :], absolute[None])
+              + np.log(w)[None, :, None])  # (items, nodes, j)
+    post = np.exp(lp - logsumexp(lp, axis=(1, 2), keepdims=True))
+    return np.einsum("inj,njh->ih", post, absolute)
+
+
+@dataclasses.dataclass
+class AgreementPrediction:
+    """Predicted agreement of one more annotator with each item's plurality label.
+
+    Attributes
+    ----------
+    items : pandas.DataFrame
+        One row per item: ``votes`` (n), ``top`` (plurality count), ``n_tied`` (labels
+        at the top), ``agreement`` (observed p_d = top / n: the paper's rule E = p_d) and
+        ``predicted`` (P(one more annotator votes the plurality label | counts),
+        averaged over tied labels).
+    bins : pandas.DataFrame
+        Per observed-agreement bin (``"0.60"``, top / n at two decimals): ``n_items``,
+        ``agreement`` and mean ``predicted``.
+    """
+
+    items: pd.DataFrame
+    bins: pd.DataFrame
+    tied: np.ndarray = dataclasses.field(repr=False, default=None)
+
+    def compare(self, held_out) -> pd.DataFrame:
+        """Per bin: predicted vs the observed share of held-out votes for the plurality label.
+
+        Parameters
+        ----------
+        held_out : array (items, L)
+            Other votes of the same items (e.g. the rest of a many-vote item), per label.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``bins`` with ``held_out`` (mean per item of the share of its held-out votes
+            equal to its plurality label, averaged over tied labels), ``error`` =
+            predicted - held_out, ``error_p_d`` = agreement - held_out; the last row,
+            ``bin == "weighted"``, holds the item-weighted mean |error| over bins.
+        """
+        h = V.integer("held_out", held_out, lo=0)
+        if h.shape != self.tied.shape or (h.sum(axis=1) < 1).any():
+            raise ValueError(f"held_out must be ({len(self.items)}, L) counts with >= 1 vote "
+                             f"per item, got shape {h.shape}")
+        share = (h * self.tied).sum(axis=1) / self.tied.sum(axis=1) / h.sum(axis=1)
+        items = self.items.assign(held_out=share)
+        out = self.bins.merge(items.groupby("bin", sort=False)["held_out"].mean().reset_index(),
+                              on="bin")
+        out["error"] = out["predicted"] - out["held_out"]
+        out["error_p_d"] = out["agreement"] - out["held_out"]
+        w = out["n_items"] / out["n_items"].sum()
+        total = {"bin": "weighted", "n_items": int(out["n_items"].sum()),
+                 "agreement": float(w @ out["agreement"]),
+                 "predicted": float(w @ out["predicted"]), "held_out": float(w @ out["held_out"]),
+                 "error": float(w @ out["error"].abs()),
+                 "error_p_d": float(w @ out["error_p_d"].abs())}
+        return pd.concat([out, pd.DataFrame([total])], ignore_index=True)
+
+
+def predict_agreement(model, counts, n_labels: int | None = None) -> AgreementPrediction:
+    """P(one more annotator agrees with each item's plurality label), given its counts.
+
+    The posterior predictive of ``model`` (:func:`predictive`) at the plurality label of
+    each item's counts, averaged over the tied labels when the plurality is tied; plus a
+    per-bin summary by observed agreement top / n.
+
+    Parameters
+    ----------
+    model : item model, θ prior or a spelling of :func:`labelvar.priors.as_theta_prior`
+    counts : array or DataFrame (items, L)
+        Votes per label, any number (>= 1) per item.
+    n_labels : int or None
+        L (default: the number of columns).
+
+    Returns
+    -------
+    AgreementPrediction
+
+    Examples
+    --------
+    A Dirichlet(1, 1, 2) item with votes (2, 0, 0): (2 + 1) / (2 + 4) = 0.5, where the
+    paper's rule says 1.
+
+    >>> p = predict_agreement("dirichlet:1,1,2", [[2, 0, 0], [1, 1, 0]])
+    >>> p.items[["agreement", "predicted"]].values.tolist()
+    [[1.0, 0.5], [0.5, 0.3333333333333333]]
+    >>> p.bins.values.tolist()
+    [['1.00', 1, 1.0, 0.5], ['0.50', 1, 0.5, 0.3333333333333333]]
+    """
+    if isinstance(counts, pd.DataFrame):
+        counts = counts.select_dtypes("number").to_numpy()
+    c = _item_counts(counts, n_labels)
+    pred = predictive(model, c)
+    top = c.max(axis=1)
+    tied = c == top[:, None]
+    n = c.sum(axis=1)
+    items = pd.DataFrame({"votes": n, "top": top, "n_tied": tied.sum(axis=1),
+                          "agreement": top / n,
+                          "predicted": (pred * tied).sum(axis=1) / tied.sum(axis=1)})
+    items["bin"] = [f"{x:.2f}" for x in items["agreement"]]
+    bins = (items.groupby("bin", sort=False)
+            .agg(n_items=("votes", "size"), agreement=("agreement", "mean"),
+                 predicted=("predicted", "mean")).reset_index())
+    return AgreementPrediction(items=items, bins=bins, tied=tied.astype(float))
+
+
+__all__ = ["ITEM_METHODS", "AgreementPrediction", "ItemModelFit", "PilotFit", "fit_item_model",
+           "fit_pilot", "predict_agreement", "predictive", "read_pilot"]

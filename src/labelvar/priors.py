@@ -36,7 +36,14 @@ the exact composition probabilities directly (log P(c) = log K! - sum log c_p! +
 log Γ(α_0) - log Γ(K + α_0) + sum_p [log Γ(c_p + α_p) - log Γ(α_p)]) instead of
 quadrature nodes. A model whose π is not symmetric in the non-modal labels keeps the
 relative-position convention (position p = label (c + p) mod L) so the tie rules and
-strata of :mod:`labelvar._panel` apply unchanged. Only θ priors exist today.
+strata of :mod:`labelvar._panel` apply unchanged.
+
+The item models that exist (:class:`ItemModel`: :class:`DirichletItems`,
+:class:`DirichletMixture`, :class:`EmpiricalItems`) work in *absolute* labels instead,
+since their π has no symmetry: they give P(votes, modal label argmax π) directly
+(:meth:`ItemModel.modal_composition_probs`; Dirichlet-multinomial closed form times the
+posterior probability that label j is largest), so ``nodes``/``kernel_args`` raise
+TypeError for them and the engine and planner branch on ``isinstance(.., ItemModel)``.
 
 Examples
 --------
@@ -51,6 +58,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -67,8 +75,12 @@ _SUPPORT_TOL = 1e-12
 
 _FORMS = ("a number, 'beta:A,B' (or 'beta:A,B,LO,HI'), 'mixture:T1=W1,T2=W2,...', ('beta', a, b[, lo, hi]), "
           "('mixture', values[, weights]), ('fixed', θ), {'beta': [a, b]}, "
-          "{'mixture': {'theta': [...], 'weight': [...]}}, {'fixed': θ}, or a FixedTheta / "
-          "BetaPrior / DiscretePrior")
+          "{'mixture': {'theta': [...], 'weight': [...]}}, {'fixed': θ}, an item model "
+          "'dirichlet:A1,A2,...', 'dirichlet_mixture:W1=A1,A2,..;W2=...', 'empirical:P1,P2,..;...', "
+          "('dirichlet', alpha), ('dirichlet_mixture', alphas[, weights]), ('empirical', "
+          "distributions[, weights]), {'dirichlet': alpha}, or a FixedTheta / BetaPrior / "
+          "DiscretePrior / DirichletItems / DirichletMixture / EmpiricalItems")
+_ITEM_KINDS = ("dirichlet", "dirichlet_mixture", "empirical")
 
 
 def _g(x: float) -> str:
@@ -315,7 +327,10 @@ class BetaPrior(ThetaPrior):
         """
         from scipy.special import roots_jacobi
 
-        t, w = roots_jacobi(n_nodes(degree), self.b - 1.0, self.a - 1.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            t, w = roots_jacobi(n_nodes(degree), self.b - 1.0, self.a - 1.0)
+        if not np.isfinite(w).all():  # a + b in the hundreds: scipy's total mass overflows
+            t, w = _golub_welsch_jacobi(n_nodes(degree), self.b - 1.0, self.a - 1.0)
         lo, hi = self.support(n_labels)
         x = (1.0 + t) / 2.0
         return lo + (hi - lo) * x, w / w.sum()
@@ -366,6 +381,29 @@ class BetaPrior(ThetaPrior):
         """Return ``("beta", [a, b, lo, hi], [1])``."""
         lo, hi = self.support(n_labels)
         return "beta", np.array([self.a, self.b, lo, hi]), np.ones(1)
+
+
+def _golub_welsch_jacobi(n: int, alpha: float, beta: float) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Jacobi nodes and relative weights (weight (1 - t)^alpha (1 + t)^beta) by Golub-Welsch.
+
+    The eigenvalues of the monic recurrence's Jacobi matrix are the nodes; the squared
+    first components of its eigenvectors are the weights (no total mass, so no overflow
+    for large alpha + beta).
+    """
+    from scipy.linalg import eigh_tridiagonal
+
+    j = np.arange(n, dtype=float)
+    s = 2.0 * j + alpha + beta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        diag = np.where(s * (s + 2.0) != 0, (beta**2 - alpha**2) / (s * (s + 2.0)),
+                        (beta - alpha) / (alpha + beta + 2.0))
+    k = j[1:]
+    sk = 2.0 * k + alpha + beta
+    off = np.sqrt(4.0 * k * (k + alpha) * (k + beta) * (k + alpha + beta)
+                  / (sk**2 * (sk + 1.0) * (sk - 1.0)))
+    t, vec = eigh_tridiagonal(diag, off)
+    w = vec[0] ** 2
+    return t, w / w.sum()
 
 
 @dataclass(frozen=True)
@@ -456,7 +494,8 @@ def _show(spec) -> str:
 
 def _build(kind: str, args: tuple, kwargs: dict, spec, name: str) -> ThetaPrior:
     cls = {"fixed": FixedTheta, "beta": BetaPrior, "discrete": DiscretePrior,
-           "mixture": DiscretePrior}.get(kind)
+           "mixture": DiscretePrior, "dirichlet": DirichletItems,
+           "dirichlet_mixture": DirichletMixture, "empirical": EmpiricalItems}.get(kind)
     if cls is None:
         raise _error(spec, name)
     if cls is DiscretePrior:
@@ -472,6 +511,15 @@ def _parse_text(text: str, spec, name: str) -> ThetaPrior:
     try:
         if not sep:
             return FixedTheta(float(kind))
+        if kind in _ITEM_KINDS:
+            rows, weights = _parse_rows(rest)
+            if kind == "dirichlet" and len(rows) == 1 and weights is None:
+                return DirichletItems(tuple(rows[0]))
+            if kind == "dirichlet_mixture":
+                return DirichletMixture(tuple(map(tuple, rows)), weights)
+            if kind == "empirical":
+                return EmpiricalItems(tuple(map(tuple, rows)), weights)
+            raise _error(spec, name)
         items = [x.strip() for x in rest.split(",") if x.strip()]
         if kind == "beta":
             return _build(kind, tuple(float(x) for x in items), {}, spec, name)
@@ -486,7 +534,8 @@ def _parse_text(text: str, spec, name: str) -> ThetaPrior:
         if kind == "fixed" and len(items) == 1:
             return FixedTheta(float(items[0]))
     except ValueError as exc:
-        if str(exc).startswith(("FixedTheta", "BetaPrior", "DiscretePrior", name)):
+        if str(exc).startswith(("FixedTheta", "BetaPrior", "DiscretePrior", "Dirichlet",
+                                "EmpiricalItems", name)):
             raise
         raise _error(spec, name) from None
     raise _error(spec, name)
@@ -512,11 +561,16 @@ def _parse_mapping(spec: Mapping, name: str) -> ThetaPrior:
             weights = val.get("weight", val.get("weights"))
             return _build(kind, (values, weights), {}, spec, name)
         return _build(kind, (val,), {}, spec, name)
+    if kind in _ITEM_KINDS:
+        if isinstance(val, Mapping):
+            return _build(kind, (), dict(val), spec, name)
+        return _build(kind, (val,), {}, spec, name)
     raise _error(spec, name)
 
 
-def as_theta_prior(spec, n_labels: int | None = None, name: str = "theta") -> ThetaPrior | None:
-    """Turn any accepted θ-prior spelling into a prior object (the one parser).
+def as_theta_prior(spec, n_labels: int | None = None,
+                   name: str = "theta") -> ThetaPrior | ItemModel | None:
+    """Turn any accepted θ-prior or item-model spelling into its object (the one parser).
 
     Parameters
     ----------
@@ -527,8 +581,12 @@ def as_theta_prior(spec, n_labels: int | None = None, name: str = "theta") -> Th
         (:class:`BetaPrior`); ``"mixture:0.6=0.3,1=0.7"`` / ``("mixture", values[, weights])``
         / ``{"mixture": {"theta": [...], "weight": [...]}}`` (:class:`DiscretePrior`;
         ``discrete`` is a synonym of ``mixture``, ``values``/``weights`` of
-        ``theta``/``weight``); ``("fixed", θ)`` / ``{"fixed": θ}``; or a prior object
-        (returned as is).
+        ``theta``/``weight``); ``("fixed", θ)`` / ``{"fixed": θ}``; an item model:
+        ``"dirichlet:2,1,0.5"`` / ``("dirichlet", alpha)`` / ``{"dirichlet": alpha}``
+        (:class:`DirichletItems`), ``"dirichlet_mixture:0.7=5,1,1;0.3=1,1,5"`` /
+        ``("dirichlet_mixture", alphas[, weights])`` (:class:`DirichletMixture`),
+        ``"empirical:0.3,0.7,0;0.1,0.8,0.1"`` / ``("empirical", distributions[, weights])``
+        (:class:`EmpiricalItems`); or a prior / item-model object (returned as is).
     n_labels : int, optional
         If given, the support must lie in [1/L, 1] (:meth:`ThetaPrior.check`).
     name : str
@@ -536,7 +594,7 @@ def as_theta_prior(spec, n_labels: int | None = None, name: str = "theta") -> Th
 
     Returns
     -------
-    ThetaPrior or None
+    ThetaPrior, ItemModel or None
 
     Raises
     ------
@@ -551,6 +609,8 @@ def as_theta_prior(spec, n_labels: int | None = None, name: str = "theta") -> Th
     True
     >>> as_theta_prior("mixture:0.6=0.3,1=0.7") == as_theta_prior(("discrete", [0.6, 1], [0.3, 0.7]))
     True
+    >>> as_theta_prior("dirichlet:2,1,0.5", n_labels=3)
+    DirichletItems(alpha=(2.0, 1.0, 0.5))
     >>> as_theta_prior("beta:2,1,0.3,1", n_labels=2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -559,7 +619,7 @@ def as_theta_prior(spec, n_labels: int | None = None, name: str = "theta") -> Th
     if spec is None:
         return None
     try:
-        if isinstance(spec, ThetaPrior):
+        if isinstance(spec, (ThetaPrior, ItemModel)):
             prior = spec
         elif isinstance(spec, (bool, np.bool_)):
             raise _error(spec, name)
@@ -578,7 +638,9 @@ def as_theta_prior(spec, n_labels: int | None = None, name: str = "theta") -> Th
         if msg.startswith(name):
             raise
         for cls, word in (("FixedTheta.", ""), ("BetaPrior.", "beta "),
-                          ("DiscretePrior.", "mixture ")):
+                          ("DiscretePrior.", "mixture "), ("DirichletItems.", "dirichlet "),
+                          ("DirichletMixture.", "dirichlet_mixture "),
+                          ("EmpiricalItems.", "empirical ")):
             msg = msg.replace(cls, word)
         raise ValueError(f"{name} {_show(spec)}: {msg}") from None
     if n_labels is not None:
@@ -632,5 +694,474 @@ def class_prior(m, n_labels: int, name: str = "m") -> np.ndarray:
     return arr.astype(float)
 
 
-__all__ = ["SUM_TOL", "BetaPrior", "DiscretePrior", "FixedTheta", "ThetaPrior", "as_theta_prior",
+# --------------------------------------------------------------------------- item models
+class ItemModel:
+    """Base class of the item label-distribution models (one π over the L labels per item).
+
+    An item model draws each item's label distribution π (absolute labels, no symmetry);
+    its K panel votes are Multinomial(K, π), the ground truth is their plurality (tie
+    rule), the expert is one more draw from π and model labellers answer against the
+    item's modal label argmax π (ties at random). The classes are defined by π: the
+    class (modal-label) prior is :meth:`modal_probs`, so ``m`` / ``class_prior`` do not
+    apply. Subclasses: :class:`DirichletItems`, :class:`DirichletMixture`,
+    :class:`EmpiricalItems`; :func:`as_theta_prior` parses them beside the θ priors.
+
+    The exact calculation uses :meth:`modal_composition_probs` (P(votes, modal label) over
+    absolute labels) and, for the expert, the same table of K + 1 votes (votes are
+    exchangeable: P(votes c, next vote h, modal j) = P_{K+1}(c + e_h, modal j)
+    (c_h + 1) / (K + 1)). The θ-prior methods ``nodes`` and ``kernel_args`` do not apply
+    and raise ``TypeError``, so no symmetric formula can use an item model by mistake.
+
+    Examples
+    --------
+    >>> isinstance(as_theta_prior("dirichlet:2,1,0.5"), ItemModel)
+    True
+    """
+
+    @property
+    def n_labels(self) -> int:
+        """L, the number of labels the distributions are over."""
+        raise NotImplementedError
+
+    def check(self, n_labels: int, name: str = "theta"):
+        """Raise ValueError unless the model has ``n_labels`` labels; return self.
+
+        Examples
+        --------
+        >>> DirichletItems((2, 1, 1)).check(2)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: theta 'dirichlet:2,1,1' is a distribution over 3 labels, but n_labels=2
+        """
+        L = int(v.n_labels(n_labels))
+        if L != self.n_labels:
+            raise ValueError(f"{name} {self.spec()!r} is a distribution over {self.n_labels} "
+                             f"labels, but n_labels={L}")
+        return self
+
+    def support(self, n_labels: int) -> tuple[float, float]:
+        """Return (1/L, 1): the range of an item's agreement max π."""
+        return 1.0 / self.n_labels, 1.0
+
+    def nodes(self, n_labels: int, degree: int):
+        """Not defined: an item model has no θ nodes (raises TypeError)."""
+        raise TypeError(f"{self.describe()} is an item model (a label distribution per item), "
+                        "not a theta prior: use its composition probabilities")
+
+    def kernel_args(self, n_labels: int):
+        """Not defined: the engine draws item models with its own kernel (raises TypeError)."""
+        raise TypeError(f"{self.describe()} is an item model: use item_kernel_args()")
+
+    def label_nodes(self, n_labels: int, degree: int):
+        """Not defined for Dirichlet models (continuous π): raises TypeError."""
+        raise TypeError(f"{self.describe()} has no finite π nodes: use its composition "
+                        "probabilities")
+
+    def mean(self, n_labels: int | None = None) -> float:
+        """Return E[max_p π_p], the mean agreement of an annotator with the modal label."""
+        comp, prob = self.modal_composition_probs(1)  # one vote: P(vote = j, modal = j)
+        return float(prob[np.arange(len(comp)), comp.argmax(axis=1)].sum())
+
+    def modal_probs(self) -> np.ndarray:
+        """P(the modal label argmax π is label j), shape (L,): the class prior of the model."""
+        return self.modal_composition_probs(0)[1][0]
+
+    def composition_probs(self, panel_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Vote compositions (absolute labels, :func:`labelvar._panel.compositions`) and P.
+
+        Examples
+        --------
+        >>> comp, p = DirichletItems((1, 1)).composition_probs(2)
+        >>> comp.tolist(), p.round(4).tolist()
+        ([[0, 2], [1, 1], [2, 0]], [0.3333, 0.3333, 0.3333])
+        """
+        comp, prob = self.modal_composition_probs(panel_size)
+        return comp, prob.sum(axis=1)
+
+    def modal_composition_probs(self, panel_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Compositions and P(votes = composition, modal label = j), shape (n_comp, L).
+
+        Exact up to rounding (Dirichlet models: a one-dimensional integral per
+        composition, see :func:`labelvar._panel.dirichlet_argmax_probs`); cached.
+        """
+        kk = int(v.integer("panel_size", panel_size, lo=0))
+        _panel.check_enumerable(kk, self.n_labels)
+        comp, prob = _modal_table(self, kk)
+        return comp.copy(), prob.copy()
+
+    def panel_probabilities(self, panel_size: int, tie_rule="random") -> dict[str, np.ndarray]:
+        """Exact per-item probabilities of a K-vote panel, by top vote count t = 0..K.
+
+        The planner's tables (:func:`labelvar.design.panel_probabilities` for a θ), from
+        :meth:`modal_composition_probs`: ``"top"`` P(top = t); ``"gt_modal"`` P(top = t,
+        kept, GT = modal label); ``"gt_other"`` P(top = t, kept, GT = another label);
+        ``"expert"`` P(top = t, kept, one more annotator votes the GT); ``"gt_label"``
+        (K + 1, L): P(top = t, kept, GT = label).
+
+        Examples
+        --------
+        >>> p = DirichletItems((1, 1)).panel_probabilities(1)
+        >>> p["top"].tolist(), p["gt_modal"].tolist(), round(float(p["expert"].sum()), 4)
+        ([0.0, 1.0], [0.0, 0.75], 0.6667)
+        """
+        kk = int(v.integer("panel_size", panel_size, lo=1))
+        comp, t_k = self.modal_composition_probs(kk)
+        comp1, t_k1 = self.modal_composition_probs(kk + 1)
+        index = {tuple(row): i for i, row in enumerate(comp1.tolist())}
+        p1 = t_k1.sum(axis=1)
+        nxt = np.zeros(comp.shape)  # P(votes c, next vote h)
+        for h in range(self.n_labels):
+            up = comp.copy()
+            up[:, h] += 1
+            nxt[:, h] = p1[[index[tuple(r)] for r in up.tolist()]] * (comp[:, h] + 1) / (kk + 1)
+        truth, drop = _panel.truth_weights(comp, tie_rule, modal=0)
+        top, _ = _panel.plurality(comp)
+        prob = t_k.sum(axis=1)
+
+        def by_top(x):
+            return np.bincount(top, weights=x, minlength=kk + 1)
+
+        gt_modal = by_top((t_k * truth).sum(axis=1))
+        return {"top": by_top(prob), "gt_modal": gt_modal,
+                "gt_other": by_top(prob * (1.0 - drop)) - gt_modal,
+                "expert": by_top((nxt * truth).sum(axis=1)),
+                "gt_label": np.stack([by_top(prob * truth[:, h]) for h in range(self.n_labels)],
+                                     axis=1)}
+
+    def loglik(self, counts) -> np.ndarray:
+        """Per-item log P(counts) (marginal over π), shape (items,)."""
+        raise NotImplementedError
+
+    def predictive(self, counts) -> np.ndarray:
+        """P(one more vote is label h | the item's counts), shape (items, L)."""
+        raise NotImplementedError
+
+    def sample(self, rng: np.random.Generator, n_labels: int | None = None, size=1) -> np.ndarray:
+        """Draw label distributions π for ``size`` items, shape (size, L)."""
+        raise NotImplementedError
+
+    def item_kernel_args(self) -> tuple[int, np.ndarray, np.ndarray]:
+        """Return (kind, parameters (rows, L), cumulative row weights) for the engine's kernel.
+
+        kind 0: rows are Dirichlet α of mixture components; kind 1: rows are π nodes.
+        """
+        raise NotImplementedError
+
+
+def _counts(counts, n_labels: int) -> np.ndarray:
+    c = v.integer("counts", counts, lo=0)
+    c = np.atleast_2d(c)
+    if c.ndim != 2 or c.shape[1] != n_labels:
+        raise ValueError(f"counts must be an (items, {n_labels}) matrix of votes per label, got "
+                         f"shape {c.shape}")
+    return c
+
+
+def _weights(weights, n: int, name: str) -> tuple:
+    if weights is None:
+        return tuple([1.0 / n] * n)
+    w = v.as_float_array(name, weights)
+    if w.shape != (n,) or (w < 0).any() or abs(w.sum() - 1.0) > SUM_TOL:
+        raise ValueError(f"{name} must be >= 0, one per component, and sum to 1; got "
+                         f"{weights!r}")
+    return tuple(float(x) for x in w / w.sum())
+
+
+def _alpha_row(row, name: str) -> tuple:
+    a = v.as_float_array(name, row)
+    if a.ndim != 1 or a.size < 2 or not np.isfinite(a).all() or (a <= 0).any():
+        raise ValueError(f"{name} must be >= 2 numbers > 0 (one per label), got {row!r}")
+    return tuple(float(x) for x in a)
+
+
+class _DirichletFamily(ItemModel):
+    """Mixtures of Dirichlets (a single Dirichlet is one component)."""
+
+    def _components(self) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    @property
+    def n_labels(self) -> int:
+        """L, the length of α."""
+        return self._components()[0].shape[1]
+
+    def _log_components(self, counts) -> np.ndarray:
+        alphas, w = self._components()
+        c = _counts(counts, self.n_labels)
+        with np.errstate(divide="ignore"):
+            return (_panel.log_dirichlet_multinomial_pmf(c[:, None, :], alphas[None])
+                    + np.log(w)[None, :])
+
+    def loglik(self, counts) -> np.ndarray:
+        """Per-item log P(counts) = log sum_k w_k DirMult(counts; α_k).
+
+        Examples
+        --------
+        >>> round(float(np.exp(DirichletItems((1, 1)).loglik([[3, 0]])[0])), 6)  # 1 / (K + 1)
+        0.25
+        """
+        from scipy.special import logsumexp
+
+        return logsumexp(self._log_components(counts), axis=1)
+
+    def predictive(self, counts) -> np.ndarray:
+        """Posterior predictive P(next vote = h | counts) = sum_k P(k | c) (c_h + α_kh) / (n + α_k0).
+
+        Examples
+        --------
+        >>> DirichletItems((1, 1, 2)).predictive([[2, 0, 0]]).round(4).tolist()
+        [[0.5, 0.1667, 0.3333]]
+        """
+        from scipy.special import softmax
+
+        alphas, _ = self._components()
+        c = _counts(counts, self.n_labels)
+        post = softmax(self._log_components(c), axis=1)  # (items, k)
+        pred = (c[:, None, :] + alphas[None]) / (c.sum(axis=1)[:, None, None]
+                                                 + alphas.sum(axis=1)[None, :, None])
+        return np.einsum("ik,ikh->ih", post, pred)
+
+    def sample(self, rng: np.random.Generator, n_labels: int | None = None, size=1) -> np.ndarray:
+        """Draw π: a component with its weight, then ``rng.dirichlet``."""
+        alphas, w = self._components()
+        k = rng.choice(len(w), size=size, p=w)
+        return np.stack([rng.dirichlet(alphas[i]) for i in np.ravel(k)]).reshape(
+            np.shape(k) + (alphas.shape[1],))
+
+    def item_kernel_args(self) -> tuple[int, np.ndarray, np.ndarray]:
+        """Return ``(0, alphas, cumsum(weights))``."""
+        alphas, w = self._components()
+        return 0, np.ascontiguousarray(alphas), np.cumsum(w)
+
+
+@dataclass(frozen=True)
+class DirichletItems(_DirichletFamily):
+    """Each item's label distribution π ~ Dirichlet(α), one α per (absolute) label.
+
+    Votes are then Dirichlet-multinomial: log P(c) = log K! - sum log c_p! + log Γ(α_0)
+    - log Γ(K + α_0) + sum_p [log Γ(c_p + α_p) - log Γ(α_p)] (α_0 = sum α). E[π] = α / α_0;
+    a small α_0 means strong disagreement between items, not within them.
+
+    Examples
+    --------
+    >>> d = DirichletItems((2, 1, 0.5))
+    >>> d.describe(), d.spec(), round(d.mean(), 4)
+    ('Dirichlet(2, 1, 0.5)', 'dirichlet:2,1,0.5', 0.662)
+    >>> d.modal_probs().round(3).tolist()  # P(label j is the modal label)
+    [0.691, 0.226, 0.083]
+    """
+
+    alpha: tuple
+
+    def __post_init__(self):
+        object.__setattr__(self, "alpha", _alpha_row(self.alpha, "DirichletItems.alpha"))
+
+    def _components(self):
+        return np.array([self.alpha]), np.ones(1)
+
+    def key(self) -> str:
+        """Return ``dirichlet(alpha=(...))``."""
+        return f"dirichlet(alpha={self.alpha!r})"
+
+    def describe(self, n_labels: int | None = None) -> str:
+        """Return e.g. ``Dirichlet(2, 1, 0.5)``."""
+        return "Dirichlet(" + ", ".join(_g(a) for a in self.alpha) + ")"
+
+    def spec(self, n_labels: int | None = None) -> str:
+        """Return ``"dirichlet:A1,A2,..."``, digits exact."""
+        return "dirichlet:" + ",".join(_exact(a) for a in self.alpha)
+
+
+@dataclass(frozen=True)
+class DirichletMixture(_DirichletFamily):
+    """π ~ Dirichlet(α_k) with probability ``weights[k]`` (equal weights when omitted).
+
+    Examples
+    --------
+    >>> d = DirichletMixture(((5, 1, 1), (1, 1, 5)), (0.7, 0.3))
+    >>> d.spec()
+    'dirichlet_mixture:0.7=5,1,1;0.3=1,1,5'
+    >>> as_theta_prior(d.spec()) == d
+    True
+    """
+
+    alphas: tuple
+    weights: tuple | None = None
+
+    def __post_init__(self):
+        rows = self.alphas
+        if isinstance(rows, np.ndarray):
+            rows = rows.tolist()
+        rows = tuple(_alpha_row(r, "DirichletMixture.alphas") for r in rows)
+        if not rows or len({len(r) for r in rows}) != 1:
+            raise ValueError("DirichletMixture.alphas must be one or more rows of α, all of "
+                             f"the same length; got {self.alphas!r}")
+        object.__setattr__(self, "alphas", rows)
+        object.__setattr__(self, "weights", _weights(self.weights, len(rows),
+                                                     "DirichletMixture.weights"))
+
+    def _components(self):
+        return np.array(self.alphas), np.array(self.weights)
+
+    def key(self) -> str:
+        """Return ``dirichlet_mixture(alphas=(...),weights=(...))``."""
+        return f"dirichlet_mixture(alphas={self.alphas!r},weights={self.weights!r})"
+
+    def describe(self, n_labels: int | None = None) -> str:
+        """Return e.g. ``Dirichlet mixture 0.7 x (5, 1, 1) + 0.3 x (1, 1, 5)``."""
+        return "Dirichlet mixture " + " + ".join(
+            f"{_g(w)} x (" + ", ".join(_g(a) for a in r) + ")"
+            for r, w in zip(self.alphas, self.weights))
+
+    def spec(self, n_labels: int | None = None) -> str:
+        """Return ``"dirichlet_mixture:W1=A,B,C;W2=A,B,C"``, digits exact."""
+        return "dirichlet_mixture:" + ";".join(
+            f"{_exact(w)}=" + ",".join(_exact(a) for a in r)
+            for r, w in zip(self.alphas, self.weights))
+
+
+@dataclass(frozen=True)
+class EmpiricalItems(ItemModel):
+    """π resampled from given label distributions (e.g. of real many-vote items).
+
+    ``label_distributions`` has one row per item (>= 0, summing to 1;
+    :meth:`from_counts` normalises vote counts); ``weights`` default equal. The modal
+    label of a row with tied top probabilities is one of them at random.
+
+    Examples
+    --------
+    >>> e = EmpiricalItems.from_counts([[30, 70, 0], [3, 94, 3]])
+    >>> e.describe(), e.spec()
+    ('empirical: 2 label distributions over 3 labels', 'empirical:0.3,0.7,0;0.03,0.94,0.03')
+    >>> round(e.mean(), 3), e.modal_probs().tolist()
+    (0.82, [0.0, 1.0, 0.0])
+    """
+
+    label_distributions: tuple
+    weights: tuple | None = None
+
+    def __post_init__(self):
+        rows = v.probability("EmpiricalItems.label_distributions", self.label_distributions)
+        if rows.ndim != 2 or rows.shape[0] == 0 or rows.shape[1] < 2:
+            raise ValueError("EmpiricalItems.label_distributions must be an (items, L) matrix, "
+                             f"L >= 2; got shape {rows.shape}")
+        bad = np.abs(rows.sum(axis=1) - 1.0) > 1e-6
+        if bad.any():
+            raise ValueError(f"EmpiricalItems.label_distributions rows must sum to 1 (row "
+                             f"{int(np.flatnonzero(bad)[0])} sums to "
+                             f"{rows[bad][0].sum():.6g}); vote counts: use the from_counts constructor")
+        rows = rows / rows.sum(axis=1, keepdims=True)
+        object.__setattr__(self, "label_distributions",
+                           tuple(tuple(float(x) for x in r) for r in rows))
+        object.__setattr__(self, "weights", _weights(self.weights, rows.shape[0],
+                                                     "EmpiricalItems.weights"))
+
+    @classmethod
+    def from_counts(cls, counts, weights=None) -> EmpiricalItems:
+        """The items' vote shares c / n as label distributions."""
+        c = v.integer("counts", counts, lo=0)
+        if c.ndim != 2 or (c.sum(axis=1) == 0).any():
+            raise ValueError("counts must be an (items, L) matrix with >= 1 vote per item")
+        return cls(c / c.sum(axis=1, keepdims=True), weights)
+
+    @property
+    def n_labels(self) -> int:
+        """L, the length of each label distribution."""
+        return len(self.label_distributions[0])
+
+    def _nodes(self):
+        return np.array(self.label_distributions), np.array(self.weights)
+
+    def label_nodes(self, n_labels: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
+        """The label distributions (absolute labels) and their weights."""
+        self.check(n_labels)
+        return self._nodes()
+
+    def _log_nodes(self, counts):
+        pis, w = self._nodes()
+        c = _counts(counts, self.n_labels)
+        with np.errstate(divide="ignore"):
+            return _panel.log_multinomial_pmf(c[:, None, :], pis[None]) + np.log(w)[None, :]
+
+    def loglik(self, counts) -> np.ndarray:
+        """Per-item log P(counts) = log sum_n w_n Multinomial(counts; π_n)."""
+        from scipy.special import logsumexp
+
+        with np.errstate(divide="ignore"):
+            return logsumexp(self._log_nodes(counts), axis=1)
+
+    def predictive(self, counts) -> np.ndarray:
+        """P(next vote = h | counts) = sum_n P(π_n | counts) π_nh (NaN if no π_n fits)."""
+        from scipy.special import logsumexp
+
+        lp = self._log_nodes(counts)
+        with np.errstate(invalid="ignore"):
+            post = np.exp(lp - logsumexp(lp, axis=1, keepdims=True))
+        return post @ self._nodes()[0]
+
+    def sample(self, rng: np.random.Generator, n_labels: int | None = None, size=1) -> np.ndarray:
+        """Resample rows with their weights."""
+        pis, w = self._nodes()
+        return pis[rng.choice(len(w), size=size, p=w)]
+
+    def item_kernel_args(self) -> tuple[int, np.ndarray, np.ndarray]:
+        """Return ``(1, label distributions, cumsum(weights))``."""
+        pis, w = self._nodes()
+        return 1, np.ascontiguousarray(pis), np.cumsum(w)
+
+    def key(self) -> str:
+        """Return ``empirical(n=..., L=..., digest=...)`` (a hash of the rows and weights)."""
+        import hashlib
+
+        pis, w = self._nodes()
+        digest = hashlib.blake2b(pis.tobytes() + w.tobytes(), digest_size=8).hexdigest()
+        return f"empirical(n={len(w)},L={self.n_labels},digest={digest})"
+
+    def describe(self, n_labels: int | None = None) -> str:
+        """Return e.g. ``empirical: 1514 label distributions over 3 labels``."""
+        return f"empirical: {len(self.weights)} label distributions over {self.n_labels} labels"
+
+    def spec(self, n_labels: int | None = None) -> str:
+        """Return ``"empirical:P,P,P;P,P,P"`` (rows; ``W=`` prefixes when weights differ)."""
+        equal = np.ptp(self.weights) == 0
+        return "empirical:" + ";".join(
+            ("" if equal else f"{_exact(w)}=") + ",".join(_exact(x) for x in r)
+            for r, w in zip(self.label_distributions, self.weights))
+
+
+@functools.lru_cache(maxsize=32)
+def _modal_table(model: ItemModel, panel_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """P(votes = composition, modal label = j) of ``model`` for K votes (absolute labels)."""
+    L = model.n_labels
+    comp = _panel.compositions(panel_size, L)
+    if isinstance(model, EmpiricalItems):
+        pis, w = model._nodes()
+        top = pis == pis.max(axis=1, keepdims=True)
+        modal = top / top.sum(axis=1, keepdims=True)  # (nodes, L): ties split
+        prob = np.exp(_panel.log_multinomial_pmf(comp[None], pis[:, None, :]))  # (nodes, comp)
+        return comp, np.einsum("n,nc,nj->cj", w, prob, modal)
+    alphas, w = model._components()
+    out = np.zeros(comp.shape)
+    for a, wk in zip(alphas, w):
+        p = np.exp(_panel.log_dirichlet_multinomial_pmf(comp, a[None]))
+        out += wk * p[:, None] * _panel.dirichlet_argmax_probs(comp + a[None])
+    return comp, out
+
+
+def _parse_rows(rest: str) -> tuple[list, list | None]:
+    """``"W=a,b;W=a,b"`` or ``"a,b;a,b"`` -> (rows, weights or None)."""
+    rows, weights = [], []
+    for part in [x.strip() for x in rest.split(";") if x.strip()]:
+        w, sep, vals = part.rpartition("=")
+        rows.append([float(x) for x in vals.split(",") if x.strip()])
+        weights.append(float(w) if sep else None)
+    if any(w is None for w in weights):
+        if not all(w is None for w in weights):
+            raise ValueError("give a weight W= to every row or to none")
+        return rows, None
+    return rows, weights
+
+
+__all__ = ["SUM_TOL", "BetaPrior", "DiscretePrior", "DirichletItems", "DirichletMixture",
+           "EmpiricalItems", "FixedTheta", "ItemModel", "ThetaPrior", "as_theta_prior",
            "class_prior", "n_nodes"]

@@ -18,6 +18,7 @@ import numpy as np
 from labelvar import _panel
 from labelvar import _validate as V
 from labelvar.design._scenario import TIE_RULES, Scenario
+from labelvar.priors import ItemModel
 
 
 def panel_probabilities(theta, panel_size: int, n_labels: int = 2,
@@ -96,8 +97,13 @@ class Cell:
 
 def cell_probabilities(sc: Scenario, K: int) -> Cell:
     L = sc.n_labels
-    th, w = sc.theta.nodes(L, 2 * K + 2)  # exact: the integrands are polynomials of degree K + 1
-    pp = panel_probabilities(th, K, L, sc.tie_rule)
+    item = isinstance(sc.theta, ItemModel)  # a label distribution per item: one exact "node"
+    if item:
+        pp = {k: x[None] for k, x in sc.theta.panel_probabilities(K, sc.tie_rule).items()}
+        th, w = np.full(1, np.nan), np.ones(1)
+    else:
+        th, w = sc.theta.nodes(L, 2 * K + 2)  # exact: polynomials of degree K + 1
+        pp = panel_probabilities(th, K, L, sc.tie_rule)
     t = np.arange(K + 1)
     in_s = (t >= 1) & (t / K >= sc.min_agreement - 1e-12)
     a_g = pp["gt_modal"][:, in_s].sum(axis=1)  # per node: scored & GT = modal
@@ -112,6 +118,8 @@ def cell_probabilities(sc: Scenario, K: int) -> Cell:
     def acc(q):
         """P(correct and scored) for a labeller with modal-label accuracy q (None = expert)."""
         if q is None:
+            if item:
+                return float(pp["expert"][0, in_s].sum())
             return float(w @ (a_g * th + b_g * (1 - th) * u))
         return pm * q + po * (1 - q) * u
 
@@ -121,6 +129,8 @@ def cell_probabilities(sc: Scenario, K: int) -> Cell:
     else:
         mm = sc.m
         base = pm * float(mm @ mm) + po * float(mm @ (1 - mm)) * u
+        if item:  # predicts label h with the model's P(modal label = h)
+            base = float(pp["gt_label"][0, in_s].sum(axis=0) @ sc.theta.modal_probs())
     joint = (np.nan,) * 4
     p_b = np.nan
     if sc.question == "two_systems":
@@ -135,7 +145,8 @@ def cell_probabilities(sc: Scenario, K: int) -> Cell:
         joint = tuple((j / p_eval).tolist()) if p_eval > 0 else joint
         p_b = acc(qb) / p_eval if p_eval > 0 else np.nan
     div = p_eval if p_eval > 0 else np.nan
-    pd_ = panel_probabilities(th, K, L, "drop")
+    pd_ = ({k: x[None] for k, x in sc.theta.panel_probabilities(K, "drop").items()} if item
+           else panel_probabilities(th, K, L, "drop"))
     p_tie = float(w @ (1 - pd_["gt_modal"].sum(axis=1) - pd_["gt_other"].sum(axis=1)))
     return Cell(
         panel_size=K, p_top=p_top, p_eval=p_eval,

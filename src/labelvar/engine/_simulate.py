@@ -17,6 +17,7 @@ from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import _Spec
 from labelvar.engine._tables import _EPS, _composition_tables, _expected, _Infeasible, _Table
 from labelvar.models import Model
+from labelvar.priors import ItemModel
 
 #: the per-replicate metrics (the one definition: :mod:`labelvar._metrics`)
 METRICS = _metrics.METRICS
@@ -77,6 +78,12 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
         ``("beta", 4, 1)`` or ``"beta:4,1"`` = 1/L + (1 - 1/L) Beta(4, 1),
         ``("mixture", [0.6, 1], [0.3, 0.7])``. A fixed theta
         (:class:`labelvar.priors.FixedTheta` or a number) is the same as ``p_d``.
+        An item model (:class:`labelvar.priors.ItemModel`, e.g. ``"dirichlet:2,1,0.5"``
+        or a ``fit_pilot(..., method="dirichlet")`` fit's ``prior``) draws a label
+        distribution π per item instead (absolute labels; votes ~ Multinomial(K, π),
+        expert = one more draw, models against argmax π): ``m``, ``class_prior`` and
+        ``positives`` are then ignored (π defines the classes), the path is explicit
+        (see :mod:`labelvar.engine._item_models`).
     tie_rule : {"random", "drop"} or int
         Panel mode: ties of the plurality go to a random tied label, drop the
         item, or go to the given label when it is among the tied ones (random
@@ -245,6 +252,11 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     """Simulate one grid cell; return its tables ({"summary", and "raw"/"joint" if wanted})."""
     import pandas as pd
 
+    if isinstance(spec.theta_prior, ItemModel):  # a label distribution per item
+        from labelvar.engine._item_models import run_item_model_cell
+
+        return run_item_model_cell(cell, spec, key, None if kern is None else kern[0] is
+                                   K.explicit_binary, want_expected, want)
     lab, kk = cell.n_labels, cell.panel_size
     panel = spec.mode == "panel"
     n_j = len(spec.labellers)

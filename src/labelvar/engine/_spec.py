@@ -15,7 +15,7 @@ from labelvar import _validate as v
 from labelvar._counts import n_positives
 from labelvar._seeding import as_seed
 from labelvar.models import as_labellers, labeller_columns
-from labelvar.priors import FixedTheta, as_theta_prior
+from labelvar.priors import FixedTheta, ItemModel, as_theta_prior
 from labelvar.priors import class_prior as _class_prior
 
 
@@ -72,6 +72,8 @@ class _Spec:
                 raise ValueError(f"tie_rule must be 'random', 'drop' or a label in "
                                  f"[0, n_labels - 1]; got {label} with n_labels={bad[0]}")
             self.tie_rule = label
+        if isinstance(self.theta_prior, ItemModel):  # its label distributions define the
+            class_prior = None                       # classes: m and class_prior are ignored
         if class_prior is not None:
             prior = v.probability("class_prior", class_prior)
             if prior.ndim != 1:

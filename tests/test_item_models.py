@@ -1,0 +1,181 @@
+"""Item label-distribution models: exact probabilities, fitting, prediction, engine, planner."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from labelvar import Scenario, fit_pilot, plan_study, simulate
+from labelvar._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
+from labelvar.design._power import cell_probabilities
+from labelvar.models import CorrelatedModel, Model
+from labelvar.pilot import predict_agreement, predictive
+from labelvar.priors import DirichletItems, DirichletMixture, EmpiricalItems, ItemModel, as_theta_prior
+
+
+def test_dirichlet_multinomial_pmf_matches_numerical_integral():
+    # L = 2: Beta-binomial, P(c) = C(K, c0) ∫ p^c0 (1-p)^c1 Beta(p; a0, a1) dp
+    from scipy import integrate, stats
+
+    a = np.array([0.7, 2.5])
+    for c0 in range(6):
+        c = np.array([c0, 5 - c0])
+        val, _ = integrate.quad(lambda p, c0=c0: math.comb(5, c0) * p**c0 * (1 - p) ** (5 - c0)
+                                * stats.beta.pdf(p, *a), 0, 1, epsabs=1e-13)
+        assert np.exp(log_dirichlet_multinomial_pmf(c, a)) == pytest.approx(val, rel=1e-8)
+    # L = 3: sums to 1 over all compositions; equals scipy's dirichlet_multinomial
+    a3 = np.array([2.0, 1.0, 0.5])
+    comp = compositions(6, 3)
+    p = np.exp(log_dirichlet_multinomial_pmf(comp, a3))
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    ref = stats.dirichlet_multinomial.pmf(comp, a3, 6)
+    np.testing.assert_allclose(p, ref, rtol=1e-10)
+
+
+def test_modal_composition_probs_match_monte_carlo():
+    model = DirichletItems((2.0, 1.0, 0.5))
+    comp, prob = model.modal_composition_probs(3)
+    rng = np.random.default_rng(0)
+    n = 400_000
+    pi = rng.dirichlet(model.alpha, n)
+    votes = np.stack([rng.multinomial(3, p) for p in pi[:50_000]])
+    modal = pi[:50_000].argmax(axis=1)
+    index = {tuple(r): i for i, r in enumerate(comp.tolist())}
+    counts = np.zeros(prob.shape)
+    for v_, m in zip(votes, modal):
+        counts[index[tuple(v_)], m] += 1
+    freq = counts / len(votes)
+    se = np.sqrt(prob * (1 - prob) / len(votes))
+    assert np.all(np.abs(freq - prob) < 4 * se + 1e-12)
+    # argmax probabilities by Monte Carlo
+    mc = np.bincount(pi.argmax(axis=1), minlength=3) / n
+    np.testing.assert_allclose(dirichlet_argmax_probs(model.alpha), mc, atol=4 * 0.5 / n**0.5)
+
+
+def test_parser_round_trips_and_refuses():
+    for text in ("dirichlet:2,1,0.5", "dirichlet_mixture:0.7=5,1,1;0.3=1,1,5",
+                 "empirical:0.3,0.7,0;0.03,0.94,0.03"):
+        m = as_theta_prior(text, n_labels=3)
+        assert isinstance(m, ItemModel) and as_theta_prior(m.spec()) == m
+    assert as_theta_prior({"dirichlet": [1, 2]}) == DirichletItems((1, 2))
+    assert as_theta_prior(("dirichlet_mixture", [[1, 2], [3, 1]], [0.5, 0.5])) == \
+        DirichletMixture(((1, 2), (3, 1)))
+    with pytest.raises(ValueError, match="distribution over 3 labels, but n_labels=2"):
+        as_theta_prior("dirichlet:1,1,1", n_labels=2)
+    with pytest.raises(TypeError, match="item model"):
+        DirichletItems((1, 1)).nodes(2, 3)
+
+
+def test_fit_recovers_known_alpha():
+    alpha = np.array([0.8, 1.6, 0.4])
+    rng = np.random.default_rng(5)
+    pi = rng.dirichlet(alpha, 4000)
+    counts = np.stack([rng.multinomial(n, p) for n, p in zip(rng.integers(3, 11, 4000), pi)])
+    fit = fit_pilot(counts, "dirichlet")
+    est = np.array(fit.model.alpha)
+    # standard errors from the observed information (numerical Hessian of log-lik in log α)
+    from scipy.optimize import approx_fprime
+
+    def grad(x):
+        return approx_fprime(x, lambda y: log_dirichlet_multinomial_pmf(counts, np.exp(y)).sum(),
+                             1e-6)
+    x = np.log(est)
+    hess = np.stack([(grad(x + e) - grad(x - e)) / 2e-4 for e in np.eye(3) * 1e-4])
+    se = np.sqrt(np.diag(np.linalg.inv(-hess))) * est
+    assert np.all(np.abs(est - alpha) < 4 * se), (est, se)
+    assert fit.n_params == 3 and fit.aic == pytest.approx(6 - 2 * fit.loglik)
+    assert fit.table["observed"].sum() == 4000 and fit.dof > 0 and 0 <= fit.p_value <= 1
+
+
+def test_mixture_fit_is_seeded_and_beats_single_dirichlet():
+    rng = np.random.default_rng(1)
+    a = np.where(rng.random(1500)[:, None] < 0.6, [8.0, 1.0, 1.0], [0.5, 0.5, 4.0])
+    counts = np.stack([rng.multinomial(5, rng.dirichlet(r)) for r in a])
+    f1 = fit_pilot(counts, "dirichlet_mixture", seed=3)
+    f2 = fit_pilot(counts, "dirichlet_mixture", seed=3)
+    assert f1.model == f2.model
+    assert f1.loglik > fit_pilot(counts, "dirichlet").loglik + 20
+    assert f1.model.weights[0] == pytest.approx(0.6, abs=0.06)
+
+
+def test_predict_agreement_by_hand():
+    pred = predict_agreement("dirichlet:1,2,0.5", [[3, 1, 0], [2, 2, 0], [0, 0, 1]])
+    # (3 + 1) / (4 + 3.5); tie: mean of (2 + 1) / 7.5 and (2 + 2) / 7.5; (1 + .5) / (1 + 3.5)
+    np.testing.assert_allclose(pred.items["predicted"], [4 / 7.5, 3.5 / 7.5, 1.5 / 4.5])
+    assert pred.bins["bin"].tolist() == ["0.75", "0.50", "1.00"]
+    cmp = pred.compare([[6, 4, 0], [1, 3, 6], [0, 0, 10]])
+    np.testing.assert_allclose(cmp["held_out"][:3], [0.6, 0.2, 1.0])
+    assert cmp["error"].iloc[-1] == pytest.approx(np.mean(np.abs(
+        np.array([4 / 7.5, 3.5 / 7.5, 1.5 / 4.5]) - [0.6, 0.2, 1.0])))
+    # mixture predictive = posterior-weighted component predictives
+    mix = DirichletMixture(((1, 1), (4, 1)), (0.5, 0.5))
+    c = np.array([[2, 0]])
+    lw = np.array([log_dirichlet_multinomial_pmf(c[0], a) for a in mix.alphas])
+    post = np.exp(lw) / np.exp(lw).sum()
+    expect = post[0] * 3 / 4 + post[1] * 6 / 7
+    assert predictive(mix, c)[0, 0] == pytest.approx(expect)
+
+
+@pytest.mark.parametrize("spec,labels,k,tie", [
+    ("dirichlet:2,1,0.5", 3, 5, "random"),
+    ("dirichlet_mixture:0.7=5,1,1;0.3=0.5,0.5,3", 3, 4, "drop"),
+    ("empirical:0.3,0.7;0.5,0.5;0.9,0.1", 2, 3, "random"),
+    ("dirichlet:0.4,1.5", 2, 6, 1),
+])
+def test_simulate_matches_exact_expectation_per_stratum(spec, labels, k, tie):
+    res = simulate(mode="panel", theta_prior=spec, n_labels=labels, panel_size=k, n_items=120,
+                   labellers=["expert", "random", "prior", Model(0.7, name="A"),
+                              CorrelatedModel(accuracy=0.9, correlation=0.5, name="C")],
+                   replicates=2000, seed=11, tie_rule=tie)
+    s = res.summary
+    checked = s[s["expected"].notna()]
+    assert set(checked["stratum"]) == set(s["stratum"])  # every stratum has expectations
+    assert len(checked) > 40
+    assert checked["z"].abs().max() < 4, checked.loc[checked["z"].abs().idxmax()]
+    assert (s["method"] == "explicit").all()
+
+
+def test_simulate_item_model_serial_equals_parallel_and_refusals():
+    kw = dict(mode="panel", theta_prior="dirichlet:1,2,1", n_labels=3, panel_size=3,
+              n_items=50, replicates=30, seed=4, expected=False)
+    a = simulate(parallel=False, **kw).summary
+    b = simulate(parallel=True, **kw).summary
+    assert a["mean"].equals(b["mean"])
+    with pytest.raises(ValueError, match="collapsed"):
+        simulate(method="collapsed", **kw)
+    with pytest.raises(ValueError, match="p_d must be None"):
+        simulate(p_d=0.8, **kw)
+
+
+def test_planner_from_dirichlet_pilot_fit():
+    rng = np.random.default_rng(2)
+    counts = np.stack([rng.multinomial(5, rng.dirichlet([0.4, 1.2, 0.6])) for _ in range(300)])
+    fit = fit_pilot(counts, "dirichlet")
+    sc = Scenario("separability", theta=fit.prior, n_labels=3, baseline="prior")
+    assert Scenario(**sc.to_dict()).to_dict() == sc.to_dict()
+    res = plan_study(sc, panel_sizes=[1, 3, 5], replicates=0)
+    assert res.recommended is not None and "recommended" in res.message
+    # the planner's per-item probabilities are the engine's exact expectations
+    cell = cell_probabilities(sc, 4)
+    s = simulate(mode="panel", theta_prior=fit.prior, n_labels=3, panel_size=4, n_items=50,
+                 labellers=["expert", "prior"], replicates=20, seed=0).summary
+    acc = s.query("stratum == 'all' and metric == 'accuracy'").set_index("labeller")["expected"]
+    assert cell.p_a == pytest.approx(acc["expert"], abs=1e-9)
+    assert cell.p_baseline == pytest.approx(acc["prior"], abs=1e-9)
+
+
+def test_empirical_item_model_from_counts():
+    e = EmpiricalItems.from_counts([[30, 70, 0], [3, 94, 3], [50, 50, 0]])
+    assert e.modal_probs().tolist() == pytest.approx([1 / 6, 5 / 6, 0.0])
+    comp, p = e.composition_probs(2)
+    assert p.sum() == pytest.approx(1.0)
+    brute = np.zeros(len(comp))
+    idx = {tuple(r): i for i, r in enumerate(comp.tolist())}
+    for pi in e.label_distributions:
+        for a, b in itertools.product(range(3), repeat=2):
+            v_ = np.bincount([a, b], minlength=3)
+            brute[idx[tuple(v_)]] += pi[a] * pi[b] / 3
+    np.testing.assert_allclose(p, brute)
