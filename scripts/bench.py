@@ -212,6 +212,7 @@ def main(argv=None):
     print(f"  import + simulate(1000 reps), expected=False {run_med:.3f} / {run_min:.3f}")
     print(f"  import + simulate(1000 reps), expected=True  {exp_med:.3f} / {exp_min:.3f}")
     report_figure1_end_to_end()  # issue 4: Figure 1 end to end (section at the end of the file)
+    report_design_snli()  # issue 11: the README's planning example (section at the end)
     print("\nThe machine is shared with other jobs: quote ratios from one run.")
 
 
@@ -265,6 +266,42 @@ def report_figure1_end_to_end(runs=3):
           f"median / min of {runs}): {statistics.median(times):.2f} / {min(times):.2f} s "
           f"(target <= 10 s); last run inside the job: engine {meta['engine_seconds']:.2f} s, "
           f"figures {meta['figure_seconds']:.2f} s, job {meta['seconds']:.2f} s")
+
+
+# --------------------------------------------------------------------------- planner (issue 11)
+def report_design_snli(runs=5, target=2.0):
+    """Time `labelvar design --config configs/design/snli.yaml` (the README's example).
+
+    Fresh processes after one warm-up (numba cache warm): imports, the pilot fit, the
+    exact power scans and the simulated verification, printed as the user sees it.
+    Target: <= 2 s. Needs the SNLI pilot in ../shared/data (skipped without it).
+    """
+    cfg = REPO / "configs" / "design" / "snli.yaml"
+    if not (REPO.parent / "shared" / "data" / "snli_dev_subset").exists():
+        print("\nplanner (labelvar design --config configs/design/snli.yaml): skipped, no "
+              "../shared/data/snli_dev_subset")
+        return None
+    exe = Path(sys.executable).with_name("labelvar")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "labelvar.cli"]
+    import resource
+
+    times, cpu = [], []
+    for i in range(runs + 1):
+        c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        subprocess.run(cmd + ["design", "--config", str(cfg)], check=True, capture_output=True,
+                       cwd=REPO)
+        c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if i:
+            times.append(time.perf_counter() - t)
+            cpu.append(c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime)
+    med = statistics.median(times)
+    print(f"\nplanner, README SNLI example (labelvar design --config configs/design/snli.yaml, "
+          f"warm, median / min of {runs}): {med:.2f} / {min(times):.2f} s wall, "
+          f"{statistics.median(cpu):.2f} s CPU (user + sys, all threads; load average "
+          f"{os.getloadavg()[0]:.1f}) (target <= {target:g} s wall): "
+          f"{'PASS' if med <= target else 'FAIL'}")
+    return med
 
 
 if __name__ == "__main__":

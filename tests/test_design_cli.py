@@ -64,12 +64,46 @@ def test_cli_bad_input_one_line_exit_2(capsys, argv, match):
     assert err.count("\n") == 1
 
 
-def test_cli_pilot_with_one_vote_refused(tmp_path, capsys):
+def test_cli_unidentifiable_pilot_refused_in_one_line(tmp_path, capsys):
     p = tmp_path / "pilot.csv"
-    p.write_text("a,b\n3,2\n1,0\n")
+    p.write_text("a,b\n3,0\n0,3\n")
     code, out, err = run(capsys, "--pilot", str(p), "--replicates", "0")
-    assert code == 2
-    assert err.startswith("labelvar: error: pilot items need at least 2 votes each")
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("labelvar: error: --pilot: every one of the 2 items is unanimous")
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_cli_unpaired_example_exact_for_every_seed(capsys, seed):
+    """Done-when: the issue's unpaired example gives K = 5: N = 306 for seeds 0-9."""
+    code, out, err = run(capsys, "--question", "two_systems", "--theta", "0.9", "--n-labels", "2",
+                         "--accuracy-b", "0.7", "--delta", "0.1", "--test", "unpaired",
+                         "--panel-sizes", "1,3,5", "--seed", str(seed), "--replicates", "100",
+                         "--format", "csv")
+    assert code == 0
+    plans = pd.read_csv(__import__("io").StringIO(out))
+    assert plans["n_items"].tolist() == [513, 340, 306]
+    assert plans["meets_target"].all()
+
+
+def test_cli_n_rule_first(capsys):
+    code, out, err = run(capsys, "--theta", "0.7", "--panel-sizes", "1", "--replicates", "0",
+                         "--n-rule", "first", "--format", "csv")
+    assert code == 0 and pd.read_csv(__import__("io").StringIO(out))["n_items"][0] == 245
+    assert "it stays >= 0.8 only from N = 258" in err
+
+
+def test_cli_chaosnli_pilot_selection(capsys):
+    path = shared_data("chaosnli/chaosNLI_v1.0/chaosNLI_snli.jsonl")
+    base = ["--pilot", str(path), "--pilot-field", "old_labels", "--replicates", "0",
+            "--panel-sizes", "3"]
+    code, out, err = run(capsys, *base)
+    assert code == 2 and err.count("\n") == 1 and "--pilot-selection top=3" in err
+    code, out, err = run(capsys, *base, "--pilot-selection", "top=3")
+    assert code == 0, err
+    assert err.startswith("pilot: 1514 items, selected by top=3, L = 3; fitted theta = ")
+    code, out, err = run(capsys, "--pilot", str(path), "--pilot-field", "label_count",
+                         "--pilot-counts", "--replicates", "0", "--panel-sizes", "3")
+    assert code == 0 and err.startswith("pilot: 1514 items, L = 3; fitted Beta(")
 
 
 def test_cli_no_plan_says_so_exit_1(capsys):

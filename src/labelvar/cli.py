@@ -343,8 +343,9 @@ _DESIGN_SCENARIO_KEYS = ("question", "theta", "n_labels", "m", "tie_rule", "min_
                          "alpha", "confidence_level", "power", "baseline", "accuracy_a",
                          "accuracy_b", "delta", "error_correlation", "test", "metric",
                          "half_width", "cost_per_item", "cost_per_annotation")
-_DESIGN_PLAN_KEYS = ("panel_sizes", "n_max", "n_step", "replicates", "seed")
-_DESIGN_PILOT_KEYS = ("pilot", "pilot_field", "pilot_columns", "pilot_method")
+_DESIGN_PLAN_KEYS = ("panel_sizes", "n_max", "n_rule", "replicates", "seed")
+_DESIGN_PILOT_KEYS = ("pilot", "pilot_field", "pilot_columns", "pilot_method", "pilot_counts",
+                      "pilot_labels", "pilot_selection")
 
 
 def _add_design(sub) -> None:
@@ -352,8 +353,9 @@ def _add_design(sub) -> None:
         "design",
         help="study sizing: items N and annotators per item K for a target power",
         description="Plan a study: for each panel size K, the smallest number of items N "
-        "meeting the target power, exact under the panel model and checked by simulation, "
-        "priced. Values come from --config (a YAML file with a 'design:' block, e.g. "
+        "meeting the target power, exact under the panel model (the first N reaching it "
+        "and the N from which it stays reached), verified by simulation, priced. Values "
+        "come from --config (a YAML file with a 'design:' block, e.g. "
         "configs/design/*.yaml), overridden by flags. Exit code 1 when no plan "
         "in range meets the target.",
     )
@@ -370,6 +372,14 @@ def _add_design(sub) -> None:
                    help="CSV vote-count columns, e.g. yes,no (default: all numeric columns)")
     p.add_argument("--pilot-method", help="beta | mixture | dirichlet | dirichlet_mixture | "
                    "empirical (default beta)")
+    p.add_argument("--pilot-counts", action="store_true", default=None,
+                   help="JSONL: --pilot-field holds per-label vote counts (e.g. ChaosNLI "
+                   "label_count), not a list of labels")
+    p.add_argument("--pilot-labels", type=lambda x: [c for c in x.split(",") if c],
+                   help="with --pilot-counts: the label of each count position")
+    p.add_argument("--pilot-selection", metavar="RULE",
+                   help="the pilot's item selection, entering the likelihood: top=T (only "
+                   "items whose top count is T, e.g. top=3 for ChaosNLI's old_labels) | top>=T")
     p.add_argument("--n-labels", type=int, help="number of labels L (default 2, or the pilot's)")
     p.add_argument("--m", type=_floats, help="class prior: positive ratio or L probabilities")
     p.add_argument("--tie-rule", help="random | drop")
@@ -392,9 +402,12 @@ def _add_design(sub) -> None:
     p.add_argument("--cost-per-annotation", type=float)
     p.add_argument("--panel-sizes", type=_ints, metavar="K", help="e.g. 1,3,5,7,9")
     p.add_argument("--n-max", type=int, help="largest N searched (default 10000)")
-    p.add_argument("--n-step", type=int, help="simulated search step (default N/50)")
-    p.add_argument("--replicates", type=int, help="simulated studies per (K, N) (default 1000)")
-    p.add_argument("--seed", type=int, help="simulation seed (default 0)")
+    p.add_argument("--n-rule", choices=("stable", "first"),
+                   help="plan N: stable = smallest N from which the exact power stays >= the "
+                   "target up to 2x the first crossing (default); first = first N reaching it")
+    p.add_argument("--replicates", type=int,
+                   help="simulated studies verifying each plan (default 1000; 0 = none)")
+    p.add_argument("--seed", type=int, help="seed of the verification (default 0)")
     p.add_argument("--out", metavar="DIR", help="write design*.csv, scenario.json, power.png/pdf")
     p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     p.set_defaults(func=_run_design)
@@ -438,14 +451,18 @@ def _run_design(args) -> int:
     field = st.pop("pilot_field", None) or "annotator_labels"
     method = st.pop("pilot_method", None) or "beta"
     columns = st.pop("pilot_columns", None)
+    counts = bool(st.pop("pilot_counts", None))
+    labels = st.pop("pilot_labels", None)
+    selection = st.pop("pilot_selection", None)
     plan_kw = {k: st.pop(k) for k in _DESIGN_PLAN_KEYS if k in st}
     if pilot is not None:
         if "theta" in st:
             raise ValueError("give either theta or pilot, not both")
         from labelvar.pilot import fit_pilot, read_pilot
 
-        fit = fit_pilot(read_pilot(pilot, field=field, columns=columns), method=method,
-                        n_labels=st.get("n_labels"))
+        fit = fit_pilot(read_pilot(pilot, field=field, columns=columns, counts=counts,
+                                   labels=labels),
+                        method=method, n_labels=st.get("n_labels"), selection=selection)
         st["theta"] = fit.prior
         st.setdefault("n_labels", fit.n_labels)
         print(fit.summary(), file=sys.stderr)

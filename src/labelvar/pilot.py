@@ -20,7 +20,7 @@ import pandas as pd
 
 from labelvar import _panel
 from labelvar import _validate as V
-from labelvar.priors import BetaPrior, DiscretePrior
+from labelvar.priors import BetaPrior, DiscretePrior, FixedTheta
 
 
 @dataclasses.dataclass
@@ -32,7 +32,8 @@ class PilotFit:
     prior : BetaPrior or DiscretePrior
         The fitted prior (:mod:`labelvar.priors`; pass it as ``Scenario(theta=fit.prior)``).
     method : str
-        ``"beta"`` or ``"mixture"``.
+        ``"beta"``, ``"mixture"`` or ``"fixed"`` (one θ: what the votes identify when a
+        selection leaves one free pattern proportion).
     n_items, n_labels : int
     loglik : float
         Maximised log-likelihood of the vote patterns.
@@ -43,7 +44,14 @@ class PilotFit:
     table : pandas.DataFrame
         Observed vs expected number of items per (votes per item, sorted vote pattern).
     chi2, dof, p_value : float
-        Pearson goodness of fit over the patterns (expected counts >= 5 pooled).
+        Pearson goodness of fit over the patterns (expected counts >= 5 pooled); with
+        0 degrees of freedom the fit is not testable (``p_value`` NaN, said so in
+        :meth:`summary`).
+    selection : Selection or None
+        The declared item-selection rule that entered the likelihood.
+    notes : list of str
+        What the fit had to do or could not do (items left out, a model reduced to what
+        the votes identify), one sentence each; :meth:`summary` prints them.
     """
 
     prior: object
@@ -58,18 +66,100 @@ class PilotFit:
     chi2: float
     dof: int
     p_value: float
+    selection: Selection | None = None
+    notes: list = dataclasses.field(default_factory=list)
 
     def summary(self) -> str:
-        """One line: the fitted prior and its fit."""
+        """One line: the fitted prior, its fit and the notes."""
         L = self.n_labels
-        return (f"pilot: {self.n_items} items, L = {L}; fitted {self.prior.describe(L)}"
-                f" (mean theta {self.prior.mean(L):.3f}); log-lik {self.loglik:.2f}, AIC "
-                f"{self.aic:.2f}; Pearson chi2 {self.chi2:.2f} on {self.dof} df, p = "
-                f"{self.p_value:.3g}")
+        sel = f", selected by {self.selection}" if self.selection is not None else ""
+        gof = (f"Pearson chi2 {self.chi2:.2f} on {self.dof} df, p = {self.p_value:.3g}"
+               if self.dof > 0 else "goodness of fit not testable (0 df)")
+        notes = "".join(f"; note: {n}" for n in self.notes)
+        return (f"pilot: {self.n_items} items{sel}, L = {L}; fitted "
+                f"{self.prior.describe(L)} (mean theta {self.prior.mean(L):.3f}); log-lik "
+                f"{self.loglik:.2f}, AIC {self.aic:.2f}; {gof}{notes}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Selection:
+    """An item-selection rule of a pilot: only items whose top vote count is in ``tops``.
+
+    ``tops`` is a set of top counts (``"top=3"``) or a lower bound (``"top>=4"``, stored
+    as ``at_least``). The rule enters the likelihood: each item's probability is divided
+    by P(selected | prior, its number of votes) (:func:`selection_log_prob`).
+
+    Examples
+    --------
+    >>> as_selection("top=3"), as_selection("top>=4").admits(np.array([3, 4, 5]))
+    (Selection(tops=(3,), at_least=None), array([False,  True,  True]))
+    """
+
+    tops: tuple = ()
+    at_least: int | None = None
+
+    def admits(self, top) -> np.ndarray:
+        """Whether items with these top counts satisfy the rule."""
+        top = np.asarray(top)
+        if self.at_least is not None:
+            return top >= self.at_least
+        return np.isin(top, self.tops)
+
+    def __str__(self) -> str:
+        if self.at_least is not None:
+            return f"top>={self.at_least}"
+        return "top=" + ",".join(map(str, self.tops))
+
+
+def as_selection(spec) -> Selection | None:
+    """Parse an item-selection rule: None, ``"top=3"``, ``"top=3,4"``, ``"top>=4"`` or a Selection.
+
+    Examples
+    --------
+    >>> str(as_selection("top = 3,4")), as_selection(None)
+    ('top=3,4', None)
+    """
+    if spec is None or isinstance(spec, Selection):
+        return spec
+    text = str(spec).replace(" ", "").lower()
+    if text in ("", "none"):
+        return None
+    try:
+        if text.startswith("top>="):
+            return Selection(at_least=int(text[5:]))
+        if text.startswith("top="):
+            tops = tuple(sorted({int(x) for x in text[4:].split(",") if x}))
+            if tops:
+                return Selection(tops=tops)
+    except ValueError:
+        pass
+    raise ValueError(f"selection must be 'top=T' (items whose top vote count is T; several: "
+                     f"'top=3,4') or 'top>=T', got {spec!r}")
+
+
+def selection_log_prob(selection: Selection, panel_size: int, theta, n_labels: int) -> np.ndarray:
+    """Log P(an item with ``panel_size`` votes is selected | θ), exactly, per θ.
+
+    Sums the multinomial probabilities of the vote compositions whose top count the rule
+    admits (:func:`labelvar._panel.composition_probs`, the one vote enumeration).
+
+    Examples
+    --------
+    >>> round(float(np.exp(selection_log_prob(as_selection("top=3"), 5, [0.5], 2))[0]), 4)
+    0.625
+    """
+    comp, prob = _panel.composition_probs(int(panel_size), int(n_labels),
+                                          _panel.symmetric_probs(np.asarray(theta, float),
+                                                                 int(n_labels)))
+    top, _ = _panel.plurality(comp)
+    p = prob[..., selection.admits(top)].sum(axis=-1)
+    with np.errstate(divide="ignore"):
+        return np.log(p)
 
 
 def read_pilot(path: str | Path, field: str = "annotator_labels",
-               columns: Sequence[str] | None = None) -> np.ndarray:
+               columns: Sequence[str] | None = None, counts: bool = False,
+               labels: Sequence | None = None) -> np.ndarray:
     r"""Read pilot votes into an (items x labels) count matrix.
 
     Parameters
@@ -83,6 +173,13 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
     columns : sequence of str, optional
         CSV: the vote-count columns (default: every numeric column, so give this when
         the file also has a numeric id column).
+    counts : bool
+        JSON: ``field`` holds per-label vote counts (ChaosNLI's ``label_count``, a list
+        in label order, or an object label -> count; :func:`labelvar.io.read_jsonl` with
+        ``counts=True``) instead of a list of labels. Any number of votes per item.
+    labels : sequence, optional
+        With ``counts``: the label of each count position (see
+        :func:`labelvar.io.read_jsonl`).
 
     Returns
     -------
@@ -102,6 +199,9 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
         raise FileNotFoundError(f"pilot file not found: {path}")
     from labelvar import io
 
+    if path.suffix.lower() in (".jsonl", ".json") and counts:
+        (task,) = io.read_jsonl(path, panel=field, counts=True, labels=labels).values()
+        return V.integer("pilot vote counts", task.panel.to_numpy(), lo=0)
     if path.suffix.lower() in (".jsonl", ".json"):
         labels = []
         for i, rec in enumerate(io._read_jsonl_records(path)):
@@ -133,13 +233,25 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
 
 
 def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
-              grid_size: int = 60, *, n_components: int = 2, seed=0,
+              grid_size: int = 60, selection=None, *, n_components: int = 2, seed=0,
               n_starts: int = 8) -> PilotFit:
     """Fit the item-agreement prior to pilot vote counts by maximum likelihood.
 
-    Each item i has K_i >= 2 votes c_i (counts per label). Under the panel model the
+    Each item i has K_i votes c_i (counts per label; any K_i). Under the panel model the
     likelihood of an item is (1/L) sum_j E_θ[Multinomial(c_i; θ on label j, (1 - θ)/(L - 1)
-    elsewhere)], the sum running over which label is modal (unobserved).
+    elsewhere)], the sum running over which label is modal (unobserved). With a declared
+    ``selection`` (the pilot kept only some items, e.g. those whose top count is 3 of 5)
+    each item's likelihood is divided by P(selected | prior, K_i), exactly
+    (:func:`selection_log_prob`).
+
+    Pilots the model cannot fit are refused in one line with the reason (ValueError):
+    a single item, every item with fewer than 2 votes, every item unanimous (θ = 1 with
+    no disagreement to fit), a single vote pattern, or every item with the same
+    non-unanimous top count and no declared selection (the pilot looks selected by
+    agreement, as ChaosNLI's original 5 votes: declare it). Items with fewer than 2
+    votes carry no information about θ and are left out (a note). When the patterns the
+    selection admits leave fewer free proportions than the method has parameters, one
+    θ for every item is fitted instead (a note).
 
     Parameters
     ----------
@@ -156,6 +268,9 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
         L; defaults to the number of columns.
     grid_size : int
         Grid points for ``"mixture"``.
+    selection : str, Selection or None
+        The pilot's item-selection rule (:func:`as_selection`: ``"top=3"``, ``"top>=4"``);
+        every item must satisfy it. ``"mixture"`` needs one K for all items then.
     n_components, seed, n_starts
         Passed to :func:`fit_item_model` for the item-model methods.
 
@@ -171,50 +286,84 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
     ('beta', 6, 0.86)
     """
     from scipy.optimize import minimize
-    from scipy.special import logsumexp
-    from scipy.stats import chi2 as chi2_dist
+    from scipy.special import chdtrc, logsumexp
 
     V.choice("method", method, ("beta", "mixture") + ITEM_METHODS)
     if method in ITEM_METHODS:  # an item label-distribution model (fit_item_model)
+        if selection is not None:
+            raise ValueError("selection applies to the theta-prior methods (beta, mixture), not "
+                             f"to method={method!r}")
         return fit_item_model(counts, method, n_labels, n_components, seed, n_starts)
-    c = V.integer("pilot vote counts", counts, lo=0)
-    if c.ndim != 2 or c.shape[0] == 0:
-        raise ValueError(f"pilot vote counts must be a non-empty (items, labels) matrix, "
-                         f"got shape {c.shape}")
-    L = int(V.n_labels(c.shape[1] if n_labels is None else n_labels))
-    if c.shape[1] > L:
-        raise ValueError(f"pilot has {c.shape[1]} label columns but n_labels={L}")
-    if c.shape[1] < L:
-        c = np.pad(c, ((0, 0), (0, L - c.shape[1])))
+    sel = as_selection(selection)
+    c, L, notes = _pilot_input(counts, n_labels, sel)
     k = c.sum(axis=1)
-    if (k < 2).any():
-        bad = np.flatnonzero(k < 2)
-        raise ValueError(f"pilot items need at least 2 votes each; {bad.size} item(s) have fewer "
-                         f"(first: item {bad[0]} with {k[bad[0]]})")
     pats, inverse, mult = np.unique(-np.sort(-c, axis=1), axis=0, return_inverse=True,
                                     return_counts=True)
     lo = 1.0 / L
     degree = 2 * int(k.max()) + 2
+    kpat = pats.sum(axis=1)
+    ks = np.unique(kpat)
+
+    def log_sel(th):  # log P(selected | θ, K of each pattern), (patterns, nodes); 0 if no rule
+        if sel is None:
+            return np.zeros((len(pats), len(th)))
+        by_k = {int(kk): selection_log_prob(sel, kk, th, L) for kk in ks}
+        return np.stack([by_k[int(kk)] for kk in kpat])
+
+    free = _free_proportions(ks, L, sel)
+    if method == "beta" and free < 2:
+        notes.append(f"the patterns {'the selection admits' if sel else 'possible'} leave "
+                     f"{free} free proportion(s), too few for a Beta (2 parameters): one "
+                     f"theta fitted for every item")
+        method = "fixed"
+    if method == "mixture" and sel is not None and len(ks) > 1:
+        raise ValueError(f"pilot: method='mixture' with a selection needs one number of votes "
+                         f"per item, got {', '.join(map(str, ks))}; use method='beta'")
 
     if method == "beta":
         def nll(x):
             th, w = BetaPrior(math.exp(x[0]), math.exp(x[1])).nodes(L, degree)
-            ll = logsumexp(_panel.log_pattern_likelihood(pats, np.clip(th, lo, 1 - 1e-15), L)
-                           + np.log(w)[None, :], axis=1)
+            thc = np.clip(th, lo, 1 - 1e-15)
+            lw = np.log(w)[None, :]
+            ll = logsumexp(_panel.log_pattern_likelihood(pats, thc, L) + lw, axis=1)
+            if sel is not None:
+                ll = ll - logsumexp(log_sel(thc) + lw, axis=1)
             return -float(mult @ ll)
 
+        # log a, log b within _LOG_AB (the Gauss-Jacobi weights overflow beyond); a start
+        # at Beta(1, 1), then a restart from its optimum (Nelder-Mead can stall)
         best = None
-        for x0 in ([0.0, 0.0], [1.0, 0.0], [0.0, 1.0]):
-            r = minimize(nll, x0, method="Nelder-Mead",
-                         options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 2000})
+        x0 = [0.0, 0.0]
+        for _ in range(2):
+            r = minimize(nll, x0, method="Nelder-Mead", bounds=[_LOG_AB] * 2,
+                         options={"xatol": 1e-5, "fatol": 1e-8, "maxiter": 2000})
             if best is None or r.fun < best.fun:
                 best = r
+            x0 = best.x
+        if np.isclose(best.x, _LOG_AB, atol=1e-3).any():
+            notes.append(f"the Beta fit reached a bound of its parameters (a, b in "
+                         f"[e^{_LOG_AB[0]:g}, e^{_LOG_AB[1]:g}]): the votes pin the prior down "
+                         "poorly")
         prior = BetaPrior(float(math.exp(best.x[0])), float(math.exp(best.x[1])))
         loglik, n_params = -float(best.fun), 2
+    elif method == "fixed":
+        from scipy.optimize import minimize_scalar
+
+        def nll1(t):
+            th = np.array([t])
+            ll = _panel.log_pattern_likelihood(pats, th, L)[:, 0] - log_sel(th)[:, 0]
+            return -float(mult @ ll)
+
+        r = minimize_scalar(nll1, bounds=(lo, 1 - 1e-9), method="bounded",
+                            options={"xatol": 1e-10})
+        prior = FixedTheta(float(r.x))
+        loglik, n_params = -float(r.fun), 1
     else:
         grid = np.linspace(lo, 1.0, grid_size)
         lp = _panel.log_pattern_likelihood(pats, np.clip(grid, lo, 1 - 1e-15), L)
         lp[:, -1] = _panel.log_pattern_likelihood(pats, np.array([1.0]), L)[:, 0]
+        ls = log_sel(grid)[0] if sel is not None else np.zeros(grid_size)
+        lp = lp - ls[None, :]  # P(c | θ, selected): the EM fits the θ law among selected items
         w = np.full(grid_size, 1.0 / grid_size)
         for _ in range(5000):
             lj = lp + np.log(np.maximum(w, 1e-300))[None, :]
@@ -224,38 +373,129 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
                 w = w_new
                 break
             w = w_new
+        loglik = float(mult @ logsumexp(lp + np.log(np.maximum(w, 1e-300))[None, :], axis=1))
+        with np.errstate(divide="ignore", over="ignore"):
+            w = w * np.exp(-ls) if sel is not None else w  # back to the population's θ law
+        w = w / w.sum()
         keep = w >= 1e-4
         w = w[keep] / w[keep].sum()
         prior = DiscretePrior(tuple(grid[keep].tolist()), tuple(w.tolist()))
-        th, ww = prior.nodes(L, degree)
-        loglik = float(mult @ logsumexp(_panel.log_pattern_likelihood(pats, np.clip(th, lo, 1.0), L)
-                                        + np.log(ww)[None, :], axis=1))
         n_params = 2 * int(keep.sum()) - 1
     # goodness of fit: observed vs expected items per pattern, within each K
     th, w = prior.nodes(L, degree)
-    pp = np.exp(_panel.log_pattern_likelihood(pats, np.clip(th, lo, 1.0), L)) @ w
+    thc = np.clip(th, lo, 1.0)
+    pp = np.exp(_panel.log_pattern_likelihood(pats, thc, L)) @ w
+    if sel is not None:
+        pp = pp / (np.exp(log_sel(thc)) @ w)
     # multiplicity of each sorted pattern among labelled patterns (label permutations)
     perms = np.array([math.factorial(L) / math.prod(math.factorial(int(v))
                                                       for v in np.unique(p, return_counts=True)[1])
                       for p in pats])
-    kpat = pats.sum(axis=1)
     n_k = {kk: int(mult[kpat == kk].sum()) for kk in np.unique(kpat)}
     expected = np.array([n_k[kk] for kk in kpat]) * pp * perms
     table = pd.DataFrame({"votes": kpat, "pattern": ["-".join(map(str, p)) for p in pats],
                           "observed": mult, "expected": expected})
-    chi2, dof = _pooled_chi2(table, n_params)
+    chi2, dof = _pooled_chi2(table, n_params, free)
+    if dof == 0 and chi2 > 9:
+        gap = table.iloc[int(np.argmax(np.abs(table["observed"] - table["expected"])))]
+        notes.append(f"with 0 df the fit should reproduce the pattern counts but misses them "
+                     f"(chi2 {chi2:.1f}; pattern {gap['pattern']}: observed "
+                     f"{int(gap['observed'])}, expected {gap['expected']:.1f}): the symmetric "
+                     "vote model cannot produce these shares")
     top = np.where(c == c.max(axis=1, keepdims=True), 1.0, 0.0)
     class_prior = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
     return PilotFit(prior=prior, method=method, n_items=int(c.shape[0]), n_labels=L,
                     loglik=loglik, n_params=n_params, aic=2 * n_params - 2 * loglik,
                     class_prior=class_prior, table=table, chi2=chi2, dof=dof,
-                    p_value=float(chi2_dist.sf(chi2, dof)) if dof > 0 else np.nan)
+                    p_value=float(chdtrc(dof, chi2)) if dof > 0 else np.nan,
+                    selection=sel, notes=notes)
 
 
-def _pooled_chi2(table: pd.DataFrame, n_params: int) -> tuple[float, int]:
+#: bounds of log a and log b in the Beta fit (a + b < ~1000 keeps the Gauss-Jacobi weights
+#: finite)
+_LOG_AB = (-5.0, 6.0)
+
+
+def _partitions(k: int, parts: int, largest: int | None = None):
+    """Sorted vote patterns of k votes over at most ``parts`` labels (descending tuples)."""
+    largest = k if largest is None else largest
+    if k == 0:
+        yield ()
+        return
+    if parts == 0:
+        return
+    for first in range(min(k, largest), 0, -1):
+        for rest in _partitions(k - first, parts - 1, first):
+            yield (first, *rest)
+
+
+def _free_proportions(ks, L: int, sel: Selection | None) -> int:
+    """Free pattern proportions: per K, the admitted sorted patterns minus one, summed."""
+    total = 0
+    for kk in ks:
+        n = sum(1 for p in _partitions(int(kk), L) if sel is None or sel.admits(p[0]))
+        total += max(n - 1, 0)
+    return total
+
+
+def _pilot_input(counts, n_labels, sel: Selection | None) -> tuple[np.ndarray, int, list]:
+    """Vote counts as (items, L) ints, items without information left out, unfittable refused."""
+    c = V.integer("pilot vote counts", counts, lo=0)
+    if c.ndim != 2 or c.shape[0] == 0:
+        raise ValueError(f"pilot vote counts must be a non-empty (items, labels) matrix, "
+                         f"got shape {c.shape}")
+    L = int(V.n_labels(c.shape[1] if n_labels is None else n_labels))
+    if c.shape[1] > L:
+        raise ValueError(f"pilot has {c.shape[1]} label columns but n_labels={L}")
+    if c.shape[1] < L:
+        c = np.pad(c, ((0, 0), (0, L - c.shape[1])))
+    notes = []
+    k = c.sum(axis=1)
+    if (k < 2).all():
+        raise ValueError(f"pilot: every one of the {len(c)} items has fewer than 2 votes; one "
+                         "vote shows no agreement, so theta cannot be fitted (need items with "
+                         ">= 2 votes)")
+    if (k < 2).any():
+        notes.append(f"{int((k < 2).sum())} item(s) with fewer than 2 votes left out (one vote "
+                     "carries no information about theta)")
+        c, k = c[k >= 2], k[k >= 2]
+    if len(c) == 1:
+        raise ValueError("pilot: a single item (with >= 2 votes) cannot identify a theta "
+                         "distribution; give more items")
+    top = c.max(axis=1)
+    if sel is not None and not sel.admits(top).all():
+        bad = int(np.flatnonzero(~sel.admits(top))[0])
+        raise ValueError(f"pilot: {int((~sel.admits(top)).sum())} item(s) do not satisfy the "
+                         f"declared selection {sel} (first: item {bad} with top count "
+                         f"{int(top[bad])} of {int(k[bad])})")
+    if (top == k).all():
+        raise ValueError(f"pilot: every one of the {len(c)} items is unanimous; with no "
+                         "disagreement the fit would put theta = 1 (give theta=1 instead, or a "
+                         "pilot with disagreement)")
+    pats = np.unique(-np.sort(-c, axis=1), axis=0)
+    if len(pats) == 1:
+        raise ValueError(f"pilot: all {len(c)} items show one vote pattern "
+                         f"({'-'.join(map(str, -np.sort(-pats[0])))}): one proportion cannot "
+                         "identify theta")
+    if sel is None and len(np.unique(top)) == 1 and (top < k).all():
+        t = int(top[0])
+        raise ValueError(f"pilot: every one of the {len(c)} items has its top label at "
+                         f"exactly {t} votes (of {'/'.join(map(str, np.unique(k)))}), never "
+                         "unanimous: the pilot looks selected by agreement (as ChaosNLI's "
+                         f"items); declare it (selection='top={t}', --pilot-selection top={t}) "
+                         "so it enters the likelihood")
+    if sel is not None and _free_proportions(np.unique(k), L, sel) == 0:
+        raise ValueError(f"pilot: the selection {sel} admits one vote pattern per number of "
+                         "votes, so the votes carry no information about theta")
+    return c, L, notes
+
+
+def _pooled_chi2(table: pd.DataFrame, n_params: int, free: int) -> tuple[float, int]:
     """Pearson chi-square over patterns; patterns with expected < 5 are pooled per K.
 
     Patterns never observed are not listed, so their expected mass joins the pooled cell.
+    The degrees of freedom are at most ``free`` (the free pattern proportions) minus the
+    fitted parameters.
     """
     chi2, cells = 0.0, 0
     for _, g in table.groupby("votes"):
@@ -269,7 +509,7 @@ def _pooled_chi2(table: pd.DataFrame, n_params: int) -> tuple[float, int]:
             chi2 += (rest_o - rest_e) ** 2 / rest_e
             cells += 1
         cells -= 1  # the total per K is fixed
-    return chi2, max(cells - n_params, 0)
+    return chi2, max(min(cells, free) - n_params, 0)
 
 
 
@@ -633,5 +873,6 @@ def predict_agreement(model, counts, n_labels: int | None = None) -> AgreementPr
     return AgreementPrediction(items=items, bins=bins, tied=tied.astype(float))
 
 
-__all__ = ["ITEM_METHODS", "AgreementPrediction", "ItemModelFit", "PilotFit", "fit_item_model",
-           "fit_pilot", "predict_agreement", "predictive", "read_pilot"]
+__all__ = ["ITEM_METHODS", "AgreementPrediction", "ItemModelFit", "PilotFit", "Selection",
+           "as_selection", "fit_item_model", "fit_pilot", "predict_agreement", "predictive",
+           "read_pilot", "selection_log_prob"]

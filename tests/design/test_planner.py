@@ -34,8 +34,8 @@ def test_separability_k1_matches_exact_binomial(theta, L):
 
     want = _first_n(power, target)
     res = plan_study(Scenario("separability", theta=theta, n_labels=L, alpha=alpha, power=target),
-                     panel_sizes=[1], replicates=0)
-    assert int(res.plans["n_items"][0]) == want
+                     panel_sizes=[1], replicates=0, n_rule="first")
+    assert int(res.plans["n_items"][0]) == want == int(res.plans["n_items_first"][0])
     assert res.plans["power_analytic"][0] == pytest.approx(power(want))
 
 
@@ -68,7 +68,7 @@ def test_two_systems_k1_matches_exact_mcnemar():
     want = next(n for n in range(lo, 1000) if power(n) >= target)
     res = plan_study(Scenario("two_systems", theta=theta, accuracy_b=qb, delta=qa - qb,
                               error_correlation=rho, alpha=alpha, power=target),
-                     panel_sizes=[1], replicates=0)
+                     panel_sizes=[1], replicates=0, n_rule="first")
     assert int(res.plans["n_items"][0]) == want
     assert res.plans["p_discordant"][0] == pytest.approx(pd)
     assert res.plans["delta_observed"][0] == pytest.approx(p10 - p01)
@@ -116,35 +116,192 @@ def test_simulated_power_matches_exact(sc):
     assert max(abs(z) for z in zs) < tol, zs
 
 
-@pytest.mark.parametrize("sc", [
-    Scenario("separability", theta="beta:3,2", n_labels=3),
-    Scenario("two_systems", theta="beta:4,1", accuracy_b=0.75, delta=0.1, error_correlation=0.3),
-], ids=["separability", "two_systems"])
-def test_beta_prior_plan_is_smallest_meeting_target(sc):
-    """Done-when: recommended plan's simulated power >= target, one step smaller is below it.
+# --------------------------------------------------------------------------- done-when: exact N
+def _brute_power(sc, cell, N):
+    """Power at N by direct scipy sums (independent of _power's critical values and mixing)."""
+    alpha, pe = sc.alpha, min(cell.p_eval, 1.0)
+    ns = np.arange(N + 1)
+    wn = stats.binom.pmf(ns, N, pe)
+    if sc.question == "precision":
+        z = stats.norm.isf((1 - sc.confidence_level) / 2)
+        total = 0.0
+        for n, w in zip(ns[1:], wn[1:]):
+            if w < 1e-13:
+                continue
+            x = np.arange(n + 1)
+            p = x / n
+            hw = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+            total += w * stats.binom.pmf(x, n, cell.p_a)[hw <= sc.half_width].sum()
+        return total
+    if sc.question == "separability":
+        total = 0.0
+        for n, w in zip(ns[1:], wn[1:]):
+            if w < 1e-13:
+                continue
+            x = np.arange(n + 1)
+            ok = stats.binom.sf(x - 1, n, cell.p_baseline) <= alpha  # P(baseline >= x) <= alpha
+            total += w * stats.binom.pmf(x, n, cell.p_a)[ok].sum()
+        return total
+    p11, p10, p01, p00 = cell.joint
+    if sc.test == "paired":  # McNemar by scipy's binomtest p-values, over the discordant count
+        pd_, r = pe * (p10 + p01), p10 / (p10 + p01)
+        total = 0.0
+        for d in range(N + 1):
+            w = stats.binom.pmf(d, N, pd_)
+            if w < 1e-13:
+                continue
+            k = np.arange(d + 1)
+            pv = np.minimum(1, 2 * np.minimum(stats.binom.cdf(k, d, 0.5), stats.binom.sf(k - 1, d, 0.5)))
+            total += w * stats.binom.pmf(k, d, r)[pv <= alpha * (1 + 1e-7)].sum()
+        return total
+    assert pe >= 1 - 1e-12  # unpaired, every item scored: both binomials, the pooled z-test written out
+    x = np.arange(N + 1)
+    pa, pb = x[:, None] / N, x[None, :] / N
+    pool = (pa + pb) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.abs(pa - pb) / np.sqrt(pool * (1 - pool) * 2 / N)
+    rej = np.nan_to_num(z, nan=0.0, posinf=0.0) >= stats.norm.isf(alpha / 2)
+    return float(stats.binom.pmf(x, N, cell.p_a) @ rej @ stats.binom.pmf(x, N, cell.p_b))
 
-    Checked twice: by the planner's own simulation (by construction) and against the exact
-    power, which is independent of the planner's Monte Carlo draws, within 3 MC SEs.
-    """
-    res = plan_study(sc, panel_sizes=[1, 3, 5], replicates=600, seed=3, n_step=None)
-    assert res.found
-    for _, row in res.plans.iterrows():
-        assert row["meets_target"]
-        assert row["power_simulated"] >= sc.power
-        assert row["power_simulated_below"] < sc.power
-        assert row["n_items"] - row["n_items_below"] == row["n_step"]
-        cell = P.cell_probabilities(sc, int(row["panel_size"]))
-        exact = P.exact_power(sc, cell, np.array([int(row["n_items"]),
-                                                      int(row["n_items_below"])]))
-        se = math.sqrt(sc.power * (1 - sc.power) / 600)
-        assert exact[0] >= sc.power - 3 * se
-        assert exact[1] <= sc.power + 3 * se
-    rec = res.recommended
-    assert rec["cost"] == res.plans.loc[res.plans["meets_target"], "cost"].min()
-    ev = res.evaluated
-    z = (ev["power_simulated"] - ev["power_analytic"]) / np.sqrt(
-        ev["power_analytic"] * (1 - ev["power_analytic"]) / 600)
-    assert (z.abs() < 4).all(), z.tolist()
+
+EXACT_CASES = [
+    ("separability", dict(theta=0.75)),
+    ("paired", dict(question="two_systems", theta=0.9, accuracy_b=0.6, delta=0.25,
+                    error_correlation=0.2)),
+    ("unpaired", dict(question="two_systems", theta=0.9, accuracy_b=0.55, delta=0.35,
+                      test="unpaired")),
+    ("precision", dict(question="precision", theta=0.8, half_width=0.12, accuracy_a=0.8)),
+]
+
+
+@pytest.mark.parametrize("L", [2, 3])
+@pytest.mark.parametrize("name,kw", EXACT_CASES, ids=[c[0] for c in EXACT_CASES])
+def test_plans_are_the_exact_first_or_stable_crossing(name, kw, L):
+    """Done-when: at K = 1, 3, 5 and L = 2, 3 a plan meeting the target has brute-force power
+    >= target, and n_items is the brute-force first / stable crossing (up to the horizon)."""
+    kw = dict(kw)
+    if L == 3 and kw.get("theta") == 0.75:
+        kw["theta"] = 0.7
+    sc = Scenario(n_labels=L, **kw)
+    res = {rule: plan_study(sc, panel_sizes=[1, 3, 5], replicates=0, n_rule=rule)
+           for rule in ("stable", "first")}
+    for i, row in res["stable"].plans.iterrows():
+        K = int(row["panel_size"])
+        cell = P.cell_probabilities(sc, K)
+        horizon = int(row["stable_horizon"])
+        first, stable = int(row["n_items_first"]), int(row["n_items_stable"])
+        assert horizon == min(10_000, 2 * first)
+        # brute force near the crossings: below `first` nothing reaches the target (checked
+        # from 60 % of it), between `stable` and the horizon everything does (every N)
+        brute = {n: _brute_power(sc, cell, n) for n in range(int(0.6 * first), horizon + 1)}
+        assert brute[first] >= sc.power
+        assert all(brute[n] < sc.power for n in range(int(0.6 * first), first))
+        assert all(brute[n] >= sc.power for n in range(stable, horizon + 1))
+        assert stable == first or brute[stable - 1] < sc.power
+        assert row["meets_target"] and row["n_items"] == stable
+        assert row["power_analytic"] == pytest.approx(brute[stable], abs=1e-9)
+        r1 = res["first"].plans.iloc[i]
+        assert r1["n_items"] == first and r1["meets_target"]
+        assert r1["power_analytic"] == pytest.approx(brute[first], abs=1e-9)
+
+
+def test_sawtooth_separability_theta07_k1_is_pinned():
+    """The README's sawtooth: 0.8038 at N = 245, 0.7880 at 246, >= 0.8 only from 258."""
+    sc = Scenario("separability", theta=0.7)
+    cell = P.cell_probabilities(sc, 1)
+    pw = P.exact_power(sc, cell, np.arange(240, 260))
+    assert round(pw[245 - 240], 4) == 0.8038 and round(pw[246 - 240], 4) == 0.7880
+    assert pw[257 - 240] < 0.8 <= pw[258 - 240]
+    assert _brute_power(sc, cell, 245) == pytest.approx(pw[5], abs=1e-12)
+    row = plan_study(sc, panel_sizes=[1], replicates=0).plans.iloc[0]
+    assert (row["n_items_first"], row["n_items_stable"], row["n_items"]) == (245, 258, 258)
+    assert row["stable_horizon"] == 490
+    first = plan_study(sc, panel_sizes=[1], replicates=0, n_rule="first")
+    assert first.plans["n_items"][0] == 245
+    assert "it stays >= 0.8 only from N = 258" in first.message
+
+
+UNPAIRED = Scenario("two_systems", theta=0.9, n_labels=2, accuracy_b=0.7, delta=0.1,
+                    test="unpaired")
+
+
+def test_unpaired_example_is_exact_for_every_seed():
+    """Done-when: the issue's unpaired example gives K = 5: N = 306 (first = stable) for seeds 0-9."""
+    cell = P.cell_probabilities(UNPAIRED, 5)
+    assert _brute_power(UNPAIRED, cell, 305) < 0.8 <= _brute_power(UNPAIRED, cell, 306)
+    for seed in range(10):
+        p = plan_study(UNPAIRED, panel_sizes=[1, 3, 5], replicates=40, seed=seed).plans
+        assert p["n_items"].tolist() == [513, 340, 306]
+        assert p["meets_target"].all() and p["power_method"].eq("exact").all()
+        assert p["recommended"].tolist() == [True, False, False]
+
+
+SEED_CASES = [
+    Scenario("separability", theta="beta:2,2"),
+    Scenario("two_systems", theta="beta:3,1", n_labels=3, accuracy_b=0.7, delta=0.1,
+             error_correlation=0.4, min_agreement=0.5),
+    Scenario("precision", theta="beta:3,1", n_labels=3, half_width=0.08, min_agreement=0.8,
+             accuracy_a=0.9),
+    Scenario("two_systems", theta="beta:3,1", accuracy_b=0.8, delta=0.08, metric="f1", m=0.3),
+]
+
+
+@pytest.mark.parametrize("sc", SEED_CASES, ids=["separability", "paired", "precision", "f1"])
+def test_the_plan_does_not_depend_on_the_seed(sc):
+    """Simulation verifies only: N, meets_target and the recommendation are the same for seeds 0-9."""
+    ks = [1, 3, 5] if sc.min_agreement == 0 else [3, 5]
+    cols = ["panel_size", "n_items", "meets_target", "recommended", "power_analytic",
+            "n_items_first", "n_items_stable"]
+    want = plan_study(sc, panel_sizes=ks, replicates=0).plans[cols]
+    for seed in range(10):
+        res = plan_study(sc, panel_sizes=ks, replicates=30, seed=seed)
+        __import__("pandas").testing.assert_frame_equal(res.plans[cols], want)
+        assert res.evaluated["n_items"].tolist() == want["n_items"].tolist()
+
+
+def test_simulation_is_reported_beside_the_plan_with_se_and_z():
+    sc = Scenario("separability", theta="beta:2,2")
+    res = plan_study(sc, panel_sizes=[1, 3], replicates=400, seed=3)
+    p, ev = res.plans, res.evaluated
+    se0 = np.sqrt(p["power_analytic"] * (1 - p["power_analytic"]) / 400)
+    np.testing.assert_allclose(p["power_z"], (p["power_simulated"] - p["power_analytic"]) / se0)
+    assert (p["power_z"].abs() < 4).all()
+    np.testing.assert_allclose(ev["power_simulated"], p["power_simulated"])
+    assert "simulated" in res.message and "z = " in res.message
+
+
+def test_unpaired_exact_and_normal_agree_where_both_run():
+    """The normal approximation (used beyond UNPAIRED_EXACT_MAX_TERMS) is within 0.005 of exact."""
+    sc = Scenario("two_systems", theta="beta:3,1", n_labels=3, accuracy_b=0.7, delta=0.1,
+                  test="unpaired", min_agreement=0.6)
+    cell = P.cell_probabilities(sc, 5)
+    assert cell.p_eval < 1
+    for N in (30, 60):
+        exact = P.unpaired_power_exact(N, cell.p_eval, cell.p_a, cell.p_b, sc.alpha)
+        assert P.exact_power(sc, cell, np.array([N]))[0] == exact
+        assert P.power_method(sc, cell, N) == "exact"
+        # brute force: both scored counts and both correct counts
+        ns = np.arange(N + 1)
+        wn = stats.binom.pmf(ns, N, cell.p_eval)
+        total = 0.0
+        for na in ns[1:]:
+            for nb in ns[1:]:
+                if wn[na] * wn[nb] < 1e-14:
+                    continue
+                xa, xb = np.arange(na + 1)[:, None], np.arange(nb + 1)[None, :]
+                rej = P.unpaired_z(xa, na, xb, nb) >= stats.norm.isf(sc.alpha / 2)
+                total += wn[na] * wn[nb] * float(
+                    stats.binom.pmf(xa[:, 0], na, cell.p_a) @ rej @ stats.binom.pmf(xb[0], nb, cell.p_b))
+        assert exact == pytest.approx(total, abs=1e-9)
+    big = 2000
+    assert P.power_method(sc, cell, big) == "normal"
+    exact = P.unpaired_power_exact(300, cell.p_eval, cell.p_a, cell.p_b, sc.alpha)
+    normal = P._unpaired_normal(np.array([300 * cell.p_eval]), cell.p_a, cell.p_b, sc.alpha)[0]
+    assert abs(exact - normal) < 0.005
+    full = P.cell_probabilities(UNPAIRED, 5)
+    n = np.arange(100, 400, 50)
+    np.testing.assert_allclose(P.exact_power(UNPAIRED, full, n),
+                               P._unpaired_normal(n, full.p_a, full.p_b, 0.05), atol=0.005)
 
 
 def test_more_annotators_reduce_gt_error_and_items():
@@ -234,6 +391,11 @@ def test_plan_arguments_validated():
         plan_study(sc, panel_sizes=[0, 3])
     with pytest.raises(ValueError, match="replicates must be >= 0"):
         plan_study(sc, replicates=-1)
+
+
+def test_n_rule_is_validated():
+    with pytest.raises(ValueError, match="n_rule must be one of"):
+        plan_study(Scenario(), n_rule="last")
 
 
 def test_seeded_simulation_is_reproducible():

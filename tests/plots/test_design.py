@@ -29,3 +29,19 @@ def test_power_figure_without_cost(drawn):
                       "power_analytic": [0.2, 0.9, 0.3, 0.95]})
     fig = drawn(plots.plot_power_curves(c, target=0.8))
     assert len(fig.axes) == 1
+
+
+def test_sawtooth_figure_marks_both_crossings(drawn):
+    from labelvar.design import _power as P
+    from labelvar.plots.design import plot_power_sawtooth
+
+    sc = D.Scenario("separability", theta=0.7)
+    row = D.plan_study(sc, panel_sizes=[1], replicates=0).plans.iloc[0]
+    n = np.arange(200, 301)
+    pw = P.exact_power(sc, P.cell_probabilities(sc, 1), n)
+    fig = drawn(plot_power_sawtooth(n, pw, target=0.8, n_first=int(row["n_items_first"]),
+                                    n_stable=int(row["n_items_stable"])))
+    labels = [ln.get_label() for ln in fig.axes[0].lines]
+    assert "first crossing N = 245" in labels and "stable from N = 258" in labels
+    hollow = next(ln for ln in fig.axes[0].lines if ln.get_label() == "power < 0.8")
+    assert 246 in hollow.get_xdata() and 245 not in hollow.get_xdata()

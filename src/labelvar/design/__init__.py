@@ -33,7 +33,8 @@ scored items is Binomial(N, π) and, given it, every correctness count is
 binomial (or multinomial) with probabilities obtained by enumerating all K-vote
 count vectors and integrating over θ with Gauss-Jacobi quadrature (exact for
 these polynomials in θ). The powers are therefore exact under the model, except
-for the unpaired two-system test, which uses the normal approximation.
+for the F1 comparison (a Wald test: normal approximation) and the unpaired test
+beyond :data:`labelvar.design._power.UNPAIRED_EXACT_MAX_TERMS` terms per N.
 
 Questions
 ---------
@@ -48,7 +49,8 @@ Questions
     modal label. ``test="paired"``: both score the same items; two-sided exact
     McNemar test (binomial test of the discordant pairs, p = 1/2, scipy's
     ``binomtest``). ``test="unpaired"``: each system scores its own N items;
-    two-sided pooled two-proportion z-test.
+    two-sided pooled two-proportion z-test, its power summed exactly over both
+    systems' binomials.
 ``precision``
     The Wilson interval (``confidence_level``) of the labeller's accuracy in the
     stratum has half-width at most ``half_width``; "power" is the probability
@@ -58,7 +60,8 @@ Layout
 ------
 ``_scenario.py`` (:class:`Scenario`), ``_power.py`` (per-item cell probabilities from
 :mod:`labelvar._panel`, exact power of each test, critical values, the F1 delta-method
-variance), ``_simulated.py`` (simulated power), ``_planner.py`` (:func:`plan_study`,
+variance), ``_binom.py`` (binomial and normal tails from scipy.special),
+``_simulated.py`` (simulated power), ``_planner.py`` (:func:`plan_study`,
 :class:`DesignResult`). Pilot fitting is :mod:`labelvar.pilot`.
 """
 

@@ -20,6 +20,7 @@ from labelvar.design._power import (
     f1_and_gradient,
     f1_difference_variance,
     p_beats,
+    power_method,
     separability_critical,
     wilson_half_width,
 )
@@ -35,13 +36,15 @@ class DesignResult:
     ----------
     scenario : Scenario
     plans : pandas.DataFrame
-        One row per panel size K: the smallest N meeting the target (see :func:`plan_study`).
+        One row per panel size K: the planned N (``n_rule``) and both crossings (see
+        :func:`plan_study`).
     bins : pandas.DataFrame
         Expected items per observed-agreement bin (top votes / K) at each plan.
     curves : pandas.DataFrame
         Analytic power for a grid of N per K (for the power-curve figure).
     evaluated : pandas.DataFrame
-        Every (K, N) simulated during the search, with its power and Monte Carlo SE.
+        The simulated verification of each plan: (K, N), exact and simulated power,
+        Monte Carlo SE and z.
     message : str
         One-line conclusion (the recommended plan, or that none meets the target).
     seed : int or None
@@ -71,7 +74,7 @@ class DesignResult:
         """Plans as a markdown table plus the conclusion line."""
         cols = ["panel_size", "n_items", "annotations", "cost", "power_analytic",
                 "power_simulated", "power_se", "meets_target", "recommended",
-                "p_gt_error", "items_per_bin"]
+                "n_items_first", "n_items_stable", "p_gt_error", "items_per_bin"]
         return markdown_table(self.plans[[c for c in cols if c in self.plans]]) + "\n\n" + self.message
 
     def write(self, out_dir: str | Path, figure: bool = True) -> list[Path]:
@@ -81,21 +84,27 @@ class DesignResult:
         return write_design_report(self, out_dir, figure=figure)
 
 
-def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
-               n_max: int = 10_000, n_step: int | None = None, replicates: int = 1000,
-               seed=0, max_steps: int = 30) -> DesignResult:
-    """Find, for every panel size K, the smallest number of items N that meets the target.
+N_RULES = ("stable", "first")
 
-    For each K the exact power P(N) (normal approximation for the unpaired test) is
-    computed for every N = 1..n_max and N_analytic is the first N with P(N) >= power.
-    With ``replicates > 0`` the study is then simulated by the engine
-    (:func:`labelvar.simulate`, see :mod:`labelvar.design._simulated`) at N_analytic and
-    at neighbours on the grid N_analytic + j * n_step: downwards while the simulated
-    power still meets the target, upwards until it does. The reported N is the
-    smallest grid point whose *simulated* power meets the target, directly above
-    one that does not (``n_items_below`` / ``power_simulated_below``). The
-    recommended plan is the cheapest K meeting the target (in simulation when
-    ``replicates > 0``).
+
+def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
+               n_max: int = 10_000, n_rule: str = "stable", replicates: int = 1000,
+               seed=0) -> DesignResult:
+    """Find, for every panel size K, the number of items N that meets the target power.
+
+    N is decided by the power P(N) of :func:`labelvar.design._power.exact_power`: exact
+    for every test except the F1 comparison (a normal approximation, deterministic too)
+    and the unpaired test beyond
+    :data:`~labelvar.design._power.UNPAIRED_EXACT_MAX_TERMS` terms per N (normal
+    approximation; ``power_method`` says which). Exact tests are discrete, so P(N) is a
+    sawtooth: it can reach the target at some N and fall below it again at N + 1. Two
+    N are reported per K: ``n_items_first``, the first N with P(N) >= target, and
+    ``n_items_stable``, the smallest N from which P stays >= target for every N up to
+    ``stable_horizon`` = min(n_max, 2 n_items_first) (doubled while P is below the
+    target there). The plan uses ``n_rule``. The simulation (``replicates > 0``) only
+    verifies the plan: it is reported beside it (``power_simulated`` +/- ``power_se``
+    and ``power_z``, its distance from the exact power in Monte Carlo SEs) and never
+    changes N or ``meets_target``, so the plan is the same for every seed.
 
     Parameters
     ----------
@@ -106,18 +115,14 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
         3, 5, 7, 9 when ``min_agreement > 0`` (one vote gives no observed agreement).
     n_max : int
         Largest number of items searched.
-    n_step : int or None
-        Search step of the simulated refinement. None = the smallest step over which the
-        exact power near N_analytic changes by 2 Monte Carlo SEs, so the simulation can
-        resolve one step (and MC noise cannot pick a plan whose power is clearly short).
+    n_rule : {"stable", "first"}
+        Which crossing is the plan: the stable one (default; the power does not dip
+        below the target for a few more items) or the first one.
     replicates : int
-        Simulated studies per evaluated (K, N); 0 = analytic only.
+        Simulated studies verifying each plan; 0 = no simulation.
     seed : int, numpy.random.Generator or None
-        Seed of the simulation (:func:`labelvar._seeding.as_seed`; the int used is
-        ``DesignResult.seed``). Each (K, N) has its own stream derived from it, so a
-        point's simulated power does not depend on the search order.
-    max_steps : int
-        Most grid steps simulated per K.
+        Seed of the verification (:func:`labelvar._seeding.as_seed`; the int used is
+        ``DesignResult.seed``); each (K, N) has its own stream derived from it.
 
     Returns
     -------
@@ -128,16 +133,15 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     -----
     Columns of ``plans`` (one row per K): ``n_items`` (per system for the unpaired test,
     whose ``annotations`` and ``cost`` count both item sets), ``annotations`` = N K,
-    ``cost`` = N cost_per_item + N K cost_per_annotation, ``power_analytic`` (exact,
-    normal approximation for the unpaired test), ``power_simulated`` +/- ``power_se``,
-    ``meets_target`` (in simulation when ``replicates > 0``), ``recommended``,
-    ``n_items_analytic`` (first N with exact power >= target), ``n_step``,
-    ``n_items_below`` / ``power_simulated_below`` (the grid point one step smaller),
-    ``expected_scored_items``, ``p_gt_error`` (P(GT != modal label) over kept items),
-    ``p_gt_error_scored`` (same over scored items), ``p_tie`` (P(the plurality is tied)),
-    ``accuracy_a_vs_gt`` (the system's or expert's accuracy against the GT on scored
-    items), ``items_per_bin`` (expected items per observed-agreement bin t/K; full table
-    in ``bins``) and per question: separability ``baseline_accuracy``,
+    ``cost`` = N cost_per_item + N K cost_per_annotation, ``power_analytic`` (P(N),
+    ``power_method`` "exact" or "normal"), ``power_simulated`` +/- ``power_se`` and
+    ``power_z``, ``meets_target`` (P(N) >= target), ``recommended`` (the cheapest plan
+    meeting the target), ``n_items_first``, ``n_items_stable``, ``stable_horizon``,
+    ``n_rule``, ``expected_scored_items``, ``p_gt_error`` (P(GT != modal label) over
+    kept items), ``p_gt_error_scored`` (same over scored items), ``p_tie`` (P(the
+    plurality is tied)), ``accuracy_a_vs_gt`` (the system's or expert's accuracy against
+    the GT on scored items), ``items_per_bin`` (expected items per observed-agreement bin
+    t/K; full table in ``bins``) and per question: separability ``baseline_accuracy``,
     ``threshold_accuracy`` and ``p_baseline_at_least_threshold`` (r_c / n and the
     baseline's tail at the expected number n of scored items), ``p_beats_baseline``
     (P(system's correct count > random labeller's), exact; NaN for the prior baseline)
@@ -149,13 +153,14 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     --------
     How many items must an expert (θ = 0.7 for every item, one annotator as
     ground truth) label to be told apart from a coin flip at α = 0.05 with power 0.8?
+    The power first reaches 0.8 at N = 245 but dips below it again up to N = 257:
 
     >>> res = plan_study(Scenario("separability", theta=0.7), panel_sizes=[1, 3],
     ...                  replicates=0)
-    >>> res.plans[["panel_size", "n_items", "power_analytic"]].round(3)
-       panel_size  n_items  power_analytic
-    0           1      245           0.804
-    1           3      119           0.803
+    >>> res.plans[["panel_size", "n_items", "n_items_first", "n_items_stable"]]
+       panel_size  n_items  n_items_first  n_items_stable
+    0           1      258            245             258
+    1           3      135            119             135
     """
     sc = scenario
     if not isinstance(sc, Scenario):
@@ -169,67 +174,66 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
         raise ValueError(f"panel_sizes must be >= 2 when min_agreement > 0 (one vote per item "
                          f"gives no observed agreement to stratify by), got {ks.tolist()}")
     n_max = int(V.integer("n_max", n_max, lo=2))
+    V.choice("n_rule", n_rule, N_RULES)
     replicates = int(V.integer("replicates", replicates, lo=0))
-    max_steps = int(V.integer("max_steps", max_steps, lo=1))
-    if n_step is not None:
-        n_step = int(V.integer("n_step", n_step, lo=1))
     seed = _seeding.as_seed(seed)
+    sets = 2 if (sc.question == "two_systems" and sc.test == "unpaired") else 1
     rows, bins, curves, evaluated = [], [], [], []
     for K in (int(k) for k in ks):
         cell = cell_probabilities(sc, K)
         pw = PowerScan(sc, cell, n_max)
-        n_a = pw.first_crossing()
-        curve_max = min(n_max, max(20, int(2 * n_a) if n_a else n_max))
-        idx = np.unique(np.round(np.geomspace(1, curve_max, 200)).astype(int))
-        sets = 2 if (sc.question == "two_systems" and sc.test == "unpaired") else 1
+        n_first = pw.first_crossing()
+        n_stable, horizon = pw.stable_crossing(n_first) if n_first else (None, n_max)
+        if n_first is None:
+            N = pw.argmax_n()
+        elif n_rule == "first" or n_stable is None:
+            N = n_first
+        else:
+            N = n_stable
+        p_n = float(pw[N - 1])
+        curve_max = min(n_max, max(20, horizon))
+        idx = np.unique(np.r_[np.round(np.geomspace(1, curve_max, 200)).astype(np.int64),
+                              np.array([n for n in (n_first, n_stable) if n], dtype=np.int64)])
         curves.append(pd.DataFrame({
             "panel_size": K, "n_items": idx, "power_analytic": pw[idx - 1],
             "cost": sets * idx * (sc.cost_per_item + K * sc.cost_per_annotation)}))
-        row = {"panel_size": K, "n_items_analytic": n_a}
-        if n_a is None:
-            N = pw.argmax_n()
-            row.update(n_items=N, meets_analytic=False)
-        else:
-            N = n_a
-            row.update(meets_analytic=True)
-        step = n_step or _auto_step(pw, n_a, replicates, sc.power)
-        search = _SimSearch(sc, K, cell, pw, replicates, seed, evaluated)
-        below = None
-        if replicates > 0 and n_a is not None:
-            N, below = search.run(n_a, step, n_max, max_steps)
-            row["meets_target"] = search.meets(N)
-        elif replicates > 0:  # no analytic plan: simulate the best point so the user sees it
-            row["meets_target"] = search.meets(N)
-        else:
-            row["meets_target"] = n_a is not None
-        sims = search.sims
-        s = sims.get(N, {})
+        s = {}
+        if replicates > 0:
+            s = simulated_power(sc, K, N, replicates, seed, cell)
+            se0 = math.sqrt(max(p_n * (1 - p_n), 1e-12) / replicates)
+            s["power_z"] = (s["power_simulated"] - p_n) / se0
+            evaluated.append({"panel_size": K, "n_items": N, "power_analytic": p_n, **s})
         exp_bins = N * cell.p_top
         t = np.arange(K + 1)
         bins.append(pd.DataFrame({"panel_size": K, "n_items": N, "agreement": t[1:] / K,
                                   "probability": cell.p_top[1:],
                                   "expected_items": exp_bins[1:],
                                   "scored": (t[1:] / K >= sc.min_agreement - 1e-12)}))
-        row.update(
-            n_items=N, annotations=N * K,
-            cost=N * sc.cost_per_item + N * K * sc.cost_per_annotation,
-            power_analytic=float(pw[N - 1]),
-            power_simulated=s.get("power_simulated", np.nan),
-            power_se=s.get("power_se", np.nan),
-            n_step=step if replicates > 0 else np.nan,
-            n_items_below=below if below is not None else np.nan,
-            power_simulated_below=sims[below]["power_simulated"] if below in sims else np.nan,
-            expected_scored_items=N * cell.p_eval,
-            p_gt_error=cell.p_gt_error, p_gt_error_scored=cell.p_gt_error_scored,
-            p_tie=cell.p_tie,
-            accuracy_a_vs_gt=cell.p_a,
-            items_per_bin=", ".join(f"{tt}/{K}:{e:.4g}" for tt, e in zip(t[1:], exp_bins[1:])
-                                    if e >= 0.05 * N / (K + 1) or tt == K),
-        )
+        row = {
+            "panel_size": K, "n_items": N, "annotations": N * K,
+            "cost": N * sc.cost_per_item + N * K * sc.cost_per_annotation,
+            "power_analytic": p_n,
+            "power_simulated": s.get("power_simulated", np.nan),
+            "power_se": s.get("power_se", np.nan),
+            "meets_target": n_first is not None and p_n >= sc.power,
+            "power_z": s.get("power_z", np.nan),
+            "n_items_first": n_first if n_first else np.nan,
+            "n_items_stable": n_stable if n_stable else np.nan,
+            "stable_horizon": horizon, "n_rule": n_rule,
+            "power_method": power_method(sc, cell, N),
+            "expected_scored_items": N * cell.p_eval,
+            "p_gt_error": cell.p_gt_error, "p_gt_error_scored": cell.p_gt_error_scored,
+            "p_tie": cell.p_tie,
+            "accuracy_a_vs_gt": cell.p_a,
+            "items_per_bin": ", ".join(f"{tt}/{K}:{e:.4g}" for tt, e in zip(t[1:], exp_bins[1:])
+                                       if e >= 0.05 * N / (K + 1) or tt == K),
+        }
         row.update(_question_columns(sc, cell, N, s))
         rows.append(row)
     plans = pd.DataFrame(rows)
-    if sc.question == "two_systems" and sc.test == "unpaired":
+    for col in ("n_items_first", "n_items_stable"):
+        plans[col] = plans[col].astype("Int64")
+    if sets == 2:
         plans["n_items_total"] = 2 * plans["n_items"]
         plans["annotations"] *= 2
         plans["cost"] *= 2
@@ -238,23 +242,19 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     if len(ok):
         best = ok.sort_values(["cost", "annotations", "n_items"]).index[0]
         plans.loc[best, "recommended"] = True
-        r = plans.loc[best]
-        src = "in simulation" if replicates > 0 else "analytically"
-        msg = (f"recommended: K = {int(r['panel_size'])} annotators per item, N = "
-               f"{int(r['n_items'])} items, {int(r['annotations'])} annotations, cost "
-               f"{r['cost']:.6g}; power {_power_text(r)} meets the target {sc.power:g} {src}")
+        msg = _recommendation(sc, plans.loc[best])
     else:
         b = plans.loc[plans["power_analytic"].idxmax()]
         sim = (f", simulated {b['power_simulated']:.3f} +/- {b['power_se']:.3f}"
                if b["power_simulated"] == b["power_simulated"] else "")
         msg = (f"no plan with K in {{{', '.join(str(int(k)) for k in ks)}}} and N <= {n_max} "
                f"reaches power {sc.power:g}; best power reached {b['power_analytic']:.4f} "
-               f"(exact{sim}; K = {int(b['panel_size'])}, N = {int(b['n_items'])})")
+               f"({b['power_method']}{sim}; K = {int(b['panel_size'])}, N = {int(b['n_items'])})")
     front = ["panel_size", "n_items", "annotations", "cost", "power_analytic",
              "power_simulated", "power_se", "meets_target", "recommended"]
     plans = plans[front + [c for c in plans.columns if c not in front]]
     ev = pd.DataFrame(evaluated, columns=["panel_size", "n_items", "power_analytic",
-                                          "power_simulated", "power_se",
+                                          "power_simulated", "power_se", "power_z",
                                           "p_beats_baseline_simulated",
                                           "scored_items_simulated"])
     return DesignResult(sc, plans, pd.concat(bins, ignore_index=True),
@@ -262,61 +262,31 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
                         ev.sort_values(["panel_size", "n_items"], ignore_index=True), msg, seed)
 
 
-def _auto_step(pw: PowerScan, n_a: int | None, replicates: int, target: float) -> int:
-    """Smallest step s with P(N_a) - P(N_a - s) >= 2 Monte Carlo SEs (at least 1).
-
-    A finer grid than the simulation can resolve would let Monte Carlo noise pick the
-    plan; with this step the plan one step smaller has exact power at least 2 SEs lower.
-    """
-    if n_a is None or n_a <= 1 or replicates <= 0:
-        return max(1, (n_a or 50) // 50)
-    se = math.sqrt(target * (1 - target) / replicates)
-    below = pw[np.arange(n_a - 1)]  # P(1) .. P(N_a - 1)
-    ok = np.flatnonzero(below <= pw[n_a - 1] - 2 * se)
-    return int(n_a - (ok[-1] + 1)) if ok.size else max(1, n_a // 2)
-
-
-class _SimSearch:
-    """Simulated power at (K, N), memoised, and the step search around N_analytic."""
-
-    def __init__(self, sc, K, cell, pw, replicates, seed, evaluated):
-        self.sc, self.K, self.cell, self.pw = sc, K, cell, pw
-        self.replicates, self.seed, self.evaluated = replicates, seed, evaluated
-        self.sims: dict[int, dict] = {}
-
-    def meets(self, n: int) -> bool:
-        if n not in self.sims:
-            self.sims[n] = simulated_power(self.sc, self.K, n, self.replicates, self.seed,
-                                           self.cell)
-            self.evaluated.append({"panel_size": self.K, "n_items": n,
-                                   "power_analytic": float(self.pw[n - 1]), **self.sims[n]})
-        return bool(self.sims[n]["power_simulated"] >= self.sc.power)
-
-    def run(self, n: int, step: int, n_max: int, max_steps: int) -> tuple[int, int | None]:
-        """Return (smallest grid N meeting the target in simulation, the failing N below)."""
-        steps = 0
-        if self.meets(n):
-            while n - step >= 1 and steps < max_steps and self.meets(n - step):
-                n -= step
-                steps += 1
-            return n, (n - step if (n - step) in self.sims else None)
-        while n + step <= n_max and steps < max_steps and not self.meets(n + step):
-            n += step
-            steps += 1
-        if n + step <= n_max and steps < max_steps:
-            return n + step, n
-        return n, None
+def _recommendation(sc: Scenario, r) -> str:
+    """The one-line conclusion for the recommended plan ``r``."""
+    first, stable = r["n_items_first"], r["n_items_stable"]
+    if r["n_rule"] == "stable" and not pd.isna(stable):
+        why = (f"power >= {sc.power:g} for every N from {int(stable)} to "
+               f"{int(r['stable_horizon'])}; first reached at N = {int(first)}")
+    else:
+        why = (f"first N reaching {sc.power:g}"
+               + ("" if pd.isna(stable) or int(stable) == int(first) else
+                  f"; it stays >= {sc.power:g} only from N = {int(stable)}"))
+    return (f"recommended: K = {int(r['panel_size'])} annotators per item, N = "
+            f"{int(r['n_items'])} items, {int(r['annotations'])} annotations, cost "
+            f"{r['cost']:.6g}; {r['power_method']} power {_power_text(r)} ({why})")
 
 
 def _power_text(r) -> str:
     if r["power_simulated"] == r["power_simulated"]:
-        return f"{r['power_simulated']:.3f} +/- {r['power_se']:.3f} (analytic {r['power_analytic']:.3f})"
-    return f"{r['power_analytic']:.3f}"
+        return (f"{r['power_analytic']:.4f}, simulated {r['power_simulated']:.3f} +/- "
+                f"{r['power_se']:.3f} (z = {r['power_z']:+.1f})")
+    return f"{r['power_analytic']:.4f}"
 
 
 def _question_columns(sc: Scenario, cell: Cell, N: int, sim: dict) -> dict:
     """Extra, question-specific columns of a plan row."""
-    from scipy.stats import binom
+    from labelvar.design._binom import binom
 
     n_exp = max(1, int(round(N * cell.p_eval)))
     if sc.question == "separability":

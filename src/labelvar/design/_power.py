@@ -17,6 +17,7 @@ import numpy as np
 
 from labelvar import _panel
 from labelvar import _validate as V
+from labelvar.design._binom import binom, norm, smallest_true
 from labelvar.design._scenario import TIE_RULES, Scenario
 from labelvar.priors import ItemModel
 
@@ -261,15 +262,9 @@ def separability_critical(n, baseline: float, alpha: float) -> np.ndarray:
     >>> int(separability_critical(10, 0.5, 0.05))
     9
     """
-    from scipy.stats import binom
-
     n = np.asarray(n, dtype=np.int64)
-    c = np.asarray(binom.isf(alpha, n, baseline), dtype=float)
-    c = np.where(np.isnan(c), n, c).astype(np.int64) + 1
-    for _ in range(3):  # guard against floating-point off-by-one in isf
-        c = np.where((c > 0) & (binom.sf(c - 2, n, baseline) <= alpha), c - 1, c)
-        c = np.where((c <= n) & (binom.sf(c - 1, n, baseline) > alpha), c + 1, c)
-    return np.minimum(c, n + 1)
+    # P(X >= c) = sf(c - 1) falls with c; c = n + 1 always qualifies
+    return smallest_true(lambda c: binom.sf(c - 1, n, baseline) <= alpha, 0, n + 1)
 
 
 def mcnemar_lower_critical(d, alpha: float) -> np.ndarray:
@@ -283,14 +278,9 @@ def mcnemar_lower_critical(d, alpha: float) -> np.ndarray:
     >>> int(mcnemar_lower_critical(10, 0.05)), int(mcnemar_lower_critical(5, 0.05))
     (1, -1)
     """
-    from scipy.stats import binom
-
     d = np.asarray(d, dtype=np.int64)
-    j = np.asarray(binom.ppf(alpha / 2, d, 0.5), dtype=float)
-    j = np.where(np.isnan(j), 0, j).astype(np.int64)
-    for _ in range(3):
-        j = np.where((j >= 0) & (2 * binom.cdf(j, d, 0.5) > alpha * (1 + 1e-7)), j - 1, j)
-        j = np.where(2 * binom.cdf(j + 1, d, 0.5) <= alpha * (1 + 1e-7), j + 1, j)
+    limit = alpha * (1 + 1e-7)  # scipy's binomtest compares p-values with this tolerance
+    j = smallest_true(lambda j: 2 * binom.cdf(j, d, 0.5) > limit, -1, d) - 1
     return np.where(2 * j >= d, -1, j)
 
 
@@ -304,8 +294,6 @@ def wilson_half_width(x, n, confidence_level: float = 0.95) -> np.ndarray:
     >>> bool(np.isclose(wilson_half_width(40, 50, 0.95), (ci.high - ci.low) / 2))
     True
     """
-    from scipy.stats import norm
-
     x = np.asarray(x, float)
     n = np.asarray(n, float)
     z = norm.isf((1 - confidence_level) / 2)
@@ -321,8 +309,6 @@ def wilson_acceptance(n: np.ndarray, h: float, confidence_level: float) -> tuple
     The half-width grows with p(1 - p), so hw <= h iff p(1 - p) <= Q(n) with
     Q = n (h (1 + z^2/n) / z)^2 - z^2 / (4 n); boundary points are re-checked directly.
     """
-    from scipy.stats import norm
-
     z = norm.isf((1 - confidence_level) / 2)
     nf = np.maximum(n, 1).astype(float)
     q = nf * (h * (1 + z * z / nf) / z) ** 2 - z * z / (4 * nf)
@@ -342,29 +328,147 @@ def wilson_acceptance(n: np.ndarray, h: float, confidence_level: float) -> tuple
 
 
 def mix_over_binomial(f: np.ndarray, n_grid: np.ndarray, pi: float) -> np.ndarray:
-    """Return sum_n Binomial(n; N, pi) f(n) for every N in n_grid (f indexed by n)."""
-    from scipy.stats import binom
+    """Return sum_n Binomial(n; N, pi) f(n) for every N in n_grid (f indexed by n).
 
+    Vectorised in blocks of N; terms outside N pi +/- 12 sd (+ 2) are left out (their
+    total mass is below 1e-30).
+    """
+    n_grid = np.asarray(n_grid, dtype=np.int64)
     if pi >= 1 - 1e-15:
         return f[n_grid]
     out = np.empty(len(n_grid))
-    for i, N in enumerate(n_grid):
-        sd = math.sqrt(N * pi * (1 - pi))
-        lo = max(0, int(N * pi - 12 * sd - 2))
-        hi = min(int(N), int(N * pi + 12 * sd + 2))
+    for b0 in range(0, len(n_grid), 128):
+        ns = n_grid[b0:b0 + 128]
+        sd = np.sqrt(ns * pi * (1 - pi))
+        lo = int(max(0, np.floor((ns * pi - 12 * sd - 2).min())))
+        hi = int(min(ns.max(), np.ceil((ns * pi + 12 * sd + 2).max())))
         k = np.arange(lo, hi + 1)
-        out[i] = binom.pmf(k, N, pi) @ f[k]
+        out[b0:b0 + 128] = binom.pmf(k[None, :], ns[:, None], pi) @ f[k]
     return out
 
 
+def unpaired_z(xa, na, xb, nb) -> np.ndarray:
+    """|z| of the pooled two-proportion z-test (0 where it is undefined), broadcasting.
+
+    The one definition: the simulated study (:mod:`labelvar.design._simulated`) and the
+    exact power apply it to the same counts.
+    """
+    xa, na, xb, nb = (np.asarray(v, float) for v in (xa, na, xb, nb))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pool = (xa + xb) / (na + nb)
+        se = np.sqrt(pool * (1 - pool) * (1 / na + 1 / nb))
+        z = np.abs(xa / na - xb / nb) / se
+    return np.where((na > 0) & (nb > 0) & (se > 0), np.nan_to_num(z, nan=0.0, posinf=0.0), 0.0)
+
+
+def unpaired_rejection(xa, na, nb, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """(y_lo, y_hi): the pooled z-test rejects at (xa of na, xb of nb) iff xb <= y_lo or xb >= y_hi.
+
+    Notes
+    -----
+    z >= z_c is (xa nb - y na)^2 (na + nb) >= z_c^2 na nb (xa + y)(na + nb - xa - y), a
+    quadratic in y with a positive leading coefficient, so the rejection region is the
+    outside of its two roots; boundary points are re-checked with :func:`unpaired_z`
+    (and y_lo = -1 / y_hi = nb + 1 when a side is empty).
+    """
+    z2 = norm.isf(alpha / 2) ** 2
+    xa, na, nb = np.broadcast_arrays(*(np.asarray(v, float) for v in (xa, na, nb)))
+    s = na + nb
+    # (na^2 s + z2 na nb) y^2 + (-2 xa nb na s - z2 na nb (s - 2 xa)) y + (xa^2 nb^2 s
+    #   - z2 na nb xa (s - xa)) >= 0
+    a = na * na * s + z2 * na * nb
+    b = -2 * xa * nb * na * s - z2 * na * nb * (s - 2 * xa)
+    c = xa * xa * nb * nb * s - z2 * na * nb * xa * (s - xa)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        disc = np.sqrt(np.maximum(b * b - 4 * a * c, 0.0))
+        r1 = (-b - disc) / (2 * a)
+        r2 = (-b + disc) / (2 * a)
+    y_lo = np.clip(np.floor(np.nan_to_num(r1, nan=-1.0)), -1, nb).astype(np.int64)
+    y_hi = np.clip(np.ceil(np.nan_to_num(r2, nan=nb + 1)), 0, nb + 1).astype(np.int64)
+    zc = math.sqrt(z2)
+    for _ in range(3):  # floating-point guard on the boundary points
+        y_lo = np.where((y_lo >= 0) & (unpaired_z(xa, na, y_lo, nb) < zc), y_lo - 1, y_lo)
+        y_lo = np.where((y_lo + 1 <= nb) & (y_lo + 1 < y_hi)
+                        & (unpaired_z(xa, na, y_lo + 1, nb) >= zc), y_lo + 1, y_lo)
+        y_hi = np.where((y_hi <= nb) & (unpaired_z(xa, na, y_hi, nb) < zc), y_hi + 1, y_hi)
+        y_hi = np.where((y_hi - 1 >= 0) & (y_hi - 1 > y_lo)
+                        & (unpaired_z(xa, na, y_hi - 1, nb) >= zc), y_hi - 1, y_hi)
+    return y_lo, y_hi
+
+
+#: The unpaired test's exact power sums over the scored counts of both systems and A's
+#: correct count: about w_A w_B (N pi + 1) terms per N (w: the +/- 8 sd windows of the
+#: scored counts; w = 1 when every item is scored, pi = 1). Above this many terms per N
+#: the normal approximation is used instead (``power_method`` says which).
+UNPAIRED_EXACT_MAX_TERMS = 2_000_000
+
+
+def _unpaired_window(N: int, pi: float) -> np.ndarray:
+    if pi >= 1 - 1e-15:
+        return np.array([N])
+    sd = math.sqrt(N * pi * (1 - pi))
+    return np.arange(max(0, int(N * pi - 8 * sd - 2)), min(N, int(N * pi + 8 * sd + 2)) + 1)
+
+
+def unpaired_terms(N: int, pi: float) -> int:
+    """Number of terms of the exact unpaired power at N (see :data:`UNPAIRED_EXACT_MAX_TERMS`)."""
+    w = len(_unpaired_window(int(N), pi))
+    return w * w * (int(round(N * pi)) + 1)
+
+
+def unpaired_power_exact(N: int, pi: float, pa: float, pb: float, alpha: float) -> float:
+    """Exact power of the pooled two-proportion z-test, N items per system.
+
+    Each system's scored count is Binomial(N, pi) and its correct count Binomial(n, p);
+    the power sums P(reject) over both systems' scored and correct counts (B's correct
+    count through its binomial tails beyond :func:`unpaired_rejection`).
+    """
+    ns = _unpaired_window(int(N), pi)
+    w = binom.pmf(ns, N, pi) if len(ns) > 1 else np.ones(1)
+    total = 0.0
+    for na, wa in zip(ns, w):
+        if na == 0:
+            continue
+        xa = np.arange(na + 1)
+        pxa = binom.pmf(xa, na, pa)
+        nb = ns[ns > 0][:, None]
+        lo, hi = unpaired_rejection(xa[None, :], na, nb, alpha)
+        rej = binom.cdf(lo, nb, pb) + binom.sf(hi - 1, nb, pb)
+        wb = (w[ns > 0] if len(ns) > 1 else np.ones(1))
+        total += wa * float(wb @ (rej @ pxa))
+    return total
+
+
+def _unpaired_normal(n: np.ndarray, pa: float, pb: float, alpha: float) -> np.ndarray:
+    pbar = (pa + pb) / 2
+    z = norm.isf(alpha / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s0 = np.sqrt(2 * pbar * (1 - pbar) / n)
+        s1 = np.sqrt((pa * (1 - pa) + pb * (1 - pb)) / n)
+        d = abs(pa - pb)
+        pw = norm.sf((z * s0 - d) / s1) + norm.cdf((-z * s0 - d) / s1)
+    return np.where(s1 > 0, pw, float(d > 0))
+
+
+def power_method(sc: Scenario, cell: Cell, N: int) -> str:
+    """``"exact"`` or ``"normal"``: how :func:`exact_power` computes the power at N."""
+    if sc.question == "two_systems" and sc.metric == "f1":
+        return "normal"
+    if sc.question == "two_systems" and sc.test == "unpaired" and \
+            unpaired_terms(N, cell.p_eval) > UNPAIRED_EXACT_MAX_TERMS:
+        return "normal"
+    return "exact"
+
+
 def exact_power(sc: Scenario, cell: Cell, n_grid: np.ndarray) -> np.ndarray:
-    """Power at every N in n_grid (exact, except the unpaired test: normal approximation).
+    """Power at every N in n_grid: exact wherever :func:`power_method` says so.
 
     The F1 comparison uses the Wald z-test with the delta-method variance
-    (:func:`f1_difference_variance`), so its power is a normal approximation too.
+    (:func:`f1_difference_variance`), so its power is a normal approximation. The
+    unpaired test is exact (a sum over both systems' binomials) up to
+    :data:`UNPAIRED_EXACT_MAX_TERMS` terms per N, normal beyond.
     """
-    from scipy.stats import binom, norm
-
+    n_grid = np.asarray(n_grid, dtype=np.int64)
     n_max = int(n_grid.max())
     nn = np.arange(n_max + 1)
     if cell.p_eval <= 0:
@@ -397,61 +501,94 @@ def exact_power(sc: Scenario, cell: Cell, n_grid: np.ndarray) -> np.ndarray:
         h = np.where(j >= 0, binom.cdf(j, nn, r) + binom.sf(nn - j - 1, nn, r), 0.0)
         # D ~ Binomial(N, p_eval * (p10 + p01)): binomial thinning of the scored items
         return mix_over_binomial(h, n_grid, cell.p_eval * pd_)
-    pa, pb = cell.p_a, cell.p_b
-    n = n_grid * cell.p_eval
-    pbar = (pa + pb) / 2
-    z = norm.isf(sc.alpha / 2)
-    s0 = np.sqrt(2 * pbar * (1 - pbar) / n)
-    s1 = np.sqrt((pa * (1 - pa) + pb * (1 - pb)) / n)
-    d = abs(pa - pb)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pw = norm.sf((z * s0 - d) / s1) + norm.cdf((-z * s0 - d) / s1)
-    return np.where(s1 > 0, pw, float(d > 0))
+    pa, pb, pi = cell.p_a, cell.p_b, cell.p_eval
+    if pi >= 1 - 1e-15:  # every item scored: sum over A's correct count, B's by its tails
+        return _unpaired_full(n_grid, pa, pb, sc.alpha)
+    out = _unpaired_normal(n_grid * pi, pa, pb, sc.alpha)
+    for i, N in enumerate(n_grid):
+        if unpaired_terms(int(N), pi) <= UNPAIRED_EXACT_MAX_TERMS:
+            out[i] = unpaired_power_exact(int(N), pi, pa, pb, sc.alpha)
+    return out
+
+
+def _unpaired_full(n_grid: np.ndarray, pa: float, pb: float, alpha: float) -> np.ndarray:
+    """Exact unpaired power when every item is scored (n_A = n_B = N), vectorised over N."""
+    out = np.zeros(len(n_grid))
+    for b0 in range(0, len(n_grid), 64):
+        ns = n_grid[b0:b0 + 64]
+        xa = np.arange(int(ns.max()) + 1)[None, :]
+        n = ns[:, None]
+        lo, hi = unpaired_rejection(xa, n, n, alpha)
+        with np.errstate(invalid="ignore"):
+            rej = binom.cdf(lo, n, pb) + binom.sf(hi - 1, n, pb)
+            pxa = binom.pmf(xa, n, pa)
+        out[b0:b0 + 64] = np.where(xa <= n, np.nan_to_num(rej) * pxa, 0.0).sum(axis=1)
+    return out
 
 
 class PowerScan:
-    """Exact power P(N) for N = 1..n_max, computed in growing blocks up to the first crossing.
+    """Power P(N) for N = 1..n_max (:func:`exact_power`), computed in growing blocks on demand.
 
-    Indexing ``scan[i]`` returns P(i + 1) (arrays allowed), computing missing values on demand.
+    Indexing ``scan[i]`` returns P(i + 1) (arrays allowed).
     """
 
     def __init__(self, sc: Scenario, cell: Cell, n_max: int):
         self.sc, self.cell, self.n_max = sc, cell, n_max
         self.values = np.empty(0)
-        self.extra: dict[int, float] = {}
+
+    def upto(self, n: int) -> np.ndarray:
+        """P(1), ..., P(n) (n capped at n_max), computing missing values."""
+        n = min(int(n), self.n_max)
+        if len(self.values) < n:
+            start = len(self.values) + 1
+            block = exact_power(self.sc, self.cell, np.arange(start, n + 1))
+            self.values = np.concatenate([self.values, block])
+        return self.values[:n]
 
     def first_crossing(self) -> int | None:
+        """The first N with P(N) >= target, or None up to n_max."""
         size = 256
-        while len(self.values) < self.n_max:
-            start = len(self.values) + 1
-            end = min(self.n_max, start + size - 1)
-            block = exact_power(self.sc, self.cell, np.arange(start, end + 1))
-            self.values = np.concatenate([self.values, block])
-            hit = np.flatnonzero(block >= self.sc.power)
+        while True:
+            done = len(self.values)
+            v = self.upto(done + size)
+            hit = np.flatnonzero(v[done:] >= self.sc.power)
             if hit.size:
-                return int(start + hit[0])
+                return int(done + hit[0] + 1)
+            if len(v) >= self.n_max:
+                return None
             size *= 2
-        return None
+
+    def stable_crossing(self, n_first: int) -> tuple[int | None, int]:
+        """(smallest N with P(n) >= target for every n in [N, horizon], the horizon).
+
+        The horizon is min(n_max, 2 n_first), doubled (up to n_max) while P(horizon) is
+        below the target; None when even n_max is below it.
+        """
+        horizon = min(self.n_max, 2 * n_first)
+        while True:
+            v = self.upto(horizon)
+            below = np.flatnonzero(v < self.sc.power)
+            last = int(below[-1]) + 1 if below.size else 0  # the last N below the target
+            if last < horizon:
+                return last + 1, horizon
+            if horizon >= self.n_max:
+                return None, horizon
+            horizon = min(self.n_max, 2 * horizon)
 
     def argmax_n(self) -> int:
-        return int(np.argmax(self.values)) + 1
+        return int(np.argmax(self.upto(self.n_max))) + 1
 
     def __getitem__(self, i):
         i = np.asarray(i)
         flat = np.atleast_1d(i).ravel()
-        missing = sorted({int(j) + 1 for j in flat if j >= len(self.values)} - set(self.extra))
-        if missing:
-            self.extra.update(zip(missing, exact_power(self.sc, self.cell,
-                                                           np.array(missing))))
-        out = np.array([self.values[j] if j < len(self.values) else self.extra[int(j) + 1]
-                        for j in flat])
+        if flat.size and int(flat.max()) >= len(self.values):
+            self.upto(int(flat.max()) + 1)
+        out = self.values[flat]
         return out.reshape(i.shape) if i.ndim else out[0]
 
 
 def p_beats(cell: Cell, N: int) -> float:
     """P(labeller's correct count > random labeller's) on the same N items (exact)."""
-    from scipy.stats import binom
-
     n = np.arange(N + 1)
     pn = binom.pmf(n, N, cell.p_eval) if cell.p_eval < 1 else (n == N).astype(float)
     total = 0.0

@@ -24,6 +24,7 @@ from labelvar.design._power import (
     f1_difference_variance,
     mcnemar_lower_critical,
     separability_critical,
+    unpaired_z,
     wilson_half_width,
 )
 from labelvar.design._scenario import Scenario
@@ -128,7 +129,7 @@ def _two_systems(sc: Scenario, K: int, N: int, replicates: int, seed: int):
     Paired: A and B label the same items. Unpaired: 2 x ``replicates`` studies are
     drawn; A is scored on the first half, B on the second (independent item sets).
     """
-    from scipy.stats import norm
+    from labelvar.design._binom import norm
 
     paired = sc.test == "paired"
     cnt = _joint_counts(sc, K, N, replicates if paired else 2 * replicates, seed)
@@ -162,8 +163,4 @@ def _two_systems(sc: Scenario, K: int, N: int, replicates: int, seed: int):
     na, nb = a.sum(axis=(1, 2, 3)), b.sum(axis=(1, 2, 3))
     xa = (a * right[:, :, None]).sum(axis=(1, 2, 3))
     xb = (b * right[:, None, :]).sum(axis=(1, 2, 3))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pool = (xa + xb) / (na + nb)
-        se = np.sqrt(pool * (1 - pool) * (1 / na + 1 / nb))
-        z = np.nan_to_num(np.abs(xa / na - xb / nb) / se, nan=0.0)
-    return (na > 0) & (nb > 0) & (se > 0) & (z >= z_crit), na
+    return unpaired_z(xa, na, xb, nb) >= z_crit, na

@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 
 from labelvar.plots._style import PALETTE, new_figure
 
-__all__ = ["plot_power_curves"]
+__all__ = ["plot_power_curves", "plot_power_sawtooth"]
 
 
 def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | None = None,
@@ -80,4 +80,54 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
     axes[0, 0].set_ylabel("power")
     axes[0, 0].legend(fontsize=7.5, loc="upper left")
     fig.suptitle(title or "power (lines: exact; points: simulated ±2 SE)", fontsize=9)
+    return fig
+
+
+def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = None,
+                        n_stable: int | None = None, title: str | None = None) -> Figure:
+    """Exact power at every N near the target: the sawtooth of a discrete test.
+
+    Parameters
+    ----------
+    n_items, power : array_like
+        Consecutive N and the exact power at each (e.g. ``exact_power`` over a range).
+    target : float
+        Target power (dashed line); points below it are drawn hollow.
+    n_first, n_stable : int, optional
+        The first N reaching the target and the N from which it stays reached
+        (``plans["n_items_first"]``, ``plans["n_items_stable"]``), marked by vertical lines.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> fig = plot_power_sawtooth([10, 11, 12], [0.81, 0.79, 0.82], target=0.8, n_first=10,
+    ...                           n_stable=12)
+    >>> [ln.get_label() for ln in fig.axes[0].lines][-2:]
+    ['first crossing N = 10', 'stable from N = 12']
+    """
+    n = np.asarray(n_items)
+    pw = np.asarray(power, float)
+    fig, axes = new_figure(1, 1, width=6.4, height=3.4)
+    ax = axes[0, 0]
+    ax.plot(n, pw, color=PALETTE[0], lw=0.8, label="exact power")
+    ok = pw >= target
+    ax.plot(n[ok], pw[ok], "o", ms=2.8, color=PALETTE[0], label=f"power >= {target:g}")
+    ax.plot(n[~ok], pw[~ok], "o", ms=2.8, mfc="white", color=PALETTE[0],
+            label=f"power < {target:g}")
+    ax.axhline(target, color="grey", ls="--", lw=0.9)
+    if n_first is not None:
+        ax.axvline(n_first, color=PALETTE[1 % len(PALETTE)], lw=1.1,
+                   label=f"first crossing N = {n_first}")
+    if n_stable is not None:
+        ax.axvline(n_stable, color=PALETTE[2 % len(PALETTE)], lw=1.1, ls="-.",
+                   label=f"stable from N = {n_stable}")
+    ax.set_xlabel("items N")
+    ax.set_ylabel("power")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7.5, loc="lower right")
+    fig.suptitle(title or "exact power of a discrete test is a sawtooth in N", fontsize=9)
     return fig
