@@ -290,7 +290,8 @@ def dawid_skene(codes, n_labels: int, *, n_iter: int = 100, tol: float = 1e-5):
     err = m_step(post)
     loss = -np.inf
     it = 0
-    for it in range(1, int(n_iter) + 1):
+    while it < int(n_iter):
+        it += 1
         le = log_err(err)  # (R, C, L)
         ll = np.log(np.maximum(prior, _EPS))[None, :] + np.einsum(
             "irl,rcl->ic", onehot, np.where(np.isfinite(le), le, 0.0))

@@ -275,7 +275,7 @@ class McNemarResult:
 
 
 def mcnemar_exact(correct_a, correct_b) -> McNemarResult:
-    r"""Exact McNemar test: are two systems' accuracies equal on these items?
+    r"""Exact McNemar test of two systems' accuracies on the same items.
 
     Under the null hypothesis each of the :math:`n = b + c` discordant items (one
     system right, the other wrong) favours a with probability 1/2, so the p-value
@@ -322,7 +322,7 @@ class PairedBootstrapResult:
 
 def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: float = 0.95,
                      stacked: bool = False) -> PairedBootstrapResult:
-    r"""Paired bootstrap of a score difference: resample the items, keep the pairs.
+    r"""Paired bootstrap of a score difference (resample the items, keep the pairs).
 
     Parameters
     ----------

@@ -1211,15 +1211,18 @@ def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, 
             if metric in LABEL_METRICS:
                 truth = t.majority[idx]
                 pa, pb = t.preds[a][idx], t.preds[b][idx]
-                boot = inference.paired_bootstrap(
-                    lambda d: (_score(metric, truth[d], pa[d], t)
-                               - _score(metric, truth[d], pb[d], t)),
-                    idx.size, n_boot, rng, confidence_level=confidence_level, stacked=True)
+                def delta(d, metric=metric, truth=truth, pa=pa, pb=pb):
+                    return _score(metric, truth[d], pa[d], t) - _score(metric, truth[d], pb[d], t)
+
+                boot = inference.paired_bootstrap(delta, idx.size, n_boot, rng,
+                                                  confidence_level=confidence_level, stacked=True)
             else:
-                boot = inference.paired_bootstrap(
-                    lambda d: (_item_score(metric, t, a, idx[d])
-                               - _item_score(metric, t, b, idx[d])),
-                    idx.size, n_boot, rng, confidence_level=confidence_level)
+                def delta(d, metric=metric, idx=idx):
+                    return (_item_score(metric, t, a, idx[d])
+                            - _item_score(metric, t, b, idx[d]))
+
+                boot = inference.paired_bootstrap(delta, idx.size, n_boot, rng,
+                                                  confidence_level=confidence_level)
             row.update(ci_low=boot.ci_low, ci_high=boot.ci_high, test="paired_bootstrap",
                        p=boot.p)
             if metric == "accuracy":
