@@ -36,6 +36,7 @@ def test_stratify_report_files(tmp_path, result):
     assert sorted(p.name for p in paths) == names(out)
     assert set(names(out)) == {
         "report.json", "stratified.csv", "table.md", "excluded.json", "bin_tests.csv",
+        "agreement.csv",
         "paired_f1.csv", "paired_accuracy.csv",
         *(f"{kind}_{m}.{ext}" for kind in ("scores", "delta", "paired")
           for m in ("f1", "accuracy") for ext in ("png", "pdf"))}
@@ -45,7 +46,7 @@ def test_stratify_report_files(tmp_path, result):
     assert meta["kind"] == "stratify" and "stratified.csv" in meta["files"]
     md = (out / "table.md").read_text()
     assert md == report.stratify_markdown(result, compare=("strong", "weak"))
-    assert md.count("### ") == 4 and "### paired t-test strong − weak (f1)" in md
+    assert md.count("### ") == 5 and "### paired t-test strong − weak (f1)" in md
     bt = read_results(out / "bin_tests.csv")
     assert set(zip(bt.metric, bt.value)) == {(m, v) for m in ("f1", "accuracy")
                                              for v in ("delta_human", "score")}

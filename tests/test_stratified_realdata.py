@@ -176,7 +176,8 @@ def test_dialsummeval_panel_only():
     code, out, err = run("stratify", path, "--panel", "annotations", "--n-boot", "0",
                          "--metrics", "accuracy")
     assert code == 0, err
-    assert len(re.findall(r"\|\s+fluency \|", out)) == 4 and "accuracy H'" in out
+    paper = out.split("### panel agreement")[0]
+    assert len(re.findall(r"\|\s+fluency \|", paper)) == 4 and "accuracy H'" in out
     # fluency's 16 ratings of 1 (0.4 % of votes) are a real rating next to the others: kept
     assert "fluency: 1,400 items, 3 raters, 3 votes per item, labels 1 (16), 2 (71)" in err
 
@@ -191,7 +192,7 @@ def test_chexpert_without_tasks_partial_coverage(tmp_path):
                          "--out", tmp_path / "o")
     assert code == 0, err
     assert len([ln for ln in err.splitlines() if "500 items, 5 raters" in ln]) == 14
-    blocks = out.split("### ")[1:]
+    blocks = [b for b in out.split("### ")[1:] if not b.startswith("panel agreement")]
     assert len(blocks) == 9  # 8 models + the findings no model covers
     drnet = next(b for b in blocks if b.startswith("drnet_decisions"))
     assert len(re.findall(r"\|\s+Cardiomegaly \|", drnet)) == 4 and "Fracture" not in drnet
@@ -228,3 +229,93 @@ def test_chaosnli_label_count_refused_as_votes_and_read_as_counts():
     se = np.sqrt(0.25 / (1514 * 20))
     assert abs(h.score["all"] - (top / 100).mean()) < 5 * se  # H' draws from the counts
     assert h.expected["0.68"] == pytest.approx(0.68)
+
+
+# --------------------------------------------------------------------------- issue 13
+def test_chexpert_compare_mcnemar_per_bin_agreement_and_probabilities(tmp_path):
+    from sklearn.metrics import roc_auc_score
+    from statsmodels.stats.contingency_tables import mcnemar
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    d = _need("chexpert_test")
+    files = sorted((d / "radiologists").glob("*/*.csv")) + sorted(
+        (d / "example_models" / "decisions" / "standard").glob("*_decisions.csv"))
+    pred = d / "example_models" / "predictions" / "standard" / "drnet_predictions.csv"
+    code, out, err = run("stratify", *files, "--item", "Study", "--panel", "bc*_gt",
+                         "--humans", "bc4,bc6,bc8", "--systems", "*_decisions",
+                         "--tasks", "Cardiomegaly", "--probabilities", f"drnet={pred}",
+                         "--compare", "drnet_decisions,ihil_decisions", "--p-d-one", "0.97",
+                         "--human-round", "2", "--n-boot", "0", "--out", tmp_path / "o")
+    assert code == 0, err
+    assert "on the same items" in out and "panel agreement" in out
+    t = pd.read_csv(tmp_path / "o" / "stratified.csv", dtype={"stratum": str})
+    f1 = t[(t.system == "drnet_decisions") & (t.metric == "f1")].set_index("stratum").score
+    assert f1["all"] == pytest.approx(96 / 131, abs=1e-15)  # pinned value unchanged
+    comp = pd.read_csv(tmp_path / "o" / "comparisons.csv", dtype={"stratum": str})
+    acc = comp[comp.metric == "accuracy"].set_index("stratum")
+    assert set(acc.index) == {"0.60", "0.80", "1.00", "all"}
+    data = _script().load(d)["Cardiomegaly"]
+    votes = data.panel.to_numpy(int)
+    k1 = votes.sum(axis=1)
+    maj = (k1 >= 3).astype(int)
+    top = np.maximum(k1, 5 - k1) / 5
+    a = data.predictions["drnet"].to_numpy(int) == maj
+    b = data.predictions["ihil"].to_numpy(int) == maj
+    ag = pd.read_csv(tmp_path / "o" / "agreement.csv", dtype={"stratum": str})
+    fk = ag[ag.statistic == "fleiss_kappa"].set_index("stratum").score
+    for s in ("0.60", "0.80", "1.00", "all"):
+        sel = np.ones(500, bool) if s == "all" else np.isclose(top, float(s))
+        table = [[np.sum(a[sel] & b[sel]), np.sum(a[sel] & ~b[sel])],
+                 [np.sum(~a[sel] & b[sel]), np.sum(~a[sel] & ~b[sel])]]
+        want = mcnemar(table, exact=True).pvalue if table[0][1] + table[1][0] else np.nan
+        assert acc.p[s] == pytest.approx(want, abs=1e-12, nan_ok=True)
+        counts = np.stack([5 - k1[sel], k1[sel]], axis=1)
+        assert fk[s] == pytest.approx(fleiss_kappa(counts), abs=1e-12, nan_ok=True)
+    probs = pd.read_csv(pred).set_index("Study")["Cardiomegaly"].reindex(data.panel.index)
+    auc = t[(t.system == "drnet") & (t.metric == "auroc")].set_index("stratum").score
+    assert auc["all"] == pytest.approx(roc_auc_score(maj, probs.to_numpy()), abs=1e-12)
+
+
+def test_snli_chaosnli_probabilities_and_agreement():
+    snli = _need("snli_dev_subset") / "snli_1.0_dev_first1288.jsonl"
+    pred = _need("chaosnli/predictions")
+    code, out, err = run(
+        "stratify", snli, "--panel", "annotator_labels", "--item", "pairID",
+        "--predictions", f"roberta={pred}/SNLI_dev_roberta-base_0.json,"
+                         f"{pred}/SNLI_test_roberta-base_0.json",
+        "--probabilities", f"roberta={pred}/SNLI_dev_roberta-base_0.json,"
+                           f"{pred}/SNLI_test_roberta-base_0.json",
+        "--pred-item", "uid", "--pred-classes", "entailment,contradiction,neutral",
+        "--prob-field", "probs", "--tie-rule", "drop", "--missing-predictions", "drop",
+        "--n-boot", "0", "--metrics", "accuracy,kappa,cross_entropy,total_variation,auroc",
+        "--format", "csv")
+    assert code == 0, err
+    t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
+    s = t[t.stratum == "all"].set_index("metric").score
+    assert 0.85 < s["accuracy"] and 0 < s["total_variation"] < 0.5 and 0.9 < s["auroc"] <= 1
+    assert s["cross_entropy"] > 0
+
+
+def test_dialsummeval_ordinal_per_bin():
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    root = _need("dialsummeval")
+    spec = importlib.util.spec_from_file_location("dse", REPO / "scripts" /
+                                                  "dialsummeval_stratify.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    data = mod.build(root, ["rouge-l"])
+    from labelvar.stratified import stratify
+
+    r = stratify({"consistency": data["consistency"]}, ordinal=True, n_boot=0)
+    t = r.table
+    assert {"mae", "within1", "qwk", "spearman", "kendall"} <= set(t.metric)
+    assert set(t[t.metric == "mae"].stratum) == {"0.33", "0.67", "1.00", "all"}
+    ag = r.agreement.set_index(["stratum", "statistic"]).score
+    votes = data["consistency"].panel.to_numpy(int)
+    counts = np.stack([(votes == v).sum(axis=1) for v in range(1, 6)], axis=1)
+    assert ag["all", "fleiss_kappa"] == pytest.approx(fleiss_kappa(counts), abs=1e-12)
+    assert np.isfinite(ag["all", "alpha_interval"]) and np.isfinite(ag["0.67", "alpha_ordinal"])
+    pred = data["consistency"].predictions["rouge-l"].to_numpy(float)
+    mae = t[(t.metric == "mae") & (t.stratum == "all")].score.iloc[0]
+    assert mae == pytest.approx(np.abs(pred - votes.mean(axis=1)).mean())

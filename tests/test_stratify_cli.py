@@ -33,7 +33,7 @@ def test_markdown_table_on_synthetic_example():
     code, out, err = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", "strong,weak,coin",
                          "--humans", "human*", "--item", "item", "--n-boot", "0")
     assert code == 0, err
-    assert out.count("### ") == 3 and "| task" in out
+    assert out.count("### ") == 4 and "| task" in out  # 3 systems and the panel's agreement
     assert "f1 Δ(H−AI)" in out and "accuracy E" in out
     # the numbers are those of the Python API
     df = synthetic_panel(400, seed=0).set_index("item")
@@ -178,9 +178,17 @@ def test_compare_two_systems_across_tasks(tmp_path):
     df.to_csv(p, index=False)
     code, out, err = run("stratify", p, "--panel", "gt*", "--systems", "strong,weak",
                          "--item", "item", "--task-column", "task", "--n-boot", "0",
-                         "--compare", "strong,weak", "--out", tmp_path / "o")
+                         "--compare", "strong,weak", "--compare-across-tasks",
+                         "--out", tmp_path / "o")
     assert code == 0, err
     assert "### paired t-test strong − weak (f1), pairs = tasks" in out
+    # the same items inside each bin: exact McNemar for accuracy, Holm over all tests
+    comp = pd.read_csv(tmp_path / "o" / "comparisons.csv", dtype={"stratum": str})
+    acc = comp[comp.metric == "accuracy"]
+    assert (acc.test == "mcnemar_exact").all() and len(acc) == 4 * 4
+    tested = comp.p.notna()  # --n-boot 0: no bootstrap p-values, McNemar's only
+    assert (comp.n_comparisons == tested.sum()).all() and tested.sum() == 16
+    assert (comp.p_holm[tested] >= comp.p[tested]).all()
     res = pd.read_csv(tmp_path / "o" / "paired_accuracy.csv", dtype={"stratum": str})
     assert res.stratum.tolist() == ["0.60", "0.80", "1.00", "all", "pooled"]
     assert res.n.tolist() == [4, 4, 4, 4, 12]
@@ -247,7 +255,7 @@ def test_rerun_of_out_replaces_old_files_and_records_the_seed(tmp_path):
     df.to_csv(p, index=False)
     base = ["stratify", p, "--panel", "gt*", "--systems", "strong,weak", "--item", "item",
             "--task-column", "task", "--n-boot", "0", "--out", tmp_path / "o"]
-    assert run(*base, "--compare", "strong,weak", "--seed", "3")[0] == 0
+    assert run(*base, "--compare", "strong,weak", "--compare-across-tasks", "--seed", "3")[0] == 0
     assert (tmp_path / "o" / "paired_f1.csv").is_file()
     assert run(*base, "--seed", "7")[0] == 0
     files = {f.name for f in (tmp_path / "o").iterdir()}

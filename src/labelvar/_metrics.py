@@ -1,4 +1,4 @@
-r"""The one definition of the label metrics: accuracy, precision, recall, F1, macro-F1.
+r"""The one definition of the label metrics: accuracy, precision, recall, F1, macro-F1, and more.
 
 Everything labelvar scores goes through a confusion matrix ``conf[truth, pred]``
 over a *declared* label set of L labels (codes 0..L-1), with scikit-learn's
@@ -12,6 +12,12 @@ conventions (``labels=`` given, ``zero_division=0``):
   ``sklearn.metrics.f1_score(y, p, labels=range(L), average="macro", zero_division=0)``;
 - ``F1 = 2 TP / (2 TP + FP + FN)``; every 0/0 is ``zero_division`` (default 0);
 - an empty confusion matrix (n = 0) gives NaN for every metric.
+
+Beyond those (numpy only; nothing jitted uses them, so no numba twin is needed
+until the engine simulates them): Cohen's and the quadratic-weighted kappa of a
+confusion matrix (:func:`kappa`), ordinal scores against the panel mean
+(:func:`ordinal_scores`) and scores of probability outputs against soft labels
+(:func:`probability_scores`, :func:`auroc`, :func:`auprc`).
 
 The numba kernels use the twin :func:`labelvar._kernels.metrics_into` (tested equal):
 ``pos_label=1`` for L = 2 and macro over all L labels for L > 2.
@@ -152,8 +158,219 @@ def score(metric: str, truth, pred, n_labels: int, *, pos_label: int | None = No
     0.6666666666666666
     >>> float(score("f1", [0, 1, 1], [0, 1, 0], 2, pos_label=1))
     0.6666666666666666
+    >>> float(score("kappa", [0, 1, 1], [0, 1, 0], 2))
+    0.4
     """
-    if metric not in METRICS:
-        raise ValueError(f"metric must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
+    known = METRICS + KAPPA_METRICS
+    if metric not in known:
+        raise ValueError(f"metric must be one of {', '.join(map(repr, known))}; got {metric!r}")
     conf = confusion(truth, pred, n_labels)
+    if metric in KAPPA_METRICS:
+        return kappa(conf, None if metric == "kappa" else "quadratic")
     return scores(conf, pos_label=pos_label, zero_division=zero_division)[metric]
+
+
+# --------------------------------------------------------------------------- beyond the confusion counts
+#: metrics of a confusion matrix defined here beyond :data:`METRICS`
+KAPPA_METRICS = ("kappa", "qwk")
+#: metrics of ordinal ratings against the panel (see :func:`ordinal_scores`)
+ORDINAL_METRICS = ("mae", "within1", "qwk", "spearman", "kendall")
+#: metrics of probability outputs (see :func:`probability_scores`)
+PROBABILITY_METRICS = ("cross_entropy", "total_variation", "auroc", "auprc")
+
+
+def kappa(conf, weights: str | None = None) -> np.ndarray:
+    r"""Cohen's kappa of confusion matrices ``conf[..., truth, pred]``, optionally weighted.
+
+    :math:`\kappa = 1 - \sum w_{ij} o_{ij} / \sum w_{ij} e_{ij}` with observed
+    proportions :math:`o` and the product of the margins :math:`e`; ``weights``:
+    None (:math:`w_{ij} = [i \ne j]`, Cohen's kappa), ``"linear"``
+    (:math:`|i-j|`) or ``"quadratic"`` (:math:`(i-j)^2`, the quadratic-weighted
+    kappa of ordinal ratings; label codes are the ranks). As
+    ``sklearn.metrics.cohen_kappa_score(y, p, labels=range(L), weights=...)``; NaN
+    for an empty matrix or when chance disagreement is 0 (one label only).
+
+    Examples
+    --------
+    >>> conf = np.array([[20, 5], [10, 15]])
+    >>> round(float(kappa(conf)), 4)
+    0.4
+    >>> round(float(kappa(confusion([1, 2, 3, 3], [1, 3, 3, 2], 4), "quadratic")), 4)
+    0.6364
+    """
+    conf = np.asarray(conf, dtype=float)
+    n_lab = conf.shape[-1]
+    i, j = np.indices((n_lab, n_lab))
+    if weights is None:
+        w = (i != j).astype(float)
+    elif weights == "linear":
+        w = np.abs(i - j).astype(float)
+    elif weights == "quadratic":
+        w = ((i - j) ** 2).astype(float)
+    else:
+        raise ValueError(f"weights must be None, 'linear' or 'quadratic'; got {weights!r}")
+    n = conf.sum(axis=(-2, -1))
+    safe = np.where(n > 0, n, 1.0)[..., None, None]
+    obs = conf / safe
+    exp = obs.sum(axis=-1)[..., :, None] * obs.sum(axis=-2)[..., None, :]
+    num = (w * obs).sum(axis=(-2, -1))
+    den = (w * exp).sum(axis=(-2, -1))
+    ok = (n > 0) & (den > 0)
+    return np.where(ok, 1.0 - num / np.where(ok, den, 1.0), np.nan)
+
+
+def ordinal_scores(pred_values, panel_mean, truth, pred, n_labels: int) -> dict:
+    """Ordinal metrics of predicted ratings against the panel.
+
+    Parameters
+    ----------
+    pred_values : array_like, shape (..., n)
+        The predicted ratings as numbers (e.g. 1-5).
+    panel_mean : array_like, shape (..., n)
+        Each item's mean panel rating (same scale).
+    truth, pred : array_like of int, shape (..., n)
+        Label codes (ranks) of the panel's majority and of the prediction, for
+        the quadratic-weighted kappa.
+    n_labels : int
+        Number of declared ratings L.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``mae`` (mean absolute difference from the panel mean), ``within1``
+        (share of items with ``|pred - panel mean| <= 1``), ``qwk``
+        (quadratic-weighted kappa against the majority, :func:`kappa`),
+        ``spearman`` and ``kendall`` (rank correlation with the panel mean,
+        ``scipy.stats.spearmanr`` / ``kendalltau`` (tau-b); 1-d input only, NaN
+        for constant input).
+
+    Examples
+    --------
+    >>> s = ordinal_scores([1, 2, 5], [1.0, 2.5, 4.0], [0, 1, 3], [0, 1, 4], 5)
+    >>> {k: round(float(x), 4) for k, x in s.items()}
+    {'mae': 0.5, 'within1': 1.0, 'qwk': 0.9268, 'spearman': 1.0, 'kendall': 1.0}
+    """
+    from scipy import stats
+
+    pv = np.asarray(pred_values, dtype=float)
+    pm = np.asarray(panel_mean, dtype=float)
+    diff = np.abs(pv - pm)
+    out = {"mae": diff.mean(axis=-1), "within1": (diff <= 1 + 1e-12).mean(axis=-1),
+           "qwk": kappa(confusion(truth, pred, n_labels), "quadratic")}
+    nan = np.full(pv.shape[:-1], np.nan)
+    if pv.ndim == 1 and pv.size > 1 and np.ptp(pv) > 0 and np.ptp(pm) > 0:
+        out["spearman"] = np.asarray(stats.spearmanr(pv, pm).statistic)
+        out["kendall"] = np.asarray(stats.kendalltau(pv, pm).statistic)
+    else:
+        out["spearman"] = out["kendall"] = nan
+    return out
+
+
+def _ranks_desc(scores_: np.ndarray):
+    """Distinct thresholds (descending) and, per item, the index of its threshold."""
+    thr, inv = np.unique(-scores_, return_inverse=True)
+    return -thr, inv
+
+
+def auroc(y, score) -> float:
+    """Area under the ROC curve of binary ``y`` (0/1) ranked by ``score``.
+
+    The Mann-Whitney statistic with ties counted one half: equal to
+    ``sklearn.metrics.roc_auc_score``. NaN when ``y`` holds one class only.
+
+    Examples
+    --------
+    >>> auroc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    """
+    from scipy import stats
+
+    y = np.asarray(y).astype(bool)
+    s = np.asarray(score, dtype=float)
+    n1 = int(y.sum())
+    n0 = y.size - n1
+    if n1 == 0 or n0 == 0:
+        return float("nan")
+    r = stats.rankdata(s)
+    return float((r[y].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+
+def auprc(y, score) -> float:
+    r"""Area under the precision-recall curve as average precision (step-wise).
+
+    :math:`\mathrm{AP} = \sum_t (R_t - R_{t-1}) P_t` over the distinct score
+    thresholds in decreasing order: equal to
+    ``sklearn.metrics.average_precision_score``. NaN without positives.
+
+    Examples
+    --------
+    >>> round(auprc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]), 4)
+    0.8333
+    """
+    y = np.asarray(y).astype(bool)
+    s = np.asarray(score, dtype=float)
+    n1 = int(y.sum())
+    if n1 == 0:
+        return float("nan")
+    thr, inv = _ranks_desc(s)
+    tp = np.cumsum(np.bincount(inv, weights=y, minlength=thr.size))
+    seen = np.cumsum(np.bincount(inv, minlength=thr.size))
+    recall = tp / n1
+    precision = tp / seen
+    return float(np.sum(np.diff(np.concatenate([[0.0], recall])) * precision))
+
+
+def probability_scores(probs, reference, truth, *, pos_label: int | None = None,
+                       eps: float = 1e-15) -> dict:
+    r"""Scores of probability outputs against soft labels and against the majority.
+
+    Parameters
+    ----------
+    probs : array_like, shape (n, L)
+        Each item's predicted distribution over the L declared labels.
+    reference : array_like, shape (n, L)
+        Each item's label distribution from the panel (vote counts / K): the soft label.
+    truth : array_like of int, shape (n,)
+        The majority label codes (for AUROC and AUPRC).
+    pos_label : int or None
+        Binary: AUROC/AUPRC of ``probs[:, pos_label]`` for ``truth == pos_label``;
+        None: the macro average over the labels present in ``truth`` (one against
+        the rest).
+    eps : float
+        Probabilities are clipped to [eps, 1] in the cross-entropy.
+
+    Returns
+    -------
+    dict of str to float
+        ``cross_entropy`` :math:`-\frac1n\sum_i\sum_c r_{ic}\ln p_{ic}` (nats),
+        ``total_variation`` :math:`\frac1n\sum_i\frac12\sum_c|p_{ic}-r_{ic}|`,
+        ``auroc``, ``auprc``. The first two are NaN when some ``probs`` are not a
+        distribution (outside [0, 1] or rows not summing to 1 within 1e-6): rank
+        scores (AUROC, AUPRC) are still given.
+
+    Examples
+    --------
+    >>> p = [[0.8, 0.2], [0.3, 0.7], [0.5, 0.5]]
+    >>> r = [[1.0, 0.0], [0.4, 0.6], [0.6, 0.4]]
+    >>> s = probability_scores(p, r, [0, 1, 0], pos_label=1)
+    >>> {k: round(v, 4) for k, v in s.items()}
+    {'cross_entropy': 0.5373, 'total_variation': 0.1333, 'auroc': 1.0, 'auprc': 1.0}
+    """
+    p = np.asarray(probs, dtype=float)
+    r = np.asarray(reference, dtype=float)
+    truth = np.asarray(truth)
+    valid = bool(np.all((p >= 0) & (p <= 1)) and np.allclose(p.sum(axis=1), 1.0, atol=1e-6))
+    out = {"cross_entropy": float("nan"), "total_variation": float("nan")}
+    if valid and p.shape[0]:
+        out["cross_entropy"] = float(-(r * np.log(np.clip(p, eps, 1.0))).sum(axis=1).mean())
+        out["total_variation"] = float(0.5 * np.abs(p - r).sum(axis=1).mean())
+    if pos_label is not None:
+        labels = [int(pos_label)]
+    else:
+        labels = [c for c in range(p.shape[1]) if (truth == c).any() and (truth != c).any()]
+    if not labels:
+        out["auroc"] = out["auprc"] = float("nan")
+    else:
+        out["auroc"] = float(np.mean([auroc(truth == c, p[:, c]) for c in labels]))
+        out["auprc"] = float(np.mean([auprc(truth == c, p[:, c]) for c in labels]))
+    return out

@@ -208,13 +208,34 @@ def _add_stratify(sub) -> None:
     p.add_argument("--pred-item", default=None, help="item id field of --predictions files")
     p.add_argument("--pred-label", default="pred", help="label field of --predictions files")
     p.add_argument("--pred-classes", type=_strs, default=None,
-                   help="labels of class indices in --predictions files, in index order")
+                   help="labels of class indices in --predictions files, in index order (and "
+                   "of the list positions of --prob-field)")
+    p.add_argument("--probabilities", action="append", default=[], metavar="NAME=PATH[,PATH]",
+                   help="a system's probability outputs in separate files (repeatable), joined "
+                   "on --pred-item; scored against the panel's vote shares (cross-entropy, "
+                   "total variation) and the majority (AUROC, AUPRC)")
+    p.add_argument("--prob-field", default=None, metavar="FIELD",
+                   help="field/column of --probabilities files holding a list of class "
+                   "probabilities (order: --pred-classes) or the positive class's; default: "
+                   "one column per task (CheXpert's predictions files)")
+    p.add_argument("--ordinal", action="store_true",
+                   help="the labels are ordered ratings: add MAE, within-1, quadratic-weighted "
+                   "kappa, Spearman and Kendall against the panel, and ordinal/interval alpha")
+    p.add_argument("--aggregation", choices=("majority", "dawid_skene"), default="majority",
+                   help="ground truth: the panel's plurality (default) or the Dawid-Skene "
+                   "posterior mode (bins by its probability)")
+    p.add_argument("--no-agreement", action="store_true",
+                   help="skip the panel agreement table (Fleiss kappa, Krippendorff alpha)")
     p.add_argument("--pos-label", default=None, help="positive label for F1")
     p.add_argument("--labels", type=_strs, default=None,
                    help="the label set (default inferred; rare votes outside a given set are "
                    "dropped as missing, with a note)")
     p.add_argument("--bins", type=_floats, default=None, help="p_d bin edges, e.g. 0.5,0.7,1")
-    p.add_argument("--metrics", type=_strs, default=["f1", "accuracy"])
+    p.add_argument("--metrics", type=_strs, default=None,
+                   help="accuracy, precision, recall, f1, kappa; with --ordinal mae, within1, "
+                   "qwk, spearman, kendall; with --probabilities cross_entropy, "
+                   "total_variation, auroc, auprc (default: f1,accuracy and all of those "
+                   "that apply)")
     p.add_argument("--simulated-human", type=int, default=None, metavar="D",
                    help="add H' (a panel vote drawn at random, D draws averaged); default 5 "
                    "when there are no systems and no humans (a panel-only report), else 0")
@@ -239,7 +260,11 @@ def _add_stratify(sub) -> None:
                    help="bootstrap over items and each item's panel votes (all CIs)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--compare", type=_strs, default=None, metavar="A,B",
-                   help="paired t-test of systems A and B across tasks, per bin (Figure 4)")
+                   help="systems A and B on the same items, per task, bin and metric: exact "
+                   "McNemar (accuracy), paired bootstrap (others), Holm over all comparisons")
+    p.add_argument("--compare-across-tasks", action="store_true",
+                   help="with --compare: also the paired t-test across tasks, per bin "
+                   "(Figure 4)")
     p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="write the tidy table, the paper-layout tables, tests and figures here")
@@ -255,7 +280,9 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "bins": "--bins", "metrics": "--metrics", "p_d_one": "--p-d-one",
                    "human_round": "--human-round", "tasks": "--tasks", "systems": "--systems",
                    "panel": "--panel", "task_column": "--task-column", "group_sep": "--group-sep",
-                   "seed": "--seed"}
+                   "seed": "--seed", "compare": "--compare", "ordinal": "--ordinal",
+                   "aggregation": "--aggregation", "probabilities": "--probabilities",
+                   "prob_field": "--prob-field"}
 _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 
@@ -275,13 +302,13 @@ def _flag_error(exc: ValueError) -> ValueError:
     return ValueError(_NAMED.sub(flag, msg))
 
 
-def _predictions(specs) -> dict:
+def _predictions(specs, flag: str = "--predictions") -> dict:
     """``NAME=PATH[,PATH]`` flags as a name -> paths mapping."""
     out = {}
     for spec in specs:
         name, sep, paths = spec.partition("=")
         if not sep or not name.strip() or not paths:
-            raise ValueError(f"--predictions must be NAME=PATH[,PATH...], got {spec!r}")
+            raise ValueError(f"{flag} must be NAME=PATH[,PATH...], got {spec!r}")
         out[name.strip()] = _strs(paths)
     return out
 
@@ -297,7 +324,13 @@ def _run_stratify(args) -> int:
                          "(--panel-counts), one of the two")
     if args.compare is not None and len(args.compare) != 2:
         raise ValueError(f"--compare takes two systems A,B; got {args.compare!r}")
+    if args.compare_across_tasks and args.compare is None:
+        raise ValueError("--compare-across-tasks needs --compare A,B")
     counts = args.panel_counts is not None
+    metrics = args.metrics
+    if metrics is None:  # the paper's order, then what the inputs allow
+        metrics = (["f1", "accuracy"] + (list(st.ORDINAL_METRICS) if args.ordinal else [])
+                   + (list(st.PROBABILITY_METRICS) if args.probabilities else []))
     try:
         data = io.load_tasks(
             args.files, panel=args.panel_counts if counts else args.panel, layout=args.layout,
@@ -306,19 +339,23 @@ def _run_stratify(args) -> int:
             rater=args.rater_column, label=args.label_column,
             predictions=_predictions(args.predictions), pred_item=args.pred_item,
             pred_label=args.pred_label, pred_classes=args.pred_classes, panel_counts=counts,
-            labels=args.labels)
+            labels=args.labels,
+            probabilities=_predictions(args.probabilities, "--probabilities"),
+            prob_field=args.prob_field)
         loaded = list(dict.fromkeys(c for td in data.values() for c in td.predictions.columns))
         humans = io.select_columns(loaded, args.humans, "humans") if args.humans else []
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", st.DataNoteWarning)
             result = st.stratify(
                 data, humans=humans, pos_label=args.pos_label, labels=args.labels,
-                bins=args.bins, metrics=args.metrics, simulated_human=args.simulated_human,
+                bins=args.bins, metrics=metrics, simulated_human=args.simulated_human,
                 leave_one_out=args.leave_one_out, p_d_one=args.p_d_one,
                 human_round=args.human_round, tie_rule=args.tie_rule,
                 missing=args.missing_predictions, confidence_level=args.confidence_level,
                 n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed,
-                panel_counts=counts, min_bin_size=args.min_bin_size)
+                panel_counts=counts, min_bin_size=args.min_bin_size, ordinal=args.ordinal,
+                aggregation=args.aggregation, agreement=not args.no_agreement,
+                compare=args.compare)
     except ValueError as exc:
         raise _flag_error(exc) from None
     for line in result.describe():  # what was read, on stderr: piped tables stay clean
@@ -326,13 +363,14 @@ def _run_stratify(args) -> int:
     for w in caught:
         if issubclass(w.category, st.DataNoteWarning):
             print(f"labelvar: note: {_flag_error(ValueError(w.message))}", file=sys.stderr)
-    paired = report.paired_tests(result, args.compare)
+    across = args.compare if args.compare_across_tasks else None
+    paired = report.paired_tests(result, across)
     if args.format == "csv":
         _print_table(result.table, "csv")
     else:
-        sys.stdout.write(report.stratify_markdown(result, compare=args.compare, paired=paired))
+        sys.stdout.write(report.stratify_markdown(result, compare=across, paired=paired))
     if args.out:
-        report.write_stratify_report(result, args.out, compare=args.compare, paired=paired)
+        report.write_stratify_report(result, args.out, compare=across, paired=paired)
         print(f"labelvar: wrote {args.out}/stratified.csv, table.md, figures", file=sys.stderr)
     return 0
 

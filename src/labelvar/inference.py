@@ -1,5 +1,10 @@
 r"""Tests on a stratified table: between agreement bins and between two systems.
 
+Two systems on the *same items* (inside one bin of one task) are compared by
+:func:`mcnemar_exact` (accuracy) and :func:`paired_bootstrap` (any metric);
+:func:`labelvar.stratify` does so with ``compare=(a, b)`` and :func:`holm` adjusts
+the p-values over all the comparisons made.
+
 :func:`bin_tests` compares the distribution of a gap (over systems and tasks)
 between two agreement bins (Welch's t-test and Levene's test, the paper's
 Figure 3); :func:`paired_test` compares two systems across tasks, per bin and
@@ -25,7 +30,8 @@ import pandas as pd
 
 from labelvar.stratified import _as_table, stratum_order
 
-__all__ = ["BinTestResult", "PairedTestResult", "bin_tests", "paired_test", "stars"]
+__all__ = ["BinTestResult", "McNemarResult", "PairedBootstrapResult", "PairedTestResult",
+           "bin_tests", "holm", "mcnemar_exact", "paired_bootstrap", "paired_test", "stars"]
 
 #: (largest p, stars) from the strictest level down; above the last: ``ns``
 STAR_LEVELS = ((1e-4, "****"), (1e-3, "***"), (1e-2, "**"), (5e-2, "*"))
@@ -256,3 +262,137 @@ def paired_test(table, system_a: str, system_b: str, *, metric: str = "f1"
                          note=note))
     return PairedTestResult(pd.DataFrame(rows), system_a=system_a, system_b=system_b,
                             metric=metric)
+
+
+# --------------------------------------------------------------------------- same items
+@dataclass(frozen=True)
+class McNemarResult:
+    """Exact McNemar test of two systems' correctness on the same items."""
+
+    n_a_only: int   #: items only system a gets right
+    n_b_only: int   #: items only system b gets right
+    p: float        #: two-sided exact p-value (NaN without discordant items)
+
+
+def mcnemar_exact(correct_a, correct_b) -> McNemarResult:
+    r"""Exact McNemar test of two systems' accuracies on the same items.
+
+    Under the null hypothesis each of the :math:`n = b + c` discordant items (one
+    system right, the other wrong) favours a with probability 1/2, so the p-value
+    is the two-sided binomial test of b successes in n trials
+    (``scipy.stats.binomtest``), equal to
+    ``statsmodels.stats.contingency_tables.mcnemar(table, exact=True)``.
+
+    Parameters
+    ----------
+    correct_a, correct_b : array_like of bool, shape (n_items,)
+        Whether each system's label equals the ground truth.
+
+    Returns
+    -------
+    McNemarResult
+
+    Examples
+    --------
+    >>> r = mcnemar_exact([1, 1, 1, 1, 1, 1, 0, 1], [0, 0, 0, 0, 0, 1, 0, 1])
+    >>> r.n_a_only, r.n_b_only, round(r.p, 4)
+    (5, 0, 0.0625)
+    """
+    from scipy import stats
+
+    a = np.asarray(correct_a, dtype=bool)
+    b = np.asarray(correct_b, dtype=bool)
+    if a.shape != b.shape:
+        raise ValueError(f"correct_a and correct_b must have the same shape, got {a.shape} "
+                         f"and {b.shape}")
+    n_a, n_b = int((a & ~b).sum()), int((b & ~a).sum())
+    p = float(stats.binomtest(n_a, n_a + n_b, 0.5).pvalue) if n_a + n_b else float("nan")
+    return McNemarResult(n_a, n_b, p)
+
+
+@dataclass(frozen=True)
+class PairedBootstrapResult:
+    """Paired bootstrap of a difference of two systems' scores on the same items."""
+
+    diff: float     #: the observed difference
+    ci_low: float   #: percentile interval of the difference
+    ci_high: float
+    p: float        #: two-sided p-value of "no difference" (see :func:`paired_bootstrap`)
+
+
+def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: float = 0.95,
+                     stacked: bool = False) -> PairedBootstrapResult:
+    r"""Paired bootstrap of a score difference (resample the items, keep the pairs).
+
+    Parameters
+    ----------
+    diff : callable
+        ``diff(index)`` -> score of a minus score of b on the items ``index``
+        (int array of shape (n,)); with ``stacked`` it receives (B, n) and returns B
+        differences at once.
+    n_items : int
+    n_boot : int
+        Resamples (0: NaN interval and p-value).
+    rng : numpy.random.Generator
+    confidence_level : float
+    stacked : bool
+        ``diff`` accepts stacked resamples.
+
+    Returns
+    -------
+    PairedBootstrapResult
+        ``p`` is the shifted-null bootstrap p-value
+        :math:`(1 + \#\{|d^*_b - d| \ge |d|\}) / (B + 1)`: the resampled
+        differences, centred on the observed one, stand in for the null
+        distribution. NaN replicates (e.g. F1 0/0) are dropped.
+
+    Examples
+    --------
+    >>> a = np.array([1, 1, 1, 0, 1, 1, 1, 1, 0, 1] * 3)
+    >>> b = np.array([1, 0, 1, 0, 0, 1, 0, 1, 0, 0] * 3)
+    >>> r = paired_bootstrap(lambda i: a[i].mean() - b[i].mean(), 30, 999,
+    ...                      np.random.default_rng(1))
+    >>> round(r.diff, 2), r.p < 0.01
+    (0.4, True)
+    """
+    n = int(n_items)
+    d0 = float(diff(np.arange(n)))
+    if n_boot <= 0 or n == 0:
+        return PairedBootstrapResult(d0, np.nan, np.nan, np.nan)
+    draws = rng.integers(0, n, size=(int(n_boot), n))
+    if stacked:
+        d = np.asarray(diff(draws), dtype=float)
+    else:
+        d = np.array([diff(row) for row in draws], dtype=float)
+    d = d[np.isfinite(d)]
+    if d.size == 0 or not np.isfinite(d0):
+        return PairedBootstrapResult(d0, np.nan, np.nan, np.nan)
+    q = (1 - confidence_level) / 2
+    p = (1 + np.sum(np.abs(d - d0) >= abs(d0) - 1e-12)) / (d.size + 1)
+    return PairedBootstrapResult(d0, float(np.quantile(d, q)), float(np.quantile(d, 1 - q)),
+                                 float(min(1.0, p)))
+
+
+def holm(p) -> np.ndarray:
+    """Holm's step-down adjustment of p-values (NaN entries are not tests and stay NaN).
+
+    Equal to ``statsmodels.stats.multitest.multipletests(p, method="holm")[1]``.
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, float("nan"), 0.03]).round(3).tolist()
+    [0.03, 0.06, nan, 0.06]
+    """
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if m == 0:
+        return out
+    pv = p[ok]
+    order = np.argsort(pv, kind="stable")
+    adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * pv[order]))
+    res = np.empty(m)
+    res[order] = adj
+    out[ok] = res
+    return out

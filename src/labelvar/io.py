@@ -20,7 +20,8 @@ jsonl     one object per item with a list of panel labels, e.g. SNLI's
           (DialSummEval's ``annotations``) (:func:`read_jsonl`)
 
 Predictions kept in their own files (one row per item: id and label) are joined
-with :func:`attach_predictions`. :func:`load_tasks` picks the layout from the
+with :func:`attach_predictions`, probability outputs with
+:func:`attach_probabilities`. :func:`load_tasks` picks the layout from the
 files and does all of this in one call (the ``labelvar stratify`` input).
 
 Every problem (a pattern that matches no column, a duplicated item id, a
@@ -46,6 +47,7 @@ __all__ = [
     "LAYOUTS",
     "TaskData",
     "attach_predictions",
+    "attach_probabilities",
     "load_tasks",
     "read_jsonl",
     "read_long",
@@ -58,10 +60,16 @@ __all__ = [
 
 
 class TaskData(NamedTuple):
-    """Panel votes and system predictions of one task, aligned on the item index."""
+    """Panel votes, system predictions and probability outputs of one task, on the item index.
+
+    ``probabilities`` maps a system to its probability outputs: a DataFrame with one
+    column per label, or a Series of the positive class's probability (binary
+    tasks); None when there are none.
+    """
 
     panel: pd.DataFrame
     predictions: pd.DataFrame
+    probabilities: dict | None = None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -691,9 +699,111 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
             continue
         pred = td.predictions.copy()
         pred[name] = series.reindex(td.panel.index.astype(str)).to_numpy()
-        out[t] = TaskData(td.panel, pred)
+        out[t] = TaskData(td.panel, pred, td.probabilities)
     if task is not None and task not in data:
         raise ValueError(f"task: {task!r} not found; tasks: {', '.join(map(repr, data))}")
+    return out
+
+
+def _read_records(p: Path) -> pd.DataFrame:
+    if p.suffix.lower() in (".json", ".jsonl"):
+        return pd.DataFrame.from_records(_read_jsonl_records(p))
+    return read_frame(p)
+
+
+def attach_probabilities(data: Mapping[str, TaskData], name: str, paths, *, item: str,
+                         field: str | None = None, classes: Sequence | None = None,
+                         task: str | None = None) -> dict[str, TaskData]:
+    r"""Add a system's probability outputs from separate files (one row per item).
+
+    Two layouts:
+
+    - ``field`` names a column/field holding, per item, a list of probabilities in
+      ``classes`` order (ChaosNLI's ``probs``) or one number (the positive class's
+      probability of a binary task); it is attached to every task (or ``task``);
+    - no ``field``: one column per task holding the positive class's probability
+      (the CheXpert layout: ``Study, Cardiomegaly, Edema, ...``); tasks without a
+      column get none.
+
+    Parameters
+    ----------
+    data : mapping of str to TaskData
+    name : str
+        System name (may also have labels from :func:`attach_predictions`).
+    paths : path or sequence of paths
+        CSV/TSV or JSONL files, concatenated.
+    item : str
+        Item id column/field (joined with the panel's ids; absent ids are missing).
+    field : str, optional
+        See above.
+    classes : sequence, optional
+        The label of each list position (default: 0, 1, ...).
+    task : str, optional
+        Attach to this task only.
+
+    Returns
+    -------
+    dict of str to TaskData
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "probs.jsonl")
+    >>> _ = open(p, "w").write('{"uid": "a", "probs": [0.7, 0.1, 0.2]}\n'
+    ...                        '{"uid": "b", "probs": [0.2, 0.2, 0.6]}\n')
+    >>> base = {"t": TaskData(pd.DataFrame({"r1": ["e", "n"], "r2": ["e", "c"]},
+    ...                                    index=pd.Index(["a", "b"], name="item")),
+    ...                       pd.DataFrame(index=pd.Index(["a", "b"], name="item")))}
+    >>> d = attach_probabilities(base, "bert", p, item="uid", field="probs",
+    ...                          classes=["e", "c", "n"])
+    >>> d["t"].probabilities["bert"].round(1).to_numpy().tolist()
+    [[0.7, 0.1, 0.2], [0.2, 0.2, 0.6]]
+    """
+    plist = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    frames = []
+    for p in map(Path, plist):
+        df = _read_records(p)
+        need = [item] + ([field] if field else [])
+        for c in need:
+            if c not in df.columns:
+                raise ValueError(f"probabilities {name!r}: field {c!r} not found in {p}")
+        frames.append(df)
+    df = pd.concat(frames, ignore_index=True)
+    df[item] = df[item].astype(str)
+    if df[item].duplicated().any():
+        dup = df.loc[df[item].duplicated(), item].iloc[0]
+        raise ValueError(f"probabilities {name!r}: item id {dup!r} appears more than once")
+    df = df.set_index(item)
+    if field is not None:
+        vals = df[field]
+        if len(vals) and isinstance(vals.iloc[0], list):
+            width = {len(x) for x in vals if isinstance(x, list)}
+            if len(width) != 1:
+                raise ValueError(f"probabilities {name!r}: lists in {field!r} differ in length")
+            n = width.pop()
+            cols = list(classes) if classes is not None else list(range(n))
+            if len(cols) != n:
+                raise ValueError(f"probabilities {name!r}: {len(cols)} classes for {n} "
+                                 f"probabilities per item in {field!r}")
+            table = pd.DataFrame([x if isinstance(x, list) else [np.nan] * n for x in vals],
+                                 index=vals.index, columns=cols)
+        else:
+            table = pd.to_numeric(vals, errors="coerce")
+        per_task = {t: table for t in data}
+    else:
+        per_task = {t: pd.to_numeric(df[t], errors="coerce") for t in data if t in df.columns}
+        if not per_task:
+            raise ValueError(f"probabilities {name!r}: no column of {plist[0]} names a task "
+                             f"({', '.join(map(repr, list(data)[:5]))}); give --prob-field")
+    if task is not None and task not in data:
+        raise ValueError(f"task: {task!r} not found; tasks: {', '.join(map(repr, data))}")
+    out = {}
+    for t, td in data.items():
+        probs = dict(td.probabilities or {})
+        if t in per_task and (task is None or t == task):
+            probs[name] = per_task[t].reindex(td.panel.index.astype(str))
+            probs[name].index = td.panel.index
+        out[t] = TaskData(td.panel, td.predictions, probs or None)
     return out
 
 
@@ -708,7 +818,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
                rater: str = "rater", label: str = "label", predictions=None,
                pred_item: str | None = None, pred_label: str = "pred",
                pred_classes: Sequence | None = None, panel_counts: bool = False,
-               labels: Sequence | None = None) -> dict[str, TaskData]:
+               labels: Sequence | None = None, probabilities=None,
+               prob_field: str | None = None) -> dict[str, TaskData]:
     r"""Load panel votes and predictions from files in any supported layout.
 
     Parameters
@@ -743,6 +854,11 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         are the labels unless ``labels`` is given). Wide and JSONL layouts only.
     labels : sequence, optional
         With ``panel_counts``: the label of each count, in order.
+    probabilities : mapping of str to path or paths, optional
+        Systems' probability outputs in separate files (:func:`attach_probabilities`,
+        joined on ``pred_item``; list positions named by ``pred_classes``).
+    prob_field : str, optional
+        Their field/column (default: one column per task).
 
     Returns
     -------
@@ -814,6 +930,12 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
                              "those files)")
         data = attach_predictions(data, name, paths, item=pred_item or item, label=pred_label,
                                   classes=pred_classes)
+    for name, paths in (probabilities or {}).items():
+        if not (pred_item or item):
+            raise ValueError("pred_item is required with probabilities (the id field of "
+                             "those files)")
+        data = attach_probabilities(data, name, paths, item=pred_item or item, field=prob_field,
+                                    classes=pred_classes)
     return data
 
 

@@ -22,6 +22,7 @@ import fnmatch
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from labelvar._files import atomic_write, replaced_directory, write_results
@@ -40,6 +41,7 @@ __all__ = [
 
 #: files of a stratify report (glob patterns)
 STRATIFY_FILES = ("report.json", "stratified.csv", "table.md", "excluded.json", "bin_tests.csv",
+                  "agreement.csv", "comparisons.csv",
                   "scores_*.png", "scores_*.pdf", "delta_*.png", "delta_*.pdf",
                   "paired_*.csv", "paired_*.png", "paired_*.pdf")
 #: files of a design report (glob patterns)
@@ -73,7 +75,7 @@ def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:
     ['ai']
     """
     table = _table(result)
-    is_system = table["role"] == "system"
+    is_system = (table["role"] == "system") & table["metric"].isin(["f1", "accuracy"])
     systems = list(dict.fromkeys(table.loc[is_system, "system"]))
     if not systems:
         return [("panel vs humans (no systems)", _paper_table(result, None))]
@@ -138,6 +140,76 @@ def _render(res) -> str:
     return markdown_table(getattr(res, "table", res))
 
 
+def _ci(score, lo, hi, digits=3) -> str:
+    if not np.isfinite(score):
+        return "NaN"
+    text = f"{score:.{digits}f}"
+    return text + (f" [{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(lo) else "")
+
+
+def _ordered(df: pd.DataFrame) -> pd.DataFrame:
+    from labelvar.stratified import _stratum_key
+
+    pos = {t: i for i, t in enumerate(dict.fromkeys(df["task"]))}
+    key = [(pos[t], _stratum_key(s)) for t, s in zip(df["task"], df["stratum"])]
+    return df.iloc[sorted(range(len(df)), key=key.__getitem__)]
+
+
+def agreement_markdown_table(agreement: pd.DataFrame) -> pd.DataFrame:
+    """The agreement table laid out wide: one row per task x stratum, one column per statistic.
+
+    Examples
+    --------
+    >>> from labelvar import stratify
+    >>> r = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0]], {"ai": [1, 0, 1, 0]},
+    ...              n_boot=0)
+    >>> agreement_markdown_table(r.agreement).columns.tolist()
+    ['task', 'stratum', 'S', 'fleiss_kappa', 'alpha_nominal']
+    """
+    rows = []
+    for (task, stratum), g in agreement.groupby(["task", "stratum"], sort=False):
+        row = {"task": task, "stratum": stratum, "S": int(g["S"].iloc[0])}
+        for r in g.itertuples():
+            row[r.statistic] = _ci(r.score, r.ci_low, r.ci_high) + (f" ({r.note})" if r.note
+                                                                     else "")
+        rows.append(row)
+    return _ordered(pd.DataFrame(rows))
+
+
+def other_metrics_table(result) -> pd.DataFrame | None:
+    """Scores of the metrics the paper layout does not show (all but F1 and accuracy), wide.
+
+    One row per task x stratum x rater, one column per metric (score and interval).
+    None when there are none.
+    """
+    table = _table(result)
+    sub = table[~table["metric"].isin(["f1", "accuracy"])]
+    if sub.empty:
+        return None
+    rows = []
+    for (task, stratum, system), g in sub.groupby(["task", "stratum", "system"], sort=False):
+        row = {"task": task, "stratum": stratum, "S": int(g["S"].iloc[0]), "rater": system}
+        for r in g.itertuples():
+            row[r.metric] = _ci(r.score, r.ci_low, r.ci_high)
+        rows.append(row)
+    return _ordered(pd.DataFrame(rows))
+
+
+def comparisons_markdown(comparisons: pd.DataFrame) -> str:
+    """The same-item comparisons as markdown, with how many tests were made."""
+    if comparisons is None or comparisons.empty:
+        return ""
+    c = comparisons
+    a, b = c["system_a"].iloc[0], c["system_b"].iloc[0]
+    n = int(c["n_comparisons"].iloc[0])
+    show = c[["task", "stratum", "S", "metric", "score_a", "score_b", "diff", "ci_low", "ci_high",
+              "test", "n_a_only", "n_b_only", "p", "p_holm"]]
+    return (f"### {a} − {b} on the same items (per task and bin)\n"
+            f"{n} comparisons (tasks x strata x metrics); p: exact McNemar for accuracy, "
+            f"paired bootstrap otherwise; p_holm: Holm's adjustment over all {n}.\n\n"
+            + markdown_table(show))
+
+
 def stratify_markdown(result, *, compare=None, paired=None) -> str:
     """The stratify report as markdown: one paper-layout table per system, paired tests.
 
@@ -153,6 +225,16 @@ def stratify_markdown(result, *, compare=None, paired=None) -> str:
     if paired is None:
         paired = paired_tests(result, compare)
     parts = [f"### {title}\n{markdown_table(block)}" for title, block in stratify_blocks(result)]
+    other = other_metrics_table(result)
+    if other is not None:
+        parts.append(f"### other metrics (score [interval])\n{markdown_table(other)}")
+    agreement = getattr(result, "agreement", None)
+    if agreement is not None and len(agreement):
+        parts.append("### panel agreement (score [bootstrap interval over items])\n"
+                     + markdown_table(agreement_markdown_table(agreement)))
+    comps = getattr(result, "comparisons", None)
+    if comps is not None and len(comps):
+        parts.append(comparisons_markdown(comps))
     if paired:
         a, b = compare
         parts += [f"### paired t-test {a} − {b} ({metric}), pairs = tasks\n{_render(res)}"
@@ -176,7 +258,10 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
     """Write a stratify report directory; return the paths written (under ``out_dir``).
 
     Files: ``stratified.csv`` (the tidy table), ``table.md`` (:func:`stratify_markdown`),
-    ``excluded.json`` (items left out, by reason), ``bin_tests.csv``
+    ``excluded.json`` (items left out, by reason), ``agreement.csv`` (the panel's
+    agreement, :attr:`~labelvar.stratified.StratifiedResult.agreement`),
+    ``comparisons.csv`` (two systems on the same items, with ``stratify(compare=...)``),
+    ``bin_tests.csv``
     (:func:`bin_test_table`), per metric ``scores_<metric>`` and ``delta_<metric>``
     figures, with ``compare = (a, b)`` ``paired_<metric>.csv`` and its figure, and
     ``report.json``. The directory is replaced as a whole (see the module notes).
@@ -204,7 +289,7 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
     >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0)
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "report"
     >>> [p.name for p in write_stratify_report(t, out, figures=False)]
-    ['stratified.csv', 'table.md', 'excluded.json', 'report.json']
+    ['stratified.csv', 'table.md', 'excluded.json', 'agreement.csv', 'report.json']
     """
     from labelvar import plots
 
@@ -221,14 +306,21 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
         tests = bin_test_table(result)
         if tests is not None:
             files.append(write_results(tests, tmp / "bin_tests.csv"))
+        for name in ("agreement", "comparisons"):
+            extra_table = getattr(result, name, None)
+            if extra_table is not None and len(extra_table):
+                files.append(write_results(extra_table, tmp / f"{name}.csv"))
         for metric, res in paired.items():
             files.append(write_results(getattr(res, "table", res), tmp / f"paired_{metric}.csv"))
         if figures:
             has_delta = (table["role"] == "system").any() and table["delta_human"].notna().any()
             for metric in dict.fromkeys(table["metric"]):
+                if not table.loc[table["metric"] == metric, "score"].notna().any():
+                    continue
                 files += plots.save(plots.plot_stratified_scores(table, metric),
                                     tmp / f"scores_{metric}")
-                if has_delta and ((table["metric"] == metric) & (table["role"] == "system")).any():
+                rows = (table["metric"] == metric) & (table["role"] == "system")
+                if has_delta and table.loc[rows, "delta_human"].notna().any():
                     fig = plots.plot_delta_by_bin(table, metric, tests=tests)
                     files += plots.save(fig, tmp / f"delta_{metric}")
             for metric, res in paired.items():

@@ -61,8 +61,28 @@ COLUMNS = (
     "delta_human", "p_random", "p_random_prior",
 )
 
-#: metrics :func:`stratify` reports
+#: label metrics :func:`stratify` reports by default
 METRICS = ("accuracy", "f1")
+#: label metrics of a rater's labels against the majority (one confusion matrix, :mod:`labelvar._metrics`)
+LABEL_METRICS = ("accuracy", "precision", "recall", "f1", "kappa")
+#: metrics of declared ordinal ratings (``ordinal=True``), against the panel
+ORDINAL_METRICS = _metrics.ORDINAL_METRICS
+#: metrics of probability outputs (``probabilities=``), against the soft labels and the majority
+PROBABILITY_METRICS = _metrics.PROBABILITY_METRICS
+#: every metric :func:`stratify` accepts
+ALL_METRICS = LABEL_METRICS + tuple(m for m in ORDINAL_METRICS + PROBABILITY_METRICS
+                                    if m not in LABEL_METRICS)
+#: ground truth: the panel's plurality or the Dawid-Skene posterior mode
+AGGREGATIONS = ("majority", "dawid_skene")
+#: default bins of the Dawid-Skene posterior probability of the aggregated label
+POSTERIOR_BINS = (0.0, 0.5, 0.8, 0.95, 0.99, 1.0)
+#: columns of :attr:`StratifiedResult.agreement`
+AGREEMENT_COLUMNS = ("task", "stratum", "agreement", "S", "n", "statistic", "score",
+                     "ci_low", "ci_high", "note")
+#: columns of :attr:`StratifiedResult.comparisons`
+COMPARISON_COLUMNS = ("task", "stratum", "S", "small_bin", "metric", "system_a", "system_b",
+                      "score_a", "score_b", "diff", "ci_low", "ci_high", "test", "n_a_only",
+                      "n_b_only", "p", "p_holm", "n_comparisons")
 #: tie rules of :func:`stratify`
 TIE_RULES = ("random", "first", "drop")
 _MISSING_STR = {"", "nan", "none", "null", "na", "n/a"}
@@ -144,7 +164,22 @@ class StratifiedResult:
         Per task, what was read: ``items``, ``raters`` (None for count vectors),
         ``votes_min``, ``votes_max`` (votes per item), ``labels`` (label -> votes),
         ``systems``, ``humans``, ``small_bins`` (stratum -> S of the bins under
-        ``min_bin_size``); :meth:`describe` gives one line per task.
+        ``min_bin_size``), with ``aggregation="dawid_skene"`` ``changed_vs_majority``
+        (evaluated items whose Dawid-Skene label differs from the plurality label);
+        :meth:`describe` gives one line per task.
+    agreement : pandas.DataFrame or None
+        The panel's agreement per task and stratum, tidy: columns
+        :data:`AGREEMENT_COLUMNS`, one row per task x stratum x ``statistic``
+        (``fleiss_kappa``, ``alpha_nominal`` and, for ordinal labels,
+        ``alpha_ordinal``, ``alpha_interval``), ``score`` its value, a percentile
+        bootstrap interval over items, ``n`` the items it uses (Fleiss' kappa: those
+        with the task's most common number of votes). None with ``agreement=False``.
+    comparisons : pandas.DataFrame or None
+        With ``compare=(a, b)``: the two systems on the same items, per task x
+        stratum x metric (columns :data:`COMPARISON_COLUMNS`): exact McNemar for
+        accuracy, a paired bootstrap for the other metrics, ``diff = score_a -
+        score_b`` with a paired bootstrap interval, and ``p_holm`` (Holm over all
+        ``n_comparisons`` rows).
 
     Examples
     --------
@@ -159,6 +194,8 @@ class StratifiedResult:
     excluded: dict
     seed: int
     inputs: dict = field(default_factory=dict)
+    agreement: pd.DataFrame | None = None
+    comparisons: pd.DataFrame | None = None
 
     @property
     def tasks(self) -> list[str]:
@@ -200,6 +237,9 @@ class StratifiedResult:
                                                          else "") if sy else "none")
             if d["humans"]:
                 line += "; humans " + ", ".join(d["humans"])
+            if d.get("changed_vs_majority") is not None:
+                line += (f"; Dawid-Skene changes {d['changed_vs_majority']:,} of "
+                         f"{d['evaluated']:,} majority labels")
             if d.get("small_bins"):
                 line += "; small bins (no bin test) " + ", ".join(
                     f"{a} ({n})" for a, n in d["small_bins"].items())
@@ -275,6 +315,8 @@ class _Task:
     pos_label: int | None    # code of the positive label (binary F1), None -> macro-F1
     excluded: dict
     inputs: dict             # what was read: items, raters, votes per item, labels, systems
+    probs: dict = field(default_factory=dict)  # name -> items x L probabilities (kept items)
+    values: np.ndarray | None = None           # numeric value of each label (ordinal), else None
 
 
 def _as_panel(panel) -> pd.DataFrame:
@@ -426,8 +468,41 @@ def _count_matrix(task: str, pdf: pd.DataFrame, labels):
     return lab, codes, counts
 
 
+def _as_probabilities(task: str, probabilities, lab: list, pos_code, n_items: int) -> dict:
+    """Probability outputs as items x L arrays in label-code order (NaN rows: missing)."""
+    out = {}
+    for name, val in (probabilities or {}).items():
+        where = f"probabilities[{name!r}] (task {task!r})"
+        if isinstance(val, pd.DataFrame) and val.shape[1] == 1:
+            val = val.iloc[:, 0]
+        if isinstance(val, pd.DataFrame):
+            cols = [_match_label(c, lab, f"{where} column") for c in val.columns]
+            arr = np.full((len(val), len(lab)), np.nan)
+            for j, c in enumerate(cols):
+                arr[:, lab.index(c)] = pd.to_numeric(val.iloc[:, j], errors="coerce")
+        else:
+            raw = val.to_numpy() if isinstance(val, pd.Series) else val
+            if len(raw) and isinstance(raw[0], (list, tuple, np.ndarray)):
+                raw = [r if isinstance(r, (list, tuple, np.ndarray)) else [np.nan] * len(lab)
+                       for r in raw]
+            arr = np.asarray(raw, dtype=float)
+        if arr.ndim == 1:
+            if pos_code is None or len(lab) != 2:
+                raise ValueError(f"{where}: one probability per item is the positive class's "
+                                 "of a binary task; give one column per label")
+            p1 = arr
+            arr = np.empty((arr.size, 2))
+            arr[:, pos_code], arr[:, 1 - pos_code] = p1, 1 - p1
+        if arr.shape != (n_items, len(lab)):
+            raise ValueError(f"{where} has shape {arr.shape}; expected ({n_items}, {len(lab)}): "
+                             "one row per panel item, one column per label")
+        out[str(name)] = arr
+    return out
+
+
 def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, missing,
-             rng, panel_counts: bool = False, notes: list | None = None) -> _Task:
+             rng, panel_counts: bool = False, notes: list | None = None, probabilities=None,
+             aggregation: str = "majority", ordinal: bool = False) -> _Task:
     notes = [] if notes is None else notes
     pdf = _as_panel(panel)
     n_items, n_cols = pdf.shape
@@ -498,14 +573,28 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
         pick = np.floor(u * n_top).astype(np.int64)
         cum = np.cumsum(is_top, axis=1)
         majority = np.where(tied, np.argmax(cum > pick[:, None], axis=1), majority)
+    probs = _as_probabilities(task, probabilities, lab, pos_code, n_items)
+    agreement = top / np.maximum(k, 1)
+    changed = None
+    if aggregation == "dawid_skene":
+        if panel_counts:
+            raise ValueError("aggregation: Dawid-Skene needs each rater's votes (a panel with "
+                             "one column per rater), not per-label counts")
+        from labelvar.agreement import dawid_skene
+
+        post, _ = dawid_skene(codes, L)
+        ds = post.argmax(axis=1)
+        changed = ds != majority
+        majority, agreement = ds, post.max(axis=1)
     keep = k >= 2
     excluded = {"no_votes": int((k == 0).sum()), "one_vote": int((k == 1).sum()), "tied": 0}
     if tie_rule == "drop":
         excluded["tied"] = int((tied & keep).sum())
         keep &= ~tied
     excluded["no_prediction"] = 0
-    if missing == "drop" and pcodes:
-        lacking = keep & np.any(np.stack([c < 0 for c in pcodes.values()]), axis=0)
+    lack = [c < 0 for c in pcodes.values()] + [np.isnan(a).any(axis=1) for a in probs.values()]
+    if missing == "drop" and lack:
+        lacking = keep & np.any(np.stack(lack), axis=0)
         excluded["no_prediction"] = int(lacking.sum())
         keep &= ~lacking
     for name, c in pcodes.items():
@@ -515,17 +604,32 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
             raise ValueError(f"predictions[{name!r}] (task {task!r}) is missing for {miss} "
                              f"item(s), e.g. item {first!r}; every evaluated item needs a "
                              "label (or exclude them: missing='drop')")
+    for name, a in probs.items():
+        miss = int(np.isnan(a[keep]).any(axis=1).sum())
+        if miss:
+            first = pdf.index[np.flatnonzero(keep & np.isnan(a).any(axis=1))[0]]
+            raise ValueError(f"probabilities[{name!r}] (task {task!r}) are missing for {miss} "
+                             f"item(s), e.g. item {first!r} (or exclude them: missing='drop')")
     if not keep.any():
         raise ValueError(f"task {task!r}: no item left to evaluate (excluded: {excluded})")
+    values = None
+    if ordinal:
+        if not all(isinstance(x, (int, float)) for x in lab):
+            raise ValueError(f"ordinal: the labels of task {task!r} must be numbers (ratings), "
+                             f"got {lab!r}")
+        values = np.array(lab, dtype=float)
     inputs = dict(items=n_items, raters=n_raters, votes_min=int(k.min()),
                   votes_max=int(k.max()),
                   labels={x: int(counts[:, i].sum()) for i, x in enumerate(lab)},
-                  systems=list(pcodes))
+                  systems=list(dict.fromkeys(list(pcodes) + list(probs))))
+    if changed is not None:
+        inputs["changed_vs_majority"] = int(changed[keep].sum())
+        inputs["evaluated"] = int(keep.sum())
     return _Task(
         name=task, labels=lab, codes=codes[keep], counts=counts[keep], k=k[keep],
-        majority=majority[keep], agreement=top[keep] / k[keep],
+        majority=majority[keep], agreement=agreement[keep],
         preds={n: c[keep] for n, c in pcodes.items()}, pos_label=pos_code, excluded=excluded,
-        inputs=inputs,
+        inputs=inputs, probs={n: a[keep] for n, a in probs.items()}, values=values,
     )
 
 
@@ -533,6 +637,40 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
 def _score(metric: str, truth, pred, t: _Task):
     """``metric`` of label codes (shape (..., n)) over the task's declared label set."""
     return _metrics.score(metric, truth, pred, len(t.labels), pos_label=t.pos_label)
+
+
+def _has(metric: str, t: _Task, name: str) -> bool:
+    """Whether rater ``name`` has the input ``metric`` scores (labels or probabilities)."""
+    if metric in PROBABILITY_METRICS:
+        return name in t.probs
+    if metric in ORDINAL_METRICS and t.values is None:
+        return False
+    return name in t.preds
+
+
+def _item_score(metric: str, t: _Task, name: str, idx: np.ndarray) -> float:
+    """``metric`` of rater ``name`` on the items ``idx`` (codes into the kept items)."""
+    truth = t.majority[idx]
+    if metric in PROBABILITY_METRICS:
+        ref = t.counts[idx] / t.k[idx, None]
+        return _metrics.probability_scores(t.probs[name][idx], ref, truth,
+                                           pos_label=t.pos_label)[metric]
+    pred = t.preds[name][idx]
+    if metric in ORDINAL_METRICS:
+        mean = (t.counts[idx] @ t.values) / t.k[idx]
+        return float(_metrics.ordinal_scores(t.values[pred], mean, truth, pred,
+                                             len(t.labels))[metric])
+    return float(_score(metric, truth, pred, t))
+
+
+def _bootstrap_loop(t: _Task, metric: str, name: str, idx, n_boot, confidence_level, rng):
+    """Percentile bootstrap over items of a metric not computed on stacked resamples."""
+    if n_boot <= 0:
+        return np.nan, np.nan
+    draws = rng.integers(0, idx.size, size=(n_boot, idx.size))
+    vals = np.array([_item_score(metric, t, name, idx[d]) for d in draws])
+    vals = vals[np.isfinite(vals)]
+    return _percentiles(vals, confidence_level) if vals.size else (np.nan, np.nan)
 
 
 def _percentiles(values: np.ndarray, confidence_level: float) -> tuple[float, float]:
@@ -640,7 +778,7 @@ def _p_random(metric, score, truth, pos_label, n_labels, exact_limit):
         p1 = float(analytic.prob_random_accuracy_at_least(n_labels, n, k / n))
         p2 = _prior_matched_sf(np.bincount(truth, minlength=n_labels), k)
         return p1, p2
-    if pos_label is None:
+    if metric != "f1" or pos_label is None:
         return np.nan, np.nan  # no closed form for macro-F1 of a random labeller
     n_pos = int((truth == pos_label).sum())
     n_neg = n - n_pos
@@ -709,13 +847,15 @@ def _strata(agreement: np.ndarray, bins) -> tuple[np.ndarray, list[str]]:
 # --------------------------------------------------------------------------- public API
 def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=None,
              labels: Sequence | None = None, bins: Sequence[float] | None = None,
-             metrics: Sequence[str] = METRICS, simulated_human: int | None = None,
+             metrics: Sequence[str] | None = None, simulated_human: int | None = None,
              leave_one_out: bool = False, p_d_one: float | None = None,
              human_round: int | None = None, tie_rule: str = "random",
              missing: str = "error", confidence_level: float = 0.95, n_boot: int = 1000,
              boot_raters: bool = False, seed: int | np.random.Generator | None = 0,
              task: str = "task", exact_limit: int = 4_000_000, panel_counts: bool = False,
-             min_bin_size: int = MIN_BIN_SIZE) -> StratifiedResult:
+             min_bin_size: int = MIN_BIN_SIZE, probabilities=None, ordinal: bool = False,
+             aggregation: str = "majority", agreement: bool = True,
+             compare: Sequence[str] | None = None) -> StratifiedResult:
     r"""Score systems and humans per bin of the ground-truth panel's observed agreement.
 
     Parameters
@@ -755,8 +895,17 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     bins : sequence of float, optional
         Bin edges on the observed agreement (e.g. ``[0.5, 0.7, 0.9, 1.0]``);
         default one bin per observed value (0.60, 0.80, 1.00 for 5 votes).
-    metrics : sequence of {"accuracy", "f1"}
-        Metrics to report.
+    metrics : sequence of str
+        Metrics to report: label metrics ``accuracy``, ``precision``, ``recall``,
+        ``f1``, ``kappa`` (Cohen's kappa against the majority); with ``ordinal``
+        :data:`ORDINAL_METRICS` (``mae``, ``within1``, ``qwk``, ``spearman``,
+        ``kendall``); with ``probabilities`` :data:`PROBABILITY_METRICS`
+        (``cross_entropy``, ``total_variation``, ``auroc``, ``auprc``). Default
+        ``accuracy, f1``, plus all ordinal metrics with ``ordinal=True`` and all
+        probability metrics with ``probabilities``. ``expected`` and ``chance`` are
+        given for accuracy and, for binary labels, precision, recall and F1; NaN
+        for the others; ``p_random`` for accuracy and F1 only. Intervals: Wilson
+        (accuracy), bootstrap over items (the others).
     simulated_human : int, optional
         Number of H' draws (the paper uses 5); 0 for none. Default None: 5 when
         there is nothing else to score (no systems, no humans in any task), else
@@ -812,6 +961,35 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Bins with fewer items are flagged (``small_bin``; marked in
         :func:`paper_table` and :meth:`StratifiedResult.describe`) and left out of
         :func:`labelvar.bin_tests`. Default 10.
+    probabilities : mapping of str to array_like or DataFrame, optional
+        Probability outputs of systems (a system may have labels, probabilities or
+        both): items x L in label order (a DataFrame's columns name the labels),
+        or, for a binary task, one probability of the positive class per item.
+        They are scored by :data:`PROBABILITY_METRICS` against each item's soft
+        label (its panel's vote shares: cross-entropy, total variation) and the
+        majority (AUROC, AUPRC; macro one-vs-rest for L > 2); see
+        :func:`labelvar._metrics.probability_scores`. With a mapping of tasks,
+        each task's ``TaskData.probabilities``.
+    ordinal : bool
+        The labels are ordered numeric ratings (e.g. 1-5): add
+        :data:`ORDINAL_METRICS` (MAE and within-1 against the panel's mean rating,
+        quadratic-weighted kappa against the majority, Spearman and Kendall
+        against the panel mean) and ordinal and interval Krippendorff alpha.
+    aggregation : {"majority", "dawid_skene"}
+        Ground truth: the plurality label (default), or the mode of the
+        Dawid-Skene posterior (:func:`labelvar.agreement.dawid_skene`; needs one
+        column per rater). With Dawid-Skene the items are binned by the
+        posterior probability of their label (default bins
+        :data:`POSTERIOR_BINS`), ``agreement`` is the bin's mean posterior, and
+        ``inputs[task]["changed_vs_majority"]`` counts the labels that differ from
+        the plurality. Ties in the panel follow ``tie_rule`` for ``"drop"`` only.
+    agreement : bool
+        Compute :attr:`StratifiedResult.agreement` (Fleiss' kappa, Krippendorff's
+        alpha per task and stratum, bootstrap intervals with ``n_boot`` resamples).
+    compare : (str, str), optional
+        Two systems compared on the same items per task, stratum and metric
+        (:attr:`StratifiedResult.comparisons`; :func:`labelvar.inference.mcnemar_exact`,
+        :func:`labelvar.inference.paired_bootstrap`).
 
     Returns
     -------
@@ -869,10 +1047,26 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     """
     v.choice("tie_rule", tie_rule, TIE_RULES)
     v.choice("missing", missing, ("error", "drop"))
+    v.choice("aggregation", aggregation, AGGREGATIONS)
+    has_probs = probabilities is not None or (isinstance(panel, Mapping) and any(
+        len(td) > 2 and td[2] for td in panel.values()))
+    if metrics is None:
+        metrics = METRICS + (ORDINAL_METRICS if ordinal else ()) + (
+            PROBABILITY_METRICS if has_probs else ())
+    metrics = tuple(metrics)
     for mtr in metrics:
-        v.choice("metrics", mtr, METRICS)
+        v.choice("metrics", mtr, ALL_METRICS)
+        if mtr in ORDINAL_METRICS and mtr not in LABEL_METRICS and not ordinal:
+            raise ValueError(f"metrics: {mtr!r} scores ordinal ratings; declare them "
+                             "(ordinal=True)")
     if not metrics:
         raise ValueError("metrics must name at least one of 'accuracy', 'f1'")
+    if compare is not None:
+        compare = tuple(map(str, compare))
+        if len(compare) != 2 or compare[0] == compare[1]:
+            raise ValueError(f"compare takes two different systems A,B; got {list(compare)!r}")
+    if aggregation == "dawid_skene" and bins is None:
+        bins = POSTERIOR_BINS
     confidence_level = float(v.probability("confidence_level", confidence_level,
                                            open_lo=True, open_hi=True))
     n_boot = int(v.integer("n_boot", n_boot, lo=0))
@@ -886,32 +1080,40 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     if isinstance(panel, Mapping):
         if predictions is not None:
             raise ValueError("predictions must be None when panel is a mapping of tasks")
-        tasks = [(str(name), td[0], td[1]) for name, td in panel.items()]
+        tasks = [(str(name), td[0], td[1], td[2] if len(td) > 2 else None)
+                 for name, td in panel.items()]
         if not tasks:
             raise ValueError("panel: the mapping of tasks is empty")
     else:
-        tasks = [(str(task), panel, predictions)]
+        tasks = [(str(task), panel, predictions, probabilities)]
     humans = list(humans)
     seed = _seeding.as_seed(seed)
     notes: list[str] = []
     prepared = []
-    for name, pan, pred in tasks:
+    for name, pan, pred, prob in tasks:
         t = _prepare(name, pan, pred, labels=labels, pos_label=pos_label, tie_rule=tie_rule,
                      missing=missing, rng=_seeding.generator(seed, "ties", name),
-                     panel_counts=panel_counts, notes=notes)
+                     panel_counts=panel_counts, notes=notes, probabilities=prob,
+                     aggregation=aggregation, ordinal=ordinal)
         absent = [h for h in humans if h not in t.preds]
         if absent:
             raise ValueError(f"humans: {absent[0]!r} is not among the predictions of task "
                              f"{name!r} ({', '.join(map(repr, t.preds)) or 'none'})")
         prepared.append(t)
+    if compare is not None:
+        named = {n for t in prepared for n in list(t.preds) + list(t.probs)}
+        for c in compare:
+            if c not in named:
+                raise ValueError(f"compare: system {c!r} is not among the evaluated raters "
+                                 f"({', '.join(map(repr, sorted(named))) or 'none'})")
     if n_draws is None:  # nothing else to score: H' (and E, chance) per bin
-        n_draws = 0 if any(t.preds for t in prepared) else DEFAULT_DRAWS
+        n_draws = 0 if any(t.preds or t.probs for t in prepared) else DEFAULT_DRAWS
     if leave_one_out and n_draws == 0:
         n_draws = DEFAULT_DRAWS
-    if n_draws == 0 and not any(t.preds for t in prepared):
+    if n_draws == 0 and not any(t.preds or t.probs for t in prepared):
         raise ValueError("nothing to score: no systems, no humans and simulated_human=0; "
                          f"ask for H' (simulated_human={DEFAULT_DRAWS})")
-    frames, excluded, inputs = [], {}, {}
+    frames, excluded, inputs, agree, comps = [], {}, {}, [], []
     for t in prepared:
         excluded[t.name] = t.excluded
         inputs[t.name] = dict(t.inputs, systems=[s for s in t.preds if s not in humans],
@@ -922,6 +1124,14 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         small = frame.loc[frame["small_bin"], ["stratum", "S"]].drop_duplicates()
         inputs[t.name]["small_bins"] = {a: int(n) for a, n in small.to_numpy()}
         frames.append(frame)
+        stratum, names = _strata(t.agreement, bins)
+        groups = [(nm, np.flatnonzero(stratum == s)) for s, nm in enumerate(names)]
+        groups.append(("all", np.arange(t.agreement.size)))
+        if agreement:
+            agree.append(_agreement_rows(t, groups, n_boot, confidence_level, seed))
+        if compare is not None and all(c in list(t.preds) + list(t.probs) for c in compare):
+            comps.append(_compare_rows(t, groups, compare, metrics, n_boot, confidence_level,
+                                       seed, min_bin_size))
     for note in notes:
         warnings.warn(note, DataNoteWarning, stacklevel=2)
     bad = {k: e for k, e in excluded.items() if any(e.values())}
@@ -931,8 +1141,97 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
                         + (f", {e['no_prediction']} without a prediction"
                            if e["no_prediction"] else "") for k, e in bad.items())
         warnings.warn(f"excluded items ({msg})", ExcludedItemsWarning, stacklevel=2)
+    comparisons = None
+    if compare is not None:
+        from labelvar.inference import holm
+
+        comparisons = (pd.concat(comps, ignore_index=True) if comps
+                       else pd.DataFrame(columns=list(COMPARISON_COLUMNS)))
+        comparisons["p_holm"] = holm(comparisons["p"].to_numpy(float))
+        comparisons["n_comparisons"] = int(comparisons["p"].notna().sum())
+        comparisons = comparisons[list(COMPARISON_COLUMNS)]
     return StratifiedResult(table=pd.concat(frames, ignore_index=True), excluded=excluded,
-                            seed=seed, inputs=inputs)
+                            seed=seed, inputs=inputs,
+                            agreement=pd.concat(agree, ignore_index=True) if agree else None,
+                            comparisons=comparisons)
+
+
+def _agreement_rows(t: _Task, groups, n_boot, confidence_level, seed) -> pd.DataFrame:
+    """Fleiss' kappa and Krippendorff's alpha per stratum (the panel's votes in it)."""
+    from labelvar import agreement as ag
+
+    k_mode = int(np.bincount(t.k).argmax())
+    values = t.values if t.values is not None else np.arange(len(t.labels), dtype=float)
+    stats = ["fleiss_kappa", "alpha_nominal"] + (
+        ["alpha_ordinal", "alpha_interval"] if t.values is not None else [])
+    rows = []
+    for name, idx in groups:
+        for stat in stats:
+            counts = t.counts[idx]
+            note = ""
+            if stat == "fleiss_kappa":
+                counts = counts[t.k[idx] == k_mode]
+                if counts.shape[0] < idx.size:
+                    note = f"items with {k_mode} votes"
+            rng = _seeding.generator(seed, "agreement", t.name, name, stat)
+            if counts.shape[0] == 0:
+                val, (lo, hi) = np.nan, (np.nan, np.nan)
+            elif stat == "fleiss_kappa":
+                val = ag.fleiss_kappa(counts) if k_mode >= 2 else np.nan
+                lo, hi = ag.bootstrap_agreement(counts, stat, n_boot, rng,
+                                                confidence_level=confidence_level)
+            else:
+                val = ag.krippendorff_alpha(counts, stat[len("alpha_"):], values)
+                lo, hi = ag.bootstrap_agreement(counts, stat, n_boot, rng,
+                                                confidence_level=confidence_level, values=values)
+            rows.append(dict(task=t.name, stratum=name,
+                             agreement=np.nan if name == "all" else float(t.agreement[idx].mean()),
+                             S=idx.size, n=counts.shape[0], statistic=stat, score=val,
+                             ci_low=lo, ci_high=hi, note=note))
+    return pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS))
+
+
+def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, seed,
+                  min_bin_size) -> pd.DataFrame:
+    """Two systems on the same items: exact McNemar (accuracy), paired bootstrap (others)."""
+    from labelvar import inference
+
+    a, b = compare
+    rows = []
+    for name, idx in groups:
+        for metric in metrics:
+            if not (_has(metric, t, a) and _has(metric, t, b)):
+                continue
+            sa, sb = _item_score(metric, t, a, idx), _item_score(metric, t, b, idx)
+            row = dict(task=t.name, stratum=name, S=idx.size,
+                       small_bin=name != "all" and idx.size < min_bin_size, metric=metric,
+                       system_a=a, system_b=b, score_a=sa, score_b=sb, diff=sa - sb,
+                       n_a_only=np.nan, n_b_only=np.nan)
+            rng = _seeding.generator(seed, "compare", t.name, name, metric, a, b)
+            if metric in LABEL_METRICS:
+                truth = t.majority[idx]
+                pa, pb = t.preds[a][idx], t.preds[b][idx]
+                def delta(d, metric=metric, truth=truth, pa=pa, pb=pb):
+                    return _score(metric, truth[d], pa[d], t) - _score(metric, truth[d], pb[d], t)
+
+                boot = inference.paired_bootstrap(delta, idx.size, n_boot, rng,
+                                                  confidence_level=confidence_level, stacked=True)
+            else:
+                def delta(d, metric=metric, idx=idx):
+                    return (_item_score(metric, t, a, idx[d])
+                            - _item_score(metric, t, b, idx[d]))
+
+                boot = inference.paired_bootstrap(delta, idx.size, n_boot, rng,
+                                                  confidence_level=confidence_level)
+            row.update(ci_low=boot.ci_low, ci_high=boot.ci_high, test="paired_bootstrap",
+                       p=boot.p)
+            if metric == "accuracy":
+                truth = t.majority[idx]
+                mc = inference.mcnemar_exact(t.preds[a][idx] == truth, t.preds[b][idx] == truth)
+                row.update(test="mcnemar_exact", n_a_only=mc.n_a_only, n_b_only=mc.n_b_only,
+                           p=mc.p)
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_round, tie_rule,
@@ -971,22 +1270,28 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
     m_all = float(np.mean(t.majority == t.pos_label)) if binary else np.nan
     info.append(("all", all_idx, np.nan, m_all, np.nan))
 
+    closed = {"f1": analytic.expected_f1, "precision": analytic.expected_precision,
+              "recall": analytic.expected_recall}
+
     def expected(metric, row):
         name, _, _, m, p_eff = row
         if name == "all":
             if metric == "accuracy":
                 return strat.accuracy
-            return strat.f1 if f1_closed else np.nan
+            return getattr(strat, metric) if f1_closed and metric in closed else np.nan
         if metric == "accuracy":
             return float(analytic.expected_accuracy(p_eff))
-        return float(analytic.expected_f1(p_eff, m)) if f1_closed else np.nan
+        return float(closed[metric](p_eff, m)) if f1_closed and metric in closed else np.nan
 
     def chance(metric, m):
         if metric == "accuracy":
             return 1.0 / L
-        return float(analytic.expected_f1(1.0 / L, m)) if f1_closed else np.nan
+        return float(closed[metric](1.0 / L, m)) if f1_closed and metric in closed else np.nan
 
     def interval(rname, name, metric, idx, truth, pred, correct):
+        if metric not in LABEL_METRICS:
+            rng = _seeding.generator(seed, "bootstrap", t.name, rname, name, metric)
+            return _bootstrap_loop(t, metric, rname, idx, n_boot, confidence_level, rng)
         if boot_raters or metric != "accuracy":
             rng = _seeding.generator(seed, "bootstrap", t.name, rname, name, metric)
             if boot_raters:
@@ -996,7 +1301,8 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
         return _wilson(correct, idx.size, confidence_level)
 
     rows = []
-    raters = [(n, "human" if n in humans else "system") for n in t.preds]
+    raters = [(n, "human" if n in humans else "system")
+              for n in dict.fromkeys(list(t.preds) + list(t.probs))]
     for row in info:
         name, idx, agree, m, _ = row
         truth = t.majority[idx]
@@ -1007,10 +1313,16 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
                         n_labels=L, metric=metric, expected=e, chance=chance(metric, m))
             rater_rows = []
             for rname, role in raters:
-                pred = t.preds[rname][idx]
-                conf = _metrics.confusion(truth, pred, L)
-                sc = float(_metrics.scores(conf, pos_label=t.pos_label)[metric])
-                lo, hi = interval(rname, name, metric, idx, truth, pred, int(np.trace(conf)))
+                if not _has(metric, t, rname):
+                    continue
+                if metric in LABEL_METRICS:
+                    pred = t.preds[rname][idx]
+                    conf = _metrics.confusion(truth, pred, L)
+                    sc = float(_score(metric, truth, pred, t))
+                    lo, hi = interval(rname, name, metric, idx, truth, pred, int(np.trace(conf)))
+                else:
+                    sc = _item_score(metric, t, rname, idx)
+                    lo, hi = interval(rname, name, metric, idx, truth, None, 0)
                 pr = _p_random(metric, sc, truth, t.pos_label, L, exact_limit)
                 rater_rows.append(dict(base, system=rname, role=role, score=sc, sd=np.nan,
                                        ci_low=lo, ci_high=hi, p_random=pr[0],
@@ -1027,6 +1339,8 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
                                        ci_low=np.nan, ci_high=np.nan, p_random=pr[0],
                                        p_random_prior=pr[1]))
             for sname, (picks, refs) in sim.items():
+                if metric not in LABEL_METRICS:
+                    continue
                 draws = np.asarray(_score(metric, refs[:, idx], picks[:, idx], t))
                 sc = float(draws.mean())
                 sd = float(draws.std(ddof=1)) if draws.size > 1 else np.nan
@@ -1041,7 +1355,7 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
                 r["delta_expected"] = e - r["score"]
                 r["delta_human"] = ref - r["score"]
             rows.extend(rater_rows + group_rows)
-    out = pd.DataFrame(rows)
+    out = pd.DataFrame(rows, columns=list(COLUMNS))
     # order: systems, humans, H, H', per stratum/metric as built; stable columns
     return out[list(COLUMNS)]
 

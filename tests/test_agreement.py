@@ -1,0 +1,161 @@
+"""Issue 13: agreement statistics, aggregation, same-item tests, ordinal and probability metrics.
+
+Every statistic is compared with an independent computation: statsmodels, scikit-learn,
+scipy, Krippendorff's published worked examples, crowd-kit 1.4.2's Dawid-Skene.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from labelvar import _metrics, agreement, inference
+from labelvar.stratified import stratify
+
+sm_ir = pytest.importorskip("statsmodels.stats.inter_rater")
+skm = pytest.importorskip("sklearn.metrics")
+
+
+def _counts(rows, values):
+    return np.array([[sum(x == v for x in r) for v in values] for r in rows], float)
+
+
+# Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability": 4 observers x 12 units
+KRIPP = [[1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+         [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+         [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+         [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None]]
+
+
+@pytest.mark.parametrize("level, published", [("nominal", 0.743), ("ordinal", 0.815),
+                                              ("interval", 0.849)])
+def test_krippendorff_alpha_published_example(level, published):
+    counts = _counts(list(zip(*KRIPP, strict=True)), range(1, 6))
+    got = agreement.krippendorff_alpha(counts, level, values=[1, 2, 3, 4, 5])
+    assert round(got, 3) == published
+
+
+def test_krippendorff_alpha_binary_two_observers():
+    # Krippendorff (2011), section A: Ben and Gerry, 10 units, nominal alpha = 0.095
+    ben = [0, 1, 0, 0, 0, 0, 0, 0, 1, 0]
+    gerry = [1, 1, 1, 0, 0, 1, 0, 0, 0, 0]
+    counts = _counts(list(zip(ben, gerry, strict=True)), (0, 1))
+    assert round(agreement.krippendorff_alpha(counts), 3) == 0.095
+
+
+def test_fleiss_kappa_equals_statsmodels_and_bootstrap_covers_it():
+    rng = np.random.default_rng(3)
+    for L, K in ((2, 5), (3, 5), (5, 3)):
+        counts = rng.multinomial(K, rng.dirichlet(np.ones(L)), size=60).astype(float)
+        assert agreement.fleiss_kappa(counts) == pytest.approx(sm_ir.fleiss_kappa(counts),
+                                                               abs=1e-12)
+        lo, hi = agreement.bootstrap_agreement(counts, "fleiss_kappa", 300,
+                                               np.random.default_rng(0))
+        assert lo <= agreement.fleiss_kappa(counts) <= hi
+
+
+def test_dawid_skene_matches_crowd_kit():
+    # crowd-kit 1.4.2 DawidSkene(n_iter=100, tol=1e-5).fit(...) on these votes gave
+    # 30 iterations, these labels and these posteriors (run once, pinned here)
+    rng = np.random.default_rng(5)
+    n, R, L = 30, 4, 3
+    truth = rng.integers(0, L, n)
+    acc = np.array([0.85, 0.7, 0.55, 0.4])
+    codes = np.where(rng.random((n, R)) < acc, truth[:, None], rng.integers(0, L, (n, R)))
+    codes[rng.random((n, R)) < 0.15] = -1
+    post, iters = agreement.dawid_skene(codes, L)
+    assert iters == 30
+    assert post.argmax(axis=1).tolist() == [2, 2, 0, 2, 1, 1, 1, 0, 2, 0, 0, 1, 2, 1, 0,
+                                            2, 1, 0, 0, 2, 0, 1, 2, 0, 0, 0, 0, 0, 0, 2]
+    np.testing.assert_allclose(post[2], [0.9253103437480608, 0, 0.07468965624954452],
+                               atol=1e-9)
+    np.testing.assert_allclose(post[13], [0.10846893338937383, 0.8915310666063121, 0],
+                               atol=1e-9)
+    np.testing.assert_allclose(post[27], [0.9942469991410187, 0.005752857619429563,
+                                          1.4323955181837773e-07], atol=1e-9)
+
+
+def test_kappa_and_qwk_equal_sklearn():
+    rng = np.random.default_rng(1)
+    y, p = rng.integers(0, 5, 200), rng.integers(0, 5, 200)
+    p[:120] = y[:120]
+    conf = _metrics.confusion(y, p, 5)
+    assert _metrics.kappa(conf) == pytest.approx(skm.cohen_kappa_score(y, p), abs=1e-12)
+    assert _metrics.kappa(conf, "quadratic") == pytest.approx(
+        skm.cohen_kappa_score(y, p, weights="quadratic"), abs=1e-12)
+
+
+def test_auroc_auprc_equal_sklearn_with_ties():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 300)
+    s = np.round(rng.random(300) * 0.6 + 0.4 * y, 1)  # many ties
+    assert _metrics.auroc(y, s) == pytest.approx(skm.roc_auc_score(y, s), abs=1e-12)
+    assert _metrics.auprc(y, s) == pytest.approx(skm.average_precision_score(y, s), abs=1e-12)
+
+
+def test_ordinal_scores_equal_scipy_and_by_hand():
+    from scipy import stats
+
+    rng = np.random.default_rng(4)
+    votes = rng.integers(1, 6, size=(80, 3))
+    mean = votes.mean(axis=1)
+    pred = np.clip(np.round(mean + rng.normal(0, 0.8, 80)), 1, 5).astype(int)
+    s = _metrics.ordinal_scores(pred, mean, np.zeros(80, int), pred - 1, 5)
+    assert s["mae"] == pytest.approx(np.abs(pred - mean).mean())
+    assert s["within1"] == pytest.approx(np.mean(np.abs(pred - mean) <= 1))
+    assert s["spearman"] == pytest.approx(stats.spearmanr(pred, mean).statistic)
+    assert s["kendall"] == pytest.approx(stats.kendalltau(pred, mean).statistic)
+
+
+def test_mcnemar_and_holm_equal_statsmodels():
+    from statsmodels.stats.contingency_tables import mcnemar
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(6)
+    a, b = rng.random(150) < 0.8, rng.random(150) < 0.7
+    r = inference.mcnemar_exact(a, b)
+    table = [[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]]
+    assert r.p == pytest.approx(mcnemar(table, exact=True).pvalue, abs=1e-12)
+    p = rng.random(12) ** 3
+    np.testing.assert_allclose(inference.holm(p), multipletests(p, method="holm")[1])
+
+
+def test_stratify_compare_ordinal_probabilities_and_dawid_skene():
+    rng = np.random.default_rng(7)
+    n = 300
+    truth = rng.integers(1, 6, n)
+    panel = np.clip(truth[:, None] + rng.integers(-1, 2, (n, 3)), 1, 5)
+    preds = {"a": np.clip(truth + rng.integers(-1, 2, n), 1, 5), "b": rng.integers(1, 6, n)}
+    r = stratify(panel, preds, ordinal=True, compare=("a", "b"), n_boot=50,
+                 aggregation="dawid_skene")
+    t = r.table
+    assert {"mae", "within1", "qwk", "spearman", "kendall"} <= set(t.metric)
+    assert set(r.agreement.statistic) == {"fleiss_kappa", "alpha_nominal", "alpha_ordinal",
+                                          "alpha_interval"}
+    assert r.inputs["task"]["changed_vs_majority"] >= 0
+    acc = r.comparisons[r.comparisons.metric == "accuracy"]
+    assert (acc.test == "mcnemar_exact").all() and acc.p.notna().all()
+    # per bin, the agreement statistics equal statsmodels / a direct computation
+    r2 = stratify(panel, preds, ordinal=True, n_boot=0)
+    votes = pd.DataFrame(panel)
+    counts = _counts(votes.to_numpy(), range(1, 6))
+    top = counts.max(axis=1) / 3
+    for stratum, g in r2.agreement.groupby("stratum"):
+        sel = np.ones(n, bool) if stratum == "all" else np.round(top, 2) == float(stratum)
+        fk = g.set_index("statistic").score["fleiss_kappa"]
+        want = sm_ir.fleiss_kappa(counts[sel])
+        assert (np.isnan(fk) and np.isnan(want)) or fk == pytest.approx(want, abs=1e-12)
+    # probabilities: cross-entropy / TV by hand, AUROC by sklearn (binary)
+    bpanel = (panel >= 3).astype(int)
+    prob = rng.random(n)
+    r3 = stratify(bpanel, {"m": (prob > 0.5).astype(int)}, probabilities={"m": prob}, n_boot=0)
+    row = r3.table[(r3.table.stratum == "all")].set_index("metric").score
+    k = bpanel.sum(axis=1)
+    ref = np.stack([1 - k / 3, k / 3], axis=1)
+    p2 = np.stack([1 - prob, prob], axis=1)
+    assert row["cross_entropy"] == pytest.approx(-(ref * np.log(p2)).sum(axis=1).mean())
+    assert row["total_variation"] == pytest.approx(0.5 * np.abs(p2 - ref).sum(axis=1).mean())
+    maj = (k >= 2).astype(int)
+    assert row["auroc"] == pytest.approx(skm.roc_auc_score(maj, prob))
+    assert row["auprc"] == pytest.approx(skm.average_precision_score(maj, prob))
