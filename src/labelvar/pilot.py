@@ -512,8 +512,6 @@ def _pooled_chi2(table: pd.DataFrame, n_params: int, free: int) -> tuple[float, 
     return chi2, max(min(cells, free) - n_params, 0)
 
 
-
-
 # --------------------------------------------------------------------------- item models
 #: ``fit_pilot`` methods that fit an item label-distribution model (:mod:`labelvar.priors`)
 ITEM_METHODS = ("dirichlet", "dirichlet_mixture", "empirical")
@@ -565,10 +563,11 @@ class ItemModelFit:
 
     def summary(self) -> str:
         """One line: the fitted model and its fit."""
+        fit = (f"Pearson chi2 {self.chi2:.2f} on {self.dof} df, p = {self.p_value:.3g}"
+               if self.dof > 0 else "goodness of fit not testable (0 df)")
         return (f"pilot: {self.n_items} items, L = {self.n_labels}; fitted "
                 f"{self.model.describe()} (mean agreement {self.model.mean():.3f}); log-lik "
-                f"{self.loglik:.2f}, AIC {self.aic:.2f}; Pearson chi2 {self.chi2:.2f} on "
-                f"{self.dof} df, p = {self.p_value:.3g}")
+                f"{self.loglik:.2f}, AIC {self.aic:.2f}; {fit}")
 
     def predict_agreement(self, counts) -> AgreementPrediction:
         """P(one more annotator agrees with each item's plurality label), given its counts.
@@ -685,7 +684,7 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     >>> fit.model.describe(), fit.n_params, round(fit.loglik, 3)
     ('Dirichlet(0.636, 0.5929, 0.2868)', 3, -19.702)
     """
-    from scipy.stats import chi2 as chi2_dist
+    from scipy.special import chdtrc
 
     from labelvar import _seeding
     from labelvar.priors import DirichletItems, DirichletMixture, EmpiricalItems
@@ -715,13 +714,14 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     table = pd.DataFrame({"votes": kpat, "pattern": ["-".join(map(str, p)) for p in pats],
                           "observed": mult,
                           "expected": np.array([n_k[kk] for kk in kpat]) * np.exp(lp)})
-    chi2, dof = _pooled_chi2(table, n_params)
+    free = sum(math.comb(int(kk) + L - 1, L - 1) - 1 for kk in n_k)  # labelled patterns per K
+    chi2, dof = _pooled_chi2(table, n_params, free)
     top = np.where(c == c.max(axis=1, keepdims=True), 1.0, 0.0)
     return ItemModelFit(model=model, method=method, n_items=int(c.shape[0]), n_labels=L,
                         loglik=loglik, n_params=n_params, aic=2 * n_params - 2 * loglik,
                         class_prior=(top / top.sum(axis=1, keepdims=True)).mean(axis=0),
                         table=table, chi2=chi2, dof=dof,
-                        p_value=float(chi2_dist.sf(chi2, dof)) if dof > 0 else np.nan)
+                        p_value=float(chdtrc(dof, chi2)) if dof > 0 else np.nan)
 
 
 # --------------------------------------------------------------------------- prediction
