@@ -135,14 +135,14 @@ def test_closed_pipe_ends_quietly(monkeypatch, capsys):
 
 
 def test_impossible_size_is_refused_before_allocating(capsys):
-    assert main(["expect", "--p-d", "0.6", "--m", "0.1", "--n-items", "1000000000"]) == 2
+    assert main(["expect", "--p-d", "0.6", "--m", "0.1", "--n-items", "1000000000000000000"]) == 2
     err = capsys.readouterr().err
     assert "needs about" in err and "LABELVAR_MEMORY_LIMIT" in err and len(err.splitlines()) == 1
 
 
 def test_memory_limit_is_configurable(monkeypatch, capsys):
     monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "1MB")
-    assert main(["expect", "--p-d", "0.6", "--m", "0.1", "--n-items", "100000"]) == 2
+    assert main(["expect", "--p-d", "0.6", "--m", "0.1", "--n-items", "10000000"]) == 2
     assert "more than the limit of 1 MB" in capsys.readouterr().err
     monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "lots")
     assert main(["expect", "--p-d", "0.6"]) == 2
