@@ -719,7 +719,8 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
     that table is not built: precision and F1 are :class:`RatioDistribution`
     (exact moments by one correlation, exact tails by one pass over the TP
     support; time and memory grow with the square root of the sample size) and
-    accuracy is one convolution of the two pmfs. A p_d-following expert has ``sensitivity = specificity = p_d``;
+    accuracy is one convolution of the two pmfs.
+    A p_d-following expert has ``sensitivity = specificity = p_d``;
     a labeller that says "positive" with probability ``r`` whatever the item has
     ``sensitivity = r``, ``specificity = 1 - r``.
 
