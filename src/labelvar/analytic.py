@@ -997,6 +997,11 @@ def expectation_table(p_d, m=(0.5,), n_items=(100,), threshold=(0.8,), confidenc
     """
     import pandas as pd
 
+    return pd.DataFrame(_expectation_rows(p_d, m, n_items, threshold, confidence_level))
+
+
+def _expectation_rows(p_d, m, n_items, threshold, confidence_level):
+    """The rows of :func:`expectation_table` as dicts (the command line prints them without pandas)."""
     lvl = float(v.probability("confidence_level", confidence_level, open_lo=True, open_hi=True))
     rows = []
     for p, mm, nn, a in itertools.product(np.atleast_1d(p_d), np.atleast_1d(m),
@@ -1010,7 +1015,7 @@ def expectation_table(p_d, m=(0.5,), n_items=(100,), threshold=(0.8,), confidenc
             "E_precision": expected_precision(p, mm), "E_recall": expected_recall(p, mm),
             "E_F1": expected_f1(p, mm), "F1_exact_mean": f1.mean, "F1_lo": lo, "F1_hi": hi,
         })
-    return pd.DataFrame(rows)
+    return rows
 
 
 def paper_table1():
@@ -1030,6 +1035,10 @@ def paper_table1():
     """
     import pandas as pd
 
+    return pd.DataFrame(_table1_rows())
+
+
+def _table1_rows():
     rows = []
     for p, note in ((0.25, "random labeller, L=4"), (0.5, "random labeller, L=2"),
                     (0.6, ""), (0.9, "")):
@@ -1041,7 +1050,7 @@ def paper_table1():
                 "r_c_10": int(ceil_count(frac, 10)),
                 "P_10": prob_accuracy_at_least(p, 10, frac),
             })
-    return pd.DataFrame(rows)
+    return rows
 
 
 def paper_table2():
@@ -1060,7 +1069,10 @@ def paper_table2():
     """
     import pandas as pd
 
-    rows = [{"p_d": p, "m": mm, "E_recall": expected_recall(p, mm),
+    return pd.DataFrame(_table2_rows())
+
+
+def _table2_rows():
+    return [{"p_d": p, "m": mm, "E_recall": expected_recall(p, mm),
              "E_precision": expected_precision(p, mm), "E_F1": expected_f1(p, mm)}
             for p in (0.5, 0.6, 0.9) for mm in (0.01, 0.1, 0.5)]
-    return pd.DataFrame(rows)
