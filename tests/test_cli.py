@@ -98,7 +98,7 @@ def test_every_failure_is_one_line(monkeypatch, capsys, exc, code, needle):
     def fail(*args, **kwargs):
         raise exc
 
-    monkeypatch.setattr(analytic, "paper_table1", fail)
+    monkeypatch.setattr(analytic, "_table1_rows", fail)
     assert main(["tables"]) == code
     err = capsys.readouterr().err
     assert err.startswith("labelvar: error: ") and needle in err
@@ -108,7 +108,7 @@ def test_every_failure_is_one_line(monkeypatch, capsys, exc, code, needle):
 def test_debug_shows_the_traceback(monkeypatch):
     from labelvar import analytic
 
-    monkeypatch.setattr(analytic, "paper_table1", lambda: 1 / 0)
+    monkeypatch.setattr(analytic, "_table1_rows", lambda: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         main(["--debug", "tables"])
 
