@@ -276,31 +276,32 @@ def report_figure1_end_to_end(runs=3):
 
 # --------------------------------------------------------------------------- issue 14 targets
 def _child(code, runs=1):
-    """Run ``code`` in a fresh interpreter; (median wall seconds, peak RSS MB, its stdout)."""
-    import resource
-
+    """Run ``code`` in a fresh interpreter; (median wall seconds, its stdout)."""
     times, out = [], ""
     for _ in range(runs):
         t = time.perf_counter()
         out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                              text=True, cwd=REPO, env=dict(os.environ)).stdout
         times.append(time.perf_counter() - t)
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # max over children
-    return statistics.median(times), peak, out
+    return statistics.median(times), out
 
 
+# peak memory from VmHWM: ru_maxrss survives exec, so a child forked from this (large)
+# process would report the parent's peak
 _TIMED = """
-import resource, time
+import time
 {setup}
 t = time.perf_counter()
 {work}
-print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+sec = time.perf_counter() - t
+hwm = [ln for ln in open("/proc/self/status") if ln.startswith("VmHWM")][0].split()[1]
+print(sec, int(hwm) / 1024)
 """
 
 
 def _timed_child(setup, work):
     """Seconds and peak RSS (MB) of ``work`` in a fresh process (after ``setup``)."""
-    _, _, out = _child(_TIMED.format(setup=setup, work=work))
+    _, out = _child(_TIMED.format(setup=setup, work=work))
     sec, mb = out.split()[-2:]
     return float(sec), float(mb)
 
@@ -362,7 +363,7 @@ def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
     for argv in (["expect", "--p-d", "0.6", "--m", "0.1", "--n-items", "1000000"], ["tables"]):
         code = (f"import subprocess, sys; subprocess.run({exe + argv!r}, check=True, "
                 "stdout=subprocess.DEVNULL)")
-        sec, _, _ = _child(code, runs=5)
+        sec, _ = _child(code, runs=5)
         add(f"labelvar {' '.join(argv)} (fresh process, median of 5)", f"{sec:.2f} s",
             "<= 0.5 s", sec <= 0.5)
     add("Figure 1 end to end (warm cache, median of 3)", f"{fig1_seconds:.2f} s", "<= 3 s",
@@ -400,7 +401,7 @@ def _stratify_rows(quick):
             code = _TIMED.format(setup="from labelvar.cli import main\nimport contextlib, io",
                                  work=f"with contextlib.redirect_stdout(io.StringIO()):\n"
                                       f"    main({base + ['--n-boot', str(n_boot)]!r})")
-            _, _, out = _child(code)
+            _, out = _child(code)
             sec, mb = map(float, out.split()[-2:])
             if n_boot == 0:
                 rows.append(("stratify 2e6 items x 5 votes (1e7 votes), no bootstrap "
