@@ -419,3 +419,35 @@ def test_stratified_expectation_bounds(bins):
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --------------------------------------------------------------------------- large samples (issue 14)
+@pytest.mark.parametrize("npos, nneg, s, t", [(3000, 27000, 0.6, 0.6), (20000, 20000, 0.7, 0.8),
+                                              (1000, 99000, 0.9, 0.95), (50, 30000, 0.5, 0.99)])
+def test_large_sample_path_matches_the_outer_product(monkeypatch, npos, nneg, s, t):
+    # the O(support) path (RatioDistribution, accuracy by convolution) against the full
+    # TP x FP table where both run: moments to rounding, quantiles and tails exactly
+    monkeypatch.setattr(a, "_OUTER_MAX", 10**12)
+    ref = a.exact_binary_metrics(npos, nneg, s, t)
+    monkeypatch.setattr(a, "_OUTER_MAX", 0)
+    new = a.exact_binary_metrics(npos, nneg, s, t)
+    assert isinstance(new.f1, a.RatioDistribution) and isinstance(new.precision,
+                                                                 a.RatioDistribution)
+    for name in ("accuracy", "precision", "recall", "f1"):
+        x, y = getattr(ref, name), getattr(new, name)
+        assert y.mean == pytest.approx(x.mean, rel=1e-12)
+        assert y.sd == pytest.approx(x.sd, rel=1e-9)
+        for q in (0.0, 0.001, 0.05, 0.5, 0.95, 0.999):  # (q = 1 sits in the 1e-12 rounding)
+            assert y.quantile(q) == pytest.approx(x.quantile(q), abs=1e-12)
+            assert y.sf(x.quantile(q)) == pytest.approx(x.sf(x.quantile(q)), abs=1e-11)
+    assert new.f1.values.size == ref.f1.values.size  # built on request
+
+
+def test_exact_f1_at_a_million_items_and_beyond():
+    d = a.exact_f1(0.6, 0.1, 1_000_000)
+    assert isinstance(d, a.RatioDistribution)
+    assert d.mean == pytest.approx(a.expected_f1(0.6, 0.1), abs=1e-6)
+    lo, hi = d.interval(0.9)
+    assert lo < d.mean < hi and (hi - lo) == pytest.approx(2 * 1.645 * d.sd, rel=0.01)
+    big = a.exact_f1(0.6, 0.1, 10**9)  # O(sqrt N) memory
+    assert big.sd == pytest.approx(d.sd / np.sqrt(1000), rel=1e-3)

@@ -98,7 +98,7 @@ def test_every_failure_is_one_line(monkeypatch, capsys, exc, code, needle):
     def fail(*args, **kwargs):
         raise exc
 
-    monkeypatch.setattr(analytic, "paper_table1", fail)
+    monkeypatch.setattr(analytic, "_table1_rows", fail)
     assert main(["tables"]) == code
     err = capsys.readouterr().err
     assert err.startswith("labelvar: error: ") and needle in err
@@ -108,7 +108,7 @@ def test_every_failure_is_one_line(monkeypatch, capsys, exc, code, needle):
 def test_debug_shows_the_traceback(monkeypatch):
     from labelvar import analytic
 
-    monkeypatch.setattr(analytic, "paper_table1", lambda: 1 / 0)
+    monkeypatch.setattr(analytic, "_table1_rows", lambda: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         main(["--debug", "tables"])
 
@@ -135,14 +135,14 @@ def test_closed_pipe_ends_quietly(monkeypatch, capsys):
 
 
 def test_impossible_size_is_refused_before_allocating(capsys):
-    assert main(["expect", "--p-d", "0.6", "--m", "0.1", "--n-items", "1000000000"]) == 2
+    assert main(["expect", "--p-d", "0.6", "--m", "0.1", "--n-items", "1000000000000000000"]) == 2
     err = capsys.readouterr().err
     assert "needs about" in err and "LABELVAR_MEMORY_LIMIT" in err and len(err.splitlines()) == 1
 
 
 def test_memory_limit_is_configurable(monkeypatch, capsys):
     monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "1MB")
-    assert main(["expect", "--p-d", "0.6", "--m", "0.1", "--n-items", "100000"]) == 2
+    assert main(["expect", "--p-d", "0.6", "--m", "0.1", "--n-items", "10000000"]) == 2
     assert "more than the limit of 1 MB" in capsys.readouterr().err
     monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "lots")
     assert main(["expect", "--p-d", "0.6"]) == 2

@@ -41,8 +41,35 @@ def format_cell(value) -> str:
     return str(value)
 
 
+class _Records:
+    """A list of row dicts seen through the two DataFrame features the printers use."""
+
+    def __init__(self, rows):
+        self.columns = list(rows[0]) if rows else []
+        self._rows = rows
+
+    def itertuples(self, index=False):
+        return (tuple(r[c] for c in self.columns) for r in self._rows)
+
+    def to_csv(self, index=False):
+        """CSV as pandas writes it (repr of floats, NaN as an empty field)."""
+        import csv
+        import io
+
+        def cell(x):
+            if isinstance(x, (float, np.floating)):
+                return "" if x != x else repr(float(x))
+            return x
+
+        buf = io.StringIO()
+        out = csv.writer(buf, lineterminator="\n")
+        out.writerow(self.columns)
+        out.writerows([cell(x) for x in row] for row in self.itertuples())
+        return buf.getvalue()
+
+
 def markdown_table(table) -> str:
-    """Render a DataFrame as an aligned markdown table (no optional dependency).
+    """Render a DataFrame (or a list of row dicts) as an aligned markdown table.
 
     Examples
     --------
@@ -50,6 +77,8 @@ def markdown_table(table) -> str:
     >>> markdown_table(pd.DataFrame({"a": ["x"]})).splitlines()[1]
     '|---|'
     """
+    if isinstance(table, list):
+        table = _Records(table)
     cols = [str(c) for c in table.columns]
     rows = [[format_cell(v) for v in row] for row in table.itertuples(index=False)]
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(cols)]
@@ -68,6 +97,8 @@ def render_table(table, fmt: str = "markdown") -> str:
     >>> render_table(pd.DataFrame({"a": [1]}), "csv")
     'a\n1\n'
     """
+    if isinstance(table, list):  # row dicts: printed without importing pandas
+        table = _Records(table)
     if fmt == "csv":
         return table.to_csv(index=False)
     if fmt != "markdown":

@@ -18,6 +18,8 @@ builds of a kernel. No kernel touches ``np.random``.
 Kernels
 -------
 ``explicit_generic``   per-item simulation, any L and K (coin or panel mode)
+``explicit_symmetric`` any L, panel mode with a fixed theta: the same draws and
+                       counts as ``explicit_generic``, in branch-free passes
 ``explicit_binary``    the same for L = 2, K fixed at compile time (a K-tuple)
 ``collapsed``          exchangeable items: counts drawn as multinomials per
                        replicate, cost independent of the number of items
@@ -674,6 +676,150 @@ def explicit_generic_serial(cell_key, n_rep, n_items, n_lab, panel_k, panel, cla
                               theta_cum, comp_prob, comp_alias, comp_rel, comp_info, hetero,
                               vote_cum, tie_rule, lab_kind, lab_cum, lab_rho, stratum_of_top,
                               n_strata, out[r])
+
+
+# --------------------------------------------------------------------------- explicit, any L, fixed theta
+_SYM_BLOCK = 256  # items per pass of the any-L fixed-theta kernel
+
+
+@njit(cache=True)
+def _explicit_symmetric_rep(rkey, n_items, n_lab, panel_k, class_counts, theta, comp_prob,
+                            comp_alias, comp_stratum, comp_relp, comp_ntop, comp_tied, lab_kind,
+                            lab_thr, rsum, n_strata, hist, cnt, idx, preds, out_r):
+    """One replicate of :func:`explicit_symmetric`; ``hist`` .. ``preds`` are scratch.
+
+    The same draws as :func:`_explicit_generic_rep` with a composition table (same
+    counters, same comparisons), so the counts are bit-identical; items go in blocks
+    of passes: (1) every item's vote composition (alias draw), (2) each labeller's
+    prediction (MATRIX: ``h = #{a : bits53 >= lab_thr[j, c, a]}``, the inverse cdf
+    by integer thresholds; EXPERT: as the generic kernel), (3) one histogram
+    increment per item and labeller. The passes (1) and (2) have no branches.
+    """
+    n_j = lab_kind.shape[0]
+    comp_n = comp_prob.shape[0]
+    stride = np.uint64(panel_k + n_j + 3)
+    n_other = n_lab - 1
+    scale = n_other / (1.0 - theta) if theta < 1.0 else 0.0
+    hist[...] = 0
+    cnt[:] = 0
+    cell_n = n_strata * n_lab * n_lab
+    start = 0
+    for c in range(n_lab):
+        lo = start
+        hi = start + class_counts[c]
+        start = hi
+        for b0 in range(lo, hi, _SYM_BLOCK):
+            b1 = min(b0 + _SYM_BLOCK, hi)
+            nb = b1 - b0
+            for t in range(nb):  # pass 1: compositions
+                x = uniform(rkey, np.uint64(b0 + t) * stride + np.uint64(1)) * comp_n
+                k = min(int(x), comp_n - 1)
+                idx[t] = k if x - k < comp_prob[k] else comp_alias[k]
+            for j in range(n_j):  # pass 2: predictions
+                off = np.uint64(panel_k + 3 + j)
+                if lab_kind[j] == EXPERT:
+                    for t in range(nb):
+                        u = uniform(rkey, np.uint64(b0 + t) * stride + off)
+                        o = min(int((u - theta) * scale), n_other - 1)
+                        h = c + 1 + o
+                        if h >= n_lab:
+                            h -= n_lab
+                        preds[j, t] = c if u < theta else h
+                else:
+                    for t in range(nb):
+                        bits = splitmix64(rkey + (np.uint64(b0 + t) * stride + off) * GOLDEN) >> _S11
+                        h = 0
+                        for a in range(n_lab - 1):
+                            h += np.int64(bits >= lab_thr[j, c, a])
+                        preds[j, t] = h
+            for t in range(nb):  # pass 3: counts
+                k = idx[t]
+                p = comp_relp[c, k]
+                if p < 0:
+                    if p == -1:  # dropped tie
+                        continue
+                    n_top = comp_ntop[k]
+                    pick = int(uniform(rkey, np.uint64(b0 + t) * stride
+                                       + np.uint64(panel_k + 2)) * n_top)
+                    p = comp_tied[k, min(pick, n_top - 1)]
+                g = c + p
+                if g >= n_lab:
+                    g -= n_lab
+                s = comp_stratum[k]
+                cnt[s] += 1
+                code = (s * n_lab + g) * n_lab
+                for j in range(n_j):
+                    hist[j * cell_n + code + preds[j, t]] += 1
+    conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
+    for j in range(n_j):
+        for s in range(n_strata):
+            for g in range(n_lab):
+                for h in range(n_lab):
+                    x = hist[j * cell_n + (s * n_lab + g) * n_lab + h]
+                    conf[j, 0, g, h] += x
+                    if s > 0:
+                        conf[j, s, g, h] += x
+    theta_sum = np.zeros(n_strata)
+    total = 0
+    for s in range(n_strata):
+        total += cnt[s]
+        if s > 0:
+            theta_sum[s] = rsum[cnt[s]]
+    theta_sum[0] = rsum[total]
+    _finish_replicate(conf, theta_sum, out_r)
+
+
+@njit(cache=True)
+def _explicit_symmetric_chunk(cell_key, r0, r1, n_items, n_lab, panel_k, class_counts, theta,
+                              comp_prob, comp_alias, comp_stratum, comp_relp, comp_ntop,
+                              comp_tied, lab_kind, lab_thr, n_strata, out):
+    """Replicates r0 <= r < r1 of :func:`explicit_symmetric`, sharing scratch arrays."""
+    n_j = lab_kind.shape[0]
+    hist = np.zeros(n_j * n_strata * n_lab * n_lab, dtype=np.int64)
+    cnt = np.zeros(n_strata, dtype=np.int64)
+    idx = np.zeros(_SYM_BLOCK, dtype=np.int64)
+    preds = np.zeros((n_j, _SYM_BLOCK), dtype=np.int64)
+    rsum = np.zeros(n_items + 1)  # rsum[k]: theta added k times in turn (as the generic kernel)
+    for k in range(n_items):
+        rsum[k + 1] = rsum[k] + theta
+    for r in range(r0, r1):
+        _explicit_symmetric_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k,
+                                class_counts, theta, comp_prob, comp_alias, comp_stratum,
+                                comp_relp, comp_ntop, comp_tied, lab_kind, lab_thr, rsum,
+                                n_strata, hist, cnt, idx, preds, out[r])
+
+
+@njit(cache=True, parallel=True)
+def explicit_symmetric(cell_key, n_rep, n_items, n_lab, panel_k, class_counts, theta, comp_prob,
+                       comp_alias, comp_stratum, comp_relp, comp_ntop, comp_tied, lab_kind,
+                       lab_thr, n_strata, out):
+    """Per-item simulation, any L: panel mode, fixed theta, fixed class counts, homogeneous panel.
+
+    Bit-identical to :func:`explicit_generic` called with the same cell (its
+    composition-table branch), faster: see :func:`_explicit_symmetric_rep`.
+    ``comp_prob``/``comp_alias``: the alias table of the vote compositions;
+    ``comp_stratum[i]`` the stratum of composition i; ``comp_relp[c, i]`` the truth's
+    position relative to modal label c (-1: dropped tie, -2: random tie-break among
+    ``comp_tied[i, :comp_ntop[i]]``); ``lab_thr[j, c, a]`` = ``threshold53`` of
+    labeller j's cumulative P(pred <= a | modal c) (MATRIX labellers).
+    :func:`explicit_symmetric_serial` is the serial twin.
+    """
+    n_chunks = (n_rep + _CHUNK - 1) // _CHUNK
+    for ch in prange(n_chunks):
+        _explicit_symmetric_chunk(cell_key, ch * _CHUNK, min(n_rep, (ch + 1) * _CHUNK), n_items,
+                                  n_lab, panel_k, class_counts, theta, comp_prob, comp_alias,
+                                  comp_stratum, comp_relp, comp_ntop, comp_tied, lab_kind,
+                                  lab_thr, n_strata, out)
+
+
+@njit(cache=True)
+def explicit_symmetric_serial(cell_key, n_rep, n_items, n_lab, panel_k, class_counts, theta,
+                              comp_prob, comp_alias, comp_stratum, comp_relp, comp_ntop,
+                              comp_tied, lab_kind, lab_thr, n_strata, out):
+    """Serial twin of :func:`explicit_symmetric` (bit-identical results)."""
+    _explicit_symmetric_chunk(cell_key, 0, n_rep, n_items, n_lab, panel_k, class_counts, theta,
+                              comp_prob, comp_alias, comp_stratum, comp_relp, comp_ntop,
+                              comp_tied, lab_kind, lab_thr, n_strata, out)
 
 
 # --------------------------------------------------------------------------- explicit, L = 2

@@ -87,8 +87,9 @@ def _add_expect(sub) -> None:
 def _run_expect(args) -> int:
     from labelvar import analytic
 
-    table = analytic.expectation_table(args.p_d, args.m, args.n_items, args.threshold,
-                                       confidence_level=args.confidence_level)
+    # rows, not a DataFrame: this command imports neither pandas nor numba (issue 14)
+    table = analytic._expectation_rows(args.p_d, args.m, args.n_items, args.threshold,
+                                       args.confidence_level)
     _print_table(table, args.format)
     return 0
 
@@ -105,12 +106,12 @@ def _run_tables(args) -> int:
 
     if args.table in ("1", "all"):
         print("Table 1: P(accuracy >= r_c) for N = 100 and N = 10 (exact binomial tails)")
-        _print_table(analytic.paper_table1(), args.format)
+        _print_table(analytic._table1_rows(), args.format)
     if args.table in ("2", "all"):
         if args.table == "all":
             print()
         print("Table 2: expected precision and F1 for given p_d (expected recall) and m")
-        _print_table(analytic.paper_table2(), args.format)
+        _print_table(analytic._table2_rows(), args.format)
     return 0
 
 

@@ -301,3 +301,36 @@ def test_joint_serial_equals_parallel():
     b = simulate(parallel=False, **kw)
     pd.testing.assert_frame_equal(a.joint, b.joint)
     pd.testing.assert_frame_equal(a.summary, b.summary)
+
+
+@pytest.mark.parametrize("kw", [dict(n_labels=4, panel_size=5),
+                                dict(n_labels=3, panel_size=6, tie_rule="drop"),
+                                dict(n_labels=3, panel_size=4, tie_rule=1),
+                                dict(n_labels=10, panel_size=5, m=0.05),
+                                dict(n_labels=5, panel_size=3, p_d=1.0),
+                                dict(n_labels=3, panel_size=5, p_d=1 / 3),
+                                dict(n_labels=2, panel_size=70)])
+def test_any_l_fixed_theta_kernel_is_bit_identical_to_the_generic_one(kw):
+    """explicit_symmetric (branch-free passes) gives the generic kernel's numbers exactly."""
+    from labelvar.engine import _simulate as sim
+    from labelvar.engine._spec import _Spec
+
+    kw = {"p_d": 0.7, "m": 0.3, "tie_rule": "random", **kw}
+    labs = ("expert", "random", "prior", Model(accuracy=0.6, name="A"))
+    spec = _Spec.build(kw["p_d"], kw["m"], 333, kw["n_labels"], kw["panel_size"], labs, "panel",
+                       150, 5, (), None, kw["tie_rule"], "fixed", None, "explicit")
+    cell = spec.cells()[0]
+    used = {}
+
+    def spy(i):
+        def call(*args):
+            used[i] = True
+            return sim._KERNELS[True][i](*args)
+        return call
+
+    kern = tuple(spy(i) for i in range(5))
+    new = sim._run_cell(cell, spec, cell.key(spec), kern, False, {"raw": True, "joint": False})
+    ref = sim._run_cell(cell, spec, cell.key(spec), kern, False, {"raw": True, "joint": False},
+                        fast=False)
+    assert used == {4: True, 1: True}
+    pd.testing.assert_frame_equal(new["raw"], ref["raw"], check_exact=True)

@@ -240,9 +240,10 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
 # --------------------------------------------------------------------------- running a cell
 def _kernels_tuple(parallel):
     if parallel:
-        return K.explicit_binary, K.explicit_generic, K.collapsed, K.explicit_binary_fast
+        return (K.explicit_binary, K.explicit_generic, K.collapsed, K.explicit_binary_fast,
+                K.explicit_symmetric)
     return (K.explicit_binary_serial, K.explicit_generic_serial, K.collapsed_serial,
-            K.explicit_binary_fast_serial)
+            K.explicit_binary_fast_serial, K.explicit_symmetric_serial)
 
 
 _KERNELS = {True: _kernels_tuple(True), False: _kernels_tuple(False)}
@@ -357,9 +358,16 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
                     np.zeros((0, 3), dtype=np.int64))
         vote_cum = (np.ascontiguousarray(np.cumsum(skills, axis=2)) if hetero
                     else np.zeros((1, lab, lab)))
-        kern[1](ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
-                np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, *comp, hetero,
-                vote_cum, tie, lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out)
+        if comp[0].size and not bern and fast:
+            # any L, fixed theta: the generic kernel's draws in branch-free passes (same numbers)
+            kern[4](ckey, spec.replicates, cell.n_items, lab, kk, counts, float(theta_par[0]),
+                    comp[0], comp[1], *_symmetric_tables(comp, lab, stratum_of_top, tie),
+                    lab_kind, _matrix_thresholds(lab_cum, lab_kind), n_strata, out)
+        else:
+            kern[1](ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
+                    np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, *comp,
+                    hetero, vote_cum, tie, lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata,
+                    out)
     names = [lb.name for lb in spec.labellers]
     strata = ["all"] + labels
     exp = None
@@ -387,6 +395,39 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
         raw["method"] = path
         tables["raw"] = raw
     return tables
+
+
+def _symmetric_tables(comp, lab, stratum_of_top, tie):
+    """Per-composition tables of :func:`labelvar._kernels.explicit_symmetric`.
+
+    Returns (stratum, relative truth position per modal label (-1 dropped, -2 random
+    tie-break), number of tied labels, tied positions).
+    """
+    _, _, rel, info = comp
+    top, n_top, first = info[:, 0], info[:, 1], info[:, 2]
+    relp = np.repeat(first[None, :], lab, axis=0)
+    tied = n_top > 1
+    for c in range(lab):
+        if tie == K.TIE_DROP:
+            relp[c, tied] = -1
+        elif tie >= 0:
+            r = (tie - c) % lab
+            relp[c, tied] = np.where(rel[tied, r] == top[tied], r, -2)
+        else:
+            relp[c, tied] = -2
+    at_top = rel == top[:, None]
+    order = np.argsort(~at_top, axis=1, kind="stable")  # tied positions first, in order
+    return (np.ascontiguousarray(stratum_of_top[top]), np.ascontiguousarray(relp),
+            np.ascontiguousarray(n_top), np.ascontiguousarray(order))
+
+
+def _matrix_thresholds(lab_cum, lab_kind):
+    """``threshold53`` of every MATRIX labeller's cumulative prediction probabilities."""
+    thr = np.zeros(lab_cum[:, :, :-1].shape, dtype=np.uint64)
+    for j, c, a in np.ndindex(*thr.shape):
+        if lab_kind[j] == K.MATRIX:
+            thr[j, c, a] = K.threshold53(float(lab_cum[j, c, a]))
+    return thr
 
 
 def _joint_table(joint, codes, names, strata, n_lab, path):
