@@ -319,3 +319,40 @@ def test_dialsummeval_ordinal_per_bin():
     pred = data["consistency"].predictions["rouge-l"].to_numpy(float)
     mae = t[(t.metric == "mae") & (t.stratum == "all")].score.iloc[0]
     assert mae == pytest.approx(np.abs(pred - votes.mean(axis=1)).mean())
+
+
+def test_snli_agreement_and_kappa_equal_independent_computations():
+    """SNLI: Fleiss kappa per bin (statsmodels) and a system's Cohen kappa against the
+    majority (scikit-learn), recomputed here from the loaded votes."""
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import fleiss_kappa
+
+    from labelvar import io
+    from labelvar.stratified import ExcludedItemsWarning, stratify
+
+    snli = _need("snli_dev_subset") / "snli_1.0_dev_first1288.jsonl"
+    pred = _need("chaosnli/predictions")
+    data = io.load_tasks(snli, panel="annotator_labels", item="pairID", predictions={
+        "roberta": [pred / "SNLI_dev_roberta-base_0.json", pred / "SNLI_test_roberta-base_0.json"]},
+        pred_item="uid", pred_classes=["entailment", "contradiction", "neutral"])
+    ((task, td),) = data.items()
+    with pytest.warns(ExcludedItemsWarning, match="15 tied, 1 without a prediction"):
+        r = stratify(data, tie_rule="drop", missing="drop", n_boot=0,
+                     metrics=["accuracy", "kappa"])
+    labels = sorted({v for v in td.panel.to_numpy().ravel() if isinstance(v, str)})
+    votes = td.panel.to_numpy(object)
+    counts = np.stack([(votes == lab).sum(axis=1) for lab in labels], axis=1)
+    k = counts.sum(axis=1)
+    top = counts.max(axis=1)
+    untied = (counts == top[:, None]).sum(axis=1) == 1
+    ag = r.agreement.set_index(["stratum", "statistic"]).score
+    for stratum, frac in (("0.60", 3 / 5), ("0.80", 4 / 5), ("1.00", 1.0)):
+        sel = (k == 5) & untied & np.isclose(top / k, frac)
+        assert ag[stratum, "fleiss_kappa"] == pytest.approx(fleiss_kappa(counts[sel]), abs=1e-9)
+    majority = np.array(labels, dtype=object)[counts.argmax(axis=1)]
+    sys = td.predictions["roberta"].to_numpy(object)
+    keep = untied & pd.notna(sys)
+    mine = cohen_kappa_score(majority[keep].astype(str), sys[keep].astype(str))
+    t = r.table
+    got = t[(t.system == "roberta") & (t.metric == "kappa") & (t.stratum == "all")].score.iloc[0]
+    assert got == pytest.approx(mine, abs=1e-9)
