@@ -45,6 +45,7 @@ _EXPORTS = {
                      "ExcludedItemsWarning"), "labelvar.stratified"),
     **dict.fromkeys(("bin_tests", "paired_test", "BinTestResult", "PairedTestResult"),
                     "labelvar.inference"),
+    **dict.fromkeys(("fleiss_kappa", "krippendorff_alpha", "dawid_skene"), "labelvar.agreement"),
     # study design and pilots
     **dict.fromkeys(("Scenario", "plan_study", "DesignResult"), "labelvar.design"),
     **dict.fromkeys(("fit_pilot", "read_pilot", "PilotFit", "ItemModelFit", "predict_agreement"),
@@ -52,8 +53,8 @@ _EXPORTS = {
 }
 
 #: topic modules reachable as ``labelvar.<name>`` without an import statement
-_SUBMODULES = {"analytic", "cli", "config", "design", "engine", "inference", "io", "models",
-               "pilot", "plots", "priors", "report", "stratified", "sweep"}
+_SUBMODULES = {"agreement", "analytic", "cli", "config", "design", "engine", "inference", "io",
+               "models", "pilot", "plots", "priors", "report", "stratified", "sweep"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
