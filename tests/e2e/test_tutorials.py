@@ -9,7 +9,8 @@ read exactly as typed from a checkout.
   ``labelvar`` is this interpreter's ``python -m labelvar.cli``; a command must exit 0;
 - a ```` ```text ```` block right after a code block is that block's output: every one of
   its non-blank lines must appear, in order, among the lines printed (stderr, then stdout;
-  trailing blanks ignored; a line ``...`` stands for lines left out). These are the
+  trailing blanks and Hydra's time stamps ignored; a line ``...`` stands for lines left
+  out). These are the
   tutorials' assertions: the numbers on the page are the numbers the code prints;
 - other fences (```` ```bash ````, ```` ```yaml ````) are shown only, never run.
 
@@ -37,6 +38,8 @@ from conftest import SHARED_DATA
 REPO = Path(__file__).resolve().parents[2]
 PAGES = sorted(p for p in (REPO / "docs" / "tutorials").glob("*.md") if p.name != "index.md")
 FAST = {"synthetic.md"}
+#: the time stamp that starts Hydra's log lines, not shown on the pages
+STAMP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\]")
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
@@ -71,7 +74,7 @@ def commands(console: str) -> list[str]:
 
 def check_output(expected: str, printed: str, where: str) -> None:
     """Every non-blank expected line appears in ``printed``, in order (``...`` skips)."""
-    lines = [ln.rstrip() for ln in printed.splitlines()]
+    lines = [STAMP.sub("", ln).rstrip() for ln in printed.splitlines()]
     pos = 0
     for want in (ln.rstrip() for ln in expected.splitlines()):
         if not want.strip() or want.strip() == "...":
