@@ -112,7 +112,7 @@ def _params():
         yield pytest.param(page, id=page.stem, marks=marks)
 
 
-@pytest.mark.parametrize("page", _params())
+@pytest.mark.parametrize("page", list(_params()))
 def test_tutorial_runs_and_prints_what_the_page_shows(page, reader_dir, monkeypatch):
     text = page.read_text(encoding="utf-8")
     for m in re.finditer(r"<!-- requires: ([^>]*) -->", text):
