@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
-ensure_venv "test,cluster,parquet"
+ensure_venv "test,cluster,parquet,docs"
 export MPLBACKEND=Agg
 run_slow=0
 if [[ "${1:-}" == "--slow" ]]; then run_slow=1; shift; fi
