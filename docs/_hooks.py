@@ -25,7 +25,7 @@ PAGES = {
     "labelvar.analytic": "analytic", "labelvar.priors": "priors", "labelvar.models": "models",
     "labelvar.engine": "engine", "labelvar.sweep": "sweeps", "labelvar.config": "sweeps",
     "labelvar.stratified": "stratified", "labelvar.inference": "inference",
-    "labelvar.design": "design", "labelvar.pilot": "pilot",
+    "labelvar.design": "design", "labelvar.pilot": "pilot", "labelvar.agreement": "agreement",
 }
 
 
