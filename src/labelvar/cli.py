@@ -393,16 +393,20 @@ def _add_design(sub) -> None:
         description="Plan a study: for each panel size K, the smallest number of items N "
         "meeting the target power, exact under the panel model (the first N reaching it "
         "and the N from which it stays reached), verified by simulation, priced. Values "
-        "come from --config (a YAML file with a 'design:' block, e.g. "
-        "configs/design/*.yaml), overridden by flags. Exit code 1 when no plan "
+        "come from --config (a YAML file with a 'design:' block, or the name of a packaged "
+        "one: separability, snli), overridden by flags. Exit code 1 when no plan "
         "in range meets the target.",
     )
-    p.add_argument("--config", metavar="YAML", help="design settings (YAML, 'design:' block)")
+    p.add_argument("--config", metavar="YAML|NAME",
+                   help="design settings: a YAML file with a 'design:' block, or a packaged "
+                   "config by name (separability, snli); a relative pilot path in it resolves "
+                   "against the file's folder (outside a checkout give snli's data with --pilot)")
     p.add_argument("--question", type=lambda x: x.replace("-", "_"),
                    help="separability | two_systems | precision (default separability)")
     p.add_argument("--theta", metavar="SPEC",
                    help="item agreement: 0.8 | beta:A,B (on [1/L, 1]) | mixture:T1=W1,T2=W2 | "
-                   "an item model: dirichlet:A1,A2,.. | dirichlet_mixture:W=A1,..;W=..")
+                   "an item model: dirichlet:A1,A2,.. | dirichlet_mixture:W=A1,..;W=.. "
+                   "(default 0.8)")
     p.add_argument("--pilot", metavar="FILE",
                    help="fit theta to pilot votes: CSV of per-label counts or JSONL label lists")
     p.add_argument("--pilot-field", help="JSONL field with the labels (annotator_labels)")
@@ -458,7 +462,10 @@ def _design_settings(args) -> dict:
     if args.config:
         import yaml
 
-        with open(args.config) as fh:
+        from labelvar.config import design_config
+
+        path = design_config(args.config)  # a file, else a packaged config by name
+        with open(path) as fh:
             doc = yaml.safe_load(fh) or {}
         block = doc.get("design", doc) if isinstance(doc, dict) else None
         if not isinstance(block, dict):
@@ -471,7 +478,12 @@ def _design_settings(args) -> dict:
         pilot = block.get("pilot")
         if pilot is not None and not Path(str(pilot)).is_absolute():
             # paths inside a config file are relative to that file, not to the working directory
-            settings["pilot"] = str(Path(args.config).resolve().parent / str(pilot))
+            settings["pilot"] = str(path.resolve().parent / str(pilot))
+        if pilot is not None and args.pilot is None and not Path(settings["pilot"]).is_file():
+            raise FileNotFoundError(
+                f"the pilot of --config {args.config} is not there: {settings['pilot']} "
+                f"(its path is relative to {path.resolve().parent}); pass the pilot file with "
+                "--pilot PATH")
     for key in allowed:
         val = getattr(args, key, None)
         if val is not None:
