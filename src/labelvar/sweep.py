@@ -24,7 +24,8 @@ resumed. Every file is written to a temporary name and renamed.
 Outputs of a job (under Hydra's run directory)
 ----------------------------------------------
 ``results.csv`` (or ``.parquet``), ``config.yaml`` (resolved), ``metadata.json``
-(seed, versions, git revision, chunk accounting, timings), ``<plot>.png/.pdf``
+(seed, versions, labelvar's git revision when run from a checkout, chunk
+accounting, timings), ``<plot>.png/.pdf``
 and ``chunks/``; Hydra adds ``.hydra/``. :func:`collect` merges the jobs of a
 multirun into one table.
 """
@@ -38,7 +39,6 @@ import logging
 import os
 import platform
 import re
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -448,8 +448,10 @@ def _write_config(cfg: SweepConfig, out_dir: Path) -> None:
 def _versions() -> dict:
     from importlib import metadata
 
-    out = {"python": platform.python_version()}
-    for dist in ("labelvar", "numpy", "numba", "scipy", "pandas", "matplotlib", "hydra-core",
+    from labelvar._provenance import version
+
+    out = {"python": platform.python_version(), "labelvar": version()}
+    for dist in ("numpy", "numba", "scipy", "pandas", "matplotlib", "hydra-core",
                  "omegaconf", "pyarrow", "hydra-joblib-launcher", "hydra-submitit-launcher"):
         try:
             out[dist] = metadata.version(dist)
@@ -459,15 +461,10 @@ def _versions() -> dict:
 
 
 def _git_revision() -> dict:
-    root = Path(__file__).resolve().parents[2]
-    try:
-        rev = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src"],
-                               capture_output=True, text=True, timeout=10).stdout.strip() != ""
-    except (OSError, subprocess.SubprocessError):
-        return {"revision": None, "dirty_src": None}
-    return {"revision": rev, "dirty_src": dirty}
+    """The git details of labelvar's own checkout, or Nones (an installed copy); no other repo's."""
+    from labelvar._provenance import vcs_info
+
+    return vcs_info()
 
 
 def _metadata(cfg: SweepConfig, **extra) -> dict:
