@@ -444,15 +444,15 @@ def report_scaling():
 
 # --------------------------------------------------------------------------- planner (issue 11)
 def report_design_snli(runs=5, target=2.0):
-    """Time `labelvar design --config configs/design/snli.yaml` (the README's example).
+    """Time `labelvar design --config snli` (the README's example).
 
     Fresh processes after one warm-up (numba cache warm): imports, the pilot fit, the
     exact power scans and the simulated verification, printed as the user sees it.
     Target: <= 2 s. Needs the SNLI pilot in ../shared/data (skipped without it).
     """
-    cfg = REPO / "configs" / "design" / "snli.yaml"
+    cfg = REPO / "src" / "labelvar" / "configs_design" / "snli.yaml"
     if not (REPO.parent / "shared" / "data" / "snli_dev_subset").exists():
-        print("\nplanner (labelvar design --config configs/design/snli.yaml): skipped, no "
+        print("\nplanner (labelvar design --config snli): skipped, no "
               "../shared/data/snli_dev_subset")
         return None
     exe = Path(sys.executable).with_name("labelvar")
@@ -470,7 +470,7 @@ def report_design_snli(runs=5, target=2.0):
             times.append(time.perf_counter() - t)
             cpu.append(c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime)
     med = statistics.median(times)
-    print(f"\nplanner, README SNLI example (labelvar design --config configs/design/snli.yaml, "
+    print(f"\nplanner, README SNLI example (labelvar design --config snli, "
           f"warm, median / min of {runs}): {med:.2f} / {min(times):.2f} s wall, "
           f"{statistics.median(cpu):.2f} s CPU (user + sys, all threads; load average "
           f"{os.getloadavg()[0]:.1f}) (target <= {target:g} s wall): "

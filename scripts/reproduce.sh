@@ -3,7 +3,7 @@
 # Tables 1 and 2 as computed by labelvar, and reproduce the paper's Figure 1 (section 3:
 # a p_d-following expert vs a random labeller, accuracy and F1 against p_d for several
 # positive-class ratios m) at the default settings into outputs/figure1/.
-#   scripts/reproduce.sh                     # default settings (configs/experiment/figure1.yaml)
+#   scripts/reproduce.sh                     # default settings (src/labelvar/configs/experiment/figure1.yaml)
 #   scripts/reproduce.sh replicates=2000     # extra arguments are Hydra overrides
 # A rerun reuses the complete chunk files in outputs/figure1/chunks (resume=false recomputes).
 set -euo pipefail

@@ -2,18 +2,29 @@
 # Install labelvar with its test, cluster and parquet extras into .venv and run the tests.
 #   scripts/test.sh            default suite (everything not marked slow)
 #   scripts/test.sh --slow     default suite, then the slow end-to-end tests
+#   scripts/test.sh --wheel    default suite, then scripts/wheel_smoke.sh (build the sdist
+#                              and wheel, install the wheel alone into a fresh venv, run
+#                              every command outside the checkout)
 #   scripts/test.sh ARGS...    other arguments go to pytest
-# CI (CI=true) runs the default suite and then the slow tests.
+# CI (CI=true) runs the default suite, the slow tests and the wheel smoke test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
 ensure_venv "test,cluster,parquet,docs"
 export MPLBACKEND=Agg
 run_slow=0
-if [[ "${1:-}" == "--slow" ]]; then run_slow=1; shift; fi
-[[ "${CI:-}" == "true" ]] && run_slow=1
+run_wheel=0
+while [[ "${1:-}" == "--slow" || "${1:-}" == "--wheel" ]]; do
+    [[ "$1" == "--slow" ]] && run_slow=1
+    [[ "$1" == "--wheel" ]] && run_wheel=1
+    shift
+done
+[[ "${CI:-}" == "true" ]] && { run_slow=1; run_wheel=1; }
 python -m pytest -m "not slow" "$@"
 if (( run_slow )); then
     # exit code 5 = no test is marked slow: not a failure (the default suite ran tests)
     python -m pytest -m slow tests "$@" || { rc=$?; (( rc == 5 )) || exit $rc; }
+fi
+if (( run_wheel )); then
+    PYTHON=python bash scripts/wheel_smoke.sh
 fi

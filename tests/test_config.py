@@ -126,7 +126,7 @@ def test_bad_value_inside_a_sweep_is_caught_before_launch(capsys, tmp_path):
 
 
 def test_console_script_from_another_directory(tmp_path):
-    """configs/ is found relative to the package, whatever the working directory."""
+    """The packaged configs are found whatever the working directory."""
     exe = Path(sys.executable).with_name("labelvar")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "labelvar.cli"]
     env = {k: v for k, v in os.environ.items() if k != "LABELVAR_CONFIG_DIR"}

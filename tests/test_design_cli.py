@@ -115,8 +115,7 @@ def test_cli_no_plan_says_so_exit_1(capsys):
 
 
 def test_yaml_configs_run_standalone(tmp_path, capsys):
-    cfg = REPO / "configs" / "design" / "separability.yaml"
-    code, out, err = run(capsys, "--config", str(cfg), "--replicates", "100",
+    code, out, err = run(capsys, "--config", "separability", "--replicates", "100",
                          "--panel-sizes", "1,3")
     assert code == 0 and "recommended: K = " in out
     bad = tmp_path / "bad.yaml"
@@ -141,7 +140,7 @@ def test_config_paths_are_relative_to_the_config_file(capsys, monkeypatch, tmp_p
 def test_yaml_snli_config(capsys, monkeypatch):
     shared_data("snli_dev_subset")
     monkeypatch.chdir(REPO)
-    code, out, err = run(capsys, "--config", "configs/design/snli.yaml",
+    code, out, err = run(capsys, "--config", "snli",
                          "--replicates", "200", "--panel-sizes", "3,5")
     assert code == 0
     assert err.startswith("pilot: 1289 items, L = 3; fitted Beta(")

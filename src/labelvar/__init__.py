@@ -5,7 +5,8 @@ private implementation module or a topic module and is re-exported here, so its
 signature and help are the real ones (scipy's pattern). Names are imported lazily, so
 ``import labelvar`` stays cheap (scipy.stats alone costs ~0.4 s) until one is used.
 Topic modules (``labelvar.analytic``, ``labelvar.design``, ``labelvar.plots``,
-``labelvar.priors``, ...) are reachable as attributes too.
+``labelvar.priors``, ...) are reachable as attributes too. ``labelvar.__version__`` is
+the installed distribution's version (written once, in ``pyproject.toml``).
 
 >>> import labelvar
 >>> round(float(labelvar.expected_f1(0.9, 0.1)), 4)
@@ -18,8 +19,6 @@ Topic modules (``labelvar.analytic``, ``labelvar.design``, ``labelvar.plots``,
 from __future__ import annotations
 
 import importlib
-
-__version__ = "0.1.0"
 
 #: public name -> the module that defines it
 _EXPORTS = {
@@ -60,7 +59,11 @@ __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
 def __getattr__(name: str):
-    if name in _EXPORTS:
+    if name == "__version__":  # single-sourced: pyproject.toml -> the installed metadata
+        from labelvar._provenance import version
+
+        value = version()
+    elif name in _EXPORTS:
         value = getattr(importlib.import_module(_EXPORTS[name]), name)
     elif name in _SUBMODULES:
         value = importlib.import_module(f"labelvar.{name}")

@@ -32,8 +32,29 @@ class UsageError(ValueError):
     """A command-line argument is invalid (reported in one line, exit code 2)."""
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Help that states every option's default: ``(default: X)`` unless the text gives it.
+
+    Like :class:`argparse.ArgumentDefaultsHelpFormatter`, but lists are shown as typed
+    (``0.5,0.6``), and options whose default is "not given" (None, False) say nothing.
+    """
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        default = action.default
+        if (not action.option_strings or action.required or "default" in text
+                or default in (None, False, "", argparse.SUPPRESS) or default == []):
+            return text
+        if isinstance(default, (list, tuple)):
+            default = ",".join(str(v) for v in default)
+        return f"{text} (default: {str(default).replace('%', '%%')})".lstrip()
+
+
 class _Parser(argparse.ArgumentParser):
-    """ArgumentParser whose errors are one line, exit code 2."""
+    """ArgumentParser whose errors are one line, exit code 2, and whose help shows defaults."""
+
+    def __init__(self, *args, formatter_class=_HelpFormatter, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
     def error(self, message: str):  # noqa: D102 - argparse API
         raise UsageError(f"{self.prog}: error: {message}")
@@ -80,7 +101,8 @@ def _add_expect(sub) -> None:
                    help="accuracy threshold for P(accuracy >= A), in [0, 1] (default 0.8)")
     p.add_argument("--confidence-level", type=float, default=0.9, metavar="C",
                    help="coverage of the exact F1 interval (default 0.9)")
-    p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
+    p.add_argument("--format", choices=("markdown", "csv"), default="markdown",
+                   help="table format on stdout")
     p.set_defaults(func=_run_expect)
 
 
@@ -96,8 +118,9 @@ def _run_expect(args) -> int:
 
 def _add_tables(sub) -> None:
     p = sub.add_parser("tables", help="the paper's Tables 1 and 2 as computed by labelvar")
-    p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
-    p.add_argument("--table", choices=("1", "2", "all"), default="all")
+    p.add_argument("--format", choices=("markdown", "csv"), default="markdown",
+                   help="table format on stdout")
+    p.add_argument("--table", choices=("1", "2", "all"), default="all", help="which table")
     p.set_defaults(func=_run_tables)
 
 
@@ -259,14 +282,16 @@ def _add_stratify(sub) -> None:
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for F1 CIs")
     p.add_argument("--boot-raters", action="store_true",
                    help="bootstrap over items and each item's panel votes (all CIs)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the bootstrap, tie breaks and simulated humans")
     p.add_argument("--compare", type=_strs, default=None, metavar="A,B",
                    help="systems A and B on the same items, per task, bin and metric: exact "
                    "McNemar (accuracy), paired bootstrap (others), Holm over all comparisons")
     p.add_argument("--compare-across-tasks", action="store_true",
                    help="with --compare: also the paired t-test across tasks, per bin "
                    "(Figure 4)")
-    p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
+    p.add_argument("--format", choices=("markdown", "csv"), default="markdown",
+                   help="table format on stdout")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="write the tidy table, the paper-layout tables, tests and figures here")
     p.set_defaults(func=_run_stratify)
@@ -394,16 +419,20 @@ def _add_design(sub) -> None:
         description="Plan a study: for each panel size K, the smallest number of items N "
         "meeting the target power, exact under the panel model (the first N reaching it "
         "and the N from which it stays reached), verified by simulation, priced. Values "
-        "come from --config (a YAML file with a 'design:' block, e.g. "
-        "configs/design/*.yaml), overridden by flags. Exit code 1 when no plan "
+        "come from --config (a YAML file with a 'design:' block, or the name of a packaged "
+        "one: separability, snli), overridden by flags. Exit code 1 when no plan "
         "in range meets the target.",
     )
-    p.add_argument("--config", metavar="YAML", help="design settings (YAML, 'design:' block)")
+    p.add_argument("--config", metavar="YAML|NAME",
+                   help="design settings: a YAML file with a 'design:' block, or a packaged "
+                   "config by name (separability, snli); a relative pilot path in it resolves "
+                   "against the file's folder (outside a checkout give snli's data with --pilot)")
     p.add_argument("--question", type=lambda x: x.replace("-", "_"),
                    help="separability | two_systems | precision (default separability)")
     p.add_argument("--theta", metavar="SPEC",
                    help="item agreement: 0.8 | beta:A,B (on [1/L, 1]) | mixture:T1=W1,T2=W2 | "
-                   "an item model: dirichlet:A1,A2,.. | dirichlet_mixture:W=A1,..;W=..")
+                   "an item model: dirichlet:A1,A2,.. | dirichlet_mixture:W=A1,..;W=.. "
+                   "(default 0.8)")
     p.add_argument("--pilot", metavar="FILE",
                    help="fit theta to pilot votes: CSV of per-label counts or JSONL label lists")
     p.add_argument("--pilot-field", help="JSONL field with the labels (annotator_labels)")
@@ -420,26 +449,35 @@ def _add_design(sub) -> None:
                    help="the pilot's item selection, entering the likelihood: top=T (only "
                    "items whose top count is T, e.g. top=3 for ChaosNLI's old_labels) | top>=T")
     p.add_argument("--n-labels", type=int, help="number of labels L (default 2, or the pilot's)")
-    p.add_argument("--m", type=_floats, help="class prior: positive ratio or L probabilities")
-    p.add_argument("--tie-rule", help="random | drop")
+    p.add_argument("--m", type=_floats, help="class prior: positive ratio or L probabilities "
+                   "(default: uniform)")
+    p.add_argument("--tie-rule", help="tied panel votes: random | drop (default random)")
     p.add_argument("--min-agreement", type=float,
                    help="score only items with observed agreement >= this (default 0: all)")
     p.add_argument("--alpha", type=float, help="tests: significance level (default 0.05)")
     p.add_argument("--confidence-level", type=float,
                    help="precision: confidence level of the interval (default 0.95)")
     p.add_argument("--power", type=float, help="target power (default 0.8)")
-    p.add_argument("--baseline", help="separability: random | prior")
+    p.add_argument("--baseline", help="separability: random | prior (default random)")
     p.add_argument("--accuracy-a", type=float,
                    help="separability/precision: system accuracy vs modal label (default: expert)")
-    p.add_argument("--accuracy-b", type=float, help="two_systems: accuracy of B vs modal label")
-    p.add_argument("--delta", type=float, help="two_systems: A's accuracy minus B's")
-    p.add_argument("--error-correlation", type=float, help="two_systems: phi of A/B correctness")
-    p.add_argument("--test", help="two_systems: paired (McNemar) | unpaired (two-proportion)")
-    p.add_argument("--metric", help="two_systems: accuracy | f1 (L = 2; delta-method z-test)")
-    p.add_argument("--half-width", type=float, help="precision: target CI half-width")
-    p.add_argument("--cost-per-item", type=float)
-    p.add_argument("--cost-per-annotation", type=float)
-    p.add_argument("--panel-sizes", type=_ints, metavar="K", help="e.g. 1,3,5,7,9")
+    p.add_argument("--accuracy-b", type=float, help="two_systems: accuracy of B vs modal label "
+                   "(required)")
+    p.add_argument("--delta", type=float, help="two_systems: A's accuracy minus B's (required)")
+    p.add_argument("--error-correlation", type=float,
+                   help="two_systems: phi of A/B correctness (default 0)")
+    p.add_argument("--test", help="two_systems: paired (McNemar) | unpaired (two-proportion) "
+                   "(default paired)")
+    p.add_argument("--metric", help="two_systems: accuracy | f1 (L = 2; delta-method z-test) "
+                   "(default accuracy)")
+    p.add_argument("--half-width", type=float,
+                   help="precision: target CI half-width (required for precision)")
+    p.add_argument("--cost-per-item", type=float, help="cost of one item (default 0)")
+    p.add_argument("--cost-per-annotation", type=float,
+                   help="cost of one annotation (default 1)")
+    p.add_argument("--panel-sizes", type=_ints, metavar="K",
+                   help="panel sizes K to plan for (default 1,3,5,7,9; 3,5,7,9 with "
+                   "--min-agreement > 0)")
     p.add_argument("--n-max", type=int, help="largest N searched (default 10000)")
     p.add_argument("--n-rule", choices=("stable", "first"),
                    help="plan N: stable = smallest N from which the exact power stays >= the "
@@ -448,7 +486,8 @@ def _add_design(sub) -> None:
                    help="simulated studies verifying each plan (default 1000; 0 = none)")
     p.add_argument("--seed", type=int, help="seed of the verification (default 0)")
     p.add_argument("--out", metavar="DIR", help="write design*.csv, scenario.json, power.png/pdf")
-    p.add_argument("--format", choices=("markdown", "csv"), default="markdown")
+    p.add_argument("--format", choices=("markdown", "csv"), default="markdown",
+                   help="table format on stdout")
     p.set_defaults(func=_run_design)
 
 
@@ -459,7 +498,10 @@ def _design_settings(args) -> dict:
     if args.config:
         import yaml
 
-        with open(args.config) as fh:
+        from labelvar.config import design_config
+
+        path = design_config(args.config)  # a file, else a packaged config by name
+        with open(path) as fh:
             doc = yaml.safe_load(fh) or {}
         block = doc.get("design", doc) if isinstance(doc, dict) else None
         if not isinstance(block, dict):
@@ -472,7 +514,12 @@ def _design_settings(args) -> dict:
         pilot = block.get("pilot")
         if pilot is not None and not Path(str(pilot)).is_absolute():
             # paths inside a config file are relative to that file, not to the working directory
-            settings["pilot"] = str(Path(args.config).resolve().parent / str(pilot))
+            settings["pilot"] = str(path.resolve().parent / str(pilot))
+        if pilot is not None and args.pilot is None and not Path(settings["pilot"]).is_file():
+            raise FileNotFoundError(
+                f"the pilot of --config {args.config} is not there: {settings['pilot']} "
+                f"(its path is relative to {path.resolve().parent}); pass the pilot file with "
+                "--pilot PATH")
     for key in allowed:
         val = getattr(args, key, None)
         if val is not None:
@@ -526,11 +573,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog="labelvar",
         description="Evaluate AI systems and human experts when the ground-truth annotators "
         "disagree (the coin-toss paradigm of arXiv:2601.05500).",
-        epilog="Run `labelvar COMMAND --help` for the options of a command.",
+        epilog="Run `labelvar COMMAND --help` for the options of a command. Shell completion "
+        "(bash, zsh) of the commands and of `labelvar sweep`'s config groups and keys: "
+        'eval "$(labelvar -sc install=bash)".',
     )
-    from labelvar import __version__
+    from labelvar._provenance import version
 
-    parser.add_argument("--version", action="version", version=f"labelvar {__version__}")
+    parser.add_argument("--version", action="version", version=f"labelvar {version()}",
+                        help="print labelvar's version (the installed package's metadata)")
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an error instead of one line")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -596,6 +646,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     traceback instead. A closed output pipe (``labelvar tables | head``) ends quietly.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] in (["-sc"], ["--shell-completion"]):  # Hydra's completion script calls this
+        from labelvar import sweep
+
+        return sweep.shell_completion(argv)
     head = argv[: argv.index("sweep") + 1] if "sweep" in argv else argv
     debug = "--debug" in head
     if debug:

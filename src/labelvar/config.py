@@ -1,4 +1,4 @@
-"""Typed configuration of a sweep: the schema behind ``configs/``.
+"""Typed configuration of a sweep: the schema behind the packaged ``labelvar/configs/``.
 
 The dataclasses here are registered in Hydra's ``ConfigStore`` as
 ``base_config``; ``configs/config.yaml`` lists it first in its defaults, so
@@ -9,6 +9,19 @@ error, never a silent ``None``.
 The Hydra entry point (:mod:`labelvar.sweep`) converts the composed
 ``DictConfig`` into a :class:`SweepConfig` with ``OmegaConf.to_object`` and
 calls :func:`validate`; nothing below it sees a ``DictConfig``.
+
+Where the configs live
+----------------------
+The YAML files ship inside the package (package data, found with
+:mod:`importlib.resources`), so an installed wheel runs from any directory:
+
+* ``labelvar/configs/`` -- the Hydra sweep configs (``config.yaml`` and the groups
+  ``experiment/``, ``grid/``, ``model/``, ``labellers/``, ``hydra/launcher/``);
+  :func:`config_dir` returns it, or ``$LABELVAR_CONFIG_DIR`` when that is set (a
+  copy of the folder with your own experiments);
+* ``labelvar/configs_design/`` -- the study planner's configs (``labelvar design
+  --config NAME``), kept outside Hydra's search path: they are not sweep configs.
+  :func:`design_config` resolves a name or a path, :func:`design_configs` lists them.
 
 Examples
 --------
@@ -36,20 +49,25 @@ __all__ = [
     "OutputConfig",
     "SweepConfig",
     "CONFIG_DIR",
+    "DESIGN_CONFIG_DIR",
     "MODES",
     "LABELLERS",
     "PLOTS",
     "register_configs",
+    "config_dir",
+    "design_config",
+    "design_configs",
     "validate",
     "schema_keys",
     "theta_prior_arg",
     "model_labellers",
 ]
 
-#: ``configs/`` at the repository root (``src/labelvar/config.py`` -> ``../../configs``).
-#: Found relative to this file, so it works from any working directory after
-#: ``pip install -e .``; ``LABELVAR_CONFIG_DIR`` overrides it (see :func:`config_dir`).
-CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
+#: the packaged Hydra sweep configs (``labelvar/configs/``, shipped as package data);
+#: ``LABELVAR_CONFIG_DIR`` overrides it (see :func:`config_dir`)
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+#: the packaged study-planner configs (``labelvar design --config NAME``; not on Hydra's path)
+DESIGN_CONFIG_DIR = Path(__file__).resolve().parent / "configs_design"
 
 MODES = ("coin", "panel")
 LABELLERS = ("expert", "random", "prior", "constant", "model")
@@ -241,24 +259,86 @@ def register_configs() -> None:
     ConfigStore.instance().store(name="base_config", node=SweepConfig)
 
 
+def _package_dir(name: str) -> Path:
+    """A folder of package data as a file-system path (``importlib.resources``).
+
+    The package is installed as files (a wheel or an editable install), so the
+    resource is a real directory; Hydra needs a path, not a traversable.
+    """
+    from importlib.resources import files
+
+    return Path(str(files("labelvar").joinpath(name)))
+
+
 def config_dir() -> Path:
-    """Return the directory holding ``config.yaml`` (``$LABELVAR_CONFIG_DIR`` or :data:`CONFIG_DIR`).
+    """Return the directory holding the sweep's ``config.yaml``.
+
+    ``$LABELVAR_CONFIG_DIR`` when set (a folder with your own ``config.yaml`` and
+    groups, e.g. a copy of the packaged one), else the packaged ``labelvar/configs/``.
 
     Examples
     --------
     >>> (config_dir() / "config.yaml").is_file()
     True
+    >>> sorted(p.name for p in config_dir().iterdir() if p.is_dir())
+    ['experiment', 'grid', 'hydra', 'labellers', 'model']
     """
     import os
 
     env = os.environ.get("LABELVAR_CONFIG_DIR")
-    path = Path(env).resolve() if env else CONFIG_DIR
+    path = Path(env).expanduser().resolve() if env else _package_dir("configs")
     if not (path / "config.yaml").is_file():
-        raise FileNotFoundError(
-            f"labelvar configs not found: {path / 'config.yaml'} (install labelvar with "
-            "`pip install -e .` from a checkout, or set LABELVAR_CONFIG_DIR)"
-        )
+        where = ("$LABELVAR_CONFIG_DIR points at a folder without config.yaml; unset it to "
+                 "use the packaged configs" if env else
+                 "the installation is incomplete; reinstall labelvar")
+        raise FileNotFoundError(f"labelvar configs not found: {path / 'config.yaml'} ({where})")
     return path
+
+
+def design_configs() -> list[str]:
+    """Names of the packaged study-planner configs (``labelvar design --config NAME``).
+
+    Examples
+    --------
+    >>> design_configs()
+    ['separability', 'snli']
+    """
+    return sorted(p.stem for p in _package_dir("configs_design").glob("*.yaml"))
+
+
+def design_config(name: str | Path) -> Path:
+    """Resolve ``labelvar design --config NAME``: an existing file, else a packaged config.
+
+    A path to an existing file is used as given. Otherwise a bare name such as
+    ``snli`` (or ``snli.yaml``) names the packaged ``labelvar/configs_design/snli.yaml``.
+    Relative paths inside a config (``pilot:``) resolve against the config file's
+    folder, wherever it is.
+
+    Raises
+    ------
+    FileNotFoundError
+        Neither a file nor a packaged config; the message lists the packaged names.
+
+    Examples
+    --------
+    >>> design_config("snli").name, design_config("snli.yaml") == design_config("snli")
+    ('snli.yaml', True)
+    >>> design_config("nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: design config not found: 'nope' is not a file nor a packaged ... snli)
+    """
+    path = Path(name).expanduser()
+    if path.is_file():
+        return path
+    text = str(name)
+    stem = text[:-5] if text.endswith(".yaml") else text
+    if stem and "/" not in stem and "\\" not in stem:
+        packaged = _package_dir("configs_design") / f"{stem}.yaml"
+        if packaged.is_file():
+            return packaged
+    raise FileNotFoundError(f"design config not found: {text!r} is not a file nor a packaged "
+                            f"config (packaged: {', '.join(design_configs())})")
 
 
 def schema_keys(path: str) -> list[str] | None:
@@ -437,7 +517,7 @@ def validate(cfg: SweepConfig) -> SweepConfig:
             import pyarrow  # noqa: F401
         except ImportError:
             raise ValueError(
-                "output.format='parquet' needs pyarrow (pip install -e .[parquet]); use 'csv'"
+                "output.format='parquet' needs pyarrow (pip install 'labelvar[parquet]'); use 'csv'"
             ) from None
     if not cfg.name or any(c in cfg.name for c in "/\\"):
         raise ValueError(f"name must be a non-empty name without slashes, got {cfg.name!r}")

@@ -24,7 +24,8 @@ resumed. Every file is written to a temporary name and renamed.
 Outputs of a job (under Hydra's run directory)
 ----------------------------------------------
 ``results.csv`` (or ``.parquet``), ``config.yaml`` (resolved), ``metadata.json``
-(seed, versions, git revision, chunk accounting, timings), ``<plot>.png/.pdf``
+(seed, versions, labelvar's git revision when run from a checkout, chunk
+accounting, timings), ``<plot>.png/.pdf``
 and ``chunks/``; Hydra adds ``.hydra/``. :func:`collect` merges the jobs of a
 multirun into one table.
 """
@@ -38,7 +39,6 @@ import logging
 import os
 import platform
 import re
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -69,6 +69,7 @@ __all__ = [
     "check_overrides",
     "hydra_app",
     "cli_main",
+    "shell_completion",
 ]
 
 log = logging.getLogger("labelvar.sweep")
@@ -448,8 +449,10 @@ def _write_config(cfg: SweepConfig, out_dir: Path) -> None:
 def _versions() -> dict:
     from importlib import metadata
 
-    out = {"python": platform.python_version()}
-    for dist in ("labelvar", "numpy", "numba", "scipy", "pandas", "matplotlib", "hydra-core",
+    from labelvar._provenance import version
+
+    out = {"python": platform.python_version(), "labelvar": version()}
+    for dist in ("numpy", "numba", "scipy", "pandas", "matplotlib", "hydra-core",
                  "omegaconf", "pyarrow", "hydra-joblib-launcher", "hydra-submitit-launcher"):
         try:
             out[dist] = metadata.version(dist)
@@ -459,15 +462,10 @@ def _versions() -> dict:
 
 
 def _git_revision() -> dict:
-    root = Path(__file__).resolve().parents[2]
-    try:
-        rev = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "src"],
-                               capture_output=True, text=True, timeout=10).stdout.strip() != ""
-    except (OSError, subprocess.SubprocessError):
-        return {"revision": None, "dirty_src": None}
-    return {"revision": rev, "dirty_src": dirty}
+    """The git details of labelvar's own checkout, or Nones (an installed copy); no other repo's."""
+    from labelvar._provenance import vcs_info
+
+    return vcs_info()
 
 
 def _metadata(cfg: SweepConfig, **extra) -> dict:
@@ -822,13 +820,23 @@ def cli_main(args: Sequence[str]) -> int:
     from hydra.main import get_args_parser
 
     args = list(args)
+    if "--version" in args:  # labelvar's version, not Hydra's
+        from labelvar._provenance import version
+
+        print(f"labelvar {version()}")
+        return 0
     if "--quiet" in args:
         args = [a for a in args if a != "--quiet"] + ["quiet=true"]
     if not (set(args) & _NO_CHECK_FLAGS):
         parsed = get_args_parser().parse_args(args)
         check_overrides(parsed.overrides)
+    saved_line = os.environ.get("COMP_LINE")
+    if _is_query(args) and saved_line is not None:
+        os.environ["COMP_LINE"] = _hydra_completion_line(saved_line)
     saved = sys.argv
-    sys.argv = ["labelvar-sweep", *args]
+    # Hydra names the program after argv[0] (shell completion, --hydra-help): the console
+    # script is `labelvar`, and `labelvar -sc ...` reaches this app (see shell_completion)
+    sys.argv = ["labelvar", *args]
     root = logging.getLogger()
     saved_handlers, saved_level = list(root.handlers), root.level
     GlobalHydra.instance().clear()
@@ -842,12 +850,63 @@ def cli_main(args: Sequence[str]) -> int:
         return 0
     finally:
         sys.argv = saved
+        if saved_line is not None:
+            os.environ["COMP_LINE"] = saved_line
         GlobalHydra.instance().clear()
         for handler in [h for h in root.handlers if h not in saved_handlers]:
             root.removeHandler(handler)  # Hydra's job logging (console + <run dir>/sweep.log)
             handler.close()
         root.setLevel(saved_level)
     return 0
+
+
+#: the subcommands of `labelvar`, offered when completing the word after it
+_COMMANDS = ("expect", "tables", "sweep", "collect", "stratify", "design")
+
+
+def shell_completion(args: Sequence[str]) -> int:
+    """``labelvar -sc install=bash|query=bash|...``: Hydra's shell completion, for ``labelvar sweep``.
+
+    ``eval "$(labelvar -sc install=bash)"`` installs Hydra's completion function for
+    the ``labelvar`` command; on each TAB it runs ``labelvar -sc query=bash`` with the
+    line in ``COMP_LINE``. A line ``labelvar sweep ...`` is completed by Hydra (config
+    groups and keys) as if the app were called without the word ``sweep``; the word after
+    ``labelvar`` completes to a subcommand; other subcommands get the shell's default
+    (file names).
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["COMP_LINE"] = "labelvar sw"
+    >>> shell_completion(["-sc", "query=bash"])
+    sweep
+    0
+    >>> del os.environ["COMP_LINE"]
+    """
+    args = list(args)
+    words = os.environ.get("COMP_LINE", "").split() if _is_query(args) else ["", "sweep"]
+    if len(words) >= 2 and words[1] == "sweep":
+        return cli_main(args)
+    line = os.environ.get("COMP_LINE", "")
+    if len(words) <= 1 or (len(words) == 2 and not line.endswith(" ")):
+        current = words[1] if len(words) == 2 else ""
+        print(" ".join(c for c in _COMMANDS if c.startswith(current)))
+    else:
+        print("")
+    return 0
+
+
+def _is_query(args: Sequence[str]) -> bool:
+    return any(a.startswith("query=") for a in args) and bool({"-sc", "--shell-completion"}
+                                                               & set(args))
+
+
+def _hydra_completion_line(line: str) -> str:
+    """``labelvar sweep REST`` -> ``labelvar REST``: Hydra strips one word, the app's name."""
+    head, sep, rest = line.partition(" sweep")
+    if sep and " " not in head.strip() and (not rest or rest[0].isspace()):
+        return head + rest
+    return line
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m labelvar.sweep ...`

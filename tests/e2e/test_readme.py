@@ -23,9 +23,9 @@ def test_readme_worked_example_output_is_current(capsys, monkeypatch):
     """The README's 'Planning a study' output is what the command prints today."""
     shared_data("snli_dev_subset")
     monkeypatch.chdir(REPO)
-    code, out, err = run(capsys, "--config", "configs/design/snli.yaml")
+    code, out, err = run(capsys, "--config", "snli")
     assert code == 0
     readme = (REPO / "README.md").read_text()
-    block = readme.split("$ labelvar design --config configs/design/snli.yaml")[1]
+    block = readme.split("$ labelvar design --config snli")[1]
     block = block.split("```")[0].split("\n", 1)[1]
     assert block.strip() == (err.splitlines()[0] + "\n" + out).strip()
