@@ -367,7 +367,8 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
                                   json.dumps(result.scenario.to_dict(), indent=2, default=str)))
         if figure:
             fig = plots.plot_power_curves(result.curves, result.evaluated, result.plans,
-                                          target=result.scenario.power)
+                                          target=result.scenario.power,
+                                          scenario=result.scenario)
             files += plots.save(fig, tmp / "power")
         files.append(atomic_write(tmp / "report.json",
                                   _metadata("design", files, message=result.message)))

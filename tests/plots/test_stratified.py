@@ -28,15 +28,22 @@ def test_stratified_scores_draws_table_values(table, drawn):
     ax = fig.axes[0]
     assert ax.get_xlabel() == "observed agreement (stratum)" and ax.get_ylabel() == "accuracy"
     lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    by_gid = {f"system:{c.get_label()}": c for c in ax.containers}  # systems: error bars (CIs)
     sub = table[(table.task == "task0") & (table.metric == "accuracy")]
-    weak = sub[(sub.system == "weak") & (sub.stratum != "all")].score.to_numpy()
-    np.testing.assert_allclose(lines["weak"].get_ydata(), weak)
+    weak_rows = sub[(sub.system == "weak") & (sub.stratum != "all")]
+    weak = weak_rows.score.to_numpy()
+    np.testing.assert_allclose(by_gid["system:weak"].lines[0].get_ydata(), weak)
+    segs = by_gid["system:weak"].lines[2][0].get_segments()  # the CI bars: ci_low..ci_high
+    np.testing.assert_allclose([sg[:, 1] for sg in segs],
+                               weak_rows[["ci_low", "ci_high"]].to_numpy(float))
     e = sub[(sub.system == "weak") & (sub.stratum != "all")].expected.to_numpy()
     np.testing.assert_allclose(lines["E (expected)"].get_ydata(), e)
     np.testing.assert_allclose(lines["random labeller"].get_ydata(), 0.5)
     assert len([a for a in fig.axes if a.get_visible()]) == 3
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert {"E (expected)", "random labeller", "strong", "weak", "coin", "H"} <= set(legend)
+    assert {"E (expected)", "random labeller", "strong", "weak", "coin"} <= set(legend)
+    assert "H: mean of 2 humans, bar ± sd across them" in legend
+    assert "system bars: confidence interval (ci_low, ci_high)" in legend
 
 
 def test_stratified_scores_f1_random_baseline(table, drawn):
@@ -66,8 +73,10 @@ def test_delta_by_bin_boxes_hold_the_deltas_and_draw_given_tests(table, drawn):
     tests = bin_tests(table, metric="f1", value="delta_human")
     fig = drawn(plots.plot_delta_by_bin(table, "f1", tests=tests))
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["0.60", "0.80", "1.00", "all"]
     texts = sorted(t.get_text() for t in ax.texts)
+    assert ax.get_ylabel() == "Δ = H − system ($F_1$)"
+    assert [t.get_text() for t in ax.get_xticklabels()] == [
+        "0.60\nn = 9", "0.80\nn = 9", "1.00\nn = 9", "all\nn = 9"]
     r = tests.table.iloc[0]
     assert texts == sorted([f"Welch {to_stars(r.welch_p)}", f"Levene {to_stars(r.levene_p)}"])
     pts = {ln.get_gid(): ln for ln in ax.get_lines() if ln.get_gid()}
@@ -105,6 +114,7 @@ def test_system_vs_system(table, drawn):
     fig = drawn(plots.plot_system_vs_system(table, "strong", "weak", "accuracy", tests=res))
     ax = fig.axes[0]
     assert ax.get_title() == "strong − weak (accuracy)"
+    assert ax.get_ylabel() == "Δ = strong − weak (accuracy)"
     pts = {ln.get_gid(): ln for ln in ax.get_lines() if ln.get_gid()}
     a = table[(table.metric == "accuracy") & (table.stratum == "1.00")]
     d = (a[a.system == "strong"].set_index("task").score

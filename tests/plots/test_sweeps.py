@@ -57,15 +57,25 @@ def test_figure1_draws_the_table(tmp_path, drawn):
         assert mean[0].get_linestyle() == ("-" if lab == "expert" else ":")
         assert mean[0].get_color() == closed[0].get_color()  # one color per m
     # F1: one 5-95 % band per (m, labeller); accuracy has the same closed form for every m,
-    # so one grey envelope band per labeller (the lines are still one per m)
+    # so one grey envelope band per labeller and the closed form drawn once, black, on top
     assert len(f1_ax.collections) == 4
     assert len(acc_ax.collections) == 2
+    for lab in ("expert", "random"):
+        acc = t[(t.metric == "accuracy") & (t.labeller == lab) & (t.m == 0.1)].sort_values("p_d")
+        closed = lines_with(acc_ax, acc["p_d"], acc["expected"])
+        assert [ln.get_gid() for ln in closed] == [f"closed form:{lab}"]
+        assert closed[0].get_color() == "#000000" and closed[0].get_linestyle() == "--"
+        assert closed[0].get_zorder() > max(ln.get_zorder() for ln in acc_ax.get_lines()
+                                            if not ln.get_gid())  # above the MC means
+    assert "closed form drawn once" in " ".join(x.get_text() for x in acc_ax.texts)
     band = acc_ax.collections[0].get_paths()[0].vertices
     expert = t[(t["metric"] == "accuracy") & (t["labeller"] == "expert")]
     assert band[:, 1].min() == pytest.approx(expert["q05"].min())
     assert band[:, 1].max() == pytest.approx(expert["q95"].max())
     legend = [x.get_text() for x in fig.legends[0].get_texts()]
-    assert legend[:2] == ["$m$ = 0.1", "$m$ = 0.5"] and "closed form" in legend
+    assert legend[:2] == ["$m$ = 0.1", "$m$ = 0.5"]
+    assert "closed form (black: same for every $m$)" in legend
+    assert fig.get_suptitle().startswith("Expert vs random labeller by positive-class ratio")
     paths = plots.save(fig, tmp_path / "fig1")
     assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 0 for p in paths)
 
@@ -75,6 +85,11 @@ def test_figure1_color_by_n_labels_and_refusals(drawn):
     t2 = pd.concat([t, t.assign(n_labels=3)], ignore_index=True)
     fig = drawn(plots.plot_figure1(t2, color_by="n_labels"))
     assert [x.get_text() for x in fig.legends[0].get_texts()][:2] == ["$L$ = 2", "$L$ = 3"]
+    # its own title (not Figure 1's), and F1 is macro-F1 for L > 2
+    assert fig.get_suptitle().startswith("Expert vs random labeller with $L$ labels")
+    assert fig.axes[1].get_ylabel() == "$F_1$ (macro-$F_1$ for $L$ > 2)"
+    only3 = drawn(plots.plot_figure1(t.assign(n_labels=3), color_by="n_labels"))
+    assert only3.axes[1].get_ylabel() == "macro-$F_1$"
     with pytest.raises(ValueError, match=r"several values of n_labels \(\[2, 3\]\); select one"):
         plots.plot_figure1(t2)  # color_by m: n_labels is ambiguous
     with pytest.raises(ValueError, match="no rows with metric"):
@@ -109,8 +124,11 @@ def test_panel_bias_plot_uses_strata(drawn):
         rows.append(dict(p_d=np.nan, panel_size=k, labeller="expert", stratum="all",
                          metric="theta", mean=0.8, expected=0.8, q05=0.7, q95=0.9))
     t = pd.DataFrame(rows)
-    fig = drawn(plots.plot_panel_bias(t))
-    assert "K$ = 3" in fig.axes[0].get_legend().get_texts()[0].get_text()
+    fig = drawn(plots.plot_panel_bias(t.assign(theta_prior="beta(a=2.0,b=1.0,lo=None,hi=1.0)",
+                                               n_labels=2)))
+    assert "K$ = 3" in fig.legends[0].get_texts()[0].get_text()
+    assert "Beta(2, 1) on [1/2, 1]" in fig.get_suptitle()
+    assert "beta(a=" not in fig.get_suptitle()
     ax = fig.axes[0]
     k5 = t[(t["panel_size"] == 5) & (t["metric"] == "theta") & (t["stratum"] != "all")]
     assert len(lines_with(ax, k5["stratum"].astype(float), k5["mean"])) >= 1

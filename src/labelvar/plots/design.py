@@ -4,18 +4,81 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
-from labelvar.plots._style import PALETTE, new_figure
+from labelvar.plots._style import LINESTYLES, MARKERS, PALETTE, legend, new_figure, series_colors
+from labelvar.plots._style import title as set_title
 
-__all__ = ["plot_power_curves", "plot_power_sawtooth"]
+__all__ = ["plot_power_curves", "plot_power_sawtooth", "scenario_text"]
+
+
+def _g(x) -> str:
+    return f"{float(x):.4g}"
+
+
+def scenario_text(scenario) -> tuple[str, str]:
+    """``(title, subtitle)`` of a planned study: the question, then the test and theta.
+
+    Parameters
+    ----------
+    scenario : labelvar.design.Scenario or dict
+        The scenario (or its :meth:`~labelvar.design.Scenario.to_dict`).
+
+    Examples
+    --------
+    >>> from labelvar.design import Scenario
+    >>> scenario_text(Scenario("separability", theta=0.7))[0]
+    'Separability: tell the expert from a random labeller'
+    >>> scenario_text(Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85,
+    ...                        delta=0.05, error_correlation=0.3, min_agreement=0.8))[1].split("; ")
+    ['exact McNemar, α = 0.05, target power 0.8', 'θ ~ Beta(8, 2) on [1/3, 1], L = 3', \
+'scored where observed agreement ≥ 0.8']
+    """
+    from labelvar.design import Scenario
+    from labelvar.priors import as_theta_prior
+
+    if isinstance(scenario, dict):
+        scenario = Scenario(**scenario)
+    sc = scenario
+    q = sc.question
+    if q == "separability":
+        who = "the system" if sc.accuracy_a is not None else "the expert"
+        head = f"Separability: tell {who} from a {sc.baseline} labeller"
+        if sc.accuracy_a is not None:
+            head += f" (accuracy {_g(sc.accuracy_a)})"
+    elif q == "two_systems":
+        qa, qb = sc.accuracies
+        metric = "F1" if sc.metric == "f1" else "accuracy"
+        article = "an" if metric[0] in "aeiou" else "a"
+        head = (f"Two systems: detect {article} {metric} gain of {_g(sc.delta)} "
+                f"({_g(qa)} vs {_g(qb)}, error correlation {_g(sc.error_correlation)})")
+    else:
+        head = f"Precision: Wilson interval of the score within ±{_g(sc.half_width)}"
+    if q == "two_systems":
+        test = ("exact McNemar" if sc.test == "paired" else "two-proportion z-test") \
+            if sc.metric == "accuracy" else "Wald z-test of the F1 difference"
+        level = f"{test}, α = {_g(sc.alpha)}, target power {_g(sc.power)}"
+    elif q == "separability":
+        level = f"one-sided exact binomial test, α = {_g(sc.alpha)}, target power {_g(sc.power)}"
+    else:
+        level = (f"{_g(100 * sc.confidence_level)} % interval, "
+                 f"target assurance {_g(sc.power)}")
+    theta = as_theta_prior(sc.theta)
+    desc = theta.describe(sc.n_labels)
+    desc = desc.replace("theta", "θ") if desc.startswith("theta") else f"θ ~ {desc}"
+    parts = [level, f"{desc}, L = {sc.n_labels}"]
+    if sc.min_agreement > 0:
+        parts.append(f"scored where observed agreement ≥ {_g(sc.min_agreement)}")
+    return head, "; ".join(parts)
 
 
 def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | None = None,
-                      title: str | None = None) -> Figure:
+                      title: str | None = None, scenario=None) -> Figure:
     """Power against the number of items N, one curve per panel size K (study planner).
 
     With a ``cost`` column in ``curves`` a second panel shows power against total cost,
-    where the panel sizes compete on price.
+    where the panel sizes compete on price. Each K has its own color, line style and
+    marker, so curves that coincide (e.g. K = 3 and K = 9 against N) stay visible.
 
     Parameters
     ----------
@@ -30,6 +93,10 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
     target : float, optional
         Target power (dashed line).
     title : str, optional
+        Figure title; default: the scenario's question (:func:`scenario_text`).
+    scenario : labelvar.design.Scenario or dict, optional
+        The planned study (``DesignResult.scenario``); states the question, test,
+        α, target power and θ in the title. ``target`` defaults to its power.
 
     Returns
     -------
@@ -46,29 +113,44 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
     (1, 3)
     """
     with_cost = "cost" in curves.columns
-    fig, axes = new_figure(1, 2 if with_cost else 1, width=4.6, height=3.6, sharey=True)
+    head, sub = scenario_text(scenario) if scenario is not None else (None, None)
+    if target is None and scenario is not None:
+        target = float(getattr(scenario, "power", None) or scenario["power"])
+    fig, axes = new_figure(1, 2 if with_cost else 1, width=4.4, height=3.4, sharey=True)
     ks = sorted(curves["panel_size"].unique())
+    colors = series_colors(len(ks))
     rec = None
     if plans is not None and "recommended" in plans and plans["recommended"].any():
         rec = plans[plans["recommended"]].iloc[0]
     shown = curves[curves["power_analytic"] >= 0.02]
+    handles = []
     for j, xcol in enumerate(["n_items", "cost"] if with_cost else ["n_items"]):
         ax = axes[0, j]
         for i, k in enumerate(ks):
-            color = PALETTE[i % len(PALETTE)]
+            style = dict(color=colors[i], ls=LINESTYLES[i % len(LINESTYLES)])
             c = curves[curves["panel_size"] == k].sort_values("n_items")
-            ax.plot(c[xcol], c["power_analytic"], color=color, lw=1.4, label=f"K = {k}")
+            every = max(1, len(c) // 8)
+            line, = ax.plot(c[xcol], c["power_analytic"], lw=1.5, label=f"K = {k}",
+                            marker=MARKERS[i % len(MARKERS)], ms=3.5,
+                            markevery=(i * every // max(len(ks), 1), every), **style)
+            if j == 0:
+                handles.append(line)
             if evaluated is not None and len(evaluated):
                 e = evaluated[evaluated["panel_size"] == k]
                 x = e["n_items"] if xcol == "n_items" else np.interp(
                     e["n_items"], c["n_items"], c["cost"])
                 ax.errorbar(x, e["power_simulated"], yerr=2 * e["power_se"], fmt="o", ms=3,
-                            color=color, elinewidth=0.8, capsize=1.5)
+                            color=colors[i], mfc="white", elinewidth=0.8, capsize=1.5,
+                            zorder=4)
         if rec is not None:
             y = rec["power_simulated"] if rec["power_simulated"] == rec["power_simulated"] \
                 else rec["power_analytic"]
-            ax.plot([rec[xcol]], [y], marker="*", ms=13, color="black", ls="none",
-                    label=f"recommended: K = {int(rec['panel_size'])}, N = {int(rec['n_items'])}")
+            star, = ax.plot([rec[xcol]], [y], marker="*", ms=13, color="black", ls="none",
+                            mfc="none", mew=1.1, zorder=6,
+                            label=f"recommended: K = {int(rec['panel_size'])}, "
+                                  f"N = {int(rec['n_items'])}")
+            if j == 0:
+                handles.append(star)
         if target is not None:
             ax.axhline(target, color="grey", ls="--", lw=0.9)
         ax.set_xscale("log")
@@ -76,15 +158,23 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
             ax.set_xlim(left=shown[xcol].min() * 0.8)
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("items N (log scale)" if xcol == "n_items" else "total cost (log scale)")
-        ax.grid(alpha=0.3)
+        ax.set_title("power vs items" if xcol == "n_items" else "power vs cost")
     axes[0, 0].set_ylabel("power")
-    axes[0, 0].legend(fontsize=7.5, loc="upper left")
-    fig.suptitle(title or "power (lines: exact; points: simulated ±2 SE)", fontsize=9)
+    if evaluated is not None and len(evaluated):
+        handles.append(Line2D([], [], color="0.3", marker="o", mfc="white", ls="none", ms=3,
+                              label="simulated ± 2 SE"))
+    handles.append(Line2D([], [], color="0.3", lw=1.5, label="exact power (line)"))
+    if target is not None:
+        handles.append(Line2D([], [], color="grey", ls="--", lw=0.9,
+                              label=f"target power {target:g}"))
+    legend(fig, handles, ncol=4)
+    set_title(fig, title or head or "Power of the planned study per panel size K", sub)
     return fig
 
 
 def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = None,
-                        n_stable: int | None = None, title: str | None = None) -> Figure:
+                        n_stable: int | None = None, title: str | None = None,
+                        scenario=None) -> Figure:
     """Exact power at every N near the target: the sawtooth of a discrete test.
 
     Parameters
@@ -97,6 +187,9 @@ def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = 
         The first N reaching the target and the N from which it stays reached
         (``plans["n_items_first"]``, ``plans["n_items_stable"]``), marked by vertical lines.
     title : str, optional
+        Figure title.
+    scenario : labelvar.design.Scenario or dict, optional
+        The planned study; its test, α, target power and θ become the subtitle.
 
     Returns
     -------
@@ -115,19 +208,19 @@ def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = 
     ax = axes[0, 0]
     ax.plot(n, pw, color=PALETTE[0], lw=0.8, label="exact power")
     ok = pw >= target
-    ax.plot(n[ok], pw[ok], "o", ms=2.8, color=PALETTE[0], label=f"power >= {target:g}")
+    ax.plot(n[ok], pw[ok], "o", ms=2.8, color=PALETTE[0], label=f"power ≥ {target:g}")
     ax.plot(n[~ok], pw[~ok], "o", ms=2.8, mfc="white", color=PALETTE[0],
             label=f"power < {target:g}")
-    ax.axhline(target, color="grey", ls="--", lw=0.9)
+    ax.axhline(target, color="grey", ls="--", lw=0.9, label=f"target power {target:g}")
     if n_first is not None:
-        ax.axvline(n_first, color=PALETTE[1 % len(PALETTE)], lw=1.1,
-                   label=f"first crossing N = {n_first}")
+        ax.axvline(n_first, color=PALETTE[1], lw=1.1, label=f"first crossing N = {n_first}")
     if n_stable is not None:
-        ax.axvline(n_stable, color=PALETTE[2 % len(PALETTE)], lw=1.1, ls="-.",
+        ax.axvline(n_stable, color=PALETTE[2], lw=1.1, ls="-.",
                    label=f"stable from N = {n_stable}")
     ax.set_xlabel("items N")
     ax.set_ylabel("power")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7.5, loc="lower right")
-    fig.suptitle(title or "exact power of a discrete test is a sawtooth in N", fontsize=9)
+    legend(fig, ax.get_legend_handles_labels()[0], ncol=3)
+    head, sub = scenario_text(scenario) if scenario is not None else (None, None)
+    set_title(fig, title or "Exact power of a discrete test is a sawtooth in N",
+              sub if scenario is not None else None)
     return fig

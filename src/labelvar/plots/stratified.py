@@ -12,7 +12,16 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from labelvar.plots._style import PALETTE, new_figure
+from labelvar.plots._style import (
+    HUMAN_COLOR,
+    MARKERS,
+    PALETTE,
+    legend,
+    metric_label,
+    new_figure,
+    series_colors,
+)
+from labelvar.plots._style import title as set_title
 
 __all__ = ["AGREEMENT", "plot_delta_by_bin", "plot_stratified_scores", "plot_system_vs_system"]
 
@@ -59,8 +68,30 @@ def _random_baseline(metric: str, n_labels, m) -> np.ndarray:
     return np.full(n_labels.shape, np.nan)
 
 
+def _is_interval(label) -> bool:
+    return str(label)[:1] in "[("
+
+
+def _bin_ticks(ax, x, order, counts=None) -> None:
+    """Bin tick labels (``n = ...`` below when given); interval bins are rotated."""
+    labels = [str(s) if counts is None else f"{s}\nn = {counts[i]}" for i, s in enumerate(order)]
+    if any(_is_interval(s) for s in order) and counts is None:
+        ax.set_xticks(x, labels, rotation=30, ha="right", rotation_mode="anchor")
+    else:
+        ax.set_xticks(x, labels)
+
+
+def _human_text(g, ref_role) -> str:
+    """Legend text of the human reference: what its error bar is."""
+    if ref_role == "H":
+        names = g.loc[g["role"] == "human", "system"].unique()
+        k = f"{len(names)} " if len(names) else ""
+        return f"H: mean of {k}humans, bar ± sd across them"
+    return f"{ref_role}: simulated human, bar ± sd over draws"
+
+
 def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all: bool = False,
-                           ncols: int = 4) -> Figure:
+                           ncols: int = 4, title: str | None = None) -> Figure:
     """Score against agreement bin per task, with the expected curve (Figure 2 style).
 
     Parameters
@@ -75,15 +106,22 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
         Also draw the ``all`` stratum at the right end of each panel.
     ncols : int
         Panels per row.
+    title : str, optional
+        Figure title (default: the metric, per agreement bin).
 
     Returns
     -------
     matplotlib.figure.Figure
-        Per panel: each system (solid), the human group H or H' (black, with sd
-        error bars) joined to each system by a thin vertical line (Δ = H − M), the
-        expected score E (the table's ``expected``, dashed) and the random
-        labeller's expected score (dotted; :func:`labelvar.analytic.random_accuracy`
-        for accuracy, :func:`labelvar.analytic.expected_f1` at p_d = 1/L for binary F1).
+        Per panel: each system (its own color and marker, Okabe & Ito up to 7
+        systems, Tol muted up to 9) with its confidence interval (the table's
+        ``ci_low``, ``ci_high``) as error bars, the systems spread a little
+        around each bin so that their bars stay apart; the human group H or H'
+        (black squares, error bars ± its ``sd``: across the humans for H, over
+        the simulated draws for H'); the expected score E (the table's
+        ``expected``, dashed) and the random labeller's expected score (dotted;
+        the table's ``chance``, or :func:`labelvar.analytic.random_accuracy` for
+        accuracy and :func:`labelvar.analytic.expected_f1` at p_d = 1/L for
+        binary F1). The legend says what each bar is.
 
     Examples
     --------
@@ -103,47 +141,73 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
     n = len(task_list)
     nc = min(ncols, n)
     nr = -(-n // nc)
+    systems_all = list(dict.fromkeys(sub.loc[sub["role"] == "system", "system"]))
+    colors = series_colors(len(systems_all))
     fig, axes = new_figure(nr, nc, width=3.6, height=3.0, sharey=True)
     flat = axes.ravel()
+    has_ci = {"ci_low", "ci_high"} <= set(sub.columns)
+    any_ci = False
+    ref_text = None
     for ax, task in zip(flat, task_list, strict=False):
         g = sub[sub["task"] == task]
         order = _strata_order(g)
         x = np.arange(len(order))
         first = g.drop_duplicates("stratum").set_index("stratum").loc[order]
-        ax.plot(x, first["expected"], "k--", lw=1.2, label="E (expected)")
+        ax.plot(x, first["expected"], "--", color=HUMAN_COLOR, lw=1.1, label="E (expected)")
         chance = first["chance"] if "chance" in first.columns else \
             _random_baseline(metric, first["n_labels"], first["m"])
         ax.plot(x, chance, ":", color="grey", lw=1.2, label="random labeller")
         ref_role = "H" if (g["role"] == "H").any() else "H'"
         ref = g[g["role"] == ref_role].set_index("stratum").reindex(order)
-        systems = list(dict.fromkeys(g.loc[g["role"] == "system", "system"]))
-        colors = PALETTE[:-1]  # black is the human reference
-        for i, s in enumerate(systems):
-            sc = g[g["system"] == s].set_index("stratum").reindex(order)["score"]
-            style = ("o-", "v--", "D-.")[(i // len(colors)) % 3]
-            ax.plot(x, sc, style, color=colors[i % len(colors)], ms=4, lw=1.2, label=s)
-            if not ref.empty:
-                ax.vlines(x, sc, ref["score"], color=colors[i % len(colors)], lw=0.6,
-                          alpha=0.6)
+        systems = [s for s in systems_all if (g["system"] == s).any()]
+        step = min(0.07, 0.5 / max(len(systems_all), 1))
+        for s in systems:
+            i = systems_all.index(s)
+            off = (i - (len(systems_all) - 1) / 2) * step
+            rows = g[g["system"] == s].set_index("stratum").reindex(order)
+            err = None
+            if has_ci and rows[["ci_low", "ci_high"]].notna().any().any():
+                any_ci = True
+                err = np.vstack([(rows["score"] - rows["ci_low"]).clip(lower=0),
+                                 (rows["ci_high"] - rows["score"]).clip(lower=0)]).astype(float)
+            ax.errorbar(x + off, rows["score"].to_numpy(float), yerr=err, color=colors[i],
+                        marker=MARKERS[i % len(MARKERS)], ms=3.5, lw=1.0, elinewidth=0.6,
+                        capsize=1.2, label=s, gid=f"system:{s}")
         if not ref.empty:
-            ax.errorbar(x, ref["score"], yerr=ref["sd"].fillna(0), fmt="s-", color="black",
-                        ms=4, lw=1.5, capsize=2, label=ref_role)
-        ax.set_xticks(x, order)
-        ax.set_title(str(task), fontsize=9)
+            ref_text = _human_text(g, ref_role)
+            ax.errorbar(x, ref["score"].to_numpy(float),
+                        yerr=ref["sd"].fillna(0).to_numpy(float), fmt="s-",
+                        color=HUMAN_COLOR, ms=4, lw=1.5, capsize=2.5, label=ref_role,
+                        zorder=5, gid=f"reference:{ref_role}")
+        _bin_ticks(ax, x, order)
+        ax.set_title(str(task))
         ax.set_xlabel(_XLABEL)
         ax.set_ylim(-0.02, 1.02)
-        ax.grid(alpha=0.3)
     for ax in flat[n:]:
         ax.set_visible(False)
-    flat[0].set_ylabel(metric)
+    label = metric_label(metric, sub["n_labels"].unique() if "n_labels" in sub.columns else ())
+    for row in axes:
+        row[0].set_ylabel(label)
     handles, labels = flat[0].get_legend_handles_labels()
+    for ax in flat[1:n]:  # systems missing from the first task
+        for h, lbl in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lbl not in labels:
+                handles.append(h)
+                labels.append(lbl)
+    labels = [ref_text if lbl in ("H", "H'") and ref_text else lbl for lbl in labels]
+    for h, lbl in zip(handles, labels, strict=True):
+        h.set_label(lbl)
+    if any_ci:
+        handles.append(Line2D([], [], color="0.3", marker="|", ms=8, ls="none",
+                              label="system bars: confidence interval (ci_low, ci_high)"))
     if n < flat.size:  # a free panel holds the legend
         spare = flat[n]
         spare.set_visible(True)
         spare.axis("off")
-        spare.legend(handles, labels, fontsize=7, loc="center")
+        legend(fig, handles, ax=spare, loc="center")
     else:
-        fig.legend(handles, labels, fontsize=7, loc="outside right upper")
+        legend(fig, handles, ncol=min(4, len(handles)))
+    set_title(fig, title or f"{label} per agreement bin: systems, humans and the coin model")
     return fig
 
 
@@ -152,15 +216,44 @@ def _bracket(ax, x0, x1, y, text, color="black"):
     ax.text((x0 + x1) / 2, y + 0.025, text, ha="center", va="bottom", fontsize=8, color=color)
 
 
-def _box_legend(ax, bp, points: str, color) -> None:
-    """Legend of a box plot: the points, the mean marker and the box."""
+#: what the stars mean (:data:`labelvar.inference.STAR_LEVELS`)
+STARS_TEXT = "stars: * p ≤ 0.05, ** ≤ 0.01,\n*** ≤ 0.001, **** ≤ 0.0001; ns: p > 0.05"
+
+
+def _box_handles(bp, points: str, color) -> list:
+    """Legend handles of a box plot: the points, the mean marker, the median and the box."""
     mean = bp["means"][0] if bp["means"] else None
-    handles = [Line2D([], [], color=color, marker="o", ms=3, ls="none", alpha=0.6, label=points)]
+    median = bp["medians"][0] if bp["medians"] else None
+    handles = [Line2D([], [], color=color, marker="o", ms=3, ls="none", alpha=0.6,
+                      label=f"one {points}")]
     if mean is not None:
-        handles.append(Line2D([], [], ls="none", marker=mean.get_marker(),
-                              color=mean.get_markerfacecolor(), label="mean"))
-    handles.append(Line2D([], [], color="black", lw=1, label="median, quartiles"))
-    ax.legend(handles=handles, fontsize=7, loc="lower left", frameon=False)
+        handles.append(Line2D([], [], ls="none", marker=mean.get_marker(), ms=5,
+                              color=mean.get_markerfacecolor(),
+                              markeredgecolor=mean.get_markeredgecolor(), label="mean"))
+    if median is not None:
+        handles.append(Line2D([], [], color=median.get_color(), lw=1.5, label="median"))
+    handles.append(Line2D([], [], color="black", lw=1,
+                          label="box: quartiles; whiskers: 1.5 × IQR"))
+    return handles
+
+
+def _boxes(ax, data, order, color):
+    """Box plots at 1..len(order) with the points jittered over them (seeded jitter)."""
+    bp = ax.boxplot(data, showmeans=True, widths=0.5, showfliers=False,
+                    medianprops=dict(color=PALETTE[1], lw=1.5),
+                    meanprops=dict(marker="^", markerfacecolor=PALETTE[2],
+                                   markeredgecolor="black", markersize=5))
+    rng = np.random.default_rng(0)  # horizontal jitter of the points only
+    for i, d in enumerate(data):
+        ax.plot(i + 1 + rng.uniform(-0.12, 0.12, d.size), d, "o", color=color, ms=3,
+                alpha=0.6, gid=f"points:{order[i]}")
+    counts = [int(d.size) for d in data]
+    _bin_ticks(ax, np.arange(1, len(order) + 1), order, counts)
+    return bp
+
+
+_VALUE_LABELS = {"delta_human": "Δ = {ref} − system", "delta_expected": "Δ = E − system",
+                 "score": "score"}
 
 
 def _select_test(tests, metric: str, value: str):
@@ -175,7 +268,7 @@ def _select_test(tests, metric: str, value: str):
 
 
 def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
-                      tests=None) -> Figure:
+                      tests=None, title: str | None = None) -> Figure:
     """Box plots of a gap over systems x tasks, per bin (Figure 3).
 
     Parameters
@@ -185,19 +278,23 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     metric : str
         Metric to show.
     value : str
-        Column plotted (``delta_human`` = H − M, ``delta_expected``, ``score``).
+        Column plotted (``delta_human`` = H − M, ``delta_expected`` = E − M, ``score``).
     tests : pandas.DataFrame or result object, optional
         Bin tests computed by the caller (:func:`labelvar.bin_tests`: columns
         ``stratum_a, stratum_b, welch_p, levene_p``; rows for other metrics or
         values are ignored). Without them no bracket is drawn.
+    title : str, optional
+        Figure title (default: what is plotted).
 
     Returns
     -------
     matplotlib.figure.Figure
-        One box per stratum (``all`` included) with the points; with ``tests`` the
+        One box per stratum (``all`` included) with the points (one per system x
+        task) and ``n`` (the number of points) under each bin; with ``tests`` the
         two compared bins are joined by brackets giving Welch's t-test (black) and
         Levene's test (blue) as stars (``ns`` when p > 0.05, ``no test`` when the
-        test has a NaN p-value, e.g. fewer than 3 values per bin).
+        test has a NaN p-value, e.g. fewer than 3 values per bin). The legend
+        explains points, mean, median, box and stars.
 
     Examples
     --------
@@ -206,9 +303,11 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     >>> t = pd.DataFrame({"role": "system", "metric": "f1", "task": "t",
     ...                   "stratum": ["0.60"] * 4 + ["1.00"] * 4,
     ...                   "delta_human": [0.0, 0.02, -0.01, 0.01, 0.3, 0.1, 0.25, 0.4]})
-    >>> ax = plot_delta_by_bin(t, tests=bin_tests(t)).axes[0]
-    >>> sorted(x.get_text() for x in ax.texts)
+    >>> fig = plot_delta_by_bin(t, tests=bin_tests(t))
+    >>> sorted(x.get_text() for x in fig.axes[0].texts)
     ['Levene ns', 'Welch *']
+    >>> fig.axes[0].get_ylabel()
+    'Δ = H − system ($F_1$)'
     """
     table = _rows(table)
     sub = table[(table["metric"] == metric) & (table["role"] == "system")]
@@ -216,14 +315,12 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
         raise ValueError(f"no system rows for metric {metric!r}")
     order = _strata_order(sub)
     data = [sub.loc[sub["stratum"] == s, value].dropna().to_numpy(float) for s in order]
-    fig, axes = new_figure(1, 1, width=1.0 + 0.9 * len(order), height=3.4)
+    wide = any(_is_interval(s) for s in order)
+    fig, axes = new_figure(1, 1, width=max(5.6, 1.4 + (1.05 if wide else 0.85) * len(order)),
+                           height=3.8)
     ax = axes[0, 0]
-    bp = ax.boxplot(data, tick_labels=order, showmeans=True, widths=0.5, showfliers=False)
-    _box_legend(ax, bp, "system × task", PALETTE[0])
-    rng = np.random.default_rng(0)  # horizontal jitter of the points only
-    for i, d in enumerate(data):
-        ax.plot(i + 1 + rng.uniform(-0.12, 0.12, d.size), d, "o", color=PALETTE[0], ms=3,
-                alpha=0.6, gid=f"points:{order[i]}")
+    bp = _boxes(ax, data, order, PALETTE[0])
+    handles = _box_handles(bp, "system × task", PALETTE[0])
     ax.axhline(0, color="grey", lw=0.8, ls=":")
     row = _select_test(tests, metric, value) if tests is not None else None
     if row is not None and row["stratum_a"] in order and row["stratum_b"] in order:
@@ -235,14 +332,29 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
             _bracket(ax, x0, x1, top + 0.08 * i, f"{name} {_stars(p) or 'no test'}",
                      color=color)
         ax.set_ylim(top=top + 0.16)
+        handles += [Line2D([], [], color="black", lw=0.8,
+                           label="Welch's t-test: same mean?"),
+                    Line2D([], [], color=PALETTE[0], lw=0.8,
+                           label="Levene's test: same spread?"),
+                    Line2D([], [], ls="none", label=STARS_TEXT)]
+    ref = "H"
+    if value == "delta_human":
+        roles = set(table.loc[table["metric"] == metric, "role"])
+        ref = "H" if "H" in roles else next((r for r in ("H'", "H'-loo") if r in roles), "H")
+    mlabel = metric_label(metric, sub["n_labels"].unique() if "n_labels" in sub.columns else ())
+    vlabel = _VALUE_LABELS.get(value, value).format(ref=ref)
     ax.set_xlabel(_XLABEL)
-    ax.set_ylabel(f"{value} ({metric})")
-    ax.grid(alpha=0.3, axis="y")
+    ax.set_ylabel(f"{vlabel} ({mlabel})")
+    ax.grid(False, axis="x")
+    legend(fig, handles, ncol=2)
+    set_title(fig, title or f"{vlabel} per agreement bin ({mlabel})",
+              f"{sub['system'].nunique()} systems × {sub['task'].nunique()} tasks"
+              if {"system", "task"} <= set(sub.columns) else None)
     return fig
 
 
 def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1", *,
-                          tests=None) -> Figure:
+                          tests=None, title: str | None = None) -> Figure:
     """Paired differences ``a - b`` across tasks, per bin (Figure 4).
 
     Parameters
@@ -256,11 +368,15 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
     tests : pandas.DataFrame or result object, optional
         The paired t-tests computed by the caller (:func:`labelvar.paired_test`:
         columns ``stratum, p``); their stars are written above each bin.
+    title : str, optional
+        Figure title (default: ``a − b (metric)``).
 
     Returns
     -------
     matplotlib.figure.Figure
-        One box of differences ``a - b`` per stratum, the tests' stars above it.
+        One box of differences ``a - b`` per stratum with the points (one per
+        task) and ``n`` under each bin, the tests' stars above it; the legend
+        explains points, mean, median, box and stars.
 
     Examples
     --------
@@ -269,7 +385,7 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
     ...                   "task": ["a", "b", "c"] * 2, "system": ["x"] * 3 + ["y"] * 3,
     ...                   "score": [0.9, 0.8, 0.85, 0.7, 0.75, 0.6]})
     >>> plot_system_vs_system(t, "x", "y").axes[0].get_title()
-    'x − y (f1)'
+    'x − y ($F_1$)'
     """
     table = _rows(table)
     sub = table[(table["metric"] == metric) & table["system"].isin([system_a, system_b])]
@@ -281,11 +397,12 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
     wide["d"] = wide[system_a] - wide[system_b]
     order = _strata_order(sub[sub.set_index(["task", "stratum"]).index.isin(wide.index)])
     data = [wide.xs(s, level="stratum")["d"].to_numpy(float) for s in order]
-    fig, axes = new_figure(1, 1, width=1.0 + 0.9 * len(order), height=3.4)
+    wide_labels = any(_is_interval(s) for s in order)
+    fig, axes = new_figure(1, 1, width=max(5.6, 1.4 + (1.05 if wide_labels else 0.85)
+                                           * len(order)), height=3.8)
     ax = axes[0, 0]
-    bp = ax.boxplot(data, tick_labels=order, showmeans=True, widths=0.5, showfliers=False)
-    _box_legend(ax, bp, "task", PALETTE[1])
-    rng = np.random.default_rng(0)  # horizontal jitter of the points only
+    bp = _boxes(ax, data, order, PALETTE[1])
+    handles = _box_handles(bp, "task", PALETTE[1])
     allv = np.concatenate(data) if data else np.zeros(1)
     top = float(np.nanmax(allv))
     bottom = float(np.nanmin(allv))
@@ -295,13 +412,18 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
     if tests is not None:
         rows = _rows(tests)
         stars = {s: _stars(p) for s, p in zip(rows["stratum"], rows["p"], strict=True)}
-    for i, (s, d) in enumerate(zip(order, data, strict=True)):
-        ax.plot(i + 1 + rng.uniform(-0.12, 0.12, d.size), d, "o", color=PALETTE[1], ms=3,
-                alpha=0.6, gid=f"points:{s}")
+        handles.append(Line2D([], [], ls="none",
+                              label=f"paired t-test across tasks,\n{STARS_TEXT}"))
+    for i, s in enumerate(order):
         ax.text(i + 1, top + 0.05 * span, stars.get(s, ""), ha="center", fontsize=8)
     ax.axhline(0, color="grey", lw=0.8, ls=":")
-    ax.set_title(f"{system_a} − {system_b} ({metric})")
+    mlabel = metric_label(metric, sub["n_labels"].unique() if "n_labels" in sub.columns else ())
+    ax.set_title(f"{system_a} − {system_b} ({mlabel})")
     ax.set_xlabel(_XLABEL)
-    ax.set_ylabel(f"Δ {metric}" + (" (paired t-test)" if tests is not None else ""))
-    ax.grid(alpha=0.3, axis="y")
+    ax.set_ylabel(f"Δ = {system_a} − {system_b} ({mlabel})")
+    ax.grid(False, axis="x")
+    legend(fig, handles, ncol=2)
+    n_tasks = wide.index.get_level_values("task").nunique()
+    set_title(fig, title or f"Paired differences across {n_tasks} tasks "
+              "(both systems scored on the same items)")
     return fig

@@ -6,19 +6,26 @@ Each function takes a :func:`labelvar.simulate` (or sweep) table and returns a
 
 from __future__ import annotations
 
+import ast
 import numbers
 
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from labelvar.plots._style import PALETTE, new_figure
+from labelvar.plots._style import (
+    HUMAN_COLOR,
+    MARKERS,
+    legend,
+    metric_label,
+    new_figure,
+    series_colors,
+)
+from labelvar.plots._style import title as set_title
 
 __all__ = ["plot_figure1", "plot_panel_bias", "plot_table1_tails"]
 
 _SYMBOLS = {"m": "m", "n_labels": "L", "panel_size": "K", "n_items": "N", "p_d": "p_d"}
-_METRIC_LABELS = {"accuracy": "accuracy", "precision": "precision", "recall": "recall",
-                  "f1": "$F_1$"}
 _LABELLER_STYLE = {"expert": ("-", "o"), "random": (":", "^"), "prior": ("-.", "s"),
                    "constant": ("-.", "D"), "model": ("-", "v")}
 
@@ -50,14 +57,58 @@ def _axis_value_label(axis: str, value) -> str:
     return f"{axis} = {value}"
 
 
+_PRIOR_KEYS = {"fixed": lambda kw: {"fixed": kw["value"]},
+               "beta": lambda kw: {"beta": dict(kw)},
+               "discrete": lambda kw: ("mixture", list(kw["values"]), list(kw["weights"])),
+               "dirichlet": lambda kw: ("dirichlet", list(kw["alpha"])),
+               "dirichlet_mixture": lambda kw: ("dirichlet_mixture",
+                                                [list(a) for a in kw["alphas"]],
+                                                list(kw["weights"]))}
+
+
+def prior_text(value, n_labels=None) -> str:
+    """Readable text of a ``theta_prior`` cell: its prior's ``describe()``.
+
+    The cell holds the prior's ``key()`` (``beta(a=2.0,b=1.0,lo=None,hi=1.0)``), a
+    spec (``beta:2,1``) or a prior object; anything
+    :func:`labelvar.priors.as_theta_prior` cannot rebuild is returned as text.
+
+    Examples
+    --------
+    >>> prior_text("beta(a=2.0,b=1.0,lo=None,hi=1.0)", 2)
+    'Beta(2, 1) on [1/2, 1]'
+    >>> prior_text("discrete(values=(0.6, 1.0),weights=(0.3, 0.7))")
+    'mixture 0.6:0.3, 1:0.7'
+    >>> prior_text("beta:2,5", 3), prior_text("empirical(n=3,L=3,digest=ab)")
+    ('Beta(2, 5) on [1/3, 1]', 'empirical(n=3,L=3,digest=ab)')
+    """
+    from labelvar.priors import as_theta_prior
+
+    n = int(n_labels) if n_labels is not None and n_labels == n_labels else None
+    try:
+        return as_theta_prior(value).describe(n)
+    except (TypeError, ValueError):
+        pass
+    try:  # a key: name(field=literal,...)
+        call = ast.parse(str(value), mode="eval").body
+        kw = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        return as_theta_prior(_PRIOR_KEYS[call.func.id](kw)).describe(n)
+    except (SyntaxError, ValueError, TypeError, KeyError, AttributeError):
+        return str(value)
+
+
 def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
-                 labellers=("expert", "random")) -> Figure:
+                 labellers=("expert", "random"), title: str | None = None) -> Figure:
     """Paper Figure 1: accuracy and F1 against p_d, expert vs random labeller.
 
     One panel per metric; x = p_d; one color per value of ``color_by`` (``m``
     for Figure 1, ``n_labels`` for the multi-class sweep); the Monte Carlo mean as
     a line (expert solid, random dotted) with its 5-95 % band (q05-q95), and the
-    closed form (the table's ``expected`` column) dashed.
+    closed form (the table's ``expected`` column) dashed. Where a labeller's closed
+    form is the same for every ``color_by`` value (accuracy does not depend on m),
+    it is drawn once, black, on top of thin colored MC means, with one grey band
+    (the envelope of the replicates' 5-95 % ranges), and the legend says so.
+    F1 is labelled macro-F1 for L > 2 labels.
 
     Parameters
     ----------
@@ -69,6 +120,9 @@ def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
         One panel per metric.
     labellers : sequence of str
         Labellers drawn (those present in the table).
+    title : str, optional
+        Figure title; default: paper Figure 1's (``color_by="m"``) or the
+        multi-class sweep's (``color_by="n_labels"``), with the fixed grid values.
 
     Returns
     -------
@@ -92,54 +146,76 @@ def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
         raise ValueError(f"color_by must be a column of the table, got {color_by!r}")
     present = [lab for lab in labellers if lab in set(rows["labeller"])]
     color_values = sorted(rows[color_by].unique())
-    fig, axes = new_figure(1, len(metrics), width=4.6, height=3.8)
+    colors = series_colors(len(color_values))
+    n_labels = rows["n_labels"].unique() if "n_labels" in rows.columns else ()
+    sym = _SYMBOLS.get(color_by, color_by)
+    fig, axes = new_figure(1, len(metrics), width=4.6, height=3.6)
+    any_shared = False
     for k, metric in enumerate(metrics):
         ax = axes[0][k]
         sub = rows[rows["metric"] == metric]
         has_band = {"q05", "q95"} <= set(sub.columns)
+        shared_labs = []
         for lab in present:  # a labeller whose closed form is the same for every color
-            s = sub[sub["labeller"] == lab]
-            shared = len(color_values) > 1 and s.groupby("p_d")["expected"].agg(
-                lambda e: bool(e.notna().all() and e.max() - e.min() < 1e-9)).all()
-            if has_band and shared:  # one grey band (envelope) instead of stacked colors
-                env = s.groupby("p_d").agg(lo=("q05", "min"), hi=("q95", "max"))
-                ax.fill_between(env.index, env["lo"], env["hi"], color="0.5",
-                                alpha=0.2 if lab == "expert" else 0.12, linewidth=0)
+            slab = sub[sub["labeller"] == lab]
+            shared = len(color_values) > 1 and not slab.empty and slab.groupby("p_d")[
+                "expected"].agg(lambda e: bool(e.notna().all() and e.max() - e.min() < 1e-9)).all()
+            style, marker = _LABELLER_STYLE.get(lab, ("-", "o"))
+            if shared:
+                shared_labs.append(lab)
+                if has_band:  # one grey band (envelope) instead of stacked colors
+                    env = slab.groupby("p_d").agg(lo=("q05", "min"), hi=("q95", "max"))
+                    ax.fill_between(env.index, env["lo"], env["hi"], color="0.5",
+                                    alpha=0.2 if lab == "expert" else 0.12, linewidth=0)
             for i, value in enumerate(color_values):
-                color = PALETTE[i % len(PALETTE)]
                 s = sub[(sub[color_by] == value) & (sub["labeller"] == lab)].sort_values("p_d")
                 if s.empty:
                     continue
-                style, marker = _LABELLER_STYLE.get(lab, ("-", "o"))
                 if has_band and not shared:
-                    ax.fill_between(s["p_d"], s["q05"], s["q95"], color=color,
+                    ax.fill_between(s["p_d"], s["q05"], s["q95"], color=colors[i],
                                     alpha=0.18 if lab == "expert" else 0.09, linewidth=0)
-                ax.plot(s["p_d"], s["mean"], linestyle=style, marker=marker, markersize=3.5,
-                        color=color, linewidth=1.4)
-                if s["expected"].notna().any():
-                    ax.plot(s["p_d"], s["expected"], linestyle="--", color=color,
+                ax.plot(s["p_d"], s["mean"], linestyle=style, marker=marker,
+                        markersize=2.5 if shared else 3.5, color=colors[i],
+                        linewidth=0.9 if shared else 1.4, alpha=0.8 if shared else 1.0)
+                if not shared and s["expected"].notna().any():
+                    ax.plot(s["p_d"], s["expected"], linestyle="--", color=colors[i],
                             linewidth=0.9, alpha=0.9)
+            if shared and slab["expected"].notna().any():  # once, black, above the MC lines
+                one = sub[(sub[color_by] == color_values[0])
+                          & (sub["labeller"] == lab)].sort_values("p_d")
+                ax.plot(one["p_d"], one["expected"], linestyle="--", color=HUMAN_COLOR,
+                        linewidth=1.3, zorder=5, gid=f"closed form:{lab}")
+        if shared_labs:
+            any_shared = True
+            ax.text(0.98, 0.02, f"same for every ${sym}$: closed form drawn once (black)",
+                    transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="0.25")
+        label = metric_label(metric, n_labels)
         ax.set_xlabel("agreement with the majority label $p_d$")
-        ax.set_ylabel(_METRIC_LABELS.get(metric, metric))
-        ax.set_title(f"({chr(97 + k)}) {_METRIC_LABELS.get(metric, metric)}")
+        ax.set_ylabel(label)
+        ax.set_title(f"({chr(97 + k)}) {label}")
         ax.set_ylim(-0.02, 1.02)
-        ax.grid(alpha=0.3, linewidth=0.5)
-    handles = [Patch(color=PALETTE[i % len(PALETTE)], label=_axis_value_label(color_by, v))
+    handles = [Patch(color=colors[i], label=_axis_value_label(color_by, v))
                for i, v in enumerate(color_values)]
     for lab in present:
         style, marker = _LABELLER_STYLE.get(lab, ("-", "o"))
         handles.append(Line2D([], [], color="0.3", linestyle=style, marker=marker,
                               markersize=3.5, label=f"{lab} (MC mean)"))
     handles.append(Line2D([], [], color="0.3", linestyle="--", linewidth=0.9,
-                          label="closed form"))
+                          label="closed form" + (f" (black: same for every ${sym}$)"
+                                                 if any_shared else "")))
     handles.append(Patch(color="0.3", alpha=0.18,
-                         label=f"5–95 % of replicates (grey: same for every "
-                               f"{_SYMBOLS.get(color_by, color_by)})"))
-    fig.legend(handles=handles, fontsize=7.5, loc="outside lower center",
-               ncol=min(len(handles), 4), frameon=False)
-    n = _single(rows, "n_items")
-    fig.suptitle("Expert vs random labeller" + (f" (N = {n:g} items)" if n is not None else ""),
-                 fontsize=10)
+                         label="5–95 % of replicates" + (f" (grey: envelope over ${sym}$)"
+                                                         if any_shared else "")))
+    legend(fig, handles, ncol=4)
+    if title is None:
+        fixed = [f"{name} = {v:g}" for name, col in (("$N$", "n_items"), ("$m$", "m"),
+                                                     ("$L$", "n_labels"))
+                 if col != color_by and (v := _single(rows, col)) is not None]
+        what = {"m": "Expert vs random labeller by positive-class ratio $m$",
+                "n_labels": "Expert vs random labeller with $L$ labels"}.get(
+            color_by, f"Expert vs random labeller by ${sym}$")
+        title = what + (f" ({', '.join(fixed)})" if fixed else "")
+    set_title(fig, title)
     return fig
 
 
@@ -189,7 +265,8 @@ def plot_panel_bias(table, *, labeller: str = "expert") -> Figure:
         raise ValueError("table has no observed-p_d strata (run with mode='panel')")
     rows["observed"] = rows["stratum"].astype(float)
     ks = sorted(rows["panel_size"].unique())
-    fig, axes = new_figure(1, 2, width=4.4, height=3.8)
+    colors = series_colors(len(ks))
+    fig, axes = new_figure(1, 2, width=4.4, height=3.6)
     titles = {"theta": "(a) true vs observed agreement", "accuracy": f"(b) {labeller} accuracy"}
     ylabels = {"theta": "mean true agreement $\\theta$ in the stratum",
                "accuracy": f"accuracy of {labeller}"}
@@ -199,29 +276,35 @@ def plot_panel_bias(table, *, labeller: str = "expert") -> Figure:
         ax.plot([lo, 1], [lo, 1], ":", color="black", linewidth=0.9)
         sub = rows[rows["metric"] == metric]
         for i, kk in enumerate(ks):
-            color = PALETTE[i % len(PALETTE)]
+            color = colors[i]
             s = sub[sub["panel_size"] == kk].sort_values("observed")
             if {"q05", "q95"} <= set(s.columns):
                 ax.fill_between(s["observed"], s["q05"], s["q95"], color=color, alpha=0.15,
                                 linewidth=0)
-            ax.plot(s["observed"], s["mean"], "-o", color=color, markersize=3.5, linewidth=1.3)
+            ax.plot(s["observed"], s["mean"], "-", marker=MARKERS[i % len(MARKERS)],
+                    color=color, markersize=3.5, linewidth=1.3)
             if s["expected"].notna().any():
                 ax.plot(s["observed"], s["expected"], "--", color=color, linewidth=0.9)
         ax.set_xlabel("observed $p_d$ = top votes / $K$")
         ax.set_ylabel(ylabels[metric])
         ax.set_title(titles[metric])
-        ax.grid(alpha=0.3, linewidth=0.5)
-    handles = [Patch(color=PALETTE[i % len(PALETTE)], label=f"$K$ = {kk:g}")
-               for i, kk in enumerate(ks)]
+    handles = [Line2D([], [], color=colors[i], marker=MARKERS[i % len(MARKERS)],
+                      markersize=3.5, label=f"$K$ = {kk:g}") for i, kk in enumerate(ks)]
     handles += [Line2D([], [], color="0.3", marker="o", markersize=3.5, label="MC mean"),
                 Line2D([], [], color="0.3", linestyle="--", label="exact expectation"),
                 Patch(color="0.3", alpha=0.15, label="5–95 % of replicates"),
                 Line2D([], [], color="black", linestyle=":", label="equal to observed $p_d$")]
-    axes[0][0].legend(handles=handles, fontsize=7, loc="upper left")
-    prior = _single(table, "theta_prior") if "theta_prior" in table.columns else None
-    fig.suptitle("Panel bias: observed $p_d$ vs true agreement"
-                 + (f" ($\\theta$ ~ {prior})" if isinstance(prior, str) and prior else ""),
-                 fontsize=10)
+    legend(fig, handles, ncol=4)
+    prior = _single(rows, "theta_prior")
+    if prior is not None and prior == prior and str(prior):
+        about = f"$\\theta$ ~ {prior_text(prior, _single(rows, 'n_labels'))}"
+    else:
+        p_d = _single(rows, "p_d")
+        about = f"$\\theta$ = {p_d:g}" if p_d is not None and p_d == p_d else None
+    n = _single(rows, "n_items")
+    if n is not None:
+        about = ", ".join(x for x in (about, f"$N$ = {n:g} items") if x)
+    set_title(fig, "Panel bias: observed agreement vs true agreement", about)
     return fig
 
 
@@ -267,26 +350,28 @@ def plot_table1_tails(table, *, labeller: str = "expert") -> Figure:
         raise ValueError("table lacks the threshold and n_items columns")
     ns = sorted(rows["n_items"].unique())
     thresholds = sorted(rows["threshold"].unique())
-    fig, axes = new_figure(1, len(ns), width=4.2, height=3.6, sharey=True)
+    colors = series_colors(len(thresholds))
+    fig, axes = new_figure(1, len(ns), width=4.2, height=3.4, sharey=True)
     for k, n in enumerate(ns):
         ax = axes[0][k]
         for i, a in enumerate(thresholds):
-            color = PALETTE[i % len(PALETTE)]
             s = rows[(rows["n_items"] == n) & (rows["threshold"] == a)].sort_values("p_d")
             err = 1.96 * s["se"] if "se" in s.columns else None
-            ax.errorbar(s["p_d"], s["mean"], yerr=err, fmt="o", markersize=3.5, color=color,
-                        elinewidth=0.8, capsize=1.5)
-            ax.plot(s["p_d"], s["expected"], "--", color=color, linewidth=1.0)
+            ax.errorbar(s["p_d"], s["mean"], yerr=err, fmt=MARKERS[i % len(MARKERS)],
+                        markersize=3.5, color=colors[i], elinewidth=0.8, capsize=1.5)
+            ax.plot(s["p_d"], s["expected"], "--", color=colors[i], linewidth=1.0)
         ax.set_title(f"N = {n:g}")
         ax.set_xlabel("agreement with the majority label $p_d$")
-        ax.grid(alpha=0.3, linewidth=0.5)
         ax.set_ylim(-0.02, 1.02)
     axes[0][0].set_ylabel(r"$P(\mathrm{accuracy} \geq a)$")
-    handles = [Patch(color=PALETTE[i % len(PALETTE)], label=f"$a$ = {a:g}")
-               for i, a in enumerate(thresholds)]
+    handles = [Line2D([], [], color=colors[i], marker=MARKERS[i % len(MARKERS)], markersize=3.5,
+                      linestyle="--", label=f"$a$ = {a:g}") for i, a in enumerate(thresholds)]
     handles += [Line2D([], [], color="0.3", marker="o", linestyle="none", markersize=3.5,
                        label="Monte Carlo (95 % CI)"),
                 Line2D([], [], color="0.3", linestyle="--", label="exact binomial tail")]
-    axes[0][0].legend(handles=handles, fontsize=7, loc="upper left")
-    fig.suptitle(f"Chance that the {labeller} scores at least $a$ (paper Table 1)", fontsize=10)
+    legend(fig, handles, ncol=min(len(handles), 4))
+    mode, m = _single(rows, "mode"), _single(rows, "m")
+    about = [f"{mode} model" if mode else None, f"$m$ = {m:g}" if m is not None else None]
+    set_title(fig, f"Chance that the {labeller} scores at least $a$ on $N$ items (paper Table 1)",
+              ", ".join(x for x in about if x) or None)
     return fig
