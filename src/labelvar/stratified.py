@@ -281,9 +281,49 @@ def _canon(x):
     return int(f) if f.is_integer() else f
 
 
-def _canon_array(values) -> np.ndarray:
-    arr = np.asarray(values, dtype=object).ravel()
-    return np.array([_canon(x) for x in arr], dtype=object)
+def _factorize(column) -> tuple[np.ndarray, list]:
+    """Codes (-1: missing) and canonical labels of a 1-d column, canonicalising each distinct value once.
+
+    Equal to :func:`_canon` cell by cell (distinct raw values that canonicalise to one
+    label, ``"1"`` and ``1``, get one code); pandas' missing values (NaN, None, NA) are
+    missing. Unhashable cells fall back to :func:`_canon` per cell.
+    """
+    try:
+        raw, uniq = pd.factorize(column, use_na_sentinel=True)
+    except TypeError:  # unhashable cells (lists, ...): one by one
+        raw, uniq = pd.factorize(np.array([_canon(x) for x in np.asarray(column, dtype=object)
+                                           .ravel()], dtype=object), use_na_sentinel=True)
+    canon = [_canon(x) for x in np.asarray(uniq, dtype=object)]
+    index: dict = {}
+    remap = np.full(len(canon) + 1, -1, dtype=np.int64)  # last slot: the NA sentinel
+    for i, c in enumerate(canon):
+        if c is not None:
+            remap[i] = index.setdefault(c, len(index))
+    return remap[raw], list(index)
+
+
+def _small_int(n_values: int):
+    """The smallest signed integer dtype holding codes -1 .. n_values - 1."""
+    for dt in (np.int8, np.int16, np.int32):
+        if n_values <= np.iinfo(dt).max:
+            return dt
+    return np.int64
+
+
+def _factorize_table(pdf: pd.DataFrame) -> tuple[np.ndarray, list]:
+    """Codes (items x columns, -1 missing) into one list of canonical labels, column by column."""
+    n_items, n_cols = pdf.shape
+    parts, labels, index = [], [], {}
+    for j in range(n_cols):
+        raw, canon = _factorize(pdf.iloc[:, j])
+        to_global = np.array([index.setdefault(c, len(index)) for c in canon] + [-1],
+                             dtype=np.int64)
+        parts.append(to_global[raw])
+    labels = list(index)
+    codes = np.empty((n_items, n_cols), dtype=_small_int(len(labels)))
+    for j, part in enumerate(parts):
+        codes[:, j] = part
+    return codes, labels
 
 
 def _sort_key(x):
@@ -396,13 +436,12 @@ def _vote_counts(task: str, pdf: pd.DataFrame, labels, notes: list):
     if n_cols < 2:
         raise ValueError(f"panel of task {task!r} must have at least 2 annotators "
                          f"(agreement is undefined for a single vote), got {n_cols} column")
-    votes = _canon_array(pdf.to_numpy(dtype=object)).reshape(n_items, n_cols)
-    present = np.array([x is not None for x in votes.ravel()]).reshape(votes.shape)
+    raw, found = _factorize_table(pdf)  # codes into ``found``, -1 missing
+    present = raw >= 0
+    seen_n = np.bincount(raw[present].astype(np.int64), minlength=len(found))
     if not present.any():
         raise ValueError(f"panel of task {task!r} has no votes (every cell is missing)")
-    seen: dict = {}
-    for x in votes[present]:
-        seen[x] = seen.get(x, 0) + 1
+    seen: dict = {x: int(c) for x, c in zip(found, seen_n, strict=True)}
     total = sum(seen.values())
     if labels is not None:
         lab = _declared(labels)
@@ -416,19 +455,30 @@ def _vote_counts(task: str, pdf: pd.DataFrame, labels, notes: list):
             notes.append(f"task {task!r}: {n_bad} of {total:,} votes outside the label set "
                          f"({', '.join(f'{x!r}: {seen[x]}' for x in bad[:5])}) "
                          "treated as missing")
-            drop = np.array([x in set(bad) for x in votes.ravel()]).reshape(votes.shape)
-            present &= ~drop
     else:
         _check_inferred(task, seen, total)
         lab = [0, 1] if set(seen) <= {0, 1} else sorted(seen, key=_sort_key)
     index = {x: i for i, x in enumerate(lab)}
-    codes = np.full(votes.shape, -1, dtype=np.int64)
-    codes[present] = [index[x] for x in votes[present]]
-    counts = np.zeros((n_items, len(lab)), dtype=np.int64)
-    for j in range(n_cols):
-        ok = codes[:, j] >= 0
-        counts[np.flatnonzero(ok), codes[ok, j]] += 1
+    to_code = np.array([index.get(x, -1) for x in found] + [-1], dtype=np.int64)
+    dt = _small_int(len(lab))
+    codes = to_code.astype(dt)[raw]  # -1 (missing) picks the last slot: -1
+    del raw, present
+    counts = _code_counts(codes, len(lab))
     return lab, codes, counts, n_cols
+
+
+def _code_counts(codes: np.ndarray, n_labels: int) -> np.ndarray:
+    """Votes per item and label (items x L, int64) of items x raters codes (-1 missing)."""
+    n_items = codes.shape[0]
+    counts = np.zeros((n_items, n_labels), dtype=np.int64)
+    if n_labels <= 16:
+        for c in range(n_labels):
+            counts[:, c] = (codes == c).sum(axis=1)
+        return counts
+    for j in range(codes.shape[1]):
+        ok = codes[:, j] >= 0
+        np.add.at(counts, (np.flatnonzero(ok), codes[ok, j].astype(np.int64)), 1)
+    return counts
 
 
 def _declared(labels) -> list:
@@ -536,15 +586,14 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
     k = counts.sum(axis=1)
     pcodes = {}
     for name, arr in preds.items():
-        vals = _canon_array(arr)
-        bad = [x for x in vals if x is not None and x not in index]
-        if bad:
-            uniq = list(dict.fromkeys(bad))
+        raw, found = _factorize(arr)
+        uniq = [x for x in found if x not in index]
+        if uniq:
             hint = "" if labels is not None else " (inferred from the panel; give labels=...)"
             raise ValueError(f"predictions[{name!r}] (task {task!r}) has labels outside the "
                              f"label set {{{', '.join(map(repr, lab))}}}{hint}: "
                              f"{', '.join(map(repr, uniq[:5]))}")
-        pcodes[name] = np.array([index[x] if x is not None else -1 for x in vals], dtype=np.int64)
+        pcodes[name] = np.array([index[x] for x in found] + [-1], dtype=np.int64)[raw]
 
     # positive label
     pos_code = None
