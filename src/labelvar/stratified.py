@@ -727,17 +727,33 @@ def _percentiles(values: np.ndarray, confidence_level: float) -> tuple[float, fl
     return float(np.quantile(values, lo_q)), float(np.quantile(values, hi_q))
 
 
+def _score_conf(metric: str, conf: np.ndarray, t: _Task):
+    """``metric`` of confusion matrices ``conf[..., truth, pred]`` (as :func:`_score` computes it)."""
+    if metric in _metrics.KAPPA_METRICS:
+        return _metrics.kappa(conf, None if metric == "kappa" else "quadratic")
+    return _metrics.scores(conf, pos_label=t.pos_label)[metric]
+
+
 def _bootstrap_items(t: _Task, truth, pred, metric, n_boot, confidence_level, rng):
-    """Percentile bootstrap over items (seeded numpy resampling)."""
+    """Percentile bootstrap over items of a confusion-matrix metric (seeded).
+
+    A resample of the n items with replacement has a confusion matrix distributed as
+    Multinomial(n, cell shares): drawn so, each replicate costs O(L^2) instead of O(n)
+    (the same distribution as resampling item indices; 1,000 resamples of 2e6 items
+    take milliseconds).
+    """
     n = truth.size
     if n_boot <= 0:
         return np.nan, np.nan
+    L = len(t.labels)
+    cells = np.bincount(truth.astype(np.int64) * L + pred, minlength=L * L)
+    shares = cells / n
     vals = np.empty(n_boot)
-    chunk = max(1, 2_000_000 // max(n, 1))
+    chunk = max(1, 1_000_000 // (L * L))
     for start in range(0, n_boot, chunk):
         stop = min(n_boot, start + chunk)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        vals[start:stop] = _score(metric, truth[idx], pred[idx], t)
+        conf = rng.multinomial(n, shares, size=stop - start).reshape(stop - start, L, L)
+        vals[start:stop] = _score_conf(metric, conf, t)
     return _percentiles(vals, confidence_level)
 
 
