@@ -256,6 +256,18 @@ class StratifiedResult:
                 f"metrics={self.metrics!r}, rows={len(self.table)}, seed={self.seed})")
 
 
+def _progress_bar(progress: bool | None, desc: str, unit: str):
+    """A tqdm bar on stderr: shown when ``progress`` is True, or None and stderr is a terminal."""
+    import sys
+
+    from tqdm.auto import tqdm
+
+    show = (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()) if progress is None \
+        else bool(progress)
+    return tqdm(total=0, desc=desc, unit=unit, disable=not show, delay=0.5, leave=False,
+                file=sys.stderr)
+
+
 # --------------------------------------------------------------------------- label handling
 def _canon(x):
     """Canonical label: None for missing; integral numbers as int; strings stripped."""
@@ -920,7 +932,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
              task: str = "task", exact_limit: int = 4_000_000, panel_counts: bool = False,
              min_bin_size: int = MIN_BIN_SIZE, probabilities=None, ordinal: bool = False,
              aggregation: str = "majority", agreement: bool = True,
-             compare: Sequence[str] | None = None) -> StratifiedResult:
+             compare: Sequence[str] | None = None,
+             progress: bool | None = None) -> StratifiedResult:
     r"""Score systems and humans per bin of the ground-truth panel's observed agreement.
 
     Parameters
@@ -1055,6 +1068,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Two systems compared on the same items per task, stratum and metric
         (:attr:`StratifiedResult.comparisons`; :func:`labelvar.inference.mcnemar_exact`,
         :func:`labelvar.inference.paired_bootstrap`).
+    progress : bool, optional
+        Show a progress bar (tqdm, on stderr) over the bins of every task, scored and
+        bootstrapped. Default None: only when stderr is a terminal; False: never.
 
     Returns
     -------
@@ -1179,13 +1195,14 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         raise ValueError("nothing to score: no systems, no humans and simulated_human=0; "
                          f"ask for H' (simulated_human={DEFAULT_DRAWS})")
     frames, excluded, inputs, agree, comps = [], {}, {}, [], []
+    bar = _progress_bar(progress, "stratify", "bin")
     for t in prepared:
         excluded[t.name] = t.excluded
         inputs[t.name] = dict(t.inputs, systems=[s for s in t.preds if s not in humans],
                               humans=[h for h in t.preds if h in humans])
         frame = _task_table(t, humans, bins, metrics, n_draws, leave_one_out, p_d_one,
                             human_round, tie_rule, confidence_level, n_boot, boot_raters,
-                            seed, exact_limit, min_bin_size)
+                            seed, exact_limit, min_bin_size, bar=bar)
         small = frame.loc[frame["small_bin"], ["stratum", "S"]].drop_duplicates()
         inputs[t.name]["small_bins"] = {a: int(n) for a, n in small.to_numpy()}
         frames.append(frame)
@@ -1197,6 +1214,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         if compare is not None and all(c in list(t.preds) + list(t.probs) for c in compare):
             comps.append(_compare_rows(t, groups, compare, metrics, n_boot, confidence_level,
                                        seed, min_bin_size))
+    bar.close()
     for note in notes:
         warnings.warn(note, DataNoteWarning, stacklevel=2)
     bad = {k: e for k, e in excluded.items() if any(e.values())}
@@ -1301,7 +1319,7 @@ def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, 
 
 def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_round, tie_rule,
                 confidence_level, n_boot, boot_raters, seed, exact_limit,
-                min_bin_size=MIN_BIN_SIZE) -> pd.DataFrame:
+                min_bin_size=MIN_BIN_SIZE, bar=None) -> pd.DataFrame:
     from labelvar import analytic
 
     L = len(t.labels)
@@ -1310,6 +1328,10 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
     f1_closed = binary and L == 2
     stratum, names = _strata(t.agreement, bins)
     n_strata = len(names)
+    if bar is not None:
+        bar.total += n_strata + 1
+        bar.set_postfix_str(t.name, refresh=False)
+        bar.refresh()
     groups = [np.flatnonzero(stratum == s) for s in range(n_strata)]
     all_idx = np.arange(t.agreement.size)
     sim = {}
@@ -1420,6 +1442,8 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
                 r["delta_expected"] = e - r["score"]
                 r["delta_human"] = ref - r["score"]
             rows.extend(rater_rows + group_rows)
+        if bar is not None:
+            bar.update()
     out = pd.DataFrame(rows, columns=list(COLUMNS))
     # order: systems, humans, H, H', per stratum/metric as built; stable columns
     return out[list(COLUMNS)]
