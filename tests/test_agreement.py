@@ -159,3 +159,16 @@ def test_stratify_compare_ordinal_probabilities_and_dawid_skene():
     maj = (k >= 2).astype(int)
     assert row["auroc"] == pytest.approx(skm.roc_auc_score(maj, prob))
     assert row["auprc"] == pytest.approx(skm.average_precision_score(maj, prob))
+
+
+def test_distinct_rows_give_the_per_item_values():
+    """Fleiss/alpha over distinct count rows with their frequencies = over every item."""
+    rng = np.random.default_rng(0)
+    counts = rng.multinomial(5, [0.5, 0.3, 0.2], size=300)
+    w = np.ones((1, counts.shape[0]))
+    assert np.isclose(agreement.fleiss_kappa(counts), agreement._fleiss(counts.astype(float), w)[0],
+                      rtol=0, atol=1e-12)
+    for level in agreement.LEVELS:
+        full = agreement._alpha(agreement._coincidence_parts(counts.astype(float)), w, level,
+                         np.arange(3.0))[0]
+        assert np.isclose(agreement.krippendorff_alpha(counts, level), full, rtol=0, atol=1e-12)

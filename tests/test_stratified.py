@@ -585,3 +585,43 @@ def test_paper_table_orders_bins_numerically_per_task(table):
     p = paper_table(shuffled, "sys")
     assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "All"]
     pd.testing.assert_frame_equal(p, paper_table(table, "sys"))
+
+
+# --------------------------------------------------------------------------- issue 14: speed
+def test_progress_bar_only_when_asked_or_on_a_terminal(capsys):
+    panel = [[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 1]] * 5
+    pred = {"ai": [1, 0, 0, 1] * 5}
+    a = stratify(panel, pred, n_boot=50, min_bin_size=1)
+    assert capsys.readouterr().err == ""  # pytest's stderr is no terminal
+    b = stratify(panel, pred, n_boot=50, min_bin_size=1, progress=True)
+    pd.testing.assert_frame_equal(a.table, b.table)
+    capsys.readouterr()  # the forced bar (shown after its delay, if at all)
+    stratify(panel, pred, n_boot=50, min_bin_size=1, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_multinomial_item_bootstrap_matches_index_resampling():
+    """The confusion of an item resample is multinomial: same percentile interval."""
+    rng = np.random.default_rng(3)
+    n = 400
+    panel = (rng.random((n, 5)) < 0.7).astype(int)
+    pred = (rng.random(n) < 0.6).astype(int)
+    r = stratify(panel, {"ai": pred}, n_boot=4000, metrics=["f1"], agreement=False,
+                 tie_rule="first")
+    row = r.table[(r.table.stratum == "all")].iloc[0]
+    truth = (panel.sum(axis=1) >= 3).astype(int)
+    idx = rng.integers(0, n, size=(4000, n))
+    from labelvar import _metrics
+
+    vals = _metrics.score("f1", truth[idx], pred[idx], 2, pos_label=1)
+    lo, hi = np.quantile(vals, [0.025, 0.975])
+    assert abs(row.ci_low - lo) < 0.01 and abs(row.ci_high - hi) < 0.01
+
+
+def test_panel_labels_canonicalised_once_per_distinct_value():
+    """Mixed spellings of one label ('1', 1, 1.0, ' 1 ') are one label; 'nan'/'' missing."""
+    panel = pd.DataFrame({"a": ["1", " 0", "nan", 1], "b": [1.0, 0, 0, "1"],
+                          "c": [1, "", 0.0, 1]}, dtype=object)
+    r = stratify(panel, {"ai": ["1", 0, 0.0, 1]}, n_boot=0, min_bin_size=1)
+    assert r.inputs["task"]["labels"] == {0: 4, 1: 6}
+    assert r.table.loc[r.table.stratum == "all", "score"].iloc[0] == 1.0

@@ -85,7 +85,27 @@ def fleiss_kappa(counts) -> float:
     if c.shape[0] == 0 or np.any(k != k[0]) or k[0] < 2:
         raise ValueError("fleiss_kappa needs the same number (>= 2) of votes for every item; "
                          "use krippendorff_alpha for missing votes")
-    return float(_fleiss(c, np.ones((1, c.shape[0])))[0])
+    uniq, freq = _patterns(c)  # items with equal counts contribute equally
+    return float(_fleiss(uniq, freq[None, :])[0])
+
+
+def _patterns(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of items x labels counts (sorted) and how many items have each.
+
+    Statistics that sum per-item terms (Fleiss' kappa, Krippendorff's alpha) need
+    only these; an item resample is a multinomial draw of the row frequencies.
+    """
+    c = np.asarray(counts)
+    if c.shape[0] == 0:
+        return c, np.zeros(0)
+    ci = c.astype(np.int64)
+    top = int(ci.max()) + 1 if ci.size else 1
+    if np.array_equal(ci, c) and ci.min() >= 0 and c.shape[1] * np.log2(max(top, 2)) < 62:
+        key = ci @ (top ** np.arange(c.shape[1], dtype=np.int64))
+        ukey, first, freq = np.unique(key, return_index=True, return_counts=True)
+        return c[first], freq.astype(float)
+    uniq, freq = np.unique(c, axis=0, return_counts=True)
+    return uniq, freq.astype(float)
 
 
 def _coincidence_parts(counts: np.ndarray) -> np.ndarray:
@@ -171,12 +191,17 @@ def krippendorff_alpha(counts, level: str = "nominal", values=None) -> float:
     if vals.shape != (c.shape[1],):
         raise ValueError(f"values must give one number per column ({c.shape[1]}), "
                          f"got {vals.shape}")
-    return float(_alpha(_coincidence_parts(c), np.ones((1, c.shape[0])), level, vals)[0])
+    uniq, freq = _patterns(c)  # items with equal counts contribute equally
+    return float(_alpha(_coincidence_parts(uniq), freq[None, :], level, vals)[0])
 
 
 def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
                         confidence_level: float = 0.95, values=None) -> tuple[float, float]:
     """Percentile interval of ``statistic`` over items resampled with replacement.
+
+    A resample is drawn as how often each distinct count row occurs (a multinomial
+    over the rows' frequencies: the distribution of resampling items, at a cost that
+    does not grow with the number of items).
 
     Parameters
     ----------
@@ -207,6 +232,7 @@ def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
     if n_boot <= 0 or n == 0:
         return np.nan, np.nan
     vals = np.arange(c.shape[1], dtype=float) if values is None else np.asarray(values, float)
+    c, freq = _patterns(c)  # a resample is a multinomial draw of how often each row occurs
     if statistic == "fleiss_kappa":
         parts = None
     elif statistic.startswith("alpha_"):
@@ -214,12 +240,11 @@ def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
     else:
         raise ValueError(f"statistic must be fleiss_kappa or alpha_<level>, got {statistic!r}")
     out = np.empty(n_boot)
-    chunk = max(1, 5_000_000 // max(n * max(c.shape[1] ** 2, 1), 1))
+    shares = freq / n
+    chunk = max(1, 5_000_000 // max(c.shape[0] * max(c.shape[1] ** 2, 1), 1))
     for start in range(0, n_boot, chunk):
         b = min(n_boot, start + chunk) - start
-        draws = rng.integers(0, n, size=(b, n))
-        w = np.zeros((b, n))
-        np.add.at(w, (np.repeat(np.arange(b), n), draws.ravel()), 1.0)
+        w = rng.multinomial(n, shares, size=b).astype(float)
         out[start:start + b] = (_fleiss(c, w) if parts is None
                                 else _alpha(parts, w, statistic[len("alpha_"):], vals))
     out = out[np.isfinite(out)]

@@ -381,7 +381,7 @@ def _run_stratify(args) -> int:
                 n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed,
                 panel_counts=counts, min_bin_size=args.min_bin_size, ordinal=args.ordinal,
                 aggregation=args.aggregation, agreement=not args.no_agreement,
-                compare=args.compare)
+                compare=args.compare, progress=None)
     except ValueError as exc:
         raise _flag_error(exc) from None
     for line in result.describe():  # what was read, on stderr: piped tables stay clean

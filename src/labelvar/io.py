@@ -187,10 +187,13 @@ def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
         raise ValueError(f"item: column {missing[0]!r} not found in {where}; "
                          f"available: {', '.join(map(repr, list(df.columns)[:12]))}")
     if len(keys) == 1:
-        idx = df[keys[0]].astype(str)
+        col = df[keys[0]]
+        idx = col.astype(str)
+        # integers are distinct exactly when their texts are: check the integers (faster)
+        dup = idx[(col if pd.api.types.is_integer_dtype(col.dtype) else idx).duplicated()]
     else:
         idx = df[keys].astype(str).agg("|".join, axis=1)
-    dup = idx[idx.duplicated()]
+        dup = idx[idx.duplicated()]
     if len(dup):
         raise ValueError(f"item: duplicate item id {dup.iloc[0]!r} in {where} "
                          f"({len(dup)} duplicated rows); ids must be unique")

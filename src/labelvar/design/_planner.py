@@ -89,7 +89,7 @@ N_RULES = ("stable", "first")
 
 def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
                n_max: int = 10_000, n_rule: str = "stable", replicates: int = 1000,
-               seed=0) -> DesignResult:
+               seed=0, progress: bool | None = None) -> DesignResult:
     """Find, for every panel size K, the number of items N that meets the target power.
 
     N is decided by the power P(N) of :func:`labelvar.design._power.exact_power`: exact
@@ -123,6 +123,10 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     seed : int, numpy.random.Generator or None
         Seed of the verification (:func:`labelvar._seeding.as_seed`; the int used is
         ``DesignResult.seed``); each (K, N) has its own stream derived from it.
+    progress : bool, optional
+        Show a progress bar (tqdm, on stderr) over the panel sizes, each with its power
+        scan and simulated verification. Default None: only when stderr is a terminal
+        (and after a second); False: never.
 
     Returns
     -------
@@ -179,7 +183,9 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     seed = _seeding.as_seed(seed)
     sets = 2 if (sc.question == "two_systems" and sc.test == "unpaired") else 1
     rows, bins, curves, evaluated = [], [], [], []
+    bar = _progress_bar(progress, ks.size)
     for K in (int(k) for k in ks):
+        bar.set_postfix_str(f"K={K}", refresh=True)
         cell = cell_probabilities(sc, K)
         pw = PowerScan(sc, cell, n_max)
         n_first = pw.first_crossing()
@@ -230,6 +236,8 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
         }
         row.update(_question_columns(sc, cell, N, s))
         rows.append(row)
+        bar.update()
+    bar.close()
     plans = pd.DataFrame(rows)
     for col in ("n_items_first", "n_items_stable"):
         plans[col] = plans[col].astype("Int64")
@@ -260,6 +268,18 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     return DesignResult(sc, plans, pd.concat(bins, ignore_index=True),
                         pd.concat(curves, ignore_index=True),
                         ev.sort_values(["panel_size", "n_items"], ignore_index=True), msg, seed)
+
+
+def _progress_bar(progress: bool | None, total: int):
+    """A tqdm bar over the panel sizes on stderr (None: only on a terminal, after a second)."""
+    import sys
+
+    from tqdm.auto import tqdm
+
+    show = (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()) if progress is None \
+        else bool(progress)
+    return tqdm(total=total, desc="design", unit="K", disable=not show, delay=1.0,
+                leave=False, file=sys.stderr)
 
 
 def _recommendation(sc: Scenario, r) -> str:
