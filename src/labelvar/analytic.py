@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from labelvar import _validate as v
+from labelvar._binom import binom
 from labelvar._counts import ceil_count, floor_count, n_positives
 from labelvar._docs import fill
 
@@ -64,42 +65,6 @@ _OUTER_MAX = 2_000_000
 # Binomial pmf values below this are left out of the exact finite-sample
 # distributions (the mass left out is far below double-precision resolution of 1).
 _TRIM = 1e-22
-
-
-def _binom_ufuncs():
-    """The Boost binomial ufuncs behind ``scipy.stats.binom`` (pmf, cdf, sf).
-
-    ``scipy.stats`` costs ~0.5 s to import, ``scipy.special`` a fraction of that; the
-    ufuncs are the ones ``binom.pmf/cdf/sf`` call, so the numbers are the same.
-    """
-    try:
-        from scipy.special import _ufuncs as u
-
-        return u._binom_pmf, u._binom_cdf, u._binom_sf
-    except (ImportError, AttributeError):  # pragma: no cover - another scipy layout
-        from scipy import stats
-
-        return stats.binom.pmf, stats.binom.cdf, stats.binom.sf
-
-
-def _binom_sf(k, n, p):
-    """``scipy._binom_sf(k, n, p)`` for whole ``k`` (1 below the support, 0 above)."""
-    k, n, p = np.broadcast_arrays(np.asarray(k), np.asarray(n), np.asarray(p, dtype=float))
-    inside = (k >= 0) & (k < n)
-    out = np.where(k < 0, 1.0, 0.0)
-    if inside.any():
-        out[inside] = _binom_ufuncs()[2](k[inside], n[inside], p[inside])
-    return out
-
-
-def _binom_cdf(k, n, p):
-    """``scipy._binom_cdf(k, n, p)`` for whole ``k`` (0 below the support, 1 above)."""
-    k, n, p = np.broadcast_arrays(np.asarray(k), np.asarray(n), np.asarray(p, dtype=float))
-    inside = (k >= 0) & (k < n)
-    out = np.where(k < 0, 0.0, 1.0)
-    if inside.any():
-        out[inside] = _binom_ufuncs()[1](k[inside], n[inside], p[inside])
-    return out
 
 
 def _out(x):
@@ -193,7 +158,7 @@ def prob_correct_at_least(p_d, n_items, k):
     p = v.probability("p_d", p_d)
     nn = v.integer("n_items", n_items, lo=1)
     kk = v.integer("k", k, lo=0, hi=nn)
-    return _out(_binom_sf(kk - 1, nn, p))
+    return _out(binom.sf(kk - 1, nn, p))
 
 
 @fill
@@ -224,7 +189,7 @@ def prob_accuracy_at_least(p_d, n_items, threshold):
     p = v.probability("p_d", p_d)
     nn = v.integer("n_items", n_items, lo=1)
     aa = v.probability("threshold", threshold)
-    return _out(_binom_sf(ceil_count(aa, nn) - 1, nn, p))
+    return _out(binom.sf(ceil_count(aa, nn) - 1, nn, p))
 
 
 @fill
@@ -267,8 +232,8 @@ def prob_accuracy_between(p_d, n_items, lo, hi):
     k_lo = ceil_count(lo_, nn)
     k_hi = floor_count(hi_, nn)
     upper = k_lo > nn * p
-    via_sf = _binom_sf(k_lo - 1, nn, p) - _binom_sf(k_hi, nn, p)
-    via_cdf = _binom_cdf(k_hi, nn, p) - _binom_cdf(k_lo - 1, nn, p)
+    via_sf = binom.sf(k_lo - 1, nn, p) - binom.sf(k_hi, nn, p)
+    via_cdf = binom.cdf(k_hi, nn, p) - binom.cdf(k_lo - 1, nn, p)
     out = np.where(upper, via_sf, via_cdf)
     return _out(np.clip(np.where(k_lo > k_hi, 0.0, out), 0.0, 1.0))
 
@@ -666,7 +631,7 @@ def _binom_support(n: int, p: float) -> tuple[np.ndarray, np.ndarray]:
     # only that window is evaluated, so the cost grows with sd, not with n
     half = 11.0 * math.sqrt(n * p * (1.0 - p)) + 60.0
     k = np.arange(max(0, math.floor(n * p - half)), min(n, math.ceil(n * p + half)) + 1)
-    pmf = _binom_ufuncs()[0](k, n, p)
+    pmf = binom.pmf(k, n, p)
     keep = np.flatnonzero(pmf >= _TRIM)
     lo, hi = keep[0], keep[-1]
     return k[lo:hi + 1], pmf[lo:hi + 1]
