@@ -463,6 +463,40 @@ def _draw_theta(theta_kind, theta_par, theta_cum, key, ctr):
     return theta_par[i], ctr + 1
 
 
+@njit(cache=True, inline="always")
+def _plurality(votes, n_lab, tie_rule, rkey, ctr):
+    """Ground truth of one vote count vector: (label, top count); label -1 = dropped tie.
+
+    The plurality label; ties go to a random tied label (one uniform at ``ctr``), to
+    ``tie_rule`` when it is a tied label, or the item is dropped (``TIE_DROP``).
+    """
+    top = -1
+    n_top = 0
+    g = 0
+    for a in range(n_lab):
+        va = votes[a]
+        if va > top:
+            top = va
+            n_top = 1
+            g = a
+        elif va == top:
+            n_top += 1
+    if n_top > 1:
+        if tie_rule == TIE_DROP:
+            return -1, top
+        if tie_rule >= 0 and votes[tie_rule] == top:
+            return tie_rule, top
+        pick = int(uniform(rkey, ctr) * n_top)
+        if pick >= n_top:
+            pick = n_top - 1
+        for a in range(n_lab):
+            if votes[a] == top:
+                if pick == 0:
+                    g = a
+                pick -= 1
+    return g, top
+
+
 @njit(cache=True)
 def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class_counts,
                           bernoulli, theta_kind, theta_par, theta_cum, comp_prob, comp_alias,
@@ -573,31 +607,9 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                         if o >= n_lab:
                             o -= n_lab
                         votes[o] += 1
-            # plurality: top count, how many labels reach it, the first of them
-            top = -1
-            n_top = 0
-            for a in range(n_lab):
-                va = votes[a]
-                if va > top:
-                    top = va
-                    n_top = 1
-                    g = a
-                elif va == top:
-                    n_top += 1
-            if n_top > 1:
-                if tie_rule == TIE_DROP:
-                    continue
-                if tie_rule >= 0 and votes[tie_rule] == top:
-                    g = tie_rule
-                else:
-                    pick = int(uniform(rkey, base + np.uint64(panel_k + 2)) * n_top)
-                    if pick >= n_top:
-                        pick = n_top - 1
-                    for a in range(n_lab):
-                        if votes[a] == top:
-                            if pick == 0:
-                                g = a
-                            pick -= 1
+            g, top = _plurality(votes, n_lab, tie_rule, rkey, base + np.uint64(panel_k + 2))
+            if g < 0:
+                continue  # a tie, dropped
             s = stratum_of_top[top]
         else:
             s = 0
@@ -1317,31 +1329,9 @@ def _item_model_rep(rkey, n_items, n_lab, panel_k, item_kind, item_par, item_cum
             votes[a] = 0
         for k in range(panel_k):
             votes[categorical(cum, uniform(rkey, base + np.uint64(1 + k)))] += 1
-        top = -1
-        n_top = 0
-        g = 0
-        for a in range(n_lab):
-            va = votes[a]
-            if va > top:
-                top = va
-                n_top = 1
-                g = a
-            elif va == top:
-                n_top += 1
-        if n_top > 1:
-            if tie_rule == TIE_DROP:
-                continue
-            if tie_rule >= 0 and votes[tie_rule] == top:
-                g = tie_rule
-            else:
-                pick = int(uniform(rkey, base + np.uint64(panel_k + 2)) * n_top)
-                if pick >= n_top:
-                    pick = n_top - 1
-                for a in range(n_lab):
-                    if votes[a] == top:
-                        if pick == 0:
-                            g = a
-                        pick -= 1
+        g, top = _plurality(votes, n_lab, tie_rule, rkey, base + np.uint64(panel_k + 2))
+        if g < 0:
+            continue  # a tie, dropped
         s = stratum_of_top[top]
         theta_sum[0] += best
         if s > 0:
