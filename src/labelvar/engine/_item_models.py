@@ -86,9 +86,7 @@ class _ItemTable:
 
 def run_item_model_cell(cell, spec, key, parallel, want_expected, want):
     """Simulate one grid cell under an item model; return its tables (as ``_run_cell``)."""
-    import pandas as pd
-
-    from labelvar.engine._simulate import _PARALLEL_WORK, _summarise
+    from labelvar.engine._simulate import _PARALLEL_WORK, _raw_table, _summarise
 
     model = spec.theta_prior
     lab, kk = cell.n_labels, cell.panel_size
@@ -131,14 +129,5 @@ def run_item_model_cell(cell, spec, key, parallel, want_expected, want):
     summary["method"] = "explicit"
     tables = {"summary": summary}
     if want["raw"]:
-        r, j, s = np.meshgrid(np.arange(spec.replicates), np.arange(n_j), np.arange(n_strata),
-                              indexing="ij")
-        flat = out.reshape(-1, K.N_FIELDS)
-        raw = pd.DataFrame({"labeller": np.asarray(names, dtype=object)[j.ravel()],
-                            "stratum": np.asarray(strata, dtype=object)[s.ravel()],
-                            "replicate": r.ravel()})
-        for f, name in enumerate(K.FIELDS):
-            raw[name] = flat[:, f].astype(np.int64) if f < 6 else flat[:, f]
-        raw["method"] = "explicit"
-        tables["raw"] = raw
+        tables["raw"] = _raw_table(out, names, strata, "explicit", theta=True)
     return tables

@@ -251,8 +251,6 @@ _KERNELS = {True: _kernels_tuple(True), False: _kernels_tuple(False)}
 
 def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     """Simulate one grid cell; return its tables ({"summary", and "raw"/"joint" if wanted})."""
-    import pandas as pd
-
     if isinstance(spec.theta_prior, ItemModel):  # a label distribution per item
         from labelvar.engine._item_models import run_item_model_cell
 
@@ -381,20 +379,27 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     if want["joint"]:
         tables["joint"] = _joint_table(joint, codes, names, strata, lab, path)
     if want["raw"]:
-        r, j, s = np.meshgrid(np.arange(spec.replicates), np.arange(n_j), np.arange(n_strata),
-                              indexing="ij")
-        flat = out.reshape(-1, K.N_FIELDS)
-        raw = pd.DataFrame({"labeller": np.asarray(names, dtype=object)[j.ravel()],
-                            "stratum": np.asarray(strata, dtype=object)[s.ravel()],
-                            "replicate": r.ravel()})
-        for f, name in enumerate(K.FIELDS):
-            if name == "theta" and (not panel or skills is not None):
-                continue
-            col = flat[:, f]
-            raw[name] = col.astype(np.int64) if f < 6 else col
-        raw["method"] = path
-        tables["raw"] = raw
+        tables["raw"] = _raw_table(out, names, strata, path,
+                                   theta=panel and skills is None)
     return tables
+
+
+def _raw_table(out, names, strata, path, theta: bool):
+    """The per-replicate table: one row per replicate x labeller x stratum."""
+    import pandas as pd
+
+    n_rep, n_j, n_strata = out.shape[:3]
+    r, j, s = np.meshgrid(np.arange(n_rep), np.arange(n_j), np.arange(n_strata), indexing="ij")
+    flat = out.reshape(-1, K.N_FIELDS)
+    raw = pd.DataFrame({"labeller": np.asarray(names, dtype=object)[j.ravel()],
+                        "stratum": np.asarray(strata, dtype=object)[s.ravel()],
+                        "replicate": r.ravel()})
+    for f, name in enumerate(K.FIELDS):
+        if name == "theta" and not theta:
+            continue
+        raw[name] = flat[:, f].astype(np.int64) if f < 6 else flat[:, f]
+    raw["method"] = path
+    return raw
 
 
 def _symmetric_tables(comp, lab, stratum_of_top, tie):
