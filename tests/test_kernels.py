@@ -208,3 +208,45 @@ def test_collapsed_joint_counts_are_the_drawn_counts():
     for j in range(2):  # correct = counts of the scored cells where labeller j is right
         right = [c for c in range(4) if pred[c, j] == truth[c]]
         assert (joint[:, 0, code[right]].sum(axis=1) == out[:, j, 0, 1]).all()
+
+
+def test_collapsed_product_serial_parallel_joint_and_distribution():
+    """collapsed_product: serial == parallel, joint = the drawn counts, and the joint
+    outcome counts follow P(stratum, truth | group) prod_j P(h_j | group) (chi-square)."""
+    # two groups (modal label 0 / 1), slots 0 (unused), 1, 2 and 3 = dropped; L = 2, J = 2
+    sg = np.array([[0.0, 0.0, 0.5, 0.1, 0.2, 0.1, 0.06, 0.04],
+                   [0.0, 0.0, 0.05, 0.45, 0.15, 0.25, 0.05, 0.05]])
+    sg_stratum = np.repeat(np.arange(4, dtype=np.int64), 2)
+    sg_stratum[sg_stratum == 3] = -1
+    sg_truth = np.tile(np.arange(2, dtype=np.int64), 4)
+    pred = np.array([[[0.8, 0.2], [0.5, 0.5]], [[0.3, 0.7], [0.5, 0.5]]])  # (group, j, h)
+    groups = np.array([30, 70], dtype=np.int64)
+    code_map = np.arange(8, dtype=np.int64)
+    key, n_rep, n_strata = np.uint64(7), 4000, 3
+    out = np.empty((n_rep, 2, n_strata, K.N_FIELDS))
+    out0 = np.empty_like(out)
+    joint = np.zeros((n_rep, n_strata, 8), dtype=np.int64)
+    K.collapsed_product_serial(key, n_rep, groups, np.empty(0), sg, sg_stratum, sg_truth, pred,
+                               0.7, code_map, 2, n_strata, out, joint)
+    K.collapsed_product(key, n_rep, groups, np.empty(0), sg, sg_stratum, sg_truth, pred, 0.7,
+                        code_map, 2, n_strata, out0, np.zeros((0, 0, 0), dtype=np.int64))
+    assert np.array_equal(out, out0, equal_nan=True)
+    assert (joint[:, 0].sum(axis=1) == out[:, 0, 0, 0]).all()
+    assert (joint[:, 1] + joint[:, 2] == joint[:, 0]).all()
+    # expected joint counts over (stratum 1/2, truth, h0, h1), pooled over replicates
+    exp = np.zeros((n_strata, 8))
+    for grp in range(2):
+        for cell in range(8):
+            s, g = sg_stratum[cell], sg_truth[cell]
+            if s < 1:
+                continue
+            for h0 in range(2):
+                for h1 in range(2):
+                    exp[s, g * 4 + h0 * 2 + h1] += (groups[grp] * sg[grp, cell]
+                                                    * pred[grp, 0, h0] * pred[grp, 1, h1])
+    obs = joint[:, 1:].sum(axis=0).ravel()
+    e = exp[1:].ravel() * n_rep
+    # total scored is random (the dropped cells): compare the shares by a chi-square
+    chi2 = ((obs - e * obs.sum() / e.sum()) ** 2 / (e * obs.sum() / e.sum())).sum()
+    assert stats.chi2.sf(chi2, len(e) - 1) > 1e-4
+    assert abs(obs.sum() - e.sum()) < 4 * np.sqrt(e.sum())

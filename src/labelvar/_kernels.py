@@ -23,6 +23,10 @@ Kernels
 ``explicit_binary``    the same for L = 2, K fixed at compile time (a K-tuple)
 ``collapsed``          exchangeable items: counts drawn as multinomials per
                        replicate, cost independent of the number of items
+``collapsed_product``  the same when labellers are independent of the panel
+                       given the group: (stratum, truth) counts, then each
+                       part split by one labeller's predictions at a time
+``summary_stats``      mean, sd and 5/50/95 % quantiles of many series at once
 
 Each has a ``_serial`` twin compiled without ``parallel=True``; tests check
 that both give bit-identical results.

@@ -116,7 +116,9 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     method : {"auto", "collapsed", "explicit"}
         Computational path (see :mod:`labelvar.engine`). ``"auto"``: collapsed
         for exchangeable items (coin mode, or a fixed theta) and whenever a
-        ``ModelPair`` or ``joint=True`` needs it; explicit otherwise.
+        ``ModelPair`` or ``joint=True`` needs it; explicit otherwise, and for
+        binary panel cells with K <= 7, a fixed theta, fixed positives and
+        N <= 4,000 items (the vectorised kernel is faster there).
     expected : bool
         Compute the ``expected`` column (imports scipy; False keeps a small
         call cheap).
