@@ -17,6 +17,7 @@ from labelvar._counts import ceil_count
 
 _EPS = 1e-12            # metric >= t is evaluated as metric >= t - _EPS
 _MAX_CELLS = 4096       # largest joint outcome table the collapsed path takes
+_MAX_F1_PAIRS = 200_000  # larger (TP, FP) supports: exact_binary_metrics' O(sqrt N) F1 mean
 
 
 # --------------------------------------------------------------------------- item tables
@@ -301,10 +302,12 @@ def _f1_mean(n_pos, n_neg, sens, spec):
     The mean of :func:`labelvar.analytic.exact_binary_metrics`'s F1 without building
     (and sorting) the whole distribution.
     """
-    from labelvar.analytic import _binom_support
+    from labelvar import analytic
 
-    k1, p1 = _binom_support(n_pos, sens)
-    k2, p2 = _binom_support(n_neg, 1.0 - spec)
+    k1, p1 = analytic._binom_support(n_pos, sens)
+    k2, p2 = analytic._binom_support(n_neg, 1.0 - spec)
+    if k1.size * k2.size > _MAX_F1_PAIRS:  # large N: the O(sqrt N) method of analytic
+        return analytic.exact_binary_metrics(n_pos, n_neg, sens, spec).f1.mean
     tp = k1[:, None].astype(float)
     den = tp + n_pos + k2[None, :]  # 2 TP + FP + FN
     f1 = np.divide(2.0 * tp, den, out=np.zeros(den.shape), where=den > 0)
