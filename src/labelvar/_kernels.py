@@ -23,9 +23,6 @@ Kernels
 ``explicit_binary``    the same for L = 2, K fixed at compile time (a K-tuple)
 ``collapsed``          exchangeable items: counts drawn as multinomials per
                        replicate, cost independent of the number of items
-``collapsed_product``  the same when labellers are independent of the panel
-                       given the group: (stratum, truth) counts, then each
-                       part split by one labeller's predictions at a time
 ``summary_stats``      mean, sd and 5/50/95 % quantiles of many series at once
 
 Each has a ``_serial`` twin compiled without ``parallel=True``; tests check
@@ -137,8 +134,6 @@ def _binomial_inversion(n, p, key, ctr):
     qn = math.exp(n * math.log(q))
     np_ = n * p
     bound = min(n, int(np_ + 10.0 * math.sqrt(np_ * q + 1.0)))
-    s = p / q
-    a = (n + 1) * s
     x = 0
     px = qn
     u = uniform(key, ctr)
@@ -152,9 +147,7 @@ def _binomial_inversion(n, p, key, ctr):
             ctr += 1
         else:
             u -= px
-            # f(x) / f(x - 1) = (n - x + 1) p / (x q) = a / x - s: the division is off the
-            # px dependency chain, so consecutive steps overlap
-            px *= a / x - s
+            px = ((n - x + 1) * p * px) / (x * q)
     return x, ctr
 
 
@@ -1249,133 +1242,6 @@ def collapsed_serial(cell_key, n_rep, group_counts, group_bern, cell_probs, cell
     """Serial twin of :func:`collapsed` (bit-identical results)."""
     _collapsed_chunk(cell_key, 0, n_rep, group_counts, group_bern, cell_probs, cell_stratum,
                      cell_truth, cell_pred, cell_theta, cell_code, n_lab, n_strata, out, joint)
-
-
-# --------------------------------------------------------------------------- collapsed, product form
-@njit(cache=True)
-def _collapsed_product_rep(rkey, n_total, group_counts, group_bern, sg_probs, sg_stratum,
-                           sg_truth, pred_probs, theta, code_map, conf, theta_sum, counts, tree,
-                           hcounts, gsizes, out_r, joint_r):
-    """One replicate of :func:`collapsed_product`; fills ``out_r`` (the rest is scratch)."""
-    n_j = pred_probs.shape[1]
-    n_lab = hcounts.shape[0]
-    n_sg = sg_probs.shape[1]
-    n_leaf = tree.shape[1]  # n_lab ** n_j
-    want_joint = joint_r.shape[1] > 0
-    conf[...] = 0
-    theta_sum[:] = 0.0
-    if want_joint:
-        joint_r[...] = 0
-    ctr = 0
-    if group_bern.shape[0] > 0:
-        ctr = multinomial_into(n_total, group_bern, rkey, ctr, gsizes)
-    else:
-        gsizes[:] = group_counts
-    for grp in range(gsizes.shape[0]):
-        if gsizes[grp] == 0:
-            continue
-        ctr = multinomial_into(gsizes[grp], sg_probs[grp], rkey, ctr, counts)
-        for cell in range(n_sg):
-            x = counts[cell]
-            if x == 0:
-                continue
-            s = sg_stratum[cell]
-            if s < 0:  # dropped (tied, tie rule "drop")
-                continue
-            g = sg_truth[cell]
-            theta_sum[0] += x * theta
-            if s > 0:
-                theta_sum[s] += x * theta
-            # split the cell's items by labeller 0's prediction, each part by labeller 1's,
-            # ...: tree[j + 1, prefix * L + h] = items with predictions prefix, h
-            tree[0, 0] = x
-            width = 1
-            for j in range(n_j):
-                for pre in range(width):
-                    y = tree[j, pre]
-                    if y == 0:
-                        for h in range(n_lab):
-                            tree[j + 1, pre * n_lab + h] = 0
-                        continue
-                    ctr = multinomial_into(y, pred_probs[grp, j], rkey, ctr, hcounts)
-                    for h in range(n_lab):
-                        tree[j + 1, pre * n_lab + h] = hcounts[h]
-                width *= n_lab
-            for leaf in range(n_leaf):
-                y = tree[n_j, leaf]
-                if y == 0:
-                    continue
-                rest = leaf
-                for j in range(n_j - 1, -1, -1):
-                    h = rest % n_lab
-                    rest //= n_lab
-                    conf[j, 0, g, h] += y
-                    if s > 0:
-                        conf[j, s, g, h] += y
-                if want_joint:
-                    code = code_map[g * n_leaf + leaf]
-                    joint_r[0, code] += y
-                    if s > 0:
-                        joint_r[s, code] += y
-    _finish_replicate(conf, theta_sum, out_r)
-
-
-@njit(cache=True)
-def _collapsed_product_chunk(cell_key, r0, r1, group_counts, group_bern, sg_probs, sg_stratum,
-                             sg_truth, pred_probs, theta, code_map, n_lab, n_strata, out, joint):
-    """Replicates r0 <= r < r1 of :func:`collapsed_product`, sharing scratch arrays."""
-    n_j = pred_probs.shape[1]
-    conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
-    theta_sum = np.zeros(n_strata)
-    counts = np.zeros(sg_probs.shape[1], dtype=np.int64)
-    tree = np.zeros((n_j + 1, n_lab ** n_j), dtype=np.int64)
-    hcounts = np.zeros(n_lab, dtype=np.int64)
-    n_groups = group_bern.shape[0] if group_bern.shape[0] > 0 else group_counts.shape[0]
-    gsizes = np.zeros(n_groups, dtype=np.int64)
-    n_total = group_counts.sum()
-    no_joint = np.zeros((0, 0), dtype=np.int64)
-    for r in range(r0, r1):
-        joint_r = joint[r] if joint.shape[0] > 0 else no_joint
-        _collapsed_product_rep(replicate_key(cell_key, r), n_total, group_counts, group_bern,
-                               sg_probs, sg_stratum, sg_truth, pred_probs, theta, code_map, conf,
-                               theta_sum, counts, tree, hcounts, gsizes, out[r], joint_r)
-
-
-@njit(cache=True, parallel=True)
-def collapsed_product(cell_key, n_rep, group_counts, group_bern, sg_probs, sg_stratum, sg_truth,
-                      pred_probs, theta, code_map, n_lab, n_strata, out, joint):
-    """Collapsed simulation when the labellers are independent of the panel given the group.
-
-    With a fixed theta every labeller's prediction depends on an item only through
-    its group (modal label), independently of the votes and of the other labellers:
-    P(stratum, truth, h_1..h_J | group) = P(stratum, truth | group) prod_j P(h_j | group).
-    Per replicate and group: one multinomial of the group's items over the
-    (stratum, truth) cells ``sg_probs[grp]`` (``sg_stratum``: -1 = dropped;
-    ``sg_truth``), then each non-empty cell's items split by labeller 0's prediction
-    (a multinomial over ``pred_probs[grp, 0]``), each part by labeller 1's, and so on:
-    the joint counts of (stratum, truth, every prediction) have the same distribution
-    as in :func:`collapsed` with the full joint table, drawn with far fewer draws
-    (zero parts are skipped). ``joint`` (as in :func:`collapsed`, or (0, 0, 0)):
-    the drawn counts of outcome ``code_map[truth * L**J + predictions]``.
-    ``group_bern`` non-empty: group sizes drawn as
-    Multinomial(group_counts.sum(), group_bern) first. ``theta``: the fixed theta
-    (the theta field). Same output as :func:`collapsed`;
-    :func:`collapsed_product_serial` is the serial twin.
-    """
-    n_chunks = (n_rep + _CHUNK - 1) // _CHUNK
-    for ch in prange(n_chunks):
-        _collapsed_product_chunk(cell_key, ch * _CHUNK, min(n_rep, (ch + 1) * _CHUNK),
-                                 group_counts, group_bern, sg_probs, sg_stratum, sg_truth,
-                                 pred_probs, theta, code_map, n_lab, n_strata, out, joint)
-
-
-@njit(cache=True)
-def collapsed_product_serial(cell_key, n_rep, group_counts, group_bern, sg_probs, sg_stratum,
-                             sg_truth, pred_probs, theta, code_map, n_lab, n_strata, out, joint):
-    """Serial twin of :func:`collapsed_product` (bit-identical results)."""
-    _collapsed_product_chunk(cell_key, 0, n_rep, group_counts, group_bern, sg_probs,
-                             sg_stratum, sg_truth, pred_probs, theta, code_map, n_lab, n_strata, out,
-                             joint)
 
 
 # --------------------------------------------------------------------------- summary statistics

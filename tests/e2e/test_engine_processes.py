@@ -48,8 +48,8 @@ from labelvar import _kernels as K
 from labelvar.engine import simulate
 simulate(p_d=0.8, n_items=50, replicates=20, seed=1, expected=False, method="collapsed",
          parallel=False)
-print(json.dumps({"hits": sum(K.collapsed_product_serial.stats.cache_hits.values()),
-                  "misses": sum(K.collapsed_product_serial.stats.cache_misses.values())}))
+print(json.dumps({"hits": sum(K.collapsed_serial.stats.cache_hits.values()),
+                  "misses": sum(K.collapsed_serial.stats.cache_misses.values())}))
 """
 
 
@@ -62,6 +62,6 @@ def test_kernels_are_cached_on_disk(tmp_path):
                               text=True, env=_env(NUMBA_CACHE_DIR=str(cache)), cwd=tmp_path)
         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     index = {p.name.split(".")[1].split("-")[0] for p in cache.rglob("_kernels.*.nbi")}
-    assert "collapsed_product_serial" in index, sorted(index)
+    assert "collapsed_serial" in index, sorted(index)
     assert runs[0]["hits"] == 0 and runs[0]["misses"] >= 1  # compiled, then written
     assert runs[1]["hits"] >= 1 and runs[1]["misses"] == 0  # loaded from the cache

@@ -268,10 +268,9 @@ def _summary_frame(parts, seed):
 def _kernels_tuple(parallel):
     if parallel:
         return (K.explicit_binary, K.explicit_generic, K.collapsed, K.explicit_binary_fast,
-                K.explicit_symmetric, K.collapsed_product)
+                K.explicit_symmetric)
     return (K.explicit_binary_serial, K.explicit_generic_serial, K.collapsed_serial,
-            K.explicit_binary_fast_serial, K.explicit_symmetric_serial,
-            K.collapsed_product_serial)
+            K.explicit_binary_fast_serial, K.explicit_symmetric_serial)
 
 
 _KERNELS = {True: _kernels_tuple(True), False: _kernels_tuple(False)}
@@ -345,34 +344,16 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     counts = cell.class_counts(spec)
     if path == "collapsed":
         probs, c_stratum, c_truth, c_pred, c_theta, c_code = cells
-        # joint outcome codes, numbered compactly over the possible scored ones (a table
-        # cell is a (stratum, outcome) pair; dropped cells never reach the joint counts)
-        codes = np.unique(c_code[c_stratum >= 0])
-        if want["joint"]:
-            joint = np.zeros((spec.replicates, n_strata, len(codes)), dtype=np.int64)
-    if path == "collapsed" and not spec.pairs and len(table.w) == 1:
-        # fixed theta, no ModelPair: labellers independent of the panel given the group
-        slots = table.A.shape[2]
-        sg_probs = np.ascontiguousarray(table.A[:, 0].reshape(table.A.shape[0], -1))
-        sg_stratum = np.repeat(np.arange(slots, dtype=np.int64), lab)
-        sg_stratum[sg_stratum == slots - 1] = -1
-        sg_truth = np.tile(np.arange(lab, dtype=np.int64), slots)
-        pred_probs = np.ascontiguousarray(np.stack([mt[:, 0] for mt in table.M], axis=1))
-        code_map = np.full(lab ** (1 + n_j), -1, dtype=np.int64)
-        code_map[codes] = np.arange(len(codes))
-        if bern:
-            group_counts = np.array([cell.n_items], dtype=np.int64)
-            group_bern = np.asarray(table.group_weights, dtype=float)
-        else:
-            group_counts, group_bern = np.asarray(table.groups, dtype=np.int64), np.empty(0)
-        kern[5](ckey, spec.replicates, group_counts, group_bern, sg_probs, sg_stratum, sg_truth,
-                pred_probs, float(table.theta[0]), code_map, lab, n_strata, out, joint)
-    elif path == "collapsed":
         if bern:
             group_counts = np.array([cell.n_items], dtype=np.int64)
         else:
             group_counts = table.groups
+        # joint outcome codes, numbered compactly over the possible scored ones (a table
+        # cell is a (stratum, outcome) pair; dropped cells never reach the joint counts)
+        codes = np.unique(c_code[c_stratum >= 0])
         c_index = np.minimum(np.searchsorted(codes, c_code), max(len(codes) - 1, 0))
+        if want["joint"]:
+            joint = np.zeros((spec.replicates, n_strata, len(codes)), dtype=np.int64)
         kern[2](ckey, spec.replicates, group_counts, np.empty(0), np.ascontiguousarray(probs),
                 c_stratum, c_truth, c_pred, np.ascontiguousarray(c_theta),
                 c_index.astype(np.int64), lab, n_strata, out, joint)
