@@ -23,6 +23,7 @@ Kernels
 ``explicit_binary``    the same for L = 2, K fixed at compile time (a K-tuple)
 ``collapsed``          exchangeable items: counts drawn as multinomials per
                        replicate, cost independent of the number of items
+``summary_stats``      mean, sd and 5/50/95 % quantiles of many series at once
 
 Each has a ``_serial`` twin compiled without ``parallel=True``; tests check
 that both give bit-identical results.
@@ -1253,6 +1254,94 @@ def collapsed_serial(cell_key, n_rep, group_counts, group_bern, cell_probs, cell
     """Serial twin of :func:`collapsed` (bit-identical results)."""
     _collapsed_chunk(cell_key, 0, n_rep, group_counts, group_bern, cell_probs, cell_stratum,
                      cell_truth, cell_pred, cell_theta, cell_code, n_lab, n_strata, out, joint)
+
+
+# --------------------------------------------------------------------------- summary statistics
+_QS = (0.05, 0.5, 0.95)
+
+
+@njit(cache=True, inline="always")
+def _lerp(a, b, t):
+    """Interpolate as numpy's quantile does (``numpy.lib._function_base_impl._lerp``)."""
+    d = b - a
+    return b - d * (1.0 - t) if t >= 0.5 else a + d * t
+
+
+@njit(cache=True)
+def _select(a, left, right, k):
+    """Put the k-th smallest of ``a[left:right + 1]`` at ``a[k]`` (quickselect, in place).
+
+    Afterwards ``a[left:k] <= a[k] <= a[k + 1:right + 1]``; returns ``a[k]``.
+    """
+    while right > left:
+        mid = (left + right) // 2
+        # median of three as the pivot
+        if a[mid] < a[left]:
+            a[mid], a[left] = a[left], a[mid]
+        if a[right] < a[left]:
+            a[right], a[left] = a[left], a[right]
+        if a[right] < a[mid]:
+            a[right], a[mid] = a[mid], a[right]
+        pivot = a[mid]
+        i, j = left, right
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            right = j
+        elif k >= i:
+            left = i
+        else:
+            return a[k]
+    return a[k]
+
+
+@njit(cache=True, parallel=True)
+def summary_stats(x, out):
+    """Per row of ``x`` (series x replicates): mean, sd (ddof 1), 5/50/95 % quantiles.
+
+    ``out[i] = (mean, sd, q05, q50, q95)``; the quantiles are numpy's default
+    ("linear") method, the order statistics found by partitioning a copy of the row
+    (O(R), not a sort). A row with a NaN gives NaN quantiles (as numpy); one value
+    gives sd NaN.
+    """
+    n_s, n = x.shape
+    for i in prange(n_s):
+        row = x[i].copy()
+        tot = 0.0
+        for k in range(n):
+            tot += row[k]
+        mean = tot / n
+        ss = 0.0
+        for k in range(n):
+            d = row[k] - mean
+            ss += d * d
+        out[i, 0] = mean
+        out[i, 1] = math.sqrt(ss / (n - 1)) if n > 1 else np.nan
+        if mean != mean:
+            out[i, 2] = np.nan
+            out[i, 3] = np.nan
+            out[i, 4] = np.nan
+            continue
+        start = 0
+        for q in range(3):
+            v = _QS[q] * (n - 1)
+            lo = int(math.floor(v))
+            a = _select(row, start, n - 1, lo)
+            b = a
+            if lo + 1 < n:  # the next order statistic: the smallest of the rest
+                b = row[lo + 1]
+                for k in range(lo + 2, n):
+                    if row[k] < b:
+                        b = row[k]
+            out[i, 2 + q] = _lerp(a, b, v - lo)
+            start = lo
 
 
 # --------------------------------------------------------------------------- item models

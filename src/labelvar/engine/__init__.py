@@ -29,7 +29,9 @@ to items that are exchangeable within groups and have a finite outcome table
 (coin mode; panel mode, with a fixed theta or, as i.i.d. items, with a theta
 prior integrated out exactly). ``"auto"`` takes the collapsed path for coin mode
 and fixed theta, and wherever a :class:`labelvar.models.ModelPair` or
-``joint=True`` needs it.
+``joint=True`` needs it, except that panel cells the vectorised L = 2 kernel
+takes (K <= 7, fixed theta and class counts, homogeneous panel) with N <= 4,000
+items go explicit: there a few ns per item beat the collapsed draws per replicate.
 
 Layout
 ------

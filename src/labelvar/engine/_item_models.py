@@ -126,7 +126,7 @@ def run_item_model_cell(cell, spec, key, parallel, want_expected, want):
     strata = ["all"] + labels
     exp = _expected(table, cell, spec, labels) if (want_expected and table is not None) else None
     summary = _summarise(out, names, strata, spec, exp, True, "explicit", theta_ok=True)
-    summary["method"] = "explicit"
+    summary["method"] = ["explicit"] * len(summary["mean"])
     tables = {"summary": summary}
     if want["raw"]:
         tables["raw"] = _raw_table(out, names, strata, "explicit", theta=True)

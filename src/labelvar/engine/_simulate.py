@@ -30,6 +30,7 @@ RAW_FIELDS = ("n", "correct", "tp", "fp", "fn", "tn") + METRICS
 _BINARY_MAX_K = 64      # K above this uses the generic kernel (one compile per K otherwise)
 _PARALLEL_WORK = 2_000_000  # draws per cell from which parallel kernels are used
 _FAST_MAX_K = 7         # the vectorised L = 2 kernel packs vote counts 0..K in 8-bit lanes
+_AUTO_FAST_N = 4000     # "auto": up to this N the vectorised L = 2 kernel beats the collapsed
 _THETA_KIND = {"fixed": K.THETA_FIXED, "beta": K.THETA_BETA, "discrete": K.THETA_DISCRETE}
 
 
@@ -115,7 +116,9 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     method : {"auto", "collapsed", "explicit"}
         Computational path (see :mod:`labelvar.engine`). ``"auto"``: collapsed
         for exchangeable items (coin mode, or a fixed theta) and whenever a
-        ``ModelPair`` or ``joint=True`` needs it; explicit otherwise.
+        ``ModelPair`` or ``joint=True`` needs it; explicit otherwise, and for
+        binary panel cells with K <= 7, a fixed theta, fixed positives and
+        N <= 4,000 items (the vectorised kernel is faster there).
     expected : bool
         Compute the ``expected`` column (imports scipy; False keeps a small
         call cheap).
@@ -219,10 +222,11 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
             done[key] = _run_cell(cell, spec, key, kern, expected, want)
         params = cell.columns(spec)
         for name, table in done[key].items():
-            parts[name].append(table.assign(**params))
-    summary = pd.concat(parts["summary"], ignore_index=True)
-    summary["seed"] = spec.seed
-    summary = summary[list(SUMMARY_COLUMNS)]
+            if name == "summary":  # plain columns: one DataFrame at the end (cheaper)
+                parts[name].append((table, params))
+            else:
+                parts[name].append(table.assign(**params))
+    summary = _summary_frame(parts["summary"], spec.seed)
     tables = {}
     for name, lead in (("raw", ("labeller", "stratum", "replicate")),
                        ("joint", ("stratum", "replicate"))):
@@ -235,6 +239,29 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
         tables[name] = table[first + [c for c in table.columns if c not in first]]
     return SimulationResult(summary=summary, raw=tables["raw"], joint=tables["joint"],
                             seed=spec.seed)
+
+
+def _summary_frame(parts, seed):
+    """One DataFrame (columns :data:`SUMMARY_COLUMNS`) from per-cell summary columns."""
+    import pandas as pd
+
+    cols: dict[str, list] = {c: [] for c in SUMMARY_COLUMNS}
+    for table, params in parts:
+        n = len(table["mean"])
+        for c in SUMMARY_COLUMNS:
+            if c in table:
+                cols[c].append(np.asarray(table[c]) if not isinstance(table[c], list)
+                               else np.asarray(table[c], dtype=object))
+            elif c in params:
+                cols[c].append(np.full(n, params[c], dtype=object))
+    data = {}
+    for c in SUMMARY_COLUMNS:
+        if c == "seed":
+            continue
+        x = np.concatenate(cols[c]) if cols[c] else np.empty(0, dtype=object)
+        data[c] = pd.Series(x.tolist() if x.dtype == object else x, dtype=None)
+    data["seed"] = seed
+    return pd.DataFrame(data)[list(SUMMARY_COLUMNS)]
 
 
 # --------------------------------------------------------------------------- running a cell
@@ -275,8 +302,14 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     cells = table.cells(n_j) if table is not None else None
     needs = ("a ModelPair" if spec.pairs else "joint=True" if want["joint"] else None)
     path = spec.method
+    bern = spec.positives == "bernoulli"
+    # the vectorised L = 2 kernel applies (same conditions as its branch below)
+    fast_binary = (lab == 2 and panel and kk <= _FAST_MAX_K and spec.theta_prior is None
+                   and not bern and fast and skills is None)
     if path == "auto":
         path = "collapsed" if (exchangeable or needs) and cells is not None else "explicit"
+        if path == "collapsed" and not needs and fast_binary and cell.n_items <= _AUTO_FAST_N:
+            path = "explicit"  # a few ns per item beat the collapsed draws per replicate
     if path == "explicit" and needs:
         raise ValueError(f"{needs} needs the collapsed path, which is not available for this "
                          f"cell (outcome table of {lab}**{n_j + 1} x strata cells too large, or "
@@ -307,7 +340,6 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     lab_kind = np.array([K.EXPERT if type(lb).__name__ == "Expert" else K.MATRIX
                          for lb in spec.labellers], dtype=np.int64)
     counts = cell.class_counts(spec)
-    bern = spec.positives == "bernoulli"
     if path == "collapsed":
         probs, c_stratum, c_truth, c_pred, c_theta, c_code = cells
         if bern:
@@ -323,8 +355,7 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
         kern[2](ckey, spec.replicates, group_counts, np.empty(0), np.ascontiguousarray(probs),
                 c_stratum, c_truth, c_pred, np.ascontiguousarray(c_theta),
                 c_index.astype(np.int64), lab, n_strata, out, joint)
-    elif (lab == 2 and panel and kk <= _FAST_MAX_K and spec.theta_prior is None
-          and not bern and fast and skills is None):
+    elif fast_binary:
         # vectorised kernel; bit-identical to the branch below
         theta = float(cell.p_d)
         lab_thr = np.empty((2, n_j), dtype=np.uint64)
@@ -374,7 +405,7 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     summary = _summarise(out, names, strata, spec, exp, panel, path,
                          theta_ok=panel and skills is None
                          and (path == "explicit" or spec.theta_prior is None))
-    summary["method"] = path
+    summary["method"] = [path] * len(summary["mean"])
     tables = {"summary": summary}
     if want["joint"]:
         tables["joint"] = _joint_table(joint, codes, names, strata, lab, path)
@@ -462,47 +493,70 @@ def _theta_args(cell, spec):
 
 
 def _summarise(out, names, strata, spec, exp, panel, path, theta_ok):
-    import pandas as pd
+    """Summary columns (mean, sd, quantiles, expected, z) of every labeller x stratum x metric.
 
+    Every series (one metric of one labeller and stratum over the replicates where the
+    stratum is non-empty) goes to one parallel kernel call
+    (:func:`labelvar._kernels.summary_stats`) per distinct replicate count.
+    """
     metric_fields = [(name, K.FIELDS.index(name)) for name in METRICS]
     if theta_ok:
         metric_fields.append(("theta", K.FIELDS.index("theta")))
+    fields = [f for _, f in metric_fields]
     acc_f1 = [K.FIELDS.index("accuracy"), K.FIELDS.index("f1")]
-    recs = []
-    qs = np.array([0.05, 0.5, 0.95])
-    for j, name in enumerate(names):
-        for s, stratum in enumerate(strata):
+    blocks = []  # (labeller, stratum, labels, rows (series, n_ok))
+    for j in range(len(names)):
+        for s in range(len(strata)):
             vals = out[:, j, s, :]
             ok = vals[:, 0] > 0
             n_ok = int(ok.sum())
             if n_ok == 0:
                 continue
+            sel = vals if n_ok == len(ok) else vals[ok]
             labels = [(metric, np.nan) for metric, _ in metric_fields]
-            cols = [vals[ok][:, [f for _, f in metric_fields]]]
+            rows = [sel[:, fields].T]
             for t in spec.thresholds:
                 labels += [("prob_accuracy_ge", t), ("prob_f1_ge", t)]
-                cols.append((vals[ok][:, acc_f1] >= t - _EPS).astype(float))
-            x = np.concatenate(cols, axis=1)  # (replicates, series): one pass per statistic
-            means = x.mean(axis=0)
-            sds = x.std(axis=0, ddof=1) if n_ok > 1 else np.full(x.shape[1], np.nan)
-            quants = np.quantile(x, qs, axis=0)
-            for i, (metric, t) in enumerate(labels):
-                e = np.nan if exp is None else exp.get((j, s, metric, None if t != t else t),
-                                                        np.nan)
-                recs.append((name, stratum, metric, t, float(means[i]), float(sds[i]),
-                             *map(float, quants[:, i]), e, n_ok))
-    df = pd.DataFrame.from_records(recs, columns=["labeller", "stratum", "metric", "threshold",
-                                                  "mean", "sd", "q05", "q50", "q95",
-                                                  "expected", "replicates"])
+                rows.append((sel[:, acc_f1] >= t - _EPS).T.astype(float))
+            blocks.append((j, s, labels, np.concatenate(rows, axis=0)))
+    stats = [None] * len(blocks)
+    by_n: dict[int, list[int]] = {}
+    for b, blk in enumerate(blocks):
+        by_n.setdefault(blk[3].shape[1], []).append(b)
+    for idx in by_n.values():
+        x = np.ascontiguousarray(np.concatenate([blocks[b][3] for b in idx], axis=0))
+        res = np.empty((x.shape[0], 5))
+        K.summary_stats(x, res)
+        row = 0
+        for b in idx:
+            k = blocks[b][3].shape[0]
+            stats[b] = res[row:row + k]
+            row += k
+    cols = {k: [] for k in ("labeller", "stratum", "metric", "threshold", "expected",
+                            "replicates")}
+    for j, s, labels, x in blocks:
+        for metric, t in labels:
+            cols["labeller"].append(names[j])
+            cols["stratum"].append(strata[s])
+            cols["metric"].append(metric)
+            cols["threshold"].append(t)
+            cols["expected"].append(np.nan if exp is None else
+                                    exp.get((j, s, metric, None if t != t else t), np.nan))
+            cols["replicates"].append(x.shape[1])
+    st = np.concatenate(stats, axis=0) if stats else np.empty((0, 5))
+    mean, sd = st[:, 0], st[:, 1]
+    expected = np.asarray(cols["expected"], dtype=float)
+    n_rep = np.asarray(cols["replicates"], dtype=np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        df["se"] = df["sd"] / np.sqrt(df["replicates"])
-        diff = df["mean"] - df["expected"]
-        z = diff / df["se"]
+        se = sd / np.sqrt(n_rep)
+        diff = mean - expected
+        z = diff / se
         # no spread beyond rounding noise (e.g. theta when fixed, constant labellers)
-        flat = (df["sd"] <= 1e-9) | df["se"].isna()
-        z[flat & (diff.abs() <= 1e-9)] = 0.0
-        z[flat & (diff.abs() > 1e-12)] = np.nan  # no spread seen: z undefined
-    df["z"] = z
-    return df
-
-
+        flat = (sd <= 1e-9) | np.isnan(se)
+        z[flat & (np.abs(diff) <= 1e-9)] = 0.0
+        z[flat & (np.abs(diff) > 1e-12)] = np.nan  # no spread seen: z undefined
+    # plain columns (simulate() makes one DataFrame of all cells); "method" is set by the caller
+    return {"labeller": cols["labeller"], "stratum": cols["stratum"], "metric": cols["metric"],
+            "threshold": np.asarray(cols["threshold"], dtype=float), "mean": mean, "sd": sd,
+            "q05": st[:, 2], "q50": st[:, 3], "q95": st[:, 4], "expected": expected,
+            "replicates": n_rep, "se": se, "z": z}

@@ -17,6 +17,7 @@ from labelvar._counts import ceil_count
 
 _EPS = 1e-12            # metric >= t is evaluated as metric >= t - _EPS
 _MAX_CELLS = 4096       # largest joint outcome table the collapsed path takes
+_MAX_F1_PAIRS = 200_000  # larger (TP, FP) supports: exact_binary_metrics' O(sqrt N) F1 mean
 
 
 # --------------------------------------------------------------------------- item tables
@@ -295,6 +296,24 @@ def _prob_correct_ge(groups, q, t, n_items):
     return float(min(1.0, pmf[k_min:].sum()))
 
 
+def _f1_mean(n_pos, n_neg, sens, spec):
+    """E[F1] (0/0 = 0) of a binary labeller: one sum over the binomial supports of TP and FP.
+
+    The mean of :func:`labelvar.analytic.exact_binary_metrics`'s F1 without building
+    (and sorting) the whole distribution.
+    """
+    from labelvar import analytic
+
+    k1, p1 = analytic._binom_support(n_pos, sens)
+    k2, p2 = analytic._binom_support(n_neg, 1.0 - spec)
+    if k1.size * k2.size > _MAX_F1_PAIRS:  # large N: the O(sqrt N) method of analytic
+        return analytic.exact_binary_metrics(n_pos, n_neg, sens, spec).f1.mean
+    tp = k1[:, None].astype(float)
+    den = tp + n_pos + k2[None, :]  # 2 TP + FP + FN
+    f1 = np.divide(2.0 * tp, den, out=np.zeros(den.shape), where=den > 0)
+    return float(p1 @ f1 @ p2 / (p1.sum() * p2.sum()))
+
+
 def _coin_f1(res, j, table, groups, spec):
     """Exact F1 (and P(F1 >= t)) in coin mode with fixed class counts."""
     from labelvar import analytic
@@ -309,12 +328,15 @@ def _coin_f1(res, j, table, groups, spec):
         fp_rate = mat[others, c]
         if np.ptp(fp_rate) > 1e-12:  # not a single binomial: leave it
             return
-        dist = analytic.exact_binary_metrics(int(groups[c]), n - int(groups[c]),
-                                             float(mat[c, c]), 1.0 - float(fp_rate[0]))
-        means.append(dist.f1.mean)
-        dists.append(dist)
+        n_c, sens, spec_c = int(groups[c]), float(mat[c, c]), 1.0 - float(fp_rate[0])
+        if lab == 2 and spec.thresholds:  # P(F1 >= t) needs the whole distribution
+            dist = analytic.exact_binary_metrics(n_c, n - n_c, sens, spec_c)
+            means.append(dist.f1.mean)
+            dists.append(dist)
+        else:
+            means.append(_f1_mean(n_c, n - n_c, sens, spec_c))
     res[(j, 0, "f1", None)] = float(np.mean(means))
-    if lab == 2:
+    if dists:
         for t in spec.thresholds:
             res[(j, 0, "prob_f1_ge", t)] = float(dists[0].f1.sf(t - _EPS))
 
