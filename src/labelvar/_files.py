@@ -190,8 +190,11 @@ def replaced_directory(path, *, allowed=None):
             raise FileExistsError(f"{path} was written by another run at the same time; its "
                                   "files are that run's (rerun to replace them)") from None
     except BaseException:
-        if old is not None and not path.exists():
-            os.replace(old, path)  # put the previous set back
+        if old is not None:
+            if not path.exists():
+                os.replace(old, path)  # put the previous set back
+            else:  # another run's set took its place meanwhile: ours is stale
+                shutil.rmtree(old, ignore_errors=True)
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     if old is not None:
