@@ -465,6 +465,23 @@ def _draw_theta(theta_kind, theta_par, theta_cum, key, ctr):
 
 
 @njit(cache=True, inline="always")
+def _matrix_label(lab_cum, j, c, u, n_lab):
+    """Labeller ``j``'s prediction for an item of (modal) label ``c`` from one uniform."""
+    for a in range(n_lab - 1):
+        if u < lab_cum[j, c, a]:
+            return a
+    return n_lab - 1
+
+
+@njit(cache=True, inline="always")
+def _count(conf, j, s, g, h):
+    """Count (truth g, prediction h) for labeller j in stratum "all" and in stratum s."""
+    conf[j, 0, g, h] += 1
+    if s > 0:
+        conf[j, s, g, h] += 1
+
+
+@njit(cache=True, inline="always")
 def _plurality(votes, n_lab, tie_rule, rkey, ctr):
     """Ground truth of one vote count vector: (label, top count); label -1 = dropped tie.
 
@@ -636,14 +653,8 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
             else:
                 if rho > 0.0:
                     u = (u - rho) / (1.0 - rho)
-                h = n_lab - 1
-                for a in range(n_lab - 1):
-                    if u < lab_cum[j, c, a]:
-                        h = a
-                        break
-            conf[j, 0, g, h] += 1
-            if s > 0:
-                conf[j, s, g, h] += 1
+                h = _matrix_label(lab_cum, j, c, u, n_lab)
+            _count(conf, j, s, g, h)
     _finish_replicate(conf, theta_sum, out_r)
 
 
@@ -904,9 +915,7 @@ def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, thet
                 if rho > 0.0:
                     u = (u - rho) / (1.0 - rho)
                 h = 1 if u < lab_p1[j, c] else 0
-            conf[j, 0, g, h] += 1
-            if s > 0:
-                conf[j, s, g, h] += 1
+            _count(conf, j, s, g, h)
     _finish_replicate(conf, theta_sum, out_r)
 
 
@@ -1436,14 +1445,8 @@ def _item_model_rep(rkey, n_items, n_lab, panel_k, item_kind, item_par, item_cum
             else:
                 if rho > 0.0:
                     u = (u - rho) / (1.0 - rho)
-                h = n_lab - 1
-                for a in range(n_lab - 1):
-                    if u < lab_cum[j, c, a]:
-                        h = a
-                        break
-            conf[j, 0, g, h] += 1
-            if s > 0:
-                conf[j, s, g, h] += 1
+                h = _matrix_label(lab_cum, j, c, u, n_lab)
+            _count(conf, j, s, g, h)
     _finish_replicate(conf, theta_sum, out_r)
 
 
