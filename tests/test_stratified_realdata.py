@@ -17,9 +17,9 @@ from conftest import shared_data as _need
 from labelvar.cli import main
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("chexpert_table3",
-                                                  REPO / "scripts" / "chexpert_table3.py")
+def _script(name: str = "chexpert_table3"):
+    """A script of scripts/ loaded as a module."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -129,10 +129,7 @@ def test_dialsummeval_cli_three_raters_four_criteria():
 
 def test_dialsummeval_metric_judges_join_and_rank_match():
     root = _need("dialsummeval")
-    spec = importlib.util.spec_from_file_location("dse", REPO / "scripts" /
-                                                  "dialsummeval_stratify.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _script("dialsummeval_stratify")
     data = mod.build(root, ["rouge-l"])
     assert set(data) == {"coherence", "consistency", "fluency", "relevance"}
     for td in data.values():
@@ -300,11 +297,7 @@ def test_dialsummeval_ordinal_per_bin():
     from statsmodels.stats.inter_rater import fleiss_kappa
 
     root = _need("dialsummeval")
-    spec = importlib.util.spec_from_file_location("dse", REPO / "scripts" /
-                                                  "dialsummeval_stratify.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    data = mod.build(root, ["rouge-l"])
+    data = _script("dialsummeval_stratify").build(root, ["rouge-l"])
     from labelvar.stratified import stratify
 
     r = stratify({"consistency": data["consistency"]}, ordinal=True, n_boot=0)

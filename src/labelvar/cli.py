@@ -109,7 +109,7 @@ def _add_expect(sub) -> None:
 def _run_expect(args) -> int:
     from labelvar import analytic
 
-    # rows, not a DataFrame: this command imports neither pandas nor numba (issue 14)
+    # rows, not a DataFrame: this command imports neither pandas nor numba
     table = analytic._expectation_rows(args.p_d, args.m, args.n_items, args.threshold,
                                        args.confidence_level)
     _print_table(table, args.format)

@@ -80,6 +80,13 @@ class PilotFit:
                 f"{self.prior.describe(L)} (mean theta {self.prior.mean(L):.3f}); log-lik "
                 f"{self.loglik:.2f}, AIC {self.aic:.2f}; {gof}{notes}")
 
+    def predict_agreement(self, counts):
+        """P(one more annotator agrees with each item's plurality label), given its counts.
+
+        See :func:`predict_agreement` (θ priors and item models alike).
+        """
+        return predict_agreement(self.prior, counts)
+
 
 @dataclasses.dataclass(frozen=True)
 class Selection:
@@ -518,48 +525,21 @@ ITEM_METHODS = ("dirichlet", "dirichlet_mixture", "empirical")
 
 
 @dataclasses.dataclass
-class ItemModelFit:
+class ItemModelFit(PilotFit):
     """An item label-distribution model fitted to pilot vote counts (absolute labels).
 
-    Attributes
-    ----------
-    model : DirichletItems, DirichletMixture or EmpiricalItems
-        The fitted model; also ``prior``, so ``Scenario(theta=fit.prior)`` and
-        ``simulate(mode="panel", theta_prior=fit.prior)`` take either kind of fit.
-    method : str
-        ``"dirichlet"``, ``"dirichlet_mixture"`` or ``"empirical"``.
-    n_items, n_labels : int
-    loglik : float
-        Maximised log-likelihood of the items' vote counts (labelled, not sorted).
-    n_params : int
-        Free parameters (empirical: (L - 1) per distinct vote share + the weights).
-    aic : float
-    class_prior : ndarray
-        Frequency of each label as the plurality label (ties split).
-    table : pandas.DataFrame
-        Observed vs expected number of items per (votes per item, labelled vote pattern).
-    chi2, dof, p_value : float
-        Pearson goodness of fit over the patterns (expected counts >= 5, the rest pooled
-        per number of votes).
+    The fields of :class:`PilotFit`, with ``prior`` the fitted
+    :class:`~labelvar.priors.DirichletItems`, :class:`~labelvar.priors.DirichletMixture`
+    or :class:`~labelvar.priors.EmpiricalItems` (also ``model``), ``method`` one of
+    ``"dirichlet"``, ``"dirichlet_mixture"``, ``"empirical"``, ``n_params`` counting
+    (L - 1) per distinct vote share + the weights for the empirical model, and
+    ``table`` holding labelled (not sorted) vote patterns.
     """
 
-    model: object
-    method: str
-    n_items: int
-    n_labels: int
-    loglik: float
-    n_params: int
-    aic: float
-    class_prior: np.ndarray
-    table: pd.DataFrame
-    chi2: float
-    dof: int
-    p_value: float
-
     @property
-    def prior(self):
-        """The fitted item model (the name :class:`PilotFit` uses)."""
-        return self.model
+    def model(self):
+        """The fitted item model (the same object as ``prior``)."""
+        return self.prior
 
     def summary(self) -> str:
         """One line: the fitted model and its fit."""
@@ -568,13 +548,6 @@ class ItemModelFit:
         return (f"pilot: {self.n_items} items, L = {self.n_labels}; fitted "
                 f"{self.model.describe()} (mean agreement {self.model.mean():.3f}); log-lik "
                 f"{self.loglik:.2f}, AIC {self.aic:.2f}; {fit}")
-
-    def predict_agreement(self, counts) -> AgreementPrediction:
-        """P(one more annotator agrees with each item's plurality label), given its counts.
-
-        See :func:`predict_agreement`.
-        """
-        return predict_agreement(self.model, counts)
 
 
 def _item_counts(counts, n_labels=None) -> np.ndarray:
@@ -717,7 +690,7 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     free = sum(math.comb(int(kk) + L - 1, L - 1) - 1 for kk in n_k)  # labelled patterns per K
     chi2, dof = _pooled_chi2(table, n_params, free)
     top = np.where(c == c.max(axis=1, keepdims=True), 1.0, 0.0)
-    return ItemModelFit(model=model, method=method, n_items=int(c.shape[0]), n_labels=L,
+    return ItemModelFit(prior=model, method=method, n_items=int(c.shape[0]), n_labels=L,
                         loglik=loglik, n_params=n_params, aic=2 * n_params - 2 * loglik,
                         class_prior=(top / top.sum(axis=1, keepdims=True)).mean(axis=0),
                         table=table, chi2=chi2, dof=dof,
