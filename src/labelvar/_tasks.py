@@ -1,0 +1,450 @@
+"""Reading one task's panel and predictions into label codes (used by :func:`labelvar.stratify`).
+
+Labels are canonicalised once per distinct value and factorised into small integer
+codes; the declared or inferred label set is checked (stray values, integer lists that
+look like counts, count vectors); the majority label and its tie rule, the observed
+agreement and the items left out are computed once, into a :class:`_Task`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from labelvar import _panel
+
+_MISSING_STR = {"", "nan", "none", "null", "na", "n/a"}
+#: a label with a smaller share of a task's votes is *rare* (see :func:`stratify`, ``labels``)
+RARE_SHARE = 0.005
+#: an inferred label set of more integers than this is refused (counts given as votes?)
+MAX_INT_LABELS = 20
+
+
+# --------------------------------------------------------------------------- label handling
+def _canon(x):
+    """Canonical label: None for missing; integral numbers as int; strings stripped."""
+    if x is None:
+        return None
+    if isinstance(x, (bool, np.bool_)):
+        return int(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        if np.isnan(x):
+            return None
+        return int(x) if float(x).is_integer() else float(x)
+    s = str(x).strip()
+    if s.lower() in _MISSING_STR:
+        return None
+    try:  # "1" and 1 are one label (CSV cells, command-line values)
+        f = float(s)
+    except ValueError:
+        return s
+    if not np.isfinite(f):
+        return s
+    return int(f) if f.is_integer() else f
+
+
+def _factorize(column) -> tuple[np.ndarray, list]:
+    """Codes (-1: missing) and canonical labels of a 1-d column, canonicalising each distinct value once.
+
+    Equal to :func:`_canon` cell by cell (distinct raw values that canonicalise to one
+    label, ``"1"`` and ``1``, get one code); pandas' missing values (NaN, None, NA) are
+    missing. Unhashable cells fall back to :func:`_canon` per cell.
+    """
+    try:
+        raw, uniq = pd.factorize(column, use_na_sentinel=True)
+    except TypeError:  # unhashable cells (lists, ...): one by one
+        raw, uniq = pd.factorize(np.array([_canon(x) for x in np.asarray(column, dtype=object)
+                                           .ravel()], dtype=object), use_na_sentinel=True)
+    canon = [_canon(x) for x in np.asarray(uniq, dtype=object)]
+    index: dict = {}
+    remap = np.full(len(canon) + 1, -1, dtype=np.int64)  # last slot: the NA sentinel
+    for i, c in enumerate(canon):
+        if c is not None:
+            remap[i] = index.setdefault(c, len(index))
+    return remap[raw], list(index)
+
+
+def _small_int(n_values: int):
+    """The smallest signed integer dtype holding codes -1 .. n_values - 1."""
+    for dt in (np.int8, np.int16, np.int32):
+        if n_values <= np.iinfo(dt).max:
+            return dt
+    return np.int64
+
+
+def _factorize_table(pdf: pd.DataFrame) -> tuple[np.ndarray, list]:
+    """Codes (items x columns, -1 missing) into one list of canonical labels, column by column."""
+    n_items, n_cols = pdf.shape
+    parts, labels, index = [], [], {}
+    for j in range(n_cols):
+        raw, canon = _factorize(pdf.iloc[:, j])
+        to_global = np.array([index.setdefault(c, len(index)) for c in canon] + [-1],
+                             dtype=np.int64)
+        parts.append(to_global[raw])
+    labels = list(index)
+    codes = np.empty((n_items, n_cols), dtype=_small_int(len(labels)))
+    for j, part in enumerate(parts):
+        codes[:, j] = part
+    return codes, labels
+
+
+def _sort_key(x):
+    return (0, x, "") if isinstance(x, (int, float)) else (1, 0, str(x))
+
+
+def _match_label(value, labels: list, field: str):
+    """Find ``value`` among ``labels`` (exact, or by its text, so ``"1"`` finds ``1``)."""
+    c = _canon(value)
+    if c in labels:
+        return c
+    for lab in labels:
+        if str(lab) == str(value).strip():
+            return lab
+    raise ValueError(f"{field}: {value!r} is not in the label set "
+                     f"{{{', '.join(map(repr, labels))}}}")
+
+
+@dataclass
+class _Task:
+    name: str
+    labels: list
+    codes: np.ndarray        # items x panel, -1 missing
+    counts: np.ndarray       # items x L
+    k: np.ndarray            # votes per item
+    majority: np.ndarray     # code per item
+    agreement: np.ndarray    # observed agreement per item: top count / K
+    preds: dict              # name -> codes per item (kept items)
+    pos_label: int | None    # code of the positive label (binary F1), None -> macro-F1
+    excluded: dict
+    inputs: dict             # what was read: items, raters, votes per item, labels, systems
+    probs: dict = field(default_factory=dict)  # name -> items x L probabilities (kept items)
+    values: np.ndarray | None = None           # numeric value of each label (ordinal), else None
+
+
+def _as_panel(panel) -> pd.DataFrame:
+    if isinstance(panel, pd.DataFrame):
+        return panel
+    arr = np.asarray(panel, dtype=object)
+    if arr.ndim != 2:
+        raise ValueError(f"panel must be a 2-d table (items x annotators), got shape {arr.shape}")
+    return pd.DataFrame(arr, columns=[f"a{j + 1}" for j in range(arr.shape[1])])
+
+
+def _as_predictions(predictions, n_items: int) -> dict:
+    if predictions is None:
+        return {}
+    if isinstance(predictions, pd.DataFrame):
+        items = {str(c): predictions[c].to_numpy() for c in predictions.columns}
+    elif isinstance(predictions, Mapping):
+        items = {str(k): val for k, val in predictions.items()}
+    else:
+        raise ValueError("predictions must be a mapping system -> labels or a DataFrame, "
+                         f"got {type(predictions).__name__}")
+    out = {}
+    for name, vals in items.items():
+        arr = np.asarray(vals, dtype=object).ravel() if not isinstance(vals, pd.Series) \
+            else vals.to_numpy(dtype=object)
+        if arr.shape[0] != n_items:
+            raise ValueError(f"predictions[{name!r}] has {arr.shape[0]} labels but the panel "
+                             f"has {n_items} items; give one label per item, in panel order")
+        out[name] = arr
+    return out
+
+
+def _kind(x) -> str:
+    """``int``, ``float`` (non-integral number) or ``text``: labels of another kind stand out."""
+    return "int" if isinstance(x, int) else ("float" if isinstance(x, float) else "text")
+
+
+def _fmt_labels(labels) -> str:
+    return "[" + ", ".join(map(repr, labels)) + "]"
+
+
+def _check_inferred(task: str, seen: dict, total: int) -> None:
+    """Refuse an inferred label set that looks wrong: counts given as votes, a stray value.
+
+    ``seen`` maps each label to its number of votes. More than :data:`MAX_INT_LABELS`
+    distinct integers look like per-label counts read as votes. A rare label (less
+    than :data:`RARE_SHARE` of the votes) looks like a stray value when, without it,
+    two labels are left, or it is of another kind than the others (text among
+    numbers, ``inf``, 0.5 among integers), or an integer not next to the others
+    (9 among 1-5). A rare rating next to the others (16 ones among 1-5) is kept.
+    """
+    labels = sorted(seen, key=_sort_key)
+    if len(labels) > MAX_INT_LABELS and all(_kind(x) == "int" for x in labels):
+        raise ValueError(
+            f"panel of task {task!r} holds {len(labels)} distinct integers "
+            f"({labels[0]} to {labels[-1]}): these look like per-label vote counts read as "
+            "votes; give count vectors as panel_counts=..., or the label set (labels=...)")
+    for x in labels:
+        if seen[x] >= RARE_SHARE * total:
+            continue
+        rest = [y for y in labels if y != x]
+        kinds = {_kind(y) for y in rest}
+        stray = (len(rest) == 2 or _kind(x) not in kinds
+                 or (_kind(x) == "int" and kinds == {"int"}
+                     and min(abs(x - y) for y in rest) > 1))
+        if stray:
+            raise ValueError(
+                f"panel of task {task!r}: label {x!r} occurs in {seen[x]} of {total:,} votes "
+                f"({100 * seen[x] / total:.2f} %), which looks like a stray value; pass "
+                f"labels={_fmt_labels(rest)} to drop it as missing or "
+                f"labels={_fmt_labels(sorted(labels, key=_sort_key))} to keep it")
+
+
+def _vote_counts(task: str, pdf: pd.DataFrame, labels, notes: list):
+    """Votes (items x raters) -> (label set, codes, counts, labels seen with their votes)."""
+    n_items, n_cols = pdf.shape
+    if n_cols < 2:
+        raise ValueError(f"panel of task {task!r} must have at least 2 annotators "
+                         f"(agreement is undefined for a single vote), got {n_cols} column")
+    raw, found = _factorize_table(pdf)  # codes into ``found``, -1 missing
+    present = raw >= 0
+    seen_n = np.bincount(raw[present].astype(np.int64), minlength=len(found))
+    if not present.any():
+        raise ValueError(f"panel of task {task!r} has no votes (every cell is missing)")
+    seen: dict = {x: int(c) for x, c in zip(found, seen_n, strict=True)}
+    total = sum(seen.values())
+    if labels is not None:
+        lab = _declared(labels)
+        bad = sorted((x for x in seen if x not in lab), key=_sort_key)
+        n_bad = sum(seen[x] for x in bad)
+        if bad and n_bad >= RARE_SHARE * total:
+            raise ValueError(f"panel of task {task!r} has labels outside the label set "
+                             f"{{{', '.join(map(repr, lab))}}}: {', '.join(map(repr, bad[:5]))}"
+                             f" ({n_bad} of {total:,} votes); add them to labels=...")
+        if bad:  # rare values outside the declared set: missing, said in one line
+            notes.append(f"task {task!r}: {n_bad} of {total:,} votes outside the label set "
+                         f"({', '.join(f'{x!r}: {seen[x]}' for x in bad[:5])}) "
+                         "treated as missing")
+    else:
+        _check_inferred(task, seen, total)
+        lab = [0, 1] if set(seen) <= {0, 1} else sorted(seen, key=_sort_key)
+    index = {x: i for i, x in enumerate(lab)}
+    to_code = np.array([index.get(x, -1) for x in found] + [-1], dtype=np.int64)
+    dt = _small_int(len(lab))
+    codes = to_code.astype(dt)[raw]  # -1 (missing) picks the last slot: -1
+    del raw, present
+    counts = _code_counts(codes, len(lab))
+    return lab, codes, counts, n_cols
+
+
+def _code_counts(codes: np.ndarray, n_labels: int) -> np.ndarray:
+    """Votes per item and label (items x L, int64) of items x raters codes (-1 missing)."""
+    n_items = codes.shape[0]
+    counts = np.zeros((n_items, n_labels), dtype=np.int64)
+    if n_labels <= 16:
+        for c in range(n_labels):
+            counts[:, c] = (codes == c).sum(axis=1)
+        return counts
+    for j in range(codes.shape[1]):
+        ok = codes[:, j] >= 0
+        np.add.at(counts, (np.flatnonzero(ok), codes[ok, j].astype(np.int64)), 1)
+    return counts
+
+
+def _declared(labels) -> list:
+    lab = [_canon(x) for x in labels]
+    if len(set(lab)) != len(lab) or any(x is None for x in lab):
+        raise ValueError(f"labels must be distinct non-missing values, got {list(labels)!r}")
+    return lab
+
+
+def _count_matrix(task: str, pdf: pd.DataFrame, labels):
+    """Per-label vote counts (items x L, columns in label order) -> (labels, codes, counts)."""
+    n_items, n_cols = pdf.shape
+    lab = _declared(labels if labels is not None else
+                    (list(pdf.columns) if not isinstance(pdf.columns, pd.RangeIndex)
+                     else range(n_cols)))
+    if len(lab) != n_cols:
+        raise ValueError(f"panel counts of task {task!r} have {n_cols} columns but labels "
+                         f"names {len(lab)}: give one label per count, in count order")
+    vals = pdf.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(vals) & pdf.notna().to_numpy()
+    bad |= np.isfinite(vals) & ((vals < 0) | (vals != np.round(vals)))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"panel counts of task {task!r}: item {pdf.index[i]!r} has "
+                         f"{pdf.iat[i, j]!r} for label {lab[j]!r}; counts are whole numbers "
+                         ">= 0")
+    counts = np.nan_to_num(vals).astype(np.int64)
+    k = counts.sum(axis=1)
+    # the votes, label by label (what H' and the rater bootstrap draw from)
+    kmax = int(k.max()) if k.size else 0
+    if n_items * kmax > 50_000_000:
+        raise ValueError(f"panel counts of task {task!r}: {kmax:,} votes per item x "
+                         f"{n_items:,} items is too many to draw from (limit 5e7)")
+    codes = np.full((n_items, kmax), -1, dtype=np.int64)
+    for i in range(n_items):
+        codes[i, :k[i]] = np.repeat(np.arange(len(lab)), counts[i])
+    return lab, codes, counts
+
+
+def _as_probabilities(task: str, probabilities, lab: list, pos_code, n_items: int) -> dict:
+    """Probability outputs as items x L arrays in label-code order (NaN rows: missing)."""
+    out = {}
+    for name, val in (probabilities or {}).items():
+        where = f"probabilities[{name!r}] (task {task!r})"
+        if isinstance(val, pd.DataFrame) and val.shape[1] == 1:
+            val = val.iloc[:, 0]
+        if isinstance(val, pd.DataFrame):
+            cols = [_match_label(c, lab, f"{where} column") for c in val.columns]
+            arr = np.full((len(val), len(lab)), np.nan)
+            for j, c in enumerate(cols):
+                arr[:, lab.index(c)] = pd.to_numeric(val.iloc[:, j], errors="coerce")
+        else:
+            raw = val.to_numpy() if isinstance(val, pd.Series) else val
+            if len(raw) and isinstance(raw[0], (list, tuple, np.ndarray)):
+                raw = [r if isinstance(r, (list, tuple, np.ndarray)) else [np.nan] * len(lab)
+                       for r in raw]
+            arr = np.asarray(raw, dtype=float)
+        if arr.ndim == 1:
+            if pos_code is None or len(lab) != 2:
+                raise ValueError(f"{where}: one probability per item is the positive class's "
+                                 "of a binary task; give one column per label")
+            p1 = arr
+            arr = np.empty((arr.size, 2))
+            arr[:, pos_code], arr[:, 1 - pos_code] = p1, 1 - p1
+        if arr.shape != (n_items, len(lab)):
+            raise ValueError(f"{where} has shape {arr.shape}; expected ({n_items}, {len(lab)}): "
+                             "one row per panel item, one column per label")
+        out[str(name)] = arr
+    return out
+
+
+def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, missing,
+             rng, panel_counts: bool = False, notes: list | None = None, probabilities=None,
+             aggregation: str = "majority", ordinal: bool = False) -> _Task:
+    notes = [] if notes is None else notes
+    pdf = _as_panel(panel)
+    n_items, n_cols = pdf.shape
+    if n_items == 0:
+        raise ValueError(f"panel of task {task!r} has no items")
+    if isinstance(predictions, pd.DataFrame) and isinstance(panel, pd.DataFrame) \
+            and not predictions.index.equals(pdf.index):
+        if len(predictions.index) == n_items and set(predictions.index) == set(pdf.index):
+            predictions = predictions.reindex(pdf.index)
+        elif not (isinstance(predictions.index, pd.RangeIndex)
+                  or isinstance(pdf.index, pd.RangeIndex)):
+            miss = [i for i in pdf.index if i not in set(predictions.index)][:1]
+            raise ValueError(f"predictions of task {task!r}: index does not match the panel's "
+                             f"item ids (e.g. {miss[0] if miss else predictions.index[0]!r})")
+    preds = _as_predictions(predictions, n_items)
+    if not panel_counts:
+        both = [c for c in map(str, pdf.columns) if c in preds]
+        if both and not all(re.fullmatch(r"a\\d+", c) for c in both):
+            raise ValueError(f"{both[0]!r} is both a panel rater and an evaluated rater of task "
+                             f"{task!r}: it would be scored against a majority it voted in; "
+                             "take it out of the panel or out of the systems/humans")
+        lab, codes, counts, n_raters = _vote_counts(task, pdf, labels, notes)
+    else:
+        lab, codes, counts = _count_matrix(task, pdf, labels)
+        n_raters = None
+    if len(lab) < 2:
+        raise ValueError(f"task {task!r}: need at least 2 labels, the panel only uses "
+                         f"{lab!r}; give the label set (labels=...)")
+    index = {x: i for i, x in enumerate(lab)}
+    L = len(lab)
+    k = counts.sum(axis=1)
+    pcodes = {}
+    for name, arr in preds.items():
+        raw, found = _factorize(arr)
+        uniq = [x for x in found if x not in index]
+        if uniq:
+            hint = "" if labels is not None else " (inferred from the panel; give labels=...)"
+            raise ValueError(f"predictions[{name!r}] (task {task!r}) has labels outside the "
+                             f"label set {{{', '.join(map(repr, lab))}}}{hint}: "
+                             f"{', '.join(map(repr, uniq[:5]))}")
+        pcodes[name] = np.array([index[x] for x in found] + [-1], dtype=np.int64)[raw]
+
+    # positive label
+    pos_code = None
+    if pos_label is not None:
+        p = _match_label(pos_label, lab, "pos_label")
+        pos_code = index[p]
+        used = (counts[:, pos_code].sum() > 0) or any((c == pos_code).any()
+                                                      for c in pcodes.values())
+        if not used:
+            raise ValueError(f"positive label {p!r} never occurs in task {task!r} "
+                             "(neither in the panel nor in the predictions)")
+    elif L == 2:
+        if lab == [0, 1]:
+            pos_code = 1
+        else:
+            raise ValueError(f"task {task!r} is binary with labels {lab!r}: say which is the "
+                             "positive class (pos_label=...)")
+
+    # majority with ties
+    top, n_top = _panel.plurality(counts)
+    is_top = counts == top[:, None]
+    tied = (n_top > 1) & (k > 0)
+    majority = np.argmax(is_top, axis=1)  # first (label order) among the tied
+    if tie_rule == "random" and tied.any():
+        u = rng.random(n_items)
+        pick = np.floor(u * n_top).astype(np.int64)
+        cum = np.cumsum(is_top, axis=1)
+        majority = np.where(tied, np.argmax(cum > pick[:, None], axis=1), majority)
+    probs = _as_probabilities(task, probabilities, lab, pos_code, n_items)
+    agreement = top / np.maximum(k, 1)
+    changed = None
+    if aggregation == "dawid_skene":
+        if panel_counts:
+            raise ValueError("aggregation: Dawid-Skene needs each rater's votes (a panel with "
+                             "one column per rater), not per-label counts")
+        from labelvar.agreement import dawid_skene
+
+        post, _ = dawid_skene(codes, L)
+        ds = post.argmax(axis=1)
+        changed = ds != majority
+        majority, agreement = ds, post.max(axis=1)
+    keep = k >= 2
+    excluded = {"no_votes": int((k == 0).sum()), "one_vote": int((k == 1).sum()), "tied": 0}
+    if tie_rule == "drop":
+        excluded["tied"] = int((tied & keep).sum())
+        keep &= ~tied
+    excluded["no_prediction"] = 0
+    lack = [c < 0 for c in pcodes.values()] + [np.isnan(a).any(axis=1) for a in probs.values()]
+    if missing == "drop" and lack:
+        lacking = keep & np.any(np.stack(lack), axis=0)
+        excluded["no_prediction"] = int(lacking.sum())
+        keep &= ~lacking
+    for name, c in pcodes.items():
+        miss = int((c[keep] < 0).sum())
+        if miss:
+            first = pdf.index[np.flatnonzero(keep & (c < 0))[0]]
+            raise ValueError(f"predictions[{name!r}] (task {task!r}) is missing for {miss} "
+                             f"item(s), e.g. item {first!r}; every evaluated item needs a "
+                             "label (or exclude them: missing='drop')")
+    for name, a in probs.items():
+        miss = int(np.isnan(a[keep]).any(axis=1).sum())
+        if miss:
+            first = pdf.index[np.flatnonzero(keep & np.isnan(a).any(axis=1))[0]]
+            raise ValueError(f"probabilities[{name!r}] (task {task!r}) are missing for {miss} "
+                             f"item(s), e.g. item {first!r} (or exclude them: missing='drop')")
+    if not keep.any():
+        raise ValueError(f"task {task!r}: no item left to evaluate (excluded: {excluded})")
+    values = None
+    if ordinal:
+        if not all(isinstance(x, (int, float)) for x in lab):
+            raise ValueError(f"ordinal: the labels of task {task!r} must be numbers (ratings), "
+                             f"got {lab!r}")
+        values = np.array(lab, dtype=float)
+    inputs = dict(items=n_items, raters=n_raters, votes_min=int(k.min()),
+                  votes_max=int(k.max()),
+                  labels={x: int(counts[:, i].sum()) for i, x in enumerate(lab)},
+                  systems=list(dict.fromkeys(list(pcodes) + list(probs))))
+    if changed is not None:
+        inputs["changed_vs_majority"] = int(changed[keep].sum())
+        inputs["evaluated"] = int(keep.sum())
+    return _Task(
+        name=task, labels=lab, codes=codes[keep], counts=counts[keep], k=k[keep],
+        majority=majority[keep], agreement=agreement[keep],
+        preds={n: c[keep] for n, c in pcodes.items()}, pos_label=pos_code, excluded=excluded,
+        inputs=inputs, probs={n: a[keep] for n, a in probs.items()}, values=values,
+    )
