@@ -54,7 +54,19 @@ class _Parser(argparse.ArgumentParser):
     """ArgumentParser whose errors are one line, exit code 2, and whose help shows defaults."""
 
     def __init__(self, *args, formatter_class=_HelpFormatter, **kwargs):
+        self.flags: set[str] = set()  # every option string, for :func:`_as_flag`
+        self.commands: dict[str, _Parser] = {}  # sub-command name -> its parser
         super().__init__(*args, formatter_class=formatter_class, **kwargs)
+
+    def add_argument(self, *args, **kwargs):  # noqa: D102 - argparse API
+        action = super().add_argument(*args, **kwargs)
+        self.flags.update(action.option_strings)
+        return action
+
+    def add_subparsers(self, **kwargs):  # noqa: D102 - argparse API
+        action = super().add_subparsers(**kwargs)
+        self.commands = action.choices  # filled as each sub-command is added
+        return action
 
     def error(self, message: str):  # noqa: D102 - argparse API
         raise UsageError(f"{self.prog}: error: {message}")
@@ -567,7 +579,7 @@ def _run_design(args) -> int:
     return 0 if result.found else 1
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> _Parser:
     """Build the ``labelvar`` argument parser with all subcommands."""
     parser = _Parser(
         prog="labelvar",
@@ -654,7 +666,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in head
     if debug:
         argv.remove("--debug")
-    parser = build_parser()
+    parser: _Parser = build_parser()
     try:
         args = parser.parse_args(argv)
         code = int(args.func(args) or 0)
@@ -680,7 +692,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
 
 
-def _as_flag(msg: str, parser: argparse.ArgumentParser, argv: Sequence[str]) -> str:
+def _as_flag(msg: str, parser: _Parser, argv: Sequence[str]) -> str:
     """A message that starts with a parameter name names the flag the user typed instead.
 
     ``n_items must be >= 1`` becomes ``--n-items must be >= 1`` when the command has
@@ -691,9 +703,8 @@ def _as_flag(msg: str, parser: argparse.ArgumentParser, argv: Sequence[str]) -> 
         return msg
     flag = "--" + head.group().replace("_", "-")
     sub = next((a for a in argv if not a.startswith("-")), None)
-    actions = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
-    options = {o for a in getattr(actions.get(sub), "_actions", []) for o in a.option_strings}
-    return flag + msg[head.end():] if flag in options else msg
+    command = parser.commands.get(sub)
+    return flag + msg[head.end():] if command is not None and flag in command.flags else msg
 
 
 def _silence_stdout() -> None:
