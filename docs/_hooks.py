@@ -8,6 +8,9 @@
   are mkdocstrings autorefs, so a public name without an API entry fails the strict build.
 - a line ``<!-- module: labelvar.x -->`` becomes ``::: labelvar.x`` rendering exactly the
   names in ``labelvar.x.__all__`` (extra names may follow the module name).
+- the docstrings' Sphinx roles (``:func:`x` ``, ``:math:`x` ``, ...), which the numpydoc
+  docstrings keep for ``help()`` and IDEs, are rendered as plain code on the site
+  (``~a.b`` shows ``b``, as Sphinx does) instead of showing the role's name.
 """
 
 from __future__ import annotations
@@ -62,6 +65,22 @@ def _module(match: re.Match) -> str:
     members = list(getattr(importlib.import_module(name), "__all__", [])) + extra
     return (f"::: {name}\n    options:\n      show_root_heading: false\n"
             f"      members: [{', '.join(members)}]")
+
+
+#: a Sphinx role as the Markdown renderer leaves it, ``:func:<code>x</code>``, or as it
+#: stays in a parameter's type line, ``:func:`x` ``
+ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|attr|data|obj|exc|const|term|ref|math)"
+                  r":(?:<code>(~?)([^<]*)</code>|`(~?)([^`<]*)`)")
+
+
+def _role(match: re.Match) -> str:
+    short, target = match.group(1, 2) if match.group(2) is not None else match.group(3, 4)
+    return f"<code>{target.rsplit('.', 1)[-1] if short else target}</code>"
+
+
+def on_page_content(html, page, config, files):
+    """Render the docstrings' Sphinx roles as plain code (see the module docstring)."""
+    return ROLE.sub(_role, html)
 
 
 def on_page_markdown(markdown, page, config, files):
