@@ -16,6 +16,29 @@ from __future__ import annotations
 import numpy as np
 
 
+def short_float(x) -> str:
+    """A number in 4 significant digits, for messages and titles (``0.33333`` -> ``0.3333``).
+
+    Examples
+    --------
+    >>> short_float(2 / 3), short_float(12345.6), short_float(2)
+    ('0.6667', '1.235e+04', '2')
+    """
+    return f"{float(x):.4g}"
+
+
+def exact_float(x) -> str:
+    """The shortest text that reads back as the same float (``2.0`` -> ``"2"``).
+
+    Examples
+    --------
+    >>> exact_float(2.0), exact_float(0.1), float(exact_float(1 / 3)) == 1 / 3
+    ('2', '0.1', True)
+    """
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
 def format_cell(value) -> str:
     """Text of one table cell.
 

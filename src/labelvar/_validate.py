@@ -101,6 +101,9 @@ def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() and not math.isinf(x) else repr(float(x))
 
 
+#: Tolerance of "sums to 1" for mixture weights and class priors (rounding only;
+#: relative weights are refused, not rescaled).
+SUM_TOL = 1e-9
 #: environment variable that sets the memory limit (bytes, or with a unit: "8GB", "500MB")
 MEMORY_ENV = "LABELVAR_MEMORY_LIMIT"
 _UNITS = {"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,

@@ -6,6 +6,7 @@ import dataclasses
 import math
 
 from labelvar import _validate as V
+from labelvar._format import short_float as _g
 from labelvar.priors import ThetaPrior, as_theta_prior, class_prior
 
 QUESTIONS = ("separability", "two_systems", "precision")
@@ -17,11 +18,6 @@ METRICS = ("accuracy", "f1")
 #: level for the ``precision`` question's interval)
 DEFAULT_ALPHA = 0.05
 DEFAULT_CONFIDENCE_LEVEL = 0.95
-
-
-def _g(x: float) -> str:
-    return f"{float(x):.4g}"
-
 
 
 @dataclasses.dataclass(frozen=True)

@@ -6,14 +6,11 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from labelvar._format import short_float as _g
 from labelvar.plots._style import LINESTYLES, MARKERS, PALETTE, legend, new_figure, series_colors
 from labelvar.plots._style import title as set_title
 
 __all__ = ["plot_power_curves", "plot_power_sawtooth", "scenario_text"]
-
-
-def _g(x) -> str:
-    return f"{float(x):.4g}"
 
 
 def scenario_text(scenario) -> tuple[str, str]:
