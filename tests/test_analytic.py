@@ -427,9 +427,11 @@ def test_bad_input_names_the_argument(call, match):
 def test_large_sample_path_matches_the_outer_product(monkeypatch, npos, nneg, s, t):
     # the O(support) path (RatioDistribution, accuracy by convolution) against the full
     # TP x FP table where both run: moments to rounding, quantiles and tails exactly
-    monkeypatch.setattr(a, "_OUTER_MAX", 10**12)
+    from labelvar import _distributions
+
+    monkeypatch.setattr(_distributions, "_OUTER_MAX", 10**12)
     ref = a.exact_binary_metrics(npos, nneg, s, t)
-    monkeypatch.setattr(a, "_OUTER_MAX", 0)
+    monkeypatch.setattr(_distributions, "_OUTER_MAX", 0)
     new = a.exact_binary_metrics(npos, nneg, s, t)
     assert isinstance(new.f1, a.RatioDistribution) and isinstance(new.precision,
                                                                  a.RatioDistribution)

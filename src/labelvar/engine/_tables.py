@@ -302,10 +302,10 @@ def _f1_mean(n_pos, n_neg, sens, spec):
     The mean of :func:`labelvar.analytic.exact_binary_metrics`'s F1 without building
     (and sorting) the whole distribution.
     """
-    from labelvar import analytic
+    from labelvar import _distributions, analytic
 
-    k1, p1 = analytic._binom_support(n_pos, sens)
-    k2, p2 = analytic._binom_support(n_neg, 1.0 - spec)
+    k1, p1 = _distributions._binom_support(n_pos, sens)
+    k2, p2 = _distributions._binom_support(n_neg, 1.0 - spec)
     if k1.size * k2.size > _MAX_F1_PAIRS:  # large N: the O(sqrt N) method of analytic
         return analytic.exact_binary_metrics(n_pos, n_neg, sens, spec).f1.mean
     tp = k1[:, None].astype(float)
