@@ -31,6 +31,7 @@ one line naming it.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import warnings
@@ -57,6 +58,10 @@ __all__ = [
     "select_columns",
     "synthetic_panel",
 ]
+
+
+#: rows of a wide file parsed at a time (its vote and system columns kept as label codes)
+_CHUNK_ROWS = 1 << 18
 
 
 class TaskData(NamedTuple):
@@ -160,26 +165,151 @@ def read_frame(path, sep: str | None = None) -> pd.DataFrame:
     """
     path = Path(path)
     _check_file(path)
-    if sep is None:
-        sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    with _parsing(path):
+        df = pd.read_csv(path, sep=_sep(path, sep), skipinitialspace=True, index_col=False)
+    df.columns = [str(c).strip() for c in df.columns]
+    return df
+
+
+def _sep(path: Path, sep: str | None) -> str:
+    """The field separator: ``sep``, else tab for ``.tsv``/``.tab`` files, else comma."""
+    if sep is not None:
+        return sep
+    return "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+
+
+@contextlib.contextmanager
+def _parsing(path: Path):
+    """Turn what the CSV parser refuses into one ValueError line naming the file."""
     try:
         with warnings.catch_warnings():  # a row longer than the header is an error, not an index
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(path, sep=sep, skipinitialspace=True, index_col=False)
+            yield
     except pd.errors.ParserWarning:
         raise ValueError(f"cannot read {path} as a table: some rows have more cells than "
                          "the header") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read {path} as a table: {str(exc).splitlines()[0]}") from None
-    df.columns = [str(c).strip() for c in df.columns]
-    return df
+
+
+def _wide_columns(header: list[str], *, panel, systems, item, task_column,
+                  group_sep) -> tuple[list[str], list[str]]:
+    """The columns :func:`read_wide` uses, in file order, and those of them holding ids or tasks.
+
+    Raises ValueError when the selection fails (the caller then reads the whole
+    file, so the problem is reported as from the whole table).
+    """
+    if len(set(header)) != len(header):
+        raise ValueError("two columns share a name")
+    plain = _patterns(item) + ([task_column] if task_column is not None else [])
+    if any(c not in header for c in plain):
+        raise ValueError("an item or task column is missing")
+    rest = [c for c in header if c not in plain]
+    if group_sep is None:
+        chosen = select_columns(rest, panel, "panel") + select_columns(rest, systems, "systems")
+    else:
+        groups: dict[str, dict[str, str]] = {}
+        for c in rest:
+            if group_sep in c:
+                t, r = c.split(group_sep, 1)
+                groups.setdefault(t, {})[r] = c
+        chosen = [raters[r] for raters in groups.values()
+                  for r in select_columns(raters, panel, "panel")
+                  + select_columns(raters, systems, "systems")]
+    used = set(plain) | set(chosen)
+    return [c for c in header if c in used], plain
+
+
+def _read_wide_file(path, sep: str | None, chunk_rows: int | None = None,
+                    **select) -> pd.DataFrame:
+    """The columns of a wide file :func:`read_wide` uses (``select``: its column arguments).
+
+    The file is parsed :data:`_CHUNK_ROWS` rows at a time; every column is parsed (a
+    row longer than the header is refused as by :func:`read_frame`), and only the
+    used ones are kept: the vote and system columns as categoricals (a small integer
+    code per row into the column's distinct values), the item and task columns as
+    read. Each block's columns are typed by pandas on their own, as pandas types the
+    internal blocks of any large file (``1`` in one block and ``"1"`` in another
+    are one label to :func:`labelvar.stratify`). When the selection fails the whole
+    file is read by :func:`read_frame`, and :func:`read_wide` names the problem.
+    """
+    path = Path(path)
+    _check_file(path)
+    sep = _sep(path, sep)
+    opts = dict(sep=sep, skipinitialspace=True, index_col=False)
+    with _parsing(path):
+        header = [str(c).strip() for c in pd.read_csv(path, nrows=0, **opts).columns]
+    try:
+        keep, plain = _wide_columns(header, **select)
+    except ValueError:
+        return read_frame(path, sep)
+    at = [header.index(c) for c in keep]
+    parts: list[list[pd.Series]] = [[] for _ in keep]
+    with _parsing(path), pd.read_csv(path, chunksize=chunk_rows or _CHUNK_ROWS,
+                                     **opts) as reader:
+        for chunk in reader:
+            for part, c, j in zip(parts, keep, at, strict=True):
+                col = chunk.iloc[:, j]
+                part.append(col if c in plain else col.astype("category"))
+    if not parts or not parts[0]:  # a header without rows
+        return read_frame(path, sep)
+    return pd.DataFrame({c: pd.concat(part, ignore_index=True) if c in plain
+                         else _join_coded(part) for c, part in zip(keep, parts, strict=True)})
+
+
+def _join_coded(parts: list[pd.Series]) -> pd.Categorical:
+    """One categorical of the blocks of a column (each a categorical of its own values).
+
+    The blocks' values are pooled as pandas concatenates the blocks' columns (integers
+    and floats as floats; other mixes as objects); missing cells stay missing.
+    """
+    cats = [p.cat.categories for p in parts if len(p.cat.categories)]
+    pooled = cats[0].append(cats[1:]).unique() if cats else pd.Index([], dtype=float)
+    codes = np.empty(sum(len(p) for p in parts),
+                     dtype=np.promote_types(np.min_scalar_type(-max(len(pooled), 1)), np.int8))
+    start = 0
+    while parts:  # each block let go once copied
+        p = parts.pop(0)
+        table = np.append(pooled.get_indexer(p.cat.categories), -1).astype(codes.dtype)
+        codes[start:start + len(p)] = table[p.cat.codes.to_numpy()]  # -1 (missing) stays -1
+        start += len(p)
+    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(pooled))
+
+
+def _has_repeats(values: pd.Series) -> bool:
+    """Whether some value occurs twice (missing ones included), found by sorting.
+
+    Integers and pyarrow-backed text are sorted (no hash table of every id, which
+    for text means a Python string per id); other values are hashed.
+    """
+    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iu":
+        v = np.sort(values.to_numpy())
+        return bool((v[1:] == v[:-1]).any())
+    if getattr(values.dtype, "storage", None) == "pyarrow":
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        arr = pa.array(values.array)
+        if arr.null_count > 1:
+            return True
+        v = arr.take(pc.sort_indices(arr))
+        return len(v) > 1 and bool(pc.any(pc.equal(v[1:], v[:-1])).as_py())
+    return bool(values.duplicated().any())
+
+
+def _as_text(col: pd.Series) -> pd.Series:
+    """``col.astype(str)``, converted :data:`_CHUNK_ROWS` rows at a time (bounded temporaries)."""
+    if len(col) <= _CHUNK_ROWS:
+        return col.astype(str)
+    return pd.concat([col.iloc[i:i + _CHUNK_ROWS].astype(str)
+                      for i in range(0, len(col), _CHUNK_ROWS)])
 
 
 def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
     """Set the item id column (or composite of columns) as the index; refuse duplicates."""
     keys = _patterns(item)
     if not keys:
-        out = df.copy()
+        out = df.copy(deep=False)  # the caller's columns, not copies
         out.index = pd.RangeIndex(len(df), name="item")
         return out
     missing = [k for k in keys if k not in df.columns]
@@ -188,17 +318,17 @@ def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
                          f"available: {', '.join(map(repr, list(df.columns)[:12]))}")
     if len(keys) == 1:
         col = df[keys[0]]
-        idx = col.astype(str)
+        idx = _as_text(col)
         # integers are distinct exactly when their texts are: check the integers (faster)
-        dup = idx[(col if pd.api.types.is_integer_dtype(col.dtype) else idx).duplicated()]
+        ids = col if pd.api.types.is_integer_dtype(col.dtype) else idx
     else:
-        idx = df[keys].astype(str).agg("|".join, axis=1)
-        dup = idx[idx.duplicated()]
+        idx = ids = df[keys].astype(str).agg("|".join, axis=1)
+    dup = idx[ids.duplicated()] if _has_repeats(ids) else idx.iloc[:0]
     if len(dup):
         raise ValueError(f"item: duplicate item id {dup.iloc[0]!r} in {where} "
                          f"({len(dup)} duplicated rows); ids must be unique")
     out = df.drop(columns=keys)
-    out.index = pd.Index(idx.to_numpy(), name="item")
+    out.index = pd.Index(idx, name="item")
     return out
 
 
@@ -214,7 +344,7 @@ def _no_overlap(panel_names, system_names) -> list:
 
 def _task_data(df: pd.DataFrame, panel_cols, system_cols) -> TaskData:
     _no_overlap(panel_cols, system_cols)
-    return TaskData(df[list(panel_cols)].copy(), df[list(system_cols)].copy())
+    return TaskData(df[list(panel_cols)], df[list(system_cols)])  # new frames, shared index
 
 
 # --------------------------------------------------------------------------- wide
@@ -260,8 +390,9 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         df, where = path_or_frame, "the table"
         default_task = task or "task"
     else:
-        df, where = read_frame(path_or_frame, sep), str(path_or_frame)
-        default_task = task or Path(path_or_frame).stem
+        df = _read_wide_file(path_or_frame, sep, panel=panel, systems=systems, item=item,
+                             task_column=task_column, group_sep=group_sep)
+        where, default_task = str(path_or_frame), task or Path(path_or_frame).stem
     if not _patterns(panel):
         raise ValueError("panel: no panel columns given (names or globs of the annotator columns)")
     if task_column is not None and group_sep is not None:
