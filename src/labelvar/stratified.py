@@ -34,6 +34,7 @@ majority against it: expected accuracy 0.3, not 0.6).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -265,9 +266,29 @@ def _progress_bar(progress: bool | None, desc: str, unit: str):
 
 
 # --------------------------------------------------------------------------- scores
+#: items counted at a time into confusion matrices, label counts and strata
+_BLOCK = 1 << 18
+
+
 def _score(metric: str, truth, pred, t: _Task):
     """``metric`` of label codes (shape (..., n)) over the task's declared label set."""
     return _metrics.score(metric, truth, pred, len(t.labels), pos_label=t.pos_label)
+
+
+def _confusion(truth: np.ndarray, pred: np.ndarray, n_labels: int) -> np.ndarray:
+    """Confusion counts (L x L) of 1-d label codes, counted :data:`_BLOCK` items at a time."""
+    conf = np.zeros((n_labels, n_labels), dtype=np.int64)
+    for s in range(0, truth.size, _BLOCK):
+        conf += _metrics.confusion(truth[s:s + _BLOCK], pred[s:s + _BLOCK], n_labels)
+    return conf
+
+
+def _label_counts(codes: np.ndarray, n_labels: int) -> np.ndarray:
+    """Items per label code (``np.bincount``), counted :data:`_BLOCK` items at a time."""
+    out = np.zeros(n_labels, dtype=np.int64)
+    for s in range(0, codes.size, _BLOCK):
+        out += np.bincount(codes[s:s + _BLOCK], minlength=n_labels)
+    return out
 
 
 def _has(metric: str, t: _Task, name: str) -> bool:
@@ -316,20 +337,19 @@ def _score_conf(metric: str, conf: np.ndarray, t: _Task):
     return _metrics.scores(conf, pos_label=t.pos_label)[metric]
 
 
-def _bootstrap_items(t: _Task, truth, pred, metric, n_boot, confidence_level, rng):
+def _bootstrap_items(t: _Task, conf, metric, n_boot, confidence_level, rng):
     """Percentile bootstrap over items of a confusion-matrix metric (seeded).
 
     A resample of the n items with replacement has a confusion matrix distributed as
-    Multinomial(n, cell shares): drawn so, each replicate costs O(L^2) instead of O(n)
-    (the same distribution as resampling item indices; 1,000 resamples of 2e6 items
-    take milliseconds).
+    Multinomial(n, cell shares) (``conf``: the items' confusion counts): drawn so, each
+    replicate costs O(L^2) instead of O(n) (the same distribution as resampling item
+    indices; 1,000 resamples of 2e6 items take milliseconds).
     """
-    n = truth.size
+    n = int(conf.sum())
     if n_boot <= 0:
         return np.nan, np.nan
     L = len(t.labels)
-    cells = np.bincount(truth.astype(np.int64) * L + pred, minlength=L * L)
-    shares = cells / n
+    shares = conf.ravel() / n
     vals = np.empty(n_boot)
     chunk = max(1, 1_000_000 // (L * L))
     for start in range(0, n_boot, chunk):
@@ -413,21 +433,21 @@ def _support(n: int, r: float) -> int:
     return min(n + 1, int(2 * (9 * np.sqrt(n * r * (1 - r)) + 10)))
 
 
-def _p_random(metric, score, truth, pos_label, n_labels, exact_limit):
-    """P(random labeller >= score): (1/L coin, prior-matched) on these items."""
+def _p_random(metric, score, truth_counts, pos_label, n_labels, exact_limit):
+    """P(random labeller >= score): (1/L coin, prior-matched) on items with these label counts."""
     from labelvar import analytic
 
-    n = truth.size
+    n = int(truth_counts.sum())
     if not np.isfinite(score):
         return np.nan, np.nan
     if metric == "accuracy":
         k = int(round(score * n))
         p1 = float(analytic.prob_random_accuracy_at_least(n_labels, n, k / n))
-        p2 = _prior_matched_sf(np.bincount(truth, minlength=n_labels), k)
+        p2 = _prior_matched_sf(truth_counts, k)
         return p1, p2
     if metric != "f1" or pos_label is None:
         return np.nan, np.nan  # no closed form for macro-F1 of a random labeller
-    n_pos = int((truth == pos_label).sum())
+    n_pos = int(truth_counts[pos_label])
     n_neg = n - n_pos
     out = []
     for r in (1.0 / n_labels, n_pos / n):
@@ -468,12 +488,44 @@ def _simulated(t: _Task, n_draws: int, rng, loo: bool, tie_rule: str):
 
 
 # --------------------------------------------------------------------------- bins
-def _strata(agreement: np.ndarray, bins) -> tuple[np.ndarray, list[str]]:
-    """Stratum index per item and the stratum labels, in increasing agreement."""
+def _strata(agreement: np.ndarray, bins) -> list[tuple[str, np.ndarray]]:
+    """The strata in increasing agreement: (label, its items' indices in increasing order).
+
+    Computed :data:`_BLOCK` items at a time; the indices of all strata are views
+    into one array.
+    """
+    blocks = range(0, agreement.size, _BLOCK)
     if bins is None:
-        vals = np.round(agreement, 9)
-        uniq = np.unique(vals)  # numeric order
-        return np.searchsorted(uniq, vals), [f"{u:.2f}" for u in uniq]
+        uniq = np.unique(np.concatenate([np.unique(np.round(agreement[s:s + _BLOCK], 9))
+                                         for s in blocks]))  # numeric order
+        names = [f"{u:.2f}" for u in uniq]
+
+        def where(a):
+            return np.searchsorted(uniq, np.round(a, 9))
+    else:
+        edges, names = _bin_edges(agreement, bins)
+
+        def where(a):
+            return np.clip(np.searchsorted(edges, a + 1e-12, side="right") - 1, 0,
+                           edges.size - 2)
+    stratum = np.empty(agreement.size, dtype=np.min_scalar_type(len(names)))
+    for s in blocks:
+        stratum[s:s + _BLOCK] = where(agreement[s:s + _BLOCK])
+    sizes = np.bincount(stratum, minlength=len(names))
+    # each stratum's items in increasing order
+    order = np.argsort(stratum, kind="stable").astype(_index_dtype(agreement.size))
+    del stratum
+    return [(nm, idx) for nm, idx in zip(names, np.split(order, np.cumsum(sizes)[:-1]),
+                                         strict=True) if idx.size]
+
+
+def _index_dtype(n: int):
+    """Integer dtype of item indices into ``n`` items (int32 when it holds them)."""
+    return np.int32 if n <= np.iinfo(np.int32).max else np.intp
+
+
+def _bin_edges(agreement: np.ndarray, bins) -> tuple[np.ndarray, list[str]]:
+    """User bin edges, checked to cover the observed agreement, and each bin's label."""
     edges = v.probability("bins", bins)
     if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0):
         raise ValueError(f"bins must be at least 2 increasing edges in [0, 1], got {list(edges)}")
@@ -481,14 +533,8 @@ def _strata(agreement: np.ndarray, bins) -> tuple[np.ndarray, list[str]]:
     if lo < edges[0] - 1e-12 or hi > edges[-1] + 1e-12:
         raise ValueError(f"bins [{edges[0]:g}, {edges[-1]:g}] do not cover the observed "
                          f"agreement range [{lo:.3f}, {hi:.3f}]; no item may be left out")
-    idx = np.clip(np.searchsorted(edges, agreement + 1e-12, side="right") - 1, 0,
-                  edges.size - 2)
-    labels = [f"[{a:.2f}, {b:.2f}{']' if i == edges.size - 2 else ')'}"
-              for i, (a, b) in enumerate(zip(edges[:-1], edges[1:], strict=True))]
-    used = np.unique(idx)
-    remap = np.full(edges.size - 1, -1)
-    remap[used] = np.arange(used.size)
-    return remap[idx], [labels[i] for i in used]
+    return edges, [f"[{a:.2f}, {b:.2f}{']' if i == edges.size - 2 else ')'}"
+                   for i, (a, b) in enumerate(zip(edges[:-1], edges[1:], strict=True))]
 
 
 # --------------------------------------------------------------------------- public API
@@ -764,21 +810,22 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     if n_draws == 0 and not any(t.preds or t.probs for t in prepared):
         raise ValueError("nothing to score: no systems, no humans and simulated_human=0; "
                          f"ask for H' (simulated_human={DEFAULT_DRAWS})")
+    if not (n_draws or boot_raters):  # nothing draws from the votes themselves: let them go
+        prepared = [dataclasses.replace(t, codes=None) for t in prepared]
     frames, excluded, inputs, agree, comps = [], {}, {}, [], []
     bar = _progress_bar(progress, "stratify", "bin")
     for t in prepared:
         excluded[t.name] = t.excluded
         inputs[t.name] = dict(t.inputs, systems=[s for s in t.preds if s not in humans],
                               humans=[h for h in t.preds if h in humans])
-        frame = _task_table(t, humans, bins, metrics, n_draws, leave_one_out, p_d_one,
+        n = t.agreement.size
+        groups = _strata(t.agreement, bins) + [("all", np.arange(n, dtype=_index_dtype(n)))]
+        frame = _task_table(t, humans, groups, metrics, n_draws, leave_one_out, p_d_one,
                             human_round, tie_rule, confidence_level, n_boot, boot_raters,
                             seed, exact_limit, min_bin_size, bar=bar)
         small = frame.loc[frame["small_bin"], ["stratum", "S"]].drop_duplicates()
         inputs[t.name]["small_bins"] = {a: int(n) for a, n in small.to_numpy()}
         frames.append(frame)
-        stratum, names = _strata(t.agreement, bins)
-        groups = [(nm, np.flatnonzero(stratum == s)) for s, nm in enumerate(names)]
-        groups.append(("all", np.arange(t.agreement.size)))
         if agreement:
             agree.append(_agreement_rows(t, groups, n_boot, confidence_level, seed))
         if compare is not None and all(c in list(t.preds) + list(t.probs) for c in compare):
@@ -887,23 +934,21 @@ def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, 
     return pd.DataFrame(rows)
 
 
-def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_round, tie_rule,
-                confidence_level, n_boot, boot_raters, seed, exact_limit,
+def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_round,
+                tie_rule, confidence_level, n_boot, boot_raters, seed, exact_limit,
                 min_bin_size=MIN_BIN_SIZE, bar=None) -> pd.DataFrame:
+    """The tidy rows of one task; ``groups``: (stratum, item indices), the strata then ``all``."""
     from labelvar import analytic
 
     L = len(t.labels)
     binary = t.pos_label is not None
     # the coin model's F1 assumes every disagreement lands on the other class: binary only
     f1_closed = binary and L == 2
-    stratum, names = _strata(t.agreement, bins)
-    n_strata = len(names)
+    n_strata = len(groups) - 1
     if bar is not None:
         bar.total += n_strata + 1
         bar.set_postfix_str(t.name, refresh=False)
         bar.refresh()
-    groups = [np.flatnonzero(stratum == s) for s in range(n_strata)]
-    all_idx = np.arange(t.agreement.size)
     sim = {}
     if n_draws:
         sim["H'"] = _simulated(t, n_draws, _seeding.generator(seed, "simulated_human", t.name),
@@ -915,17 +960,17 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
 
     # bin-level quantities: (name, items, agreement, m, coin-model p_d of E)
     info = []
-    for s, idx in enumerate(groups):
+    for name, idx in groups[:-1]:
         agree = float(t.agreement[idx].mean())
         m = float(np.mean(t.majority[idx] == t.pos_label)) if binary else np.nan
         p_eff = p_d_one if (p_d_one is not None and agree >= 1 - 1e-12) else agree
-        info.append((names[s], idx, agree, m, p_eff))
+        info.append((name, idx, agree, m, p_eff))
     n_k = np.array([len(i[1]) for i in info])
     m_k = np.array([i[3] for i in info])
     pe_k = np.array([i[4] for i in info])
     strat = analytic.stratified_expectation(pe_k, m_k if binary else np.zeros(n_strata), n_k)
     m_all = float(np.mean(t.majority == t.pos_label)) if binary else np.nan
-    info.append(("all", all_idx, np.nan, m_all, np.nan))
+    info.append(("all", groups[-1][1], np.nan, m_all, np.nan))
 
     closed = {"f1": analytic.expected_f1, "precision": analytic.expected_precision,
               "recall": analytic.expected_recall}
@@ -945,17 +990,17 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
             return 1.0 / L
         return float(closed[metric](1.0 / L, m)) if f1_closed and metric in closed else np.nan
 
-    def interval(rname, name, metric, idx, truth, pred, correct):
+    def interval(rname, name, metric, idx, conf):
         if metric not in LABEL_METRICS:
             rng = _seeding.generator(seed, "bootstrap", t.name, rname, name, metric)
             return _bootstrap_loop(t, metric, rname, idx, n_boot, confidence_level, rng)
         if boot_raters or metric != "accuracy":
             rng = _seeding.generator(seed, "bootstrap", t.name, rname, name, metric)
             if boot_raters:
-                return _bootstrap_panel(t, idx, pred, metric, n_boot, confidence_level, rng,
-                                        tie_rule)
-            return _bootstrap_items(t, truth, pred, metric, n_boot, confidence_level, rng)
-        return _wilson(correct, idx.size, confidence_level)
+                return _bootstrap_panel(t, idx, t.preds[rname][idx], metric, n_boot,
+                                        confidence_level, rng, tie_rule)
+            return _bootstrap_items(t, conf, metric, n_boot, confidence_level, rng)
+        return _wilson(int(np.trace(conf)), idx.size, confidence_level)
 
     rows = []
     raters = [(n, "human" if n in humans else "system")
@@ -963,6 +1008,9 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
     for row in info:
         name, idx, agree, m, _ = row
         truth = t.majority[idx]
+        truth_counts = _label_counts(truth, L)
+        confs = {rname: _confusion(truth, t.preds[rname][idx], L) for rname, _ in raters
+                 if rname in t.preds and any(mt in LABEL_METRICS for mt in metrics)}
         for metric in metrics:
             e = expected(metric, row)
             base = dict(task=t.name, stratum=name, agreement=agree, S=idx.size,
@@ -973,14 +1021,12 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
                 if not _has(metric, t, rname):
                     continue
                 if metric in LABEL_METRICS:
-                    pred = t.preds[rname][idx]
-                    conf = _metrics.confusion(truth, pred, L)
-                    sc = float(_score(metric, truth, pred, t))
-                    lo, hi = interval(rname, name, metric, idx, truth, pred, int(np.trace(conf)))
+                    sc = float(_score_conf(metric, confs[rname], t))
+                    lo, hi = interval(rname, name, metric, idx, confs[rname])
                 else:
                     sc = _item_score(metric, t, rname, idx)
-                    lo, hi = interval(rname, name, metric, idx, truth, None, 0)
-                pr = _p_random(metric, sc, truth, t.pos_label, L, exact_limit)
+                    lo, hi = interval(rname, name, metric, idx, None)
+                pr = _p_random(metric, sc, truth_counts, t.pos_label, L, exact_limit)
                 rater_rows.append(dict(base, system=rname, role=role, score=sc, sd=np.nan,
                                        ci_low=lo, ci_high=hi, p_random=pr[0],
                                        p_random_prior=pr[1]))
@@ -991,7 +1037,7 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
             if hs:
                 sc = float(np.mean(hs))
                 sd = float(np.std(hs, ddof=1)) if len(hs) > 1 else np.nan
-                pr = _p_random(metric, sc, truth, t.pos_label, L, exact_limit)
+                pr = _p_random(metric, sc, truth_counts, t.pos_label, L, exact_limit)
                 group_rows.append(dict(base, system="H", role="H", score=sc, sd=sd,
                                        ci_low=np.nan, ci_high=np.nan, p_random=pr[0],
                                        p_random_prior=pr[1]))
