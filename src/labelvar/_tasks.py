@@ -57,26 +57,80 @@ def _small_int(n_values: int):
     return np.int64
 
 
-def _factorize(column) -> tuple[np.ndarray, list]:
-    """Codes (-1: missing) and canonical labels of a 1-d column, canonicalising each distinct value once.
+#: items handled at a time by the per-item steps (bounded temporaries on large panels)
+BLOCK = 1 << 18
 
-    Equal to :func:`_canon` cell by cell (distinct raw values that canonicalise to one
-    label, ``"1"`` and ``1``, get one code); pandas' missing values (NaN, None, NA) are
-    missing. Unhashable cells fall back to :func:`_canon` per cell. The codes come in
-    the smallest integer dtype that holds them.
+
+def _blocks(n: int) -> list[slice]:
+    """Slices of :data:`BLOCK` items covering ``n`` items."""
+    return [slice(s, s + BLOCK) for s in range(0, n, BLOCK)]
+
+
+def _lookup(table: np.ndarray, codes: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``table[codes]`` (into ``out``), a block of items at a time: -1 picks the last slot."""
+    out = np.empty(codes.shape, dtype=table.dtype) if out is None else out
+    for b in _blocks(codes.shape[0]):
+        out[b] = table[codes[b]]
+    return out
+
+
+def _tally(codes: np.ndarray, n_values: int) -> np.ndarray:
+    """How often each code 0 .. n_values - 1 occurs in 1-d ``codes`` (-1 not counted)."""
+    out = np.zeros(n_values + 1, dtype=np.int64)
+    for b in _blocks(codes.shape[0]):
+        out += np.bincount(codes[b].astype(np.intp) + 1, minlength=n_values + 1)
+    return out[1:]
+
+
+def _canonical_codes(raw: np.ndarray, uniq) -> tuple[np.ndarray, list]:
+    """Codes of ``raw`` (codes into ``uniq``, -1 missing) into the canonical labels of ``uniq``.
+
+    Distinct values that canonicalise to one label (``"1"`` and ``1``) get one code.
     """
-    try:
-        raw, uniq = pd.factorize(column, use_na_sentinel=True)
-    except TypeError:  # unhashable cells (lists, ...): one by one
-        raw, uniq = pd.factorize(np.array([_canon(x) for x in np.asarray(column, dtype=object)
-                                           .ravel()], dtype=object), use_na_sentinel=True)
     canon = [_canon(x) for x in np.asarray(uniq, dtype=object)]
     index: dict = {}
     remap = np.full(len(canon) + 1, -1, dtype=_small_int(len(canon)))  # last slot: NA
     for i, c in enumerate(canon):
         if c is not None:
             remap[i] = index.setdefault(c, len(index))
-    return remap[raw], list(index)
+    return _lookup(remap, raw), list(index)
+
+
+def _categorical_codes(column) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize`` of a categorical: its stored codes renumbered by first appearance.
+
+    The values that occur, in order of appearance, found a block of items at a time
+    (no int64 code per item).
+    """
+    cat = column.array if isinstance(column, pd.Series) else column
+    codes, n = np.asarray(cat.codes), len(cat)
+    first = np.full(len(cat.categories), n, dtype=np.int64)
+    for b in _blocks(n):
+        seen, at = np.unique(codes[b], return_index=True)
+        ok = seen >= 0
+        first[seen[ok]] = np.minimum(first[seen[ok]], at[ok] + b.start)
+    order = np.argsort(first, kind="stable")[:int((first < n).sum())]
+    rank = np.full(len(first) + 1, -1, dtype=_small_int(len(first)))  # last slot: NA
+    rank[order] = np.arange(order.size)
+    return _lookup(rank, codes), cat.categories[order]
+
+
+def _factorize(column) -> tuple[np.ndarray, list]:
+    """Codes (-1: missing) and canonical labels of a 1-d column, canonicalising each distinct value once.
+
+    Equal to :func:`_canon` cell by cell (distinct raw values that canonicalise to one
+    label, ``"1"`` and ``1``, get one code); pandas' missing values (NaN, None, NA) are
+    missing; labels in order of appearance. Unhashable cells fall back to :func:`_canon`
+    per cell. The codes come in the smallest integer dtype that holds them.
+    """
+    if isinstance(getattr(column, "dtype", None), pd.CategoricalDtype):
+        return _canonical_codes(*_categorical_codes(column))
+    try:
+        raw, uniq = pd.factorize(column, use_na_sentinel=True)
+    except TypeError:  # unhashable cells (lists, ...): one by one
+        raw, uniq = pd.factorize(np.array([_canon(x) for x in np.asarray(column, dtype=object)
+                                           .ravel()], dtype=object), use_na_sentinel=True)
+    return _canonical_codes(raw, uniq)
 
 
 def _factorize_table(pdf: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray]:
@@ -95,9 +149,9 @@ def _factorize_table(pdf: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray]:
         dt = _small_int(len(index))
         if np.dtype(dt).itemsize > codes.dtype.itemsize:
             codes = codes.astype(dt)
-        codes[:, j] = np.array(to_global + [-1], dtype=dt)[raw]
+        _lookup(np.array(to_global + [-1], dtype=dt), raw, out=codes[:, j])
         votes = np.concatenate([votes, np.zeros(len(index) - votes.size, dtype=np.int64)])
-        np.add.at(votes, to_global, np.bincount(raw + 1, minlength=len(canon) + 1)[1:])
+        np.add.at(votes, to_global, _tally(raw, len(canon)))
     return codes, list(index), votes
 
 
@@ -125,13 +179,23 @@ class _Task:
     counts: np.ndarray        # items x L
     k: np.ndarray             # votes per item
     majority: np.ndarray      # code per item
-    agreement: np.ndarray     # observed agreement per item: top count / K
+    top: np.ndarray           # votes for the majority label per item
     preds: dict               # name -> codes per item (kept items)
     pos_label: int | None     # code of the positive label (binary F1), None -> macro-F1
     excluded: dict
     inputs: dict              # what was read: items, raters, votes per item, labels, systems
     probs: dict = field(default_factory=dict)  # name -> items x L probabilities (kept items)
     values: np.ndarray | None = None           # numeric value of each label (ordinal), else None
+    posterior: np.ndarray | None = None        # Dawid-Skene: posterior of the label per item
+
+    def agreement(self, idx=slice(None)) -> np.ndarray:
+        """Observed agreement of the items ``idx``: top count / K (Dawid-Skene: the posterior).
+
+        Computed when asked (a float per item costs 8 bytes; the counts 1-2).
+        """
+        if self.posterior is not None:
+            return self.posterior[idx]
+        return self.top[idx] / self.k[idx]
 
 
 def _as_panel(panel) -> pd.DataFrame:
@@ -241,8 +305,8 @@ def _vote_counts(task: str, pdf: pd.DataFrame, labels, notes: list):
         codes = codes.astype(dt)
     to_code = np.array([index.get(x, -1) for x in found] + [-1], dtype=codes.dtype)
     if not np.array_equal(to_code[:-1], np.arange(len(found))):
-        for j in range(n_cols):  # in place, a column at a time; -1 (missing) picks the last slot
-            codes[:, j] = to_code[codes[:, j]]
+        for j in range(n_cols):  # in place, a column at a time
+            _lookup(to_code, codes[:, j], out=codes[:, j])
     if codes.dtype.itemsize > np.dtype(dt).itemsize:
         codes = codes.astype(dt)
     return lab, codes, _code_counts(codes, len(lab)), n_cols
@@ -256,8 +320,9 @@ def _code_counts(codes: np.ndarray, n_labels: int) -> np.ndarray:
     n_items, n_raters = codes.shape
     counts = np.zeros((n_items, n_labels), dtype=_small_int(n_raters))
     if n_labels <= 16:
-        for c in range(n_labels):
-            counts[:, c] = (codes == c).sum(axis=1, dtype=counts.dtype)
+        for b in _blocks(n_items):
+            for c in range(n_labels):
+                counts[b, c] = (codes[b] == c).sum(axis=1, dtype=counts.dtype)
         return counts
     for j in range(n_raters):
         ok = codes[:, j] >= 0
@@ -397,22 +462,23 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
             raise ValueError(f"task {task!r} is binary with labels {lab!r}: say which is the "
                              "positive class (pos_label=...)")
 
-    # majority with ties
-    top, n_top = _panel.plurality(counts)
-    is_top = counts == top[:, None]
-    tied = (n_top > 1) & (k > 0)
-    majority = np.argmax(is_top, axis=1).astype(dt)  # first (label order) among the tied
+    # majority with ties, a block of items at a time
+    top = np.empty(n_items, dtype=counts.dtype)
+    tied = np.empty(n_items, dtype=bool)
+    majority = np.empty(n_items, dtype=dt)
+    for b in _blocks(n_items):
+        top[b], n_top = _panel.plurality(counts[b])
+        tied[b] = (n_top > 1) & (k[b] > 0)
+        majority[b] = np.argmax(counts[b] == top[b, None], axis=1)  # first (label order)
     if tie_rule == "random" and tied.any():
         u = rng.random(n_items)
         rows = np.flatnonzero(tied)
-        pick = np.floor(u[rows] * n_top[rows]).astype(np.int64)
-        cum = np.cumsum(is_top[rows], axis=1)
-        majority[rows] = np.argmax(cum > pick[:, None], axis=1)
-        del u, rows, pick, cum
-    del is_top, n_top
+        is_top = counts[rows] == top[rows, None]
+        pick = np.floor(u[rows] * is_top.sum(axis=1)).astype(np.int64)
+        majority[rows] = np.argmax(np.cumsum(is_top, axis=1) > pick[:, None], axis=1)
+        del u
     probs = _as_probabilities(task, probabilities, lab, pos_code, n_items)
-    agreement = top / np.maximum(k, 1)
-    changed = None
+    posterior = changed = None
     if aggregation == "dawid_skene":
         if panel_counts:
             raise ValueError("aggregation: Dawid-Skene needs each rater's votes (a panel with "
@@ -422,7 +488,7 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
         post, _ = dawid_skene(codes, L)
         ds = post.argmax(axis=1).astype(dt)
         changed = ds != majority
-        majority, agreement = ds, post.max(axis=1)
+        majority, posterior = ds, post.max(axis=1)
     keep = k >= 2
     excluded = {"no_votes": int((k == 0).sum()), "one_vote": int((k == 1).sum()), "tied": 0}
     if tie_rule == "drop":
@@ -466,7 +532,8 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
         keep = slice(None)
     return _Task(
         name=task, labels=lab, codes=codes[keep], counts=counts[keep], k=k[keep],
-        majority=majority[keep], agreement=agreement[keep],
+        majority=majority[keep], top=top[keep],
         preds={n: c[keep] for n, c in pcodes.items()}, pos_label=pos_code, excluded=excluded,
         inputs=inputs, probs={n: a[keep] for n, a in probs.items()}, values=values,
+        posterior=None if posterior is None else posterior[keep],
     )

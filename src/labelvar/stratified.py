@@ -45,7 +45,7 @@ import pandas as pd
 
 from labelvar import _metrics, _seeding
 from labelvar import _validate as v
-from labelvar._tasks import _prepare, _Task
+from labelvar._tasks import _blocks, _prepare, _tally, _Task
 
 __all__ = [
     "COLUMNS",
@@ -266,29 +266,17 @@ def _progress_bar(progress: bool | None, desc: str, unit: str):
 
 
 # --------------------------------------------------------------------------- scores
-#: items counted at a time into confusion matrices, label counts and strata
-_BLOCK = 1 << 18
-
-
 def _score(metric: str, truth, pred, t: _Task):
     """``metric`` of label codes (shape (..., n)) over the task's declared label set."""
     return _metrics.score(metric, truth, pred, len(t.labels), pos_label=t.pos_label)
 
 
 def _confusion(truth: np.ndarray, pred: np.ndarray, n_labels: int) -> np.ndarray:
-    """Confusion counts (L x L) of 1-d label codes, counted :data:`_BLOCK` items at a time."""
+    """Confusion counts (L x L) of 1-d label codes, counted a block of items at a time."""
     conf = np.zeros((n_labels, n_labels), dtype=np.int64)
-    for s in range(0, truth.size, _BLOCK):
-        conf += _metrics.confusion(truth[s:s + _BLOCK], pred[s:s + _BLOCK], n_labels)
+    for b in _blocks(truth.size):
+        conf += _metrics.confusion(truth[b], pred[b], n_labels)
     return conf
-
-
-def _label_counts(codes: np.ndarray, n_labels: int) -> np.ndarray:
-    """Items per label code (``np.bincount``), counted :data:`_BLOCK` items at a time."""
-    out = np.zeros(n_labels, dtype=np.int64)
-    for s in range(0, codes.size, _BLOCK):
-        out += np.bincount(codes[s:s + _BLOCK], minlength=n_labels)
-    return out
 
 
 def _has(metric: str, t: _Task, name: str) -> bool:
@@ -488,33 +476,41 @@ def _simulated(t: _Task, n_draws: int, rng, loo: bool, tie_rule: str):
 
 
 # --------------------------------------------------------------------------- bins
-def _strata(agreement: np.ndarray, bins) -> list[tuple[str, np.ndarray]]:
+def _strata(t: _Task, bins) -> list[tuple[str, np.ndarray]]:
     """The strata in increasing agreement: (label, its items' indices in increasing order).
 
-    Computed :data:`_BLOCK` items at a time; the indices of all strata are views
-    into one array.
+    Computed :data:`labelvar._tasks.BLOCK` items at a time; the indices of all strata
+    are slices of one (int32 when it can) array, in the order a stable sort by
+    stratum gives.
     """
-    blocks = range(0, agreement.size, _BLOCK)
+    n = t.k.size
+    blocks = _blocks(n)
     if bins is None:
-        uniq = np.unique(np.concatenate([np.unique(np.round(agreement[s:s + _BLOCK], 9))
-                                         for s in blocks]))  # numeric order
+        uniq = np.unique(np.concatenate([np.unique(np.round(t.agreement(b), 9))
+                                         for b in blocks]))  # numeric order
         names = [f"{u:.2f}" for u in uniq]
 
         def where(a):
             return np.searchsorted(uniq, np.round(a, 9))
     else:
-        edges, names = _bin_edges(agreement, bins)
+        edges, names = _bin_edges(t, blocks, bins)
 
         def where(a):
             return np.clip(np.searchsorted(edges, a + 1e-12, side="right") - 1, 0,
                            edges.size - 2)
-    stratum = np.empty(agreement.size, dtype=np.min_scalar_type(len(names)))
-    for s in blocks:
-        stratum[s:s + _BLOCK] = where(agreement[s:s + _BLOCK])
+    stratum = np.empty(n, dtype=np.min_scalar_type(len(names)))
+    for b in blocks:
+        stratum[b] = where(t.agreement(b))
     sizes = np.bincount(stratum, minlength=len(names))
-    # each stratum's items in increasing order
-    order = np.argsort(stratum, kind="stable").astype(_index_dtype(agreement.size))
-    del stratum
+    free = np.concatenate([[0], np.cumsum(sizes)[:-1]])  # where each stratum's next item goes
+    order = np.empty(n, dtype=_index_dtype(n))
+    for b in blocks:  # a stable sort by stratum, a block at a time
+        ranked = np.argsort(stratum[b], kind="stable") + b.start
+        start = 0
+        for g, m in enumerate(np.bincount(stratum[b], minlength=len(names))):
+            order[free[g]:free[g] + m] = ranked[start:start + m]
+            free[g] += m
+            start += m
     return [(nm, idx) for nm, idx in zip(names, np.split(order, np.cumsum(sizes)[:-1]),
                                          strict=True) if idx.size]
 
@@ -524,12 +520,13 @@ def _index_dtype(n: int):
     return np.int32 if n <= np.iinfo(np.int32).max else np.intp
 
 
-def _bin_edges(agreement: np.ndarray, bins) -> tuple[np.ndarray, list[str]]:
+def _bin_edges(t: _Task, blocks, bins) -> tuple[np.ndarray, list[str]]:
     """User bin edges, checked to cover the observed agreement, and each bin's label."""
     edges = v.probability("bins", bins)
     if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0):
         raise ValueError(f"bins must be at least 2 increasing edges in [0, 1], got {list(edges)}")
-    lo, hi = agreement.min(), agreement.max()
+    lo = min(t.agreement(b).min() for b in blocks)
+    hi = max(t.agreement(b).max() for b in blocks)
     if lo < edges[0] - 1e-12 or hi > edges[-1] + 1e-12:
         raise ValueError(f"bins [{edges[0]:g}, {edges[-1]:g}] do not cover the observed "
                          f"agreement range [{lo:.3f}, {hi:.3f}]; no item may be left out")
@@ -818,8 +815,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         excluded[t.name] = t.excluded
         inputs[t.name] = dict(t.inputs, systems=[s for s in t.preds if s not in humans],
                               humans=[h for h in t.preds if h in humans])
-        n = t.agreement.size
-        groups = _strata(t.agreement, bins) + [("all", np.arange(n, dtype=_index_dtype(n)))]
+        n = t.k.size
+        groups = _strata(t, bins) + [("all", np.arange(n, dtype=_index_dtype(n)))]
         frame = _task_table(t, humans, groups, metrics, n_draws, leave_one_out, p_d_one,
                             human_round, tie_rule, confidence_level, n_boot, boot_raters,
                             seed, exact_limit, min_bin_size, bar=bar)
@@ -885,7 +882,7 @@ def _agreement_rows(t: _Task, groups, n_boot, confidence_level, seed) -> pd.Data
                 lo, hi = ag.bootstrap_agreement(counts, stat, n_boot, rng,
                                                 confidence_level=confidence_level, values=values)
             rows.append(dict(task=t.name, stratum=name,
-                             agreement=np.nan if name == "all" else float(t.agreement[idx].mean()),
+                             agreement=np.nan if name == "all" else float(t.agreement(idx).mean()),
                              S=idx.size, n=counts.shape[0], statistic=stat, score=val,
                              ci_low=lo, ci_high=hi, note=note))
     return pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS))
@@ -961,7 +958,7 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
     # bin-level quantities: (name, items, agreement, m, coin-model p_d of E)
     info = []
     for name, idx in groups[:-1]:
-        agree = float(t.agreement[idx].mean())
+        agree = float(t.agreement(idx).mean())
         m = float(np.mean(t.majority[idx] == t.pos_label)) if binary else np.nan
         p_eff = p_d_one if (p_d_one is not None and agree >= 1 - 1e-12) else agree
         info.append((name, idx, agree, m, p_eff))
@@ -1008,7 +1005,7 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
     for row in info:
         name, idx, agree, m, _ = row
         truth = t.majority[idx]
-        truth_counts = _label_counts(truth, L)
+        truth_counts = _tally(truth, L)
         confs = {rname: _confusion(truth, t.preds[rname][idx], L) for rname, _ in raters
                  if rname in t.preds and any(mt in LABEL_METRICS for mt in metrics)}
         for metric in metrics:
