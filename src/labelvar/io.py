@@ -31,10 +31,9 @@ one line naming it.
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
+import functools
 import json
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -42,6 +41,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from labelvar import _csv
 from labelvar._docs import fill
 
 __all__ = [
@@ -58,12 +58,6 @@ __all__ = [
     "select_columns",
     "synthetic_panel",
 ]
-
-
-#: rows of a wide file parsed at a time (its vote and system columns kept as label codes)
-_CHUNK_ROWS = 1 << 16
-#: item ids converted to text at a time
-_TEXT_ROWS = 1 << 15
 
 
 class TaskData(NamedTuple):
@@ -167,31 +161,7 @@ def read_frame(path, sep: str | None = None) -> pd.DataFrame:
     """
     path = Path(path)
     _check_file(path)
-    with _parsing(path):
-        df = pd.read_csv(path, sep=_sep(path, sep), skipinitialspace=True, index_col=False)
-    df.columns = [str(c).strip() for c in df.columns]
-    return df
-
-
-def _sep(path: Path, sep: str | None) -> str:
-    """The field separator: ``sep``, else tab for ``.tsv``/``.tab`` files, else comma."""
-    if sep is not None:
-        return sep
-    return "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
-
-
-@contextlib.contextmanager
-def _parsing(path: Path):
-    """Turn what the CSV parser refuses into one ValueError line naming the file."""
-    try:
-        with warnings.catch_warnings():  # a row longer than the header is an error, not an index
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            yield
-    except pd.errors.ParserWarning:
-        raise ValueError(f"cannot read {path} as a table: some rows have more cells than "
-                         "the header") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {path} as a table: {str(exc).splitlines()[0]}") from None
+    return _csv.read_table(path, _csv.separator(path, sep))
 
 
 def _wide_columns(header: list[str], *, panel, systems, item, task_column,
@@ -222,200 +192,6 @@ def _wide_columns(header: list[str], *, panel, systems, item, task_column,
     return [c for c in header if c in used], plain
 
 
-def _read_wide_file(path, sep: str | None, chunk_rows: int | None = None,
-                    **select) -> pd.DataFrame:
-    """The columns of a wide file :func:`read_wide` uses (``select``: its column arguments).
-
-    The file is parsed :data:`_CHUNK_ROWS` rows at a time; every column is parsed (a
-    row longer than the header is refused as by :func:`read_frame`), and only the
-    used ones are kept: the vote and system columns as categoricals (a small integer
-    code per row into the column's distinct values), the item and task columns as
-    read. Each block's columns are typed by pandas on their own, as pandas types the
-    internal blocks of any large file (``1`` in one block and ``"1"`` in another
-    are one label to :func:`labelvar.stratify`). When the selection fails the whole
-    file is read by :func:`read_frame`, and :func:`read_wide` names the problem.
-    """
-    path = Path(path)
-    _check_file(path)
-    sep = _sep(path, sep)
-    opts = dict(sep=sep, skipinitialspace=True, index_col=False)
-    with _parsing(path):
-        header = [str(c).strip() for c in pd.read_csv(path, nrows=0, **opts).columns]
-    try:
-        keep, plain = _wide_columns(header, **select)
-    except ValueError:
-        return read_frame(path, sep)
-    at = [header.index(c) for c in keep]
-    rows = _line_count(path)  # at least the rows, unless lines end in a lone carriage return
-    columns = {c: _Plain(rows) if c in plain else _Coded(rows) for c in keep}
-    n_rows = 0
-    with _parsing(path), pd.read_csv(path, chunksize=chunk_rows or _CHUNK_ROWS,
-                                     **opts) as reader:
-        for chunk in reader:
-            n_rows += len(chunk)
-            for c, j in zip(keep, at, strict=True):
-                columns[c].add(chunk.iloc[:, j])
-    if not n_rows:  # a header without rows
-        return read_frame(path, sep)
-    return pd.DataFrame({c: col.column() for c, col in columns.items()})
-
-
-def _line_count(path: Path) -> int:
-    """Lines of a text file (newlines + 1), counted a megabyte at a time."""
-    n = 1
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            n += block.count(b"\n")
-    return n
-
-
-class _Plain:
-    """One column of a file read a block of rows at a time, as pandas concatenates the blocks.
-
-    While the blocks share one numpy dtype their values go straight into one array
-    (sized for ``capacity`` rows, grown if needed); other blocks are concatenated.
-    """
-
-    def __init__(self, capacity: int):
-        self.capacity = max(capacity, 1)
-        self.values: np.ndarray | None = None
-        self.parts: list[pd.Series] = []
-        self.n = 0
-
-    def add(self, col: pd.Series) -> None:
-        fits = isinstance(col.dtype, np.dtype) and (self.values is None
-                                                    or col.dtype == self.values.dtype)
-        if self.parts or not fits:
-            if self.values is not None:
-                self.parts.append(pd.Series(self.values[:self.n]))
-                self.values = None
-            self.parts.append(col.reset_index(drop=True))
-            return
-        end = self.n + len(col)
-        if self.values is None or end > self.values.size:
-            grown = np.empty(max(end, self.capacity if self.values is None
-                                 else 2 * self.values.size), dtype=col.dtype)
-            if self.values is not None:
-                grown[:self.n] = self.values[:self.n]
-            self.values = grown
-        self.values[self.n:end] = col.to_numpy()
-        self.n = end
-
-    def column(self) -> pd.Series:
-        """The column read so far."""
-        if self.parts:
-            return pd.concat(self.parts, ignore_index=True)
-        values = self.values[:self.n]
-        return pd.Series(values.copy() if self.values.size > 1.25 * self.n else values)
-
-
-class _Coded:
-    """One column of a file read a block of rows at a time, kept as small integer codes.
-
-    Each block's values are pooled in order of appearance, as pandas pools the values
-    of concatenated blocks (integers and floats as floats; other mixes as objects);
-    missing cells get code -1. The codes go straight into one array (sized for
-    ``capacity`` rows, grown if needed), so no block is held after it was read.
-    """
-
-    def __init__(self, capacity: int):
-        self.codes = np.empty(max(capacity, 1), dtype=np.int8)
-        self.values: pd.Index | None = None
-        self.n = 0
-
-    def add(self, col: pd.Series) -> None:
-        cat = col.astype("category")
-        cats = cat.cat.categories
-        if len(cats):
-            self.values = cats if self.values is None else self.values.append(cats).unique()
-        size = 0 if self.values is None else len(self.values)
-        dtype = np.promote_types(np.min_scalar_type(-max(size, 1)), self.codes.dtype)
-        end = self.n + len(col)
-        if end > self.codes.size or dtype != self.codes.dtype:
-            grown = np.empty(max(end, self.codes.size * (2 if end > self.codes.size else 1)),
-                             dtype=dtype)
-            grown[:self.n] = self.codes[:self.n]
-            self.codes = grown
-        table = np.append(self.values.get_indexer(cats) if size else [], -1).astype(dtype)
-        self.codes[self.n:end] = table[cat.cat.codes.to_numpy()]  # -1 (missing) stays -1
-        self.n = end
-
-    def column(self) -> pd.Categorical:
-        """The column read so far, as a categorical."""
-        codes = self.codes[:self.n]
-        if self.codes.size > 1.25 * self.n:  # the file had far fewer rows than lines
-            codes = codes.copy()
-        values = self.values if self.values is not None else pd.Index([], dtype=float)
-        return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(values))
-
-
-def _has_repeats(values: pd.Series) -> bool:
-    """Whether some value occurs twice (missing ones included), found by sorting.
-
-    Integers and pyarrow-backed text are sorted (no hash table of every id, which
-    for text means a Python string per id); other values are hashed.
-    """
-    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iu":
-        v = np.sort(values.to_numpy())
-        return bool((v[1:] == v[:-1]).any())
-    if getattr(values.dtype, "storage", None) == "pyarrow":
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        arr = pa.array(values.array)
-        if arr.null_count > 1:
-            return True
-        v = arr.take(pc.sort_indices(arr))
-        return len(v) > 1 and bool(pc.any(pc.equal(v[1:], v[:-1])).as_py())
-    return bool(values.duplicated().any())
-
-
-def _as_text(col: pd.Series) -> pd.Series:
-    """``col.astype(str)``, without a Python string for every id at once.
-
-    Integer ids (when pandas' text dtype is pyarrow-backed) become one pyarrow
-    string array built from numpy buffers: the digits and 8 bytes of offset per id,
-    with no allocator slack; other columns are converted :data:`_TEXT_ROWS` rows at
-    a time.
-    """
-    if (isinstance(col.dtype, np.dtype) and col.dtype.kind == "i" and len(col) > _TEXT_ROWS
-            and getattr(pd.Series([0]).astype(str).dtype, "storage", None) == "pyarrow"):
-        return pd.Series(pd.array(_int_text(col.to_numpy(np.int64)), dtype="str"),
-                         index=col.index)
-    if len(col) <= _TEXT_ROWS:
-        return col.astype(str)
-    return pd.concat([col.iloc[i:i + _TEXT_ROWS].astype(str)
-                      for i in range(0, len(col), _TEXT_ROWS)])
-
-
-def _int_text(v: np.ndarray):
-    """The decimal text of int64 ``v`` as a pyarrow ``large_string`` array (numpy buffers)."""
-    import pyarrow as pa
-
-    blocks = range(0, v.size, _TEXT_ROWS)
-    offsets = np.zeros(v.size + 1, dtype=np.int64)
-    for s in blocks:  # each id's length: sign and digits
-        x = v[s:s + _TEXT_ROWS]
-        width = offsets[s + 1:s + 1 + x.size]
-        width[:] = 1 + (x < 0)
-        magnitude = np.abs(x).view(np.uint64)  # the int64 minimum wraps to 2**63: right
-        for d in range(1, 20):
-            width += magnitude >= np.uint64(10 ** d)
-    np.cumsum(offsets, out=offsets)
-    data = np.empty(int(offsets[-1]), dtype=np.uint8)
-    for s in blocks:  # digits from the last, while any id has more
-        x = v[s:s + _TEXT_ROWS]
-        magnitude = np.abs(x).view(np.uint64)
-        at = offsets[s + 1:s + 1 + x.size] - 1
-        while at.size:
-            data[at] = 48 + magnitude % np.uint64(10)
-            magnitude //= np.uint64(10)
-            more = magnitude > 0
-            magnitude, at = magnitude[more], at[more] - 1
-        data[offsets[s:s + x.size][x < 0]] = ord("-")
-    return pa.LargeStringArray.from_buffers(v.size, pa.py_buffer(offsets), pa.py_buffer(data))
-
-
 def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
     """Set the item id column (or composite of columns) as the index; refuse duplicates."""
     keys = _patterns(item)
@@ -429,12 +205,12 @@ def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
                          f"available: {', '.join(map(repr, list(df.columns)[:12]))}")
     if len(keys) == 1:
         col = df[keys[0]]
-        idx = _as_text(col)
+        idx = _csv.as_text(col)
         # integers are distinct exactly when their texts are: check the integers (faster)
         ids = col if pd.api.types.is_integer_dtype(col.dtype) else idx
     else:
         idx = ids = df[keys].astype(str).agg("|".join, axis=1)
-    dup = idx[ids.duplicated()] if _has_repeats(ids) else idx.iloc[:0]
+    dup = idx[ids.duplicated()] if _csv.has_repeats(ids) else idx.iloc[:0]
     if len(dup):
         raise ValueError(f"item: duplicate item id {dup.iloc[0]!r} in {where} "
                          f"({len(dup)} duplicated rows); ids must be unique")
@@ -501,8 +277,11 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         df, where = path_or_frame, "the table"
         default_task = task or "task"
     else:
-        df = _read_wide_file(path_or_frame, sep, panel=panel, systems=systems, item=item,
-                             task_column=task_column, group_sep=group_sep)
+        path = Path(path_or_frame)
+        _check_file(path)
+        df = _csv.read_columns(path, _csv.separator(path, sep), functools.partial(
+            _wide_columns, panel=panel, systems=systems, item=item, task_column=task_column,
+            group_sep=group_sep))
         where, default_task = str(path_or_frame), task or Path(path_or_frame).stem
     if not _patterns(panel):
         raise ValueError("panel: no panel columns given (names or globs of the annotator columns)")
