@@ -241,6 +241,11 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
               sep: str | None = None) -> dict[str, TaskData]:
     """Load a wide table: one row per item, one column per annotator or system.
 
+    A file is read a block of rows at a time and only the columns used are kept,
+    the panel and system columns as categoricals (a small integer code per row, so
+    millions of items fit in about the file's size); a frame's columns are used as
+    they are, not copied.
+
     Parameters
     ----------
     path_or_frame : str, Path or pandas.DataFrame
