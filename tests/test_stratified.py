@@ -449,7 +449,7 @@ def test_bootstrap_over_raters_on_unanimous_panel_is_the_item_bootstrap():
 
 
 def test_prior_matched_tail_equals_poisson_binomial():
-    from labelvar.stratified import _prior_matched_sf
+    from labelvar._bins import _prior_matched_sf
 
     counts = np.array([37, 5, 58])
     probs = np.repeat(counts / counts.sum(), counts)

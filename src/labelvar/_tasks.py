@@ -49,27 +49,6 @@ def _canon(x):
     return int(f) if f.is_integer() else f
 
 
-def _factorize(column) -> tuple[np.ndarray, list]:
-    """Codes (-1: missing) and canonical labels of a 1-d column, canonicalising each distinct value once.
-
-    Equal to :func:`_canon` cell by cell (distinct raw values that canonicalise to one
-    label, ``"1"`` and ``1``, get one code); pandas' missing values (NaN, None, NA) are
-    missing. Unhashable cells fall back to :func:`_canon` per cell.
-    """
-    try:
-        raw, uniq = pd.factorize(column, use_na_sentinel=True)
-    except TypeError:  # unhashable cells (lists, ...): one by one
-        raw, uniq = pd.factorize(np.array([_canon(x) for x in np.asarray(column, dtype=object)
-                                           .ravel()], dtype=object), use_na_sentinel=True)
-    canon = [_canon(x) for x in np.asarray(uniq, dtype=object)]
-    index: dict = {}
-    remap = np.full(len(canon) + 1, -1, dtype=np.int64)  # last slot: the NA sentinel
-    for i, c in enumerate(canon):
-        if c is not None:
-            remap[i] = index.setdefault(c, len(index))
-    return remap[raw], list(index)
-
-
 def _small_int(n_values: int):
     """The smallest signed integer dtype holding codes -1 .. n_values - 1."""
     for dt in (np.int8, np.int16, np.int32):
@@ -78,20 +57,102 @@ def _small_int(n_values: int):
     return np.int64
 
 
-def _factorize_table(pdf: pd.DataFrame) -> tuple[np.ndarray, list]:
-    """Codes (items x columns, -1 missing) into one list of canonical labels, column by column."""
+#: items handled at a time by the per-item steps (bounded temporaries on large panels)
+BLOCK = 1 << 18
+
+
+def _blocks(n: int) -> list[slice]:
+    """Slices of :data:`BLOCK` items covering ``n`` items."""
+    return [slice(s, s + BLOCK) for s in range(0, n, BLOCK)]
+
+
+def _lookup(table: np.ndarray, codes: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``table[codes]`` (into ``out``), a block of items at a time: -1 picks the last slot."""
+    out = np.empty(codes.shape, dtype=table.dtype) if out is None else out
+    for b in _blocks(codes.shape[0]):
+        out[b] = table[codes[b]]
+    return out
+
+
+def _tally(codes: np.ndarray, n_values: int) -> np.ndarray:
+    """How often each code 0 .. n_values - 1 occurs in 1-d ``codes`` (-1 not counted)."""
+    out = np.zeros(n_values + 1, dtype=np.int64)
+    for b in _blocks(codes.shape[0]):
+        out += np.bincount(codes[b].astype(np.intp) + 1, minlength=n_values + 1)
+    return out[1:]
+
+
+def _canonical_codes(raw: np.ndarray, uniq) -> tuple[np.ndarray, list]:
+    """Codes of ``raw`` (codes into ``uniq``, -1 missing) into the canonical labels of ``uniq``.
+
+    Distinct values that canonicalise to one label (``"1"`` and ``1``) get one code.
+    """
+    canon = [_canon(x) for x in np.asarray(uniq, dtype=object)]
+    index: dict = {}
+    remap = np.full(len(canon) + 1, -1, dtype=_small_int(len(canon)))  # last slot: NA
+    for i, c in enumerate(canon):
+        if c is not None:
+            remap[i] = index.setdefault(c, len(index))
+    return _lookup(remap, raw), list(index)
+
+
+def _categorical_codes(column) -> tuple[np.ndarray, pd.Index]:
+    """``pd.factorize`` of a categorical: its stored codes renumbered by first appearance.
+
+    The values that occur, in order of appearance, found a block of items at a time
+    (no int64 code per item).
+    """
+    cat = column.array if isinstance(column, pd.Series) else column
+    codes, n = np.asarray(cat.codes), len(cat)
+    first = np.full(len(cat.categories), n, dtype=np.int64)
+    for b in _blocks(n):
+        seen, at = np.unique(codes[b], return_index=True)
+        ok = seen >= 0
+        first[seen[ok]] = np.minimum(first[seen[ok]], at[ok] + b.start)
+    order = np.argsort(first, kind="stable")[:int((first < n).sum())]
+    rank = np.full(len(first) + 1, -1, dtype=_small_int(len(first)))  # last slot: NA
+    rank[order] = np.arange(order.size)
+    return _lookup(rank, codes), cat.categories[order]
+
+
+def _factorize(column) -> tuple[np.ndarray, list]:
+    """Codes (-1: missing) and canonical labels of a 1-d column, canonicalising each distinct value once.
+
+    Equal to :func:`_canon` cell by cell (distinct raw values that canonicalise to one
+    label, ``"1"`` and ``1``, get one code); pandas' missing values (NaN, None, NA) are
+    missing; labels in order of appearance. Unhashable cells fall back to :func:`_canon`
+    per cell. The codes come in the smallest integer dtype that holds them.
+    """
+    if isinstance(getattr(column, "dtype", None), pd.CategoricalDtype):
+        return _canonical_codes(*_categorical_codes(column))
+    try:
+        raw, uniq = pd.factorize(column, use_na_sentinel=True)
+    except TypeError:  # unhashable cells (lists, ...): one by one
+        raw, uniq = pd.factorize(np.array([_canon(x) for x in np.asarray(column, dtype=object)
+                                           .ravel()], dtype=object), use_na_sentinel=True)
+    return _canonical_codes(raw, uniq)
+
+
+def _factorize_table(pdf: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray]:
+    """Codes (items x columns, -1 missing) into one list of canonical labels, and each label's votes.
+
+    Column by column, into one array of the smallest integer dtype (widened when a
+    column brings more labels): the table is held once, as small codes.
+    """
     n_items, n_cols = pdf.shape
-    parts, labels, index = [], [], {}
+    index: dict = {}
+    votes = np.zeros(0, dtype=np.int64)
+    codes = np.empty((n_items, n_cols), dtype=np.int8)
     for j in range(n_cols):
         raw, canon = _factorize(pdf.iloc[:, j])
-        to_global = np.array([index.setdefault(c, len(index)) for c in canon] + [-1],
-                             dtype=np.int64)
-        parts.append(to_global[raw])
-    labels = list(index)
-    codes = np.empty((n_items, n_cols), dtype=_small_int(len(labels)))
-    for j, part in enumerate(parts):
-        codes[:, j] = part
-    return codes, labels
+        to_global = [index.setdefault(c, len(index)) for c in canon]
+        dt = _small_int(len(index))
+        if np.dtype(dt).itemsize > codes.dtype.itemsize:
+            codes = codes.astype(dt)
+        _lookup(np.array(to_global + [-1], dtype=dt), raw, out=codes[:, j])
+        votes = np.concatenate([votes, np.zeros(len(index) - votes.size, dtype=np.int64)])
+        np.add.at(votes, to_global, _tally(raw, len(canon)))
+    return codes, list(index), votes
 
 
 def _sort_key(x):
@@ -114,17 +175,27 @@ def _match_label(value, labels: list, field: str):
 class _Task:
     name: str
     labels: list
-    codes: np.ndarray        # items x panel, -1 missing
-    counts: np.ndarray       # items x L
-    k: np.ndarray            # votes per item
-    majority: np.ndarray     # code per item
-    agreement: np.ndarray    # observed agreement per item: top count / K
-    preds: dict              # name -> codes per item (kept items)
-    pos_label: int | None    # code of the positive label (binary F1), None -> macro-F1
+    codes: np.ndarray | None  # items x panel, -1 missing (None: nothing draws from them)
+    counts: np.ndarray        # items x L
+    k: np.ndarray             # votes per item
+    majority: np.ndarray      # code per item
+    top: np.ndarray           # votes for the majority label per item
+    preds: dict               # name -> codes per item (kept items)
+    pos_label: int | None     # code of the positive label (binary F1), None -> macro-F1
     excluded: dict
-    inputs: dict             # what was read: items, raters, votes per item, labels, systems
+    inputs: dict              # what was read: items, raters, votes per item, labels, systems
     probs: dict = field(default_factory=dict)  # name -> items x L probabilities (kept items)
     values: np.ndarray | None = None           # numeric value of each label (ordinal), else None
+    posterior: np.ndarray | None = None        # Dawid-Skene: posterior of the label per item
+
+    def agreement(self, idx=slice(None)) -> np.ndarray:
+        """Observed agreement of the items ``idx``: top count / K (Dawid-Skene: the posterior).
+
+        Computed when asked (a float per item costs 8 bytes; the counts 1-2).
+        """
+        if self.posterior is not None:
+            return self.posterior[idx]
+        return self.top[idx] / self.k[idx]
 
 
 def _as_panel(panel) -> pd.DataFrame:
@@ -140,7 +211,7 @@ def _as_predictions(predictions, n_items: int) -> dict:
     if predictions is None:
         return {}
     if isinstance(predictions, pd.DataFrame):
-        items = {str(c): predictions[c].to_numpy() for c in predictions.columns}
+        items = {str(c): predictions[c] for c in predictions.columns}
     elif isinstance(predictions, Mapping):
         items = {str(k): val for k, val in predictions.items()}
     else:
@@ -148,8 +219,12 @@ def _as_predictions(predictions, n_items: int) -> dict:
                          f"got {type(predictions).__name__}")
     out = {}
     for name, vals in items.items():
-        arr = np.asarray(vals, dtype=object).ravel() if not isinstance(vals, pd.Series) \
-            else vals.to_numpy(dtype=object)
+        if isinstance(vals, np.ndarray):
+            arr = vals.ravel()
+        elif isinstance(vals, (pd.Series, pd.Index, pd.api.extensions.ExtensionArray)):
+            arr = vals  # as stored (e.g. label codes of a categorical), not as objects
+        else:  # a list: one Python object per label, whatever their kinds
+            arr = np.asarray(vals, dtype=object).ravel()
         if arr.shape[0] != n_items:
             raise ValueError(f"predictions[{name!r}] has {arr.shape[0]} labels but the panel "
                              f"has {n_items} items; give one label per item, in panel order")
@@ -204,10 +279,8 @@ def _vote_counts(task: str, pdf: pd.DataFrame, labels, notes: list):
     if n_cols < 2:
         raise ValueError(f"panel of task {task!r} must have at least 2 annotators "
                          f"(agreement is undefined for a single vote), got {n_cols} column")
-    raw, found = _factorize_table(pdf)  # codes into ``found``, -1 missing
-    present = raw >= 0
-    seen_n = np.bincount(raw[present].astype(np.int64), minlength=len(found))
-    if not present.any():
+    codes, found, seen_n = _factorize_table(pdf)  # codes into ``found``, -1 missing
+    if not found:
         raise ValueError(f"panel of task {task!r} has no votes (every cell is missing)")
     seen: dict = {x: int(c) for x, c in zip(found, seen_n, strict=True)}
     total = sum(seen.values())
@@ -227,23 +300,31 @@ def _vote_counts(task: str, pdf: pd.DataFrame, labels, notes: list):
         _check_inferred(task, seen, total)
         lab = [0, 1] if set(seen) <= {0, 1} else sorted(seen, key=_sort_key)
     index = {x: i for i, x in enumerate(lab)}
-    to_code = np.array([index.get(x, -1) for x in found] + [-1], dtype=np.int64)
     dt = _small_int(len(lab))
-    codes = to_code.astype(dt)[raw]  # -1 (missing) picks the last slot: -1
-    del raw, present
-    counts = _code_counts(codes, len(lab))
-    return lab, codes, counts, n_cols
+    if np.dtype(dt).itemsize > codes.dtype.itemsize:
+        codes = codes.astype(dt)
+    to_code = np.array([index.get(x, -1) for x in found] + [-1], dtype=codes.dtype)
+    if not np.array_equal(to_code[:-1], np.arange(len(found))):
+        for j in range(n_cols):  # in place, a column at a time
+            _lookup(to_code, codes[:, j], out=codes[:, j])
+    if codes.dtype.itemsize > np.dtype(dt).itemsize:
+        codes = codes.astype(dt)
+    return lab, codes, _code_counts(codes, len(lab)), n_cols
 
 
 def _code_counts(codes: np.ndarray, n_labels: int) -> np.ndarray:
-    """Votes per item and label (items x L, int64) of items x raters codes (-1 missing)."""
-    n_items = codes.shape[0]
-    counts = np.zeros((n_items, n_labels), dtype=np.int64)
+    """Votes per item and label (items x L) of items x raters codes (-1 missing).
+
+    In the smallest integer dtype holding the number of raters.
+    """
+    n_items, n_raters = codes.shape
+    counts = np.zeros((n_items, n_labels), dtype=_small_int(n_raters))
     if n_labels <= 16:
-        for c in range(n_labels):
-            counts[:, c] = (codes == c).sum(axis=1)
+        for b in _blocks(n_items):
+            for c in range(n_labels):
+                counts[b, c] = (codes[b] == c).sum(axis=1, dtype=counts.dtype)
         return counts
-    for j in range(codes.shape[1]):
+    for j in range(n_raters):
         ok = codes[:, j] >= 0
         np.add.at(counts, (np.flatnonzero(ok), codes[ok, j].astype(np.int64)), 1)
     return counts
@@ -280,7 +361,7 @@ def _count_matrix(task: str, pdf: pd.DataFrame, labels):
     if n_items * kmax > 50_000_000:
         raise ValueError(f"panel counts of task {task!r}: {kmax:,} votes per item x "
                          f"{n_items:,} items is too many to draw from (limit 5e7)")
-    codes = np.full((n_items, kmax), -1, dtype=np.int64)
+    codes = np.full((n_items, kmax), -1, dtype=_small_int(len(lab)))
     for i in range(n_items):
         codes[i, :k[i]] = np.repeat(np.arange(len(lab)), counts[i])
     return lab, codes, counts
@@ -351,7 +432,8 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
                          f"{lab!r}; give the label set (labels=...)")
     index = {x: i for i, x in enumerate(lab)}
     L = len(lab)
-    k = counts.sum(axis=1)
+    k = counts.sum(axis=1, dtype=counts.dtype if not panel_counts else np.int64)
+    dt = _small_int(L)
     pcodes = {}
     for name, arr in preds.items():
         raw, found = _factorize(arr)
@@ -361,7 +443,7 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
             raise ValueError(f"predictions[{name!r}] (task {task!r}) has labels outside the "
                              f"label set {{{', '.join(map(repr, lab))}}}{hint}: "
                              f"{', '.join(map(repr, uniq[:5]))}")
-        pcodes[name] = np.array([index[x] for x in found] + [-1], dtype=np.int64)[raw]
+        pcodes[name] = np.array([index[x] for x in found] + [-1], dtype=dt)[raw]
 
     # positive label
     pos_code = None
@@ -380,19 +462,23 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
             raise ValueError(f"task {task!r} is binary with labels {lab!r}: say which is the "
                              "positive class (pos_label=...)")
 
-    # majority with ties
-    top, n_top = _panel.plurality(counts)
-    is_top = counts == top[:, None]
-    tied = (n_top > 1) & (k > 0)
-    majority = np.argmax(is_top, axis=1)  # first (label order) among the tied
+    # majority with ties, a block of items at a time
+    top = np.empty(n_items, dtype=counts.dtype)
+    tied = np.empty(n_items, dtype=bool)
+    majority = np.empty(n_items, dtype=dt)
+    for b in _blocks(n_items):
+        top[b], n_top = _panel.plurality(counts[b])
+        tied[b] = (n_top > 1) & (k[b] > 0)
+        majority[b] = np.argmax(counts[b] == top[b, None], axis=1)  # first (label order)
     if tie_rule == "random" and tied.any():
         u = rng.random(n_items)
-        pick = np.floor(u * n_top).astype(np.int64)
-        cum = np.cumsum(is_top, axis=1)
-        majority = np.where(tied, np.argmax(cum > pick[:, None], axis=1), majority)
+        rows = np.flatnonzero(tied)
+        is_top = counts[rows] == top[rows, None]
+        pick = np.floor(u[rows] * is_top.sum(axis=1)).astype(np.int64)
+        majority[rows] = np.argmax(np.cumsum(is_top, axis=1) > pick[:, None], axis=1)
+        del u
     probs = _as_probabilities(task, probabilities, lab, pos_code, n_items)
-    agreement = top / np.maximum(k, 1)
-    changed = None
+    posterior = changed = None
     if aggregation == "dawid_skene":
         if panel_counts:
             raise ValueError("aggregation: Dawid-Skene needs each rater's votes (a panel with "
@@ -400,9 +486,9 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
         from labelvar.agreement import dawid_skene
 
         post, _ = dawid_skene(codes, L)
-        ds = post.argmax(axis=1)
+        ds = post.argmax(axis=1).astype(dt)
         changed = ds != majority
-        majority, agreement = ds, post.max(axis=1)
+        majority, posterior = ds, post.max(axis=1)
     keep = k >= 2
     excluded = {"no_votes": int((k == 0).sum()), "one_vote": int((k == 1).sum()), "tied": 0}
     if tie_rule == "drop":
@@ -442,9 +528,12 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
     if changed is not None:
         inputs["changed_vs_majority"] = int(changed[keep].sum())
         inputs["evaluated"] = int(keep.sum())
+    if keep.all():  # nothing excluded: the arrays themselves, not copies
+        keep = slice(None)
     return _Task(
         name=task, labels=lab, codes=codes[keep], counts=counts[keep], k=k[keep],
-        majority=majority[keep], agreement=agreement[keep],
+        majority=majority[keep], top=top[keep],
         preds={n: c[keep] for n, c in pcodes.items()}, pos_label=pos_code, excluded=excluded,
         inputs=inputs, probs={n: a[keep] for n, a in probs.items()}, values=values,
+        posterior=None if posterior is None else posterior[keep],
     )

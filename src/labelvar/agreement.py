@@ -41,13 +41,18 @@ __all__ = ["LEVELS", "bootstrap_agreement", "dawid_skene", "fleiss_kappa", "krip
 #: levels of measurement of :func:`krippendorff_alpha`
 LEVELS = ("nominal", "ordinal", "interval")
 _EPS = 1e-10  # crowd-kit's floor of error rates and priors
+#: items keyed at a time by :func:`_patterns`
+_BLOCK = 1 << 18
 
 
 def _counts(counts) -> np.ndarray:
-    c = np.asarray(counts, dtype=float)
+    """Items x values counts, checked; integer arrays as given (no float copy of every item)."""
+    c = np.asarray(counts)
+    if not np.issubdtype(c.dtype, np.integer):
+        c = c.astype(float)
     if c.ndim != 2 or c.shape[1] < 2:
         raise ValueError(f"counts must be items x labels (at least 2 labels), got shape {c.shape}")
-    if (c < 0).any():
+    if c.size and c.min() < 0:
         raise ValueError("counts must be >= 0")
     return c
 
@@ -81,11 +86,11 @@ def fleiss_kappa(counts) -> float:
     0.6
     """
     c = _counts(counts)
-    k = c.sum(axis=1)
+    uniq, freq = _patterns(c)  # items with equal counts contribute equally
+    k = uniq.sum(axis=1)
     if c.shape[0] == 0 or np.any(k != k[0]) or k[0] < 2:
         raise ValueError("fleiss_kappa needs the same number (>= 2) of votes for every item; "
                          "use krippendorff_alpha for missing votes")
-    uniq, freq = _patterns(c)  # items with equal counts contribute equally
     return float(_fleiss(uniq, freq[None, :])[0])
 
 
@@ -93,11 +98,17 @@ def _patterns(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of items x labels counts (sorted) and how many items have each.
 
     Statistics that sum per-item terms (Fleiss' kappa, Krippendorff's alpha) need
-    only these; an item resample is a multinomial draw of the row frequencies.
+    only these; an item resample is a multinomial draw of the row frequencies. The
+    rows come as floats. Integer counts are keyed :data:`_BLOCK` items at a time
+    and the keys counted (no copy of every item's counts).
     """
     c = np.asarray(counts)
     if c.shape[0] == 0:
-        return c, np.zeros(0)
+        return c.astype(float), np.zeros(0)
+    if np.issubdtype(c.dtype, np.integer):
+        top = int(c.max()) + 1
+        if c.shape[1] * np.log2(max(top, 2)) < 62:
+            return _integer_patterns(c, top)
     ci = c.astype(np.int64)
     top = int(ci.max()) + 1 if ci.size else 1
     if np.array_equal(ci, c) and ci.min() >= 0 and c.shape[1] * np.log2(max(top, 2)) < 62:
@@ -105,7 +116,27 @@ def _patterns(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ukey, first, freq = np.unique(key, return_index=True, return_counts=True)
         return c[first], freq.astype(float)
     uniq, freq = np.unique(c, axis=0, return_counts=True)
-    return uniq, freq.astype(float)
+    return uniq.astype(float), freq.astype(float)
+
+
+def _integer_patterns(c: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_patterns` of counts in [0, top): each row keyed as a number in base ``top``."""
+    n, n_values = c.shape
+    powers = top ** np.arange(n_values, dtype=np.int64)
+    blocks = range(0, n, _BLOCK)
+    if top ** n_values <= _BLOCK:  # few possible rows: count every key
+        hits = np.zeros(top ** n_values, dtype=np.int64)
+        for s in blocks:
+            hits += np.bincount(c[s:s + _BLOCK].astype(np.int64) @ powers,
+                                minlength=hits.size)
+        ukey = np.flatnonzero(hits)
+        freq = hits[ukey]
+    else:
+        key = np.empty(n, dtype=np.int64)
+        for s in blocks:
+            key[s:s + _BLOCK] = c[s:s + _BLOCK].astype(np.int64) @ powers
+        ukey, freq = np.unique(key, return_counts=True)
+    return ((ukey[:, None] // powers) % top).astype(float), freq.astype(float)
 
 
 def _coincidence_parts(counts: np.ndarray) -> np.ndarray:

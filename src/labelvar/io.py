@@ -32,8 +32,8 @@ one line naming it.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -41,6 +41,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from labelvar import _csv
 from labelvar._docs import fill
 
 __all__ = [
@@ -160,26 +161,42 @@ def read_frame(path, sep: str | None = None) -> pd.DataFrame:
     """
     path = Path(path)
     _check_file(path)
-    if sep is None:
-        sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
-    try:
-        with warnings.catch_warnings():  # a row longer than the header is an error, not an index
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(path, sep=sep, skipinitialspace=True, index_col=False)
-    except pd.errors.ParserWarning:
-        raise ValueError(f"cannot read {path} as a table: some rows have more cells than "
-                         "the header") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read {path} as a table: {str(exc).splitlines()[0]}") from None
-    df.columns = [str(c).strip() for c in df.columns]
-    return df
+    return _csv.read_table(path, _csv.separator(path, sep))
+
+
+def _wide_columns(header: list[str], *, panel, systems, item, task_column,
+                  group_sep) -> tuple[list[str], list[str]]:
+    """The columns :func:`read_wide` uses, in file order, and those of them holding ids or tasks.
+
+    Raises ValueError when the selection fails (the caller then reads the whole
+    file, so the problem is reported as from the whole table).
+    """
+    if len(set(header)) != len(header):
+        raise ValueError("two columns share a name")
+    plain = _patterns(item) + ([task_column] if task_column is not None else [])
+    if any(c not in header for c in plain):
+        raise ValueError("an item or task column is missing")
+    rest = [c for c in header if c not in plain]
+    if group_sep is None:
+        chosen = select_columns(rest, panel, "panel") + select_columns(rest, systems, "systems")
+    else:
+        groups: dict[str, dict[str, str]] = {}
+        for c in rest:
+            if group_sep in c:
+                t, r = c.split(group_sep, 1)
+                groups.setdefault(t, {})[r] = c
+        chosen = [raters[r] for raters in groups.values()
+                  for r in select_columns(raters, panel, "panel")
+                  + select_columns(raters, systems, "systems")]
+    used = set(plain) | set(chosen)
+    return [c for c in header if c in used], plain
 
 
 def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
     """Set the item id column (or composite of columns) as the index; refuse duplicates."""
     keys = _patterns(item)
     if not keys:
-        out = df.copy()
+        out = df.copy(deep=False)  # the caller's columns, not copies
         out.index = pd.RangeIndex(len(df), name="item")
         return out
     missing = [k for k in keys if k not in df.columns]
@@ -188,17 +205,17 @@ def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
                          f"available: {', '.join(map(repr, list(df.columns)[:12]))}")
     if len(keys) == 1:
         col = df[keys[0]]
-        idx = col.astype(str)
+        idx = _csv.as_text(col)
         # integers are distinct exactly when their texts are: check the integers (faster)
-        dup = idx[(col if pd.api.types.is_integer_dtype(col.dtype) else idx).duplicated()]
+        ids = col if pd.api.types.is_integer_dtype(col.dtype) else idx
     else:
-        idx = df[keys].astype(str).agg("|".join, axis=1)
-        dup = idx[idx.duplicated()]
+        idx = ids = df[keys].astype(str).agg("|".join, axis=1)
+    dup = idx[ids.duplicated()] if _csv.has_repeats(ids) else idx.iloc[:0]
     if len(dup):
         raise ValueError(f"item: duplicate item id {dup.iloc[0]!r} in {where} "
                          f"({len(dup)} duplicated rows); ids must be unique")
     out = df.drop(columns=keys)
-    out.index = pd.Index(idx.to_numpy(), name="item")
+    out.index = pd.Index(idx, name="item")
     return out
 
 
@@ -214,7 +231,7 @@ def _no_overlap(panel_names, system_names) -> list:
 
 def _task_data(df: pd.DataFrame, panel_cols, system_cols) -> TaskData:
     _no_overlap(panel_cols, system_cols)
-    return TaskData(df[list(panel_cols)].copy(), df[list(system_cols)].copy())
+    return TaskData(df[list(panel_cols)], df[list(system_cols)])  # new frames, shared index
 
 
 # --------------------------------------------------------------------------- wide
@@ -223,6 +240,11 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
               group_sep: str | None = None, task: str | None = None,
               sep: str | None = None) -> dict[str, TaskData]:
     """Load a wide table: one row per item, one column per annotator or system.
+
+    A file is read a block of rows at a time and only the columns used are kept,
+    the panel and system columns as categoricals (a small integer code per row, so
+    millions of items fit in about the file's size); a frame's columns are used as
+    they are, not copied.
 
     Parameters
     ----------
@@ -260,8 +282,12 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         df, where = path_or_frame, "the table"
         default_task = task or "task"
     else:
-        df, where = read_frame(path_or_frame, sep), str(path_or_frame)
-        default_task = task or Path(path_or_frame).stem
+        path = Path(path_or_frame)
+        _check_file(path)
+        df = _csv.read_columns(path, _csv.separator(path, sep), functools.partial(
+            _wide_columns, panel=panel, systems=systems, item=item, task_column=task_column,
+            group_sep=group_sep))
+        where, default_task = str(path_or_frame), task or Path(path_or_frame).stem
     if not _patterns(panel):
         raise ValueError("panel: no panel columns given (names or globs of the annotator columns)")
     if task_column is not None and group_sep is not None:

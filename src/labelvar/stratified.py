@@ -34,6 +34,7 @@ majority against it: expected accuracy 0.3, not 0.6).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -44,7 +45,22 @@ import pandas as pd
 
 from labelvar import _metrics, _seeding
 from labelvar import _validate as v
-from labelvar._tasks import _prepare, _Task
+from labelvar._bins import (
+    _bootstrap_items,
+    _bootstrap_loop,
+    _bootstrap_panel,
+    _confusion,
+    _has,
+    _index_dtype,
+    _item_score,
+    _p_random,
+    _score,
+    _score_conf,
+    _simulated,
+    _strata,
+    _wilson,
+)
+from labelvar._tasks import _prepare, _tally, _Task
 
 __all__ = [
     "COLUMNS",
@@ -262,233 +278,6 @@ def _progress_bar(progress: bool | None, desc: str, unit: str):
         else bool(progress)
     return tqdm(total=0, desc=desc, unit=unit, disable=not show, delay=0.5, leave=False,
                 file=sys.stderr)
-
-
-# --------------------------------------------------------------------------- scores
-def _score(metric: str, truth, pred, t: _Task):
-    """``metric`` of label codes (shape (..., n)) over the task's declared label set."""
-    return _metrics.score(metric, truth, pred, len(t.labels), pos_label=t.pos_label)
-
-
-def _has(metric: str, t: _Task, name: str) -> bool:
-    """Whether rater ``name`` has the input ``metric`` scores (labels or probabilities)."""
-    if metric in PROBABILITY_METRICS:
-        return name in t.probs
-    if metric in ORDINAL_METRICS and t.values is None:
-        return False
-    return name in t.preds
-
-
-def _item_score(metric: str, t: _Task, name: str, idx: np.ndarray) -> float:
-    """``metric`` of rater ``name`` on the items ``idx`` (codes into the kept items)."""
-    truth = t.majority[idx]
-    if metric in PROBABILITY_METRICS:
-        ref = t.counts[idx] / t.k[idx, None]
-        return _metrics.probability_scores(t.probs[name][idx], ref, truth,
-                                           pos_label=t.pos_label)[metric]
-    pred = t.preds[name][idx]
-    if metric in ORDINAL_METRICS:
-        mean = (t.counts[idx] @ t.values) / t.k[idx]
-        return float(_metrics.ordinal_scores(t.values[pred], mean, truth, pred,
-                                             len(t.labels))[metric])
-    return float(_score(metric, truth, pred, t))
-
-
-def _bootstrap_loop(t: _Task, metric: str, name: str, idx, n_boot, confidence_level, rng):
-    """Percentile bootstrap over items of a metric not computed on stacked resamples."""
-    if n_boot <= 0:
-        return np.nan, np.nan
-    draws = rng.integers(0, idx.size, size=(n_boot, idx.size))
-    vals = np.array([_item_score(metric, t, name, idx[d]) for d in draws])
-    vals = vals[np.isfinite(vals)]
-    return _percentiles(vals, confidence_level) if vals.size else (np.nan, np.nan)
-
-
-def _percentiles(values: np.ndarray, confidence_level: float) -> tuple[float, float]:
-    lo_q, hi_q = (1 - confidence_level) / 2, (1 + confidence_level) / 2
-    return float(np.quantile(values, lo_q)), float(np.quantile(values, hi_q))
-
-
-def _score_conf(metric: str, conf: np.ndarray, t: _Task):
-    """``metric`` of confusion matrices ``conf[..., truth, pred]`` (as :func:`_score` computes it)."""
-    if metric in _metrics.KAPPA_METRICS:
-        return _metrics.kappa(conf, None if metric == "kappa" else "quadratic")
-    return _metrics.scores(conf, pos_label=t.pos_label)[metric]
-
-
-def _bootstrap_items(t: _Task, truth, pred, metric, n_boot, confidence_level, rng):
-    """Percentile bootstrap over items of a confusion-matrix metric (seeded).
-
-    A resample of the n items with replacement has a confusion matrix distributed as
-    Multinomial(n, cell shares): drawn so, each replicate costs O(L^2) instead of O(n)
-    (the same distribution as resampling item indices; 1,000 resamples of 2e6 items
-    take milliseconds).
-    """
-    n = truth.size
-    if n_boot <= 0:
-        return np.nan, np.nan
-    L = len(t.labels)
-    cells = np.bincount(truth.astype(np.int64) * L + pred, minlength=L * L)
-    shares = cells / n
-    vals = np.empty(n_boot)
-    chunk = max(1, 1_000_000 // (L * L))
-    for start in range(0, n_boot, chunk):
-        stop = min(n_boot, start + chunk)
-        conf = rng.multinomial(n, shares, size=stop - start).reshape(stop - start, L, L)
-        vals[start:stop] = _score_conf(metric, conf, t)
-    return _percentiles(vals, confidence_level)
-
-
-def _bootstrap_panel(t: _Task, idx, pred, metric, n_boot, confidence_level, rng, tie_rule):
-    """Percentile bootstrap over items *and* over each item's panel votes.
-
-    A replicate resamples the bin's items and, for every drawn item, redraws its K
-    votes with replacement from its own votes, recomputes the majority (ties at
-    random, or the first label with ``tie_rule="first"``) and scores ``pred`` against it.
-    """
-    if n_boot <= 0:
-        return np.nan, np.nan
-    n, L = idx.size, len(t.labels)
-    order = np.argsort(t.codes < 0, axis=1, kind="stable")
-    compact = np.take_along_axis(t.codes, order, axis=1)[idx]
-    kk = t.k[idx]
-    kmax = int(kk.max())
-    compact = compact[:, :kmax]
-    labels = np.arange(L)
-    vals = np.empty(n_boot)
-    chunk = max(1, 4_000_000 // max(n * kmax * L, 1))
-    for start in range(0, n_boot, chunk):
-        b = min(n_boot, start + chunk) - start
-        items = rng.integers(0, n, size=(b, n))
-        ki = kk[items]
-        j = np.floor(rng.random((b, n, kmax)) * ki[..., None]).astype(np.int64)
-        votes = np.take_along_axis(compact[items], j, axis=2)
-        valid = np.arange(kmax) < ki[..., None]
-        counts = ((votes[..., None] == labels) & valid[..., None]).sum(axis=2)
-        if tie_rule == "first":
-            maj = counts.argmax(axis=-1)
-        else:  # uniform noise < 1 only reorders equal (integer) counts
-            maj = (counts + 0.5 * rng.random(counts.shape)).argmax(axis=-1)
-        vals[start:start + b] = _score(metric, maj, pred[items], t)
-    return _percentiles(vals, confidence_level)
-
-
-def _wilson(k: int, n: int, confidence_level: float):
-    from scipy import stats
-
-    ci = stats.binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence_level,
-                                                       method="wilson")
-    return float(ci.low), float(ci.high)
-
-
-def _prior_matched_sf(class_counts: np.ndarray, k: int) -> float:
-    r"""P(X >= k) for a labeller guessing class c with probability n_c / n.
-
-    On the items of class c it is right with probability :math:`\pi_c = n_c / n`, so
-    X is a sum of independent :math:`\mathrm{Bin}(n_c, \pi_c)` -- a Poisson-binomial
-    with only L distinct probabilities. The smaller classes' pmfs are convolved and
-    combined with the largest class's exact ``binom.sf``: O(n) scipy calls instead of
-    the O(n^2) general Poisson-binomial (which is what
-    :func:`labelvar.analytic.prob_correct_at_least_heterogeneous` computes; equal, tested).
-    """
-    from scipy import signal, stats
-
-    n = int(class_counts.sum())
-    counts = [int(c) for c in class_counts if c > 0]
-    counts.sort()
-    big = counts.pop()
-    pmf = np.array([1.0])
-    for c in counts:
-        pc = stats.binom.pmf(np.arange(c + 1), c, c / n)
-        if pmf.size * pc.size > 5e7:  # large multi-class data: FFT (absolute error ~1e-16)
-            pmf = np.clip(signal.fftconvolve(pmf, pc), 0.0, None)
-        else:
-            pmf = np.convolve(pmf, pc)
-    j = np.arange(pmf.size)
-    return float(min(1.0, np.dot(pmf, stats.binom.sf(k - j - 1, big, big / n))))
-
-
-def _support(n: int, r: float) -> int:
-    """Rough size of Bin(n, r)'s support with non-negligible mass (about +-9 sd)."""
-    return min(n + 1, int(2 * (9 * np.sqrt(n * r * (1 - r)) + 10)))
-
-
-def _p_random(metric, score, truth, pos_label, n_labels, exact_limit):
-    """P(random labeller >= score): (1/L coin, prior-matched) on these items."""
-    from labelvar import analytic
-
-    n = truth.size
-    if not np.isfinite(score):
-        return np.nan, np.nan
-    if metric == "accuracy":
-        k = int(round(score * n))
-        p1 = float(analytic.prob_random_accuracy_at_least(n_labels, n, k / n))
-        p2 = _prior_matched_sf(np.bincount(truth, minlength=n_labels), k)
-        return p1, p2
-    if metric != "f1" or pos_label is None:
-        return np.nan, np.nan  # no closed form for macro-F1 of a random labeller
-    n_pos = int((truth == pos_label).sum())
-    n_neg = n - n_pos
-    out = []
-    for r in (1.0 / n_labels, n_pos / n):
-        if _support(n_pos, r) * _support(n_neg, r) > exact_limit:
-            out.append(np.nan)
-            continue
-        d = analytic.exact_binary_metrics(n_pos, n_neg, sensitivity=r, specificity=1 - r)
-        out.append(float(d.f1.sf(score)))
-    return tuple(out)
-
-
-# --------------------------------------------------------------------------- simulated humans
-def _simulated(t: _Task, n_draws: int, rng, loo: bool, tie_rule: str):
-    """Draw H' votes; return picked votes and reference labels (each draws x items)."""
-    n = t.codes.shape[0]
-    order = np.argsort(t.codes < 0, axis=1, kind="stable")
-    compact = np.take_along_axis(t.codes, order, axis=1)  # valid votes first
-    picks = np.empty((n_draws, n), dtype=np.int64)
-    refs = np.empty((n_draws, n), dtype=np.int64)
-    rows = np.arange(n)
-    for d in range(n_draws):
-        j = np.floor(rng.random(n) * t.k).astype(np.int64)
-        pick = compact[rows, j]
-        picks[d] = pick
-        if not loo:
-            refs[d] = t.majority
-            continue
-        rest = t.counts.copy()
-        rest[rows, pick] -= 1
-        top = rest.max(axis=1)
-        is_top = rest == top[:, None]
-        n_top = is_top.sum(axis=1)
-        u = np.floor(rng.random(n) * n_top).astype(np.int64)
-        cum = np.cumsum(is_top, axis=1)
-        first = np.argmax(is_top, axis=1)
-        refs[d] = first if tie_rule == "first" else np.argmax(cum > u[:, None], axis=1)
-    return picks, refs
-
-
-# --------------------------------------------------------------------------- bins
-def _strata(agreement: np.ndarray, bins) -> tuple[np.ndarray, list[str]]:
-    """Stratum index per item and the stratum labels, in increasing agreement."""
-    if bins is None:
-        vals = np.round(agreement, 9)
-        uniq = np.unique(vals)  # numeric order
-        return np.searchsorted(uniq, vals), [f"{u:.2f}" for u in uniq]
-    edges = v.probability("bins", bins)
-    if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0):
-        raise ValueError(f"bins must be at least 2 increasing edges in [0, 1], got {list(edges)}")
-    lo, hi = agreement.min(), agreement.max()
-    if lo < edges[0] - 1e-12 or hi > edges[-1] + 1e-12:
-        raise ValueError(f"bins [{edges[0]:g}, {edges[-1]:g}] do not cover the observed "
-                         f"agreement range [{lo:.3f}, {hi:.3f}]; no item may be left out")
-    idx = np.clip(np.searchsorted(edges, agreement + 1e-12, side="right") - 1, 0,
-                  edges.size - 2)
-    labels = [f"[{a:.2f}, {b:.2f}{']' if i == edges.size - 2 else ')'}"
-              for i, (a, b) in enumerate(zip(edges[:-1], edges[1:], strict=True))]
-    used = np.unique(idx)
-    remap = np.full(edges.size - 1, -1)
-    remap[used] = np.arange(used.size)
-    return remap[idx], [labels[i] for i in used]
 
 
 # --------------------------------------------------------------------------- public API
@@ -764,21 +553,22 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     if n_draws == 0 and not any(t.preds or t.probs for t in prepared):
         raise ValueError("nothing to score: no systems, no humans and simulated_human=0; "
                          f"ask for H' (simulated_human={DEFAULT_DRAWS})")
+    if not (n_draws or boot_raters):  # nothing draws from the votes themselves: let them go
+        prepared = [dataclasses.replace(t, codes=None) for t in prepared]
     frames, excluded, inputs, agree, comps = [], {}, {}, [], []
     bar = _progress_bar(progress, "stratify", "bin")
     for t in prepared:
         excluded[t.name] = t.excluded
         inputs[t.name] = dict(t.inputs, systems=[s for s in t.preds if s not in humans],
                               humans=[h for h in t.preds if h in humans])
-        frame = _task_table(t, humans, bins, metrics, n_draws, leave_one_out, p_d_one,
+        n = t.k.size
+        groups = _strata(t, bins) + [("all", np.arange(n, dtype=_index_dtype(n)))]
+        frame = _task_table(t, humans, groups, metrics, n_draws, leave_one_out, p_d_one,
                             human_round, tie_rule, confidence_level, n_boot, boot_raters,
                             seed, exact_limit, min_bin_size, bar=bar)
         small = frame.loc[frame["small_bin"], ["stratum", "S"]].drop_duplicates()
         inputs[t.name]["small_bins"] = {a: int(n) for a, n in small.to_numpy()}
         frames.append(frame)
-        stratum, names = _strata(t.agreement, bins)
-        groups = [(nm, np.flatnonzero(stratum == s)) for s, nm in enumerate(names)]
-        groups.append(("all", np.arange(t.agreement.size)))
         if agreement:
             agree.append(_agreement_rows(t, groups, n_boot, confidence_level, seed))
         if compare is not None and all(c in list(t.preds) + list(t.probs) for c in compare):
@@ -838,7 +628,7 @@ def _agreement_rows(t: _Task, groups, n_boot, confidence_level, seed) -> pd.Data
                 lo, hi = ag.bootstrap_agreement(counts, stat, n_boot, rng,
                                                 confidence_level=confidence_level, values=values)
             rows.append(dict(task=t.name, stratum=name,
-                             agreement=np.nan if name == "all" else float(t.agreement[idx].mean()),
+                             agreement=np.nan if name == "all" else float(t.agreement(idx).mean()),
                              S=idx.size, n=counts.shape[0], statistic=stat, score=val,
                              ci_low=lo, ci_high=hi, note=note))
     return pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS))
@@ -887,23 +677,21 @@ def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, 
     return pd.DataFrame(rows)
 
 
-def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_round, tie_rule,
-                confidence_level, n_boot, boot_raters, seed, exact_limit,
+def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_round,
+                tie_rule, confidence_level, n_boot, boot_raters, seed, exact_limit,
                 min_bin_size=MIN_BIN_SIZE, bar=None) -> pd.DataFrame:
+    """The tidy rows of one task; ``groups``: (stratum, item indices), the strata then ``all``."""
     from labelvar import analytic
 
     L = len(t.labels)
     binary = t.pos_label is not None
     # the coin model's F1 assumes every disagreement lands on the other class: binary only
     f1_closed = binary and L == 2
-    stratum, names = _strata(t.agreement, bins)
-    n_strata = len(names)
+    n_strata = len(groups) - 1
     if bar is not None:
         bar.total += n_strata + 1
         bar.set_postfix_str(t.name, refresh=False)
         bar.refresh()
-    groups = [np.flatnonzero(stratum == s) for s in range(n_strata)]
-    all_idx = np.arange(t.agreement.size)
     sim = {}
     if n_draws:
         sim["H'"] = _simulated(t, n_draws, _seeding.generator(seed, "simulated_human", t.name),
@@ -915,17 +703,17 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
 
     # bin-level quantities: (name, items, agreement, m, coin-model p_d of E)
     info = []
-    for s, idx in enumerate(groups):
-        agree = float(t.agreement[idx].mean())
+    for name, idx in groups[:-1]:
+        agree = float(t.agreement(idx).mean())
         m = float(np.mean(t.majority[idx] == t.pos_label)) if binary else np.nan
         p_eff = p_d_one if (p_d_one is not None and agree >= 1 - 1e-12) else agree
-        info.append((names[s], idx, agree, m, p_eff))
+        info.append((name, idx, agree, m, p_eff))
     n_k = np.array([len(i[1]) for i in info])
     m_k = np.array([i[3] for i in info])
     pe_k = np.array([i[4] for i in info])
     strat = analytic.stratified_expectation(pe_k, m_k if binary else np.zeros(n_strata), n_k)
     m_all = float(np.mean(t.majority == t.pos_label)) if binary else np.nan
-    info.append(("all", all_idx, np.nan, m_all, np.nan))
+    info.append(("all", groups[-1][1], np.nan, m_all, np.nan))
 
     closed = {"f1": analytic.expected_f1, "precision": analytic.expected_precision,
               "recall": analytic.expected_recall}
@@ -945,17 +733,17 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
             return 1.0 / L
         return float(closed[metric](1.0 / L, m)) if f1_closed and metric in closed else np.nan
 
-    def interval(rname, name, metric, idx, truth, pred, correct):
+    def interval(rname, name, metric, idx, conf):
         if metric not in LABEL_METRICS:
             rng = _seeding.generator(seed, "bootstrap", t.name, rname, name, metric)
             return _bootstrap_loop(t, metric, rname, idx, n_boot, confidence_level, rng)
         if boot_raters or metric != "accuracy":
             rng = _seeding.generator(seed, "bootstrap", t.name, rname, name, metric)
             if boot_raters:
-                return _bootstrap_panel(t, idx, pred, metric, n_boot, confidence_level, rng,
-                                        tie_rule)
-            return _bootstrap_items(t, truth, pred, metric, n_boot, confidence_level, rng)
-        return _wilson(correct, idx.size, confidence_level)
+                return _bootstrap_panel(t, idx, t.preds[rname][idx], metric, n_boot,
+                                        confidence_level, rng, tie_rule)
+            return _bootstrap_items(t, conf, metric, n_boot, confidence_level, rng)
+        return _wilson(int(np.trace(conf)), idx.size, confidence_level)
 
     rows = []
     raters = [(n, "human" if n in humans else "system")
@@ -963,6 +751,9 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
     for row in info:
         name, idx, agree, m, _ = row
         truth = t.majority[idx]
+        truth_counts = _tally(truth, L)
+        confs = {rname: _confusion(truth, t.preds[rname][idx], L) for rname, _ in raters
+                 if rname in t.preds and any(mt in LABEL_METRICS for mt in metrics)}
         for metric in metrics:
             e = expected(metric, row)
             base = dict(task=t.name, stratum=name, agreement=agree, S=idx.size,
@@ -973,14 +764,12 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
                 if not _has(metric, t, rname):
                     continue
                 if metric in LABEL_METRICS:
-                    pred = t.preds[rname][idx]
-                    conf = _metrics.confusion(truth, pred, L)
-                    sc = float(_score(metric, truth, pred, t))
-                    lo, hi = interval(rname, name, metric, idx, truth, pred, int(np.trace(conf)))
+                    sc = float(_score_conf(metric, confs[rname], t))
+                    lo, hi = interval(rname, name, metric, idx, confs[rname])
                 else:
                     sc = _item_score(metric, t, rname, idx)
-                    lo, hi = interval(rname, name, metric, idx, truth, None, 0)
-                pr = _p_random(metric, sc, truth, t.pos_label, L, exact_limit)
+                    lo, hi = interval(rname, name, metric, idx, None)
+                pr = _p_random(metric, sc, truth_counts, t.pos_label, L, exact_limit)
                 rater_rows.append(dict(base, system=rname, role=role, score=sc, sd=np.nan,
                                        ci_low=lo, ci_high=hi, p_random=pr[0],
                                        p_random_prior=pr[1]))
@@ -991,7 +780,7 @@ def _task_table(t: _Task, humans, bins, metrics, n_draws, loo, p_d_one, human_ro
             if hs:
                 sc = float(np.mean(hs))
                 sd = float(np.std(hs, ddof=1)) if len(hs) > 1 else np.nan
-                pr = _p_random(metric, sc, truth, t.pos_label, L, exact_limit)
+                pr = _p_random(metric, sc, truth_counts, t.pos_label, L, exact_limit)
                 group_rows.append(dict(base, system="H", role="H", score=sc, sd=sd,
                                        ci_low=np.nan, ci_high=np.nan, p_random=pr[0],
                                        p_random_prior=pr[1]))
