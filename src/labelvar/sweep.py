@@ -826,6 +826,37 @@ def check_overrides(overrides: Sequence[str]) -> int:
     return n_jobs
 
 
+@contextlib.contextmanager
+def _fewer_collections(threshold: int = 10_000):
+    """Run the garbage collector's youngest generation every ``threshold`` allocations.
+
+    A sweep imports pandas, Hydra, numba and matplotlib: ~250,000 objects that live
+    until the process ends. With the default threshold (700) the collector walks all
+    of them about five times during a Figure 1 run (~0.3 s); with 10,000 about once.
+    The old thresholds are restored afterwards.
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(max(threshold, old[0]), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
+@functools.cache  # once per process
+def _exit_without_collecting() -> None:
+    """At exit, leave the objects alive then out of the interpreter's final collections.
+
+    ``gc.freeze()`` as an exit handler: the interpreter's shutdown otherwise walks the
+    ~250,000 objects of a sweep's imports again (~0.4 s after the work is done). The
+    other exit handlers (logging's flush, temporary directories) still run; only
+    reference cycles still alive at exit are no longer collected (the sweep writes
+    and closes its files before it returns).
+    """
+    atexit.register(gc.freeze)
+
+
+@_fewer_collections()
 def cli_main(args: Sequence[str]) -> int:
     """``labelvar sweep ARGS``: check the overrides, then run the Hydra app with ARGS.
 
@@ -859,8 +890,7 @@ def cli_main(args: Sequence[str]) -> int:
     saved_handlers, saved_level = list(root.handlers), root.level
     GlobalHydra.instance().clear()
     try:
-        with _fewer_collections():
-            hydra_app()()
+        hydra_app()()
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
@@ -877,36 +907,6 @@ def cli_main(args: Sequence[str]) -> int:
             handler.close()
         root.setLevel(saved_level)
     return 0
-
-
-@contextlib.contextmanager
-def _fewer_collections(threshold: int = 10_000):
-    """Run the garbage collector's youngest generation every ``threshold`` allocations.
-
-    A sweep imports pandas, Hydra, numba and matplotlib: ~250,000 objects that live
-    until the process ends. With the default threshold (700) the collector walks all
-    of them about five times during a Figure 1 run (~0.3 s); with 10,000 about once.
-    The old thresholds are restored afterwards.
-    """
-    old = gc.get_threshold()
-    gc.set_threshold(max(threshold, old[0]), *old[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
-
-
-@functools.cache  # once per process
-def _exit_without_collecting() -> None:
-    """At exit, leave the objects alive then out of the interpreter's final collections.
-
-    ``gc.freeze()`` as the last exit handler: the interpreter's shutdown otherwise
-    walks the ~250,000 objects of a sweep's imports again (~0.4 s after the work is
-    done). Exit handlers (logging's flush, temporary directories) still run; only
-    reference cycles still alive at exit are no longer collected (the sweep writes
-    and closes its files before it returns).
-    """
-    atexit.register(gc.freeze)
 
 
 #: the subcommands of `labelvar`, offered when completing the word after it
