@@ -266,3 +266,21 @@ def test_summary_stats_equal_numpy_and_the_serial_twin():
         n_par = np.empty_like(n_ok)
         K.summary_stats(out, fields, above, par, n_par, n_groups)
         assert np.array_equal(par, res, equal_nan=True) and np.array_equal(n_par, n_ok)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 7, 11, 21])
+def test_summary_stats_of_short_series(n):
+    """Few replicates: the order statistics of the three quantiles overlap."""
+    rng = np.random.default_rng(n)
+    out = np.ones((n, 1, 3, K.N_FIELDS))
+    out[..., K.FIELDS.index("accuracy")] = rng.random((n, 1, 3))
+    out[:, 0, 1, K.FIELDS.index("accuracy")] = rng.integers(0, 3, n) / 2  # ties
+    out[0, 0, 2, K.FIELDS.index("accuracy")] = np.inf  # no histogram: quickselect
+    res = np.empty((1, 3, 1, 5))
+    K.summary_stats_serial(out, np.array([K.FIELDS.index("accuracy")]), np.array([np.nan]),
+                           res, np.empty((1, 3), dtype=np.int64))
+    for s in range(3):
+        x = out[:, 0, s, K.FIELDS.index("accuracy")]
+        with np.errstate(invalid="ignore"):  # (inf: numpy interpolates to NaN too)
+            want = np.quantile(x, [0.05, 0.5, 0.95])
+        assert np.array_equal(res[0, s, 0, 2:], want, equal_nan=True), (s, x)

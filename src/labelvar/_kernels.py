@@ -1267,7 +1267,7 @@ def collapsed_serial(cell_key, n_rep, group_counts, group_bern, cell_probs, cell
 
 # --------------------------------------------------------------------------- summary statistics
 _QS = (0.05, 0.5, 0.95)
-_BUCKETS = 1024  # histogram buckets of the order-statistic search
+_BUCKETS = 1024  # histogram buckets of the order-statistic search (ids fit in int16)
 
 
 @njit(cache=True, inline="always")
@@ -1320,14 +1320,15 @@ def _bucket(v, lo, scale):
 
 
 @njit(cache=True)
-def _quantiles(x, lo, hi, counts, res):
+def _quantiles(x, ids, lo, hi, counts, res):
     """``res[:] = (q05, q50, q95)`` of ``x`` (numpy's "linear" method; ``x`` is reordered).
 
     ``lo``, ``hi``: the minimum and maximum of ``x``; ``counts``: the histogram of
-    ``x`` over :data:`_BUCKETS` buckets of [lo, hi] (:func:`_bucket`), or empty when
-    that range is zero or not finite. Each order statistic is selected among the
-    values of its bucket (one more pass over ``x``), or, without a histogram, by
-    quickselect on ``x``.
+    ``x`` over :data:`_BUCKETS` buckets of [lo, hi] and ``ids`` each value's bucket
+    (:func:`_bucket`), both empty when that range is zero or not finite. Each order
+    statistic is found among the values of its bucket (gathered in one more pass):
+    the bucket's value if they are all equal, else by selection; without a histogram,
+    by quickselect on ``x``.
     """
     n = x.shape[0]
     ranks = np.empty(6, dtype=np.int64)  # order statistics k and k + 1 of each quantile
@@ -1335,50 +1336,73 @@ def _quantiles(x, lo, hi, counts, res):
         k = int(math.floor(_QS[q] * (n - 1)))
         ranks[2 * q] = k
         ranks[2 * q + 1] = min(k + 1, n - 1)
+    order = np.argsort(ranks)  # ascending (for small n, k + 1 of one quantile > k of the next)
     vals = np.empty(6)
     if counts.shape[0] == 0:
         if hi == lo:  # every value equal
             vals[:] = lo
         else:
             start = 0
-            for i in range(6):
+            for i in order:
                 vals[i] = _select(x, start, n - 1, ranks[i])
                 start = ranks[i]
     else:
-        scale = _BUCKETS / (hi - lo)
         # bucket of each rank (ranks ascend) and the number of values below that bucket
         rank_bucket = np.empty(6, dtype=np.int64)
         first = np.empty(6, dtype=np.int64)
         below = 0
         b = 0
-        for i in range(6):
+        for i in order:
             while below + counts[b] <= ranks[i]:
                 below += counts[b]
                 b += 1
             rank_bucket[i] = b
             first[i] = below
-        # gather the values of those buckets, one region per distinct bucket
+        # gather the values of those buckets (one region of y per distinct bucket), with
+        # each region's smallest and largest value
         region = np.full(_BUCKETS, -1, dtype=np.int64)
         base = np.empty(6, dtype=np.int64)
         size = 0
         n_regions = 0
-        for i in range(6):
+        for i in order:
             if region[rank_bucket[i]] < 0:
                 region[rank_bucket[i]] = n_regions
                 base[n_regions] = size
                 size += counts[rank_bucket[i]]
                 n_regions += 1
         fill = base[:n_regions].copy()
+        rmin = np.full(n_regions, np.inf)
+        rmax = np.full(n_regions, -np.inf)
         y = np.empty(size)
         for k in range(n):
-            g = region[_bucket(x[k], lo, scale)]
+            g = region[ids[k]]
             if g >= 0:
-                y[fill[g]] = x[k]
+                v = x[k]
+                y[fill[g]] = v
                 fill[g] += 1
-        for i in range(6):
-            left = base[region[rank_bucket[i]]]
-            right = left + counts[rank_bucket[i]] - 1
-            vals[i] = _select(y, left, right, left + ranks[i] - first[i])
+                rmin[g] = min(rmin[g], v)
+                rmax[g] = max(rmax[g], v)
+        last = -1  # position in y of the last order statistic selected (its region sorted
+        for i in order:  # around it), or -1
+            g = region[rank_bucket[i]]
+            at = base[g] + ranks[i] - first[i]
+            if rmin[g] == rmax[g]:  # one value in the bucket
+                vals[i] = rmin[g]
+                last = -1
+            elif last >= base[g] and at == last:
+                vals[i] = y[at]
+            elif last >= base[g] and at == last + 1:  # the next one: the smallest of the rest
+                right = base[g] + counts[rank_bucket[i]]
+                m = at
+                for k in range(at + 1, right):
+                    if y[k] < y[m]:
+                        m = k
+                y[at], y[m] = y[m], y[at]
+                vals[i] = y[at]
+                last = at
+            else:
+                vals[i] = _select(y, base[g], base[g] + counts[rank_bucket[i]] - 1, at)
+                last = at
     for q in range(3):
         v = _QS[q] * (n - 1)
         res[q] = _lerp(vals[2 * q], vals[2 * q + 1], v - math.floor(v))
@@ -1398,19 +1422,22 @@ def _series_stats(x, tot, lo, hi, res):
     spread = hi - lo
     histogram = mean == mean and spread > 0.0 and spread < np.inf
     counts = np.zeros(_BUCKETS if histogram else 0, dtype=np.int64)
+    ids = np.empty(n if histogram else 0, dtype=np.int16)
     scale = _BUCKETS / spread if histogram else 0.0
     ss = 0.0
     for k in range(n):
         d = x[k] - mean
         ss += d * d
         if histogram:
-            counts[_bucket(x[k], lo, scale)] += 1
+            b = _bucket(x[k], lo, scale)
+            ids[k] = b
+            counts[b] += 1
     res[0] = mean
     res[1] = math.sqrt(ss / (n - 1)) if n > 1 else np.nan
     if mean != mean:
         res[2:] = np.nan
     else:
-        _quantiles(x, lo, hi, counts, res[2:])
+        _quantiles(x, ids, lo, hi, counts, res[2:])
 
 
 @njit(cache=True)
