@@ -1502,7 +1502,7 @@ def summary_stats(out, fields, above, res, n_ok, n_groups):
 
 
 @njit(cache=True)
-def summary_stats_serial(out, fields, above, res, n_ok, n_groups=1):
+def summary_stats_serial(out, fields, above, res, n_ok):
     """Serial twin of :func:`summary_stats` (bit-identical results)."""
     _blocks_stats(out, fields, above, 0, out.shape[1] * out.shape[2], res, n_ok)
 

@@ -196,7 +196,9 @@ def save(fig: Figure, stem: str | Path, formats: tuple[str, ...] = ("png", "pdf"
             buf = io.BytesIO()
             fig.savefig(buf, format=fmt, dpi=dpi)
             paths.append(atomic_write(stem.with_name(f"{stem.name}.{fmt}"), buf.getvalue()))
-            fig._layout_engine = None  # laid out: the next formats draw once each
+            # laid out: the next formats draw once each (set_layout_engine('none') would leave
+            # a placeholder engine, and savefig draws twice whenever there is an engine)
+            fig._layout_engine = None
     finally:
         fig._layout_engine = engine
     return paths
