@@ -253,29 +253,39 @@ def _time_generic_l2(reps, runs=3):
 def report_figure1_end_to_end(runs=3):
     """Time `labelvar sweep experiment=figure1` (default settings) as a user runs it.
 
-    A warm-up run fills the numba cache; each timed run is a fresh process writing
-    into a fresh run directory (no chunk reuse), so it pays imports, config
-    composition and validation, the engine (44 cells x 10,000 replicates), the
-    tables and the PNG + PDF figure. Target: <= 10 s on 2 cores.
+    The command runs this checkout's code (``python -m labelvar.cli`` with its ``src``
+    first on ``PYTHONPATH``), not an installed console script's. A warm-up run fills
+    the numba cache; each timed run is a fresh process writing into a fresh run
+    directory (no chunk reuse), so it pays imports, config composition and
+    validation, the engine (44 cells x 10,000 replicates), the tables, the PNG + PDF
+    figure and the interpreter's exit. Wall time is the target; the CPU time (user +
+    sys of the child, all threads) is printed too, as it depends less on other jobs.
+    Target: <= 3 s on 2 cores.
     """
     import json
+    import resource
     import tempfile
 
-    exe = Path(sys.executable).with_name("labelvar")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "labelvar.cli"]
-    times, meta = [], {}
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(REPO / "src")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    cmd = [sys.executable, "-m", "labelvar.cli"]
+    times, cpu, meta = [], [], {}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(runs + 1):
             out = Path(tmp) / f"run{i}"
+            c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t = time.perf_counter()
             subprocess.run(cmd + ["sweep", "experiment=figure1", f"hydra.run.dir={out}",
-                                  "--quiet"], check=True, capture_output=True)
+                                  "--quiet"], check=True, capture_output=True, env=env)
+            c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             if i:
                 times.append(time.perf_counter() - t)
+                cpu.append(c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime)
                 meta = json.loads((out / "metadata.json").read_text())
     print(f"\nFigure 1 end to end (labelvar sweep experiment=figure1, warm numba cache, "
-          f"median / min of {runs}): {statistics.median(times):.2f} / {min(times):.2f} s "
-          f"(target <= 10 s); last run inside the job: engine {meta['engine_seconds']:.2f} s, "
+          f"median / min of {runs}): {statistics.median(times):.2f} / {min(times):.2f} s wall, "
+          f"{statistics.median(cpu):.2f} s CPU (load average {os.getloadavg()[0]:.1f}) "
+          f"(target <= 3 s); last run inside the job: engine {meta['engine_seconds']:.2f} s, "
           f"figures {meta['figure_seconds']:.2f} s, job {meta['seconds']:.2f} s")
     return statistics.median(times)
 

@@ -208,3 +208,79 @@ def test_collapsed_joint_counts_are_the_drawn_counts():
     for j in range(2):  # correct = counts of the scored cells where labeller j is right
         right = [c for c in range(4) if pred[c, j] == truth[c]]
         assert (joint[:, 0, code[right]].sum(axis=1) == out[:, j, 0, 1]).all()
+
+
+def _summary_case():
+    """A kernel output with every kind of series summary_stats meets."""
+    rng = np.random.default_rng(5)
+    n_rep, n_j, n_strata = 3001, 2, 4
+    out = np.zeros((n_rep, n_j, n_strata, K.N_FIELDS))
+    out[:, :, :, 0] = rng.integers(1, 50, size=(n_rep, n_j, n_strata))
+    acc, prec, rec, f1, theta = (K.FIELDS.index(f) for f in
+                                 ("accuracy", "precision", "recall", "f1", "theta"))
+    out[..., acc] = rng.integers(0, 200, size=(n_rep, n_j, n_strata)) / 200  # ties
+    out[..., prec] = rng.random((n_rep, n_j, n_strata))  # all distinct
+    out[..., rec] = 0.75  # constant
+    out[..., f1] = np.where(rng.random((n_rep, n_j, n_strata)) < 0.999, 0.5, 1e-9)  # lopsided
+    out[..., theta] = rng.beta(0.5, 0.5, (n_rep, n_j, n_strata))
+    out[rng.random(n_rep) < 0.3, 0, 1, 0] = 0  # stratum empty in some replicates
+    out[:, 0, 2, 0] = 0  # ... and in all
+    out[1:, 1, 2, 0] = 0  # ... and in all but one
+    out[7, 1, 3, prec] = np.nan  # a NaN
+    out[9, 1, 1, prec] = np.inf  # an infinite value
+    fields = np.array([acc, prec, rec, f1, theta, acc, f1], dtype=np.int64)
+    above = np.array([np.nan] * 5 + [0.5 - 1e-12, 0.5 - 1e-12])  # two indicator series
+    return out, fields, above
+
+
+def test_summary_stats_equal_numpy_and_the_serial_twin():
+    out, fields, above = _summary_case()
+    n_j, n_strata = out.shape[1:3]
+    res = np.empty((n_j, n_strata, len(fields), 5))
+    n_ok = np.empty((n_j, n_strata), dtype=np.int64)
+    K.summary_stats_serial(out, fields, above, res, n_ok)
+    for j in range(n_j):
+        for s in range(n_strata):
+            ok = out[:, j, s, 0] > 0
+            assert n_ok[j, s] == ok.sum()
+            for i, (f, t) in enumerate(zip(fields, above)):
+                x = out[ok, j, s, f]
+                if t == t:
+                    x = (x >= t).astype(float)
+                if len(x) == 0:
+                    assert np.isnan(res[j, s, i]).all()
+                    continue
+                mean, sd, *q = res[j, s, i]
+                with np.errstate(invalid="ignore"):
+                    assert mean == pytest.approx(x.mean(), rel=1e-12, nan_ok=True)
+                    if len(x) > 1:
+                        assert sd == pytest.approx(x.std(ddof=1), rel=1e-10, nan_ok=True)
+                    else:
+                        assert np.isnan(sd)
+                    # the quantiles are numpy's, to the last bit
+                    assert np.array_equal(q, np.quantile(x, [0.05, 0.5, 0.95]), equal_nan=True)
+    assert n_ok[0, 2] == 0 and n_ok[1, 2] == 1
+    assert np.isnan(res[1, 3, 1, 2:]).all() and np.isinf(res[1, 1, 1, 0])
+    for n_groups in (1, 2, 3, 20):
+        par = np.empty_like(res)
+        n_par = np.empty_like(n_ok)
+        K.summary_stats(out, fields, above, par, n_par, n_groups)
+        assert np.array_equal(par, res, equal_nan=True) and np.array_equal(n_par, n_ok)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 7, 11, 21])
+def test_summary_stats_of_short_series(n):
+    """Few replicates: the order statistics of the three quantiles overlap."""
+    rng = np.random.default_rng(n)
+    out = np.ones((n, 1, 3, K.N_FIELDS))
+    out[..., K.FIELDS.index("accuracy")] = rng.random((n, 1, 3))
+    out[:, 0, 1, K.FIELDS.index("accuracy")] = rng.integers(0, 3, n) / 2  # ties
+    out[0, 0, 2, K.FIELDS.index("accuracy")] = np.inf  # no histogram: quickselect
+    res = np.empty((1, 3, 1, 5))
+    K.summary_stats_serial(out, np.array([K.FIELDS.index("accuracy")]), np.array([np.nan]),
+                           res, np.empty((1, 3), dtype=np.int64))
+    for s in range(3):
+        x = out[:, 0, s, K.FIELDS.index("accuracy")]
+        with np.errstate(invalid="ignore"):  # (inf: numpy interpolates to NaN too)
+            want = np.quantile(x, [0.05, 0.5, 0.95])
+        assert np.array_equal(res[0, s, 0, 2:], want, equal_nan=True), (s, x)

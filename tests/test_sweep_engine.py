@@ -28,6 +28,28 @@ def figure1(tmp_path_factory):
     return out
 
 
+def test_a_sweep_collects_less_and_restores_the_collector(tmp_path, monkeypatch):
+    import atexit
+    import gc
+
+    seen, registered = [], []
+    engine = sweep._default_engine
+
+    def spy():
+        seen.append(gc.get_threshold())
+        return engine()
+
+    monkeypatch.setattr(sweep, "_default_engine", spy)
+    register = atexit.register
+    monkeypatch.setattr(atexit, "register", lambda f, *a: registered.append(f) or register(f, *a))
+    sweep._exit_without_collecting.cache_clear()
+    before = gc.get_threshold()
+    assert run_cli(*SMALL, f"hydra.run.dir={tmp_path}") == 0
+    assert seen and seen[0][0] == max(10_000, before[0]) and seen[0][1:] == before[1:]
+    assert gc.get_threshold() == before
+    assert registered.count(gc.freeze) == 1  # the exit skips the final collections
+
+
 def test_figure1_outputs(figure1):
     names = {p.name for p in figure1.iterdir()}
     assert {"results.csv", "config.yaml", "metadata.json", "figure1.png", "figure1.pdf",

@@ -32,6 +32,10 @@ multirun into one table.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import functools
+import gc
 import hashlib
 import itertools
 import json
@@ -297,11 +301,24 @@ def _default_engine() -> Callable[..., pd.DataFrame]:
     return engine
 
 
+class _NoProgress(contextlib.nullcontext):
+    """The progress bar when none is shown (quiet, or stderr is not a terminal)."""
+
+    disable = True  # as a disabled tqdm bar
+
+    def __enter__(self):
+        return self
+
+    def update(self, n: int = 1) -> None:
+        """Do nothing."""
+
+
 def _progress(total: int, desc: str, quiet: bool):
+    if quiet or not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        return _NoProgress()  # (importing tqdm.auto imports asyncio: ~20 ms)
     from tqdm.auto import tqdm
 
-    disable = quiet or not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
-    return tqdm(total=total, desc=desc, unit="cell", disable=disable, delay=1.0, leave=False)
+    return tqdm(total=total, desc=desc, unit="cell", delay=1.0, leave=False)
 
 
 def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = None,
@@ -809,6 +826,37 @@ def check_overrides(overrides: Sequence[str]) -> int:
     return n_jobs
 
 
+@contextlib.contextmanager
+def _fewer_collections(threshold: int = 10_000):
+    """Run the garbage collector's youngest generation every ``threshold`` allocations.
+
+    A sweep imports pandas, Hydra, numba and matplotlib: ~250,000 objects that live
+    until the process ends. With the default threshold (700) the collector walks all
+    of them about five times during a Figure 1 run (~0.3 s); with 10,000 about once.
+    The old thresholds are restored afterwards.
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(max(threshold, old[0]), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
+@functools.cache  # once per process
+def _exit_without_collecting() -> None:
+    """At exit, leave the objects alive then out of the interpreter's final collections.
+
+    ``gc.freeze()`` as an exit handler: the interpreter's shutdown otherwise walks the
+    ~250,000 objects of a sweep's imports again (~0.4 s after the work is done). The
+    other exit handlers (logging's flush, temporary directories) still run; only
+    reference cycles still alive at exit are no longer collected (the sweep writes
+    and closes its files before it returns).
+    """
+    atexit.register(gc.freeze)
+
+
+@_fewer_collections()
 def cli_main(args: Sequence[str]) -> int:
     """``labelvar sweep ARGS``: check the overrides, then run the Hydra app with ARGS.
 
@@ -820,6 +868,7 @@ def cli_main(args: Sequence[str]) -> int:
     from hydra.main import get_args_parser
 
     args = list(args)
+    _exit_without_collecting()
     if "--version" in args:  # labelvar's version, not Hydra's
         from labelvar._provenance import version
 

@@ -114,6 +114,26 @@ def test_columns_rows_and_raw():
     assert (cell.correct == cell.tp + cell.tn).all()
 
 
+def test_summary_is_numpy_on_the_raw_table():
+    """Every summary row: mean, sd, se and the numpy quantiles of its raw-table series."""
+    res = simulate(p_d=[0.6, 0.8], mode="panel", panel_size=4, n_items=25, replicates=700,
+                   seed=3, thresholds=[0.6], tie_rule="drop", raw=True)
+    raw = res.raw
+    assert len(res.summary) == 2 * 2 * 3 * (5 + 2)  # cells x labellers x strata x metrics
+    for _, r in res.summary.iterrows():
+        sel = raw[(raw.p_d == r.p_d) & (raw.labeller == r.labeller) & (raw.stratum == r.stratum)
+                  & (raw.n > 0)]
+        if r.metric.startswith("prob_"):
+            x = (sel[r.metric[5:-3]] >= r.threshold - 1e-12).to_numpy(float)
+        else:
+            x = sel[r.metric].to_numpy()
+        assert r.replicates == len(x) > 1
+        assert r["mean"] == pytest.approx(x.mean(), rel=1e-12, abs=1e-15)
+        assert r.sd == pytest.approx(x.std(ddof=1), rel=1e-9, abs=1e-13)  # (theta: 0 + noise)
+        assert r.se == pytest.approx(r.sd / np.sqrt(len(x)), rel=1e-12)
+        assert [r.q05, r.q50, r.q95] == np.quantile(x, [0.05, 0.5, 0.95]).tolist()
+
+
 def test_package_level_call_and_exports():
     df = labelvar.simulate(p_d=0.7, n_items=30, replicates=50, labellers=[
         labelvar.Model(accuracy=0.6, name="m1"), labelvar.Constant(label=0, name="zero")]).summary

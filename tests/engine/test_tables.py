@@ -1,10 +1,12 @@
-"""labelvar.engine._tables: exact outcome tables, alias tables, the ModelPair's joint cells."""
+"""labelvar.engine._tables: exact outcome tables, alias tables, expectations, ModelPair cells."""
+
+import itertools
 
 import numpy as np
 import pytest
 
 from labelvar.engine._spec import _Spec
-from labelvar.engine._tables import _alias_table, _composition_tables, _Table
+from labelvar.engine._tables import _alias_table, _composition_tables, _ratio_means, _Table
 from labelvar.models import ModelPair
 
 
@@ -69,3 +71,20 @@ def test_codes_number_truth_and_predictions():
     _, _, truth, pred, _, code = cells
     want = np.ravel_multi_index((truth, pred[:, 0], pred[:, 1]), (3, 3, 3))
     assert (code == want).all()
+
+
+def test_ratio_means_match_enumeration():
+    """E[sum A B / sum A; sum A > 0] of independent items, by enumerating every outcome."""
+    n = np.array([3, 2, 0])  # items per group (an empty group too)
+    a = np.array([[0.3, 0.8, 0.5], [0.0, 0.6, 0.5], [1.0, 0.2, 0.5], [0.0, 0.0, 0.5]])
+    ab = a * np.array([[0.5, 0.25, 1.0], [0.0, 0.9, 1.0], [0.7, 1.0, 1.0], [0.0, 0.0, 1.0]])
+    group = np.repeat(np.arange(3), n)
+    for row, got in enumerate(_ratio_means(n, a, ab)):
+        want = 0.0
+        # per item: A = 0, (A, not B), (A, B)
+        for outcome in itertools.product(range(3), repeat=len(group)):
+            p = np.prod([(1 - a[row, g], a[row, g] - ab[row, g], ab[row, g])[o]
+                         for g, o in zip(group, outcome)])
+            n_a = sum(o > 0 for o in outcome)
+            want += p * (sum(o == 2 for o in outcome) / n_a if n_a else 0.0)
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-15), row

@@ -80,6 +80,23 @@ def test_figure1_draws_the_table(tmp_path, drawn):
     assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 0 for p in paths)
 
 
+def test_save_lays_out_once_and_keeps_the_layout_engine(tmp_path, monkeypatch):
+    fig = plots.plot_figure1(coin_table())
+    engine = fig.get_layout_engine()
+    calls = []
+    execute = type(engine).execute
+    monkeypatch.setattr(type(engine), "execute", lambda self, f: calls.append(1) or execute(self, f))
+    png, pdf, svg = plots.save(fig, tmp_path / "f", formats=("png", "pdf", "svg"))
+    assert len(calls) == 1  # the PNG's layout, reused by the PDF and the SVG
+    assert png.read_bytes().startswith(b"\x89PNG") and pdf.read_bytes().startswith(b"%PDF")
+    assert b"<svg" in svg.read_bytes()
+    assert fig.get_layout_engine() is engine
+    # the figure laid out by save is laid out as savefig alone would (same PNG)
+    fresh = plots.plot_figure1(coin_table())
+    (alone,) = plots.save(fresh, tmp_path / "g", formats=("png",))
+    assert alone.read_bytes() == png.read_bytes()
+
+
 def test_figure1_color_by_n_labels_and_refusals(drawn):
     t = coin_table(ms=(0.5,))
     t2 = pd.concat([t, t.assign(n_labels=3)], ignore_index=True)

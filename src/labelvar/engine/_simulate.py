@@ -9,6 +9,7 @@ expectations are in :mod:`labelvar.engine._tables`, the validated input in
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from labelvar import _kernels as K
@@ -29,6 +30,7 @@ SUMMARY_COLUMNS = PARAM_COLUMNS + ("labeller", "stratum", "metric", "threshold",
 RAW_FIELDS = ("n", "correct", "tp", "fp", "fn", "tn") + METRICS
 _BINARY_MAX_K = 64      # K above this uses the generic kernel (one compile per K otherwise)
 _PARALLEL_WORK = 2_000_000  # draws per cell from which parallel kernels are used
+_PARALLEL_SUMMARY = 250_000  # values per cell from which the summary runs in parallel
 _FAST_MAX_K = 7         # the vectorised L = 2 kernel packs vote counts 0..K in 8-bit lanes
 _AUTO_FAST_N = 4000     # "auto": up to this N the vectorised L = 2 kernel beats the collapsed
 _THETA_KIND = {"fixed": K.THETA_FIXED, "beta": K.THETA_BETA, "discrete": K.THETA_DISCRETE}
@@ -242,26 +244,26 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
 
 
 def _summary_frame(parts, seed):
-    """One DataFrame (columns :data:`SUMMARY_COLUMNS`) from per-cell summary columns."""
+    """One DataFrame (columns :data:`SUMMARY_COLUMNS`) from per-cell summary columns.
+
+    ``parts``: (summary columns of a cell, its parameter values); every column is one
+    typed numpy array (text as Python strings), so pandas infers the same dtypes as
+    from the values themselves, without a Series per cell.
+    """
     import pandas as pd
 
-    cols: dict[str, list] = {c: [] for c in SUMMARY_COLUMNS}
+    cols: dict[str, list] = {c: [] for c in SUMMARY_COLUMNS if c != "seed"}
     for table, params in parts:
         n = len(table["mean"])
-        for c in SUMMARY_COLUMNS:
-            if c in table:
-                cols[c].append(np.asarray(table[c]) if not isinstance(table[c], list)
-                               else np.asarray(table[c], dtype=object))
-            elif c in params:
-                cols[c].append(np.full(n, params[c], dtype=object))
+        for c, pieces in cols.items():
+            x = table[c] if c in table else np.full(n, params[c])
+            pieces.append(np.asarray(x, dtype=object) if isinstance(x, list) else x)
     data = {}
-    for c in SUMMARY_COLUMNS:
-        if c == "seed":
-            continue
-        x = np.concatenate(cols[c]) if cols[c] else np.empty(0, dtype=object)
-        data[c] = pd.Series(x.tolist() if x.dtype == object else x, dtype=None)
-    data["seed"] = seed
-    return pd.DataFrame(data)[list(SUMMARY_COLUMNS)]
+    for c, pieces in cols.items():
+        x = np.concatenate(pieces) if pieces else np.empty(0, dtype=object)
+        data[c] = x.astype(object) if x.dtype.kind == "U" else x
+    data["seed"] = np.full(len(data["mean"]), seed, dtype=np.int64)
+    return pd.DataFrame(data)
 
 
 # --------------------------------------------------------------------------- running a cell
@@ -495,58 +497,39 @@ def _theta_args(cell, spec):
 def _summarise(out, names, strata, spec, exp, panel, path, theta_ok):
     """Summary columns (mean, sd, quantiles, expected, z) of every labeller x stratum x metric.
 
-    Every series (one metric of one labeller and stratum over the replicates where the
-    stratum is non-empty) goes to one parallel kernel call
-    (:func:`labelvar._kernels.summary_stats`) per distinct replicate count.
+    One kernel call (:func:`labelvar._kernels.summary_stats`) reads every series (one
+    metric of one labeller and stratum over the replicates where the stratum is
+    non-empty) straight from the kernel output ``out``.
     """
-    metric_fields = [(name, K.FIELDS.index(name)) for name in METRICS]
+    series = [(name, np.nan, K.FIELDS.index(name)) for name in METRICS]
     if theta_ok:
-        metric_fields.append(("theta", K.FIELDS.index("theta")))
-    fields = [f for _, f in metric_fields]
-    acc_f1 = [K.FIELDS.index("accuracy"), K.FIELDS.index("f1")]
-    blocks = []  # (labeller, stratum, labels, rows (series, n_ok))
-    for j in range(len(names)):
-        for s in range(len(strata)):
-            vals = out[:, j, s, :]
-            ok = vals[:, 0] > 0
-            n_ok = int(ok.sum())
-            if n_ok == 0:
-                continue
-            sel = vals if n_ok == len(ok) else vals[ok]
-            labels = [(metric, np.nan) for metric, _ in metric_fields]
-            rows = [sel[:, fields].T]
-            for t in spec.thresholds:
-                labels += [("prob_accuracy_ge", t), ("prob_f1_ge", t)]
-                rows.append((sel[:, acc_f1] >= t - _EPS).T.astype(float))
-            blocks.append((j, s, labels, np.concatenate(rows, axis=0)))
-    stats = [None] * len(blocks)
-    by_n: dict[int, list[int]] = {}
-    for b, blk in enumerate(blocks):
-        by_n.setdefault(blk[3].shape[1], []).append(b)
-    for idx in by_n.values():
-        x = np.ascontiguousarray(np.concatenate([blocks[b][3] for b in idx], axis=0))
-        res = np.empty((x.shape[0], 5))
-        K.summary_stats(x, res)
-        row = 0
-        for b in idx:
-            k = blocks[b][3].shape[0]
-            stats[b] = res[row:row + k]
-            row += k
-    cols = {k: [] for k in ("labeller", "stratum", "metric", "threshold", "expected",
-                            "replicates")}
-    for j, s, labels, x in blocks:
-        for metric, t in labels:
-            cols["labeller"].append(names[j])
-            cols["stratum"].append(strata[s])
-            cols["metric"].append(metric)
-            cols["threshold"].append(t)
-            cols["expected"].append(np.nan if exp is None else
-                                    exp.get((j, s, metric, None if t != t else t), np.nan))
-            cols["replicates"].append(x.shape[1])
-    st = np.concatenate(stats, axis=0) if stats else np.empty((0, 5))
+        series.append(("theta", np.nan, K.FIELDS.index("theta")))
+    for t in spec.thresholds:
+        series += [("prob_accuracy_ge", t, K.FIELDS.index("accuracy")),
+                   ("prob_f1_ge", t, K.FIELDS.index("f1"))]
+    n_j, n_strata = out.shape[1:3]
+    fields = np.array([f for _, _, f in series], dtype=np.int64)
+    above = np.array([t - _EPS for _, t, _ in series], dtype=float)  # NaN: the value itself
+    st = np.empty((n_j, n_strata, len(series), 5))
+    n_ok = np.empty((n_j, n_strata), dtype=np.int64)  # replicates where (j, s) is non-empty
+    if out.shape[0] * n_j * n_strata * len(series) >= _PARALLEL_SUMMARY:
+        K.summary_stats(out, fields, above, st, n_ok, numba.get_num_threads())
+    else:
+        K.summary_stats_serial(out, fields, above, st, n_ok)
+    blocks = np.argwhere(n_ok > 0)  # (j, s), labellers outer
+    st = st[n_ok > 0].reshape(-1, 5)
+    n_series = len(series)
+    j_of, s_of = np.repeat(blocks[:, 0], n_series), np.repeat(blocks[:, 1], n_series)
+    metric = [m for m, _, _ in series] * len(blocks)
+    threshold = np.tile(np.array([t for _, t, _ in series], dtype=float), len(blocks))
+    if exp is None:
+        expected = np.full(len(metric), np.nan)
+    else:
+        expected = np.array([exp.get((j, s, m, None if t != t else t), np.nan)
+                             for j, s, m, t in zip(j_of.tolist(), s_of.tolist(), metric,
+                                                   threshold.tolist())], dtype=float)
+    n_rep = np.repeat(n_ok[blocks[:, 0], blocks[:, 1]], n_series).astype(np.int64)
     mean, sd = st[:, 0], st[:, 1]
-    expected = np.asarray(cols["expected"], dtype=float)
-    n_rep = np.asarray(cols["replicates"], dtype=np.int64)
     with np.errstate(divide="ignore", invalid="ignore"):
         se = sd / np.sqrt(n_rep)
         diff = mean - expected
@@ -556,7 +539,8 @@ def _summarise(out, names, strata, spec, exp, panel, path, theta_ok):
         z[flat & (np.abs(diff) <= 1e-9)] = 0.0
         z[flat & (np.abs(diff) > 1e-12)] = np.nan  # no spread seen: z undefined
     # plain columns (simulate() makes one DataFrame of all cells); "method" is set by the caller
-    return {"labeller": cols["labeller"], "stratum": cols["stratum"], "metric": cols["metric"],
-            "threshold": np.asarray(cols["threshold"], dtype=float), "mean": mean, "sd": sd,
+    return {"labeller": np.asarray(names, dtype=object)[j_of],
+            "stratum": np.asarray(strata, dtype=object)[s_of], "metric": metric,
+            "threshold": threshold, "mean": mean, "sd": sd,
             "q05": st[:, 2], "q50": st[:, 3], "q95": st[:, 4], "expected": expected,
             "replicates": n_rep, "se": se, "z": z}

@@ -10,6 +10,8 @@ alias tables with which the explicit kernel draws a whole vote composition.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from labelvar import _panel
@@ -202,37 +204,41 @@ class _Infeasible(Exception):
 
 
 # --------------------------------------------------------------------------- expected values
-_GL = {}
+@functools.cache
+def _gauss_legendre():
+    """200 Gauss-Legendre nodes and weights on [-1, 1] (computed once, when first needed)."""
+    return np.polynomial.legendre.leggauss(200)
 
 
-def _ratio_mean(n, a, ab):
-    """E[sum_i A_i B_i / sum_i A_i; sum A > 0] for independent items in groups.
+def _ratio_means(n, a, ab):
+    """E[sum_i A_i B_i / sum_i A_i; sum A > 0] for independent items in groups, row by row.
 
-    ``n[g]`` items in group g, each with P(A) = a[g], P(A and B) = ab[g]
-    (B may be a [0, 1]-valued variable; ab is then E[A B]).
+    ``n[g]`` items in group g, each with P(A) = a[k, g], P(A and B) = ab[k, g] in row
+    k (B may be a [0, 1]-valued variable; ab is then E[A B]). Returns one mean per row:
+    ``sum_g n_g ab_g * integral_lo^1 prod_d (1 - a_d (1 - t))^(n_d - [d = g]) dt``
+    (the integrand is below exp(-80) under ``lo``), by 200-node Gauss-Legendre
+    quadrature, all rows at once.
     """
     n = np.asarray(n, dtype=float)
     a = np.clip(np.asarray(a, dtype=float), 0.0, 1.0)
     ab = np.asarray(ab, dtype=float)
-    keep = (n > 0) & (a > 0)
-    if not keep.any():
-        return 0.0
-    n, a, ab = n[keep], a[keep], ab[keep]
-    mu = float(n @ a)
-    lo = max(0.0, 1.0 - 80.0 / mu)
-    if 200 not in _GL:
-        _GL[200] = np.polynomial.legendre.leggauss(200)
-    x, w = _GL[200]
-    t = lo + (1.0 - lo) * (x + 1.0) / 2.0
+    keep = (n > 0) & (a > 0)  # groups that count, per row
+    a = np.where(keep, a, 0.0)
+    nk = np.where(keep, n, 0.0)
+    some = keep.any(axis=1)
+    mu = np.array([float(n[k] @ a[r, k]) if some[r] else 1.0 for r, k in enumerate(keep)])
+    lo = np.maximum(0.0, 1.0 - 80.0 / mu)[:, None]
+    x, w = _gauss_legendre()
+    t = lo + (1.0 - lo) * (x + 1.0) / 2.0  # (rows, nodes)
     w = w * (1.0 - lo) / 2.0
-    base = 1.0 - a[:, None] * (1.0 - t[None, :])  # (g, nodes)
     with np.errstate(divide="ignore"):
-        logb = np.log(base)
-    full = (n[:, None] * logb).sum(axis=0)  # log prod_d base_d^n_d
-    total = 0.0
-    for g in range(len(n)):
-        integrand = np.exp(full - logb[g])
-        total += n[g] * ab[g] * float(integrand @ w)
+        logb = np.log(1.0 - a[:, :, None] * (1.0 - t[:, None, :]))  # (rows, g, nodes)
+    full = (nk[:, :, None] * logb).sum(axis=1)  # log prod_d base_d^n_d
+    integrand = np.exp(full[:, None, :] - logb)
+    total = np.zeros(len(a))
+    for r in np.flatnonzero(some):
+        for g in np.flatnonzero(keep[r]):
+            total[r] += n[g] * ab[r, g] * float(integrand[r, g] @ w[r])
     return total
 
 
@@ -254,30 +260,38 @@ def _expected(table, cell, spec, labels):
     # slot sets for output strata: 0 = all (every slot but "dropped"), s = bin s
     slot_sets = [list(range(0, n_bins + 1))] + [[s] for s in range(1, n_bins + 1)]
     theta_j = table.theta_joint()  # (G, slots)
+    classes = [1] if lab == 2 else list(range(lab))
+    ratios = []  # ((labeller, stratum, metric), P(A) per group, P(A and B) per group)
+    nonempty = {}
     for j in range(len(spec.labellers)):
         joint = table.labeller_joint(j)  # (G, slots, t, h)
         for s, slots in enumerate(slot_sets):
             pj = joint[:, slots].sum(axis=1)  # (G, t, h)
             p_in = pj.sum(axis=(1, 2))
-            nonempty = _p_nonempty(groups, p_in)
-            if nonempty <= 0:
+            nonempty[j, s] = _p_nonempty(groups, p_in)
+            if nonempty[j, s] <= 0:
                 continue
             diag = np.einsum("gtt->g", pj)
-            res[(j, s, "accuracy", None)] = _ratio_mean(groups, p_in, diag) / nonempty
+            ratios.append(((j, s, "accuracy"), p_in, diag))
             if spec.mode == "panel" and spec.skills is None:
-                res[(j, s, "theta", None)] = (_ratio_mean(groups, p_in, theta_j[:, slots]
-                                                            .sum(axis=1)) / nonempty)
-            classes = [1] if lab == 2 else range(lab)
-            rec = [_ratio_mean(groups, pj[:, c, :].sum(axis=1), pj[:, c, c]) for c in classes]
-            prec = [_ratio_mean(groups, pj[:, :, c].sum(axis=1), pj[:, c, c]) for c in classes]
-            res[(j, s, "recall", None)] = float(np.mean(rec)) / nonempty
-            res[(j, s, "precision", None)] = float(np.mean(prec)) / nonempty
+                ratios.append(((j, s, "theta"), p_in, theta_j[:, slots].sum(axis=1)))
+            for c in classes:
+                ratios.append(((j, s, "recall"), pj[:, c, :].sum(axis=1), pj[:, c, c]))
+                ratios.append(((j, s, "precision"), pj[:, :, c].sum(axis=1), pj[:, c, c]))
             if s == 0 and not (spec.mode == "panel" and spec.tie_rule == "drop"):
                 for t in spec.thresholds:
                     res[(j, s, "prob_accuracy_ge", t)] = _prob_correct_ge(groups, diag, t,
                                                                           cell.n_items)
         if spec.mode == "coin" and spec.positives == "fixed":
             _coin_f1(res, j, table, groups, spec)
+    if ratios:
+        means = _ratio_means(groups, np.array([a for _, a, _ in ratios]),
+                             np.array([ab for _, _, ab in ratios]))
+        per_class: dict[tuple, list] = {}
+        for (key, _, _), value in zip(ratios, means.tolist()):
+            per_class.setdefault(key, []).append(value)
+        for (j, s, metric), values in per_class.items():  # recall, precision: class averages
+            res[(j, s, metric, None)] = float(np.mean(values)) / nonempty[j, s]
     return {k: float(x) for k, x in res.items()}
 
 
@@ -296,11 +310,13 @@ def _prob_correct_ge(groups, q, t, n_items):
     return float(min(1.0, pmf[k_min:].sum()))
 
 
+@functools.lru_cache(maxsize=1024)
 def _f1_mean(n_pos, n_neg, sens, spec):
     """E[F1] (0/0 = 0) of a binary labeller: one sum over the binomial supports of TP and FP.
 
     The mean of :func:`labelvar.analytic.exact_binary_metrics`'s F1 without building
-    (and sorting) the whole distribution.
+    (and sorting) the whole distribution. Cached: a sweep repeats it (e.g. the random
+    labeller's F1 is the same for every p_d).
     """
     from labelvar import _distributions, analytic
 

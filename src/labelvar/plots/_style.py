@@ -177,6 +177,9 @@ def save(fig: Figure, stem: str | Path, formats: tuple[str, ...] = ("png", "pdf"
 
     Each format is rendered to memory and written with
     :func:`labelvar._files.atomic_write`, so no half-written figure is ever seen.
+    The layout (constrained) is computed once, by the first format; the other
+    formats reuse it (each ``savefig`` with a layout engine draws the figure twice:
+    once to lay it out, once to render).
 
     Examples
     --------
@@ -187,8 +190,15 @@ def save(fig: Figure, stem: str | Path, formats: tuple[str, ...] = ("png", "pdf"
     """
     stem = Path(stem)
     paths = []
-    for fmt in formats:
-        buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, dpi=dpi)
-        paths.append(atomic_write(stem.with_name(f"{stem.name}.{fmt}"), buf.getvalue()))
+    engine = fig.get_layout_engine()
+    try:
+        for fmt in formats:
+            buf = io.BytesIO()
+            fig.savefig(buf, format=fmt, dpi=dpi)
+            paths.append(atomic_write(stem.with_name(f"{stem.name}.{fmt}"), buf.getvalue()))
+            # laid out: the next formats draw once each (set_layout_engine('none') would leave
+            # a placeholder engine, and savefig draws twice whenever there is an engine)
+            fig._layout_engine = None
+    finally:
+        fig._layout_engine = engine
     return paths
