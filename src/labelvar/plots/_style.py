@@ -190,15 +190,22 @@ def save(fig: Figure, stem: str | Path, formats: tuple[str, ...] = ("png", "pdf"
     """
     stem = Path(stem)
     paths = []
+    import matplotlib
+
+    # savefig draws twice whenever the figure has a layout engine (even the placeholder
+    # that set_layout_engine("none") leaves): the first format lays the figure out, the
+    # next ones draw once each with the engine removed (None, with the rc layouts off so
+    # that None means none), and the figure gets its engine back at the end
+    no_rc_layout = {"figure.autolayout": False, "figure.constrained_layout.use": False}
     engine = fig.get_layout_engine()
     try:
         for fmt in formats:
             buf = io.BytesIO()
             fig.savefig(buf, format=fmt, dpi=dpi)
             paths.append(atomic_write(stem.with_name(f"{stem.name}.{fmt}"), buf.getvalue()))
-            # laid out: the next formats draw once each (set_layout_engine('none') would leave
-            # a placeholder engine, and savefig draws twice whenever there is an engine)
-            fig._layout_engine = None
+            with matplotlib.rc_context(no_rc_layout):
+                fig.set_layout_engine(None)
     finally:
-        fig._layout_engine = engine
+        with matplotlib.rc_context(no_rc_layout):
+            fig.set_layout_engine(engine)
     return paths
