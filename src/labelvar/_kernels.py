@@ -18,9 +18,10 @@ builds of a kernel. No kernel touches ``np.random``.
 Kernels
 -------
 ``explicit_generic``   per-item simulation, any L and K (coin or panel mode)
-``explicit_symmetric`` any L, panel mode with a fixed theta: the same draws and
-                       counts as ``explicit_generic``, in branch-free passes
 ``explicit_binary``    the same for L = 2, K fixed at compile time (a K-tuple)
+``explicit_symmetric`` any L, panel mode with a fixed theta and class counts:
+                       an item's (stratum, truth) and predictions in one or a
+                       few alias draws (exact in distribution)
 ``collapsed``          exchangeable items: counts drawn as multinomials per
                        replicate, cost independent of the number of items
 ``summary_stats``      mean, sd and 5/50/95 % quantiles of many series at once
@@ -703,147 +704,207 @@ def explicit_generic_serial(cell_key, n_rep, n_items, n_lab, panel_k, panel, cla
 
 
 # --------------------------------------------------------------------------- explicit, any L, fixed theta
-_SYM_BLOCK = 256  # items per pass of the any-L fixed-theta kernel
+_SYM_BLOCK = 256  # items per block of the any-L fixed-theta kernel
+_SYM_MAX_JOINT = 2  # labellers drawn together with the truth
+_SYM_MAX_CELLS = 1 << 13  # cells of one alias table (draws use 64 - 13 = 51 bits or more)
+_M21 = np.uint64((1 << 21) - 1)
+_S21 = np.uint64(21)
+_S42 = np.uint64(42)
 
 
 @njit(cache=True)
-def _explicit_symmetric_rep(rkey, n_items, n_lab, panel_k, class_counts, theta, comp_prob,
-                            comp_alias, comp_stratum, comp_relp, comp_ntop, comp_tied, lab_kind,
-                            lab_thr, rsum, n_strata, hist, cnt, idx, preds, out_r):
-    """One replicate of :func:`explicit_symmetric`; ``hist`` .. ``preds`` are scratch.
+def alias_fill(q, prob, alias):
+    """Vose's alias method: fill ``prob`` (acceptance) and ``alias`` from ``q = p n / sum(p)``.
 
-    The same draws as :func:`_explicit_generic_rep` with a composition table (same
-    counters, same comparisons), so the counts are bit-identical; items go in blocks
-    of passes: (1) every item's vote composition (alias draw), (2) each labeller's
-    prediction (MATRIX: ``h = #{a : bits53 >= lab_thr[j, c, a]}``, the inverse cdf
-    by integer thresholds; EXPERT: as the generic kernel), (3) one histogram
-    increment per item and labeller. The passes (1) and (2) have no branches.
+    Cells with q < 1 ("small") take the rest of their unit from a cell with q >= 1
+    ("large"), last in first out; ``q`` is overwritten.
     """
-    n_j = lab_kind.shape[0]
-    comp_n = comp_prob.shape[0]
-    stride = np.uint64(panel_k + n_j + 3)
-    n_other = n_lab - 1
-    scale = n_other / (1.0 - theta) if theta < 1.0 else 0.0
-    hist[...] = 0
-    cnt[:] = 0
-    cell_n = n_strata * n_lab * n_lab
+    n = q.shape[0]
+    small = np.empty(n, dtype=np.int64)
+    large = np.empty(n, dtype=np.int64)
+    n_small = 0
+    n_large = 0
+    for i in range(n):
+        prob[i] = 1.0
+        alias[i] = i
+        if q[i] < 1.0:
+            small[n_small] = i
+            n_small += 1
+        else:
+            large[n_large] = i
+            n_large += 1
+    while n_small > 0 and n_large > 0:
+        n_small -= 1
+        n_large -= 1
+        lo = small[n_small]
+        hi = large[n_large]
+        prob[lo] = q[lo]
+        alias[lo] = hi
+        q[hi] = q[hi] + q[lo] - 1.0
+        if q[hi] < 1.0:
+            small[n_small] = hi
+            n_small += 1
+        else:
+            large[n_large] = hi
+            n_large += 1
+
+
+@njit(cache=True, inline="always")
+def _alias_outcome(x, tab, w, mask):
+    """Outcome of the alias table ``tab`` (rows: threshold, outcome, alias outcome).
+
+    ``x = b n`` for ``b`` the top w bits of a hash and n the table's cells: the
+    cell is ``x >> w = floor(u n)`` and ``x mod 2**w`` a uniform on it, compared
+    with the cell's acceptance threshold.
+    """
+    i = x >> w
+    return tab[i, 1] if (x & mask) < tab[i, 0] else tab[i, 2]
+
+
+@njit(cache=True)
+def _explicit_symmetric_rep(rkey, class_counts, joint_n, joint_tab, n_joint, sep_tab, bits, rsum,
+                            hist, conf, theta_sum, tbits, tcode, sbits, out_r):
+    """One replicate of :func:`explicit_symmetric`; ``hist`` .. ``sbits`` are scratch.
+
+    Items go class by class (modal label c) in blocks of ``_SYM_BLOCK``. Per block,
+    branch-free passes that vectorise compute ``b n`` from every item's hashes
+    (``tbits``: the joint draw; ``sbits[s]``: labeller s drawn separately); then
+    one scalar pass per table makes the alias draws and counts them:
+    ``hist[code] += 1`` for the joint labellers' codes, ``tcode`` = the truth's
+    histogram row, ``hist[tcode + code] += 1`` for each separate labeller. A loop
+    over the joint labellers inside the item loop is several times slower than
+    one item loop per number of them, hence three. ``hist`` is ``conf`` flat:
+    slot 0 gathers the dropped ties and becomes stratum "all" at the end.
+    """
+    n_lab = class_counts.shape[0]
+    n_j = conf.shape[0]
+    n_strata = conf.shape[1]
+    n_sep = sep_tab.shape[0]
+    cells = n_lab * n_lab
+    w = np.uint64(bits)
+    sh = np.uint64(64 - bits)
+    mask = (np.uint64(1) << w) - np.uint64(1)
+    lab_u = np.uint64(n_lab)
+    stride_g = np.uint64(1 + n_sep) * GOLDEN
+    hist[:] = 0
     start = 0
     for c in range(n_lab):
         lo = start
         hi = start + class_counts[c]
         start = hi
+        n_c = np.uint64(joint_n[c])
+        tab = joint_tab[c]
         for b0 in range(lo, hi, _SYM_BLOCK):
-            b1 = min(b0 + _SYM_BLOCK, hi)
-            nb = b1 - b0
-            for t in range(nb):  # pass 1: compositions
-                x = uniform(rkey, np.uint64(b0 + t) * stride + np.uint64(1)) * comp_n
-                k = min(int(x), comp_n - 1)
-                idx[t] = k if x - k < comp_prob[k] else comp_alias[k]
-            for j in range(n_j):  # pass 2: predictions
-                off = np.uint64(panel_k + 3 + j)
-                if lab_kind[j] == EXPERT:
-                    for t in range(nb):
-                        u = uniform(rkey, np.uint64(b0 + t) * stride + off)
-                        o = min(int((u - theta) * scale), n_other - 1)
-                        h = c + 1 + o
-                        if h >= n_lab:
-                            h -= n_lab
-                        preds[j, t] = c if u < theta else h
-                else:
-                    for t in range(nb):
-                        bits = splitmix64(rkey + (np.uint64(b0 + t) * stride + off) * GOLDEN) >> _S11
-                        h = 0
-                        for a in range(n_lab - 1):
-                            h += np.int64(bits >= lab_thr[j, c, a])
-                        preds[j, t] = h
-            for t in range(nb):  # pass 3: counts
-                k = idx[t]
-                p = comp_relp[c, k]
-                if p < 0:
-                    if p == -1:  # dropped tie
-                        continue
-                    n_top = comp_ntop[k]
-                    pick = int(uniform(rkey, np.uint64(b0 + t) * stride
-                                       + np.uint64(panel_k + 2)) * n_top)
-                    p = comp_tied[k, min(pick, n_top - 1)]
-                g = c + p
-                if g >= n_lab:
-                    g -= n_lab
-                s = comp_stratum[k]
-                cnt[s] += 1
-                code = (s * n_lab + g) * n_lab
-                for j in range(n_j):
-                    hist[j * cell_n + code + preds[j, t]] += 1
-    conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
-    for j in range(n_j):
-        for s in range(n_strata):
-            for g in range(n_lab):
-                for h in range(n_lab):
-                    x = hist[j * cell_n + (s * n_lab + g) * n_lab + h]
-                    conf[j, 0, g, h] += x
-                    if s > 0:
-                        conf[j, s, g, h] += x
-    theta_sum = np.zeros(n_strata)
+            nb = min(_SYM_BLOCK, hi - b0)
+            nv = min(_SYM_BLOCK, (nb + 31) // 32 * 32)  # whole vector steps (no scalar tail)
+            x0 = rkey + np.uint64(b0) * stride_g
+            for t in range(nv):
+                tbits[t] = (splitmix64(x0 + np.uint64(t) * stride_g) >> sh) * n_c
+            for s in range(n_sep):
+                xs = x0 + np.uint64(1 + s) * GOLDEN
+                for t in range(nv):
+                    sbits[s, t] = (splitmix64(xs + np.uint64(t) * stride_g) >> sh) * lab_u
+            if n_joint == 2:
+                for t in range(nb):
+                    o = _alias_outcome(tbits[t], tab, w, mask)
+                    hist[o & _M21] += 1
+                    hist[(o >> _S21) & _M21] += 1
+                    tcode[t] = o >> _S42
+            elif n_joint == 1:
+                for t in range(nb):
+                    o = _alias_outcome(tbits[t], tab, w, mask)
+                    hist[o & _M21] += 1
+                    tcode[t] = o >> _S42
+            else:
+                for t in range(nb):
+                    tcode[t] = _alias_outcome(tbits[t], tab, w, mask) >> _S42
+            for s in range(n_sep):
+                stab = sep_tab[s, c]
+                for t in range(nb):
+                    hist[tcode[t] + _alias_outcome(sbits[s, t], stab, w, mask)] += 1
     total = 0
-    for s in range(n_strata):
-        total += cnt[s]
-        if s > 0:
-            theta_sum[s] = rsum[cnt[s]]
+    for j in range(n_j):
+        a0 = j * n_strata * cells
+        every = hist[a0:a0 + cells]  # slot 0: the dropped items; now stratum "all"
+        every[:] = 0
+        for s in range(1, n_strata):
+            one = hist[a0 + s * cells:a0 + (s + 1) * cells]
+            n_s = 0
+            for i in range(cells):
+                every[i] += one[i]
+                n_s += one[i]
+            if j == 0:
+                theta_sum[s] = rsum[n_s]
+                total += n_s
     theta_sum[0] = rsum[total]
     _finish_replicate(conf, theta_sum, out_r)
 
 
 @njit(cache=True)
-def _explicit_symmetric_chunk(cell_key, r0, r1, n_items, n_lab, panel_k, class_counts, theta,
-                              comp_prob, comp_alias, comp_stratum, comp_relp, comp_ntop,
-                              comp_tied, lab_kind, lab_thr, n_strata, out):
+def _explicit_symmetric_chunk(cell_key, r0, r1, n_items, class_counts, joint_n, joint_tab,
+                              n_joint, sep_tab, bits, theta, n_j, n_strata, out):
     """Replicates r0 <= r < r1 of :func:`explicit_symmetric`, sharing scratch arrays."""
-    n_j = lab_kind.shape[0]
-    hist = np.zeros(n_j * n_strata * n_lab * n_lab, dtype=np.int64)
-    cnt = np.zeros(n_strata, dtype=np.int64)
-    idx = np.zeros(_SYM_BLOCK, dtype=np.int64)
-    preds = np.zeros((n_j, _SYM_BLOCK), dtype=np.int64)
-    rsum = np.zeros(n_items + 1)  # rsum[k]: theta added k times in turn (as the generic kernel)
+    n_lab = class_counts.shape[0]
+    conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
+    hist = conf.reshape(-1)  # the same counts, flat
+    theta_sum = np.zeros(n_strata)
+    tbits = np.empty(_SYM_BLOCK, dtype=np.uint64)
+    tcode = np.empty(_SYM_BLOCK, dtype=np.uint64)
+    sbits = np.empty((sep_tab.shape[0], _SYM_BLOCK), dtype=np.uint64)
+    rsum = np.zeros(n_items + 1)  # rsum[k]: theta added k times in turn
     for k in range(n_items):
         rsum[k + 1] = rsum[k] + theta
     for r in range(r0, r1):
-        _explicit_symmetric_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k,
-                                class_counts, theta, comp_prob, comp_alias, comp_stratum,
-                                comp_relp, comp_ntop, comp_tied, lab_kind, lab_thr, rsum,
-                                n_strata, hist, cnt, idx, preds, out[r])
+        _explicit_symmetric_rep(replicate_key(cell_key, r), class_counts, joint_n, joint_tab,
+                                n_joint, sep_tab, bits, rsum, hist, conf, theta_sum,
+                                tbits, tcode, sbits, out[r])
 
 
 @njit(cache=True, parallel=True)
-def explicit_symmetric(cell_key, n_rep, n_items, n_lab, panel_k, class_counts, theta, comp_prob,
-                       comp_alias, comp_stratum, comp_relp, comp_ntop, comp_tied, lab_kind,
-                       lab_thr, n_strata, out):
+def explicit_symmetric(cell_key, n_rep, n_items, class_counts, joint_n, joint_tab, n_joint,
+                       sep_tab, bits, theta, n_j, n_strata, out):
     """Per-item simulation, any L: panel mode, fixed theta, fixed class counts, homogeneous panel.
 
-    Bit-identical to :func:`explicit_generic` called with the same cell (its
-    composition-table branch), faster: see :func:`_explicit_symmetric_rep`.
-    ``comp_prob``/``comp_alias``: the alias table of the vote compositions;
-    ``comp_stratum[i]`` the stratum of composition i; ``comp_relp[c, i]`` the truth's
-    position relative to modal label c (-1: dropped tie, -2: random tie-break among
-    ``comp_tied[i, :comp_ntop[i]]``); ``lab_thr[j, c, a]`` = ``threshold53`` of
-    labeller j's cumulative P(pred <= a | modal c) (MATRIX labellers).
+    Exact in distribution to :func:`explicit_generic`, not draw for draw. Given
+    its modal label c, an item's stratum slot and truth (from its K votes and the
+    tie rule) and each labeller's prediction are independent, with fixed
+    distributions; so one alias draw gives the item's (slot, truth) together with
+    the predictions of up to ``_SYM_MAX_JOINT`` labellers (from their product
+    distribution, ``joint_n[c]`` cells, built from the exact vote enumeration by
+    :func:`labelvar.engine._tables._symmetric_tables`), and one alias draw per
+    other labeller its prediction. An alias draw is one hash, one multiply and
+    one table row whatever the number of outcomes, where inverting a cdf by
+    integer thresholds costs a compare per outcome (tens for L = 10), and the
+    joint table saves a hash and a count pass per labeller it holds. Table reads
+    do not vectorise here (LLVM cannot rule out that they alias the counts), so
+    the hashes are computed in vectorised passes and the draws and counts in
+    one scalar pass (see :func:`_explicit_symmetric_rep`).
+
+    ``class_counts[c]`` items have modal label c (laid out class by class).
+    ``joint_tab[c, i]`` = (acceptance threshold, outcome, alias outcome) of cell i,
+    an outcome packing in 21-bit fields the histogram index
+    ``((j S + slot) L + truth) L + h`` of each of the ``n_joint`` joint labellers and
+    (bits 42..62) the truth's row ``(slot L + truth) L``; slot 0 = dropped tie.
+    ``sep_tab[s, c]``: the same over the L predictions of the s-th other labeller
+    (outcome ``j S L L + h``). Draws use the top ``bits`` bits of a hash: draw d of
+    item i is ``splitmix64(rkey + (i (1 + n_sep) + d) GOLDEN)``, d = 0 the joint
+    draw, d = 1 + s the s-th other labeller. The ``theta`` field is theta x count
+    summed item by item. Chunks of ``_CHUNK`` replicates run in parallel;
     :func:`explicit_symmetric_serial` is the serial twin.
     """
     n_chunks = (n_rep + _CHUNK - 1) // _CHUNK
     for ch in prange(n_chunks):
         _explicit_symmetric_chunk(cell_key, ch * _CHUNK, min(n_rep, (ch + 1) * _CHUNK), n_items,
-                                  n_lab, panel_k, class_counts, theta, comp_prob, comp_alias,
-                                  comp_stratum, comp_relp, comp_ntop, comp_tied, lab_kind,
-                                  lab_thr, n_strata, out)
+                                  class_counts, joint_n, joint_tab, n_joint, sep_tab, bits, theta,
+                                  n_j, n_strata, out)
 
 
 @njit(cache=True)
-def explicit_symmetric_serial(cell_key, n_rep, n_items, n_lab, panel_k, class_counts, theta,
-                              comp_prob, comp_alias, comp_stratum, comp_relp, comp_ntop,
-                              comp_tied, lab_kind, lab_thr, n_strata, out):
+def explicit_symmetric_serial(cell_key, n_rep, n_items, class_counts, joint_n, joint_tab, n_joint,
+                              sep_tab, bits, theta, n_j, n_strata, out):
     """Serial twin of :func:`explicit_symmetric` (bit-identical results)."""
-    _explicit_symmetric_chunk(cell_key, 0, n_rep, n_items, n_lab, panel_k, class_counts, theta,
-                              comp_prob, comp_alias, comp_stratum, comp_relp, comp_ntop,
-                              comp_tied, lab_kind, lab_thr, n_strata, out)
+    _explicit_symmetric_chunk(cell_key, 0, n_rep, n_items, class_counts, joint_n, joint_tab,
+                              n_joint, sep_tab, bits, theta, n_j, n_strata, out)
 
 
 # --------------------------------------------------------------------------- explicit, L = 2

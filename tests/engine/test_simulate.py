@@ -1,5 +1,7 @@
 """labelvar.simulate: coin mode against the closed forms, input checks, reproducibility."""
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -323,34 +325,111 @@ def test_joint_serial_equals_parallel():
     pd.testing.assert_frame_equal(a.summary, b.summary)
 
 
-@pytest.mark.parametrize("kw", [dict(n_labels=4, panel_size=5),
-                                dict(n_labels=3, panel_size=6, tie_rule="drop"),
-                                dict(n_labels=3, panel_size=4, tie_rule=1),
-                                dict(n_labels=10, panel_size=5, m=0.05),
-                                dict(n_labels=5, panel_size=3, p_d=1.0),
-                                dict(n_labels=3, panel_size=5, p_d=1 / 3),
-                                dict(n_labels=2, panel_size=70)])
-def test_any_l_fixed_theta_kernel_is_bit_identical_to_the_generic_one(kw):
-    """explicit_symmetric (branch-free passes) gives the generic kernel's numbers exactly."""
+# --------------------------------------------------------------------------- any L, fixed theta
+@dataclass(frozen=True)
+class _Confusion(Model):
+    """A model with a fixed confusion matrix P(prediction h | modal label c) (test helper)."""
+
+    rows: tuple = ()
+
+    def own_matrix(self, n_labels):
+        return np.asarray(self.rows, dtype=float)
+
+
+def _confusion(n_labels, seed):
+    """An asymmetric confusion matrix with some zeros, as nested tuples."""
+    rng = np.random.default_rng(seed)
+    m = rng.dirichlet(np.ones(n_labels) * 0.7, size=n_labels) + 3 * np.eye(n_labels)
+    m[rng.random(m.shape) < 0.2] = 0.0
+    m[np.arange(n_labels), (np.arange(n_labels) + 1) % n_labels] += 0.1
+    return tuple(map(tuple, m / m.sum(axis=1, keepdims=True)))
+
+
+def _any_l_labellers(n_labels):
+    # the kernel draws the first two with the truth in one table, the others one by one
+    return (_Confusion(rows=_confusion(n_labels, 1), name="C1"), "expert",
+            _Confusion(rows=_confusion(n_labels, 2), name="C2"), "random")
+
+
+def _spy_run(kw, fast=True):
+    """Run one cell through _run_cell; (its tables, the kernels it called)."""
     from labelvar.engine import _simulate as sim
     from labelvar.engine._spec import _Spec
 
-    kw = {"p_d": 0.7, "m": 0.3, "tie_rule": "random", **kw}
-    labs = ("expert", "random", "prior", Model(accuracy=0.6, name="A"))
-    spec = _Spec.build(kw["p_d"], kw["m"], 333, kw["n_labels"], kw["panel_size"], labs, "panel",
-                       150, 5, (), None, kw["tie_rule"], "fixed", None, "explicit")
+    spec = _Spec.build(kw["p_d"], kw["m"], kw["n_items"], kw["n_labels"], kw["panel_size"],
+                       kw["labellers"], "panel", kw["replicates"], kw["seed"], (), None,
+                       kw["tie_rule"], "fixed", None, "explicit")
     cell = spec.cells()[0]
-    used = {}
+    used = set()
 
     def spy(i):
         def call(*args):
-            used[i] = True
+            used.add(i)
             return sim._KERNELS[True][i](*args)
         return call
 
-    kern = tuple(spy(i) for i in range(5))
-    new = sim._run_cell(cell, spec, cell.key(spec), kern, False, {"raw": True, "joint": False})
-    ref = sim._run_cell(cell, spec, cell.key(spec), kern, False, {"raw": True, "joint": False},
-                        fast=False)
-    assert used == {4: True, 1: True}
-    pd.testing.assert_frame_equal(new["raw"], ref["raw"], check_exact=True)
+    tables = sim._run_cell(cell, spec, cell.key(spec), tuple(spy(i) for i in range(5)), False,
+                           {"raw": True, "joint": False}, fast=fast)
+    return tables, used
+
+
+def test_any_l_kernel_is_the_explicit_path_and_thread_count_invariant():
+    import numba
+
+    kw = dict(mode="panel", p_d=0.6, m=0.3, n_items=150, n_labels=4, panel_size=5,
+              replicates=300, seed=4, raw=True, expected=False, method="explicit",
+              labellers=_any_l_labellers(4))
+    _, used = _spy_run({**kw, "tie_rule": "random"})
+    assert used == {4}  # explicit_symmetric
+    serial = simulate(parallel=False, **kw).raw
+    threads = numba.get_num_threads()
+    try:
+        for n in {1, min(2, numba.config.NUMBA_NUM_THREADS)}:
+            numba.set_num_threads(n)
+            pd.testing.assert_frame_equal(simulate(parallel=True, **kw).raw, serial,
+                                          check_exact=True)
+    finally:
+        numba.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("kw", [dict(n_labels=3, panel_size=4, tie_rule="random"),
+                                dict(n_labels=3, panel_size=7, tie_rule="drop"),
+                                dict(n_labels=3, panel_size=5, tie_rule=1),
+                                dict(n_labels=4, panel_size=3, tie_rule=2),
+                                dict(n_labels=4, panel_size=4, tie_rule="drop"),
+                                dict(n_labels=10, panel_size=5, tie_rule="random"),
+                                dict(n_labels=10, panel_size=7, tie_rule=0, p_d=0.4)])
+def test_any_l_kernel_matches_exact_expectations(kw):
+    """Every labeller x stratum x metric within 4.5 SE of the engine's exact expectation."""
+    kw = {"p_d": 0.65, **kw}
+    df = simulate(mode="panel", m=0.3, n_items=90, replicates=2000, seed=31, method="explicit",
+                  labellers=_any_l_labellers(kw["n_labels"]), **kw).summary
+    checked = 0
+    rows = df[df["metric"] != "f1"]  # no exact F1 mean in panel mode
+    for _, row in rows.iterrows():
+        assert not np.isnan(row["expected"]), (row["labeller"], row["stratum"], row["metric"])
+        if row["sd"] <= 1e-9:  # no spread (theta, or a stratum seen once): z undefined
+            assert abs(row["mean"] - row["expected"]) <= 10 / row["replicates"] + 1e-9
+            continue
+        assert abs(row["z"]) < 4.5, (row["labeller"], row["stratum"], row["metric"], row["z"])
+        checked += 1
+    assert checked >= (rows["metric"] != "theta").sum() - 3  # some strata: all replicates alike
+
+
+def test_any_l_kernel_agrees_with_the_generic_kernel_in_distribution():
+    """Per labeller and stratum: mean n / correct / tp of both kernels within 4.5 SE."""
+    kw = dict(p_d=0.6, m=0.3, n_items=120, n_labels=3, panel_size=4, tie_rule=1,
+              labellers=_any_l_labellers(3), replicates=3000)
+    new, used_new = _spy_run({**kw, "seed": 1})
+    ref, used_ref = _spy_run({**kw, "seed": 2}, fast=False)
+    assert used_new == {4} and used_ref == {1}
+    a = new["raw"].groupby(["labeller", "stratum"])
+    b = ref["raw"].groupby(["labeller", "stratum"])
+    assert set(a.groups) == set(b.groups)
+    for field in ("n", "correct", "tp"):
+        ma, mb = a[field].mean(), b[field].mean()
+        se = np.hypot(a[field].std() / np.sqrt(a[field].count()),
+                      b[field].std() / np.sqrt(b[field].count()))
+        z = ((ma - mb) / se)[se > 0]
+        assert (z.abs() < 4.5).all(), (field, z[z.abs() >= 4.5])
+        assert (ma[se == 0] == mb[se == 0]).all()

@@ -88,3 +88,48 @@ def test_ratio_means_match_enumeration():
             n_a = sum(o > 0 for o in outcome)
             want += p * (sum(o == 2 for o in outcome) / n_a if n_a else 0.0)
         assert got == pytest.approx(want, rel=1e-12, abs=1e-15), row
+
+
+@pytest.mark.parametrize("tie_rule", ["random", "drop", 1])
+def test_any_l_kernel_tables_draw_the_exact_joint_distribution(tie_rule):
+    """Decoded alias tables = P(slot, truth | c) (the enumeration) x the labellers' rows."""
+    from labelvar.engine._tables import _symmetric_tables
+    from labelvar.models import Model
+
+    n_lab, labs = 3, ("expert", "prior", Model(accuracy=0.6, name="A"))
+    spec = _Spec.build(0.7, 0.3, 50, n_lab, 4, labs, "panel", 1, 0, (), None, tie_rule, "fixed",
+                       None, "explicit")
+    table = _Table(spec.cells()[0], spec)
+    vote = table.A[:, 0]  # (modal c, slot, truth): slots 1..S strata, S + 1 dropped
+    mats = [np.asarray(lb.matrix(n_lab, table.prior, 0.7)) for lb in spec.labellers]
+    joint_n, joint_tab, n_joint, sep_tab, bits = _symmetric_tables(vote, mats)
+    assert (n_joint, len(sep_tab)) == (2, 1)
+    n_slots = vote.shape[1] - 1  # kernel slots: 0 = dropped, 1..S strata
+    per_j = n_slots * n_lab * n_lab
+
+    def decoded(tab, n):
+        out = {}
+        for thr, o1, o2 in tab[:n]:
+            acc = int(thr) / 2.0**bits
+            out[int(o1)] = out.get(int(o1), 0.0) + acc / n
+            out[int(o2)] = out.get(int(o2), 0.0) + (1.0 - acc) / n
+        return {k: p for k, p in out.items() if p > 1e-300}
+
+    for c in range(n_lab):
+        want = {}
+        for slot in range(n_slots):
+            for g in range(n_lab):
+                p = vote[c, slot, g] if slot else (vote[c, -1].sum() if g == c else 0.0)
+                for h0 in range(n_lab):
+                    for h1 in range(n_lab):
+                        q = p * mats[0][c, h0] * mats[1][c, h1]
+                        if q > 0:
+                            row = (slot * n_lab + g) * n_lab
+                            key = row << 42 | (per_j + row + h1) << 21 | (row + h0)
+                            want[key] = want.get(key, 0.0) + q
+        got = decoded(joint_tab[c], joint_n[c])
+        assert set(got) == set(want)
+        assert all(abs(got[k] - want[k]) < 1e-12 for k in want)
+        got = decoded(sep_tab[0, c], n_lab)
+        assert all(abs(got.get(2 * per_j + h, 0.0) - mats[2][c, h]) < 1e-12
+                   for h in range(n_lab))

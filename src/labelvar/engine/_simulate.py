@@ -16,7 +16,14 @@ from labelvar import _kernels as K
 from labelvar import _metrics, _panel
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import _Spec
-from labelvar.engine._tables import _EPS, _composition_tables, _expected, _Infeasible, _Table
+from labelvar.engine._tables import (
+    _EPS,
+    _composition_tables,
+    _expected,
+    _Infeasible,
+    _symmetric_tables,
+    _Table,
+)
 from labelvar.models import Model
 from labelvar.priors import ItemModel
 
@@ -379,6 +386,12 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
         kern[0](ckey, spec.replicates, cell.n_items, ktuple, panel, int(counts[1]), bern,
                 float(prior[1]), theta_kind, theta_par, theta_cum, vote_thr, tie, lab_kind,
                 lab_p1, lab_rho, stratum_of_top, n_strata, out)
+    elif (panel and theta_kind == K.THETA_FIXED and skills is None and table is not None
+          and not bern and fast
+          and (sym := _symmetric_tables(table.A[:, 0], mats)) is not None):
+        # any L, fixed theta: one alias draw of (stratum, truth, two predictions) per item
+        kern[4](ckey, spec.replicates, cell.n_items, counts, *sym, float(theta_par[0]), n_j,
+                n_strata, out)
     else:
         lab_cum = np.ascontiguousarray(np.cumsum(np.stack(mats), axis=2))
         hetero = skills is not None
@@ -389,16 +402,9 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
                     np.zeros((0, 3), dtype=np.int64))
         vote_cum = (np.ascontiguousarray(np.cumsum(skills, axis=2)) if hetero
                     else np.zeros((1, lab, lab)))
-        if comp[0].size and not bern and fast:
-            # any L, fixed theta: the generic kernel's draws in branch-free passes (same numbers)
-            kern[4](ckey, spec.replicates, cell.n_items, lab, kk, counts, float(theta_par[0]),
-                    comp[0], comp[1], *_symmetric_tables(comp, lab, stratum_of_top, tie),
-                    lab_kind, _matrix_thresholds(lab_cum, lab_kind), n_strata, out)
-        else:
-            kern[1](ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
-                    np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, *comp,
-                    hetero, vote_cum, tie, lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata,
-                    out)
+        kern[1](ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
+                np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, *comp, hetero,
+                vote_cum, tie, lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out)
     names = [lb.name for lb in spec.labellers]
     strata = ["all"] + labels
     exp = None
@@ -433,39 +439,6 @@ def _raw_table(out, names, strata, path, theta: bool):
         raw[name] = flat[:, f].astype(np.int64) if f < 6 else flat[:, f]
     raw["method"] = path
     return raw
-
-
-def _symmetric_tables(comp, lab, stratum_of_top, tie):
-    """Per-composition tables of :func:`labelvar._kernels.explicit_symmetric`.
-
-    Returns (stratum, relative truth position per modal label (-1 dropped, -2 random
-    tie-break), number of tied labels, tied positions).
-    """
-    _, _, rel, info = comp
-    top, n_top, first = info[:, 0], info[:, 1], info[:, 2]
-    relp = np.repeat(first[None, :], lab, axis=0)
-    tied = n_top > 1
-    for c in range(lab):
-        if tie == K.TIE_DROP:
-            relp[c, tied] = -1
-        elif tie >= 0:
-            r = (tie - c) % lab
-            relp[c, tied] = np.where(rel[tied, r] == top[tied], r, -2)
-        else:
-            relp[c, tied] = -2
-    at_top = rel == top[:, None]
-    order = np.argsort(~at_top, axis=1, kind="stable")  # tied positions first, in order
-    return (np.ascontiguousarray(stratum_of_top[top]), np.ascontiguousarray(relp),
-            np.ascontiguousarray(n_top), np.ascontiguousarray(order))
-
-
-def _matrix_thresholds(lab_cum, lab_kind):
-    """``threshold53`` of every MATRIX labeller's cumulative prediction probabilities."""
-    thr = np.zeros(lab_cum[:, :, :-1].shape, dtype=np.uint64)
-    for j, c, a in np.ndindex(*thr.shape):
-        if lab_kind[j] == K.MATRIX:
-            thr[j, c, a] = K.threshold53(float(lab_cum[j, c, a]))
-    return thr
 
 
 def _joint_table(joint, codes, names, strata, n_lab, path):

@@ -5,7 +5,9 @@ the panel's vote compositions (:mod:`labelvar._panel`) and integrating θ over
 the prior's quadrature nodes; the collapsed kernel draws its multinomial counts
 from :meth:`_Table.cells`, and :func:`_expected` turns the per-labeller
 marginals into the ``expected`` column. :func:`_composition_tables` are the
-alias tables with which the explicit kernel draws a whole vote composition.
+alias tables with which the explicit kernel draws a whole vote composition;
+:func:`_symmetric_tables` those with which the any-L fixed-theta kernel draws an
+item's (stratum, truth) and predictions.
 """
 
 from __future__ import annotations
@@ -138,16 +140,12 @@ class _Table:
 
 def _alias_table(p):
     """Walker/Vose alias table of probabilities ``p``: (acceptance, alias)."""
+    from labelvar import _kernels as K
+
     n = len(p)
     q = np.asarray(p, dtype=float) * n / np.sum(p)
-    prob, alias = np.ones(n), np.arange(n, dtype=np.int64)
-    small = [i for i in range(n) if q[i] < 1.0]
-    large = [i for i in range(n) if q[i] >= 1.0]
-    while small and large:
-        lo, hi = small.pop(), large.pop()
-        prob[lo], alias[lo] = q[lo], hi
-        q[hi] = q[hi] + q[lo] - 1.0
-        (small if q[hi] < 1.0 else large).append(hi)
+    prob, alias = np.empty(n), np.empty(n, dtype=np.int64)
+    K.alias_fill(q, prob, alias)
     return prob, alias
 
 
@@ -357,3 +355,103 @@ def _coin_f1(res, j, table, groups, spec):
             res[(j, 0, "prob_f1_ge", t)] = float(dists[0].f1.sf(t - _EPS))
 
 
+
+
+# --------------------------------------------------------------------------- any-L kernel tables
+def _alias_outcomes(prob, outcomes, bits):
+    """Alias table rows (threshold, outcome, alias outcome) as the any-L kernel reads them.
+
+    ``outcomes[i]`` has probability ``prob[i]``; a draw takes the top ``bits`` bits
+    b of a hash: cell ``i = floor(b n / 2**bits)``, accepted when
+    ``b n mod 2**bits`` is below the threshold ``ceil(acceptance 2**bits)``.
+    """
+    acc, alias = _alias_table(prob)
+    tab = np.empty((len(prob), 3), dtype=np.uint64)
+    tab[:, 0] = np.ceil(np.clip(acc, 0.0, 1.0) * 2.0**bits)
+    tab[:, 1] = outcomes
+    tab[:, 2] = outcomes[alias]
+    return tab
+
+
+def _symmetric_tables(vote_table, mats):
+    """Inputs of :func:`labelvar._kernels.explicit_symmetric` after ``class_counts``.
+
+    Parameters
+    ----------
+    vote_table : ndarray, shape (L, S + 2, L)
+        P(slot, truth | modal label c) at the cell's theta (:func:`_vote_table`, its
+        node axis taken): slots 1..S are the strata, S + 1 is dropped.
+    mats : sequence of ndarray, shape (L, L)
+        Each labeller's P(prediction = h | modal label c).
+
+    Returns
+    -------
+    tuple or None
+        (joint_n, joint_tab, n_joint, sep_tab, bits), see the kernel; None when a
+        table would exceed ``_SYM_MAX_CELLS`` cells or a histogram index 21 bits.
+
+    Notes
+    -----
+    Given the modal label c, an item's (slot, truth) and each labeller's
+    prediction are independent, so their joint distribution is the product of
+    P(slot, truth | c) (the enumeration) and the labellers' rows. The first
+    labellers (up to ``_SYM_MAX_JOINT``, while the product has at most
+    ``_SYM_MAX_CELLS`` cells) are drawn together with (slot, truth) from one alias
+    table of the product, the others from one table each; outcomes of probability
+    0 are left out. ``bits`` = 64 - ceil(log2(cells of the largest table)), at most
+    53, so that ``b n`` fits 64 bits: drawn from b uniform on 0..2**bits - 1, each
+    cell of an alias table of n cells has probability within 2**-bits of 1 / n and
+    is accepted with probability within 2**-bits of its acceptance (so every
+    outcome probability is exact to about n 2**-bits <= 2**-38).
+    """
+    from labelvar import _kernels as K
+
+    lab, n_slots = vote_table.shape[:2]
+    n_strata = n_slots - 1  # "all" + S strata; histogram slot 0 holds the dropped items
+    per_j = n_strata * lab * lab
+    if lab > K._SYM_MAX_CELLS or len(mats) * per_j >= 1 << 21:
+        return None
+    truth_p, truth_row = [], []
+    for c in range(lab):
+        p = vote_table[c].copy()
+        p[0] = 0.0
+        p[0, c] = vote_table[c, -1].sum()  # dropped: slot 0
+        flat = p[:-1].ravel()  # index slot L + truth
+        keep = np.flatnonzero(flat > 0)
+        truth_p.append(flat[keep])
+        truth_row.append(keep.astype(np.uint64) * np.uint64(lab))
+    rows = [[np.asarray(mt[c], dtype=float) for c in range(lab)] for mt in mats]
+    size = np.array([len(p) for p in truth_p])
+    joint = []
+    for j in range(len(mats)):
+        grown = size * np.array([np.count_nonzero(r) for r in rows[j]])
+        if len(joint) == K._SYM_MAX_JOINT or grown.max() > K._SYM_MAX_CELLS:
+            break
+        joint.append(j)
+        size = grown
+    if size.max() > K._SYM_MAX_CELLS:
+        return None
+    n_max = max(int(size.max()), lab if len(joint) < len(mats) else 1)
+    bits = min(53, 64 - (n_max - 1).bit_length())
+    probs, outcomes = [], []
+    for c in range(lab):
+        p, truth, packed = truth_p[c], truth_row[c], truth_row[c] << np.uint64(42)
+        for q, j in enumerate(joint):
+            h = np.flatnonzero(rows[j][c] > 0).astype(np.uint64)
+            p = (p[:, None] * rows[j][c][h]).ravel()
+            code = (truth[:, None] + h + np.uint64(j * per_j)) << np.uint64(21 * q)
+            packed = (packed[:, None] | code).ravel()
+            truth = np.repeat(truth, len(h))
+        probs.append(p)
+        outcomes.append(packed)
+    joint_n = np.array([len(p) for p in probs], dtype=np.int64)
+    joint_tab = np.zeros((lab, joint_n.max(), 3), dtype=np.uint64)
+    for c in range(lab):
+        joint_tab[c, :joint_n[c]] = _alias_outcomes(probs[c], outcomes[c], bits)
+    sep = range(len(joint), len(mats))
+    sep_tab = np.zeros((len(sep), lab, lab, 3), dtype=np.uint64)
+    for s, j in enumerate(sep):
+        h = np.arange(lab, dtype=np.uint64) + np.uint64(j * per_j)
+        for c in range(lab):
+            sep_tab[s, c] = _alias_outcomes(rows[j][c], h, bits)
+    return joint_n, joint_tab, len(joint), sep_tab, bits
