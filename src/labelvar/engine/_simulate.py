@@ -15,7 +15,14 @@ from labelvar import _kernels as K
 from labelvar import _metrics, _panel
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import _Spec
-from labelvar.engine._tables import _EPS, _composition_tables, _expected, _Infeasible, _Table
+from labelvar.engine._tables import (
+    _EPS,
+    _composition_tables,
+    _expected,
+    _Infeasible,
+    _Table,
+    collapsed_inputs,
+)
 from labelvar.models import Model
 from labelvar.priors import ItemModel
 
@@ -299,23 +306,26 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     prior = cell.class_prior(spec)
     exchangeable = not panel or spec.theta_prior is None
     skills = spec.skill_matrices(lab) if panel else None
-    cells = table.cells(n_j) if table is not None else None
     needs = ("a ModelPair" if spec.pairs else "joint=True" if want["joint"] else None)
+    coll = None  # the collapsed kernel's inputs (None: its outcome table is too large)
+    if table is not None and (spec.method == "collapsed" or needs
+                              or (spec.method == "auto" and exchangeable)):
+        coll = collapsed_inputs(table, spec, cell, joint=want["joint"])
     path = spec.method
     bern = spec.positives == "bernoulli"
     # the vectorised L = 2 kernel applies (same conditions as its branch below)
     fast_binary = (lab == 2 and panel and kk <= _FAST_MAX_K and spec.theta_prior is None
                    and not bern and fast and skills is None)
     if path == "auto":
-        path = "collapsed" if (exchangeable or needs) and cells is not None else "explicit"
+        path = "collapsed" if (exchangeable or needs) and coll is not None else "explicit"
         if path == "collapsed" and not needs and fast_binary and cell.n_items <= _AUTO_FAST_N:
             path = "explicit"  # a few ns per item beat the collapsed draws per replicate
     if path == "explicit" and needs:
         raise ValueError(f"{needs} needs the collapsed path, which is not available for this "
                          f"cell (outcome table of {lab}**{n_j + 1} x strata cells too large, or "
-                         f"the vote enumeration is)" if cells is None else
+                         f"the vote enumeration is)" if coll is None else
                          f"{needs} needs method='collapsed' (or 'auto'), got method='explicit'")
-    if path == "collapsed" and cells is None:
+    if path == "collapsed" and coll is None:
         raise ValueError(f"method='collapsed' is not available for this cell (outcome table "
                          f"of {lab}**{n_j + 1} x strata cells is too large, or the vote "
                          f"enumeration is); use method='explicit'")
@@ -341,20 +351,11 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
                          for lb in spec.labellers], dtype=np.int64)
     counts = cell.class_counts(spec)
     if path == "collapsed":
-        probs, c_stratum, c_truth, c_pred, c_theta, c_code = cells
-        if bern:
-            group_counts = np.array([cell.n_items], dtype=np.int64)
-        else:
-            group_counts = table.groups
-        # joint outcome codes, numbered compactly over the possible scored ones (a table
-        # cell is a (stratum, outcome) pair; dropped cells never reach the joint counts)
-        codes = np.unique(c_code[c_stratum >= 0])
-        c_index = np.minimum(np.searchsorted(codes, c_code), max(len(codes) - 1, 0))
+        codes = coll.codes
         if want["joint"]:
             joint = np.zeros((spec.replicates, n_strata, len(codes)), dtype=np.int64)
-        kern[2](ckey, spec.replicates, group_counts, np.empty(0), np.ascontiguousarray(probs),
-                c_stratum, c_truth, c_pred, np.ascontiguousarray(c_theta),
-                c_index.astype(np.int64), lab, n_strata, out, joint)
+        kern[2](ckey, spec.replicates, cell.n_items, coll.groups, coll.cats, coll.blocks,
+                coll.plan, lab, n_strata, out, joint)
     elif fast_binary:
         # vectorised kernel; bit-identical to the branch below
         theta = float(cell.p_d)

@@ -10,10 +10,15 @@ alias tables with which the explicit kernel draws a whole vote composition.
 
 from __future__ import annotations
 
+import functools
+import math
+from typing import NamedTuple
+
 import numpy as np
 
 from labelvar import _panel
 from labelvar._counts import ceil_count
+from labelvar._kernels import BINOMIAL_WINDOW
 
 _EPS = 1e-12            # metric >= t is evaluated as metric >= t - _EPS
 _MAX_CELLS = 4096       # largest joint outcome table the collapsed path takes
@@ -199,6 +204,315 @@ def _vote_table(lab, kk, theta, tie_rule, stratum_of_top, n_bins, skills=None):
 
 class _Infeasible(Exception):
     """The vote enumeration is too large."""
+
+
+# --------------------------------------------------------------------------- collapsed kernel inputs
+_LF_SIZE = 1 << 14   # log-factorial table length (Stirling's series beyond)
+_MIN_MASS = 0.998    # a tabulated window holds at least this much of its binomial
+_MAX_ROWS = 4096     # tabulated (probability, n) rows per cell (64 x 8 bytes each)
+_SPREAD = 6.0        # trial counts tabulated: mean +- 6 sd of the count reaching a step
+_MAX_ALIAS = 4096    # largest fixed trial count drawn from an alias table
+
+
+class _Collapsed(NamedTuple):
+    """Inputs of :func:`labelvar._kernels.collapsed` for one cell (see its docstring).
+
+    ``codes``: the joint outcome codes of the ``joint`` output (folded tables only);
+    ``draws``: the expected number of binomial draws per replicate (the cost model
+    of ``method="auto"``).
+    """
+
+    groups: tuple
+    cats: tuple
+    blocks: tuple
+    plan: tuple
+    codes: np.ndarray
+    draws: float
+
+
+@functools.cache
+def _log_factorials() -> np.ndarray:
+    """``log(k!)`` for k < ``_LF_SIZE`` (math.lgamma, ~1 ulp)."""
+    return np.array([math.lgamma(k + 1.0) for k in range(_LF_SIZE)])
+
+
+def _chain(p):
+    """Order, conditional probabilities and length of a chain of conditional binomials.
+
+    Outcomes of probability ``p`` (> 0 only) most probable first; outcome i is drawn as
+    Binomial(left, p_i / sum_{k >= i} p_k). The chain ends at the first conditional
+    probability that rounds to 1 (what follows has no mass in double precision).
+    Returns (order, cond, suffix mass before each outcome, as a fraction of the total).
+    """
+    p = np.asarray(p, dtype=float)
+    order = np.flatnonzero(p > 0)
+    order = order[np.argsort(-p[order], kind="stable")]
+    q = p[order]
+    suffix = np.cumsum(q[::-1])[::-1]
+    cond = np.minimum(q / suffix, 1.0)
+    end = np.flatnonzero(cond >= 1.0)
+    n = int(end[0]) + 1 if end.size else len(q)
+    return order[:n], cond[:n], suffix[:n] / suffix[0] if n else suffix[:n]
+
+
+class _PlanBuilder:
+    """Collects the conditional probabilities of every chain, with the trial counts they meet.
+
+    ``add(p, mean, var, p_some)`` registers one chain step (p the conditional
+    probability; the number of items reaching it has that mean and variance, and is
+    non-zero with probability ``p_some``) and returns its step id. Equal probabilities
+    share one id; their count ranges are merged, except that the first fixed count
+    (variance 0, e.g. a group of fixed size) gets an alias table of its own.
+    """
+
+    def __init__(self, n_max):
+        self.n_max = int(n_max)
+        self.ids: dict[float, int] = {}
+        self.lo: list[int] = []
+        self.hi: list[int] = []
+        self.fixed: list[int] = []
+        self.draws = 0.0
+
+    def add(self, p, mean, var, p_some):
+        p = float(p)
+        self.draws += p_some
+        if p not in self.ids:
+            self.ids[p] = len(self.lo)
+            self.lo.append(self.n_max + 1)
+            self.hi.append(0)
+            self.fixed.append(-1)
+        s = self.ids[p]
+        if var == 0 and self.fixed[s] < 0 and 0 < mean <= _MAX_ALIAS:
+            self.fixed[s] = int(round(mean))
+            return s
+        sd = math.sqrt(max(var, 0.0))
+        self.lo[s] = min(self.lo[s], max(1, int(mean - _SPREAD * sd) - 2))
+        self.hi[s] = max(self.hi[s], min(self.n_max, int(math.ceil(mean + _SPREAD * sd)) + 2))
+        return s
+
+    def plan(self):
+        return binomial_plan(np.array(list(self.ids), dtype=float), np.array(self.lo),
+                             np.array(self.hi), np.array(self.fixed))
+
+
+def binomial_plan(prob, n_lo, n_hi, fixed_n=None):
+    """Tables for :func:`labelvar._kernels.binomial_table`, one set per step (probability).
+
+    Window rows: for step s (probability ``prob[s]``) and ``n_lo[s] <= n <= n_hi[s]``
+    a row holds the cumulative probabilities of ``width`` values of Binomial(n, p)
+    from ``win_lo`` (the window centred on the mode, inside 0..n; rows whose window
+    covers the whole support are normalised to end at exactly 1). Counts are
+    tabulated only while the window holds at least ``_MIN_MASS`` of the
+    distribution (sd up to width / 7, i.e. n p q up to about 84 for a width of 64),
+    below ``_LF_SIZE``, and not for p = 1/2 (a count of random bits is cheaper).
+    Alias tables: for ``fixed_n[s] > 0`` the Walker alias table of
+    Binomial(fixed_n[s], p) over 0..fixed_n[s]. pmf values are
+    ``exp(log C(n, k) + k log p + (n - k) log q)`` from log-factorials (relative
+    error ~1e-13). Other counts are drawn by :func:`labelvar._kernels.binomial`.
+
+    Returns the plan tuple ``(prob, row0, n_lo, n_hi, win_lo, cdf, fixed_n, alias_at,
+    alias_acc, alias_to)``.
+    """
+    lf = _log_factorials()
+    width = BINOMIAL_WINDOW
+    prob = np.asarray(prob, dtype=float)
+    n_lo = np.asarray(n_lo, dtype=np.int64).copy()
+    n_hi = np.minimum(np.asarray(n_hi, dtype=np.int64), _LF_SIZE - 1)
+    fixed_n = (np.full(len(prob), -1, dtype=np.int64) if fixed_n is None
+               else np.asarray(fixed_n, dtype=np.int64))
+    pq = prob * (1.0 - prob)
+    # sd <= width / 7 keeps +-3.5 sd inside the window: its mass is >= _MIN_MASS (tested)
+    n_hi = np.where(pq > 0, np.minimum(n_hi, (width / 7.0) ** 2 / np.maximum(pq, 1e-300)),
+                    n_hi).astype(np.int64)
+    n_hi[prob == 0.5] = 0
+    rows = np.maximum(n_hi - n_lo + 1, 0)
+    while rows.sum() > _MAX_ROWS:  # halve the widest range until the table fits
+        s = int(np.argmax(rows))
+        n_hi[s] = n_lo[s] + rows[s] // 2 - 1
+        rows = np.maximum(n_hi - n_lo + 1, 0)
+    n_hi = np.where(rows > 0, n_hi, n_lo - 1)
+    row0 = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64)
+    step = np.repeat(np.arange(len(prob)), rows)
+    n = (np.arange(rows.sum()) - np.repeat(row0, rows) + np.repeat(n_lo, rows)).astype(np.int64)
+    mode = np.floor((n + 1) * prob[step]).astype(np.int64)
+    win_lo = np.clip(mode - width // 2, 0, np.maximum(n + 1 - width, 0))
+    k = win_lo[:, None] + np.arange(width)[None, :]
+    cdf = np.cumsum(_binomial_pmf(n[:, None], k, prob[step][:, None], lf), axis=1)
+    full = n + 1 <= width
+    cdf[full] = cdf[full] / cdf[full, -1:]
+    cdf = np.minimum(cdf, 1.0)
+    # alias tables of the fixed counts
+    alias_at = np.zeros(len(prob), dtype=np.int64)
+    acc, to = [np.zeros(0)], [np.zeros(0, dtype=np.int64)]
+    at = 0
+    for s in range(len(prob)):
+        if fixed_n[s] > 0:
+            alias_at[s] = at
+            a, b = _alias_table(_binomial_pmf(fixed_n[s], np.arange(fixed_n[s] + 1), prob[s], lf))
+            acc.append(a)
+            to.append(b)
+            at += len(a)
+    return (prob, row0, n_lo, n_hi, win_lo.astype(np.int64), np.ascontiguousarray(cdf), fixed_n,
+            alias_at, np.concatenate(acc), np.concatenate(to))
+
+
+def _binomial_pmf(n, k, p, lf):
+    """P(Binomial(n, p) = k) from the log-factorial table (0 outside 0..n); broadcasts."""
+    n, k, p = np.broadcast_arrays(n, k, p)
+    inside = (k >= 0) & (k <= n)
+    kk = np.where(inside, k, 0)
+    nk = np.where(inside, n - kk, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logp = (lf[n] - lf[kk] - lf[nk] + np.where(kk > 0, kk * np.log(p), 0.0)
+                + np.where(nk > 0, nk * np.log1p(-p), 0.0))
+    return np.where(inside, np.exp(logp), 0.0)
+
+
+def _p_some(n_items, frac):
+    """P(Binomial(n, f) > 0), or P(any is > 0) of independent binomials (n, f) (arrays)."""
+    frac = np.minimum(np.asarray(frac, dtype=float), 1.0)
+    if (frac >= 1.0).any():
+        return 1.0
+    return float(-np.expm1(np.sum(np.asarray(n_items) * np.log1p(-frac))))
+
+
+def collapsed_inputs(table, spec, cell, joint=False) -> _Collapsed | None:
+    """The collapsed kernel's inputs for one cell: folded or factorised (see the kernel).
+
+    Factorised (one theta node, no ``joint`` output): per group (modal class) the items
+    are split over (stratum slot, truth) by one chain of conditional binomials, then each
+    part by every labeller block (a labeller, or a ModelPair's two columns) over its
+    predictions, because given the group a labeller's answer is independent of the votes.
+    A block whose P(prediction | group) is the same for every group (e.g. ``Random``)
+    splits the parts pooled over groups. Folded (theta prior, or ``joint=True``): the
+    joint outcome table of :meth:`_Table.cells`, one chain per group, no blocks; None when
+    that table is too large.
+    """
+    lab, n = cell.n_labels, int(cell.n_items)
+    folded = joint or len(table.w) > 1
+    builder = _PlanBuilder(n)
+    bern = table.group_weights is not None
+    n_j = len(spec.labellers)
+    if folded:
+        joint_table = table.cells(n_j)
+        if joint_table is None:
+            return None
+        probs, stratum, truth, pred, theta, code = joint_table
+        counts = np.asarray(table.groups, dtype=np.int64)  # one mixed group with bernoulli
+        g_order = g_step = np.zeros((1, len(counts)), dtype=np.int64)
+        g_len = np.zeros(1, dtype=np.int64)
+        mean_g, var_g = counts.astype(float), np.zeros(len(counts))
+    else:
+        probs = table.A[:, 0].reshape(lab, -1)  # (class, slot * L + truth)
+        slot, truth = np.divmod(np.arange(probs.shape[1]), lab)
+        stratum = np.where(slot == table.n_slots - 1, -1, slot)
+        theta = np.full(probs.shape, float(table.theta[0]))
+        pred = np.zeros((probs.shape[1], 0), dtype=np.int64)
+        code = np.zeros(probs.shape[1], dtype=np.int64)
+        if bern:  # class sizes drawn per replicate: Multinomial(N, class prior)
+            counts = np.zeros(lab, dtype=np.int64)
+            order, cond, mass = _chain(table.group_weights)
+            g_order = np.zeros((1, lab), dtype=np.int64)
+            g_step = np.zeros((1, lab), dtype=np.int64)
+            g_order[0, :len(order)] = order
+            g_len = np.array([len(order)], dtype=np.int64)
+            for i in range(len(order) - 1):
+                g_step[0, i] = builder.add(cond[i], n * mass[i], n * mass[i] * (1 - mass[i]),
+                                           _p_some(n, mass[i]))
+            mean_g = n * table.group_weights
+            var_g = mean_g * (1.0 - table.group_weights)
+        else:
+            counts = np.asarray(table.groups, dtype=np.int64)
+            g_order = g_step = np.zeros((1, lab), dtype=np.int64)
+            g_len = np.zeros(1, dtype=np.int64)
+            mean_g, var_g = counts.astype(float), np.zeros(lab)
+    n_groups, n_cats = probs.shape
+    c_order = np.zeros((n_groups, n_cats), dtype=np.int64)
+    c_step = np.zeros((n_groups, n_cats), dtype=np.int64)
+    c_len = np.zeros(n_groups, dtype=np.int64)
+    # each (group, category): mean and variance of its item count, and its probability
+    cat_mean = np.zeros((n_groups, n_cats))
+    cat_var = np.zeros((n_groups, n_cats))
+    cat_n = np.zeros((n_groups, n_cats))  # n and p for P(count > 0) = 1 - (1 - p)^n
+    for g in range(n_groups):
+        tot = probs[g].sum()
+        if tot <= 0:
+            continue
+        order, cond, mass = _chain(probs[g] / tot)
+        c_order[g, :len(order)] = order
+        c_len[g] = len(order)
+        for i in range(len(order) - 1):
+            c_step[g, i] = builder.add(cond[i], mean_g[g] * mass[i],
+                                       var_g[g] * mass[i] ** 2
+                                       + mean_g[g] * mass[i] * (1 - mass[i]),
+                                       _p_some(n if bern else mean_g[g],
+                                               mass[i] * (mean_g[g] / n if bern else 1.0)))
+        pc = probs[g] / tot
+        cat_mean[g] = mean_g[g] * pc
+        cat_var[g] = var_g[g] * pc ** 2 + mean_g[g] * pc * (1 - pc)
+        cat_n[g] = pc * (mean_g[g] / n if bern else 1.0)
+    scored = stratum >= 0
+    blocks = _blocks(table, spec, folded, cat_mean, cat_var, cat_n, scored, n, bern, counts,
+                     builder)
+    cats = (c_order, c_step, c_len, stratum.astype(np.int64), truth.astype(np.int64),
+            np.ascontiguousarray(pred, dtype=np.int64), np.ascontiguousarray(theta),
+            code.astype(np.int64))
+    codes = np.unique(code[scored]) if folded else np.zeros(0, dtype=np.int64)
+    if folded:  # number the scored outcome codes compactly for the joint output
+        cats = cats[:7] + (np.minimum(np.searchsorted(codes, code),
+                                      max(len(codes) - 1, 0)).astype(np.int64),)
+    return _Collapsed((counts, g_order, g_step, g_len), cats, blocks, builder.plan(), codes,
+                      builder.draws)
+
+
+def _blocks(table, spec, folded, cat_mean, cat_var, cat_n, scored, n, bern, counts, builder):
+    """Labeller blocks: (labellers, predictions per outcome, chain order/steps/lengths, shared)."""
+    lab = table.n_lab
+    n_groups = cat_mean.shape[0]
+    units = []  # (labeller columns, P(outcome | group) (G, outcomes), predictions (outcomes, 2))
+    j = 0
+    while not folded and j < len(spec.labellers):
+        if j in table.pair_at:  # a ModelPair: one block over its L x L joint answers
+            p = np.asarray(table.pair_at[j])[:, 0].reshape(n_groups, lab * lab)
+            a, b = np.divmod(np.arange(lab * lab), lab)
+            units.append(((j, j + 1), p, np.stack([a, b], axis=1)))
+            j += 2
+        else:
+            p = table.M[j][:, 0]
+            units.append(((j, -1), p, np.stack([np.arange(lab), np.full(lab, -1)], axis=1)))
+            j += 1
+    n_out = max((u[1].shape[1] for u in units), default=1)
+    n_blk = len(units)
+    b_lab = np.full((n_blk, 2), -1, dtype=np.int64)
+    b_pred = np.zeros((n_blk, n_out, 2), dtype=np.int64)
+    b_order = np.zeros((n_blk, n_groups, n_out), dtype=np.int64)
+    b_step = np.zeros((n_blk, n_groups, n_out), dtype=np.int64)
+    b_len = np.zeros((n_blk, n_groups), dtype=np.int64)
+    b_shared = np.zeros(n_blk, dtype=np.int64)
+    for b, (cols, p, pred) in enumerate(units):
+        b_lab[b] = cols
+        b_pred[b, :len(pred)] = pred
+        shared = all(np.array_equal(p[0], p[g]) for g in range(n_groups))
+        b_shared[b] = shared
+        for g in range(1 if shared else n_groups):
+            order, cond, mass = _chain(p[g])
+            b_order[b, g, :len(order)] = order
+            b_len[b, g] = len(order)
+            # the parts this chain splits: scored categories of group g (of every group if
+            # shared); count reaching step i ~ part count thinned by mass[i]
+            gs = range(n_groups) if shared else [g]
+            for i in range(len(order) - 1):
+                for c in np.flatnonzero(scored):
+                    mean = sum(cat_mean[h, c] for h in gs)
+                    var = sum(cat_var[h, c] for h in gs)
+                    if mean <= 0:
+                        continue
+                    p_some = _p_some([n if bern else counts[h] for h in gs],
+                                     [cat_n[h, c] * mass[i] for h in gs])
+                    b_step[b, g, i] = builder.add(cond[i], mean * mass[i],
+                                                  var * mass[i] ** 2
+                                                  + mean * mass[i] * (1 - mass[i]), p_some)
+    return b_lab, b_pred, b_order, b_step, b_len, b_shared
 
 
 # --------------------------------------------------------------------------- expected values
