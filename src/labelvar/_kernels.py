@@ -139,7 +139,7 @@ def _popcount(x):
     return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _binomial_half(n, key, ctr):
     """Binomial(n, 1/2) as the number of set bits among n random bits (exact)."""
     x = 0
@@ -344,8 +344,8 @@ def binomial_table(n, step, plan, key, ctr):
     at least 99.8 % of the mass, so rarely) X comes from the tails
     (:func:`_binomial_tail`). For ``n == fixed_n[step]`` (e.g. a group of fixed size)
     the draw is Walker's alias method over 0..n (two uniforms: a column, then
-    acceptance against ``alias_acc``, else ``alias_to``). Other counts go to
-    :func:`binomial`. The window's mapping from ``u`` to X is a reordering of
+    acceptance against ``alias_acc``, else ``alias_to``). p = 1/2 is a count of random
+    bits (:func:`_binomial_half`), other counts go to :func:`binomial`. The window's mapping from ``u`` to X is a reordering of
     inversion, so every path is exact.
 
     The plan's arrays are indexed in place (``plan[5][row, i]``), never bound to local
@@ -353,6 +353,8 @@ def binomial_table(n, step, plan, key, ctr):
     per call, several times the draw itself. The window length is a compile-time
     constant: with a run-time length the count loop runs about 4x slower.
     """
+    if plan[0][step] == 0.5:
+        return _binomial_half(n, key, ctr)
     if plan[2][step] <= n <= plan[3][step]:
         row = plan[1][step] + n - plan[2][step]
         u = uniform(key, ctr)
