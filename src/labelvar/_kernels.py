@@ -345,8 +345,8 @@ def binomial_table(n, step, plan, key, ctr):
     (:func:`_binomial_tail`). For ``n == fixed_n[step]`` (e.g. a group of fixed size)
     the draw is Walker's alias method over 0..n (two uniforms: a column, then
     acceptance against ``alias_acc``, else ``alias_to``). p = 1/2 is a count of random
-    bits (:func:`_binomial_half`), other counts go to :func:`binomial`. The window's mapping from ``u`` to X is a reordering of
-    inversion, so every path is exact.
+    bits (:func:`_binomial_half`), other counts go to :func:`binomial`. The window's
+    mapping from ``u`` to X is a reordering of inversion, so every path is exact.
 
     The plan's arrays are indexed in place (``plan[5][row, i]``), never bound to local
     names: once inlined, a local array name costs two atomic reference-count updates
@@ -430,40 +430,70 @@ def categorical(cum, u):
 
 # --------------------------------------------------------------------------- metrics
 @njit(cache=True, error_model="numpy")
-def _metrics_at(conf, j, s, theta_sum, out_r):
-    """Fill ``out_r[j, s, :]`` (N_FIELDS) from the L x L confusion counts ``conf[j, s]``.
+def _finish_replicate(conf, theta_sum, out_r):
+    """Metrics of every labeller x stratum of one replicate into ``out_r[j, s, :]``.
 
-    Binary (L = 2): precision, recall and F1 of the positive class (label 1).
-    L > 2: macro averages over all L classes (one-vs-rest). 0/0 counts as 0
-    (scikit-learn's ``zero_division=0``); F1 = 2 TP / (2 TP + FP + FN).
-    An empty stratum (n = 0) gives NaN metrics. tp/fp/fn/tn are those of
-    label 1 against the rest for any L.
+    From the L x L confusion counts ``conf[j, s, truth, pred]``: n, correct and
+    tp/fp/fn/tn of label 1 against the rest, then accuracy, precision, recall, F1
+    and theta (= ``theta_sum[s] / n``). Binary (L = 2): precision, recall and F1 of
+    the positive class (label 1); L > 2: macro averages over all L classes
+    (:func:`_macro_metrics`). 0/0 counts as 0 (scikit-learn's
+    ``zero_division=0``); F1 = 2 TP / (2 TP + FP + FN); an empty stratum (n = 0)
+    gives NaN metrics.
 
-    Indexed in place rather than through views (a view costs atomic reference-count
-    updates); every division is guarded, so numpy's error model (no zero checks)
-    gives the same numbers faster.
+    The binary case is one branch-free loop (guarded denominators, then selects),
+    which the compiler keeps in registers; every division is guarded, so numpy's
+    error model (no zero checks) gives the same numbers faster.
     """
+    if conf.shape[2] != 2:
+        for j in range(conf.shape[0]):
+            for s in range(conf.shape[1]):
+                _macro_metrics(conf, j, s, theta_sum[s], out_r)
+        return
+    for j in range(conf.shape[0]):
+        for s in range(conf.shape[1]):
+            tp = conf[j, s, 1, 1]
+            fn = conf[j, s, 1, 0]
+            fp = conf[j, s, 0, 1]
+            correct = conf[j, s, 0, 0] + tp
+            n = correct + fn + fp
+            out_r[j, s, 0] = n
+            out_r[j, s, 1] = correct
+            out_r[j, s, 2] = tp
+            out_r[j, s, 3] = fp
+            out_r[j, s, 4] = fn
+            out_r[j, s, 5] = n - tp - fn - fp
+            some = n > 0
+            nn = n if some else 1
+            accuracy = correct / nn
+            precision = tp / (tp + fp if tp + fp > 0 else 1)
+            recall = tp / (tp + fn if tp + fn > 0 else 1)
+            f1 = 2.0 * tp / (2.0 * tp + fp + fn if tp + fp + fn > 0 else 1.0)
+            theta = theta_sum[s] / nn
+            out_r[j, s, 6] = accuracy if some else np.nan
+            out_r[j, s, 7] = precision if some else np.nan
+            out_r[j, s, 8] = recall if some else np.nan
+            out_r[j, s, 9] = f1 if some else np.nan
+            out_r[j, s, 10] = theta if some else np.nan
+
+
+@njit(cache=True, error_model="numpy")
+def _macro_metrics(conf, j, s, theta_sum, out_r):
+    """:func:`_finish_replicate` for L > 2 and one (labeller j, stratum s)."""
     n_lab = conf.shape[2]
-    if n_lab == 2:
-        tp = conf[j, s, 1, 1]
-        fn = conf[j, s, 1, 0]
-        fp = conf[j, s, 0, 1]
-        correct = conf[j, s, 0, 0] + tp
-        n = correct + fn + fp
-    else:
-        n = 0
-        correct = 0
-        row1 = 0
-        col1 = 0
-        for a in range(n_lab):
-            for b in range(n_lab):
-                n += conf[j, s, a, b]
-            correct += conf[j, s, a, a]
-            row1 += conf[j, s, 1, a]
-            col1 += conf[j, s, a, 1]
-        tp = conf[j, s, 1, 1]
-        fn = row1 - tp
-        fp = col1 - tp
+    n = 0
+    correct = 0
+    row1 = 0
+    col1 = 0
+    for a in range(n_lab):
+        for b in range(n_lab):
+            n += conf[j, s, a, b]
+        correct += conf[j, s, a, a]
+        row1 += conf[j, s, 1, a]
+        col1 += conf[j, s, a, 1]
+    tp = conf[j, s, 1, 1]
+    fn = row1 - tp
+    fp = col1 - tp
     out_r[j, s, 0] = n
     out_r[j, s, 1] = correct
     out_r[j, s, 2] = tp
@@ -476,11 +506,6 @@ def _metrics_at(conf, j, s, theta_sum, out_r):
         return
     out_r[j, s, 6] = correct / n
     out_r[j, s, 10] = theta_sum / n
-    if n_lab == 2:
-        out_r[j, s, 7] = tp / (tp + fp) if tp + fp > 0 else 0.0
-        out_r[j, s, 8] = tp / (tp + fn) if tp + fn > 0 else 0.0
-        out_r[j, s, 9] = 2.0 * tp / (2.0 * tp + fp + fn) if tp + fp + fn > 0 else 0.0
-        return
     sp = 0.0
     sr = 0.0
     sf = 0.0
@@ -506,18 +531,10 @@ def _metrics_at(conf, j, s, theta_sum, out_r):
 def metrics_into(conf, theta_sum, res):
     """Fill ``res`` (length N_FIELDS) from one L x L confusion matrix ``conf[truth, pred]``.
 
-    The metrics of :func:`_metrics_at` (the one definition) for a lone matrix.
+    The metrics of :func:`_finish_replicate` (the one definition) for a lone matrix.
     """
-    _metrics_at(conf.reshape((1, 1) + conf.shape), 0, 0, theta_sum,
-                res.reshape((1, 1, res.shape[0])))
-
-
-@njit(cache=True, error_model="numpy")
-def _finish_replicate(conf, theta_sum, out_r):
-    """Metrics of every labeller x stratum of one replicate into ``out_r[j, s, :]``."""
-    for j in range(conf.shape[0]):
-        for s in range(conf.shape[1]):
-            _metrics_at(conf, j, s, theta_sum[s], out_r)
+    _finish_replicate(conf.reshape((1, 1) + conf.shape), np.full(1, theta_sum),
+                      res.reshape((1, 1, res.shape[0])))
 
 
 # --------------------------------------------------------------------------- explicit, any L
