@@ -334,19 +334,17 @@ def binomial_table(n, step, plan, key, ctr):
     """Draw Binomial(n, p) for the probability ``p`` number ``step`` of a binomial plan.
 
     A plan (built by ``labelvar.engine._tables.binomial_plan``) is a tuple
-    ``(prob, row0, n_lo, n_hi, win_lo, cdf, fixed_n, alias_at, alias_acc, alias_to)``.
-    For trial counts ``n_lo[step] <= n <= n_hi[step]`` row ``row0[step] + n - n_lo[step]``
-    of ``cdf`` holds the cumulative probabilities of ``BINOMIAL_WINDOW`` values from
-    ``win_lo[row]`` (``cdf[row, i] = P(win_lo <= X <= win_lo + i)``, padded with the
-    last value). One uniform ``u`` gives ``X = win_lo + #{i : cdf[row, i] <= u}`` when
-    ``u < cdf[row, W - 1]`` (the window's mass): a count of fixed length, no
-    data-dependent branch, which the compiler vectorises. Otherwise (the window holds
-    at least 99.8 % of the mass, so rarely) X comes from the tails
-    (:func:`_binomial_tail`). For ``n == fixed_n[step]`` (e.g. a group of fixed size)
-    the draw is Walker's alias method over 0..n (two uniforms: a column, then
-    acceptance against ``alias_acc``, else ``alias_to``). p = 1/2 is a count of random
-    bits (:func:`_binomial_half`), other counts go to :func:`binomial`. The window's
-    mapping from ``u`` to X is a reordering of inversion, so every path is exact.
+    ``(prob, row0, n_lo, n_hi, win_lo, cdf)``. For trial counts
+    ``n_lo[step] <= n <= n_hi[step]`` row ``row0[step] + n - n_lo[step]`` of ``cdf`` holds
+    the cumulative probabilities of ``W = BINOMIAL_WINDOW`` values from ``win_lo[row]``
+    (``cdf[row, i] = P(win_lo <= X <= win_lo + i)``, padded with the last value). One
+    uniform ``u`` gives ``X = win_lo + #{i : cdf[row, i] <= u}`` when ``u < cdf[row, W - 1]``
+    (the window's mass): a count of fixed length, no data-dependent branch, which the
+    compiler vectorises. Otherwise (the window holds at least 99 % of the mass, so
+    rarely) X comes from the tails (:func:`_binomial_tail`). p = 1/2 is a count of
+    random bits (:func:`_binomial_half`); other counts go to :func:`binomial`. The
+    window's mapping from ``u`` to X is a reordering of inversion, so every path is
+    exact.
 
     The plan's arrays are indexed in place (``plan[5][row, i]``), never bound to local
     names: once inlined, a local array name costs two atomic reference-count updates
@@ -366,11 +364,6 @@ def binomial_table(n, step, plan, key, ctr):
             return plan[4][row] + x, ctr + 1
         return _binomial_tail(n, plan[0][step], plan[4][row], plan[4][row] + BINOMIAL_WINDOW - 1,
                               u - mass, key, ctr + 1)
-    if n == plan[6][step]:
-        at = plan[7][step] + int(uniform(key, ctr) * (n + 1))
-        if uniform(key, ctr + 1) < plan[8][at]:
-            return at - plan[7][step], ctr + 2
-        return plan[9][at], ctr + 2
     return binomial(n, plan[0][step], key, ctr)
 
 

@@ -207,11 +207,11 @@ class _Infeasible(Exception):
 
 
 # --------------------------------------------------------------------------- collapsed kernel inputs
-_LF_SIZE = 1 << 14   # log-factorial table length (Stirling's series beyond)
-_MIN_MASS = 0.998    # a tabulated window holds at least this much of its binomial
-_MAX_ROWS = 4096     # tabulated (probability, n) rows per cell (64 x 8 bytes each)
+_LF_SIZE = 1 << 14   # log-factorial table length (the tabulated trial counts stay below)
+_SD_WINDOW = 5.2     # a window tabulates Binomial(n, p) while sd <= window / 5.2 (+-2.6 sd)
+_MIN_MASS = 0.99     # ... so that it holds at least this much of the distribution (tested)
+_MAX_ROWS = 4096     # tabulated (probability, n) rows per cell (BINOMIAL_WINDOW x 8 bytes each)
 _SPREAD = 6.0        # trial counts tabulated: mean +- 6 sd of the count reaching a step
-_MAX_ALIAS = 4096    # largest fixed trial count drawn from an alias table
 
 
 class _Collapsed(NamedTuple):
@@ -237,12 +237,13 @@ def _log_factorials() -> np.ndarray:
 
 
 def _chain(p):
-    """Order, conditional probabilities and length of a chain of conditional binomials.
+    """Order, conditional probabilities and reach of a chain of conditional binomials.
 
     Outcomes of probability ``p`` (> 0 only) most probable first; outcome i is drawn as
     Binomial(left, p_i / sum_{k >= i} p_k). The chain ends at the first conditional
     probability that rounds to 1 (what follows has no mass in double precision).
-    Returns (order, cond, suffix mass before each outcome, as a fraction of the total).
+    Returns (order, cond, mass): ``mass[i]`` = the share of the items still left at
+    step i.
     """
     p = np.asarray(p, dtype=float)
     order = np.flatnonzero(p > 0)
@@ -261,8 +262,8 @@ class _PlanBuilder:
     ``add(p, mean, var, p_some)`` registers one chain step (p the conditional
     probability; the number of items reaching it has that mean and variance, and is
     non-zero with probability ``p_some``) and returns its step id. Equal probabilities
-    share one id; their count ranges are merged, except that the first fixed count
-    (variance 0, e.g. a group of fixed size) gets an alias table of its own.
+    share one id and one table; their ranges of trial counts (mean +- ``_SPREAD`` sd)
+    are merged.
     """
 
     def __init__(self, n_max):
@@ -270,7 +271,6 @@ class _PlanBuilder:
         self.ids: dict[float, int] = {}
         self.lo: list[int] = []
         self.hi: list[int] = []
-        self.fixed: list[int] = []
         self.draws = 0.0
 
     def add(self, p, mean, var, p_some):
@@ -280,11 +280,7 @@ class _PlanBuilder:
             self.ids[p] = len(self.lo)
             self.lo.append(self.n_max + 1)
             self.hi.append(0)
-            self.fixed.append(-1)
         s = self.ids[p]
-        if var == 0 and self.fixed[s] < 0 and 0 < mean <= _MAX_ALIAS:
-            self.fixed[s] = int(round(mean))
-            return s
         sd = math.sqrt(max(var, 0.0))
         self.lo[s] = min(self.lo[s], max(1, int(mean - _SPREAD * sd) - 2))
         self.hi[s] = max(self.hi[s], min(self.n_max, int(math.ceil(mean + _SPREAD * sd)) + 2))
@@ -292,38 +288,39 @@ class _PlanBuilder:
 
     def plan(self):
         return binomial_plan(np.array(list(self.ids), dtype=float), np.array(self.lo),
-                             np.array(self.hi), np.array(self.fixed))
+                             np.array(self.hi))
 
 
-def binomial_plan(prob, n_lo, n_hi, fixed_n=None):
-    """Tables for :func:`labelvar._kernels.binomial_table`, one set per step (probability).
+def binomial_plan(prob, n_lo, n_hi):
+    """Tables for :func:`labelvar._kernels.binomial_table`: one window per (step, n) row.
 
-    Window rows: for step s (probability ``prob[s]``) and ``n_lo[s] <= n <= n_hi[s]``
-    a row holds the cumulative probabilities of ``width`` values of Binomial(n, p)
+    For step s (probability ``prob[s]``) and ``n_lo[s] <= n <= n_hi[s]`` a row holds
+    the cumulative probabilities of ``W = BINOMIAL_WINDOW`` values of Binomial(n, p)
     from ``win_lo`` (the window centred on the mode, inside 0..n; rows whose window
     covers the whole support are normalised to end at exactly 1). Counts are
-    tabulated only while the window holds at least ``_MIN_MASS`` of the
-    distribution (sd up to width / 7, i.e. n p q up to about 84 for a width of 64),
-    below ``_LF_SIZE``, and not for p = 1/2 (a count of random bits is cheaper).
-    Alias tables: for ``fixed_n[s] > 0`` the Walker alias table of
-    Binomial(fixed_n[s], p) over 0..fixed_n[s]. pmf values are
+    tabulated while sd <= W / ``_SD_WINDOW`` (n p q up to ~150 for W = 64: the window
+    holds at least ``_MIN_MASS`` of the distribution, the kernel draws the rest from
+    the tails), below ``_LF_SIZE``, and not for p = 1/2 (a count of random bits is
+    cheaper); at most ``_MAX_ROWS`` rows. pmf values are
     ``exp(log C(n, k) + k log p + (n - k) log q)`` from log-factorials (relative
     error ~1e-13). Other counts are drawn by :func:`labelvar._kernels.binomial`.
 
-    Returns the plan tuple ``(prob, row0, n_lo, n_hi, win_lo, cdf, fixed_n, alias_at,
-    alias_acc, alias_to)``.
+    Returns the plan tuple ``(prob, row0, n_lo, n_hi, win_lo, cdf)``.
+
+    Examples
+    --------
+    >>> prob, row0, n_lo, n_hi, win_lo, cdf = binomial_plan([0.3], [10], [12])
+    >>> cdf.shape, float(cdf[0, 10])  # n = 10: the whole support, normalised
+    ((3, 64), 1.0)
     """
     lf = _log_factorials()
     width = BINOMIAL_WINDOW
     prob = np.asarray(prob, dtype=float)
     n_lo = np.asarray(n_lo, dtype=np.int64).copy()
     n_hi = np.minimum(np.asarray(n_hi, dtype=np.int64), _LF_SIZE - 1)
-    fixed_n = (np.full(len(prob), -1, dtype=np.int64) if fixed_n is None
-               else np.asarray(fixed_n, dtype=np.int64))
     pq = prob * (1.0 - prob)
-    # sd <= width / 7 keeps +-3.5 sd inside the window: its mass is >= _MIN_MASS (tested)
-    n_hi = np.where(pq > 0, np.minimum(n_hi, (width / 7.0) ** 2 / np.maximum(pq, 1e-300)),
-                    n_hi).astype(np.int64)
+    cap = (width / _SD_WINDOW) ** 2 / np.maximum(pq, 1e-300)
+    n_hi = np.where(pq > 0, np.minimum(n_hi, cap), n_hi).astype(np.int64)
     n_hi[prob == 0.5] = 0
     rows = np.maximum(n_hi - n_lo + 1, 0)
     while rows.sum() > _MAX_ROWS:  # halve the widest range until the table fits
@@ -334,38 +331,22 @@ def binomial_plan(prob, n_lo, n_hi, fixed_n=None):
     row0 = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64)
     step = np.repeat(np.arange(len(prob)), rows)
     n = (np.arange(rows.sum()) - np.repeat(row0, rows) + np.repeat(n_lo, rows)).astype(np.int64)
-    mode = np.floor((n + 1) * prob[step]).astype(np.int64)
+    p = prob[step]
+    mode = np.floor((n + 1) * p).astype(np.int64)
     win_lo = np.clip(mode - width // 2, 0, np.maximum(n + 1 - width, 0))
     k = win_lo[:, None] + np.arange(width)[None, :]
-    cdf = np.cumsum(_binomial_pmf(n[:, None], k, prob[step][:, None], lf), axis=1)
+    inside = k <= n[:, None]
+    k = np.where(inside, k, 0)
+    nk = np.where(inside, n[:, None] - k, 0)
+    with np.errstate(divide="ignore"):
+        lp, lq = np.log(p)[:, None], np.log1p(-p)[:, None]
+    logpmf = (lf[n][:, None] - lf[k] - lf[nk] + np.where(k > 0, k * lp, 0.0)
+              + np.where(nk > 0, nk * lq, 0.0))
+    cdf = np.cumsum(np.where(inside, np.exp(logpmf), 0.0), axis=1)
     full = n + 1 <= width
     cdf[full] = cdf[full] / cdf[full, -1:]
-    cdf = np.minimum(cdf, 1.0)
-    # alias tables of the fixed counts
-    alias_at = np.zeros(len(prob), dtype=np.int64)
-    acc, to = [np.zeros(0)], [np.zeros(0, dtype=np.int64)]
-    at = 0
-    for s in range(len(prob)):
-        if fixed_n[s] > 0:
-            alias_at[s] = at
-            a, b = _alias_table(_binomial_pmf(fixed_n[s], np.arange(fixed_n[s] + 1), prob[s], lf))
-            acc.append(a)
-            to.append(b)
-            at += len(a)
-    return (prob, row0, n_lo, n_hi, win_lo.astype(np.int64), np.ascontiguousarray(cdf), fixed_n,
-            alias_at, np.concatenate(acc), np.concatenate(to))
-
-
-def _binomial_pmf(n, k, p, lf):
-    """P(Binomial(n, p) = k) from the log-factorial table (0 outside 0..n); broadcasts."""
-    n, k, p = np.broadcast_arrays(n, k, p)
-    inside = (k >= 0) & (k <= n)
-    kk = np.where(inside, k, 0)
-    nk = np.where(inside, n - kk, 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logp = (lf[n] - lf[kk] - lf[nk] + np.where(kk > 0, kk * np.log(p), 0.0)
-                + np.where(nk > 0, nk * np.log1p(-p), 0.0))
-    return np.where(inside, np.exp(logp), 0.0)
+    return (prob, row0, n_lo, n_hi, win_lo.astype(np.int64),
+            np.ascontiguousarray(np.minimum(cdf, 1.0)))
 
 
 def _p_some(n_items, frac):
