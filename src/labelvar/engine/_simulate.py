@@ -37,7 +37,18 @@ RAW_FIELDS = ("n", "correct", "tp", "fp", "fn", "tn") + METRICS
 _BINARY_MAX_K = 64      # K above this uses the generic kernel (one compile per K otherwise)
 _PARALLEL_WORK = 2_000_000  # draws per cell from which parallel kernels are used
 _FAST_MAX_K = 7         # the vectorised L = 2 kernel packs vote counts 0..K in 8-bit lanes
-_AUTO_FAST_N = 4000     # "auto": up to this N the vectorised L = 2 kernel beats the collapsed
+# "auto" picks the path with the lower cost per replicate (both are exact). Measured on one
+# thread with scripts/bench.py (2-core reference machine, N = 1000, two labellers):
+# collapsed = _NS_REPLICATE + _NS_DRAW * draws + _NS_METRICS[L > 2] * labellers * strata (ns;
+# draws = the expected binomial draws per replicate, from the cell's chains), explicit =
+# n_items * (a + b * (K + labellers)) with (a, b) = _NS_ITEM_FAST for the vectorised L = 2
+# kernel (K <= 7) and _NS_ITEM for the others. The choice depends on the cell, never on the
+# number of replicates, so a run's first R replicates are those of a shorter run.
+_NS_REPLICATE = 60.0
+_NS_DRAW = 14.0
+_NS_METRICS = (15.0, 30.0)
+_NS_ITEM_FAST = (0.9, 0.3)
+_NS_ITEM = (14.0, 0.4)
 _THETA_KIND = {"fixed": K.THETA_FIXED, "beta": K.THETA_BETA, "discrete": K.THETA_DISCRETE}
 
 
@@ -122,10 +133,11 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
         (also with a ``theta_prior``) and ``method="explicit"`` is refused.
     method : {"auto", "collapsed", "explicit"}
         Computational path (see :mod:`labelvar.engine`). ``"auto"``: collapsed
-        for exchangeable items (coin mode, or a fixed theta) and whenever a
-        ``ModelPair`` or ``joint=True`` needs it; explicit otherwise, and for
-        binary panel cells with K <= 7, a fixed theta, fixed positives and
-        N <= 4,000 items (the vectorised kernel is faster there).
+        whenever a ``ModelPair`` or ``joint=True`` needs it; for exchangeable
+        items (coin mode, or a fixed theta) the path with the lower modelled
+        cost per replicate (collapsed: its expected binomial draws; explicit:
+        N times a per-item cost; e.g. binary panels with K <= 7 go explicit up
+        to N ~ 200); explicit otherwise.
     expected : bool
         Compute the ``expected`` column (imports scipy; False keeps a small
         call cheap).
@@ -318,7 +330,8 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
                    and not bern and fast and skills is None)
     if path == "auto":
         path = "collapsed" if (exchangeable or needs) and coll is not None else "explicit"
-        if path == "collapsed" and not needs and fast_binary and cell.n_items <= _AUTO_FAST_N:
+        if path == "collapsed" and not needs and _collapsed_ns(coll, lab, n_j, n_strata) > (
+                cell.n_items * _explicit_item_ns(fast_binary, kk if panel else 1, n_j)):
             path = "explicit"  # a few ns per item beat the collapsed draws per replicate
     if path == "explicit" and needs:
         raise ValueError(f"{needs} needs the collapsed path, which is not available for this "
@@ -414,6 +427,18 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
         tables["raw"] = _raw_table(out, names, strata, path,
                                    theta=panel and skills is None)
     return tables
+
+
+def _collapsed_ns(coll, n_lab, n_labellers, n_strata):
+    """Cost model of a collapsed replicate, ns on one thread (see ``_NS_REPLICATE``)."""
+    return (_NS_REPLICATE + _NS_DRAW * coll.draws
+            + _NS_METRICS[n_lab > 2] * n_labellers * n_strata)
+
+
+def _explicit_item_ns(fast_binary, panel_size, n_labellers):
+    """Cost model of one item on the explicit path, ns on one thread (see ``_NS_ITEM``)."""
+    a, b = _NS_ITEM_FAST if fast_binary else _NS_ITEM
+    return a + b * (panel_size + n_labellers)
 
 
 def _raw_table(out, names, strata, path, theta: bool):

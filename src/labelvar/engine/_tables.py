@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -211,23 +211,31 @@ _LF_SIZE = 1 << 14   # log-factorial table length (the tabulated trial counts st
 _SD_WINDOW = 5.2     # a window tabulates Binomial(n, p) while sd <= window / 5.2 (+-2.6 sd)
 _MIN_MASS = 0.99     # ... so that it holds at least this much of the distribution (tested)
 _MAX_ROWS = 4096     # tabulated (probability, n) rows per cell (BINOMIAL_WINDOW x 8 bytes each)
-_SPREAD = 6.0        # trial counts tabulated: mean +- 6 sd of the count reaching a step
+_SPREAD = 4.5        # trial counts tabulated: mean +- 4.5 sd of the count reaching a step
 
 
-class _Collapsed(NamedTuple):
+@dataclass(frozen=True)
+class _Collapsed:
     """Inputs of :func:`labelvar._kernels.collapsed` for one cell (see its docstring).
 
-    ``codes``: the joint outcome codes of the ``joint`` output (folded tables only);
-    ``draws``: the expected number of binomial draws per replicate (the cost model
-    of ``method="auto"``).
+    ``steps``: (probabilities, lowest and highest trial count) of the chain steps, from
+    which :attr:`plan` builds the binomial tables (on first use: a cell that goes
+    explicit never pays for them); ``codes``: the joint outcome codes of the ``joint``
+    output (folded tables only); ``draws``: the expected number of binomial draws per
+    replicate (the cost model of ``method="auto"``).
     """
 
     groups: tuple
     cats: tuple
     blocks: tuple
-    plan: tuple
+    steps: tuple
     codes: np.ndarray
     draws: float
+
+    @functools.cached_property
+    def plan(self) -> tuple:
+        """The binomial plan of every chain step (:func:`binomial_plan`)."""
+        return binomial_plan(*self.steps)
 
 
 @functools.cache
@@ -260,10 +268,10 @@ class _PlanBuilder:
     """Collects the conditional probabilities of every chain, with the trial counts they meet.
 
     ``add(p, mean, var, p_some)`` registers one chain step (p the conditional
-    probability; the number of items reaching it has that mean and variance, and is
-    non-zero with probability ``p_some``) and returns its step id. Equal probabilities
-    share one id and one table; their ranges of trial counts (mean +- ``_SPREAD`` sd)
-    are merged.
+    probability) for parts whose item counts have these means and variances (arrays;
+    the step is drawn when a count is non-zero, with probabilities ``p_some``) and
+    returns its step id. Equal probabilities share one id and one table; their ranges
+    of trial counts (mean +- ``_SPREAD`` sd) are merged.
     """
 
     def __init__(self, n_max):
@@ -275,20 +283,22 @@ class _PlanBuilder:
 
     def add(self, p, mean, var, p_some):
         p = float(p)
-        self.draws += p_some
+        mean, sd = np.asarray(mean, dtype=float), np.sqrt(np.maximum(var, 0.0))
+        self.draws += float(np.sum(p_some))
         if p not in self.ids:
             self.ids[p] = len(self.lo)
             self.lo.append(self.n_max + 1)
             self.hi.append(0)
         s = self.ids[p]
-        sd = math.sqrt(max(var, 0.0))
-        self.lo[s] = min(self.lo[s], max(1, int(mean - _SPREAD * sd) - 2))
-        self.hi[s] = max(self.hi[s], min(self.n_max, int(math.ceil(mean + _SPREAD * sd)) + 2))
+        self.lo[s] = min(self.lo[s], max(1, int(np.min(mean - _SPREAD * sd)) - 2))
+        self.hi[s] = max(self.hi[s], min(self.n_max, int(np.ceil(np.max(mean + _SPREAD * sd)))
+                                         + 2))
         return s
 
-    def plan(self):
-        return binomial_plan(np.array(list(self.ids), dtype=float), np.array(self.lo),
-                             np.array(self.hi))
+    def steps(self):
+        """(probabilities, lowest and highest trial count) of the registered steps."""
+        return (np.array(list(self.ids), dtype=float), np.array(self.lo, dtype=np.int64),
+                np.array(self.hi, dtype=np.int64))
 
 
 def binomial_plan(prob, n_lo, n_hi):
@@ -349,40 +359,33 @@ def binomial_plan(prob, n_lo, n_hi):
             np.ascontiguousarray(np.minimum(cdf, 1.0)))
 
 
-def _p_some(n_items, frac):
-    """P(Binomial(n, f) > 0), or P(any is > 0) of independent binomials (n, f) (arrays)."""
-    frac = np.minimum(np.asarray(frac, dtype=float), 1.0)
-    if (frac >= 1.0).any():
-        return 1.0
-    return float(-np.expm1(np.sum(np.asarray(n_items) * np.log1p(-frac))))
-
-
 def collapsed_inputs(table, spec, cell, joint=False) -> _Collapsed | None:
     """The collapsed kernel's inputs for one cell: folded or factorised (see the kernel).
 
     Factorised (one theta node, no ``joint`` output): per group (modal class) the items
     are split over (stratum slot, truth) by one chain of conditional binomials, then each
     part by every labeller block (a labeller, or a ModelPair's two columns) over its
-    predictions, because given the group a labeller's answer is independent of the votes.
+    predictions: given the group a labeller's answer is independent of the votes (the
+    outcome table of :meth:`_Table.cells` is that product), so the split is exact.
     A block whose P(prediction | group) is the same for every group (e.g. ``Random``)
     splits the parts pooled over groups. Folded (theta prior, or ``joint=True``): the
     joint outcome table of :meth:`_Table.cells`, one chain per group, no blocks; None when
     that table is too large.
+
+    Every chain step is registered with the counts it will meet (mean +- 4.5 sd, for the
+    tables of :func:`binomial_plan`) and the probability that it is drawn at all (a
+    step is skipped once nothing is left), whose sum is ``draws``.
     """
     lab, n = cell.n_labels, int(cell.n_items)
     folded = joint or len(table.w) > 1
     builder = _PlanBuilder(n)
-    bern = table.group_weights is not None
     n_j = len(spec.labellers)
     if folded:
         joint_table = table.cells(n_j)
         if joint_table is None:
             return None
         probs, stratum, truth, pred, theta, code = joint_table
-        counts = np.asarray(table.groups, dtype=np.int64)  # one mixed group with bernoulli
-        g_order = g_step = np.zeros((1, len(counts)), dtype=np.int64)
-        g_len = np.zeros(1, dtype=np.int64)
-        mean_g, var_g = counts.astype(float), np.zeros(len(counts))
+        prior = None  # one mixed group with positives="bernoulli"
     else:
         probs = table.A[:, 0].reshape(lab, -1)  # (class, slot * L + truth)
         slot, truth = np.divmod(np.arange(probs.shape[1]), lab)
@@ -390,50 +393,41 @@ def collapsed_inputs(table, spec, cell, joint=False) -> _Collapsed | None:
         theta = np.full(probs.shape, float(table.theta[0]))
         pred = np.zeros((probs.shape[1], 0), dtype=np.int64)
         code = np.zeros(probs.shape[1], dtype=np.int64)
-        if bern:  # class sizes drawn per replicate: Multinomial(N, class prior)
-            counts = np.zeros(lab, dtype=np.int64)
-            order, cond, mass = _chain(table.group_weights)
-            g_order = np.zeros((1, lab), dtype=np.int64)
-            g_step = np.zeros((1, lab), dtype=np.int64)
-            g_order[0, :len(order)] = order
-            g_len = np.array([len(order)], dtype=np.int64)
-            for i in range(len(order) - 1):
-                g_step[0, i] = builder.add(cond[i], n * mass[i], n * mass[i] * (1 - mass[i]),
-                                           _p_some(n, mass[i]))
-            mean_g = n * table.group_weights
-            var_g = mean_g * (1.0 - table.group_weights)
-        else:
-            counts = np.asarray(table.groups, dtype=np.int64)
-            g_order = g_step = np.zeros((1, lab), dtype=np.int64)
-            g_len = np.zeros(1, dtype=np.int64)
-            mean_g, var_g = counts.astype(float), np.zeros(lab)
+        prior = table.group_weights
     n_groups, n_cats = probs.shape
+    # group g: trials[g] items that each belong to it with probability share[g]
+    counts = np.asarray(table.groups if prior is None else np.zeros(n_groups), dtype=np.int64)
+    g_order = np.zeros((1, n_groups), dtype=np.int64)
+    g_step = np.zeros((1, n_groups), dtype=np.int64)
+    g_len = np.zeros(1, dtype=np.int64)
+    if prior is None:
+        trials, share = counts.astype(float), np.ones(n_groups)
+    else:  # group sizes drawn per replicate: Multinomial(N, class prior)
+        trials, share = np.full(n_groups, float(n)), np.asarray(prior, dtype=float)
+        order, cond, mass = _chain(prior)
+        g_order[0, :len(order)] = order
+        g_len[0] = len(order)
+        for i in range(len(order) - 1):
+            g_step[0, i] = builder.add(cond[i], n * mass[i], n * mass[i] * (1 - mass[i]),
+                                       _p_some(n, mass[i]))
+    mean_g, var_g = trials * share, trials * share * (1 - share)
     c_order = np.zeros((n_groups, n_cats), dtype=np.int64)
     c_step = np.zeros((n_groups, n_cats), dtype=np.int64)
     c_len = np.zeros(n_groups, dtype=np.int64)
-    # each (group, category): mean and variance of its item count, and its probability
-    cat_mean = np.zeros((n_groups, n_cats))
-    cat_var = np.zeros((n_groups, n_cats))
-    cat_n = np.zeros((n_groups, n_cats))  # n and p for P(count > 0) = 1 - (1 - p)^n
+    pc = np.zeros((n_groups, n_cats))  # P(category | group)
     for g in range(n_groups):
-        tot = probs[g].sum()
-        if tot <= 0:
+        if probs[g].sum() <= 0:
             continue
-        order, cond, mass = _chain(probs[g] / tot)
+        pc[g] = probs[g] / probs[g].sum()
+        order, cond, mass = _chain(pc[g])
         c_order[g, :len(order)] = order
         c_len[g] = len(order)
         for i in range(len(order) - 1):
             c_step[g, i] = builder.add(cond[i], mean_g[g] * mass[i],
-                                       var_g[g] * mass[i] ** 2
-                                       + mean_g[g] * mass[i] * (1 - mass[i]),
-                                       _p_some(n if bern else mean_g[g],
-                                               mass[i] * (mean_g[g] / n if bern else 1.0)))
-        pc = probs[g] / tot
-        cat_mean[g] = mean_g[g] * pc
-        cat_var[g] = var_g[g] * pc ** 2 + mean_g[g] * pc * (1 - pc)
-        cat_n[g] = pc * (mean_g[g] / n if bern else 1.0)
+                                       _thinned_var(mean_g[g], var_g[g], mass[i]),
+                                       _p_some(trials[g], share[g] * mass[i]))
     scored = stratum >= 0
-    blocks = _blocks(table, spec, folded, cat_mean, cat_var, cat_n, scored, n, bern, counts,
+    blocks = _blocks(table, spec, folded, pc[:, scored], mean_g, var_g, trials, share,
                      builder)
     cats = (c_order, c_step, c_len, stratum.astype(np.int64), truth.astype(np.int64),
             np.ascontiguousarray(pred, dtype=np.int64), np.ascontiguousarray(theta),
@@ -442,14 +436,31 @@ def collapsed_inputs(table, spec, cell, joint=False) -> _Collapsed | None:
     if folded:  # number the scored outcome codes compactly for the joint output
         cats = cats[:7] + (np.minimum(np.searchsorted(codes, code),
                                       max(len(codes) - 1, 0)).astype(np.int64),)
-    return _Collapsed((counts, g_order, g_step, g_len), cats, blocks, builder.plan(), codes,
+    return _Collapsed((counts, g_order, g_step, g_len), cats, blocks, builder.steps(), codes,
                       builder.draws)
 
 
-def _blocks(table, spec, folded, cat_mean, cat_var, cat_n, scored, n, bern, counts, builder):
-    """Labeller blocks: (labellers, predictions per outcome, chain order/steps/lengths, shared)."""
+def _thinned_var(mean, var, keep):
+    """Variance of Binomial(X, keep) for a count X with that mean and variance."""
+    return var * keep ** 2 + mean * keep * (1 - keep)
+
+
+def _p_some(trials, frac):
+    """P(Binomial(trials, frac) > 0); arrays: P(any is > 0) over the last axis."""
+    frac = np.minimum(np.asarray(frac, dtype=float), 1.0)
+    with np.errstate(divide="ignore"):
+        return -np.expm1(np.sum(np.asarray(trials) * np.log1p(-frac), axis=-1))
+
+
+def _blocks(table, spec, folded, pc, mean_g, var_g, trials, share, builder):
+    """Labeller blocks: (labellers, predictions per outcome, chain order/steps/lengths, shared).
+
+    ``pc[g, c]``: P(scored category c | group g); the parts a block splits are the
+    category counts of one group (count ~ Binomial(trials[g], share[g] pc[g, c])), or
+    their sums over the groups for a shared block.
+    """
     lab = table.n_lab
-    n_groups = cat_mean.shape[0]
+    n_groups = pc.shape[0]
     units = []  # (labeller columns, P(outcome | group) (G, outcomes), predictions (outcomes, 2))
     j = 0
     while not folded and j < len(spec.labellers):
@@ -470,6 +481,8 @@ def _blocks(table, spec, folded, cat_mean, cat_var, cat_n, scored, n, bern, coun
     b_step = np.zeros((n_blk, n_groups, n_out), dtype=np.int64)
     b_len = np.zeros((n_blk, n_groups), dtype=np.int64)
     b_shared = np.zeros(n_blk, dtype=np.int64)
+    part_mean = mean_g[:, None] * pc  # (G, C)
+    part_var = var_g[:, None] * pc ** 2 + mean_g[:, None] * pc * (1 - pc)
     for b, (cols, p, pred) in enumerate(units):
         b_lab[b] = cols
         b_pred[b, :len(pred)] = pred
@@ -479,20 +492,16 @@ def _blocks(table, spec, folded, cat_mean, cat_var, cat_n, scored, n, bern, coun
             order, cond, mass = _chain(p[g])
             b_order[b, g, :len(order)] = order
             b_len[b, g] = len(order)
-            # the parts this chain splits: scored categories of group g (of every group if
-            # shared); count reaching step i ~ part count thinned by mass[i]
-            gs = range(n_groups) if shared else [g]
+            gs = slice(None) if shared else slice(g, g + 1)
+            mean, var = part_mean[gs].sum(axis=0), part_var[gs].sum(axis=0)
+            some = mean > 0
             for i in range(len(order) - 1):
-                for c in np.flatnonzero(scored):
-                    mean = sum(cat_mean[h, c] for h in gs)
-                    var = sum(cat_var[h, c] for h in gs)
-                    if mean <= 0:
-                        continue
-                    p_some = _p_some([n if bern else counts[h] for h in gs],
-                                     [cat_n[h, c] * mass[i] for h in gs])
-                    b_step[b, g, i] = builder.add(cond[i], mean * mass[i],
-                                                  var * mass[i] ** 2
-                                                  + mean * mass[i] * (1 - mass[i]), p_some)
+                # per part: P(its count thinned by mass[i] > 0), over the groups it pools
+                p_some = _p_some(trials[gs, None].T,
+                                 (share[gs, None] * pc[gs] * mass[i]).T)
+                b_step[b, g, i] = builder.add(cond[i], mean[some] * mass[i],
+                                              _thinned_var(mean[some], var[some], mass[i]),
+                                              p_some[some])
     return b_lab, b_pred, b_order, b_step, b_len, b_shared
 
 
