@@ -21,8 +21,9 @@ Kernels
 ``explicit_symmetric`` any L, panel mode with a fixed theta: the same draws and
                        counts as ``explicit_generic``, in branch-free passes
 ``explicit_binary``    the same for L = 2, K fixed at compile time (a K-tuple)
-``collapsed``          exchangeable items: counts drawn as multinomials per
-                       replicate, cost independent of the number of items
+``collapsed``          exchangeable items: counts drawn per replicate by chains
+                       of conditional binomials from per-cell tables
+                       (``binomial_table``), cost independent of the number of items
 ``summary_stats``      mean, sd and 5/50/95 % quantiles of many series at once
 
 Each has a ``_serial`` twin compiled without ``parallel=True``; tests check
@@ -1306,8 +1307,6 @@ def _collapsed_chunk(cell_key, r0, r1, n_items, groups, cats, blocks, plan, n_la
                     x = left
                 else:
                     x, ctr = binomial_table(left, c_step[g, i], plan, key, ctr)
-                    if x == 0:
-                        continue
                 left -= x
                 c = c_order[g, i]
                 s = c_stratum[c]
@@ -1347,8 +1346,6 @@ def _collapsed_chunk(cell_key, r0, r1, n_items, groups, cats, blocks, plan, n_la
                             y = left
                         else:
                             y, ctr = binomial_table(left, b_step[b, g, i], plan, key, ctr)
-                            if y == 0:
-                                continue
                         left -= y
                         o = b_order[b, g, i]
                         for w in range(2):
