@@ -47,6 +47,7 @@ def _chi2_pvalue(draws, pmf_support, pmf):
 
 
 @pytest.mark.parametrize("n,p", [(7, 0.3), (40, 0.5), (1000, 0.02), (1000, 0.5), (200_000, 0.3),
+                                 (100_000, 0.5),
                                  (60, 0.93), (5000, 0.999)])
 def test_binomial_matches_scipy(n, p):
     draws = _binomials(n, p, np.uint64(2024), 100_000)

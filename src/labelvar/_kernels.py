@@ -66,6 +66,9 @@ THETA_DISCRETE = 2
 
 #: values per window of a tabulated binomial (:func:`binomial_table`)
 BINOMIAL_WINDOW = 64
+#: largest n for which Binomial(n, 1/2) is a count of random bits (n / 64 hashes);
+#: beyond, the ratio of uniforms costs less
+HALF_BITS_MAX_N = 2048
 
 # tie rules
 TIE_RANDOM = -1
@@ -238,8 +241,9 @@ def _binomial_rou(n, p, key, ctr):
 def binomial(n, p, key, ctr):
     """Draw Binomial(n, p) from the counter stream ``key``, starting at draw ``ctr``.
 
-    Exact for any n and p (to double precision): p = 1/2 as a count of random
-    bits, otherwise with ``p' = min(p, 1 - p)`` inversion from 0 when
+    Exact for any n and p (to double precision): p = 1/2 and n up to
+    ``HALF_BITS_MAX_N`` as a count of random bits, otherwise with
+    ``p' = min(p, 1 - p)`` inversion from 0 when
     ``n p' < 8`` and ratio of uniforms above (:func:`_binomial_rou`), so the
     expected cost is bounded whatever ``n`` is. :func:`binomial_table` is the
     faster form for probabilities known in advance.
@@ -264,7 +268,7 @@ def binomial(n, p, key, ctr):
         return 0, ctr
     if p >= 1.0:
         return n, ctr
-    if p == 0.5:
+    if p == 0.5 and n <= HALF_BITS_MAX_N:
         return _binomial_half(n, key, ctr)
     flip = p > 0.5
     pp = 1.0 - p if flip else p
@@ -343,7 +347,8 @@ def binomial_table(n, step, plan, key, ctr):
     (the window's mass): a count of fixed length, no data-dependent branch, which the
     compiler vectorises. Otherwise (the window holds at least 99 % of the mass, so
     rarely) X comes from the tails (:func:`_binomial_tail`). p = 1/2 is a count of
-    random bits (:func:`_binomial_half`); other counts go to :func:`binomial`. The
+    random bits (:func:`_binomial_half`, n <= ``HALF_BITS_MAX_N``); other counts go to
+    :func:`binomial`. The
     window's mapping from ``u`` to X is a reordering of inversion, so every path is
     exact.
 
@@ -352,7 +357,7 @@ def binomial_table(n, step, plan, key, ctr):
     per call, several times the draw itself. The window length is a compile-time
     constant: with a run-time length the count loop runs about 4x slower.
     """
-    if plan[0][step] == 0.5:
+    if plan[0][step] == 0.5 and n <= HALF_BITS_MAX_N:
         return _binomial_half(n, key, ctr)
     if plan[2][step] <= n <= plan[3][step]:
         row = plan[1][step] + n - plan[2][step]
