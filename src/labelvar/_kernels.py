@@ -1266,8 +1266,9 @@ def _collapsed_chunk(cell_key, r0, r1, n_items, groups, cats, blocks, plan, n_la
                      out, joint):
     """Replicates r0 <= r < r1 of the collapsed path (each keyed by its own index).
 
-    The whole replicate is one loop body (no per-replicate helper calls that take
-    arrays: each would cost atomic reference-count updates per array).
+    A replicate is one loop body: no helper that takes arrays is called per draw (each
+    such call costs atomic reference-count updates per array); a zero count is added
+    rather than skipped (cheaper than a mispredicted branch).
     """
     g_counts, g_order, g_step, g_len = groups
     c_order, c_step, c_len, c_stratum, c_truth, c_pred, c_theta, c_code = cats

@@ -2,10 +2,11 @@
 
 :class:`_Table` gives P(stratum slot, truth, predictions | group) by enumerating
 the panel's vote compositions (:mod:`labelvar._panel`) and integrating θ over
-the prior's quadrature nodes; the collapsed kernel draws its multinomial counts
-from :meth:`_Table.cells`, and :func:`_expected` turns the per-labeller
-marginals into the ``expected`` column. :func:`_composition_tables` are the
-alias tables with which the explicit kernel draws a whole vote composition.
+the prior's quadrature nodes; :func:`collapsed_inputs` turns it into the collapsed
+kernel's chains of conditional binomials (with the binomial tables of
+:func:`binomial_plan`), and :func:`_expected` turns the per-labeller marginals into
+the ``expected`` column. :func:`_composition_tables` are the alias tables with which
+the explicit kernel draws a whole vote composition.
 """
 
 from __future__ import annotations
