@@ -113,7 +113,7 @@ def uniform(key, counter):
         A multiple of 2**-53 in [0, 1).
     """
     h = splitmix64(key + np.uint64(counter) * GOLDEN)
-    return np.float64(h >> _S11) * _INV53
+    return np.float64(np.int64(h >> _S11)) * _INV53  # < 2**53: exact, signed is cheaper
 
 
 @njit(cache=True, inline="always")
