@@ -47,6 +47,7 @@ def _chi2_pvalue(draws, pmf_support, pmf):
 
 
 @pytest.mark.parametrize("n,p", [(7, 0.3), (40, 0.5), (1000, 0.02), (1000, 0.5), (200_000, 0.3),
+                                 (100_000, 0.5),
                                  (60, 0.93), (5000, 0.999)])
 def test_binomial_matches_scipy(n, p):
     draws = _binomials(n, p, np.uint64(2024), 100_000)
@@ -122,21 +123,52 @@ def test_metrics_binary_and_macro():
 
 
 @njit(cache=True)
-def _multinomials(n, probs, key, reps):
-    out = np.zeros((reps, probs.shape[0]), dtype=np.int64)
+def _table_draws(n, step, plan, key, reps):
+    out = np.empty(reps, dtype=np.int64)
     ctr = 0
     for r in range(reps):
-        ctr = K.multinomial_into(n, probs, key, ctr, out[r])
+        x, ctr = K.binomial_table(n, step, plan, key, ctr)
+        out[r] = x
     return out
 
 
-def test_multinomial_marginals():
-    probs = np.array([0.1, 0.0, 0.6, 0.3])
-    draws = _multinomials(50, probs, np.uint64(3), 40_000)
-    assert (draws.sum(axis=1) == 50).all() and (draws[:, 1] == 0).all()
-    for i in (0, 2, 3):
-        support = np.arange(51)
-        assert _chi2_pvalue(draws[:, i], support, stats.binom.pmf(support, 50, probs[i])) > 1e-3
+# full window (n < W), partial windows (one holding ~99.6 %: its tails drawn often
+# enough to show), counts beyond the table (ratio of uniforms) and p = 1/2 (random bits)
+@pytest.mark.parametrize("n,p", [(9, 0.3), (63, 0.93), (150, 0.4), (640, 0.36), (40, 0.05),
+                                 (2000, 0.3), (301, 0.5)])
+def test_binomial_table_matches_scipy(n, p):
+    from labelvar.engine._tables import binomial_plan
+
+    prob, row0, n_lo, n_hi, win_lo, cdf = plan = binomial_plan([0.2, p], [1, n - 5], [50, n + 5])
+    if n <= 1000 and p != 0.5:  # a window row serves this n
+        assert n_lo[1] <= n <= n_hi[1]
+        row = row0[1] + n - n_lo[1]
+        k = win_lo[row] + np.arange(K.BINOMIAL_WINDOW)
+        mass = stats.binom.cdf(k, n, p) - stats.binom.cdf(win_lo[row] - 1, n, p)
+        if n + 1 <= K.BINOMIAL_WINDOW:
+            mass /= mass[-1]
+        assert np.allclose(cdf[row], mass, rtol=1e-11, atol=1e-15)
+    else:
+        assert not n_lo[1] <= n <= n_hi[1]
+    draws = _table_draws(n, 1, plan, np.uint64(n * 7 + 1), 200_000)
+    assert draws.min() >= 0 and draws.max() <= n
+    lo, hi = stats.binom.ppf([1e-7, 1 - 1e-7], n, p).astype(int)
+    support = np.arange(lo, hi + 1)
+    assert _chi2_pvalue(draws, support, stats.binom.pmf(support, n, p)) > 1e-3
+    se = np.sqrt(n * p * (1 - p) / len(draws))
+    assert abs(draws.mean() - n * p) < 4.5 * se
+
+
+def test_binomial_plan_windows_hold_their_mass():
+    from labelvar.engine._tables import _MIN_MASS, binomial_plan
+
+    prob = np.array([0.5 ** 20, 0.01, 0.3, 0.5, 0.77, 0.999])
+    plan = binomial_plan(prob, np.ones(6), np.full(6, 1500))
+    cdf = plan[5]
+    assert len(cdf) > 1000 and (np.diff(cdf, axis=1) >= 0).all()
+    assert cdf[:, -1].min() >= _MIN_MASS and cdf.max() <= 1.0
+    assert cdf[:, -1].min() < 0.999  # some rows do rely on the tails
+    assert plan[3][3] < plan[2][3]  # p = 1/2 has no rows: a count of random bits
 
 
 def _strata_of_top(kk):
@@ -185,29 +217,31 @@ def test_threshold53_matches_float_comparison():
 
 
 def test_collapsed_joint_counts_are_the_drawn_counts():
-    """The joint output holds the same draws as the confusion counts; asking for it changes nothing."""
-    # one group of 50 items; cells: (stratum, truth, pred of 2 labellers), code = truth*4 + a*2 + b
-    truth = np.array([0, 0, 1, 1, 1], dtype=np.int64)
-    pred = np.array([[0, 0], [1, 0], [1, 1], [0, 1], [1, 1]], dtype=np.int64)
-    stratum = np.array([1, 2, 1, 2, -1], dtype=np.int64)  # the last cell is dropped
-    code = truth * 4 + pred[:, 0] * 2 + pred[:, 1]
-    probs = np.array([[0.3, 0.2, 0.25, 0.15, 0.1]])
-    theta = np.zeros((1, 5))
-    key, n_rep, n_strata = np.uint64(99), 40, 3
-    group = np.array([50], dtype=np.int64)
+    """The joint output holds the same draws as the confusion counts."""
+    from labelvar.engine._spec import _Spec
+    from labelvar.engine._tables import _Table, collapsed_inputs
+
+    spec = _Spec.build(0.7, 0.4, 50, 2, 4, ("expert", "random"), "panel", 40, 0, (), None,
+                       "drop", "fixed", None, "collapsed")
+    cell = spec.cells()[0]
+    table = _Table(cell, spec)
+    coll = collapsed_inputs(table, spec, cell, joint=True)
+    assert coll.blocks[0].shape[0] == 0  # folded: the labellers are in the categories
+    key, n_rep, n_strata = np.uint64(99), 40, 1 + len(table.labels)
     out = np.empty((n_rep, 2, n_strata, K.N_FIELDS))
+    joint = np.zeros((n_rep, n_strata, len(coll.codes)), dtype=np.int64)
+    K.collapsed_serial(key, n_rep, 50, coll.groups, coll.cats, coll.blocks, coll.plan, 2,
+                       n_strata, out, joint)
     out0 = np.empty_like(out)
-    joint = np.zeros((n_rep, n_strata, 8), dtype=np.int64)
-    K.collapsed_serial(key, n_rep, group, np.empty(0), probs, stratum, truth, pred, theta, code,
-                       2, n_strata, out, joint)
-    K.collapsed(key, n_rep, group, np.empty(0), probs, stratum, truth, pred, theta, code, 2,
-                n_strata, out0, np.zeros((0, 0, 0), dtype=np.int64))
+    K.collapsed(key, n_rep, 50, coll.groups, coll.cats, coll.blocks, coll.plan, 2, n_strata,
+                out0, np.zeros((0, 0, 0), dtype=np.int64))
     assert np.array_equal(out, out0, equal_nan=True)
     assert (joint[:, 0].sum(axis=1) == out[:, 0, 0, 0]).all()  # stratum "all" = scored items
-    assert (joint[:, 1] + joint[:, 2] == joint[:, 0]).all()
-    for j in range(2):  # correct = counts of the scored cells where labeller j is right
-        right = [c for c in range(4) if pred[c, j] == truth[c]]
-        assert (joint[:, 0, code[right]].sum(axis=1) == out[:, j, 0, 1]).all()
+    assert (out[:, 0, 0, 0] < 50).any()  # some ties dropped
+    assert (joint[:, 1:].sum(axis=1) == joint[:, 0]).all()
+    truth, a, b = np.unravel_index(coll.codes, (2, 2, 2))
+    for j, pred in enumerate((a, b)):  # correct = counts of the codes where labeller j is right
+        assert (joint[:, 0, pred == truth].sum(axis=1) == out[:, j, 0, 1]).all()
 
 
 def _summary_case():

@@ -22,8 +22,9 @@ Kernels
 ``explicit_symmetric`` any L, panel mode with a fixed theta and class counts:
                        an item's (stratum, truth) and predictions in one or a
                        few alias draws (exact in distribution)
-``collapsed``          exchangeable items: counts drawn as multinomials per
-                       replicate, cost independent of the number of items
+``collapsed``          exchangeable items: counts drawn per replicate by chains
+                       of conditional binomials from per-cell tables
+                       (``binomial_table``), cost independent of the number of items
 ``summary_stats``      mean, sd and 5/50/95 % quantiles of many series at once
 
 Each has a ``_serial`` twin compiled without ``parallel=True``; tests check
@@ -63,6 +64,12 @@ MATRIX = 1   # fixed prediction matrix P(pred = h | modal label = c)
 THETA_FIXED = 0
 THETA_BETA = 1
 THETA_DISCRETE = 2
+
+#: values per window of a tabulated binomial (:func:`binomial_table`)
+BINOMIAL_WINDOW = 64
+#: largest n for which Binomial(n, 1/2) is a count of random bits (n / 64 hashes);
+#: beyond, the ratio of uniforms costs less
+HALF_BITS_MAX_N = 2048
 
 # tie rules
 TIE_RANDOM = -1
@@ -107,7 +114,7 @@ def uniform(key, counter):
         A multiple of 2**-53 in [0, 1).
     """
     h = splitmix64(key + np.uint64(counter) * GOLDEN)
-    return np.float64(h >> _S11) * _INV53
+    return np.float64(np.int64(h >> _S11)) * _INV53  # < 2**53: exact, signed is cheaper
 
 
 @njit(cache=True, inline="always")
@@ -128,131 +135,119 @@ def replicate_key(cell_key, replicate):
     return splitmix64(splitmix64(cell_key ^ (np.uint64(replicate) * _M2)))
 
 
-@njit(cache=True)
-def _binomial_inversion(n, p, key, ctr):
-    """Binomial(n, p) by sequential inversion, for n * p <= 30 and p <= 0.5."""
-    q = 1.0 - p
-    qn = math.exp(n * math.log(q))
-    np_ = n * p
-    bound = min(n, int(np_ + 10.0 * math.sqrt(np_ * q + 1.0)))
+@njit(cache=True, inline="always")
+def _popcount(x):
+    """Number of set bits of a uint64 (LLVM turns this into one ``popcnt``)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def _binomial_half(n, key, ctr):
+    """Binomial(n, 1/2) as the number of set bits among n random bits (exact)."""
     x = 0
-    px = qn
-    u = uniform(key, ctr)
-    ctr += 1
-    while u > px:
-        x += 1
-        if x > bound:
-            x = 0
-            px = qn
-            u = uniform(key, ctr)
-            ctr += 1
-        else:
-            u -= px
-            px = ((n - x + 1) * p * px) / (x * q)
+    while n > 0:
+        h = splitmix64(key + np.uint64(ctr) * GOLDEN)
+        ctr += 1
+        if n < 64:
+            h >>= np.uint64(64 - n)
+        x += _popcount(h)
+        n -= 64
     return x, ctr
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _stirling_tail(f):
+    """lgamma(f) - ((f - 1/2) log f - f + log(2 pi) / 2), for f >= 16 (error < 1e-17)."""
     f2 = f * f
-    return (13680.0 - (462.0 - (132.0 - (99.0 - 140.0 / f2) / f2) / f2) / f2) / f / 166320.0
+    return (1.0 / 12.0 - (1.0 / 360.0 - 1.0 / (1260.0 * f2)) / f2) / f
 
 
 @njit(cache=True)
-def _binomial_btpe(n, p, key, ctr):
-    """Binomial(n, p) by BTPE (Kachitvichyanukul & Schmeiser 1988), p <= 0.5, n p > 30.
+def _log_factorial_diff(a, b):
+    """log(a!) - log(b!), accurate to a few ulp of the difference (not of log a!).
 
-    A transcription of numpy's ``random_binomial_btpe``, drawing its uniforms
-    from the counter stream.
+    For a, b >= 15 Stirling's series in a well-conditioned form,
+    ``(a + 1/2) log1p((a - b) / (b + 1)) + (a - b) (log(b + 1) - 1)
+    + tail(a + 1) - tail(b + 1)``; below, ``lgamma``.
     """
-    r = p
-    q = 1.0 - r
-    fm = n * r + r
-    m = int(math.floor(fm))
-    p1 = math.floor(2.195 * math.sqrt(n * r * q) - 4.6 * q) + 0.5
-    xm = m + 0.5
-    xl = xm - p1
-    xr = xm + p1
-    c = 0.134 + 20.5 / (15.3 + m)
-    a = (fm - xl) / (fm - xl * r)
-    laml = a * (1.0 + a / 2.0)
-    a = (xr - fm) / (xr * q)
-    lamr = a * (1.0 + a / 2.0)
-    p2 = p1 * (1.0 + 2.0 * c)
-    p3 = p2 + c / laml
-    p4 = p3 + c / lamr
-    nrq = n * r * q
+    if a < 15 or b < 15:
+        return math.lgamma(a + 1.0) - math.lgamma(b + 1.0)
+    d = a - b
+    return ((a + 0.5) * math.log1p(d / (b + 1.0)) + d * (math.log(b + 1.0) - 1.0)
+            + _stirling_tail(a + 1.0) - _stirling_tail(b + 1.0))
+
+
+@njit(cache=True)
+def _binomial_inversion(n, p, key, ctr):
+    """Binomial(n, p) by sequential inversion from 0, for a small mean n p (p <= 1/2).
+
+    ``P(0) = q**n`` is one ``exp``; the walk stops at n p + 10 sd + 10 and starts
+    again with a new uniform (a truncation of probability below 1e-20).
+    """
+    q = 1.0 - p
+    r = p / q
+    bound = min(n, int(n * p + 10.0 * math.sqrt(n * p * q) + 10.0))
+    p0 = math.exp(n * math.log1p(-p))
     while True:
-        u = uniform(key, ctr) * p4
+        u = uniform(key, ctr)
+        ctr += 1
+        x = 0
+        px = p0
+        while u >= px and x < bound:
+            u -= px
+            px *= (n - x) * r / (x + 1)
+            x += 1
+        if u < px:
+            return x, ctr
+
+
+@njit(cache=True)
+def _binomial_rou(n, p, key, ctr):
+    """Binomial(n, p) by ratio of uniforms (Stadlober 1989), for p <= 1/2 and n p >= 8.
+
+    Stadlober, E. (1989), "Ratio of uniforms as a convenient method for sampling
+    from classical discrete distributions", Proc. Winter Simulation Conf.: with the
+    mode ``m``, ``a = n p + 1/2`` and ``s = D1 sqrt(n p q + 1/2) + D2``
+    (``D1 = 2 sqrt(2/e)``, ``D2 = 3 - 2 sqrt(3/e)``), ``K = floor(a + s (V - 1/2) / U)``
+    is accepted when ``U**2 <= f(K) / f(m)``. The squeezes ``U (4 - U) - 3 <= t``
+    (accept) and ``U (U - t) >= 1`` (reject), with ``t = log f(K)/f(m)``, spare the
+    ``log U`` in ~86 % of the draws; about 1.5 pairs of uniforms per draw.
+    """
+    q = 1.0 - p
+    lr = math.log(p / q)
+    a = n * p + 0.5
+    s = 1.7155277699214135 * math.sqrt(n * p * q + 0.5) + 0.8989161620588988
+    m = int((n + 1) * p)
+    while True:
+        u = 1.0 - uniform(key, ctr)  # in (0, 1]
         v = uniform(key, ctr + 1)
         ctr += 2
-        if u <= p1:
-            y = int(math.floor(xm - p1 * v + u))
-            return y, ctr
-        if u <= p2:
-            x = xl + (u - p1) / c
-            v = v * c + 1.0 - abs(m - x + 0.5) / p1
-            if v > 1.0:
-                continue
-            y = int(math.floor(x))
-        elif u <= p3:
-            if v == 0.0:
-                continue
-            y = int(math.floor(xl + math.log(v) / laml))
-            if y < 0:
-                continue
-            v = v * (u - p2) * laml
-        else:
-            if v == 0.0:
-                continue
-            y = int(math.floor(xr - math.log(v) / lamr))
-            if y > n:
-                continue
-            v = v * (u - p3) * lamr
-        k = abs(y - m)
-        if k <= 20 or k >= nrq / 2.0 - 1.0:
-            # explicit evaluation of f(y) / f(m)
-            s = r / q
-            aa = s * (n + 1)
-            f = 1.0
-            if m < y:
-                for i in range(m + 1, y + 1):
-                    f *= aa / i - s
-            elif m > y:
-                for i in range(y + 1, m + 1):
-                    f /= aa / i - s
-            if v > f:
-                continue
-            return y, ctr
-        # squeeze using upper and lower bounds on log(f(y))
-        rho = (k / nrq) * ((k * (k / 3.0 + 0.625) + 0.16666666666666666) / nrq + 0.5)
-        t = -k * k / (2.0 * nrq)
-        if v == 0.0:
-            return y, ctr
-        big_a = math.log(v)
-        if big_a < t - rho:
-            return y, ctr
-        if big_a > t + rho:
+        x = a + s * (v - 0.5) / u
+        if x < 0.0 or x >= n + 1.0:
             continue
-        x1 = y + 1.0
-        f1 = m + 1.0
-        z = n + 1.0 - m
-        w = n - y + 1.0
-        bound = (xm * math.log(f1 / x1) + (n - m + 0.5) * math.log(z / w)
-                 + (y - m) * math.log(w * r / (x1 * q))
-                 + _stirling_tail(f1) + _stirling_tail(z) + _stirling_tail(x1)
-                 + _stirling_tail(w))
-        if big_a > bound:
+        k = int(x)
+        t = _log_factorial_diff(m, k) + _log_factorial_diff(n - m, n - k) + (k - m) * lr
+        if u * (4.0 - u) - 3.0 <= t:
+            return k, ctr
+        if u * (u - t) >= 1.0:
             continue
-        return y, ctr
+        if 2.0 * math.log(u) <= t:
+            return k, ctr
 
 
 @njit(cache=True)
 def binomial(n, p, key, ctr):
     """Draw Binomial(n, p) from the counter stream ``key``, starting at draw ``ctr``.
 
-    Uses inversion when ``min(p, 1-p) * n <= 30`` and BTPE otherwise (as numpy
-    does), so the expected cost is bounded whatever ``n`` is.
+    Exact for any n and p (to double precision): p = 1/2 and n up to
+    ``HALF_BITS_MAX_N`` as a count of random bits, otherwise with
+    ``p' = min(p, 1 - p)`` inversion from 0 when
+    ``n p' < 8`` and ratio of uniforms above (:func:`_binomial_rou`), so the
+    expected cost is bounded whatever ``n`` is. :func:`binomial_table` is the
+    faster form for probabilities known in advance.
 
     Parameters
     ----------
@@ -274,16 +269,109 @@ def binomial(n, p, key, ctr):
         return 0, ctr
     if p >= 1.0:
         return n, ctr
-    if p <= 0.5:
-        if p * n <= 30.0:
-            return _binomial_inversion(n, p, key, ctr)
-        return _binomial_btpe(n, p, key, ctr)
-    q = 1.0 - p
-    if q * n <= 30.0:
-        x, ctr = _binomial_inversion(n, q, key, ctr)
+    if p == 0.5 and n <= HALF_BITS_MAX_N:
+        return _binomial_half(n, key, ctr)
+    flip = p > 0.5
+    pp = 1.0 - p if flip else p
+    if n * pp < 8.0:
+        x, ctr = _binomial_inversion(n, pp, key, ctr)
     else:
-        x, ctr = _binomial_btpe(n, q, key, ctr)
-    return n - x, ctr
+        x, ctr = _binomial_rou(n, pp, key, ctr)
+    return (n - x if flip else x), ctr
+
+
+@njit(cache=True)
+def _binomial_outside(n, p, lo, hi, u, key, ctr):
+    """The tails of :func:`binomial_table`: Binomial(n, p) given X < lo or X > hi.
+
+    ``u`` is uniform on [0, P(X < lo) + P(X > hi)); the lower tail is searched
+    downwards from lo - 1, the upper one upwards from hi + 1, with the pmf
+    recurrence started from ``f(k) = exp(log C(n, k) + k log p + (n - k) log q)``.
+    Returns (-1, ctr) when rounding leaves ``u`` beyond both tails (the caller then
+    draws afresh).
+    """
+    q = 1.0 - p
+    r = p / q
+    below = 0.0
+    if lo > 0:  # P(X < lo), summed downwards
+        k = lo - 1
+        f0 = math.exp(_log_factorial_diff(n, k) - _log_factorial_diff(n - k, 0)
+                      + k * math.log(p) + (n - k) * math.log(q))
+        f = f0
+        while k >= 0 and f > 0.0:
+            below += f
+            f *= k / ((n - k + 1) * r)
+            k -= 1
+        if u < below:
+            k = lo - 1
+            f = f0
+            while k >= 0:
+                if u < f:
+                    return k, ctr
+                u -= f
+                f *= k / ((n - k + 1) * r)
+                k -= 1
+            return -1, ctr
+        u -= below
+    k = hi + 1
+    if k <= n:
+        f = math.exp(_log_factorial_diff(n, k) - _log_factorial_diff(n - k, 0)
+                     + k * math.log(p) + (n - k) * math.log(q))
+        while k <= n:
+            if u < f:
+                return k, ctr
+            u -= f
+            f *= (n - k) * r / (k + 1)
+            k += 1
+    return -1, ctr
+
+
+@njit(cache=True)
+def _binomial_tail(n, p, lo, hi, u, key, ctr):
+    """:func:`_binomial_outside`, or a fresh :func:`binomial` draw after a rounding overshoot."""
+    x, ctr = _binomial_outside(n, p, lo, hi, u, key, ctr)
+    if x < 0:
+        return binomial(n, p, key, ctr)
+    return x, ctr
+
+
+@njit(cache=True, inline="always")
+def binomial_table(n, step, plan, key, ctr):
+    """Draw Binomial(n, p) for the probability ``p`` number ``step`` of a binomial plan.
+
+    A plan (built by ``labelvar.engine._tables.binomial_plan``) is a tuple
+    ``(prob, row0, n_lo, n_hi, win_lo, cdf)``. For trial counts
+    ``n_lo[step] <= n <= n_hi[step]`` row ``row0[step] + n - n_lo[step]`` of ``cdf`` holds
+    the cumulative probabilities of ``W = BINOMIAL_WINDOW`` values from ``win_lo[row]``
+    (``cdf[row, i] = P(win_lo <= X <= win_lo + i)``, padded with the last value). One
+    uniform ``u`` gives ``X = win_lo + #{i : cdf[row, i] <= u}`` when ``u < cdf[row, W - 1]``
+    (the window's mass): a count of fixed length, no data-dependent branch, which the
+    compiler vectorises. Otherwise (the window holds at least 99 % of the mass, so
+    rarely) X comes from the tails (:func:`_binomial_tail`). p = 1/2 is a count of
+    random bits (:func:`_binomial_half`, n <= ``HALF_BITS_MAX_N``); other counts go to
+    :func:`binomial`. The
+    window's mapping from ``u`` to X is a reordering of inversion, so every path is
+    exact.
+
+    The plan's arrays are indexed in place (``plan[5][row, i]``), never bound to local
+    names: once inlined, a local array name costs two atomic reference-count updates
+    per call, several times the draw itself. The window length is a compile-time
+    constant: with a run-time length the count loop runs about 4x slower.
+    """
+    if plan[0][step] == 0.5 and n <= HALF_BITS_MAX_N:
+        return _binomial_half(n, key, ctr)
+    if plan[2][step] <= n <= plan[3][step]:
+        row = plan[1][step] + n - plan[2][step]
+        u = uniform(key, ctr)
+        x = 0
+        for i in range(BINOMIAL_WINDOW):
+            x += u >= plan[5][row, i]
+        mass = plan[5][row, BINOMIAL_WINDOW - 1]
+        if u < mass:
+            return plan[4][row] + x, ctr + 1
+        return _binomial_tail(n, plan[0][step], plan[4][row], plan[4][row] + BINOMIAL_WINDOW - 1,
+                              u - mass, key, ctr + 1)
+    return binomial(n, plan[0][step], key, ctr)
 
 
 @njit(cache=True)
@@ -340,107 +428,113 @@ def categorical(cum, u):
     return n - 1
 
 
-@njit(cache=True)
-def multinomial_into(n, probs, key, ctr, out):
-    """Draw Multinomial(n, probs) into ``out`` by conditional binomials; returns next ctr.
-
-    ``probs`` need not sum exactly to one: the last non-zero cell takes the rest.
-    """
-    total = 0.0
-    last = -1
-    for i in range(probs.shape[0]):
-        out[i] = 0
-        if probs[i] > 0.0:
-            total += probs[i]
-            last = i
-    left = n
-    rest = total
-    for i in range(probs.shape[0]):
-        if left == 0 or probs[i] <= 0.0:
-            continue
-        if i == last:
-            out[i] = left
-            break
-        pi = probs[i] / rest
-        if pi > 1.0:
-            pi = 1.0
-        x, ctr = binomial(left, pi, key, ctr)
-        out[i] = x
-        left -= x
-        rest -= probs[i]
-    return ctr
-
-
 # --------------------------------------------------------------------------- metrics
-@njit(cache=True)
-def metrics_into(conf, theta_sum, res):
-    """Fill ``res`` (length N_FIELDS) from an L x L confusion matrix ``conf[truth, pred]``.
-
-    Binary (L = 2): precision, recall and F1 of the positive class (label 1).
-    L > 2: macro averages over all L classes (one-vs-rest). 0/0 counts as 0
-    (scikit-learn's ``zero_division=0``); F1 = 2 TP / (2 TP + FP + FN).
-    An empty stratum (n = 0) gives NaN metrics. tp/fp/fn/tn are those of
-    label 1 against the rest for any L.
-    """
-    n_lab = conf.shape[0]
-    n = 0
-    correct = 0
-    for a in range(n_lab):
-        for b in range(n_lab):
-            n += conf[a, b]
-        correct += conf[a, a]
-    tp = conf[1, 1]
-    fn = 0
-    fp = 0
-    for a in range(n_lab):
-        if a != 1:
-            fn += conf[1, a]
-            fp += conf[a, 1]
-    tn = n - tp - fn - fp
-    res[0] = n
-    res[1] = correct
-    res[2] = tp
-    res[3] = fp
-    res[4] = fn
-    res[5] = tn
-    if n == 0:
-        for f in range(6, res.shape[0]):
-            res[f] = np.nan
-        return
-    res[6] = correct / n
-    if n_lab == 2:
-        res[7] = tp / (tp + fp) if tp + fp > 0 else 0.0
-        res[8] = tp / (tp + fn) if tp + fn > 0 else 0.0
-        res[9] = 2.0 * tp / (2.0 * tp + fp + fn) if tp + fp + fn > 0 else 0.0
-    else:
-        sp = 0.0
-        sr = 0.0
-        sf = 0.0
-        for c in range(n_lab):
-            tpc = conf[c, c]
-            predc = 0
-            truec = 0
-            for a in range(n_lab):
-                predc += conf[a, c]
-                truec += conf[c, a]
-            if predc > 0:
-                sp += tpc / predc
-            if truec > 0:
-                sr += tpc / truec
-            if predc + truec > 0:
-                sf += 2.0 * tpc / (predc + truec)
-        res[7] = sp / n_lab
-        res[8] = sr / n_lab
-        res[9] = sf / n_lab
-    res[10] = theta_sum / n
-
-
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _finish_replicate(conf, theta_sum, out_r):
-    """Metrics of every labeller x stratum of one replicate into ``out_r[j, s, :]``."""
+    """Metrics of every labeller x stratum of one replicate into ``out_r[j, s, :]``.
+
+    From the L x L confusion counts ``conf[j, s, truth, pred]``: n, correct and
+    tp/fp/fn/tn of label 1 against the rest, then accuracy, precision, recall, F1
+    and theta (= ``theta_sum[s] / n``). Binary (L = 2): precision, recall and F1 of
+    the positive class (label 1); L > 2: macro averages over all L classes
+    (:func:`_macro_metrics`). 0/0 counts as 0 (scikit-learn's
+    ``zero_division=0``); F1 = 2 TP / (2 TP + FP + FN); an empty stratum (n = 0)
+    gives NaN metrics.
+
+    The binary case is one branch-free loop (guarded denominators, then selects),
+    which the compiler keeps in registers; every division is guarded, so numpy's
+    error model (no zero checks) gives the same numbers faster.
+    """
+    if conf.shape[2] != 2:
+        for j in range(conf.shape[0]):
+            for s in range(conf.shape[1]):
+                _macro_metrics(conf, j, s, theta_sum[s], out_r)
+        return
     for j in range(conf.shape[0]):
         for s in range(conf.shape[1]):
-            metrics_into(conf[j, s], theta_sum[s], out_r[j, s])
+            tp = conf[j, s, 1, 1]
+            fn = conf[j, s, 1, 0]
+            fp = conf[j, s, 0, 1]
+            correct = conf[j, s, 0, 0] + tp
+            n = correct + fn + fp
+            out_r[j, s, 0] = n
+            out_r[j, s, 1] = correct
+            out_r[j, s, 2] = tp
+            out_r[j, s, 3] = fp
+            out_r[j, s, 4] = fn
+            out_r[j, s, 5] = n - tp - fn - fp
+            some = n > 0
+            nn = n if some else 1
+            accuracy = correct / nn
+            precision = tp / (tp + fp if tp + fp > 0 else 1)
+            recall = tp / (tp + fn if tp + fn > 0 else 1)
+            f1 = 2.0 * tp / (2.0 * tp + fp + fn if tp + fp + fn > 0 else 1.0)
+            theta = theta_sum[s] / nn
+            out_r[j, s, 6] = accuracy if some else np.nan
+            out_r[j, s, 7] = precision if some else np.nan
+            out_r[j, s, 8] = recall if some else np.nan
+            out_r[j, s, 9] = f1 if some else np.nan
+            out_r[j, s, 10] = theta if some else np.nan
+
+
+@njit(cache=True, error_model="numpy")
+def _macro_metrics(conf, j, s, theta_sum, out_r):
+    """:func:`_finish_replicate` for L > 2 and one (labeller j, stratum s)."""
+    n_lab = conf.shape[2]
+    n = 0
+    correct = 0
+    row1 = 0
+    col1 = 0
+    for a in range(n_lab):
+        for b in range(n_lab):
+            n += conf[j, s, a, b]
+        correct += conf[j, s, a, a]
+        row1 += conf[j, s, 1, a]
+        col1 += conf[j, s, a, 1]
+    tp = conf[j, s, 1, 1]
+    fn = row1 - tp
+    fp = col1 - tp
+    out_r[j, s, 0] = n
+    out_r[j, s, 1] = correct
+    out_r[j, s, 2] = tp
+    out_r[j, s, 3] = fp
+    out_r[j, s, 4] = fn
+    out_r[j, s, 5] = n - tp - fn - fp
+    if n == 0:
+        for f in range(6, out_r.shape[2]):
+            out_r[j, s, f] = np.nan
+        return
+    out_r[j, s, 6] = correct / n
+    out_r[j, s, 10] = theta_sum / n
+    sp = 0.0
+    sr = 0.0
+    sf = 0.0
+    for c in range(n_lab):
+        tpc = conf[j, s, c, c]
+        predc = 0
+        truec = 0
+        for a in range(n_lab):
+            predc += conf[j, s, a, c]
+            truec += conf[j, s, c, a]
+        if predc > 0:
+            sp += tpc / predc
+        if truec > 0:
+            sr += tpc / truec
+        if predc + truec > 0:
+            sf += 2.0 * tpc / (predc + truec)
+    out_r[j, s, 7] = sp / n_lab
+    out_r[j, s, 8] = sr / n_lab
+    out_r[j, s, 9] = sf / n_lab
+
+
+@njit(cache=True)
+def metrics_into(conf, theta_sum, res):
+    """Fill ``res`` (length N_FIELDS) from one L x L confusion matrix ``conf[truth, pred]``.
+
+    The metrics of :func:`_finish_replicate` (the one definition) for a lone matrix.
+    """
+    _finish_replicate(conf.reshape((1, 1) + conf.shape), np.full(1, theta_sum),
+                      res.reshape((1, 1, res.shape[0])))
 
 
 # --------------------------------------------------------------------------- explicit, any L
@@ -1229,101 +1323,171 @@ def explicit_binary_fast_serial(cell_key, n_rep, n_items, vote_thr, n_pos, theta
 
 # --------------------------------------------------------------------------- collapsed
 @njit(cache=True)
-def _collapsed_rep(rkey, group_counts, group_bern, cell_probs, cell_stratum, cell_truth,
-                   cell_pred, cell_theta, cell_code, conf, theta_sum, counts, gsizes, out_r,
-                   joint_r):
-    """One replicate of the collapsed path; fills ``out_r`` (the other arrays are scratch).
+def _collapsed_chunk(cell_key, r0, r1, n_items, groups, cats, blocks, plan, n_lab, n_strata,
+                     out, joint):
+    """Replicates r0 <= r < r1 of the collapsed path (each keyed by its own index).
 
-    With ``joint_r.shape[1] > 0`` the drawn outcome counts are also added to
-    ``joint_r[stratum, cell_code[cell]]`` (stratum 0 = every scored item).
+    A replicate is one loop body: no helper that takes arrays is called per draw (each
+    such call costs atomic reference-count updates per array); a zero count is added
+    rather than skipped (cheaper than a mispredicted branch).
     """
-    n_j = cell_pred.shape[1]
-    n_cells = cell_probs.shape[1]
-    want_joint = joint_r.shape[1] > 0
-    conf[...] = 0
-    theta_sum[:] = 0.0
-    if want_joint:
-        joint_r[...] = 0
-    ctr = 0
-    if group_bern.shape[0] > 0:
-        ctr = multinomial_into(group_counts.sum(), group_bern, rkey, ctr, gsizes)
-    else:
-        gsizes[:] = group_counts
-    for grp in range(group_counts.shape[0]):
-        ctr = multinomial_into(gsizes[grp], cell_probs[grp], rkey, ctr, counts)
-        for cell in range(n_cells):
-            x = counts[cell]
-            if x == 0:
-                continue
-            s = cell_stratum[cell]
-            if s < 0:  # dropped (tied, tie rule "drop")
-                continue
-            g = cell_truth[cell]
-            theta_sum[0] += x * cell_theta[grp, cell]
-            if s > 0:
-                theta_sum[s] += x * cell_theta[grp, cell]
-            if want_joint:
-                joint_r[0, cell_code[cell]] += x
-                if s > 0:
-                    joint_r[s, cell_code[cell]] += x
-            for j in range(n_j):
-                h = cell_pred[cell, j]
-                conf[j, 0, g, h] += x
-                if s > 0:
-                    conf[j, s, g, h] += x
-    _finish_replicate(conf, theta_sum, out_r)
-
-
-@njit(cache=True)
-def _collapsed_chunk(cell_key, r0, r1, group_counts, group_bern, cell_probs, cell_stratum,
-                     cell_truth, cell_pred, cell_theta, cell_code, n_lab, n_strata, out, joint):
-    """Replicates r0 <= r < r1 of the collapsed path (each keyed by its own index)."""
-    n_j = cell_pred.shape[1]
-    conf = np.zeros((n_j, n_strata, n_lab, n_lab), dtype=np.int64)
+    g_counts, g_order, g_step, g_len = groups
+    c_order, c_step, c_len, c_stratum, c_truth, c_pred, c_theta, c_code = cats
+    b_lab, b_pred, b_order, b_step, b_len, b_shared = blocks
+    n_groups, n_cats = c_order.shape
+    n_fold = c_pred.shape[1]
+    n_blk = b_lab.shape[0]
+    conf = np.zeros((out.shape[1], n_strata, n_lab, n_lab), dtype=np.int64)
     theta_sum = np.zeros(n_strata)
-    counts = np.zeros(cell_probs.shape[1], dtype=np.int64)
-    gsizes = np.zeros(group_counts.shape[0], dtype=np.int64)
-    no_joint = np.zeros((0, 0), dtype=np.int64)
+    sizes = np.zeros(n_groups, dtype=np.int64)
+    counts = np.zeros((n_groups + 1, n_cats), dtype=np.int64)  # row n_groups: pooled
     for r in range(r0, r1):
-        joint_r = joint[r] if joint.shape[0] > 0 else no_joint
-        _collapsed_rep(replicate_key(cell_key, r), group_counts, group_bern, cell_probs,
-                       cell_stratum, cell_truth, cell_pred, cell_theta, cell_code, conf,
-                       theta_sum, counts, gsizes, out[r], joint_r)
+        key = replicate_key(cell_key, r)
+        want_joint = joint.shape[0] > 0
+        conf[...] = 0
+        theta_sum[:] = 0.0
+        counts[...] = 0
+        if want_joint:
+            joint[r] = 0
+        ctr = 0
+        sizes[:] = g_counts
+        if g_len[0] > 0:  # group sizes drawn: Multinomial(n_items, group prior)
+            sizes[:] = 0
+            left = n_items
+            for i in range(g_len[0]):
+                if i == g_len[0] - 1:
+                    x = left
+                else:
+                    x, ctr = binomial_table(left, g_step[0, i], plan, key, ctr)
+                sizes[g_order[0, i]] = x
+                left -= x
+                if left == 0:
+                    break
+        # (a) per group: items over categories (stratum slot, truth, folded predictions)
+        for g in range(n_groups):
+            left = sizes[g]
+            n_c = c_len[g]
+            for i in range(n_c):
+                if left == 0:
+                    break
+                if i == n_c - 1:
+                    x = left
+                else:
+                    x, ctr = binomial_table(left, c_step[g, i], plan, key, ctr)
+                left -= x
+                c = c_order[g, i]
+                s = c_stratum[c]
+                if s < 0:  # dropped (tied, tie rule "drop")
+                    continue
+                t = c_truth[c]
+                counts[g, c] = x
+                counts[n_groups, c] += x
+                th = x * c_theta[g, c]
+                theta_sum[0] += th
+                if s > 0:
+                    theta_sum[s] += th
+                if want_joint:
+                    joint[r, 0, c_code[c]] += x
+                    if s > 0:
+                        joint[r, s, c_code[c]] += x
+                for j in range(n_fold):
+                    h = c_pred[c, j]
+                    conf[j, 0, t, h] += x
+                    if s > 0:
+                        conf[j, s, t, h] += x
+        # (b) per labeller block: each category's count over the block's answers, per
+        # group (chain row g) or pooled over the groups (shared blocks: chain row 0)
+        for b in range(n_blk):
+            shared = b_shared[b] != 0
+            for g in range(1 if shared else n_groups):
+                row = n_groups if shared else g
+                n_out = b_len[b, g]
+                for c in range(n_cats):
+                    left = counts[row, c]
+                    if left == 0:
+                        continue
+                    s = c_stratum[c]
+                    t = c_truth[c]
+                    for i in range(n_out):
+                        if i == n_out - 1:
+                            y = left
+                        else:
+                            y, ctr = binomial_table(left, b_step[b, g, i], plan, key, ctr)
+                        left -= y
+                        o = b_order[b, g, i]
+                        for w in range(2):
+                            j = b_lab[b, w]
+                            if j >= 0:
+                                h = b_pred[b, o, w]
+                                conf[j, 0, t, h] += y
+                                if s > 0:
+                                    conf[j, s, t, h] += y
+                        if left == 0:
+                            break
+        _finish_replicate(conf, theta_sum, out[r])
 
 
 @njit(cache=True, parallel=True)
-def collapsed(cell_key, n_rep, group_counts, group_bern, cell_probs, cell_stratum, cell_truth,
-              cell_pred, cell_theta, cell_code, n_lab, n_strata, out, joint):
+def collapsed(cell_key, n_rep, n_items, groups, cats, blocks, plan, n_lab, n_strata, out,
+              joint):
     """Collapsed simulation of exchangeable items: cost independent of N.
 
-    Items fall in groups (e.g. by class) of ``group_counts[g]`` items (or, when
-    ``group_bern`` is non-empty, group sizes drawn as
-    Multinomial(group_counts.sum(), group_bern)). An item of group g falls in
-    joint outcome cell ``c`` with probability ``cell_probs[g, c]``; a cell fixes
-    the stratum (``cell_stratum``, -1 = dropped), the truth (``cell_truth``) and
-    every labeller's prediction (``cell_pred[c, j]``). Per replicate the cell
-    counts are one multinomial draw per group. ``cell_theta[g, c]`` is
-    E[theta | group, cell] (used for the theta field). Same output as
-    :func:`explicit_generic`; :func:`collapsed_serial` is the serial twin.
+    Items fall in groups g (modal classes, or one mixed group) of fixed sizes, or of
+    sizes drawn per replicate as Multinomial(n_items, class prior). Per replicate and
+    group the items are split over categories by a *chain of conditional binomials*
+    (most probable category first: Binomial(left, P(c | not an earlier one)), the last
+    takes the rest, the chain stops once nothing is left). A category fixes the stratum
+    (-1 = dropped), the truth and the predictions of the "folded" labellers; then each
+    labeller *block* splits every category's count over its answers by one more chain
+    (per group, or pooled over groups when its answer probabilities do not depend on
+    the group). Every binomial comes from :func:`binomial_table`.
 
-    ``joint`` (int64, shape (n_rep, n_strata, n_codes), or (0, 0, 0) when not
-    wanted) receives the drawn counts per replicate, stratum and joint outcome
-    code ``cell_code[c]`` (truth and predictions; dropped cells are left out),
-    the same draws that make ``out``.
+    Parameters
+    ----------
+    cell_key : uint64
+    n_rep, n_items : int
+    groups : tuple
+        ``(counts (G,), order (1, G), step (1, G), length (1,))``: fixed group sizes, or
+        (``length[0] > 0``) the chain that draws them.
+    cats : tuple
+        ``(order (G, C), step (G, C), length (G,), stratum (C,), truth (C,),
+        pred (C, J_folded), theta (G, C), code (C,))``: per group the chain over
+        categories, per category its stratum, truth, folded predictions,
+        E[theta | group, category] (the theta field) and joint output code.
+    blocks : tuple
+        ``(labellers (B, 2) (-1 = none), predictions (B, O, 2), order (B, G, O),
+        step (B, G, O), length (B, G), shared (B,))``.
+    plan : tuple
+        The binomial plan of every chain step (:func:`binomial_table`).
+    n_lab, n_strata : int
+    out : ndarray
+        ``(n_rep, J, n_strata, N_FIELDS)``, as :func:`explicit_generic`.
+    joint : ndarray of int64
+        ``(n_rep, n_strata, n_codes)`` (folded tables only) or ``(0, 0, 0)``: the drawn
+        category counts per stratum and code, the same draws that make ``out``.
+
+    Notes
+    -----
+    Two uses of the same kernel (``labelvar.engine._tables.collapsed_inputs``):
+    *folded*, every labeller inside the categories (the joint outcome table; needed
+    for ``joint`` and with a theta prior, where answers and votes share the item's
+    theta), and *factorised*, categories = (stratum slot, truth) and one block per
+    labeller (or ModelPair): given the group, a labeller's answer is independent of
+    the votes, so the split is exact and needs far fewer draws. :func:`collapsed_serial`
+    is the serial twin.
     """
     n_chunks = (n_rep + _CHUNK - 1) // _CHUNK
     for ch in prange(n_chunks):
-        _collapsed_chunk(cell_key, ch * _CHUNK, min(n_rep, (ch + 1) * _CHUNK), group_counts,
-                         group_bern, cell_probs, cell_stratum, cell_truth, cell_pred, cell_theta,
-                         cell_code, n_lab, n_strata, out, joint)
+        _collapsed_chunk(cell_key, ch * _CHUNK, min(n_rep, (ch + 1) * _CHUNK), n_items, groups,
+                         cats, blocks, plan, n_lab, n_strata, out, joint)
 
 
 @njit(cache=True)
-def collapsed_serial(cell_key, n_rep, group_counts, group_bern, cell_probs, cell_stratum,
-                     cell_truth, cell_pred, cell_theta, cell_code, n_lab, n_strata, out, joint):
+def collapsed_serial(cell_key, n_rep, n_items, groups, cats, blocks, plan, n_lab, n_strata, out,
+                     joint):
     """Serial twin of :func:`collapsed` (bit-identical results)."""
-    _collapsed_chunk(cell_key, 0, n_rep, group_counts, group_bern, cell_probs, cell_stratum,
-                     cell_truth, cell_pred, cell_theta, cell_code, n_lab, n_strata, out, joint)
+    _collapsed_chunk(cell_key, 0, n_rep, n_items, groups, cats, blocks, plan, n_lab, n_strata,
+                     out, joint)
 
 
 # --------------------------------------------------------------------------- summary statistics

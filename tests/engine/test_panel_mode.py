@@ -144,6 +144,7 @@ def test_collapsed_and_explicit_paths_agree_in_distribution(kw):
                   expected=False, labellers=["expert", "random"], **kw)
     col = simulate(method="collapsed", seed=1, **common).raw
     exp = simulate(method="explicit", seed=2, **common).raw
+    pvalues = {}
     for lab in ("expert", "random"):
         for stratum in sorted(set(col.stratum)):
             a = col[(col.labeller == lab) & (col.stratum == stratum)]
@@ -152,9 +153,12 @@ def test_collapsed_and_explicit_paths_agree_in_distribution(kw):
                 if a[field].nunique() == 1 and b[field].nunique() == 1:
                     assert a[field].iloc[0] == b[field].iloc[0]
                     continue
-                assert _chi2_same(a[field].values, b[field].values) > 1e-3, (lab, stratum, field)
-            ks = stats.ks_2samp(a["f1"].dropna(), b["f1"].dropna())
-            assert ks.pvalue > 1e-3, (lab, stratum)
+                pvalues[lab, stratum, field] = _chi2_same(a[field].values, b[field].values)
+            pvalues[lab, stratum, "f1"] = stats.ks_2samp(a["f1"].dropna(),
+                                                         b["f1"].dropna()).pvalue
+    # ~30 tests per case: Bonferroni for a family-wise false alarm rate of 1 %
+    worst = min(pvalues, key=pvalues.get)
+    assert pvalues[worst] > 0.01 / len(pvalues), (worst, pvalues[worst])
 
 
 def test_panel_chunk_invariance():

@@ -23,15 +23,19 @@ Two models (``mode``):
     strata.
 
 Two computational paths (``method``): ``"explicit"`` simulates every item;
-``"collapsed"`` draws the counts of each joint outcome (stratum, truth,
-predictions) directly as multinomials, at a cost independent of N. It applies
-to items that are exchangeable within groups and have a finite outcome table
-(coin mode; panel mode, with a fixed theta or, as i.i.d. items, with a theta
-prior integrated out exactly). ``"auto"`` takes the collapsed path for coin mode
-and fixed theta, and wherever a :class:`labelvar.models.ModelPair` or
-``joint=True`` needs it, except that panel cells the vectorised L = 2 kernel
-takes (K <= 7, fixed theta and class counts, homogeneous panel) with N <= 4,000
-items go explicit: there a few ns per item beat the collapsed draws per replicate.
+``"collapsed"`` draws the counts of each outcome directly, by chains of conditional
+binomials, at a cost independent of N. It applies to items that are exchangeable
+within groups and have a finite outcome table (coin mode; panel mode, with a fixed
+theta or, as i.i.d. items, with a theta prior integrated out exactly). With a fixed
+theta and no ``joint`` output it splits each group's items over (stratum, truth)
+and then each part by one labeller at a time (given the modal class a labeller's
+answer is independent of the votes); otherwise it draws the joint outcome table.
+``"auto"`` takes the collapsed path wherever a :class:`labelvar.models.ModelPair`
+or ``joint=True`` needs it, and for exchangeable items picks the path with the
+lower modelled cost per replicate (the collapsed path's expected number of draws
+against N times the explicit kernel's cost per item; the constants, measured with
+``scripts/bench.py``, are in ``_simulate.py``): binary panels with K <= 7 go
+explicit below N ~ 200, most other cells collapsed already at a few dozen items.
 
 Layout
 ------

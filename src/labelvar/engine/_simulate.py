@@ -23,6 +23,7 @@ from labelvar.engine._tables import (
     _Infeasible,
     _symmetric_tables,
     _Table,
+    collapsed_inputs,
 )
 from labelvar.models import Model
 from labelvar.priors import ItemModel
@@ -39,7 +40,18 @@ _BINARY_MAX_K = 64      # K above this uses the generic kernel (one compile per 
 _PARALLEL_WORK = 2_000_000  # draws per cell from which parallel kernels are used
 _PARALLEL_SUMMARY = 250_000  # values per cell from which the summary runs in parallel
 _FAST_MAX_K = 7         # the vectorised L = 2 kernel packs vote counts 0..K in 8-bit lanes
-_AUTO_FAST_N = 4000     # "auto": up to this N the vectorised L = 2 kernel beats the collapsed
+# "auto" picks the path with the lower cost per replicate (both are exact). Measured on one
+# thread with scripts/bench.py (2-core reference machine, N = 1000, two labellers):
+# collapsed = _NS_REPLICATE + _NS_DRAW * draws + _NS_METRICS[L > 2] * labellers * strata (ns;
+# draws = the expected binomial draws per replicate, from the cell's chains), explicit =
+# n_items * (a + b * (K + labellers)) with (a, b) = _NS_ITEM_FAST for the vectorised L = 2
+# kernel (K <= 7) and _NS_ITEM for the others. The choice depends on the cell, never on the
+# number of replicates, so a run's first R replicates are those of a shorter run.
+_NS_REPLICATE = 60.0
+_NS_DRAW = 14.0
+_NS_METRICS = (15.0, 30.0)
+_NS_ITEM_FAST = (0.9, 0.3)
+_NS_ITEM = (14.0, 0.4)
 _THETA_KIND = {"fixed": K.THETA_FIXED, "beta": K.THETA_BETA, "discrete": K.THETA_DISCRETE}
 
 
@@ -124,10 +136,11 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
         (also with a ``theta_prior``) and ``method="explicit"`` is refused.
     method : {"auto", "collapsed", "explicit"}
         Computational path (see :mod:`labelvar.engine`). ``"auto"``: collapsed
-        for exchangeable items (coin mode, or a fixed theta) and whenever a
-        ``ModelPair`` or ``joint=True`` needs it; explicit otherwise, and for
-        binary panel cells with K <= 7, a fixed theta, fixed positives and
-        N <= 4,000 items (the vectorised kernel is faster there).
+        whenever a ``ModelPair`` or ``joint=True`` needs it; for exchangeable
+        items (coin mode, or a fixed theta) the path with the lower modelled
+        cost per replicate (collapsed: its expected binomial draws; explicit:
+        N times a per-item cost; e.g. binary panels with K <= 7 go explicit up
+        to N ~ 200); explicit otherwise.
     expected : bool
         Compute the ``expected`` column (imports scipy; False keeps a small
         call cheap).
@@ -308,23 +321,27 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     prior = cell.class_prior(spec)
     exchangeable = not panel or spec.theta_prior is None
     skills = spec.skill_matrices(lab) if panel else None
-    cells = table.cells(n_j) if table is not None else None
     needs = ("a ModelPair" if spec.pairs else "joint=True" if want["joint"] else None)
+    coll = None  # the collapsed kernel's inputs (None: its outcome table is too large)
+    if table is not None and (spec.method == "collapsed" or needs
+                              or (spec.method == "auto" and exchangeable)):
+        coll = collapsed_inputs(table, spec, cell, joint=want["joint"])
     path = spec.method
     bern = spec.positives == "bernoulli"
     # the vectorised L = 2 kernel applies (same conditions as its branch below)
     fast_binary = (lab == 2 and panel and kk <= _FAST_MAX_K and spec.theta_prior is None
                    and not bern and fast and skills is None)
     if path == "auto":
-        path = "collapsed" if (exchangeable or needs) and cells is not None else "explicit"
-        if path == "collapsed" and not needs and fast_binary and cell.n_items <= _AUTO_FAST_N:
+        path = "collapsed" if (exchangeable or needs) and coll is not None else "explicit"
+        if path == "collapsed" and not needs and _collapsed_ns(coll, lab, n_j, n_strata) > (
+                cell.n_items * _explicit_item_ns(fast_binary, kk if panel else 1, n_j)):
             path = "explicit"  # a few ns per item beat the collapsed draws per replicate
     if path == "explicit" and needs:
         raise ValueError(f"{needs} needs the collapsed path, which is not available for this "
                          f"cell (outcome table of {lab}**{n_j + 1} x strata cells too large, or "
-                         f"the vote enumeration is)" if cells is None else
+                         f"the vote enumeration is)" if coll is None else
                          f"{needs} needs method='collapsed' (or 'auto'), got method='explicit'")
-    if path == "collapsed" and cells is None:
+    if path == "collapsed" and coll is None:
         raise ValueError(f"method='collapsed' is not available for this cell (outcome table "
                          f"of {lab}**{n_j + 1} x strata cells is too large, or the vote "
                          f"enumeration is); use method='explicit'")
@@ -350,20 +367,11 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
                          for lb in spec.labellers], dtype=np.int64)
     counts = cell.class_counts(spec)
     if path == "collapsed":
-        probs, c_stratum, c_truth, c_pred, c_theta, c_code = cells
-        if bern:
-            group_counts = np.array([cell.n_items], dtype=np.int64)
-        else:
-            group_counts = table.groups
-        # joint outcome codes, numbered compactly over the possible scored ones (a table
-        # cell is a (stratum, outcome) pair; dropped cells never reach the joint counts)
-        codes = np.unique(c_code[c_stratum >= 0])
-        c_index = np.minimum(np.searchsorted(codes, c_code), max(len(codes) - 1, 0))
+        codes = coll.codes
         if want["joint"]:
             joint = np.zeros((spec.replicates, n_strata, len(codes)), dtype=np.int64)
-        kern[2](ckey, spec.replicates, group_counts, np.empty(0), np.ascontiguousarray(probs),
-                c_stratum, c_truth, c_pred, np.ascontiguousarray(c_theta),
-                c_index.astype(np.int64), lab, n_strata, out, joint)
+        kern[2](ckey, spec.replicates, cell.n_items, coll.groups, coll.cats, coll.blocks,
+                coll.plan, lab, n_strata, out, joint)
     elif fast_binary:
         # vectorised kernel; bit-identical to the branch below
         theta = float(cell.p_d)
@@ -421,6 +429,18 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
         tables["raw"] = _raw_table(out, names, strata, path,
                                    theta=panel and skills is None)
     return tables
+
+
+def _collapsed_ns(coll, n_lab, n_labellers, n_strata):
+    """Cost model of a collapsed replicate, ns on one thread (see ``_NS_REPLICATE``)."""
+    return (_NS_REPLICATE + _NS_DRAW * coll.draws
+            + _NS_METRICS[n_lab > 2] * n_labellers * n_strata)
+
+
+def _explicit_item_ns(fast_binary, panel_size, n_labellers):
+    """Cost model of one item on the explicit path, ns on one thread (see ``_NS_ITEM``)."""
+    a, b = _NS_ITEM_FAST if fast_binary else _NS_ITEM
+    return a + b * (panel_size + n_labellers)
 
 
 def _raw_table(out, names, strata, path, theta: bool):
