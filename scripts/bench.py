@@ -339,14 +339,22 @@ def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
     # coin-mode simulate: cost independent of N (expected values included)
     reps = int(20_000 * scale)
     coin = {}
-    for n in (1000, 10**6, 10**7):
-        coin[n] = _timed_child("from labelvar import simulate\n"
-                               "simulate(p_d=0.6, m=0.1, n_items=100, replicates=100)",
-                               f"simulate(p_d=0.6, m=0.1, n_items={n}, replicates={reps})")
-    ratio = coin[10**7][0] / coin[1000][0]
-    add(f"coin simulate() N=1e3 / 1e6 / 1e7, {reps} reps",
-        " / ".join(f"{coin[n][0]:.2f} s" for n in coin) + f" ({coin[10**7][1]:.0f} MB at 1e7)",
-        "N=1e7 runs; time(1e7) <= 2 x time(1e3)", ratio <= 2.0)
+    # a fresh process per N: one untimed call of the same size first (it loads the kernels
+    # from the numba cache and imports what the large-N expectations use, once per
+    # process), then 3 timed calls (their mean); peak memory covers all of them. Small N
+    # is faster (its binomials come from tables); "independent of N" is judged where the
+    # draws are table-free: 1e6 and 1e7 items against 1e5
+    sizes = (1000, 10**5, 10**6, 10**7)
+    for n in sizes:
+        call = f"simulate(p_d=0.6, m=0.1, n_items={n}, replicates={reps})"
+        sec, mb = _timed_child(f"from labelvar import simulate\n{call}",
+                               f"for _ in range(3):\n    {call}")
+        coin[n] = (sec / 3, mb)
+    ratio = max(coin[10**6][0], coin[10**7][0]) / coin[10**5][0]
+    add(f"coin simulate() N=1e3 / 1e5 / 1e6 / 1e7, {reps} reps (mean of 3 calls)",
+        " / ".join(f"{coin[n][0] * 1e3:.0f} ms" for n in sizes)
+        + f" ({coin[10**7][1]:.0f} MB at 1e7)", "N=1e7 runs; 1e6, 1e7 <= 1.5 x time(1e5)",
+        ratio <= 1.5)
     # any-L kernel vs the numpy baseline
     numba.set_num_threads(2)
     for lab in (3, 4, 10):
@@ -358,7 +366,7 @@ def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
     # simulate() as a user calls it (method="auto"); the explicit path for information
     for method in ("auto", "explicit"):
         kw = dict(p_d=0.7, mode="panel", n_items=1000, replicates=reps, method=method)
-        sim.simulate(**{**kw, "replicates": 200})
+        sim.simulate(**kw)  # warm-up: the same kernels (parallel twins) loaded from the cache
         times = []
         for _ in range(3):
             t = time.perf_counter()
