@@ -1,4 +1,4 @@
-"""Issue 15's figure list: each complaint checked on a rendered figure (Agg canvas)."""
+"""Figure readability: each known complaint checked on a rendered figure (Agg canvas)."""
 
 from __future__ import annotations
 
