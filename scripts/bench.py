@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Benchmark of the simulation engine (issue 3). Not a test: it prints numbers.
+"""Benchmark of the engine, the command line and stratify. Not a test: it prints numbers.
 
     .venv/bin/python scripts/bench.py            # full run (~1-2 min)
     .venv/bin/python scripts/bench.py --quick    # fewer replicates
@@ -219,8 +219,8 @@ def main(argv=None):
     print(f"  import numpy, numba, pandas                  {imp_med:.3f} / {imp_min:.3f}")
     print(f"  import + simulate(1000 reps), expected=False {run_med:.3f} / {run_min:.3f}")
     print(f"  import + simulate(1000 reps), expected=True  {exp_med:.3f} / {exp_min:.3f}")
-    fig1 = report_figure1_end_to_end()  # issue 4: Figure 1 end to end (section at the end)
-    report_design_snli()  # issue 11: the README's planning example (section at the end)
+    fig1 = report_figure1_end_to_end()  # Figure 1 end to end (section below)
+    report_design_snli()  # the README's planning example (section below)
     report_targets(base, scale, fig1, stratify=not args.no_stratify, quick=args.quick)
     report_scaling()
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f} (1 min). The machine is shared "
@@ -249,7 +249,7 @@ def _time_generic_l2(reps, runs=3):
     return statistics.median(times[1:]), ["generic"]
 
 
-# --------------------------------------------------------------------------- Figure 1 end to end (issue 4)
+# --------------------------------------------------------------------------- Figure 1 end to end
 def report_figure1_end_to_end(runs=3):
     """Time `labelvar sweep experiment=figure1` (default settings) as a user runs it.
 
@@ -290,7 +290,7 @@ def report_figure1_end_to_end(runs=3):
     return statistics.median(times)
 
 
-# --------------------------------------------------------------------------- issue 14 targets
+# --------------------------------------------------------------------------- speed and memory targets
 def _child(code, runs=1):
     """Run ``code`` in a fresh interpreter; (median wall seconds, its stdout)."""
     times, out = [], ""
@@ -323,7 +323,7 @@ def _timed_child(setup, work):
 
 
 def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
-    """Issue 14: every target with its measured value and PASS/FAIL."""
+    """Every speed and memory target (the list of issue 14) with its value and PASS/FAIL."""
     rows = []
 
     def add(what, value, target, ok):
@@ -569,7 +569,7 @@ def report_scaling():
         print(f"  {n:9d} {kk:3d} {lab:3d} {reps:10d} {mode:6s} {method:9s} {sec:8.2f} {mb:8.0f}")
 
 
-# --------------------------------------------------------------------------- planner (issue 11)
+# --------------------------------------------------------------------------- planner
 def report_design_snli(runs=5, target=2.0):
     """Time `labelvar design --config snli` (the README's example).
 

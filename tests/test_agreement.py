@@ -1,4 +1,4 @@
-"""Issue 13: agreement statistics, aggregation, same-item tests, ordinal and probability metrics.
+"""Agreement statistics, aggregation, same-item tests, ordinal and probability metrics.
 
 Every statistic is compared with an independent computation: statsmodels, scikit-learn,
 scipy, Krippendorff's published worked examples, crowd-kit 1.4.2's Dawid-Skene.

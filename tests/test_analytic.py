@@ -421,7 +421,7 @@ def test_bad_input_names_the_argument(call, match):
         call()
 
 
-# --------------------------------------------------------------------------- large samples (issue 14)
+# --------------------------------------------------------------------------- large samples
 @pytest.mark.parametrize("npos, nneg, s, t", [(3000, 27000, 0.6, 0.6), (20000, 20000, 0.7, 0.8),
                                               (1000, 99000, 0.9, 0.95), (50, 30000, 0.5, 0.99)])
 def test_large_sample_path_matches_the_outer_product(monkeypatch, npos, nneg, s, t):

@@ -587,7 +587,7 @@ def test_paper_table_orders_bins_numerically_per_task(table):
     pd.testing.assert_frame_equal(p, paper_table(table, "sys"))
 
 
-# --------------------------------------------------------------------------- issue 14: speed
+# --------------------------------------------------------------------------- progress and large inputs
 def test_progress_bar_only_when_asked_or_on_a_terminal(capsys):
     panel = [[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 1]] * 5
     pred = {"ai": [1, 0, 0, 1] * 5}

@@ -1,4 +1,4 @@
-"""Issue 10 on the Python side: inputs understood, not guessed; bins and tests honest."""
+"""stratify() inputs on the Python side: understood, not guessed; bins and tests honest."""
 
 from __future__ import annotations
 

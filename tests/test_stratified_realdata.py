@@ -145,7 +145,7 @@ def test_dialsummeval_metric_judges_join_and_rank_match():
     assert scores.shape == (1400, 1) and scores.index.is_unique
 
 
-# --------------------------------------------------------------------------- issue 10
+# ------------------------------------------------------------- real files through the command line
 def _stderr_lines(err):
     return [ln for ln in err.splitlines() if ln.strip()]
 
@@ -228,7 +228,7 @@ def test_chaosnli_label_count_refused_as_votes_and_read_as_counts():
     assert h.expected["0.68"] == pytest.approx(0.68)
 
 
-# --------------------------------------------------------------------------- issue 13
+# ---------------------------------------------- agreement, paired tests, probabilities on real data
 def test_chexpert_compare_mcnemar_per_bin_agreement_and_probabilities(tmp_path):
     from sklearn.metrics import roc_auc_score
     from statsmodels.stats.contingency_tables import mcnemar

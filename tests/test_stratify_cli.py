@@ -198,7 +198,7 @@ def test_compare_two_systems_across_tasks(tmp_path):
     assert code == 2 and "--compare takes two systems" in err
 
 
-# --------------------------------------------------------------------------- issue 10
+# ------------------------------------------------------------- bad input: one line naming the flag
 def test_stray_label_refused_naming_the_flags(tmp_path):
     rows = ["id,r1,r2,r3,r4,r5"] + [f"i{i},{i % 2},{i % 2},1,0,{i % 2}" for i in range(400)]
     rows[9] = "i8,0,0,2,0,0"
