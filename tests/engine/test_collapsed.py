@@ -153,3 +153,19 @@ def test_factorised_and_folded_inputs():
                         BetaPrior(3, 1), "random", "fixed", None, "collapsed")
     pcell = prior.cells()[0]
     assert collapsed_inputs(_Table(pcell, prior), prior, pcell).blocks[0].shape[0] == 0
+
+
+@pytest.mark.parametrize("mode", ["coin", "panel"])
+@pytest.mark.parametrize("p_d", [0.0, 1.0])
+def test_cells_without_a_random_draw(mode, p_d):
+    """p_d = 0 or 1 with a lone expert: no binomial step at all (an empty plan), exact."""
+    if mode == "panel" and p_d == 0.0:
+        p_d = 0.5  # panel mode needs theta >= 1/L
+    res = simulate(p_d=p_d, m=0.5, n_items=10, replicates=50, labellers=("expert",),
+                   mode=mode, method="collapsed", panel_size=3)
+    acc = res.summary[(res.summary["metric"] == "accuracy") & (res.summary["stratum"] == "all")]
+    assert acc["method"].eq("collapsed").all()
+    if mode == "coin":  # accuracy is p_d itself, every replicate
+        assert acc["mean"].iloc[0] == p_d and acc["sd"].iloc[0] == 0.0
+    else:
+        assert acc["mean"].iloc[0] == pytest.approx(acc["expected"].iloc[0], abs=0.1)

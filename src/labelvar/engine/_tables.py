@@ -337,7 +337,7 @@ def binomial_plan(prob, n_lo, n_hi):
         n_hi[s] = n_lo[s] + rows[s] // 2 - 1
         rows = np.maximum(n_hi - n_lo + 1, 0)
     n_hi = np.where(rows > 0, n_hi, n_lo - 1)
-    row0 = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64)
+    row0 = (np.cumsum(rows) - rows).astype(np.int64)  # first row of each step (none: empty)
     step = np.repeat(np.arange(len(prob)), rows)
     n = (np.arange(rows.sum()) - np.repeat(row0, rows) + np.repeat(n_lo, rows)).astype(np.int64)
     p = prob[step]
