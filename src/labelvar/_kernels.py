@@ -429,6 +429,17 @@ def categorical(cum, u):
 
 
 # --------------------------------------------------------------------------- metrics
+@njit(cache=True, inline="always")
+def _count_fields(out_r, j, s, n, correct, tp, fp, fn):
+    """The count fields n, correct, tp, fp, fn, tn of ``out_r[j, s]`` (label 1 vs the rest)."""
+    out_r[j, s, 0] = n
+    out_r[j, s, 1] = correct
+    out_r[j, s, 2] = tp
+    out_r[j, s, 3] = fp
+    out_r[j, s, 4] = fn
+    out_r[j, s, 5] = n - tp - fn - fp
+
+
 @njit(cache=True, error_model="numpy")
 def _finish_replicate(conf, theta_sum, out_r):
     """Metrics of every labeller x stratum of one replicate into ``out_r[j, s, :]``.
@@ -457,12 +468,7 @@ def _finish_replicate(conf, theta_sum, out_r):
             fp = conf[j, s, 0, 1]
             correct = conf[j, s, 0, 0] + tp
             n = correct + fn + fp
-            out_r[j, s, 0] = n
-            out_r[j, s, 1] = correct
-            out_r[j, s, 2] = tp
-            out_r[j, s, 3] = fp
-            out_r[j, s, 4] = fn
-            out_r[j, s, 5] = n - tp - fn - fp
+            _count_fields(out_r, j, s, n, correct, tp, fp, fn)
             some = n > 0
             nn = n if some else 1
             accuracy = correct / nn
@@ -494,12 +500,7 @@ def _macro_metrics(conf, j, s, theta_sum, out_r):
     tp = conf[j, s, 1, 1]
     fn = row1 - tp
     fp = col1 - tp
-    out_r[j, s, 0] = n
-    out_r[j, s, 1] = correct
-    out_r[j, s, 2] = tp
-    out_r[j, s, 3] = fp
-    out_r[j, s, 4] = fn
-    out_r[j, s, 5] = n - tp - fn - fp
+    _count_fields(out_r, j, s, n, correct, tp, fp, fn)
     if n == 0:
         for f in range(6, out_r.shape[2]):
             out_r[j, s, f] = np.nan
