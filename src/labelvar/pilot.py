@@ -447,15 +447,8 @@ def _free_proportions(ks, L: int, sel: Selection | None) -> int:
 
 def _pilot_input(counts, n_labels, sel: Selection | None) -> tuple[np.ndarray, int, list]:
     """Vote counts as (items, L) ints, items without information left out, unfittable refused."""
-    c = V.integer("pilot vote counts", counts, lo=0)
-    if c.ndim != 2 or c.shape[0] == 0:
-        raise ValueError(f"pilot vote counts must be a non-empty (items, labels) matrix, "
-                         f"got shape {c.shape}")
-    L = int(V.n_labels(c.shape[1] if n_labels is None else n_labels))
-    if c.shape[1] > L:
-        raise ValueError(f"pilot has {c.shape[1]} label columns but n_labels={L}")
-    if c.shape[1] < L:
-        c = np.pad(c, ((0, 0), (0, L - c.shape[1])))
+    c = _count_matrix(counts, n_labels)
+    L = c.shape[1]
     notes = []
     k = c.sum(axis=1)
     if (k < 2).all():
@@ -550,7 +543,8 @@ class ItemModelFit(PilotFit):
                 f"{self.loglik:.2f}, AIC {self.aic:.2f}; {fit}")
 
 
-def _item_counts(counts, n_labels=None) -> np.ndarray:
+def _count_matrix(counts, n_labels=None) -> np.ndarray:
+    """Pilot vote counts as an (items, L) int matrix: checked, padded to ``n_labels`` columns."""
     c = V.integer("pilot vote counts", counts, lo=0)
     if c.ndim != 2 or c.shape[0] == 0:
         raise ValueError(f"pilot vote counts must be a non-empty (items, labels) matrix, "
@@ -560,6 +554,12 @@ def _item_counts(counts, n_labels=None) -> np.ndarray:
         raise ValueError(f"pilot has {c.shape[1]} label columns but n_labels={L}")
     if c.shape[1] < L:
         c = np.pad(c, ((0, 0), (0, L - c.shape[1])))
+    return c
+
+
+def _item_counts(counts, n_labels=None) -> np.ndarray:
+    """:func:`_count_matrix` where every item has at least one vote."""
+    c = _count_matrix(counts, n_labels)
     if (c.sum(axis=1) < 1).any():
         bad = np.flatnonzero(c.sum(axis=1) < 1)
         raise ValueError(f"pilot items need at least 1 vote each; {bad.size} item(s) have none "
