@@ -134,20 +134,24 @@ def _table_draws(n, step, plan, key, reps):
 
 # full window (n < W), partial windows (one holding ~99.6 %: its tails drawn often
 # enough to show), counts beyond the table (ratio of uniforms) and p = 1/2 (random bits)
-@pytest.mark.parametrize("n,p", [(9, 0.3), (63, 0.93), (150, 0.4), (640, 0.36), (40, 0.05),
+@pytest.mark.parametrize("n,p", [(9, 0.3), (63, 0.93), (150, 0.4), (630, 0.36), (40, 0.05),
                                  (2000, 0.3), (301, 0.5)])
 def test_binomial_table_matches_scipy(n, p):
-    from labelvar.engine._tables import binomial_plan
+    from labelvar.engine._tables import binomial_plan, window_probabilities
 
-    prob, row0, n_lo, n_hi, win_lo, cdf = plan = binomial_plan([0.2, p], [1, n - 5], [50, n + 5])
-    if n <= 1000 and p != 0.5:  # a window row serves this n
+    prob, row0, n_lo, n_hi, win_lo, table, outside = plan = binomial_plan(
+        [0.2, p], [1, n - 5], [50, n + 5])
+    if n <= 1000 and p != 0.5:  # a window row serves this n: its alias table, decoded
         assert n_lo[1] <= n <= n_hi[1]
         row = row0[1] + n - n_lo[1]
-        k = win_lo[row] + np.arange(K.BINOMIAL_WINDOW)
-        mass = stats.binom.cdf(k, n, p) - stats.binom.cdf(win_lo[row] - 1, n, p)
-        if n + 1 <= K.BINOMIAL_WINDOW:
-            mass /= mass[-1]
-        assert np.allclose(cdf[row], mass, rtol=1e-11, atol=1e-15)
+        k = win_lo[row] + np.arange(K.BINOMIAL_WINDOW - 1)
+        pmf = stats.binom.pmf(k, n, p)
+        if n + 1 <= K.BINOMIAL_WINDOW - 1:
+            pmf /= pmf.sum()
+        decoded = window_probabilities(table[row:row + 1])[0]
+        assert np.allclose(decoded[:-1], pmf, rtol=1e-11, atol=1e-15)
+        assert decoded[-1] == pytest.approx(max(1 - pmf.sum(), 0.0), abs=1e-11)
+        assert outside[row] == pytest.approx(decoded[-1], abs=1e-13)
     else:
         assert not n_lo[1] <= n <= n_hi[1]
     draws = _table_draws(n, 1, plan, np.uint64(n * 7 + 1), 200_000)
@@ -160,15 +164,32 @@ def test_binomial_table_matches_scipy(n, p):
 
 
 def test_binomial_plan_windows_hold_their_mass():
-    from labelvar.engine._tables import _MIN_MASS, binomial_plan
+    from labelvar.engine._tables import _MIN_MASS, binomial_plan, window_probabilities
 
     prob = np.array([0.5 ** 20, 0.01, 0.3, 0.5, 0.77, 0.999])
     plan = binomial_plan(prob, np.ones(6), np.full(6, 1500))
-    cdf = plan[5]
-    assert len(cdf) > 1000 and (np.diff(cdf, axis=1) >= 0).all()
-    assert cdf[:, -1].min() >= _MIN_MASS and cdf.max() <= 1.0
-    assert cdf[:, -1].min() < 0.999  # some rows do rely on the tails
+    table, outside = plan[5], plan[6]
+    decoded = window_probabilities(table)
+    assert len(table) > 1000 and np.allclose(decoded.sum(axis=1), 1.0, atol=1e-12)
+    assert (1 - outside).min() >= _MIN_MASS and outside.min() >= 0.0
+    assert outside.max() > 0.001  # some rows do rely on the tails
+    assert np.allclose(decoded[:, -1], outside, atol=1e-13)
     assert plan[3][3] < plan[2][3]  # p = 1/2 has no rows: a count of random bits
+
+
+def test_binomial_alias_rows_reproduce_their_probabilities():
+    """The packed alias tables give every outcome its probability to 2**-58 per cell."""
+    from labelvar.engine._tables import window_probabilities
+
+    rng = np.random.default_rng(5)
+    p = rng.dirichlet(np.full(K.BINOMIAL_WINDOW, 0.3), size=50)
+    p[:5, 10:] = 0.0  # outcomes of probability 0 are never drawn
+    p[:5] /= p[:5].sum(axis=1, keepdims=True)
+    table = np.empty(p.shape, dtype=np.uint64)
+    K.binomial_alias_rows(p * K.BINOMIAL_WINDOW, table)
+    decoded = window_probabilities(table)
+    assert np.abs(decoded - p).max() < 1e-14
+    assert (decoded[:5, 10:] == 0.0).all()
 
 
 def _strata_of_top(kk):

@@ -65,8 +65,12 @@ THETA_FIXED = 0
 THETA_BETA = 1
 THETA_DISCRETE = 2
 
-#: values per window of a tabulated binomial (:func:`binomial_table`)
+#: cells of the alias table of a tabulated binomial (:func:`binomial_table`): the last
+#: one stands for "outside the window" (the tails), the others for window values
 BINOMIAL_WINDOW = 64
+_WIN_BITS = np.uint64(6)  # log2(BINOMIAL_WINDOW)
+_WIN_SHIFT = np.uint64(58)  # 64 - _WIN_BITS: a hash's top bits pick the cell
+_WIN_MASK = np.uint64((1 << 58) - 1)  # ... its other 58 bits are the uniform in the cell
 #: largest n for which Binomial(n, 1/2) is a count of random bits (n / 64 hashes);
 #: beyond, the ratio of uniforms costs less
 HALF_BITS_MAX_N = 2048
@@ -340,38 +344,62 @@ def binomial_table(n, step, plan, key, ctr):
     """Draw Binomial(n, p) for the probability ``p`` number ``step`` of a binomial plan.
 
     A plan (built by ``labelvar.engine._tables.binomial_plan``) is a tuple
-    ``(prob, row0, n_lo, n_hi, win_lo, cdf)``. For trial counts
-    ``n_lo[step] <= n <= n_hi[step]`` row ``row0[step] + n - n_lo[step]`` of ``cdf`` holds
-    the cumulative probabilities of ``W = BINOMIAL_WINDOW`` values from ``win_lo[row]``
-    (``cdf[row, i] = P(win_lo <= X <= win_lo + i)``, padded with the last value). One
-    uniform ``u`` gives ``X = win_lo + #{i : cdf[row, i] <= u}`` when ``u < cdf[row, W - 1]``
-    (the window's mass): a count of fixed length, no data-dependent branch, which the
-    compiler vectorises. Otherwise (the window holds at least 99 % of the mass, so
-    rarely) X comes from the tails (:func:`_binomial_tail`). p = 1/2 is a count of
-    random bits (:func:`_binomial_half`, n <= ``HALF_BITS_MAX_N``); other counts go to
-    :func:`binomial`. The
-    window's mapping from ``u`` to X is a reordering of inversion, so every path is
-    exact.
+    ``(prob, row0, n_lo, n_hi, win_lo, table, outside)``. For trial counts
+    ``n_lo[step] <= n <= n_hi[step]`` row ``row = row0[step] + n - n_lo[step]`` of
+    ``table`` is a Walker alias table of W = ``BINOMIAL_WINDOW`` cells over the
+    W - 1 values ``win_lo[row] + k`` (k < W - 1) and one more outcome, "outside the
+    window", of probability ``outside[row]``. Each cell packs its acceptance
+    threshold (58 bits) and its alias (6 bits) in one uint64: one hash gives the cell
+    (its top 6 bits) and the uniform compared with the threshold (the other 58), so
+    a draw is one hash, one load and a select, with no data-dependent branch. The
+    outcome "outside" (at most 1 % of the mass, so rarely) draws X from the tails
+    (:func:`_binomial_tail`) with a fresh uniform. p = 1/2 is a count of random bits
+    (:func:`_binomial_half`, n <= ``HALF_BITS_MAX_N``); other counts go to
+    :func:`binomial`. Every path is exact: the alias table reproduces the window's
+    probabilities to 2**-58 per cell.
 
     The plan's arrays are indexed in place (``plan[5][row, i]``), never bound to local
     names: once inlined, a local array name costs two atomic reference-count updates
-    per call, several times the draw itself. The window length is a compile-time
-    constant: with a run-time length the count loop runs about 4x slower.
+    per call, several times the draw itself.
     """
     if plan[0][step] == 0.5 and n <= HALF_BITS_MAX_N:
         return _binomial_half(n, key, ctr)
     if plan[2][step] <= n <= plan[3][step]:
         row = plan[1][step] + n - plan[2][step]
-        u = uniform(key, ctr)
-        x = 0
-        for i in range(BINOMIAL_WINDOW):
-            x += u >= plan[5][row, i]
-        mass = plan[5][row, BINOMIAL_WINDOW - 1]
-        if u < mass:
-            return plan[4][row] + x, ctr + 1
-        return _binomial_tail(n, plan[0][step], plan[4][row], plan[4][row] + BINOMIAL_WINDOW - 1,
-                              u - mass, key, ctr + 1)
+        h = splitmix64(key + np.uint64(ctr) * GOLDEN)
+        i = h >> _WIN_SHIFT
+        e = plan[5][row, i]
+        k = i if (h & _WIN_MASK) < (e >> _WIN_BITS) else e & np.uint64(BINOMIAL_WINDOW - 1)
+        if k < BINOMIAL_WINDOW - 1:
+            return plan[4][row] + np.int64(k), ctr + 1
+        lo = plan[4][row]
+        return _binomial_tail(n, plan[0][step], lo, lo + BINOMIAL_WINDOW - 2,
+                              uniform(key, ctr + 1) * plan[6][row], key, ctr + 2)
     return binomial(n, plan[0][step], key, ctr)
+
+
+@njit(cache=True)
+def binomial_alias_rows(q, table):
+    """Fill ``table[row]`` with the packed alias table of ``q[row] = p * W / sum(p)``.
+
+    The layout of :func:`binomial_table`: threshold ``floor(acceptance * 2**58)`` in
+    the top 58 bits, alias in the low 6 (a cell that always accepts gets threshold 0
+    and itself as alias). ``q`` is overwritten (:func:`alias_fill`).
+    """
+    w = q.shape[1]
+    prob = np.empty(w)
+    alias = np.empty(w, dtype=np.int64)
+    scale = float(1 << 58)
+    for row in range(q.shape[0]):
+        alias_fill(q[row], prob, alias)
+        for i in range(w):
+            a = np.uint64(alias[i])
+            thr = np.uint64(0)
+            if prob[i] < 1.0:
+                thr = np.uint64(prob[i] * scale)
+            else:
+                a = np.uint64(i)
+            table[row, i] = (thr << _WIN_BITS) | a
 
 
 @njit(cache=True)
@@ -483,33 +511,21 @@ def _finish_replicate(conf, theta_sum, out_r):
             out_r[j, s, 10] = theta if some else np.nan
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _macro_metrics(conf, j, s, theta_sum, out_r):
-    """:func:`_finish_replicate` for L > 2 and one (labeller j, stratum s)."""
+    """:func:`_finish_replicate` for L > 2 and one (labeller j, stratum s).
+
+    Inlined: a call that takes arrays costs atomic reference-count updates per array,
+    more than these few sums (one pass over the L x L counts per class).
+    """
     n_lab = conf.shape[2]
     n = 0
     correct = 0
-    row1 = 0
-    col1 = 0
-    for a in range(n_lab):
-        for b in range(n_lab):
-            n += conf[j, s, a, b]
-        correct += conf[j, s, a, a]
-        row1 += conf[j, s, 1, a]
-        col1 += conf[j, s, a, 1]
-    tp = conf[j, s, 1, 1]
-    fn = row1 - tp
-    fp = col1 - tp
-    _count_fields(out_r, j, s, n, correct, tp, fp, fn)
-    if n == 0:
-        for f in range(6, out_r.shape[2]):
-            out_r[j, s, f] = np.nan
-        return
-    out_r[j, s, 6] = correct / n
-    out_r[j, s, 10] = theta_sum / n
     sp = 0.0
     sr = 0.0
     sf = 0.0
+    row1 = 0
+    col1 = 0
     for c in range(n_lab):
         tpc = conf[j, s, c, c]
         predc = 0
@@ -517,15 +533,23 @@ def _macro_metrics(conf, j, s, theta_sum, out_r):
         for a in range(n_lab):
             predc += conf[j, s, a, c]
             truec += conf[j, s, c, a]
-        if predc > 0:
-            sp += tpc / predc
-        if truec > 0:
-            sr += tpc / truec
-        if predc + truec > 0:
-            sf += 2.0 * tpc / (predc + truec)
-    out_r[j, s, 7] = sp / n_lab
-    out_r[j, s, 8] = sr / n_lab
-    out_r[j, s, 9] = sf / n_lab
+        n += truec
+        correct += tpc
+        if c == 1:
+            row1 = truec
+            col1 = predc
+        sp += tpc / (predc if predc > 0 else 1)
+        sr += tpc / (truec if truec > 0 else 1)
+        sf += 2.0 * tpc / (predc + truec if predc + truec > 0 else 1)
+    tp = conf[j, s, 1, 1]
+    _count_fields(out_r, j, s, n, correct, tp, col1 - tp, row1 - tp)
+    some = n > 0
+    nn = n if some else 1
+    out_r[j, s, 6] = correct / nn if some else np.nan
+    out_r[j, s, 7] = sp / n_lab if some else np.nan
+    out_r[j, s, 8] = sr / n_lab if some else np.nan
+    out_r[j, s, 9] = sf / n_lab if some else np.nan
+    out_r[j, s, 10] = theta_sum / nn if some else np.nan
 
 
 @njit(cache=True)

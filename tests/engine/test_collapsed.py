@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from labelvar._kernels import BINOMIAL_WINDOW
 from labelvar.engine import simulate
 from labelvar.engine._spec import _Spec
 from labelvar.engine._tables import _Table, collapsed_inputs
@@ -146,7 +147,7 @@ def test_factorised_and_folded_inputs():
     order, _, length, stratum = coll.cats[:4]
     reached = np.concatenate([order[g, :length[g]] for g in range(len(length))])
     assert set(stratum[reached].tolist()) == {-1, 1, 2}
-    assert coll.draws > 0 and coll.plan[5].shape[1] == 64
+    assert coll.draws > 0 and coll.plan[5].shape[1] == BINOMIAL_WINDOW
     # joint output or a theta prior: the joint outcome table, no blocks
     assert collapsed_inputs(table, spec, cell, joint=True).blocks[0].shape[0] == 0
     prior = _Spec.build(None, 0.35, 150, 2, 4, ["expert"], "panel", 10, 0, (),

@@ -41,16 +41,19 @@ _PARALLEL_WORK = 2_000_000  # draws per cell from which parallel kernels are use
 _PARALLEL_SUMMARY = 250_000  # values per cell from which the summary runs in parallel
 _FAST_MAX_K = 7         # the vectorised L = 2 kernel packs vote counts 0..K in 8-bit lanes
 # "auto" picks the path with the lower cost per replicate (both are exact). Measured on one
-# thread with scripts/bench.py (2-core reference machine, N = 1000, two labellers):
+# thread with scripts/bench.py's time_kernel (2-core reference machine, N = 200, two
+# labellers, panel K = 5..15 x L = 2..5 and coin mode; least squares over the cells):
 # collapsed = _NS_REPLICATE + _NS_DRAW * draws + _NS_METRICS[L > 2] * labellers * strata (ns;
 # draws = the expected binomial draws per replicate, from the cell's chains), explicit =
 # n_items * (a + b * (K + labellers)) with (a, b) = _NS_ITEM_FAST for the vectorised L = 2
-# kernel (K <= 7) and _NS_ITEM for the others. The choice depends on the cell, never on the
-# number of replicates, so a run's first R replicates are those of a shorter run.
-_NS_REPLICATE = 60.0
-_NS_DRAW = 14.0
-_NS_METRICS = (15.0, 30.0)
+# kernel (K <= 7), _NS_ITEM_SYMMETRIC for the any-L fixed-theta kernel (L > 2) and _NS_ITEM
+# for the others. The choice depends on the cell, never on the number of replicates, so a
+# run's first R replicates are those of a shorter run.
+_NS_REPLICATE = 20.0
+_NS_DRAW = 13.0
+_NS_METRICS = (7.0, 15.0)
 _NS_ITEM_FAST = (0.9, 0.3)
+_NS_ITEM_SYMMETRIC = (2.0, 0.27)
 _NS_ITEM = (14.0, 0.4)
 _THETA_KIND = {"fixed": K.THETA_FIXED, "beta": K.THETA_BETA, "discrete": K.THETA_DISCRETE}
 
@@ -331,10 +334,14 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     # the vectorised L = 2 kernel applies (same conditions as its branch below)
     fast_binary = (lab == 2 and panel and kk <= _FAST_MAX_K and spec.theta_prior is None
                    and not bern and fast and skills is None)
+    # the any-L fixed-theta kernel applies (its branch below also needs its tables)
+    symmetric = (panel and (lab > 2 or kk > _BINARY_MAX_K) and spec.theta_prior is None
+                 and skills is None and table is not None and not bern and fast)
     if path == "auto":
         path = "collapsed" if (exchangeable or needs) and coll is not None else "explicit"
         if path == "collapsed" and not needs and _collapsed_ns(coll, lab, n_j, n_strata) > (
-                cell.n_items * _explicit_item_ns(fast_binary, kk if panel else 1, n_j)):
+                cell.n_items * _explicit_item_ns(fast_binary, symmetric, kk if panel else 1,
+                                                 n_j)):
             path = "explicit"  # a few ns per item beat the collapsed draws per replicate
     if path == "explicit" and needs:
         raise ValueError(f"{needs} needs the collapsed path, which is not available for this "
@@ -394,9 +401,7 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
         kern[0](ckey, spec.replicates, cell.n_items, ktuple, panel, int(counts[1]), bern,
                 float(prior[1]), theta_kind, theta_par, theta_cum, vote_thr, tie, lab_kind,
                 lab_p1, lab_rho, stratum_of_top, n_strata, out)
-    elif (panel and theta_kind == K.THETA_FIXED and skills is None and table is not None
-          and not bern and fast
-          and (sym := _symmetric_tables(table.A[:, 0], mats)) is not None):
+    elif symmetric and (sym := _symmetric_tables(table.A[:, 0], mats)) is not None:
         # any L, fixed theta: one alias draw of (stratum, truth, two predictions) per item
         kern[4](ckey, spec.replicates, cell.n_items, counts, *sym, float(theta_par[0]), n_j,
                 n_strata, out)
@@ -437,9 +442,9 @@ def _collapsed_ns(coll, n_lab, n_labellers, n_strata):
             + _NS_METRICS[n_lab > 2] * n_labellers * n_strata)
 
 
-def _explicit_item_ns(fast_binary, panel_size, n_labellers):
+def _explicit_item_ns(fast_binary, symmetric, panel_size, n_labellers):
     """Cost model of one item on the explicit path, ns on one thread (see ``_NS_ITEM``)."""
-    a, b = _NS_ITEM_FAST if fast_binary else _NS_ITEM
+    a, b = _NS_ITEM_FAST if fast_binary else _NS_ITEM_SYMMETRIC if symmetric else _NS_ITEM
     return a + b * (panel_size + n_labellers)
 
 

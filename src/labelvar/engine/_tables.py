@@ -21,7 +21,7 @@ import numpy as np
 
 from labelvar import _panel
 from labelvar._counts import ceil_count
-from labelvar._kernels import BINOMIAL_WINDOW
+from labelvar._kernels import BINOMIAL_WINDOW, binomial_alias_rows
 
 _EPS = 1e-12            # metric >= t is evaluated as metric >= t - _EPS
 _MAX_CELLS = 4096       # largest joint outcome table the collapsed path takes
@@ -301,29 +301,33 @@ class _PlanBuilder:
 
 
 def binomial_plan(prob, n_lo, n_hi):
-    """Tables for :func:`labelvar._kernels.binomial_table`: one window per (step, n) row.
+    """Tables for :func:`labelvar._kernels.binomial_table`: one alias table per (step, n) row.
 
     For step s (probability ``prob[s]``) and ``n_lo[s] <= n <= n_hi[s]`` a row holds
-    the cumulative probabilities of ``W = BINOMIAL_WINDOW`` values of Binomial(n, p)
-    from ``win_lo`` (the window centred on the mode, inside 0..n; rows whose window
-    covers the whole support are normalised to end at exactly 1). Counts are
-    tabulated while sd <= W / ``_SD_WINDOW`` (n p q up to ~150 for W = 64: the window
-    holds at least ``_MIN_MASS`` of the distribution, the kernel draws the rest from
-    the tails), below ``_LF_SIZE``, and not for p = 1/2 (a count of random bits is
+    the packed alias table (:func:`labelvar._kernels.binomial_alias_rows`) of the
+    ``V = BINOMIAL_WINDOW - 1`` values of Binomial(n, p) from ``win_lo`` (the window
+    centred on the mode, inside 0..n) and of one more outcome, "outside the window",
+    whose probability is ``outside`` (0 when the window covers the whole support;
+    the window's probabilities are then normalised to sum to 1). Counts are
+    tabulated while sd <= V / ``_SD_WINDOW`` (n p q up to ~145: the window holds at
+    least ``_MIN_MASS`` of the distribution, the kernel draws the rest from the
+    tails), below ``_LF_SIZE``, and not for p = 1/2 (a count of random bits is
     cheaper); at most ``_MAX_ROWS`` rows. pmf values are
     ``exp(log C(n, k) + k log p + (n - k) log q)`` from log-factorials (relative
     error ~1e-13). Other counts are drawn by :func:`labelvar._kernels.binomial`.
 
-    Returns the plan tuple ``(prob, row0, n_lo, n_hi, win_lo, cdf)``.
+    Returns the plan tuple ``(prob, row0, n_lo, n_hi, win_lo, table, outside)``.
 
     Examples
     --------
-    >>> prob, row0, n_lo, n_hi, win_lo, cdf = binomial_plan([0.3], [10], [12])
-    >>> cdf.shape, float(cdf[0, 10])  # n = 10: the whole support, normalised
-    ((3, 64), 1.0)
+    >>> prob, row0, n_lo, n_hi, win_lo, table, outside = binomial_plan([0.3], [10], [12])
+    >>> table.shape, outside.tolist()  # n = 10..12: the whole support, nothing outside
+    ((3, 64), [0.0, 0.0, 0.0])
+    >>> round(float(window_probabilities(table)[0, :11].sum()), 12)
+    1.0
     """
     lf = _log_factorials()
-    width = BINOMIAL_WINDOW
+    width = BINOMIAL_WINDOW - 1  # window values; the last cell is "outside"
     prob = np.asarray(prob, dtype=float)
     n_lo = np.asarray(n_lo, dtype=np.int64).copy()
     n_hi = np.minimum(np.asarray(n_hi, dtype=np.int64), _LF_SIZE - 1)
@@ -351,11 +355,34 @@ def binomial_plan(prob, n_lo, n_hi):
         lp, lq = np.log(p)[:, None], np.log1p(-p)[:, None]
     logpmf = (lf[n][:, None] - lf[k] - lf[nk] + np.where(k > 0, k * lp, 0.0)
               + np.where(nk > 0, nk * lq, 0.0))
-    cdf = np.cumsum(np.where(inside, np.exp(logpmf), 0.0), axis=1)
+    pmf = np.where(inside, np.exp(logpmf), 0.0)
+    mass = pmf.sum(axis=1)
     full = n + 1 <= width
-    cdf[full] = cdf[full] / cdf[full, -1:]
-    return (prob, row0, n_lo, n_hi, win_lo.astype(np.int64),
-            np.ascontiguousarray(np.minimum(cdf, 1.0)))
+    pmf[full] /= mass[full, None]
+    outside = np.where(full, 0.0, np.maximum(1.0 - mass, 0.0))
+    q = np.concatenate([pmf, outside[:, None]], axis=1)
+    q *= BINOMIAL_WINDOW / q.sum(axis=1, keepdims=True)
+    table = np.empty(q.shape, dtype=np.uint64)
+    binomial_alias_rows(q, table)
+    return prob, row0, n_lo, n_hi, win_lo.astype(np.int64), table, outside
+
+
+def window_probabilities(table):
+    """Outcome probabilities of packed alias tables (:func:`binomial_plan`): (rows, W).
+
+    Column k < W - 1 is the window value ``win_lo + k``, column W - 1 "outside";
+    the inverse of :func:`labelvar._kernels.binomial_alias_rows` (for tests).
+    """
+    table = np.asarray(table, dtype=np.uint64)
+    w = table.shape[1]
+    accept = (table >> np.uint64(6)).astype(float) / float(1 << 58)
+    alias = (table & np.uint64(w - 1)).astype(np.int64)
+    always = accept == 0.0
+    accept = np.where(always & (alias == np.arange(w)), 1.0, accept)
+    out = accept.copy()
+    rows = np.repeat(np.arange(len(table)), w)
+    np.add.at(out, (rows, alias.ravel()), (1.0 - accept).ravel())
+    return out / w
 
 
 def collapsed_inputs(table, spec, cell, joint=False) -> _Collapsed | None:
