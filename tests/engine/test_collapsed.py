@@ -170,3 +170,14 @@ def test_cells_without_a_random_draw(mode, p_d):
         assert acc["mean"].iloc[0] == p_d and acc["sd"].iloc[0] == 0.0
     else:
         assert acc["mean"].iloc[0] == pytest.approx(acc["expected"].iloc[0], abs=0.1)
+
+
+@pytest.mark.parametrize("method", ["collapsed", "auto"])
+def test_classes_without_items_are_simulated(method):
+    """N = 10 items over L = 10 classes: most classes have no item (a crash before)."""
+    with np.errstate(all="raise"):
+        res = simulate(p_d=0.7, m=0.5, n_items=10, n_labels=10, panel_size=5, mode="panel",
+                       replicates=4000, seed=3, method=method)
+    acc = res.summary[res.summary["metric"] == "accuracy"]
+    assert len(acc) and acc["expected"].notna().all()
+    assert (acc["z"].abs() < 4.5).all(), acc[["labeller", "stratum", "mean", "expected", "z"]]

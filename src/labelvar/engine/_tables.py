@@ -289,6 +289,8 @@ class _PlanBuilder:
             self.lo.append(self.n_max + 1)
             self.hi.append(0)
         s = self.ids[p]
+        if mean.size == 0:  # no part reaches this step (e.g. a class with no items)
+            return s
         self.lo[s] = min(self.lo[s], max(1, int(np.min(mean - _SPREAD * sd)) - 2))
         self.hi[s] = max(self.hi[s], min(self.n_max, int(np.ceil(np.max(mean + _SPREAD * sd)))
                                          + 2))
@@ -472,10 +474,16 @@ def _thinned_var(mean, var, keep):
 
 
 def _p_some(trials, frac):
-    """P(Binomial(trials, frac) > 0); arrays: P(any is > 0) over the last axis."""
-    frac = np.minimum(np.asarray(frac, dtype=float), 1.0)
-    with np.errstate(divide="ignore"):
-        return -np.expm1(np.sum(np.asarray(trials) * np.log1p(-frac), axis=-1))
+    """P(Binomial(trials, frac) > 0); arrays: P(any is > 0) over the last axis.
+
+    Used for the chains' draw counts and for P(a stratum is non-empty) in the exact
+    expectations.
+    """
+    frac = np.clip(np.asarray(frac, dtype=float), 0.0, 1.0)
+    trials = np.asarray(trials, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0 trials: never drawn, even at frac 1
+        terms = np.where(trials > 0, trials * np.log1p(-frac), 0.0)
+    return -np.expm1(np.sum(terms, axis=-1))
 
 
 def _blocks(table, spec, folded, pc, mean_g, var_g, trials, share, builder):
@@ -570,15 +578,6 @@ def _ratio_means(n, a, ab):
     return total
 
 
-def _p_nonempty(n, a):
-    n = np.asarray(n, dtype=float)
-    a = np.clip(np.asarray(a, dtype=float), 0.0, 1.0)
-    with np.errstate(divide="ignore"):
-        log_empty = np.where(a < 1.0, n * np.log1p(-np.minimum(a, 1.0)), -np.inf)
-    log_empty = np.where(n == 0, 0.0, log_empty)
-    return float(-np.expm1(log_empty.sum()))
-
-
 def _expected(table, cell, spec, labels):
     """Exact expectations keyed by (labeller index, stratum index, metric, threshold)."""
     lab = cell.n_labels
@@ -596,7 +595,7 @@ def _expected(table, cell, spec, labels):
         for s, slots in enumerate(slot_sets):
             pj = joint[:, slots].sum(axis=1)  # (G, t, h)
             p_in = pj.sum(axis=(1, 2))
-            nonempty[j, s] = _p_nonempty(groups, p_in)
+            nonempty[j, s] = float(_p_some(groups, p_in))
             if nonempty[j, s] <= 0:
                 continue
             diag = np.einsum("gtt->g", pj)
