@@ -34,8 +34,9 @@ answer is independent of the votes); otherwise it draws the joint outcome table.
 or ``joint=True`` needs it, and for exchangeable items picks the path with the
 lower modelled cost per replicate (the collapsed path's expected number of draws
 against N times the explicit kernel's cost per item; the constants, measured with
-``scripts/bench.py``, are in ``_simulate.py``): binary panels with K <= 7 go
-explicit below N ~ 200, most other cells collapsed already at a few dozen items.
+``scripts/bench.py``, are in ``_simulate.py``): panels go explicit below N ~ 150
+(L = 2, K <= 7), ~ 400 (L = 3) or ~ 1000 (L = 4), coin mode only below a few dozen
+items.
 
 Layout
 ------

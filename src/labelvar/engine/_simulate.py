@@ -143,7 +143,7 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
         items (coin mode, or a fixed theta) the path with the lower modelled
         cost per replicate (collapsed: its expected binomial draws; explicit:
         N times a per-item cost; e.g. binary panels with K <= 7 go explicit up
-        to N ~ 200); explicit otherwise.
+        to N ~ 150, panels with L = 3 up to N ~ 400); explicit otherwise.
     expected : bool
         Compute the ``expected`` column (imports scipy; False keeps a small
         call cheap).
