@@ -585,6 +585,23 @@ def _draw_theta(theta_kind, theta_par, theta_cum, key, ctr):
 
 
 @njit(cache=True, inline="always")
+def _annotator_share(u, rho, expert):
+    """Does a labeller answer this item like an annotator? (yes/no, ``u`` rescaled).
+
+    An expert always does; a :class:`labelvar.models.Model` with correlation ``rho``
+    does when ``u < rho`` (``u / rho`` is then a fresh uniform for the annotator-like
+    answer), otherwise it answers from its matrix with ``(u - rho) / (1 - rho)``.
+    """
+    if expert:
+        return True, u
+    if rho > 0.0 and u < rho:
+        return True, u / rho
+    if rho > 0.0:
+        return False, (u - rho) / (1.0 - rho)
+    return False, u
+
+
+@njit(cache=True, inline="always")
 def _matrix_label(lab_cum, j, c, u, n_lab):
     """Labeller ``j``'s prediction for an item of (modal) label ``c`` from one uniform."""
     for a in range(n_lab - 1):
@@ -756,11 +773,9 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
             theta_sum[s] += theta
         lbase = base + np.uint64(panel_k + 3)
         for j in range(n_j):
-            u = uniform(rkey, lbase + np.uint64(j))
-            rho = lab_rho[j]
-            if lab_kind[j] == EXPERT or (rho > 0.0 and u < rho):
-                if lab_kind[j] != EXPERT:  # a correlated model answering like an annotator
-                    u = u / rho
+            like, u = _annotator_share(uniform(rkey, lbase + np.uint64(j)), lab_rho[j],
+                                       lab_kind[j] == EXPERT)
+            if like:
                 if u < theta:
                     h = c
                 else:
@@ -771,8 +786,6 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
                     if h >= n_lab:
                         h -= n_lab
             else:
-                if rho > 0.0:
-                    u = (u - rho) / (1.0 - rho)
                 h = _matrix_label(lab_cum, j, c, u, n_lab)
             _count(conf, j, s, g, h)
     _finish_replicate(conf, theta_sum, out_r)
@@ -1085,15 +1098,11 @@ def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, thet
             theta_sum[s] += theta
         lbase = base + np.uint64(panel_k + 2)
         for j in range(n_j):
-            u = uniform(rkey, lbase + np.uint64(j))
-            rho = lab_rho[j]
-            if lab_kind[j] == EXPERT:
+            like, u = _annotator_share(uniform(rkey, lbase + np.uint64(j)), lab_rho[j],
+                                       lab_kind[j] == EXPERT)
+            if like:
                 h = c if u < theta else 1 - c
-            elif rho > 0.0 and u < rho:  # a correlated model answering like an annotator
-                h = c if u / rho < theta else 1 - c
             else:
-                if rho > 0.0:
-                    u = (u - rho) / (1.0 - rho)
                 h = 1 if u < lab_p1[j, c] else 0
             _count(conf, j, s, g, h)
     _finish_replicate(conf, theta_sum, out_r)
@@ -1840,16 +1849,9 @@ def _item_model_rep(rkey, n_items, n_lab, panel_k, item_kind, item_par, item_cum
             theta_sum[s] += best
         lbase = base + np.uint64(panel_k + 3)
         for j in range(n_j):
-            u = uniform(rkey, lbase + np.uint64(j))
-            rho = lab_rho[j]
-            if lab_kind[j] == EXPERT or (rho > 0.0 and u < rho):
-                if lab_kind[j] != EXPERT:
-                    u = u / rho
-                h = categorical(cum, u)
-            else:
-                if rho > 0.0:
-                    u = (u - rho) / (1.0 - rho)
-                h = _matrix_label(lab_cum, j, c, u, n_lab)
+            like, u = _annotator_share(uniform(rkey, lbase + np.uint64(j)), lab_rho[j],
+                                       lab_kind[j] == EXPERT)
+            h = categorical(cum, u) if like else _matrix_label(lab_cum, j, c, u, n_lab)
             _count(conf, j, s, g, h)
     _finish_replicate(conf, theta_sum, out_r)
 
