@@ -275,7 +275,8 @@ def _bin_edges(t: _Task, blocks, bins) -> tuple[np.ndarray, list[str]]:
     """User bin edges, checked to cover the observed agreement, and each bin's label."""
     edges = v.probability("bins", bins)
     if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0):
-        raise ValueError(f"bins must be at least 2 increasing edges in [0, 1], got {list(edges)}")
+        raise ValueError("bins must be at least 2 increasing edges in [0, 1], got "
+                         f"[{', '.join(f'{x:g}' for x in np.ravel(edges))}]")
     lo = min(t.agreement(b).min() for b in blocks)
     hi = max(t.agreement(b).max() for b in blocks)
     if lo < edges[0] - 1e-12 or hi > edges[-1] + 1e-12:
