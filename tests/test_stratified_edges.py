@@ -20,3 +20,19 @@ def test_bad_bins_message_shows_the_edges_as_typed(bins, shown):
     msg = str(info.value)
     assert msg == f"bins must be at least 2 increasing edges in [0, 1], got {shown}"
     assert "np.float64" not in msg
+
+
+def test_paper_table_without_humans_leaves_the_human_gap_blank():
+    # no humans, no H': H, Delta(H-AI) and Delta(E-H) are all blank, never "NaN"
+    r = stratify(PANEL, PRED, n_boot=0, metrics=["accuracy"])
+    pt = r.paper_table("s")
+    assert pt["accuracy H"].tolist() == ["", "", ""]
+    assert pt["accuracy Δ(H−AI)"].tolist() == ["", "", ""]
+    assert pt["accuracy Δ(E−H)"].tolist() == ["", "", ""]
+    # accuracy of s: bin 0.67 (rows 1, 3, 5): 2/3; unanimous (rows 2, 4): 1/2
+    assert pt["accuracy AI"].tolist() == ["0.67", "0.50", "0.60"]
+    assert pt["accuracy Δ(E−AI)"].tolist() == ["0.00", "0.50", "0.20"]
+    # with H' the gap is there
+    pt = stratify(PANEL, PRED, n_boot=0, metrics=["accuracy"], simulated_human=2).paper_table("s")
+    assert all(re.fullmatch(r"-?\d\.\d\d", x) for x in pt["accuracy Δ(H'−AI)"])
+

@@ -891,8 +891,8 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
             row[f"{metric} E"] = f(gm.iloc[0].expected)
             if system is None and "chance" in gm.columns:
                 row[f"{metric} chance"] = f(gm.iloc[0].chance)
-            if ai is not None:
-                row[f"{metric} Δ({hn}−AI)"] = f(ai.delta_human)
+            if ai is not None:  # no humans and no H': no reference, a blank cell as H's
+                row[f"{metric} Δ({hn}−AI)"] = f(ai.delta_human) if h is not None else ""
             row[f"{metric} Δ(E−{hn})"] = f(h.delta_expected) if h is not None else ""
             if ai is not None:
                 row[f"{metric} Δ(E−AI)"] = f(ai.delta_expected)
