@@ -36,3 +36,13 @@ def test_paper_table_without_humans_leaves_the_human_gap_blank():
     pt = stratify(PANEL, PRED, n_boot=0, metrics=["accuracy"], simulated_human=2).paper_table("s")
     assert all(re.fullmatch(r"-?\d\.\d\d", x) for x in pt["accuracy Δ(H'−AI)"])
 
+
+def test_a_task_without_raters_keeps_the_table_numeric():
+    r = stratify({"a": (PANEL, PRED), "b": (PANEL, None)}, n_boot=0, metrics=["accuracy"])
+    t = r.table
+    assert set(t.task) == {"a"}
+    for c in ("score", "expected", "delta_expected", "m", "agreement", "p_random"):
+        assert t[c].dtype == float, c
+    assert t.S.dtype.kind == "i" and t.small_bin.dtype == bool
+    assert t.score.tolist() == pytest.approx([2 / 3, 1 / 2, 3 / 5])
+    assert r.inputs["b"]["systems"] == [] and r.excluded["b"]["no_votes"] == 0

@@ -593,7 +593,10 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         comparisons["p_holm"] = holm(comparisons["p"].to_numpy(float))
         comparisons["n_comparisons"] = int(comparisons["p"].notna().sum())
         comparisons = comparisons[list(COMPARISON_COLUMNS)]
-    return StratifiedResult(table=pd.concat(frames, ignore_index=True), excluded=excluded,
+    # a task nobody scores (no rater, no H') has no rows: its empty frame would make
+    # every column of the concatenation an object column
+    table = pd.concat([f for f in frames if len(f)] or frames, ignore_index=True)
+    return StratifiedResult(table=table, excluded=excluded,
                             seed=seed, inputs=inputs,
                             agreement=pd.concat(agree, ignore_index=True) if agree else None,
                             comparisons=comparisons)
