@@ -46,3 +46,12 @@ def test_a_task_without_raters_keeps_the_table_numeric():
     assert t.S.dtype.kind == "i" and t.small_bin.dtype == bool
     assert t.score.tolist() == pytest.approx([2 / 3, 1 / 2, 3 / 5])
     assert r.inputs["b"]["systems"] == [] and r.excluded["b"]["no_votes"] == 0
+
+
+def test_one_metric_or_one_human_given_as_a_string():
+    pred = {**PRED, "dr1": [1, 0, 0, 1, 1]}
+    r = stratify(PANEL, pred, humans="dr1", metrics="accuracy", n_boot=0)
+    assert set(r.table.metric) == {"accuracy"}
+    assert r.humans == ["dr1"] and r.systems == ["s"]
+    h = r.table[(r.table.role == "H") & (r.table.stratum == "all")]
+    assert h.score.tolist() == [1.0]  # dr1 is the majority on every item

@@ -307,8 +307,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     predictions : mapping of str to array_like, or DataFrame, optional
         One label per item for every evaluated rater (systems and the humans
         named in ``humans``), aligned with the panel's rows.
-    humans : sequence of str
-        Names in ``predictions`` forming the independent human group H.
+    humans : str or sequence of str
+        Names in ``predictions`` forming the independent human group H (a
+        string is one name).
     pos_label : label, optional
         Positive class for F1 (binary; for multi-class, F1 of that class
         one-vs-rest). Default: 1 for 0/1 labels; macro-F1 over the declared
@@ -332,8 +333,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     bins : sequence of float, optional
         Bin edges on the observed agreement (e.g. ``[0.5, 0.7, 0.9, 1.0]``);
         default one bin per observed value (0.60, 0.80, 1.00 for 5 votes).
-    metrics : sequence of str
-        Metrics to report: label metrics ``accuracy``, ``precision``, ``recall``,
+    metrics : str or sequence of str
+        Metrics to report (a string is one metric): label metrics ``accuracy``, ``precision``, ``recall``,
         ``f1``, ``kappa`` (Cohen's kappa against the majority); with ``ordinal``
         :data:`ORDINAL_METRICS` (``mae``, ``within1``, ``qwk``, ``spearman``,
         ``kendall``); with ``probabilities`` :data:`PROBABILITY_METRICS`
@@ -493,7 +494,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     if metrics is None:
         metrics = METRICS + (ORDINAL_METRICS if ordinal else ()) + (
             PROBABILITY_METRICS if has_probs else ())
-    metrics = tuple(metrics)
+    metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)
     for mtr in metrics:
         v.choice("metrics", mtr, ALL_METRICS)
         if mtr in ORDINAL_METRICS and mtr not in LABEL_METRICS and not ordinal:
@@ -526,7 +527,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
             raise ValueError("panel: the mapping of tasks is empty")
     else:
         tasks = [(str(task), panel, predictions, probabilities)]
-    humans = list(humans)
+    humans = [humans] if isinstance(humans, str) else list(humans)
     seed = _seeding.as_seed(seed)
     notes: list[str] = []
     prepared = []
