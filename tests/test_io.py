@@ -187,3 +187,35 @@ def test_synthetic_panel_humans_follow_their_difficulty():
     assert set(np.unique(df.iloc[:, 1:].to_numpy())) == {0, 1}
     agree = (df["coin"] == latent_proxy).mean()
     assert abs(agree - 0.5) < 4 * np.sqrt(0.25 / 20000)
+
+
+@pytest.mark.parametrize("reader, text, args, match", [
+    # an empty id used to become the item 'nan' and turn ids 1, 3 into '1.0', '3.0'
+    (io.read_wide, "id,r1,r2\n1,1,1\n,0,0\n3,1,0\n", dict(item="id"),
+     r"item: column 'id' is empty or NA in 1 row\(s\) of .*x\.csv \(first: data row 2\)"),
+    (io.read_wide, "id,r1,r2\n1,1,1\nNA,0,0\n,1,0\n", dict(item="id"),
+     r"item: column 'id' is empty or NA in 2 row\(s\) .*data row 2\)"),
+    # an empty task used to drop its rows unseen (groupby leaves NaN keys out)
+    (io.read_wide, "id,t,r1,r2\na,x,1,1\nb,,0,0\nc,y,1,0\n", dict(item="id", task_column="t"),
+     r"task_column: column 't' is empty or NA in 1 row\(s\) .*data row 2\); every row needs a task"),
+    (io.read_wide, "id,t,r1,r2\na,x,1,1\nb,y,0,0\n,y,1,0\n", dict(item="id", task_column="t"),
+     r"item: column 'id' is empty or NA in 1 row\(s\) .*data row 3\)"),
+    (io.read_long, "item,rater,label\na,r1,1\na,,0\na,r3,1\n", {},
+     r"long format: column 'rater' is empty or NA in 1 row\(s\) .*data row 2\); every row needs a rater"),
+    (io.read_long, "item,rater,label\na,r1,1\n,r2,0\na,r3,1\n", {},
+     r"long format: column 'item' is empty or NA in 1 row\(s\) .*data row 2\)"),
+    (io.read_long, "item,rater,label,t\na,r1,1,x\na,r2,0,\na,r3,1,x\n", dict(task_column="t"),
+     r"task_column: column 't' is empty or NA in 1 row\(s\) .*data row 2\)"),
+])
+def test_blank_ids_raters_and_tasks_are_refused(tmp_path, reader, text, args, match):
+    p = _write(tmp_path / "x.csv", text)
+    with pytest.raises(ValueError, match=match):
+        reader(p, panel="r*", **args)
+
+
+def test_ids_tasks_and_raters_all_given_are_read_as_before(tmp_path):
+    p = _write(tmp_path / "x.csv", "id,t,r1,r2\n1,x,1,1\n2,x,0,0\n3,y,1,0\n")
+    d = io.read_wide(p, panel="r*", item="id", task_column="t")
+    assert {t: td.panel.index.tolist() for t, td in d.items()} == {"x": ["1", "2"], "y": ["3"]}
+    p = _write(tmp_path / "l.csv", "item,rater,label\n1,r1,1\n1,r2,0\n2,r1,0\n2,r2,0\n")
+    assert io.read_long(p, panel="r*")["l"].panel.to_numpy().tolist() == [[1, 0], [0, 0]]

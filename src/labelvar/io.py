@@ -192,6 +192,20 @@ def _wide_columns(header: list[str], *, panel, systems, item, task_column,
     return [c for c in header if c in used], plain
 
 
+def _no_blanks(df: pd.DataFrame, columns, field: str, where: str, what: str) -> None:
+    """Refuse empty cells in id-like ``columns``: such a row names no item, rater or task.
+
+    Without this an empty id would become the item ``'nan'`` (and turn integer ids
+    into ``'1.0'``), and an empty task or rater would drop its rows unseen.
+    """
+    for c in columns:
+        blank = df[c].isna().to_numpy()
+        if blank.any():
+            first = int(np.flatnonzero(blank)[0]) + 1
+            raise ValueError(f"{field}: column {c!r} is empty or NA in {int(blank.sum())} row(s) of "
+                             f"{where} (first: data row {first}); every row needs {what}")
+
+
 def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
     """Set the item id column (or composite of columns) as the index; refuse duplicates."""
     keys = _patterns(item)
@@ -203,6 +217,7 @@ def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
     if missing:
         raise ValueError(f"item: column {missing[0]!r} not found in {where}; "
                          f"available: {', '.join(map(repr, list(df.columns)[:12]))}")
+    _no_blanks(df, keys, "item", where, "an item id")
     if len(keys) == 1:
         col = df[keys[0]]
         idx = _csv.as_text(col)
@@ -295,6 +310,9 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
     if task_column is not None:
         if task_column not in df.columns:
             raise ValueError(f"task_column: column {task_column!r} not found in {where}")
+        _no_blanks(df, [task_column], "task_column", where, "a task")
+        _no_blanks(df, [k for k in _patterns(item) if k in df.columns], "item", where,
+                   "an item id")  # here, so that rows are counted in the whole table
         out = {}
         for name, sub in df.groupby(task_column, sort=False):
             sub = _index(sub.drop(columns=[task_column]), item, f"{where} (task {name!r})")
@@ -457,6 +475,9 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
         if c not in df.columns:
             raise ValueError(f"long format: column {c!r} not found in {where}; "
                              f"available: {', '.join(map(repr, list(df.columns)[:12]))}")
+    _no_blanks(df, [item], "long format", where, "an item id")
+    _no_blanks(df, [rater], "long format", where, "a rater")
+    _no_blanks(df, need[3:], "task_column", where, "a task")
     df = df.copy()
     df[item] = df[item].astype(str)
     df[rater] = df[rater].astype(str)
