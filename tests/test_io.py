@@ -219,3 +219,13 @@ def test_ids_tasks_and_raters_all_given_are_read_as_before(tmp_path):
     assert {t: td.panel.index.tolist() for t, td in d.items()} == {"x": ["1", "2"], "y": ["3"]}
     p = _write(tmp_path / "l.csv", "item,rater,label\n1,r1,1\n1,r2,0\n2,r1,0\n2,r2,0\n")
     assert io.read_long(p, panel="r*")["l"].panel.to_numpy().tolist() == [[1, 0], [0, 0]]
+
+
+def test_jsonl_with_a_byte_order_mark_and_crlf(tmp_path):
+    p = tmp_path / "b.jsonl"
+    p.write_bytes('\ufeff{"id": "a", "v": [1, 1, 0]}\r\n{"id": "b", "v": [0, 0, 0]}\r\n'
+                  .encode("utf-8"))
+    td = io.read_jsonl(p, panel="v", item="id")["b"]
+    assert td.panel.index.tolist() == ["a", "b"]
+    assert td.panel.to_numpy().tolist() == [[1, 1, 0], [0, 0, 0]]
+

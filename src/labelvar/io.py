@@ -520,7 +520,8 @@ def _read_jsonl_records(path) -> list[dict]:
     path = Path(path)
     _check_file(path)
     rows = []
-    with path.open(encoding="utf-8", errors="strict") as fh:
+    # utf-8-sig: a byte order mark (Windows editors) is read past, as read_csv does
+    with path.open(encoding="utf-8-sig", errors="strict") as fh:
         for lineno, line in enumerate(_lines(fh, path), 1):
             if not line.strip():
                 continue
