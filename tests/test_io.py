@@ -229,3 +229,9 @@ def test_jsonl_with_a_byte_order_mark_and_crlf(tmp_path):
     assert td.panel.index.tolist() == ["a", "b"]
     assert td.panel.to_numpy().tolist() == [[1, 1, 0], [0, 0, 0]]
 
+
+def test_jsonl_null_id_refused(tmp_path):
+    # a null id used to become the item 'None'
+    p = _write(tmp_path / "n.jsonl", '{"id": "a", "v": [1, 1]}\n{"id": null, "v": [0, 0]}\n')
+    with pytest.raises(ValueError, match=r"^item: record 2 of .*n\.jsonl has a null id \('id'\)"):
+        io.read_jsonl(p, panel="v", item="id")

@@ -597,6 +597,10 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
             if k not in r:
                 raise ValueError(f"{path}: record {i + 1} has no field {k!r}; "
                                  f"fields: {', '.join(map(repr, list(r)[:12]))}")
+        if any(r[k] is None for k in keys):
+            raise ValueError(f"item: record {i + 1} of {path} has a null id "
+                             f"({next(k for k in keys if r[k] is None)!r}); every record "
+                             "needs an item id")
         ids.append("|".join(str(r[k]) for k in keys) if keys else str(i))
     s = pd.Series(ids)
     if s.duplicated().any():
