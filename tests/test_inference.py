@@ -105,3 +105,21 @@ def test_tests_accept_the_result_or_its_table():
         pd.testing.assert_frame_equal(fn(result, *args).table, fn(result.table, *args).table)
     with pytest.raises(TypeError, match="StratifiedResult or its table"):
         bin_tests({"role": []})
+
+
+def test_a_metric_the_table_lacks_or_only_small_bins_are_named_as_such():
+    # used to say "system 'x' not in the table; systems: " (empty) and "got []"
+    t = pd.DataFrame([dict(task=k, stratum=s, metric="accuracy", system=n, role="system",
+                           score=0.5, delta_human=0.1, small_bin=s != "all")
+                      for k in "abc" for s in ("0.60", "1.00", "all") for n in "xy"])
+    with pytest.raises(ValueError, match=r"^metric 'f1' not in the table; metrics: accuracy$"):
+        paired_test(t, "x", "y")
+    with pytest.raises(ValueError, match=r"^metric 'f1' not in the table; metrics: accuracy$"):
+        bin_tests(t)
+    with pytest.raises(ValueError, match=r"^need at least 2 bins to compare, got \[\] \(small "
+                                         r"bins enter no test: 0\.60, 1\.00\)$"):
+        bin_tests(t, metric="accuracy")
+    # the pooled pairs leave small bins out: only 'all' is tested, 3 tasks, no difference
+    r = paired_test(t, "x", "y", metric="accuracy").table.set_index("stratum")
+    assert r.index.tolist() == ["all", "pooled"] and r.loc["all", "n"] == 3
+    assert r.loc["pooled", "n"] == 0 and r.loc["all", "mean_diff"] == 0.0

@@ -106,6 +106,15 @@ class PairedTestResult:
     metric: str
 
 
+def _metric_rows(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """The rows of ``metric``; a metric the table does not hold is named as such."""
+    sub = table[table["metric"] == metric]
+    if sub.empty:
+        raise ValueError(f"metric {metric!r} not in the table; metrics: "
+                         f"{', '.join(map(str, dict.fromkeys(table['metric'])))}")
+    return sub
+
+
 def bin_tests(table, *, metric: str = "f1", value: str = "delta_human", a: str | None = None,
               b: str | None = None, role: str = "system",
               proportiontocut: float = 0.1) -> BinTestResult:
@@ -156,12 +165,18 @@ def bin_tests(table, *, metric: str = "f1", value: str = "delta_human", a: str |
     table = _as_table(table)
     if value not in table.columns:
         raise ValueError(f"value must be a column of the table, got {value!r}")
-    sub = table[(table["role"] == role) & (table["metric"] == metric)]
+    sub = _metric_rows(table, metric)
+    sub = sub[sub["role"] == role]
+    small = []
     if "small_bin" in sub.columns:
-        sub = sub[~sub["small_bin"].astype(bool)]
+        flagged = sub["small_bin"].astype(bool)
+        small = [s for s in stratum_order(sub.loc[flagged, "stratum"]) if s != "all"]
+        sub = sub[~flagged]
     strata = [s for s in stratum_order(sub["stratum"]) if s != "all"]
     if len(strata) < 2 and (a is None or b is None):
-        raise ValueError(f"need at least 2 bins to compare, got {strata!r}")
+        raise ValueError(f"need at least 2 bins to compare, got {strata!r}"
+                         + (f" (small bins enter no test: {', '.join(small)})" if small
+                            else ""))
     a = strata[0] if a is None else a
     b = strata[-1] if b is None else b
     for s in (a, b):
@@ -229,7 +244,7 @@ def paired_test(table, system_a: str, system_b: str, *, metric: str = "f1"
     from scipy import stats
 
     table = _as_table(table)
-    sub = table[table["metric"] == metric]
+    sub = _metric_rows(table, metric)
     if "small_bin" in sub.columns:  # small bins enter no test
         sub = sub[~sub["small_bin"].astype(bool)]
     for s in (system_a, system_b):
