@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 
 from labelvar.stratified import stratify
@@ -55,3 +56,13 @@ def test_one_metric_or_one_human_given_as_a_string():
     assert r.humans == ["dr1"] and r.systems == ["s"]
     h = r.table[(r.table.role == "H") & (r.table.stratum == "all")]
     assert h.score.tolist() == [1.0]  # dr1 is the majority on every item
+
+
+def test_a_system_named_a1_beside_an_unnamed_array_panel():
+    # an array's annotators have no names: a system called 'a1' is no panel rater
+    r = stratify(PANEL, {"a1": PRED["s"]}, n_boot=0, metrics=["accuracy"])
+    assert r.systems == ["a1"]
+    assert r.table.score.tolist() == pytest.approx([2 / 3, 1 / 2, 3 / 5])
+    # a DataFrame's column a1 is a named rater: refused as before
+    with pytest.raises(ValueError, match="'a1' is both a panel rater and an evaluated rater"):
+        stratify(pd.DataFrame(PANEL, columns=["a1", "a2", "a3"]), {"a1": PRED["s"]}, n_boot=0)

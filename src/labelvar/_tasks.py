@@ -8,7 +8,6 @@ agreement and the items left out are computed once, into a :class:`_Task`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -418,8 +417,10 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
                              f"item ids (e.g. {miss[0] if miss else predictions.index[0]!r})")
     preds = _as_predictions(predictions, n_items)
     if not panel_counts:
-        both = [c for c in map(str, pdf.columns) if c in preds]
-        if both and not all(re.fullmatch(r"a\\d+", c) for c in both):
+        # only a DataFrame names its raters (an array's columns are called a1, a2, ... here)
+        both = [c for c in map(str, pdf.columns) if c in preds] \
+            if isinstance(panel, pd.DataFrame) else []
+        if both:
             raise ValueError(f"{both[0]!r} is both a panel rater and an evaluated rater of task "
                              f"{task!r}: it would be scored against a majority it voted in; "
                              "take it out of the panel or out of the systems/humans")
