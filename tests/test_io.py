@@ -235,3 +235,16 @@ def test_jsonl_null_id_refused(tmp_path):
     p = _write(tmp_path / "n.jsonl", '{"id": "a", "v": [1, 1]}\n{"id": null, "v": [0, 0]}\n')
     with pytest.raises(ValueError, match=r"^item: record 2 of .*n\.jsonl has a null id \('id'\)"):
         io.read_jsonl(p, panel="v", item="id")
+
+
+def test_rater_files_missing_task_column_named_without_tasks_given(tmp_path):
+    a = _write(tmp_path / "r1.csv", "id,A,B\nx,1,0\ny,0,0\n")
+    b = _write(tmp_path / "r2.csv", "id,A\nx,1\ny,0\n")
+    # no tasks= given: the message is about the files (it used to start "tasks:")
+    with pytest.raises(ValueError, match=r"^files: panel file .*r2\.csv has no column 'B', "
+                                         r"which .*r1\.csv has; .*\(tasks=\.\.\.\)$"):
+        io.read_rater_files([a, b], panel="r*", item="id")
+    with pytest.raises(ValueError, match=r"^tasks: column 'B' missing from panel file .*r2\.csv$"):
+        io.read_rater_files([a, b], panel="r*", item="id", tasks="B")
+    d = io.read_rater_files([a, b], panel="r*", item="id", tasks="A")
+    assert d["A"].panel.to_numpy().tolist() == [[1, 1], [0, 0]]

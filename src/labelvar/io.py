@@ -398,7 +398,8 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
         for f in files:
             p = Path(f)
             if p.stem in named:
-                raise ValueError(f"files: two files named {p.stem!r}; pass a mapping name -> path")
+                raise ValueError(f"files: two files named {p.stem!r} (a rater is named by its "
+                                 "file's stem); rename one, or pass a mapping name -> path")
             named[p.stem] = p
     names = list(named)
     pnames = select_columns(names, panel, "panel")
@@ -416,7 +417,11 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
     for t in task_names:
         for n in pnames:
             if t not in frames[n].columns:
-                raise ValueError(f"tasks: column {t!r} missing from panel file {named[n]}")
+                raise ValueError(
+                    f"tasks: column {t!r} missing from panel file {named[n]}" if tasks is not None
+                    else f"files: panel file {named[n]} has no column {t!r}, which "
+                    f"{named[pnames[0]]} has; give every panel file the same task columns, "
+                    "or choose the tasks (tasks=...)")
         pan = pd.DataFrame({n: frames[n].loc[order, t].to_numpy() for n in pnames}, index=order)
         pred = pd.DataFrame({n: frames[n].loc[order, t].to_numpy() for n in snames
                              if t in frames[n].columns}, index=order)
