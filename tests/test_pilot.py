@@ -201,6 +201,20 @@ def test_read_pilot_csv_and_jsonl(tmp_path):
         read_pilot(tmp_path / "missing.csv")
 
 
+@pytest.mark.parametrize("value", ['null', '"aab"', '["a", null, "a"]', '[["a"], "b"]',
+                                   '{"a": 2}'])
+def test_read_pilot_jsonl_refuses_what_is_not_a_list_of_labels(tmp_path, value):
+    # before: null crashed with TypeError, a string was split into its characters (votes
+    # a, a, b), a null vote became a label "None", a nested list the label "['a']"
+    j = tmp_path / "votes.jsonl"
+    j.write_text('{"annotator_labels": ["a", "b", "b"]}\n{"annotator_labels": %s}\n' % value)
+    with pytest.raises(ValueError, match="pilot line 2: field 'annotator_labels' must be a "
+                                         "list of labels .*, got "):
+        read_pilot(j)
+    j.write_text('{"annotator_labels": ["a", "b", "b"]}\n{"annotator_labels": [1, "1", 2]}\n')
+    np.testing.assert_array_equal(read_pilot(j), [[0, 0, 1, 2], [2, 1, 0, 0]])  # "1", "2", a, b
+
+
 def _snli():
     return read_pilot(shared_data(SNLI))
 

@@ -11,6 +11,7 @@ prior's own quadrature; the result (:class:`PilotFit`) goes into
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -214,7 +215,13 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
         for i, rec in enumerate(io._read_jsonl_records(path)):
             if field not in rec:
                 raise ValueError(f"pilot line {i + 1} has no field {field!r}")
-            labels.append([str(x) for x in rec[field]])
+            votes = rec[field]
+            if not isinstance(votes, list) or any(x is None or isinstance(x, (list, dict))
+                                                  for x in votes):
+                raise ValueError(f"pilot line {i + 1}: field {field!r} must be a list of labels "
+                                 f"(strings or numbers, no nulls; per-label counts: "
+                                 f"--pilot-counts), got {json.dumps(votes)[:60]}")
+            labels.append([str(x) for x in votes])
         names = sorted({x for row in labels for x in row})
         index = {n: j for j, n in enumerate(names)}
         out = np.zeros((len(labels), max(2, len(names))), dtype=np.int64)
