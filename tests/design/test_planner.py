@@ -270,6 +270,15 @@ def test_simulation_is_reported_beside_the_plan_with_se_and_z():
     assert "simulated" in res.message and "z = " in res.message
 
 
+def test_simulated_power_se_is_the_binomial_se_also_at_0_and_1():
+    # every simulated study of an always-right expert rejects: power 1, SE exactly 0
+    # (before: sqrt(1e-300 / replicates), shown as power_se 1e-150 in the table)
+    res = plan_study(Scenario("separability", theta=1.0), panel_sizes=[1, 3], replicates=20)
+    p = res.plans
+    assert (p["power_simulated"] == 1.0).all() and (p["power_se"] == 0.0).all()
+    assert "simulated 1.000 +/- 0.000" in res.message
+
+
 def test_unpaired_exact_and_normal_agree_where_both_run():
     """The normal approximation (used beyond UNPAIRED_EXACT_MAX_TERMS) is within 0.005 of exact."""
     sc = Scenario("two_systems", theta="beta:3,1", n_labels=3, accuracy_b=0.7, delta=0.1,
