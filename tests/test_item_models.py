@@ -90,6 +90,23 @@ def test_fit_recovers_known_alpha():
     assert fit.table["observed"].sum() == 4000 and fit.dof > 0 and 0 <= fit.p_value <= 1
 
 
+def test_dirichlet_fit_refuses_one_vote_per_item():
+    # with one vote per item P(c) = α_h / α_0 for every α_0: the fit returned its start
+    # (Dirichlet(1, 1) here, mean agreement 0.75, an arbitrary spread between items)
+    votes = [[1, 0], [0, 1], [1, 0]]
+    a = np.array([2.0, 1.0])
+    for scale in (0.1, 1.0, 100.0):
+        ll = log_dirichlet_multinomial_pmf(np.array(votes), a * scale).sum()
+        assert ll == pytest.approx(math.log(2 / 3 * 1 / 3 * 2 / 3))
+    for method in ("dirichlet", "dirichlet_mixture"):
+        with pytest.raises(ValueError, match="every one of the 3 items has 1 vote; .*need "
+                                             "items with >= 2 votes"):
+            fit_pilot(votes, method)
+    fit = fit_pilot(votes, "empirical")  # the shares themselves: documented, kept
+    assert fit.model.label_distributions == ((1.0, 0.0), (0.0, 1.0), (1.0, 0.0))
+    assert fit_pilot(votes + [[1, 1]], "dirichlet").n_items == 4
+
+
 def test_mixture_fit_is_seeded_and_beats_single_dirichlet():
     rng = np.random.default_rng(1)
     a = np.where(rng.random(1500)[:, None] < 0.6, [8.0, 1.0, 1.0], [0.5, 0.5, 4.0])

@@ -635,7 +635,9 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     Parameters
     ----------
     counts : array or DataFrame (items, L)
-        Votes per (absolute) label for every item; any number (>= 1) of votes per item.
+        Votes per (absolute) label for every item; any number (>= 1) of votes per item,
+        and for the Dirichlet methods some item with >= 2 (with one vote each the
+        likelihood depends on α only through α / α_0: refused, ValueError).
     method : {"dirichlet", "dirichlet_mixture", "empirical"}
         ``"dirichlet"``: π ~ Dirichlet(α), one α per label (L parameters; the
         Dirichlet-multinomial likelihood, L-BFGS over log α with its exact gradient).
@@ -674,6 +676,11 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
         counts = counts.select_dtypes("number").to_numpy()
     c = _item_counts(counts, n_labels)
     L = c.shape[1]
+    if method != "empirical" and (c.sum(axis=1) < 2).all():
+        raise ValueError(f"pilot: every one of the {len(c)} items has 1 vote; one vote per item "
+                         "shows the labels' shares but not how items differ (the Dirichlet's "
+                         f"alpha_0), so method={method!r} cannot be fitted (need items with >= 2 "
+                         "votes)")
     pats, mult = np.unique(c, axis=0, return_counts=True)
     if method == "empirical":
         model = EmpiricalItems.from_counts(c)
