@@ -371,6 +371,25 @@ def test_f1_without_gt_noise_is_the_papers_expected_f1():
 
 
 
+def test_f1_power_counts_only_a_better_than_b():
+    # m = 0.02, K = 1: GT errors make the more accurate A's F1 lower than B's (0.207 vs
+    # 0.245). Before, the two-sided power |d| planned K = 1, N = 6994 "power 0.80": a
+    # study that would show A *worse*. The power is P(z >= z_{alpha/2}) with z = d / se.
+    sc = Scenario("two_systems", accuracy_b=0.8, delta=0.1, metric="f1", m=0.02)
+    res = plan_study(sc, panel_sizes=[1, 3], replicates=0)
+    for _, row in res.plans.iterrows():
+        cell = P.cell_probabilities(sc, int(row["panel_size"]))
+        d, v = P.f1_difference_variance(cell.f1_cells)
+        se = math.sqrt(v / (row["n_items"] * cell.p_eval))
+        assert row["delta_observed"] == pytest.approx(d)
+        assert row["power_analytic"] == pytest.approx(stats.norm.sf(stats.norm.isf(0.025) - d / se))
+    k1, k3 = res.plans.iloc[0], res.plans.iloc[1]
+    assert k1["delta_observed"] < 0 and k1["power_analytic"] < 0.025 and not k1["meets_target"]
+    assert k3["delta_observed"] > 0 and not k1["recommended"]
+    sim = S.simulated_power(sc, 1, 6994, 200, 0, P.cell_probabilities(sc, 1))
+    assert sim["power_simulated"] < 0.05  # the simulation counts the same side
+
+
 def test_no_plan_in_range_reports_best_power():
     sc = Scenario("two_systems", theta="beta:1,1", accuracy_b=0.6, delta=0.02)
     res = plan_study(sc, panel_sizes=[1, 3], n_max=300, replicates=200)
