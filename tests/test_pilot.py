@@ -157,6 +157,36 @@ def test_selected_fit_maximises_the_conditional_likelihood():
 CHAOS = "chaosnli/chaosNLI_v1.0/chaosNLI_snli.jsonl"
 
 
+def test_mixture_with_a_selection_that_never_admits_theta_1():
+    # every item at 3 of 5 (ChaosNLI's old_labels): P(top = 3 | theta = 1) = 0, so the
+    # grid node theta = 1 gave -inf - (-inf) = NaN and the fit ended in "DiscretePrior.values
+    # must be a non-empty 1-d sequence"
+    votes = np.array([[3, 1, 1]] * 30 + [[3, 2, 0]] * 120)
+    fit = fit_pilot(votes, method="mixture", selection="top=3")
+    assert 1.0 not in fit.prior.values and math.isfinite(fit.loglik)
+    # the expected pattern counts are the population law's, conditioned on the selection:
+    # enumerate every labelled 5-vote composition (modal label 0; scipy's multinomial)
+    pat = {"3-1-1": 0.0, "3-2-0": 0.0}
+    sel = 0.0
+    for th, w in zip(fit.prior.values, fit.prior.weights):
+        pi = [th, (1 - th) / 2, (1 - th) / 2]
+        for a in range(6):
+            for b in range(6 - a):
+                c = (a, b, 5 - a - b)
+                pr = w * stats.multinomial.pmf(c, 5, pi)
+                key = "-".join(map(str, sorted(c, reverse=True)))
+                if key in pat:
+                    pat[key] += pr
+                    sel += pr
+    table = fit.table.set_index("pattern")["expected"]
+    for key, pr in pat.items():
+        assert table[key] == pytest.approx(150 * pr / sel, rel=1e-9)
+    # one free proportion: as good as the one-theta fit the beta method reduces to
+    fixed = fit_pilot(votes, selection="top=3")
+    assert fixed.method == "fixed" and fit.loglik == pytest.approx(fixed.loglik, abs=0.05)
+    assert fit.prior.mean(3) == pytest.approx(fixed.prior.value, abs=0.01)
+
+
 def test_chaosnli_original_votes_need_the_selection_declared():
     """Done-when: ChaosNLI's original 5 votes (every item 3 of 5) get a one-line explanation."""
     path = shared_data(CHAOS)

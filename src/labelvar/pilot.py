@@ -377,7 +377,10 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
         lp = _panel.log_pattern_likelihood(pats, np.clip(grid, lo, 1 - 1e-15), L)
         lp[:, -1] = _panel.log_pattern_likelihood(pats, np.array([1.0]), L)[:, 0]
         ls = log_sel(grid)[0] if sel is not None else np.zeros(grid_size)
-        lp = lp - ls[None, :]  # P(c | θ, selected): the EM fits the θ law among selected items
+        # P(c | θ, selected): the EM fits the θ law among selected items; a θ the selection
+        # never admits (P = 0, e.g. θ = 1 under top=3) has no selected items
+        admitted = np.isfinite(ls)
+        lp = np.where(admitted[None, :], lp - np.where(admitted, ls, 0.0)[None, :], -np.inf)
         w = np.full(grid_size, 1.0 / grid_size)
         for _ in range(5000):
             lj = lp + np.log(np.maximum(w, 1e-300))[None, :]
@@ -388,8 +391,8 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
                 break
             w = w_new
         loglik = float(mult @ logsumexp(lp + np.log(np.maximum(w, 1e-300))[None, :], axis=1))
-        with np.errstate(divide="ignore", over="ignore"):
-            w = w * np.exp(-ls) if sel is not None else w  # back to the population's θ law
+        with np.errstate(divide="ignore", over="ignore"):  # back to the population's θ law
+            w = np.where(admitted, w * np.exp(-np.where(admitted, ls, 0.0)), 0.0)
         w = w / w.sum()
         keep = w >= 1e-4
         w = w[keep] / w[keep].sum()
