@@ -419,6 +419,10 @@ def test_plan_arguments_validated():
         plan_study(sc, panel_sizes=[0, 3])
     with pytest.raises(ValueError, match="replicates must be >= 0"):
         plan_study(sc, replicates=-1)
+    # a repeated K gave two identical rows, one "recommended" and one not
+    with pytest.raises(ValueError, match=r"panel_sizes must list each panel size once, got "
+                                         r"\[3, 5, 3\]"):
+        plan_study(sc, panel_sizes=[3, 5, 3], replicates=0)
 
 
 def test_n_rule_is_validated():
