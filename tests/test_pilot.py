@@ -11,7 +11,7 @@ from scipy import integrate, stats
 
 from labelvar._panel import log_pattern_likelihood
 from labelvar.design import Scenario, plan_study
-from labelvar.pilot import fit_pilot, read_pilot
+from labelvar.pilot import Selection, as_selection, fit_pilot, read_pilot
 from labelvar.priors import BetaPrior, DiscretePrior
 
 SNLI = "snli_dev_subset/snli_1.0_dev_first1288.jsonl"
@@ -114,6 +114,12 @@ def test_selection_rule_refusals():
         fit_pilot([[3, 2], [2, 3], [3, 2], [2, 3], [3, 3]], selection="top=3")
     with pytest.raises(ValueError, match="selection must be 'top=T'"):
         fit_pilot([[3, 2], [4, 1]], selection="most=3")
+    # a top count below 1 selects nothing or everything (top>=-1 was fitted and printed
+    # as "selected by top>=-1"; top=0 blamed the items)
+    for rule in ("top>=0", "top>=-1", "top=0", "top=-2,3", "top="):
+        with pytest.raises(ValueError, match=r"selection must be .* T >= 1, got '"):
+            fit_pilot([[3, 2], [4, 1], [5, 0]], selection=rule)
+    assert as_selection("top=0003,4") == Selection(tops=(3, 4))
 
 
 def test_selection_probability_is_the_enumerated_one():

@@ -134,15 +134,18 @@ def as_selection(spec) -> Selection | None:
         return None
     try:
         if text.startswith("top>="):
-            return Selection(at_least=int(text[5:]))
-        if text.startswith("top="):
-            tops = tuple(sorted({int(x) for x in text[4:].split(",") if x}))
-            if tops:
-                return Selection(tops=tops)
+            tops, out = [int(text[5:])], Selection(at_least=int(text[5:]))
+        elif text.startswith("top="):
+            tops = sorted({int(x) for x in text[4:].split(",") if x})
+            out = Selection(tops=tuple(tops))
+        else:
+            tops = []
+        if tops and tops[0] >= 1:  # a top count is at least 1 (items with votes)
+            return out
     except ValueError:
         pass
     raise ValueError(f"selection must be 'top=T' (items whose top vote count is T; several: "
-                     f"'top=3,4') or 'top>=T', got {spec!r}")
+                     f"'top=3,4') or 'top>=T', T >= 1, got {spec!r}")
 
 
 def selection_log_prob(selection: Selection, panel_size: int, theta, n_labels: int) -> np.ndarray:
