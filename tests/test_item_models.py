@@ -90,7 +90,7 @@ def test_fit_recovers_known_alpha():
     assert fit.table["observed"].sum() == 4000 and fit.dof > 0 and 0 <= fit.p_value <= 1
 
 
-def test_dirichlet_fit_refuses_one_vote_per_item():
+def test_dirichlet_fit_refuses_one_vote_per_item_and_all_unanimous():
     # with one vote per item P(c) = α_h / α_0 for every α_0: the fit returned its start
     # (Dirichlet(1, 1) here, mean agreement 0.75, an arbitrary spread between items)
     votes = [[1, 0], [0, 1], [1, 0]]
@@ -102,6 +102,13 @@ def test_dirichlet_fit_refuses_one_vote_per_item():
         with pytest.raises(ValueError, match="every one of the 3 items has 1 vote; .*need "
                                              "items with >= 2 votes"):
             fit_pilot(votes, method)
+    # every item unanimous: the fit put each item's π on one label (Dirichlet(6.354e+04,
+    # 3.472e-05) for [[5, 0], [5, 0]], mean agreement 1.000), as theta = 1 for "beta"
+    for method in ("dirichlet", "dirichlet_mixture"):
+        with pytest.raises(ValueError, match="every one of the 3 items is unanimous; .*theta=1"):
+            fit_pilot([[5, 0], [5, 0], [0, 3]], method)
+    with pytest.raises(ValueError, match="every one of the 3 items is unanimous"):
+        fit_pilot([[5, 0], [5, 0], [0, 3]], "beta")
     fit = fit_pilot(votes, "empirical")  # the shares themselves: documented, kept
     assert fit.model.label_distributions == ((1.0, 0.0), (0.0, 1.0), (1.0, 0.0))
     assert fit_pilot(votes + [[1, 1]], "dirichlet").n_items == 4

@@ -641,9 +641,10 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     Parameters
     ----------
     counts : array or DataFrame (items, L)
-        Votes per (absolute) label for every item; any number (>= 1) of votes per item,
-        and for the Dirichlet methods some item with >= 2 (with one vote each the
-        likelihood depends on α only through α / α_0: refused, ValueError).
+        Votes per (absolute) label for every item; any number (>= 1) of votes per item.
+        The Dirichlet methods refuse (ValueError) a pilot with one vote per item (the
+        likelihood depends on α only through α / α_0) or with every item unanimous
+        (α_0 -> 0, no disagreement to fit; as :func:`fit_pilot` for θ).
     method : {"dirichlet", "dirichlet_mixture", "empirical"}
         ``"dirichlet"``: π ~ Dirichlet(α), one α per label (L parameters; the
         Dirichlet-multinomial likelihood, L-BFGS over log α with its exact gradient).
@@ -687,6 +688,11 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
                          "shows the labels' shares but not how items differ (the Dirichlet's "
                          f"alpha_0), so method={method!r} cannot be fitted (need items with >= 2 "
                          "votes)")
+    if method != "empirical" and (c.max(axis=1) == c.sum(axis=1)).all():
+        raise ValueError(f"pilot: every one of the {len(c)} items is unanimous; with no "
+                         f"disagreement method={method!r} would put every item's label "
+                         "distribution on one label (give theta=1 instead, or a pilot with "
+                         "disagreement)")
     pats, mult = np.unique(c, axis=0, return_counts=True)
     if method == "empirical":
         model = EmpiricalItems.from_counts(c)
