@@ -90,6 +90,30 @@ def test_fit_recovers_known_alpha():
     assert fit.table["observed"].sum() == 4000 and fit.dof > 0 and 0 <= fit.p_value <= 1
 
 
+def test_dirichlet_fit_refuses_one_vote_per_item_and_all_unanimous():
+    # with one vote per item P(c) = α_h / α_0 for every α_0: the fit returned its start
+    # (Dirichlet(1, 1) here, mean agreement 0.75, an arbitrary spread between items)
+    votes = [[1, 0], [0, 1], [1, 0]]
+    a = np.array([2.0, 1.0])
+    for scale in (0.1, 1.0, 100.0):
+        ll = log_dirichlet_multinomial_pmf(np.array(votes), a * scale).sum()
+        assert ll == pytest.approx(math.log(2 / 3 * 1 / 3 * 2 / 3))
+    for method in ("dirichlet", "dirichlet_mixture"):
+        with pytest.raises(ValueError, match="every one of the 3 items has 1 vote; .*need "
+                                             "items with >= 2 votes"):
+            fit_pilot(votes, method)
+    # every item unanimous: the fit put each item's π on one label (Dirichlet(6.354e+04,
+    # 3.472e-05) for [[5, 0], [5, 0]], mean agreement 1.000), as theta = 1 for "beta"
+    for method in ("dirichlet", "dirichlet_mixture"):
+        with pytest.raises(ValueError, match="every one of the 3 items is unanimous; .*theta=1"):
+            fit_pilot([[5, 0], [5, 0], [0, 3]], method)
+    with pytest.raises(ValueError, match="every one of the 3 items is unanimous"):
+        fit_pilot([[5, 0], [5, 0], [0, 3]], "beta")
+    fit = fit_pilot(votes, "empirical")  # the shares themselves: documented, kept
+    assert fit.model.label_distributions == ((1.0, 0.0), (0.0, 1.0), (1.0, 0.0))
+    assert fit_pilot(votes + [[1, 1]], "dirichlet").n_items == 4
+
+
 def test_mixture_fit_is_seeded_and_beats_single_dirichlet():
     rng = np.random.default_rng(1)
     a = np.where(rng.random(1500)[:, None] < 0.6, [8.0, 1.0, 1.0], [0.5, 0.5, 4.0])
@@ -179,3 +203,25 @@ def test_empirical_item_model_from_counts():
             v_ = np.bincount([a, b], minlength=3)
             brute[idx[tuple(v_)]] += pi[a] * pi[b] / 3
     np.testing.assert_allclose(p, brute)
+
+
+def test_modal_table_integrates_each_alpha_multiset_once():
+    # P(modal = j | votes) is permutation-equivariant in c + α: each distinct sorted row is
+    # integrated once (a symmetric Dirichlet over L = 10 labels planned K = 5 hung for
+    # minutes: 2002 + 5005 rows of 10 integrands; now 7 + 11 rows)
+    from labelvar._item_priors import _argmax_probs
+
+    rng = np.random.default_rng(3)
+    beta = rng.choice([0.5, 1.0, 2.5], size=(40, 4))
+    np.testing.assert_allclose(_argmax_probs(beta), dirichlet_argmax_probs(beta), atol=1e-12)
+    d = DirichletItems((0.5,) * 10)
+    comp, p = d.modal_composition_probs(6)
+    assert len(comp) == math.comb(15, 9) and p.sum() == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(d.modal_probs(), np.full(10, 0.1), atol=1e-12)
+    # six votes for label 0: P = prod_i (0.5 + i) / (5 + i), i < 6 (Polya urn),
+    # its modal label the voted one with the probability of a direct integral
+    row = np.flatnonzero(comp[:, 0] == 6)[0]
+    urn = math.prod((0.5 + i) / (5 + i) for i in range(6))
+    assert p[row].sum() == pytest.approx(urn, rel=1e-10)
+    assert p[row, 0] / p[row].sum() == pytest.approx(
+        float(dirichlet_argmax_probs(np.r_[6.5, [0.5] * 9])[0]), rel=1e-10)

@@ -11,7 +11,7 @@ from scipy import integrate, stats
 
 from labelvar._panel import log_pattern_likelihood
 from labelvar.design import Scenario, plan_study
-from labelvar.pilot import fit_pilot, read_pilot
+from labelvar.pilot import Selection, as_selection, fit_pilot, read_pilot
 from labelvar.priors import BetaPrior, DiscretePrior
 
 SNLI = "snli_dev_subset/snli_1.0_dev_first1288.jsonl"
@@ -114,6 +114,12 @@ def test_selection_rule_refusals():
         fit_pilot([[3, 2], [2, 3], [3, 2], [2, 3], [3, 3]], selection="top=3")
     with pytest.raises(ValueError, match="selection must be 'top=T'"):
         fit_pilot([[3, 2], [4, 1]], selection="most=3")
+    # a top count below 1 selects nothing or everything (top>=-1 was fitted and printed
+    # as "selected by top>=-1"; top=0 blamed the items)
+    for rule in ("top>=0", "top>=-1", "top=0", "top=-2,3", "top="):
+        with pytest.raises(ValueError, match=r"selection must be .* T >= 1, got '"):
+            fit_pilot([[3, 2], [4, 1], [5, 0]], selection=rule)
+    assert as_selection("top=0003,4") == Selection(tops=(3, 4))
 
 
 def test_selection_probability_is_the_enumerated_one():
@@ -155,6 +161,36 @@ def test_selected_fit_maximises_the_conditional_likelihood():
 
 
 CHAOS = "chaosnli/chaosNLI_v1.0/chaosNLI_snli.jsonl"
+
+
+def test_mixture_with_a_selection_that_never_admits_theta_1():
+    # every item at 3 of 5 (ChaosNLI's old_labels): P(top = 3 | theta = 1) = 0, so the
+    # grid node theta = 1 gave -inf - (-inf) = NaN and the fit ended in "DiscretePrior.values
+    # must be a non-empty 1-d sequence"
+    votes = np.array([[3, 1, 1]] * 30 + [[3, 2, 0]] * 120)
+    fit = fit_pilot(votes, method="mixture", selection="top=3")
+    assert 1.0 not in fit.prior.values and math.isfinite(fit.loglik)
+    # the expected pattern counts are the population law's, conditioned on the selection:
+    # enumerate every labelled 5-vote composition (modal label 0; scipy's multinomial)
+    pat = {"3-1-1": 0.0, "3-2-0": 0.0}
+    sel = 0.0
+    for th, w in zip(fit.prior.values, fit.prior.weights):
+        pi = [th, (1 - th) / 2, (1 - th) / 2]
+        for a in range(6):
+            for b in range(6 - a):
+                c = (a, b, 5 - a - b)
+                pr = w * stats.multinomial.pmf(c, 5, pi)
+                key = "-".join(map(str, sorted(c, reverse=True)))
+                if key in pat:
+                    pat[key] += pr
+                    sel += pr
+    table = fit.table.set_index("pattern")["expected"]
+    for key, pr in pat.items():
+        assert table[key] == pytest.approx(150 * pr / sel, rel=1e-9)
+    # one free proportion: as good as the one-theta fit the beta method reduces to
+    fixed = fit_pilot(votes, selection="top=3")
+    assert fixed.method == "fixed" and fit.loglik == pytest.approx(fixed.loglik, abs=0.05)
+    assert fit.prior.mean(3) == pytest.approx(fixed.prior.value, abs=0.01)
 
 
 def test_chaosnli_original_votes_need_the_selection_declared():
@@ -199,6 +235,20 @@ def test_read_pilot_csv_and_jsonl(tmp_path):
         read_pilot(j, field="labels")
     with pytest.raises(FileNotFoundError, match="pilot file not found"):
         read_pilot(tmp_path / "missing.csv")
+
+
+@pytest.mark.parametrize("value", ['null', '"aab"', '["a", null, "a"]', '[["a"], "b"]',
+                                   '{"a": 2}'])
+def test_read_pilot_jsonl_refuses_what_is_not_a_list_of_labels(tmp_path, value):
+    # before: null crashed with TypeError, a string was split into its characters (votes
+    # a, a, b), a null vote became a label "None", a nested list the label "['a']"
+    j = tmp_path / "votes.jsonl"
+    j.write_text('{"annotator_labels": ["a", "b", "b"]}\n{"annotator_labels": %s}\n' % value)
+    with pytest.raises(ValueError, match="pilot line 2: field 'annotator_labels' must be a "
+                                         "list of labels .*, got "):
+        read_pilot(j)
+    j.write_text('{"annotator_labels": ["a", "b", "b"]}\n{"annotator_labels": [1, "1", 2]}\n')
+    np.testing.assert_array_equal(read_pilot(j), [[0, 0, 1, 2], [2, 1, 0, 0]])  # "1", "2", a, b
 
 
 def _snli():

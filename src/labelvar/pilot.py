@@ -11,6 +11,7 @@ prior's own quadrature; the result (:class:`PilotFit`) goes into
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -133,15 +134,18 @@ def as_selection(spec) -> Selection | None:
         return None
     try:
         if text.startswith("top>="):
-            return Selection(at_least=int(text[5:]))
-        if text.startswith("top="):
-            tops = tuple(sorted({int(x) for x in text[4:].split(",") if x}))
-            if tops:
-                return Selection(tops=tops)
+            tops, out = [int(text[5:])], Selection(at_least=int(text[5:]))
+        elif text.startswith("top="):
+            tops = sorted({int(x) for x in text[4:].split(",") if x})
+            out = Selection(tops=tuple(tops))
+        else:
+            tops = []
+        if tops and tops[0] >= 1:  # a top count is at least 1 (items with votes)
+            return out
     except ValueError:
         pass
     raise ValueError(f"selection must be 'top=T' (items whose top vote count is T; several: "
-                     f"'top=3,4') or 'top>=T', got {spec!r}")
+                     f"'top=3,4') or 'top>=T', T >= 1, got {spec!r}")
 
 
 def selection_log_prob(selection: Selection, panel_size: int, theta, n_labels: int) -> np.ndarray:
@@ -214,7 +218,13 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
         for i, rec in enumerate(io._read_jsonl_records(path)):
             if field not in rec:
                 raise ValueError(f"pilot line {i + 1} has no field {field!r}")
-            labels.append([str(x) for x in rec[field]])
+            votes = rec[field]
+            if not isinstance(votes, list) or any(x is None or isinstance(x, (list, dict))
+                                                  for x in votes):
+                raise ValueError(f"pilot line {i + 1}: field {field!r} must be a list of labels "
+                                 f"(strings or numbers, no nulls; per-label counts: "
+                                 f"--pilot-counts), got {json.dumps(votes)[:60]}")
+            labels.append([str(x) for x in votes])
         names = sorted({x for row in labels for x in row})
         index = {n: j for j, n in enumerate(names)}
         out = np.zeros((len(labels), max(2, len(names))), dtype=np.int64)
@@ -370,7 +380,10 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
         lp = _panel.log_pattern_likelihood(pats, np.clip(grid, lo, 1 - 1e-15), L)
         lp[:, -1] = _panel.log_pattern_likelihood(pats, np.array([1.0]), L)[:, 0]
         ls = log_sel(grid)[0] if sel is not None else np.zeros(grid_size)
-        lp = lp - ls[None, :]  # P(c | θ, selected): the EM fits the θ law among selected items
+        # P(c | θ, selected): the EM fits the θ law among selected items; a θ the selection
+        # never admits (P = 0, e.g. θ = 1 under top=3) has no selected items
+        admitted = np.isfinite(ls)
+        lp = np.where(admitted[None, :], lp - np.where(admitted, ls, 0.0)[None, :], -np.inf)
         w = np.full(grid_size, 1.0 / grid_size)
         for _ in range(5000):
             lj = lp + np.log(np.maximum(w, 1e-300))[None, :]
@@ -381,8 +394,8 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
                 break
             w = w_new
         loglik = float(mult @ logsumexp(lp + np.log(np.maximum(w, 1e-300))[None, :], axis=1))
-        with np.errstate(divide="ignore", over="ignore"):
-            w = w * np.exp(-ls) if sel is not None else w  # back to the population's θ law
+        with np.errstate(divide="ignore", over="ignore"):  # back to the population's θ law
+            w = np.where(admitted, w * np.exp(-np.where(admitted, ls, 0.0)), 0.0)
         w = w / w.sum()
         keep = w >= 1e-4
         w = w[keep] / w[keep].sum()
@@ -629,6 +642,9 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     ----------
     counts : array or DataFrame (items, L)
         Votes per (absolute) label for every item; any number (>= 1) of votes per item.
+        The Dirichlet methods refuse (ValueError) a pilot with one vote per item (the
+        likelihood depends on α only through α / α_0) or with every item unanimous
+        (α_0 -> 0, no disagreement to fit; as :func:`fit_pilot` for θ).
     method : {"dirichlet", "dirichlet_mixture", "empirical"}
         ``"dirichlet"``: π ~ Dirichlet(α), one α per label (L parameters; the
         Dirichlet-multinomial likelihood, L-BFGS over log α with its exact gradient).
@@ -667,6 +683,16 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
         counts = counts.select_dtypes("number").to_numpy()
     c = _item_counts(counts, n_labels)
     L = c.shape[1]
+    if method != "empirical" and (c.sum(axis=1) < 2).all():
+        raise ValueError(f"pilot: every one of the {len(c)} items has 1 vote; one vote per item "
+                         "shows the labels' shares but not how items differ (the Dirichlet's "
+                         f"alpha_0), so method={method!r} cannot be fitted (need items with >= 2 "
+                         "votes)")
+    if method != "empirical" and (c.max(axis=1) == c.sum(axis=1)).all():
+        raise ValueError(f"pilot: every one of the {len(c)} items is unanimous; with no "
+                         f"disagreement method={method!r} would put every item's label "
+                         "distribution on one label (give theta=1 instead, or a pilot with "
+                         "disagreement)")
     pats, mult = np.unique(c, axis=0, return_counts=True)
     if method == "empirical":
         model = EmpiricalItems.from_counts(c)

@@ -270,6 +270,15 @@ def test_simulation_is_reported_beside_the_plan_with_se_and_z():
     assert "simulated" in res.message and "z = " in res.message
 
 
+def test_simulated_power_se_is_the_binomial_se_also_at_0_and_1():
+    # every simulated study of an always-right expert rejects: power 1, SE exactly 0
+    # (before: sqrt(1e-300 / replicates), shown as power_se 1e-150 in the table)
+    res = plan_study(Scenario("separability", theta=1.0), panel_sizes=[1, 3], replicates=20)
+    p = res.plans
+    assert (p["power_simulated"] == 1.0).all() and (p["power_se"] == 0.0).all()
+    assert "simulated 1.000 +/- 0.000" in res.message
+
+
 def test_unpaired_exact_and_normal_agree_where_both_run():
     """The normal approximation (used beyond UNPAIRED_EXACT_MAX_TERMS) is within 0.005 of exact."""
     sc = Scenario("two_systems", theta="beta:3,1", n_labels=3, accuracy_b=0.7, delta=0.1,
@@ -362,6 +371,25 @@ def test_f1_without_gt_noise_is_the_papers_expected_f1():
 
 
 
+def test_f1_power_counts_only_a_better_than_b():
+    # m = 0.02, K = 1: GT errors make the more accurate A's F1 lower than B's (0.207 vs
+    # 0.245). Before, the two-sided power |d| planned K = 1, N = 6994 "power 0.80": a
+    # study that would show A *worse*. The power is P(z >= z_{alpha/2}) with z = d / se.
+    sc = Scenario("two_systems", accuracy_b=0.8, delta=0.1, metric="f1", m=0.02)
+    res = plan_study(sc, panel_sizes=[1, 3], replicates=0)
+    for _, row in res.plans.iterrows():
+        cell = P.cell_probabilities(sc, int(row["panel_size"]))
+        d, v = P.f1_difference_variance(cell.f1_cells)
+        se = math.sqrt(v / (row["n_items"] * cell.p_eval))
+        assert row["delta_observed"] == pytest.approx(d)
+        assert row["power_analytic"] == pytest.approx(stats.norm.sf(stats.norm.isf(0.025) - d / se))
+    k1, k3 = res.plans.iloc[0], res.plans.iloc[1]
+    assert k1["delta_observed"] < 0 and k1["power_analytic"] < 0.025 and not k1["meets_target"]
+    assert k3["delta_observed"] > 0 and not k1["recommended"]
+    sim = S.simulated_power(sc, 1, 6994, 200, 0, P.cell_probabilities(sc, 1))
+    assert sim["power_simulated"] < 0.05  # the simulation counts the same side
+
+
 def test_no_plan_in_range_reports_best_power():
     sc = Scenario("two_systems", theta="beta:1,1", accuracy_b=0.6, delta=0.02)
     res = plan_study(sc, panel_sizes=[1, 3], n_max=300, replicates=200)
@@ -391,6 +419,10 @@ def test_plan_arguments_validated():
         plan_study(sc, panel_sizes=[0, 3])
     with pytest.raises(ValueError, match="replicates must be >= 0"):
         plan_study(sc, replicates=-1)
+    # a repeated K gave two identical rows, one "recommended" and one not
+    with pytest.raises(ValueError, match=r"panel_sizes must list each panel size once, got "
+                                         r"\[3, 5, 3\]"):
+        plan_study(sc, panel_sizes=[3, 5, 3], replicates=0)
 
 
 def test_n_rule_is_validated():

@@ -174,6 +174,8 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     ks = V.integer("panel_sizes", np.atleast_1d(panel_sizes), lo=1)
     if ks.size == 0:
         raise ValueError("panel_sizes must list at least one panel size")
+    if np.unique(ks).size < ks.size:
+        raise ValueError(f"panel_sizes must list each panel size once, got {ks.tolist()}")
     if sc.min_agreement > 0 and (ks < 2).any():
         raise ValueError(f"panel_sizes must be >= 2 when min_agreement > 0 (one vote per item "
                          f"gives no observed agreement to stratify by), got {ks.tolist()}")

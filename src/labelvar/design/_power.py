@@ -489,8 +489,8 @@ def exact_power(sc: Scenario, cell: Cell, n_grid: np.ndarray) -> np.ndarray:
         se = np.sqrt(v / n)
         z = norm.isf(sc.alpha / 2)
         with np.errstate(divide="ignore", invalid="ignore"):
-            pw = norm.sf(z - abs(d) / se) + norm.cdf(-z - abs(d) / se)
-        return np.where(se > 0, pw, float(d != 0))
+            pw = norm.sf(z - d / se)  # rejections with F1_A > F1_B only (see Scenario.metric)
+        return np.where(se > 0, pw, float(d > 0))
     p11, p10, p01, p00 = cell.joint
     if sc.test == "paired":
         pd_ = p10 + p01

@@ -67,7 +67,10 @@ class Scenario:
         ``two_systems``: the score whose difference is tested. ``"f1"`` (L = 2, positive
         class = label 1, class prior ``m``): Wald z-test of F1_A - F1_B with a
         delta-method standard error from the (GT, A, B) label counts (paired) or from
-        each system's own counts (unpaired); power by the normal approximation.
+        each system's own counts (unpaired); power by the normal approximation, counting
+        only rejections with F1_A > F1_B: with a rare positive class GT errors can make
+        the more accurate A's observed F1 *lower* than B's (``delta_observed`` < 0), and
+        a two-sided test finding that is no power to show A better.
     half_width : float
         ``precision``: target Wilson-interval half-width.
     cost_per_item, cost_per_annotation : float
