@@ -64,6 +64,21 @@ def test_cli_bad_input_one_line_exit_2(capsys, argv, match):
     assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize("extra,match", [
+    (["--pilot-selection", "top>=-1"], "labelvar: error: --pilot-selection must be 'top=T'"),
+    (["--pilot-counts", "--pilot-labels", "a,b"],
+     "labelvar: error: --pilot-labels: 2 labels for 3 counts per item"),
+])
+def test_cli_pilot_messages_name_the_pilot_flags(tmp_path, capsys, extra, match):
+    """The pilot's parameters (selection, labels) are reported as the --pilot-* flags."""
+    p = tmp_path / "pilot.jsonl"
+    p.write_text('{"v": [1, 2, 0]}\n{"v": [3, 0, 0]}\n{"v": [2, 1, 0]}\n')
+    code, out, err = run(capsys, "--pilot", str(p), "--pilot-field", "v", *extra,
+                         "--replicates", "0")
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith(match), err
+
+
 def test_cli_unidentifiable_pilot_refused_in_one_line(tmp_path, capsys):
     p = tmp_path / "pilot.csv"
     p.write_text("a,b\n3,0\n0,3\n")

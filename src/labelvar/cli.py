@@ -696,15 +696,19 @@ def _as_flag(msg: str, parser: _Parser, argv: Sequence[str]) -> str:
     """A message that starts with a parameter name names the flag the user typed instead.
 
     ``n_items must be >= 1`` becomes ``--n-items must be >= 1`` when the command has
-    that flag (Python names and flags differ only by ``_``/``-``).
+    that flag (Python names and flags differ only by ``_``/``-``); the pilot's
+    parameters (``labels``, ``selection``) are ``labelvar design``'s ``--pilot-*`` flags.
     """
     head = re.match(r"[a-z][a-z0-9_]*(?=( must| is |:| '| \())", msg)
     if not head:
         return msg
-    flag = "--" + head.group().replace("_", "-")
     sub = next((a for a in argv if not a.startswith("-")), None)
     command = parser.commands.get(sub)
-    return flag + msg[head.end():] if command is not None and flag in command.flags else msg
+    if command is None:
+        return msg
+    name = head.group().replace("_", "-")
+    flag = next((f for f in (f"--{name}", f"--pilot-{name}") if f in command.flags), None)
+    return msg if flag is None else flag + msg[head.end():]
 
 
 def _silence_stdout() -> None:
