@@ -230,6 +230,19 @@ def test_undefined_ratios_are_nan_without_warnings():
     assert a.expected_f1(0.7, 0.0) == 0.0
 
 
+def test_closed_forms_exact_at_the_ends_of_p_d_and_tiny_m():
+    # p_d = 1: every positive is found and nothing else is predicted, so E(F1) = 1 for any
+    # m > 0 (1 - p_d + 2 m p_d used to lose 2 m p_d to rounding: NaN below m ~ 1e-17,
+    # 1.0000000000000002 at m = 0.1); E(R) = p_d for every m > 0, subnormal m included
+    for m in (0.1, 0.3, 1e-10, 1e-200, 1e-310):
+        assert a.expected_f1(1.0, m) == 1.0
+        assert a.expected_recall(0.5, m) == 0.5
+    assert a.expected_recall(0.5, 5e-324) == 0.5
+    # m = 1/2: E(F1) = 2 p / (p + 1 - p) = p exactly, also next to 1
+    assert a.expected_f1(1 - 1e-12, 0.5) == 1 - 1e-12
+    np.testing.assert_array_equal(a.expected_f1(1.0, [[0.0], [0.2]]), [[np.nan], [1.0]])
+
+
 def test_stratified_single_bin_equals_unstratified():
     e = a.stratified_expectation([0.7], [0.3], [80])
     assert e.precision == pytest.approx(a.expected_precision(0.7, 0.3))

@@ -441,7 +441,7 @@ def expected_recall(p_d, m):
     """
     p = v.probability("p_d", p_d)
     mm = v.probability("m", m)
-    return _out(_ratio(mm * p, mm))
+    return _out(np.where(mm > 0, p, np.nan))
 
 
 @fill
@@ -471,7 +471,7 @@ def expected_f1(p_d, m):
     """
     p = v.probability("p_d", p_d)
     mm = v.probability("m", m)
-    return _out(_ratio(2 * mm * p, 2 * mm * p + 1 - p))
+    return _out(_ratio(2 * mm * p, 2 * mm * p + (1 - p)))
 
 
 @dataclass(frozen=True)
