@@ -428,10 +428,27 @@ def test_stratified_expectation_bounds(bins):
     (lambda: a.prob_correct_at_least_heterogeneous([0.5, 1.2], 1), r"p must be in \[0, 1\]"),
     (lambda: a.prob_correct_at_least_heterogeneous([0.5, 0.2], 3), r"k must be <= 2"),
     (lambda: a.expected_accuracy("high"), r"p_d must be a number"),
+    (lambda: a.expected_accuracy(None), r"p_d must be a number or an array of numbers, got None$"),
+    (lambda: a.accuracy_se(0.5, 10**400), r"n_items must be a number or an array of numbers"),
+    (lambda: a.accuracy_se(0.5, 1e300), r"n_items must be >= 1 and below 2\*\*63, got 1e\+300$"),
+    (lambda: a.accuracy_se(0.5, -1e300), r"n_items must be >= 1 and below 2\*\*63"),
+    (lambda: a.prob_correct_at_least(0.5, 2**64, 1), r"n_items must be >= 1 and below 2\*\*63"),
 ])
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_bad_input_message_is_one_short_line():
+    # a long list with one non-number used to be printed whole (and, for a nested list,
+    # over many lines); numbers past int64 used to wrap around (-9223372036854775808)
+    for call in (lambda: a.expected_accuracy([0.5] * 1000 + ["x"]),
+                 lambda: a.expected_accuracy([[0.5] * 50] * 50 + [[0.1, 0.2]]),
+                 lambda: a.accuracy_se(0.5, [10, 2.0**70])):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert "\n" not in str(info.value) and len(str(info.value)) < 200, str(info.value)
+        assert "-9223372036854775808" not in str(info.value)
 
 
 # --------------------------------------------------------------------------- large samples
