@@ -417,7 +417,9 @@ def test_stratified_expectation_bounds(bins):
     (lambda: a.prob_correct_at_least(0.5, 10, 11), r"k must be in \[0, n\]|k must be <= 10"),
     (lambda: a.prob_correct_at_least(0.5, 10, -1), r"k must be >= 0"),
     (lambda: a.prob_accuracy_at_least(0.5, 10, 1.1), r"threshold must be in \[0, 1\]"),
-    (lambda: a.prob_accuracy_between(0.5, 10, 0.7, 0.6), r"lo must be <= hi"),
+    (lambda: a.prob_accuracy_between(0.5, 10, 0.7, 0.6), r"lo must be <= hi, got lo=0.7, hi=0.6$"),
+    (lambda: a.prob_accuracy_between(0.5, 10, [0.1, 0.7], [[0.6], [0.2]]),
+     r"lo must be <= hi, got lo=\[0.7, 0.7\], hi=\[0.6, 0.2\]$"),
     (lambda: a.random_accuracy(1), r"n_labels must be >= 2"),
     (lambda: a.stratified_expectation([0.5, 0.6], [0.5], [1, 2]), r"bin arrays must have the same length"),
     (lambda: a.stratified_expectation([], [], []), r"non-empty"),
@@ -444,7 +446,9 @@ def test_bad_input_message_is_one_short_line():
     # over many lines); numbers past int64 used to wrap around (-9223372036854775808)
     for call in (lambda: a.expected_accuracy([0.5] * 1000 + ["x"]),
                  lambda: a.expected_accuracy([[0.5] * 50] * 50 + [[0.1, 0.2]]),
-                 lambda: a.accuracy_se(0.5, [10, 2.0**70])):
+                 lambda: a.accuracy_se(0.5, [10, 2.0**70]),
+                 lambda: a.prob_accuracy_between(0.5, 10, np.linspace(0.5, 1, 100),
+                                                 np.linspace(0, 0.4, 100))):
         with pytest.raises(ValueError) as info:
             call()
         assert "\n" not in str(info.value) and len(str(info.value)) < 200, str(info.value)

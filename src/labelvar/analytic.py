@@ -219,8 +219,10 @@ def prob_accuracy_between(p_d, n_items, lo, hi):
     nn = v.integer("n_items", n_items, lo=1)
     lo_ = v.probability("lo", lo)
     hi_ = v.probability("hi", hi)
-    if np.any(lo_ > hi_):
-        raise ValueError(f"lo must be <= hi, got lo={lo!r}, hi={hi!r}")
+    lo_b, hi_b = np.broadcast_arrays(lo_, hi_)
+    if np.any(lo_b > hi_b):
+        bad = lo_b > hi_b
+        raise ValueError(f"lo must be <= hi, got lo={v._show(lo_b[bad])}, hi={v._show(hi_b[bad])}")
     k_lo = ceil_count(lo_, nn)
     k_hi = floor_count(hi_, nn)
     upper = k_lo > nn * p
