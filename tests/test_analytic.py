@@ -313,6 +313,27 @@ def test_zero_division_convention():
         a.exact_binary_metrics(2, 8, 0.5, 0.5, zero_division=2.0)
 
 
+def test_zero_division_nan_with_a_score_undefined_on_every_sample():
+    # recall without positives, precision of a labeller that never says positive: with
+    # zero_division=nan there is nothing left, an empty distribution with NaN summaries
+    # (this raised numpy's "weights and list don't have the same length")
+    cases = [(a.exact_binary_metrics(0, 10, 0.5, 0.5, zero_division=np.nan), "recall"),
+             (a.exact_binary_metrics(3, 7, 0.0, 1.0, zero_division=np.nan), "precision"),
+             (a.exact_binary_metrics(0, 10, 1.0, 1.0, zero_division=np.nan), "f1"),
+             (a.exact_binary_metrics(0, 10**11, 0.5, 0.5, zero_division=np.nan), "recall")]
+    for e, name in cases:
+        d = getattr(e, name)
+        assert d.values.size == 0 and d.total == 0.0
+        assert math.isnan(d.mean) and math.isnan(d.sd)
+        assert all(math.isnan(x) for x in d.interval(0.9))
+        assert np.isnan(d.quantile([0.1, 0.9])).all() and np.isnan(d.sf([0.0, 1.0])).all()
+        assert "mean=nan" in repr(d)
+    # the defined scores are unaffected: 3 positives never found, FP ~ 0
+    e = cases[1][0]
+    assert e.recall.mean == 0.0 and e.accuracy.mean == pytest.approx(0.7)
+    assert math.isnan(a.exact_f1(1.0, 0.0, 10, zero_division=np.nan).mean)
+
+
 def test_exact_f1_converges_to_expected_f1_and_differs_for_small_n():
     ef1 = a.expected_f1(0.6, 0.1)
     gaps = []

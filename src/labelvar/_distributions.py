@@ -42,7 +42,9 @@ class DiscreteDistribution:
     """A finite discrete distribution: sorted ``values`` with probabilities ``probs``.
 
     ``probs`` sum to 1 up to the trimmed binomial tails (pmf values below 1e-22);
-    ``mean``, ``sd``, :meth:`quantile` and :meth:`sf` normalise by their sum.
+    ``mean``, ``sd``, :meth:`quantile` and :meth:`sf` normalise by their sum. A score
+    that is undefined on every sample (``zero_division=np.nan`` and always 0/0) has an
+    empty distribution: its mean, sd, quantiles and tails are NaN.
     """
 
     values: np.ndarray
@@ -56,17 +58,23 @@ class DiscreteDistribution:
     @property
     def mean(self) -> float:
         """Expectation."""
+        if not self.total > 0:
+            return float("nan")
         return float(np.dot(self.values, self.probs) / self.total)
 
     @property
     def sd(self) -> float:
         """Standard deviation."""
+        if not self.total > 0:
+            return float("nan")
         var = np.dot((self.values - self.mean) ** 2, self.probs) / self.total
         return float(np.sqrt(max(var, 0.0)))
 
     def quantile(self, q):
         """Smallest value ``x`` with ``P(X <= x) >= q`` (the discrete ppf), for ``q`` in [0, 1]."""
         qq = v.probability("q", q)
+        if not self.total > 0:
+            return _out(np.full(qq.shape, np.nan))
         cum = np.cumsum(self.probs) / self.total
         idx = np.searchsorted(cum, qq - 1e-12, side="left")
         return _out(self.values[np.minimum(idx, self.values.size - 1)])
@@ -74,6 +82,8 @@ class DiscreteDistribution:
     def sf(self, x):
         """``P(X >= x)``; values within 1e-12 of ``x`` count as equal."""
         xx = np.asarray(x, dtype=float)
+        if not self.total > 0:
+            return _out(np.full(xx.shape, np.nan))
         i = np.searchsorted(self.values, xx - 1e-12, side="left")
         tail = np.concatenate([np.cumsum(self.probs[::-1])[::-1], [0.0]]) / self.total
         return _out(np.minimum(tail[i], 1.0))
@@ -123,7 +133,11 @@ def _binom_support(n: int, p: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _distribution(values: np.ndarray, probs: np.ndarray) -> DiscreteDistribution:
-    """Merge equal values (within 1e-12) and sort."""
+    """Leave out undefined (NaN) values, merge equal ones (within 1e-12) and sort."""
+    keep = ~np.isnan(values)
+    values, probs = values[keep], probs[keep]
+    if values.size == 0:
+        return DiscreteDistribution(values=np.empty(0), probs=np.empty(0))
     order = np.argsort(values, kind="stable")
     vals, prs = values[order], probs[order]
     new = np.concatenate([[True], np.diff(vals) > 1e-12])
@@ -147,7 +161,9 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
         Value of a score whose definition is 0/0 (precision with nothing predicted
         positive; recall with no positive items; F1 with neither): 0.0 by default,
         as in scikit-learn, or ``np.nan`` to leave such samples undefined (they
-        are then excluded and the result is conditional on being defined).
+        are then excluded and the result is conditional on being defined; a score
+        undefined on every sample, e.g. recall with ``n_pos = 0``, has an empty
+        distribution whose mean, sd, quantiles and tails are NaN).
 
     Returns
     -------
@@ -229,8 +245,7 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
     def dist(num, den):
         val = np.full(num.shape, zd)
         np.divide(num, den, out=val, where=den != 0)
-        keep = ~np.isnan(val)
-        return _distribution(val[keep], P[keep])
+        return _distribution(val, P)
 
     return ExactBinaryMetrics(
         accuracy=_distribution((TP + nneg - FP) / n, P),
