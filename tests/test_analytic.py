@@ -334,6 +334,13 @@ def test_zero_division_nan_with_a_score_undefined_on_every_sample():
     assert math.isnan(a.exact_f1(1.0, 0.0, 10, zero_division=np.nan).mean)
 
 
+def test_expectation_table_takes_arrays_of_any_shape():
+    # values to combine: a column vector is its values (it raised numpy's TypeError)
+    t = a.expectation_table(np.array([[0.6], [0.9]]), 0.1, 100, 0.8)
+    assert t["p_d"].tolist() == [0.6, 0.9]
+    assert t["E_F1"].tolist() == pytest.approx([2 * 0.06 / (0.12 + 0.4), 2 * 0.09 / (0.18 + 0.1)])
+
+
 def test_exact_f1_converges_to_expected_f1_and_differs_for_small_n():
     ef1 = a.expected_f1(0.6, 0.1)
     gaps = []
@@ -456,6 +463,23 @@ def test_stratified_expectation_bounds(bins):
     (lambda: a.accuracy_se(0.5, 1e300), r"n_items must be >= 1 and below 2\*\*63, got 1e\+300$"),
     (lambda: a.accuracy_se(0.5, -1e300), r"n_items must be >= 1 and below 2\*\*63"),
     (lambda: a.prob_correct_at_least(0.5, 2**64, 1), r"n_items must be >= 1 and below 2\*\*63"),
+    # one distribution per call: arrays are refused by name, not with numpy's TypeError
+    (lambda: a.exact_f1([0.5, 0.6], 0.1, 10), r"p_d must be a single number, got \[0.5, 0.6\]"),
+    (lambda: a.exact_f1(0.5, np.array([0.1]), 10), r"m must be a single number"),
+    (lambda: a.exact_f1(0.5, 0.1, [10]), r"n_items must be a single number"),
+    (lambda: a.exact_f1(0.5, 0.1, 10, zero_division=None), r"zero_division must be in \[0, 1\] or NaN"),
+    (lambda: a.exact_f1(0.5, 0.1, 10, zero_division=[0.0]), r"zero_division must be in \[0, 1\]"),
+    (lambda: a.exact_binary_metrics([], 3, 0.5, 0.5), r"n_pos must be a single number"),
+    (lambda: a.exact_binary_metrics(3, 3, [0.5, 0.6], 0.5), r"sensitivity must be a single number"),
+    (lambda: a.exact_f1(0.5, 0.1, 20).interval([0.5, 0.9]), r"confidence_level must be a single"),
+    (lambda: a.exact_f1(0.5, 0.1, 20).sf(None), r"x must be a number"),
+    (lambda: a.exact_f1(0.5, 0.1, 20).sf(10**400), r"x must be a number"),
+    (lambda: a.exact_binary_metrics(0, 10**8, 0.5, 0.5).f1.interval([0.9]),
+     r"confidence_level must be a single number"),
+    (lambda: a.exact_binary_metrics(0, 10**8, 0.5, 0.5).f1.sf("x"), r"x must be a number"),
+    (lambda: a.prob_correct_at_least_heterogeneous([0.5, 0.2], [1]), r"k must be a single number"),
+    (lambda: a.expectation_table([0.6], [0.1], [10], [0.8], [0.9]),
+     r"confidence_level must be a single number"),
 ])
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises(ValueError, match=match):

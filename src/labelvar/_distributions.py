@@ -81,7 +81,7 @@ class DiscreteDistribution:
 
     def sf(self, x):
         """``P(X >= x)``; values within 1e-12 of ``x`` count as equal."""
-        xx = np.asarray(x, dtype=float)
+        xx = v.as_float_array("x", x)
         if not self.total > 0:
             return _out(np.full(xx.shape, np.nan))
         i = np.searchsorted(self.values, xx - 1e-12, side="left")
@@ -90,7 +90,7 @@ class DiscreteDistribution:
 
     def interval(self, confidence_level: float = 0.9):
         """Central interval ``(quantile((1-c)/2), quantile((1+c)/2))``, c the confidence level."""
-        lvl = float(v.probability("confidence_level", confidence_level))
+        lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level))
         return float(self.quantile((1 - lvl) / 2)), float(self.quantile((1 + lvl) / 2))
 
     def __repr__(self) -> str:
@@ -198,15 +198,18 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
     >>> round(e.precision.mean, 4)   # the ratio of expectations says 0.5
     0.5114
     """
-    npos = int(v.integer("n_pos", n_pos, lo=0))
-    nneg = int(v.integer("n_neg", n_neg, lo=0))
+    npos = v.single("n_pos", v.integer("n_pos", n_pos, lo=0))
+    nneg = v.single("n_neg", v.integer("n_neg", n_neg, lo=0))
     if npos + nneg < 1:
         raise ValueError("n_pos + n_neg must be >= 1 (no items)")
-    s = float(v.probability("sensitivity", sensitivity))
-    t = float(v.probability("specificity", specificity))
-    zd = float(zero_division)
+    s = v.single("sensitivity", v.probability("sensitivity", sensitivity))
+    t = v.single("specificity", v.probability("specificity", specificity))
+    try:
+        zd = float(zero_division)
+    except (TypeError, ValueError, OverflowError):
+        zd = -1.0  # refused below
     if not (np.isnan(zd) or 0.0 <= zd <= 1.0):
-        raise ValueError(f"zero_division must be in [0, 1] or NaN, got {zero_division!r}")
+        raise ValueError(f"zero_division must be in [0, 1] or NaN, got {v._short(zero_division)}")
     width = [min(n_k + 1, 22 * math.sqrt(n_k * q * (1 - q)) + 121)
              for n_k, q in ((npos, s), (nneg, 1.0 - t))]
     if width[0] * width[1] > _OUTER_MAX:
@@ -362,13 +365,13 @@ class RatioDistribution:
 
     def sf(self, x):
         """``P(X >= x)``; values within 1e-12 of ``x`` count as equal."""
-        xx = np.asarray(x, dtype=float)
+        xx = v.as_float_array("x", x)
         out = np.array([min(self._ge(float(y) - 1e-12) / self.total, 1.0) for y in xx.ravel()])
         return _out(out.reshape(xx.shape))
 
     def interval(self, confidence_level: float = 0.9):
         """Central interval ``(quantile((1-c)/2), quantile((1+c)/2))``, c the confidence level."""
-        lvl = float(v.probability("confidence_level", confidence_level))
+        lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level))
         return float(self.quantile((1 - lvl) / 2)), float(self.quantile((1 + lvl) / 2))
 
     def _outer(self):
@@ -431,8 +434,8 @@ def exact_f1(p_d, m, n_items, zero_division=0.0):
     >>> d.interval(0.9)
     (0.13333333333333333, 0.32558139534883723)
     """
-    p = float(v.probability("p_d", p_d))
-    mm = float(v.probability("m", m))
-    nn = int(v.integer("n_items", n_items, lo=1))
+    p = v.single("p_d", v.probability("p_d", p_d))
+    mm = v.single("m", v.probability("m", m))
+    nn = v.single("n_items", v.integer("n_items", n_items, lo=1))
     npos = int(n_positives(mm, nn))
     return exact_binary_metrics(npos, nn - npos, p, p, zero_division=zero_division).f1

@@ -83,6 +83,24 @@ def integer(name: str, value, *, lo: int | None = None, hi=None) -> np.ndarray:
     return out
 
 
+def single(name: str, arr):
+    """The one value of a checked 0-d array (a Python float or int); arrays are refused.
+
+    Examples
+    --------
+    >>> single("p_d", probability("p_d", 0.5))
+    0.5
+    >>> single("p_d", probability("p_d", [0.5, 0.6]))
+    Traceback (most recent call last):
+    ...
+    ValueError: p_d must be a single number, got [0.5, 0.6] (shape (2,))
+    """
+    arr = np.asarray(arr)
+    if arr.ndim != 0:
+        raise ValueError(f"{name} must be a single number, got {_show(arr)} (shape {arr.shape})")
+    return arr.item()
+
+
 def n_labels(value, name: str = "n_labels") -> np.ndarray:
     """Check a number of labels L (a whole number >= 2)."""
     return integer(name, value, lo=2)

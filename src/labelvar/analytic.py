@@ -320,10 +320,7 @@ def prob_correct_at_least_heterogeneous(p, k):
     pp = v.probability("p", p)
     if pp.ndim != 1 or pp.size == 0:
         raise ValueError(f"p must be a non-empty 1-d sequence of probabilities, got shape {pp.shape}")
-    kk = v.integer("k", k, lo=0, hi=pp.size)
-    if kk.ndim != 0:
-        raise ValueError("k must be a single whole number")
-    k = int(kk)
+    k = v.single("k", v.integer("k", k, lo=0, hi=pp.size))
     if k == 0:
         return 1.0
     from scipy import stats
@@ -575,10 +572,11 @@ def expectation_table(p_d, m=(0.5,), n_items=(100,), threshold=(0.8,), confidenc
 
 def _expectation_rows(p_d, m, n_items, threshold, confidence_level):
     """The rows of :func:`expectation_table` as dicts (the command line prints them without pandas)."""
-    lvl = float(v.probability("confidence_level", confidence_level, open_lo=True, open_hi=True))
+    lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level,
+                                                     open_lo=True, open_hi=True))
     rows = []
-    for p, mm, nn, a in itertools.product(np.atleast_1d(p_d), np.atleast_1d(m),
-                                          np.atleast_1d(n_items), np.atleast_1d(threshold)):
+    for p, mm, nn, a in itertools.product(np.ravel(p_d), np.ravel(m), np.ravel(n_items),
+                                          np.ravel(threshold)):
         f1 = exact_f1(p, mm, nn)
         lo, hi = f1.interval(lvl)
         rows.append({
