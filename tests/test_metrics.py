@@ -74,3 +74,27 @@ def test_batched_confusion_and_empty():
         confusion([0, 2], [0, 1], 2)
     with pytest.raises(ValueError, match="metric must be one of"):
         score("auc", [0], [0], 2)
+
+
+@pytest.mark.parametrize("truth,pred,n_labels", [
+    ([2, 1, 1, 0, 0], [0, 0, 0, 0, 0], 4),  # label 3 nowhere, 1-3 never predicted
+    ([0, 3], [0, 2], 4),
+    ([0, 0, 0], [0, 0, 0], 3),  # one label only: the others are 0/0 everywhere
+    ([1, 3, 3], [3, 1, 2], 4),
+])
+def test_zero_division_nan_leaves_undefined_labels_out_of_the_macro_average(truth, pred, n_labels):
+    # scikit-learn's zero_division=np.nan: the 0/0 labels are excluded from the macro
+    # average (the plain mean made every such average NaN)
+    kw = dict(labels=list(range(n_labels)), average="macro", zero_division=np.nan)
+    got = scores(confusion(truth, pred, n_labels), zero_division=np.nan)
+    assert got["precision"] == pytest.approx(sklearn_metrics.precision_score(truth, pred, **kw))
+    assert got["recall"] == pytest.approx(sklearn_metrics.recall_score(truth, pred, **kw))
+    assert got["f1"] == pytest.approx(sklearn_metrics.f1_score(truth, pred, **kw))
+    assert not np.isnan([got["precision"], got["recall"], got["f1"]]).any()
+
+
+def test_zero_division_nan_macro_over_stacked_matrices():
+    conf = np.zeros((2, 3, 3))
+    conf[1, 0, 0] = 2  # the second matrix has one defined label
+    got = scores(conf, zero_division=np.nan)
+    assert np.isnan(got["f1"][0]) and got["f1"][1] == 1.0

@@ -93,6 +93,14 @@ def _div(num, den, zero_division):
     return np.where(den > 0, num / safe, zero_division)
 
 
+def _macro(per_label):
+    """Mean over the last (label) axis of the defined (non-NaN) scores; NaN if none is."""
+    defined = ~np.isnan(per_label)
+    count = defined.sum(axis=-1)
+    total = np.where(defined, per_label, 0.0).sum(axis=-1)
+    return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
 def scores(conf, *, pos_label: int | None = None, zero_division: float = 0.0) -> dict:
     """Accuracy, precision, recall and F1 of confusion matrices ``conf[..., truth, pred]``.
 
@@ -104,7 +112,9 @@ def scores(conf, *, pos_label: int | None = None, zero_division: float = 0.0) ->
         Score label ``pos_label`` against the rest; None: macro average over all L
         labels (the declared label set).
     zero_division : float
-        Value of a 0/0 precision, recall or F1 (scikit-learn's ``zero_division``).
+        Value of a 0/0 precision, recall or F1 (scikit-learn's ``zero_division``);
+        with ``np.nan`` the macro average leaves those labels out (NaN when every
+        label is 0/0), as scikit-learn does.
 
     Returns
     -------
@@ -135,9 +145,9 @@ def scores(conf, *, pos_label: int | None = None, zero_division: float = 0.0) ->
         recall = _div(tp, true, zero_division)
         f1 = _div(2 * tp, predicted + true, zero_division)
     else:
-        precision = _div(tp, predicted, zero_division).mean(axis=-1)
-        recall = _div(tp, true, zero_division).mean(axis=-1)
-        f1 = _div(2 * tp, predicted + true, zero_division).mean(axis=-1)
+        precision = _macro(_div(tp, predicted, zero_division))
+        recall = _macro(_div(tp, true, zero_division))
+        f1 = _macro(_div(2 * tp, predicted + true, zero_division))
         tp = tp.sum(axis=-1)
     empty = n == 0
     out = {"n": n, "accuracy": _div(np.diagonal(conf, axis1=-2, axis2=-1).sum(axis=-1), n, 0.0)}
