@@ -98,3 +98,13 @@ def test_zero_division_nan_macro_over_stacked_matrices():
     conf[1, 0, 0] = 2  # the second matrix has one defined label
     got = scores(conf, zero_division=np.nan)
     assert np.isnan(got["f1"][0]) and got["f1"][1] == 1.0
+
+
+def test_ordinal_scores_of_no_items_are_nan_without_warning():
+    # (numpy's "Mean of empty slice" RuntimeWarning before)
+    from labelvar._metrics import ordinal_scores
+
+    s = ordinal_scores([], [], [], [], 3)
+    assert all(np.isnan(float(x)) for x in s.values())
+    s = ordinal_scores([1, 3], [1.5, 1.0], [0, 0], [0, 2], 3)
+    assert float(s["mae"]) == 1.25 and float(s["within1"]) == 0.5

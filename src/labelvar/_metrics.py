@@ -265,7 +265,9 @@ def ordinal_scores(pred_values, panel_mean, truth, pred, n_labels: int) -> dict:
     pv = np.asarray(pred_values, dtype=float)
     pm = np.asarray(panel_mean, dtype=float)
     diff = np.abs(pv - pm)
-    out = {"mae": diff.mean(axis=-1), "within1": (diff <= 1 + 1e-12).mean(axis=-1),
+    n = diff.shape[-1]  # no items: NaN, like every metric of an empty confusion matrix
+    out = {"mae": _div(diff.sum(axis=-1), n, np.nan),
+           "within1": _div((diff <= 1 + 1e-12).sum(axis=-1), n, np.nan),
            "qwk": kappa(confusion(truth, pred, n_labels), "quadratic")}
     nan = np.full(pv.shape[:-1], np.nan)
     if pv.ndim == 1 and pv.size > 1 and np.ptp(pv) > 0 and np.ptp(pm) > 0:
