@@ -305,10 +305,14 @@ def prob_correct_at_least_heterogeneous(p, k):
 
     Notes
     -----
-    Uses the exact pmf of ``scipy.stats.poisson_binom(p)`` and sums it over the
-    smaller side (:math:`\sum_{j \ge k}` or :math:`1 - \sum_{j < k}`): scipy's own
-    ``sf`` returns 0 in far tails (e.g. 1.27e-30 for 100 items at 0.25, 80 correct),
-    its pmf does not. With equal ``p`` it equals :func:`prob_correct_at_least`.
+    Builds the exact pmf (items with equal ``p`` as one binomial, the pmfs multiplied
+    as polynomials by a tree of direct convolutions: every entry is a sum of
+    non-negative terms, so far tails keep their relative precision; time grows with
+    the square of the number of items, about a second for 5e4) and sums it over the
+    smaller side (:math:`\sum_{j \ge k}` or :math:`1 - \sum_{j < k}`):
+    ``scipy.stats.poisson_binom``'s ``sf`` returns 0 in far tails (e.g. 1.27e-30 for
+    100 items at 0.25, 80 correct), and its pmf takes minutes for 3e4 items. With
+    equal ``p`` it equals :func:`prob_correct_at_least`.
 
     Examples
     --------
@@ -323,11 +327,19 @@ def prob_correct_at_least_heterogeneous(p, k):
     k = v.single("k", v.integer("k", k, lo=0, hi=pp.size))
     if k == 0:
         return 1.0
-    from scipy import stats
-
-    pmf = stats.poisson_binom(pp).pmf(np.arange(pp.size + 1))
+    pmf = _poisson_binom_pmf(pp)
     upper = float(pmf[k:].sum())
     return upper if upper < 0.5 else float(np.clip(1.0 - pmf[:k].sum(), 0.0, 1.0))
+
+
+def _poisson_binom_pmf(p: np.ndarray) -> np.ndarray:
+    """P(X = j), j = 0..n, of X = the number of successes of independent Bernoulli(p_i)."""
+    values, counts = np.unique(p, return_counts=True)
+    polys = [binom.pmf(np.arange(c + 1), c, q) for q, c in zip(values, counts)]
+    while len(polys) > 1:
+        pairs = [np.convolve(a, b) for a, b in zip(polys[::2], polys[1::2])]
+        polys = pairs + polys[len(pairs) * 2:]
+    return polys[0]
 
 
 # --------------------------------------------------------------------------- precision / recall / F1
