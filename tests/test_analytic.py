@@ -273,6 +273,21 @@ def test_stratified_single_bin_equals_unstratified():
     assert e.accuracy == pytest.approx(0.7)
 
 
+@pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
+@pytest.mark.parametrize("m", [0.0, 0.4, 1.0])
+def test_stratified_equals_unstratified_at_the_edges(p, m):
+    # one bin, or bins that differ only in size, are the unstratified closed forms, NaN
+    # where those are NaN (F1 was NaN whenever P or R was: m = 0 gave NaN, not 0)
+    for e in (a.stratified_expectation([p], [m], [50]),
+              a.stratified_expectation([p, p], [m, m], [10, 40])):
+        np.testing.assert_allclose(
+            [e.precision, e.recall, e.f1, e.accuracy],
+            [a.expected_precision(p, m), a.expected_recall(p, m), a.expected_f1(p, m), p],
+            rtol=1e-12, atol=1e-15)
+    e = a.stratified_expectation([0.0, 0.5], [0.5, 0.0], [10, 10])  # TP = 0, FP, FN > 0
+    assert e.f1 == 0.0 and e.precision == 0.0 and e.recall == 0.0
+
+
 def test_stratified_equals_pooled_confusion_counts():
     n, m, p = np.array([10, 20, 70]), np.array([0.5, 0.2, 0.1]), np.array([0.6, 0.8, 1.0])
     c = a.expected_confusion(p, m, n)

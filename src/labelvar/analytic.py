@@ -523,7 +523,10 @@ def stratified_expectation(p_d, m, n_items):
         E(R) = \frac{\sum_k n_k m_k p_k}{\sum_k n_k m_k},\quad
         E(A) = \frac{\sum_k n_k p_k}{\sum_k n_k},
 
-    and :math:`E(F_1) = 2 E(P) E(R) / (E(P) + E(R))`. Undefined ratios are NaN.
+    and :math:`E(F_1) = 2 E(P) E(R) / (E(P) + E(R))`, evaluated as
+    :math:`\frac{2 E(TP)}{2 E(TP) + E(FP) + E(FN)}` (the same where P and R are
+    positive, and like :func:`expected_f1` where one of them is 0 or undefined:
+    0 without any expected true positive). Undefined ratios are NaN.
 
     Examples
     --------
@@ -543,12 +546,12 @@ def stratified_expectation(p_d, m, n_items):
     mk = v.probability("m", mk)
     pk = v.probability("p_d", pk)
     tp = np.sum(nk * mk * pk)
-    pred_pos = np.sum(nk * (mk * pk + (1 - pk) * (1 - mk)))
+    fp = np.sum(nk * (1 - mk) * (1 - pk))
+    fn = np.sum(nk * mk * (1 - pk))
     pos = np.sum(nk * mk)
-    precision = float(_ratio(tp, pred_pos))
+    precision = float(_ratio(tp, tp + fp))
     recall = float(_ratio(tp, pos))
-    f1 = float(_ratio(2 * precision * recall, precision + recall)) if np.isfinite(
-        precision + recall) else float("nan")
+    f1 = float(_ratio(2 * tp, 2 * tp + (fp + fn)))
     accuracy = float(np.sum(nk * pk) / np.sum(nk))
     return StratifiedExpectation(precision=precision, recall=recall, f1=f1, accuracy=accuracy,
                                  n_items=int(nk.sum()), m=float(pos / nk.sum()))
