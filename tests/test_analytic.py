@@ -520,6 +520,18 @@ def test_stratified_expectation_bounds(bins):
     (lambda: a.prob_correct_at_least_heterogeneous([0.5, 0.2], [1]), r"k must be a single number"),
     (lambda: a.expectation_table([0.6], [0.1], [10], [0.8], [0.9]),
      r"confidence_level must be a single number"),
+    # shapes that do not broadcast: named, not numpy's "arg 0" / "operands could not be"
+    (lambda: a.expected_f1([0.1, 0.2], [0.1, 0.2, 0.3]),
+     r"^p_d and m must broadcast against each other, got shapes \(2,\) and \(3,\)$"),
+    (lambda: a.expected_recall([0.1, 0.2], [0.1, 0.2, 0.3]), r"p_d and m must broadcast"),
+    (lambda: a.prob_correct_at_least(0.5, [10, 20], [1, 2, 3]),
+     r"p_d, n_items and k must broadcast against each other, got shapes \(\), \(2,\) and \(3,\)"),
+    (lambda: a.prob_accuracy_between(0.5, 10, [0.1, 0.2], [0.3, 0.4, 0.5]),
+     r"p_d, n_items, lo and hi must broadcast"),
+    (lambda: a.accuracy_se([0.5, 0.6], [10, 20, 30]), r"p_d and n_items must broadcast"),
+    (lambda: a.expected_confusion([0.5, 0.6], 0.1, [1, 2, 3]), r"p_d, m and n_items must broadcast"),
+    (lambda: a.prob_random_accuracy_at_least([2, 3], [10, 20, 30], 0.5),
+     r"n_labels, n_items and threshold must broadcast"),
 ])
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises(ValueError, match=match):

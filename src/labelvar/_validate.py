@@ -101,6 +101,27 @@ def single(name: str, arr):
     return arr.item()
 
 
+def broadcast(**arrays) -> None:
+    """Check that the named (checked) arrays broadcast against each other, like numpy's.
+
+    Examples
+    --------
+    >>> broadcast(p_d=np.zeros((3, 1)), m=np.zeros(4))
+    >>> broadcast(p_d=np.zeros(2), m=np.zeros(3))
+    Traceback (most recent call last):
+    ...
+    ValueError: p_d and m must broadcast against each other, got shapes (2,) and (3,)
+    """
+    shapes = [np.shape(a) for a in arrays.values()]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        names = list(arrays)
+        raise ValueError(f"{', '.join(names[:-1])} and {names[-1]} must broadcast against each "
+                         f"other, got shapes {', '.join(map(str, shapes[:-1]))} and {shapes[-1]}"
+                         ) from None
+
+
 def n_labels(value, name: str = "n_labels") -> np.ndarray:
     """Check a number of labels L (a whole number >= 2)."""
     return integer(name, value, lo=2)

@@ -115,6 +115,7 @@ def accuracy_se(p_d, n_items):
     """
     p = v.probability("p_d", p_d)
     nn = v.integer("n_items", n_items, lo=1)
+    v.broadcast(p_d=p, n_items=nn)
     return _out(np.sqrt(p * (1.0 - p) / nn))
 
 
@@ -149,7 +150,9 @@ def prob_correct_at_least(p_d, n_items, k):
     """
     p = v.probability("p_d", p_d)
     nn = v.integer("n_items", n_items, lo=1)
-    kk = v.integer("k", k, lo=0, hi=nn)
+    kk = v.integer("k", k, lo=0)
+    v.broadcast(p_d=p, n_items=nn, k=kk)
+    kk = v.integer("k", kk, hi=nn)
     return _out(binom.sf(kk - 1, nn, p))
 
 
@@ -181,6 +184,7 @@ def prob_accuracy_at_least(p_d, n_items, threshold):
     p = v.probability("p_d", p_d)
     nn = v.integer("n_items", n_items, lo=1)
     aa = v.probability("threshold", threshold)
+    v.broadcast(p_d=p, n_items=nn, threshold=aa)
     return _out(binom.sf(ceil_count(aa, nn) - 1, nn, p))
 
 
@@ -219,6 +223,7 @@ def prob_accuracy_between(p_d, n_items, lo, hi):
     nn = v.integer("n_items", n_items, lo=1)
     lo_ = v.probability("lo", lo)
     hi_ = v.probability("hi", hi)
+    v.broadcast(p_d=p, n_items=nn, lo=lo_, hi=hi_)
     lo_b, hi_b = np.broadcast_arrays(lo_, hi_)
     if np.any(lo_b > hi_b):
         bad = lo_b > hi_b
@@ -284,7 +289,10 @@ def prob_random_accuracy_at_least(n_labels, n_items, threshold):
     >>> round(prob_random_accuracy_at_least(2, 10, 0.8), 4)
     0.0547
     """
-    return prob_accuracy_at_least(random_accuracy(n_labels), n_items, threshold)
+    p_r = random_accuracy(n_labels)
+    v.broadcast(n_labels=p_r, n_items=v.integer("n_items", n_items, lo=1),
+                threshold=v.probability("threshold", threshold))
+    return prob_accuracy_at_least(p_r, n_items, threshold)
 
 
 def prob_correct_at_least_heterogeneous(p, k):
@@ -382,6 +390,7 @@ def expected_confusion(p_d, m, n_items):
     p = v.probability("p_d", p_d)
     mm = v.probability("m", m)
     nn = v.integer("n_items", n_items, lo=1)
+    v.broadcast(p_d=p, m=mm, n_items=nn)
     return Confusion(
         tp=_out(mm * nn * p),
         fp=_out((1 - mm) * nn * (1 - p)),
@@ -424,6 +433,7 @@ def expected_precision(p_d, m):
     """
     p = v.probability("p_d", p_d)
     mm = v.probability("m", m)
+    v.broadcast(p_d=p, m=mm)
     return _out(_ratio(mm * p, mm * p + (1 - mm) * (1 - p)))
 
 
@@ -452,6 +462,7 @@ def expected_recall(p_d, m):
     """
     p = v.probability("p_d", p_d)
     mm = v.probability("m", m)
+    v.broadcast(p_d=p, m=mm)
     return _out(np.where(mm > 0, p, np.nan))
 
 
@@ -482,6 +493,7 @@ def expected_f1(p_d, m):
     """
     p = v.probability("p_d", p_d)
     mm = v.probability("m", m)
+    v.broadcast(p_d=p, m=mm)
     return _out(_ratio(2 * mm * p, 2 * mm * p + (1 - p)))
 
 
