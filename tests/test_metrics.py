@@ -108,3 +108,13 @@ def test_ordinal_scores_of_no_items_are_nan_without_warning():
     assert all(np.isnan(float(x)) for x in s.values())
     s = ordinal_scores([1, 3], [1.5, 1.0], [0, 0], [0, 2], 3)
     assert float(s["mae"]) == 1.25 and float(s["within1"]) == 0.5
+
+
+def test_confusion_refuses_fractional_label_codes():
+    # 0.5 was truncated to label 0 (scikit-learn would call it a label of its own)
+    with pytest.raises(ValueError, match=r"truth must be a whole number, got \[0.5, 1. ?\]"):
+        confusion([0.5, 1], [1, 1], 2)
+    with pytest.raises(ValueError, match="pred must be a whole number"):
+        confusion([0, 1], [1, 1.25], 2)
+    assert confusion([0.0, 1.0], [1, 1], 2).tolist() == [[0, 1], [0, 1]]
+    assert confusion([True, False], np.array([1, 0], dtype=np.int8), 2).tolist() == [[1, 0], [0, 1]]

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from labelvar import _validate as v
+
 #: the metrics defined here, in the order tables list them
 METRICS = ("accuracy", "precision", "recall", "f1")
 
@@ -67,6 +69,9 @@ def confusion(truth, pred, n_labels: int, *, weights=None) -> np.ndarray:
     """
     truth = np.asarray(truth)
     pred = np.asarray(pred)
+    if truth.dtype.kind not in "iub" or pred.dtype.kind not in "iub":  # (0.5 is no label code)
+        truth = v.integer("truth", truth) if truth.dtype.kind not in "iub" else truth
+        pred = v.integer("pred", pred) if pred.dtype.kind not in "iub" else pred
     if truth.shape != pred.shape:
         raise ValueError(f"truth and pred must have the same shape, got {truth.shape} and "
                          f"{pred.shape}")
