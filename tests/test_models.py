@@ -108,3 +108,11 @@ def test_pair_expands_into_two_columns():
     assert [c.name for c in cols] == ["expert", "A", "B", "random"]
     assert [(a, b) for a, b, _ in pairs] == [(1, 2)]
     assert cols[1] == Model(accuracy=0.8, name="A")
+
+
+def test_constant_label_given_as_a_whole_float():
+    # Constant(label=1.0) kept the float and its matrix raised numpy's IndexError
+    lab = Constant(label=1.0, name="c")
+    assert lab.label == 1 and isinstance(lab.label, int)
+    assert lab.matrix(2, [0.5, 0.5], 0.5).tolist() == [[0.0, 1.0], [0.0, 1.0]]
+    assert Constant(label=np.int64(0)).matrix(3, [1 / 3] * 3, 0.5)[2].tolist() == [1.0, 0.0, 0.0]
