@@ -128,6 +128,28 @@ def test_heterogeneous_tail_matches_binomial_and_brute_force():
     assert a.prob_correct_at_least_heterogeneous(p, 0) == 1.0
 
 
+def test_heterogeneous_tail_of_many_items():
+    # per-bin p_d (few distinct values) and per-item p (all distinct) at sizes where
+    # scipy.stats.poisson_binom's pmf took minutes (3e4 items: 70 s)
+    rng = np.random.default_rng(5)
+    p = rng.random(300)
+    ref = stats.poisson_binom(p).pmf(np.arange(301))
+    for k in (1, 120, 150, 200, 290):
+        assert a.prob_correct_at_least_heterogeneous(p, k) == pytest.approx(ref[k:].sum(), rel=1e-10)
+    bins = np.repeat([0.6, 0.8, 0.97], [1420, 1960, 1620])  # Table 3's bins x 10
+    k = 4000
+    pmf = np.convolve(np.convolve(stats.binom.pmf(np.arange(1421), 1420, 0.6),
+                                  stats.binom.pmf(np.arange(1961), 1960, 0.8)),
+                      stats.binom.pmf(np.arange(1621), 1620, 0.97))
+    assert a.prob_correct_at_least_heterogeneous(bins, k) == pytest.approx(pmf[k:].sum(), rel=1e-9)
+    q = rng.uniform(0.5, 1.0, 20_000)
+    mu, sd = q.sum(), np.sqrt((q * (1 - q)).sum())
+    for z in (-2.0, 0.0, 2.0):  # the normal limit (20,000 items, third moment ~1e-2)
+        k = int(np.ceil(mu + z * sd))
+        got = a.prob_correct_at_least_heterogeneous(q, k)
+        assert got == pytest.approx(stats.norm.sf((k - 0.5 - mu) / sd), abs=2e-3)
+
+
 # --------------------------------------------------------------------------- the paper's tables
 # Table 1: (p_d, N, r_c, printed P(score >= r_c))
 TABLE1 = [
@@ -230,12 +252,40 @@ def test_undefined_ratios_are_nan_without_warnings():
     assert a.expected_f1(0.7, 0.0) == 0.0
 
 
+def test_closed_forms_exact_at_the_ends_of_p_d_and_tiny_m():
+    # p_d = 1: every positive is found and nothing else is predicted, so E(F1) = 1 for any
+    # m > 0 (1 - p_d + 2 m p_d used to lose 2 m p_d to rounding: NaN below m ~ 1e-17,
+    # 1.0000000000000002 at m = 0.1); E(R) = p_d for every m > 0, subnormal m included
+    for m in (0.1, 0.3, 1e-10, 1e-200, 1e-310):
+        assert a.expected_f1(1.0, m) == 1.0
+        assert a.expected_recall(0.5, m) == 0.5
+    assert a.expected_recall(0.5, 5e-324) == 0.5
+    # m = 1/2: E(F1) = 2 p / (p + 1 - p) = p exactly, also next to 1
+    assert a.expected_f1(1 - 1e-12, 0.5) == 1 - 1e-12
+    np.testing.assert_array_equal(a.expected_f1(1.0, [[0.0], [0.2]]), [[np.nan], [1.0]])
+
+
 def test_stratified_single_bin_equals_unstratified():
     e = a.stratified_expectation([0.7], [0.3], [80])
     assert e.precision == pytest.approx(a.expected_precision(0.7, 0.3))
     assert e.recall == pytest.approx(0.7)
     assert e.f1 == pytest.approx(a.expected_f1(0.7, 0.3))
     assert e.accuracy == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
+@pytest.mark.parametrize("m", [0.0, 0.4, 1.0])
+def test_stratified_equals_unstratified_at_the_edges(p, m):
+    # one bin, or bins that differ only in size, are the unstratified closed forms, NaN
+    # where those are NaN (F1 was NaN whenever P or R was: m = 0 gave NaN, not 0)
+    for e in (a.stratified_expectation([p], [m], [50]),
+              a.stratified_expectation([p, p], [m, m], [10, 40])):
+        np.testing.assert_allclose(
+            [e.precision, e.recall, e.f1, e.accuracy],
+            [a.expected_precision(p, m), a.expected_recall(p, m), a.expected_f1(p, m), p],
+            rtol=1e-12, atol=1e-15)
+    e = a.stratified_expectation([0.0, 0.5], [0.5, 0.0], [10, 10])  # TP = 0, FP, FN > 0
+    assert e.f1 == 0.0 and e.precision == 0.0 and e.recall == 0.0
 
 
 def test_stratified_equals_pooled_confusion_counts():
@@ -298,6 +348,37 @@ def test_zero_division_convention():
     assert en.precision.total == pytest.approx(1 - 0.5**10)
     with pytest.raises(ValueError, match="zero_division"):
         a.exact_binary_metrics(2, 8, 0.5, 0.5, zero_division=2.0)
+
+
+def test_zero_division_nan_with_a_score_undefined_on_every_sample(monkeypatch):
+    # recall without positives, precision of a labeller that never says positive: with
+    # zero_division=nan there is nothing left, an empty distribution with NaN summaries
+    # (this raised numpy's "weights and list don't have the same length")
+    cases = [(a.exact_binary_metrics(0, 10, 0.5, 0.5, zero_division=np.nan), "recall"),
+             (a.exact_binary_metrics(3, 7, 0.0, 1.0, zero_division=np.nan), "precision"),
+             (a.exact_binary_metrics(0, 10, 1.0, 1.0, zero_division=np.nan), "f1")]
+    from labelvar import _distributions
+
+    monkeypatch.setattr(_distributions, "_OUTER_MAX", 0)  # the large-sample path
+    cases.append((a.exact_binary_metrics(0, 1000, 0.5, 0.5, zero_division=np.nan), "recall"))
+    for e, name in cases:
+        d = getattr(e, name)
+        assert d.values.size == 0 and d.total == 0.0
+        assert math.isnan(d.mean) and math.isnan(d.sd)
+        assert all(math.isnan(x) for x in d.interval(0.9))
+        assert np.isnan(d.quantile([0.1, 0.9])).all() and np.isnan(d.sf([0.0, 1.0])).all()
+        assert "mean=nan" in repr(d)
+    # the defined scores are unaffected: 3 positives never found, FP ~ 0
+    e = cases[1][0]
+    assert e.recall.mean == 0.0 and e.accuracy.mean == pytest.approx(0.7)
+    assert math.isnan(a.exact_f1(1.0, 0.0, 10, zero_division=np.nan).mean)
+
+
+def test_expectation_table_takes_arrays_of_any_shape():
+    # values to combine: a column vector is its values (it raised numpy's TypeError)
+    t = a.expectation_table(np.array([[0.6], [0.9]]), 0.1, 100, 0.8)
+    assert t["p_d"].tolist() == [0.6, 0.9]
+    assert t["E_F1"].tolist() == pytest.approx([2 * 0.06 / (0.12 + 0.4), 2 * 0.09 / (0.18 + 0.1)])
 
 
 def test_exact_f1_converges_to_expected_f1_and_differs_for_small_n():
@@ -404,7 +485,9 @@ def test_stratified_expectation_bounds(bins):
     (lambda: a.prob_correct_at_least(0.5, 10, 11), r"k must be in \[0, n\]|k must be <= 10"),
     (lambda: a.prob_correct_at_least(0.5, 10, -1), r"k must be >= 0"),
     (lambda: a.prob_accuracy_at_least(0.5, 10, 1.1), r"threshold must be in \[0, 1\]"),
-    (lambda: a.prob_accuracy_between(0.5, 10, 0.7, 0.6), r"lo must be <= hi"),
+    (lambda: a.prob_accuracy_between(0.5, 10, 0.7, 0.6), r"lo must be <= hi, got lo=0.7, hi=0.6$"),
+    (lambda: a.prob_accuracy_between(0.5, 10, [0.1, 0.7], [[0.6], [0.2]]),
+     r"lo must be <= hi, got lo=\[0.7, 0.7\], hi=\[0.6, 0.2\]$"),
     (lambda: a.random_accuracy(1), r"n_labels must be >= 2"),
     (lambda: a.stratified_expectation([0.5, 0.6], [0.5], [1, 2]), r"bin arrays must have the same length"),
     (lambda: a.stratified_expectation([], [], []), r"non-empty"),
@@ -415,10 +498,58 @@ def test_stratified_expectation_bounds(bins):
     (lambda: a.prob_correct_at_least_heterogeneous([0.5, 1.2], 1), r"p must be in \[0, 1\]"),
     (lambda: a.prob_correct_at_least_heterogeneous([0.5, 0.2], 3), r"k must be <= 2"),
     (lambda: a.expected_accuracy("high"), r"p_d must be a number"),
+    (lambda: a.expected_accuracy(None), r"p_d must be a number or an array of numbers, got None$"),
+    (lambda: a.accuracy_se(0.5, 10**400), r"n_items must be a number or an array of numbers"),
+    (lambda: a.accuracy_se(0.5, 1e300), r"n_items must be >= 1 and below 2\*\*63, got 1e\+300$"),
+    (lambda: a.accuracy_se(0.5, -1e300), r"n_items must be >= 1 and below 2\*\*63"),
+    (lambda: a.prob_correct_at_least(0.5, 2**64, 1), r"n_items must be >= 1 and below 2\*\*63"),
+    # one distribution per call: arrays are refused by name, not with numpy's TypeError
+    (lambda: a.exact_f1([0.5, 0.6], 0.1, 10), r"p_d must be a single number, got \[0.5, 0.6\]"),
+    (lambda: a.exact_f1(0.5, np.array([0.1]), 10), r"m must be a single number"),
+    (lambda: a.exact_f1(0.5, 0.1, [10]), r"n_items must be a single number"),
+    (lambda: a.exact_f1(0.5, 0.1, 10, zero_division=None), r"zero_division must be in \[0, 1\] or NaN"),
+    (lambda: a.exact_f1(0.5, 0.1, 10, zero_division=[0.0]), r"zero_division must be in \[0, 1\]"),
+    (lambda: a.exact_binary_metrics([], 3, 0.5, 0.5), r"n_pos must be a single number"),
+    (lambda: a.exact_binary_metrics(3, 3, [0.5, 0.6], 0.5), r"sensitivity must be a single number"),
+    (lambda: a.exact_f1(0.5, 0.1, 20).interval([0.5, 0.9]), r"confidence_level must be a single"),
+    (lambda: a.exact_f1(0.5, 0.1, 20).sf(None), r"x must be a number"),
+    (lambda: a.exact_f1(0.5, 0.1, 20).sf(10**400), r"x must be a number"),
+    (lambda: a.exact_binary_metrics(0, 10**8, 0.5, 0.5).f1.interval([0.9]),
+     r"confidence_level must be a single number"),
+    (lambda: a.exact_binary_metrics(0, 10**8, 0.5, 0.5).f1.sf("x"), r"x must be a number"),
+    (lambda: a.prob_correct_at_least_heterogeneous([0.5, 0.2], [1]), r"k must be a single number"),
+    (lambda: a.expectation_table([0.6], [0.1], [10], [0.8], [0.9]),
+     r"confidence_level must be a single number"),
+    # shapes that do not broadcast: named, not numpy's "arg 0" / "operands could not be"
+    (lambda: a.expected_f1([0.1, 0.2], [0.1, 0.2, 0.3]),
+     r"^p_d and m must broadcast against each other, got shapes \(2,\) and \(3,\)$"),
+    (lambda: a.expected_recall([0.1, 0.2], [0.1, 0.2, 0.3]), r"p_d and m must broadcast"),
+    (lambda: a.prob_correct_at_least(0.5, [10, 20], [1, 2, 3]),
+     r"p_d, n_items and k must broadcast against each other, got shapes \(\), \(2,\) and \(3,\)"),
+    (lambda: a.prob_accuracy_between(0.5, 10, [0.1, 0.2], [0.3, 0.4, 0.5]),
+     r"p_d, n_items, lo and hi must broadcast"),
+    (lambda: a.accuracy_se([0.5, 0.6], [10, 20, 30]), r"p_d and n_items must broadcast"),
+    (lambda: a.expected_confusion([0.5, 0.6], 0.1, [1, 2, 3]), r"p_d, m and n_items must broadcast"),
+    (lambda: a.prob_random_accuracy_at_least([2, 3], [10, 20, 30], 0.5),
+     r"n_labels, n_items and threshold must broadcast"),
 ])
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_bad_input_message_is_one_short_line():
+    # a long list with one non-number used to be printed whole (and, for a nested list,
+    # over many lines); numbers past int64 used to wrap around (-9223372036854775808)
+    for call in (lambda: a.expected_accuracy([0.5] * 1000 + ["x"]),
+                 lambda: a.expected_accuracy([[0.5] * 50] * 50 + [[0.1, 0.2]]),
+                 lambda: a.accuracy_se(0.5, [10, 2.0**70]),
+                 lambda: a.prob_accuracy_between(0.5, 10, np.linspace(0.5, 1, 100),
+                                                 np.linspace(0, 0.4, 100))):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert "\n" not in str(info.value) and len(str(info.value)) < 200, str(info.value)
+        assert "-9223372036854775808" not in str(info.value)
 
 
 # --------------------------------------------------------------------------- large samples

@@ -74,3 +74,47 @@ def test_batched_confusion_and_empty():
         confusion([0, 2], [0, 1], 2)
     with pytest.raises(ValueError, match="metric must be one of"):
         score("auc", [0], [0], 2)
+
+
+@pytest.mark.parametrize("truth,pred,n_labels", [
+    ([2, 1, 1, 0, 0], [0, 0, 0, 0, 0], 4),  # label 3 nowhere, 1-3 never predicted
+    ([0, 3], [0, 2], 4),
+    ([0, 0, 0], [0, 0, 0], 3),  # one label only: the others are 0/0 everywhere
+    ([1, 3, 3], [3, 1, 2], 4),
+])
+def test_zero_division_nan_leaves_undefined_labels_out_of_the_macro_average(truth, pred, n_labels):
+    # scikit-learn's zero_division=np.nan: the 0/0 labels are excluded from the macro
+    # average (the plain mean made every such average NaN)
+    kw = dict(labels=list(range(n_labels)), average="macro", zero_division=np.nan)
+    got = scores(confusion(truth, pred, n_labels), zero_division=np.nan)
+    assert got["precision"] == pytest.approx(sklearn_metrics.precision_score(truth, pred, **kw))
+    assert got["recall"] == pytest.approx(sklearn_metrics.recall_score(truth, pred, **kw))
+    assert got["f1"] == pytest.approx(sklearn_metrics.f1_score(truth, pred, **kw))
+    assert not np.isnan([got["precision"], got["recall"], got["f1"]]).any()
+
+
+def test_zero_division_nan_macro_over_stacked_matrices():
+    conf = np.zeros((2, 3, 3))
+    conf[1, 0, 0] = 2  # the second matrix has one defined label
+    got = scores(conf, zero_division=np.nan)
+    assert np.isnan(got["f1"][0]) and got["f1"][1] == 1.0
+
+
+def test_ordinal_scores_of_no_items_are_nan_without_warning():
+    # (numpy's "Mean of empty slice" RuntimeWarning before)
+    from labelvar._metrics import ordinal_scores
+
+    s = ordinal_scores([], [], [], [], 3)
+    assert all(np.isnan(float(x)) for x in s.values())
+    s = ordinal_scores([1, 3], [1.5, 1.0], [0, 0], [0, 2], 3)
+    assert float(s["mae"]) == 1.25 and float(s["within1"]) == 0.5
+
+
+def test_confusion_refuses_fractional_label_codes():
+    # 0.5 was truncated to label 0 (scikit-learn would call it a label of its own)
+    with pytest.raises(ValueError, match=r"truth must be a whole number, got \[0.5, 1. ?\]"):
+        confusion([0.5, 1], [1, 1], 2)
+    with pytest.raises(ValueError, match="pred must be a whole number"):
+        confusion([0, 1], [1, 1.25], 2)
+    assert confusion([0.0, 1.0], [1, 1], 2).tolist() == [[0, 1], [0, 1]]
+    assert confusion([True, False], np.array([1, 0], dtype=np.int8), 2).tolist() == [[1, 0], [0, 1]]

@@ -52,6 +52,19 @@ def test_labeller_semantics():
     (lambda: ModelPair(0.8, 0.7, error_correlation=0.8),
      r"error_correlation must be in \[-0.3273, 0.7638\]"),
     (lambda: ModelPair(0.8, 0.7, error_correlation=-0.4), "Frechet bounds"),
+    # arrays, non-iterables and huge reprs: one ValueError line naming the field
+    (lambda: ModelPair(0.8, 0.7, error_correlation=[0.1, 0.2]),
+     r"ModelPair.error_correlation must be a single number, got \[0.1, 0.2\] \(shape \(2,\)\)"),
+    (lambda: ModelPair(0.8, 0.7, names=None), "ModelPair.names must be two different names"),
+    (lambda: ModelPair(0.8, 0.7, names=3), "ModelPair.names must be two different names"),
+    (lambda: Model(accuracy=np.array([0.7])), r"Model.accuracy must be a single number"),
+    (lambda: Constant(label=[]), "Constant.label must be a single number"),
+    (lambda: Constant(label=[1, 2]), "Constant.label must be a single number"),
+    (lambda: correlation_bounds(None, 0.5), "accuracy_a must be a number"),
+    (lambda: correlation_bounds(0.8, [0.5, 0.6]), "accuracy_b must be a single number"),
+    (lambda: correlation_bounds(1.2, 0.5), r"accuracy_a must be in \[0, 1\]"),
+    (lambda: as_labellers(np.array(0.7)), "labellers must be strings or labeller objects"),
+    (lambda: Expert(name=10**400), r"labeller name must be a non-empty string, got 1000.{60,80}$"),
 ])
 def test_bad_input_names_the_field(make, field):
     with pytest.raises(ValueError, match=field):
@@ -95,3 +108,11 @@ def test_pair_expands_into_two_columns():
     assert [c.name for c in cols] == ["expert", "A", "B", "random"]
     assert [(a, b) for a, b, _ in pairs] == [(1, 2)]
     assert cols[1] == Model(accuracy=0.8, name="A")
+
+
+def test_constant_label_given_as_a_whole_float():
+    # Constant(label=1.0) kept the float and its matrix raised numpy's IndexError
+    lab = Constant(label=1.0, name="c")
+    assert lab.label == 1 and isinstance(lab.label, int)
+    assert lab.matrix(2, [0.5, 0.5], 0.5).tolist() == [[0.0, 1.0], [0.0, 1.0]]
+    assert Constant(label=np.int64(0)).matrix(3, [1 / 3] * 3, 0.5)[2].tolist() == [1.0, 0.0, 0.0]

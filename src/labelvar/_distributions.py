@@ -42,7 +42,9 @@ class DiscreteDistribution:
     """A finite discrete distribution: sorted ``values`` with probabilities ``probs``.
 
     ``probs`` sum to 1 up to the trimmed binomial tails (pmf values below 1e-22);
-    ``mean``, ``sd``, :meth:`quantile` and :meth:`sf` normalise by their sum.
+    ``mean``, ``sd``, :meth:`quantile` and :meth:`sf` normalise by their sum. A score
+    that is undefined on every sample (``zero_division=np.nan`` and always 0/0) has an
+    empty distribution: its mean, sd, quantiles and tails are NaN.
     """
 
     values: np.ndarray
@@ -56,31 +58,39 @@ class DiscreteDistribution:
     @property
     def mean(self) -> float:
         """Expectation."""
+        if not self.total > 0:
+            return float("nan")
         return float(np.dot(self.values, self.probs) / self.total)
 
     @property
     def sd(self) -> float:
         """Standard deviation."""
+        if not self.total > 0:
+            return float("nan")
         var = np.dot((self.values - self.mean) ** 2, self.probs) / self.total
         return float(np.sqrt(max(var, 0.0)))
 
     def quantile(self, q):
         """Smallest value ``x`` with ``P(X <= x) >= q`` (the discrete ppf), for ``q`` in [0, 1]."""
         qq = v.probability("q", q)
+        if not self.total > 0:
+            return _out(np.full(qq.shape, np.nan))
         cum = np.cumsum(self.probs) / self.total
         idx = np.searchsorted(cum, qq - 1e-12, side="left")
         return _out(self.values[np.minimum(idx, self.values.size - 1)])
 
     def sf(self, x):
         """``P(X >= x)``; values within 1e-12 of ``x`` count as equal."""
-        xx = np.asarray(x, dtype=float)
+        xx = v.as_float_array("x", x)
+        if not self.total > 0:
+            return _out(np.full(xx.shape, np.nan))
         i = np.searchsorted(self.values, xx - 1e-12, side="left")
         tail = np.concatenate([np.cumsum(self.probs[::-1])[::-1], [0.0]]) / self.total
         return _out(np.minimum(tail[i], 1.0))
 
     def interval(self, confidence_level: float = 0.9):
         """Central interval ``(quantile((1-c)/2), quantile((1+c)/2))``, c the confidence level."""
-        lvl = float(v.probability("confidence_level", confidence_level))
+        lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level))
         return float(self.quantile((1 - lvl) / 2)), float(self.quantile((1 + lvl) / 2))
 
     def __repr__(self) -> str:
@@ -123,7 +133,11 @@ def _binom_support(n: int, p: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _distribution(values: np.ndarray, probs: np.ndarray) -> DiscreteDistribution:
-    """Merge equal values (within 1e-12) and sort."""
+    """Leave out undefined (NaN) values, merge equal ones (within 1e-12) and sort."""
+    keep = ~np.isnan(values)
+    values, probs = values[keep], probs[keep]
+    if values.size == 0:
+        return DiscreteDistribution(values=np.empty(0), probs=np.empty(0))
     order = np.argsort(values, kind="stable")
     vals, prs = values[order], probs[order]
     new = np.concatenate([[True], np.diff(vals) > 1e-12])
@@ -147,7 +161,9 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
         Value of a score whose definition is 0/0 (precision with nothing predicted
         positive; recall with no positive items; F1 with neither): 0.0 by default,
         as in scikit-learn, or ``np.nan`` to leave such samples undefined (they
-        are then excluded and the result is conditional on being defined).
+        are then excluded and the result is conditional on being defined; a score
+        undefined on every sample, e.g. recall with ``n_pos = 0``, has an empty
+        distribution whose mean, sd, quantiles and tails are NaN).
 
     Returns
     -------
@@ -182,15 +198,18 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
     >>> round(e.precision.mean, 4)   # the ratio of expectations says 0.5
     0.5114
     """
-    npos = int(v.integer("n_pos", n_pos, lo=0))
-    nneg = int(v.integer("n_neg", n_neg, lo=0))
+    npos = v.single("n_pos", v.integer("n_pos", n_pos, lo=0))
+    nneg = v.single("n_neg", v.integer("n_neg", n_neg, lo=0))
     if npos + nneg < 1:
         raise ValueError("n_pos + n_neg must be >= 1 (no items)")
-    s = float(v.probability("sensitivity", sensitivity))
-    t = float(v.probability("specificity", specificity))
-    zd = float(zero_division)
+    s = v.single("sensitivity", v.probability("sensitivity", sensitivity))
+    t = v.single("specificity", v.probability("specificity", specificity))
+    try:
+        zd = float(zero_division)
+    except (TypeError, ValueError, OverflowError):
+        zd = -1.0  # refused below
     if not (np.isnan(zd) or 0.0 <= zd <= 1.0):
-        raise ValueError(f"zero_division must be in [0, 1] or NaN, got {zero_division!r}")
+        raise ValueError(f"zero_division must be in [0, 1] or NaN, got {v._short(zero_division)}")
     width = [min(n_k + 1, 22 * math.sqrt(n_k * q * (1 - q)) + 121)
              for n_k, q in ((npos, s), (nneg, 1.0 - t))]
     if width[0] * width[1] > _OUTER_MAX:
@@ -229,8 +248,7 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
     def dist(num, den):
         val = np.full(num.shape, zd)
         np.divide(num, den, out=val, where=den != 0)
-        keep = ~np.isnan(val)
-        return _distribution(val[keep], P[keep])
+        return _distribution(val, P)
 
     return ExactBinaryMetrics(
         accuracy=_distribution((TP + nneg - FP) / n, P),
@@ -347,13 +365,13 @@ class RatioDistribution:
 
     def sf(self, x):
         """``P(X >= x)``; values within 1e-12 of ``x`` count as equal."""
-        xx = np.asarray(x, dtype=float)
+        xx = v.as_float_array("x", x)
         out = np.array([min(self._ge(float(y) - 1e-12) / self.total, 1.0) for y in xx.ravel()])
         return _out(out.reshape(xx.shape))
 
     def interval(self, confidence_level: float = 0.9):
         """Central interval ``(quantile((1-c)/2), quantile((1+c)/2))``, c the confidence level."""
-        lvl = float(v.probability("confidence_level", confidence_level))
+        lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level))
         return float(self.quantile((1 - lvl) / 2)), float(self.quantile((1 + lvl) / 2))
 
     def _outer(self):
@@ -416,8 +434,8 @@ def exact_f1(p_d, m, n_items, zero_division=0.0):
     >>> d.interval(0.9)
     (0.13333333333333333, 0.32558139534883723)
     """
-    p = float(v.probability("p_d", p_d))
-    mm = float(v.probability("m", m))
-    nn = int(v.integer("n_items", n_items, lo=1))
+    p = v.single("p_d", v.probability("p_d", p_d))
+    mm = v.single("m", v.probability("m", m))
+    nn = v.single("n_items", v.integer("n_items", n_items, lo=1))
     npos = int(n_positives(mm, nn))
     return exact_binary_metrics(npos, nn - npos, p, p, zero_division=zero_division).f1

@@ -49,6 +49,8 @@ def format_cell(value) -> str:
     --------
     >>> [format_cell(x) for x in (1.0, 0.123456, 1.27e-30, 1234.5678, "a", np.bool_(True))]
     ['1', '0.1235', '1.27e-30', '1234.57', 'a', 'yes']
+    >>> format_cell(99.99996)  # not 100.0000
+    '100'
     """
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
@@ -58,7 +60,7 @@ def format_cell(value) -> str:
             return ""
         if v.is_integer() and abs(v) < 1e9:
             return str(int(v))
-        if abs(v) >= 100:
+        if abs(v) >= 99.99995:  # (from 99.99995 on, 4 decimals would print 100.0000)
             return f"{v:.6g}"
         return f"{v:.3g}" if abs(v) < 1e-3 else f"{v:.4f}"
     return str(value)

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from labelvar import _validate as v
+
 #: the metrics defined here, in the order tables list them
 METRICS = ("accuracy", "precision", "recall", "f1")
 
@@ -67,6 +69,9 @@ def confusion(truth, pred, n_labels: int, *, weights=None) -> np.ndarray:
     """
     truth = np.asarray(truth)
     pred = np.asarray(pred)
+    if truth.dtype.kind not in "iub" or pred.dtype.kind not in "iub":  # (0.5 is no label code)
+        truth = v.integer("truth", truth) if truth.dtype.kind not in "iub" else truth
+        pred = v.integer("pred", pred) if pred.dtype.kind not in "iub" else pred
     if truth.shape != pred.shape:
         raise ValueError(f"truth and pred must have the same shape, got {truth.shape} and "
                          f"{pred.shape}")
@@ -93,6 +98,14 @@ def _div(num, den, zero_division):
     return np.where(den > 0, num / safe, zero_division)
 
 
+def _macro(per_label):
+    """Mean over the last (label) axis of the defined (non-NaN) scores; NaN if none is."""
+    defined = ~np.isnan(per_label)
+    count = defined.sum(axis=-1)
+    total = np.where(defined, per_label, 0.0).sum(axis=-1)
+    return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
 def scores(conf, *, pos_label: int | None = None, zero_division: float = 0.0) -> dict:
     """Accuracy, precision, recall and F1 of confusion matrices ``conf[..., truth, pred]``.
 
@@ -104,7 +117,9 @@ def scores(conf, *, pos_label: int | None = None, zero_division: float = 0.0) ->
         Score label ``pos_label`` against the rest; None: macro average over all L
         labels (the declared label set).
     zero_division : float
-        Value of a 0/0 precision, recall or F1 (scikit-learn's ``zero_division``).
+        Value of a 0/0 precision, recall or F1 (scikit-learn's ``zero_division``);
+        with ``np.nan`` the macro average leaves those labels out (NaN when every
+        label is 0/0), as scikit-learn does.
 
     Returns
     -------
@@ -135,9 +150,9 @@ def scores(conf, *, pos_label: int | None = None, zero_division: float = 0.0) ->
         recall = _div(tp, true, zero_division)
         f1 = _div(2 * tp, predicted + true, zero_division)
     else:
-        precision = _div(tp, predicted, zero_division).mean(axis=-1)
-        recall = _div(tp, true, zero_division).mean(axis=-1)
-        f1 = _div(2 * tp, predicted + true, zero_division).mean(axis=-1)
+        precision = _macro(_div(tp, predicted, zero_division))
+        recall = _macro(_div(tp, true, zero_division))
+        f1 = _macro(_div(2 * tp, predicted + true, zero_division))
         tp = tp.sum(axis=-1)
     empty = n == 0
     out = {"n": n, "accuracy": _div(np.diagonal(conf, axis1=-2, axis2=-1).sum(axis=-1), n, 0.0)}
@@ -255,7 +270,9 @@ def ordinal_scores(pred_values, panel_mean, truth, pred, n_labels: int) -> dict:
     pv = np.asarray(pred_values, dtype=float)
     pm = np.asarray(panel_mean, dtype=float)
     diff = np.abs(pv - pm)
-    out = {"mae": diff.mean(axis=-1), "within1": (diff <= 1 + 1e-12).mean(axis=-1),
+    n = diff.shape[-1]  # no items: NaN, like every metric of an empty confusion matrix
+    out = {"mae": _div(diff.sum(axis=-1), n, np.nan),
+           "within1": _div((diff <= 1 + 1e-12).sum(axis=-1), n, np.nan),
            "qwk": kappa(confusion(truth, pred, n_labels), "quadratic")}
     nan = np.full(pv.shape[:-1], np.nan)
     if pv.ndim == 1 and pv.size > 1 and np.ptp(pv) > 0 and np.ptp(pm) > 0:

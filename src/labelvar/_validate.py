@@ -20,12 +20,20 @@ def _show(value) -> str:
     return np.array2string(arr.ravel()[:6], separator=", ") + ("..." if arr.size > 6 else "")
 
 
+def _short(value) -> str:
+    """The repr of ``value`` on one line of at most 80 characters."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def as_float_array(name: str, value) -> np.ndarray:
     """Return ``value`` as a float array, refusing non-numbers and NaN."""
     try:
+        if value is None:  # (numpy would read None as NaN)
+            raise TypeError
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {_short(value)}") from None
     if np.isnan(arr).any():
         raise ValueError(f"{name} must not be NaN, got {_show(value)}")
     return arr
@@ -57,6 +65,10 @@ def integer(name: str, value, *, lo: int | None = None, hi=None) -> np.ndarray:
     arr = as_float_array(name, value)
     if np.isinf(arr).any() or (arr != np.round(arr)).any():
         raise ValueError(f"{name} must be a whole number, got {_show(value)}")
+    big = np.abs(arr) >= 2.0**63  # (would wrap around in int64)
+    if big.any():
+        allowed = f">= {lo} and" if lo is not None else "a whole number"
+        raise ValueError(f"{name} must be {allowed} below 2**63, got {_show(arr[big])}")
     out = arr.astype(np.int64)
     if lo is not None and (out < lo).any():
         raise ValueError(f"{name} must be >= {lo}, got {_show(out[out < lo])}")
@@ -69,6 +81,45 @@ def integer(name: str, value, *, lo: int | None = None, hi=None) -> np.ndarray:
             raise ValueError(f"{name} must be in [0, n] (at most the number of items), "
                              f"got {_show(np.broadcast_to(out, bad.shape)[bad])}")
     return out
+
+
+def single(name: str, arr):
+    """The one value of a checked 0-d array (a Python float or int); arrays are refused.
+
+    Examples
+    --------
+    >>> single("p_d", probability("p_d", 0.5))
+    0.5
+    >>> single("p_d", probability("p_d", [0.5, 0.6]))
+    Traceback (most recent call last):
+    ...
+    ValueError: p_d must be a single number, got [0.5, 0.6] (shape (2,))
+    """
+    arr = np.asarray(arr)
+    if arr.ndim != 0:
+        raise ValueError(f"{name} must be a single number, got {_show(arr)} (shape {arr.shape})")
+    return arr.item()
+
+
+def broadcast(**arrays) -> None:
+    """Check that the named (checked) arrays broadcast against each other, like numpy's.
+
+    Examples
+    --------
+    >>> broadcast(p_d=np.zeros((3, 1)), m=np.zeros(4))
+    >>> broadcast(p_d=np.zeros(2), m=np.zeros(3))
+    Traceback (most recent call last):
+    ...
+    ValueError: p_d and m must broadcast against each other, got shapes (2,) and (3,)
+    """
+    shapes = [np.shape(a) for a in arrays.values()]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        names = list(arrays)
+        raise ValueError(f"{', '.join(names[:-1])} and {names[-1]} must broadcast against each "
+                         f"other, got shapes {', '.join(map(str, shapes[:-1]))} and {shapes[-1]}"
+                         ) from None
 
 
 def n_labels(value, name: str = "n_labels") -> np.ndarray:

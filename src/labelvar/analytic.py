@@ -115,6 +115,7 @@ def accuracy_se(p_d, n_items):
     """
     p = v.probability("p_d", p_d)
     nn = v.integer("n_items", n_items, lo=1)
+    v.broadcast(p_d=p, n_items=nn)
     return _out(np.sqrt(p * (1.0 - p) / nn))
 
 
@@ -149,7 +150,9 @@ def prob_correct_at_least(p_d, n_items, k):
     """
     p = v.probability("p_d", p_d)
     nn = v.integer("n_items", n_items, lo=1)
-    kk = v.integer("k", k, lo=0, hi=nn)
+    kk = v.integer("k", k, lo=0)
+    v.broadcast(p_d=p, n_items=nn, k=kk)
+    kk = v.integer("k", kk, hi=nn)
     return _out(binom.sf(kk - 1, nn, p))
 
 
@@ -181,6 +184,7 @@ def prob_accuracy_at_least(p_d, n_items, threshold):
     p = v.probability("p_d", p_d)
     nn = v.integer("n_items", n_items, lo=1)
     aa = v.probability("threshold", threshold)
+    v.broadcast(p_d=p, n_items=nn, threshold=aa)
     return _out(binom.sf(ceil_count(aa, nn) - 1, nn, p))
 
 
@@ -219,8 +223,11 @@ def prob_accuracy_between(p_d, n_items, lo, hi):
     nn = v.integer("n_items", n_items, lo=1)
     lo_ = v.probability("lo", lo)
     hi_ = v.probability("hi", hi)
-    if np.any(lo_ > hi_):
-        raise ValueError(f"lo must be <= hi, got lo={lo!r}, hi={hi!r}")
+    v.broadcast(p_d=p, n_items=nn, lo=lo_, hi=hi_)
+    lo_b, hi_b = np.broadcast_arrays(lo_, hi_)
+    if np.any(lo_b > hi_b):
+        bad = lo_b > hi_b
+        raise ValueError(f"lo must be <= hi, got lo={v._show(lo_b[bad])}, hi={v._show(hi_b[bad])}")
     k_lo = ceil_count(lo_, nn)
     k_hi = floor_count(hi_, nn)
     upper = k_lo > nn * p
@@ -282,7 +289,10 @@ def prob_random_accuracy_at_least(n_labels, n_items, threshold):
     >>> round(prob_random_accuracy_at_least(2, 10, 0.8), 4)
     0.0547
     """
-    return prob_accuracy_at_least(random_accuracy(n_labels), n_items, threshold)
+    p_r = random_accuracy(n_labels)
+    v.broadcast(n_labels=p_r, n_items=v.integer("n_items", n_items, lo=1),
+                threshold=v.probability("threshold", threshold))
+    return prob_accuracy_at_least(p_r, n_items, threshold)
 
 
 def prob_correct_at_least_heterogeneous(p, k):
@@ -303,10 +313,14 @@ def prob_correct_at_least_heterogeneous(p, k):
 
     Notes
     -----
-    Uses the exact pmf of ``scipy.stats.poisson_binom(p)`` and sums it over the
-    smaller side (:math:`\sum_{j \ge k}` or :math:`1 - \sum_{j < k}`): scipy's own
-    ``sf`` returns 0 in far tails (e.g. 1.27e-30 for 100 items at 0.25, 80 correct),
-    its pmf does not. With equal ``p`` it equals :func:`prob_correct_at_least`.
+    Builds the exact pmf (items with equal ``p`` as one binomial, the pmfs multiplied
+    as polynomials by a tree of direct convolutions: every entry is a sum of
+    non-negative terms, so far tails keep their relative precision; time grows with
+    the square of the number of items, about a second for 5e4) and sums it over the
+    smaller side (:math:`\sum_{j \ge k}` or :math:`1 - \sum_{j < k}`):
+    ``scipy.stats.poisson_binom``'s ``sf`` returns 0 in far tails (e.g. 1.27e-30 for
+    100 items at 0.25, 80 correct), and its pmf takes minutes for 3e4 items. With
+    equal ``p`` it equals :func:`prob_correct_at_least`.
 
     Examples
     --------
@@ -318,17 +332,22 @@ def prob_correct_at_least_heterogeneous(p, k):
     pp = v.probability("p", p)
     if pp.ndim != 1 or pp.size == 0:
         raise ValueError(f"p must be a non-empty 1-d sequence of probabilities, got shape {pp.shape}")
-    kk = v.integer("k", k, lo=0, hi=pp.size)
-    if kk.ndim != 0:
-        raise ValueError("k must be a single whole number")
-    k = int(kk)
+    k = v.single("k", v.integer("k", k, lo=0, hi=pp.size))
     if k == 0:
         return 1.0
-    from scipy import stats
-
-    pmf = stats.poisson_binom(pp).pmf(np.arange(pp.size + 1))
+    pmf = _poisson_binom_pmf(pp)
     upper = float(pmf[k:].sum())
     return upper if upper < 0.5 else float(np.clip(1.0 - pmf[:k].sum(), 0.0, 1.0))
+
+
+def _poisson_binom_pmf(p: np.ndarray) -> np.ndarray:
+    """P(X = j), j = 0..n, of X = the number of successes of independent Bernoulli(p_i)."""
+    values, counts = np.unique(p, return_counts=True)
+    polys = [binom.pmf(np.arange(c + 1), c, q) for q, c in zip(values, counts)]
+    while len(polys) > 1:
+        pairs = [np.convolve(a, b) for a, b in zip(polys[::2], polys[1::2])]
+        polys = pairs + polys[len(pairs) * 2:]
+    return polys[0]
 
 
 # --------------------------------------------------------------------------- precision / recall / F1
@@ -371,6 +390,7 @@ def expected_confusion(p_d, m, n_items):
     p = v.probability("p_d", p_d)
     mm = v.probability("m", m)
     nn = v.integer("n_items", n_items, lo=1)
+    v.broadcast(p_d=p, m=mm, n_items=nn)
     return Confusion(
         tp=_out(mm * nn * p),
         fp=_out((1 - mm) * nn * (1 - p)),
@@ -413,6 +433,7 @@ def expected_precision(p_d, m):
     """
     p = v.probability("p_d", p_d)
     mm = v.probability("m", m)
+    v.broadcast(p_d=p, m=mm)
     return _out(_ratio(mm * p, mm * p + (1 - mm) * (1 - p)))
 
 
@@ -441,7 +462,8 @@ def expected_recall(p_d, m):
     """
     p = v.probability("p_d", p_d)
     mm = v.probability("m", m)
-    return _out(_ratio(mm * p, mm))
+    v.broadcast(p_d=p, m=mm)
+    return _out(np.where(mm > 0, p, np.nan))
 
 
 @fill
@@ -471,7 +493,8 @@ def expected_f1(p_d, m):
     """
     p = v.probability("p_d", p_d)
     mm = v.probability("m", m)
-    return _out(_ratio(2 * mm * p, 2 * mm * p + 1 - p))
+    v.broadcast(p_d=p, m=mm)
+    return _out(_ratio(2 * mm * p, 2 * mm * p + (1 - p)))
 
 
 @dataclass(frozen=True)
@@ -512,7 +535,10 @@ def stratified_expectation(p_d, m, n_items):
         E(R) = \frac{\sum_k n_k m_k p_k}{\sum_k n_k m_k},\quad
         E(A) = \frac{\sum_k n_k p_k}{\sum_k n_k},
 
-    and :math:`E(F_1) = 2 E(P) E(R) / (E(P) + E(R))`. Undefined ratios are NaN.
+    and :math:`E(F_1) = 2 E(P) E(R) / (E(P) + E(R))`, evaluated as
+    :math:`\frac{2 E(TP)}{2 E(TP) + E(FP) + E(FN)}` (the same where P and R are
+    positive, and like :func:`expected_f1` where one of them is 0 or undefined:
+    0 without any expected true positive). Undefined ratios are NaN.
 
     Examples
     --------
@@ -532,12 +558,12 @@ def stratified_expectation(p_d, m, n_items):
     mk = v.probability("m", mk)
     pk = v.probability("p_d", pk)
     tp = np.sum(nk * mk * pk)
-    pred_pos = np.sum(nk * (mk * pk + (1 - pk) * (1 - mk)))
+    fp = np.sum(nk * (1 - mk) * (1 - pk))
+    fn = np.sum(nk * mk * (1 - pk))
     pos = np.sum(nk * mk)
-    precision = float(_ratio(tp, pred_pos))
+    precision = float(_ratio(tp, tp + fp))
     recall = float(_ratio(tp, pos))
-    f1 = float(_ratio(2 * precision * recall, precision + recall)) if np.isfinite(
-        precision + recall) else float("nan")
+    f1 = float(_ratio(2 * tp, 2 * tp + (fp + fn)))
     accuracy = float(np.sum(nk * pk) / np.sum(nk))
     return StratifiedExpectation(precision=precision, recall=recall, f1=f1, accuracy=accuracy,
                                  n_items=int(nk.sum()), m=float(pos / nk.sum()))
@@ -573,10 +599,11 @@ def expectation_table(p_d, m=(0.5,), n_items=(100,), threshold=(0.8,), confidenc
 
 def _expectation_rows(p_d, m, n_items, threshold, confidence_level):
     """The rows of :func:`expectation_table` as dicts (the command line prints them without pandas)."""
-    lvl = float(v.probability("confidence_level", confidence_level, open_lo=True, open_hi=True))
+    lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level,
+                                                     open_lo=True, open_hi=True))
     rows = []
-    for p, mm, nn, a in itertools.product(np.atleast_1d(p_d), np.atleast_1d(m),
-                                          np.atleast_1d(n_items), np.atleast_1d(threshold)):
+    for p, mm, nn, a in itertools.product(np.ravel(p_d), np.ravel(m), np.ravel(n_items),
+                                          np.ravel(threshold)):
         f1 = exact_f1(p, mm, nn)
         lo, hi = f1.interval(lvl)
         rows.append({

@@ -45,7 +45,7 @@ from labelvar import _validate as v
 
 def _check_name(name) -> None:
     if not isinstance(name, str) or not name:
-        raise ValueError(f"labeller name must be a non-empty string, got {name!r}")
+        raise ValueError(f"labeller name must be a non-empty string, got {v._short(name)}")
 
 
 def _symmetric(n_labels: int, q) -> np.ndarray:
@@ -136,7 +136,8 @@ class Constant:
 
     def __post_init__(self):
         _check_name(self.name)
-        v.integer("Constant.label", self.label, lo=0)
+        label = v.single("Constant.label", v.integer("Constant.label", self.label, lo=0))
+        object.__setattr__(self, "label", label)
 
     def matrix(self, n_labels, class_prior, theta):
         """P(prediction = h | modal label = c) as an (..., L, L) array."""
@@ -184,10 +185,8 @@ class Model:
         for fld in ("accuracy", "sensitivity", "specificity"):
             value = getattr(self, fld)
             if value is not None:
-                v.probability(f"Model.{fld}", value)
-                if np.ndim(value) != 0:
-                    raise ValueError(f"Model.{fld} must be a single number, got {value!r}")
-                object.__setattr__(self, fld, float(value))
+                value = v.single(f"Model.{fld}", v.probability(f"Model.{fld}", value))
+                object.__setattr__(self, fld, value)
 
     def own_matrix(self, n_labels):
         """P(prediction = h | modal label = c) of the model's own answers, (L, L)."""
@@ -233,9 +232,7 @@ class CorrelatedModel(Model):
     def __post_init__(self):
         super().__post_init__()
         rho = v.probability("CorrelatedModel.correlation", self.correlation)
-        if np.ndim(rho) != 0:
-            raise ValueError(f"CorrelatedModel.correlation must be a single number, got {rho!r}")
-        object.__setattr__(self, "correlation", float(rho))
+        object.__setattr__(self, "correlation", v.single("CorrelatedModel.correlation", rho))
 
 
 def correlation_bounds(accuracy_a: float, accuracy_b: float) -> tuple[float, float]:
@@ -250,7 +247,8 @@ def correlation_bounds(accuracy_a: float, accuracy_b: float) -> tuple[float, flo
     >>> [round(x, 4) for x in correlation_bounds(0.8, 0.7)]
     [-0.3273, 0.7638]
     """
-    qa, qb = float(accuracy_a), float(accuracy_b)
+    qa = v.single("accuracy_a", v.probability("accuracy_a", accuracy_a))
+    qb = v.single("accuracy_b", v.probability("accuracy_b", accuracy_b))
     s = math.sqrt(qa * (1 - qa) * qb * (1 - qb))
     if s == 0:
         return 0.0, 0.0
@@ -289,16 +287,16 @@ class ModelPair:
     def __post_init__(self):
         for fld in ("accuracy_a", "accuracy_b"):
             value = v.probability(f"ModelPair.{fld}", getattr(self, fld))
-            if np.ndim(value) != 0:
-                raise ValueError(f"ModelPair.{fld} must be a single number, got {value!r}")
-            object.__setattr__(self, fld, float(value))
-        names = tuple(self.names) if not isinstance(self.names, str) else (self.names,)
+            object.__setattr__(self, fld, v.single(f"ModelPair.{fld}", value))
+        names = tuple(self.names) if isinstance(self.names, (tuple, list)) else (self.names,)
         if len(names) != 2 or names[0] == names[1]:
-            raise ValueError(f"ModelPair.names must be two different names, got {self.names!r}")
+            raise ValueError(f"ModelPair.names must be two different names, got "
+                             f"{v._short(self.names)}")
         for name in names:
             _check_name(name)
         object.__setattr__(self, "names", names)
-        rho = float(v.as_float_array("ModelPair.error_correlation", self.error_correlation))
+        rho = v.single("ModelPair.error_correlation",
+                       v.as_float_array("ModelPair.error_correlation", self.error_correlation))
         lo, hi = correlation_bounds(self.accuracy_a, self.accuracy_b)
         if not lo - 1e-12 <= rho <= hi + 1e-12:
             raise ValueError(f"ModelPair.error_correlation must be in [{lo:.4g}, {hi:.4g}] for "
@@ -351,18 +349,19 @@ def as_labellers(labellers) -> tuple:
     >>> [lab.name for lab in as_labellers(("expert", Model(accuracy=0.7, name="A")))]
     ['expert', 'A']
     """
-    if isinstance(labellers, str) or not hasattr(labellers, "__iter__"):
+    if (isinstance(labellers, str) or not hasattr(labellers, "__iter__")
+            or (isinstance(labellers, np.ndarray) and labellers.ndim == 0)):
         labellers = (labellers,)
     out = []
     for lab in labellers:
         if isinstance(lab, str):
             if lab not in LABELLERS:
                 raise ValueError(f"labellers must be one of {', '.join(map(repr, LABELLERS))} "
-                                 f"or labeller objects from labelvar.models; got {lab!r}")
+                                 f"or labeller objects from labelvar.models; got {v._short(lab)}")
             lab = LABELLERS[lab]()
         elif not isinstance(lab, (Expert, Random, Prior, Constant, Model, ModelPair)):
             raise ValueError(f"labellers must be strings or labeller objects from "
-                             f"labelvar.models; got {lab!r}")
+                             f"labelvar.models; got {v._short(lab)}")
         out.append(lab)
     if not out:
         raise ValueError("labellers must name at least one labeller")
