@@ -400,6 +400,34 @@ def test_exact_f1_converges_to_expected_f1_and_differs_for_small_n():
     assert sd100 / sd10000 == pytest.approx(10, rel=0.05)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 10**13), st.floats(0.0, 1.0))
+def test_whole_counts_are_exact_at_any_n(n, frac):
+    """k / n given as a float gives back k; other fractions give exact ceil / floor / round.
+
+    Up to n ~ 1e9 a tolerance relative to the product reached a whole item:
+    n_positives(0.5, 10**9) was 500000001 and exact_f1(0.5, 1.0, 10**9) failed.
+    """
+    k = int(frac * n)
+    assert int(a.ceil_count(k / n, n)) == k and int(a.floor_count(k / n, n)) == k
+    assert int(a.n_positives(k / n, n)) == k
+    x = Fraction(frac) * n  # the exact product of the float given and n
+    far = max(Fraction(1, 10**6), Fraction(64 * np.finfo(float).eps) * x)
+    if abs(x - round(x)) > far:  # far from whole (0.8 * n is whole: the float means 4/5)
+        assert int(a.ceil_count(frac, n)) == math.ceil(x)
+        assert int(a.floor_count(frac, n)) == math.floor(x)
+        assert int(a.n_positives(frac, n)) == math.floor(x + Fraction(1, 2))
+
+
+def test_whole_counts_at_a_billion_items():
+    assert int(a.n_positives(0.5, 10**9)) == 500_000_000
+    assert int(a.n_positives(0.3, 10**10)) == 3_000_000_000
+    assert int(a.ceil_count(0.5000000004, 10**9)) == 500_000_001
+    assert int(a.floor_count(0.4999999996, 10**9)) == 499_999_999
+    d = a.exact_f1(0.5, 1.0, 10**9)  # every item positive: F1 = 2 TP / (TP + N), TP ~ Bin(N, 1/2)
+    assert d.mean == pytest.approx(2 / 3, rel=1e-6)
+
+
 def test_exact_f1_uses_round_half_up_positives():
     assert int(a.n_positives(0.5, 5)) == 3
     d = a.exact_f1(0.8, 0.5, 5)

@@ -10,8 +10,16 @@ from __future__ import annotations
 import numpy as np
 
 # A fraction times a count is "whole" when it is this close to an integer
-# (0.07 * 100 = 7.000000000000001 must count as 7, not 8).
+# (0.07 * 100 = 7.000000000000001 must count as 7, not 8): 1e-9, or 16 units in the
+# last place of the product when that is more (products near 1e9 and beyond: a
+# tolerance relative to the product, as before, reached a whole item there).
 _WHOLE_TOL = 1e-9
+_WHOLE_ULPS = 16 * np.finfo(float).eps
+
+
+def _tolerance(x):
+    """How far the product ``x`` may be from a whole number and still count as it."""
+    return np.maximum(_WHOLE_TOL, _WHOLE_ULPS * np.abs(x))
 
 
 def ceil_count(a, n):
@@ -27,8 +35,8 @@ def ceil_count(a, n):
     Returns
     -------
     ndarray of int64
-        ``ceil(a * n)``, where a product within 1e-9 of a whole number counts as
-        that whole number.
+        ``ceil(a * n)``, where a product within 1e-9 (or 16 units in its last
+        place, if more) of a whole number counts as that whole number.
 
     Examples
     --------
@@ -37,9 +45,7 @@ def ceil_count(a, n):
     """
     x = np.asarray(a, dtype=float) * np.asarray(n, dtype=float)
     r = np.round(x)
-    return np.where(np.abs(x - r) <= _WHOLE_TOL * np.maximum(1.0, np.abs(x)), r, np.ceil(x)).astype(
-        np.int64
-    )
+    return np.where(np.abs(x - r) <= _tolerance(x), r, np.ceil(x)).astype(np.int64)
 
 
 def floor_count(a, n):
@@ -52,9 +58,7 @@ def floor_count(a, n):
     """
     x = np.asarray(a, dtype=float) * np.asarray(n, dtype=float)
     r = np.round(x)
-    return np.where(np.abs(x - r) <= _WHOLE_TOL * np.maximum(1.0, np.abs(x)), r, np.floor(x)).astype(
-        np.int64
-    )
+    return np.where(np.abs(x - r) <= _tolerance(x), r, np.floor(x)).astype(np.int64)
 
 
 def n_positives(m, n):
@@ -68,4 +72,4 @@ def n_positives(m, n):
     (10, 3, 72)
     """
     x = np.asarray(m, dtype=float) * np.asarray(n, dtype=float)
-    return np.floor(x + 0.5 + _WHOLE_TOL * np.maximum(1.0, np.abs(x))).astype(np.int64)
+    return np.floor(x + 0.5 + _tolerance(x)).astype(np.int64)
