@@ -248,3 +248,9 @@ def test_rater_files_missing_task_column_named_without_tasks_given(tmp_path):
         io.read_rater_files([a, b], panel="r*", item="id", tasks="B")
     d = io.read_rater_files([a, b], panel="r*", item="id", tasks="A")
     assert d["A"].panel.to_numpy().tolist() == [[1, 1], [0, 0]]
+
+
+def test_synthetic_panel_sizes_are_single_numbers():
+    with pytest.raises(ValueError, match=r"^n_items must be a single number"):
+        io.synthetic_panel([3, 4])
+    assert io.synthetic_panel(7, n_panel=3, seed=1).shape[0] == 7

@@ -225,3 +225,11 @@ def test_modal_table_integrates_each_alpha_multiset_once():
     assert p[row].sum() == pytest.approx(urn, rel=1e-10)
     assert p[row, 0] / p[row].sum() == pytest.approx(
         float(dirichlet_argmax_probs(np.r_[6.5, [0.5] * 9])[0]), rel=1e-10)
+
+
+def test_item_model_panel_size_is_a_single_number():
+    model = DirichletItems((1, 1))
+    with pytest.raises(ValueError, match=r"^panel_size must be a single number"):
+        model.panel_probabilities([1, 2])
+    with pytest.raises(ValueError, match=r"^panel_size must be a single number"):
+        model.modal_composition_probs(np.array([2, 3]))

@@ -274,3 +274,10 @@ def test_spec_of_beta_with_default_lo_and_hi_below_one_needs_n_labels():
         p.spec()
     back = as_theta_prior(p.spec(3))
     assert back.support(3) == p.support(3) and back.nodes(3, 5)[0].tolist() == p.nodes(3, 5)[0].tolist()
+
+
+@pytest.mark.parametrize("kw", [{"hi": [0.5, 0.9]}, {"lo": np.array([0.3, 0.4])}])
+def test_beta_prior_support_ends_are_single_numbers(kw):
+    name = next(iter(kw))
+    with pytest.raises(ValueError, match=rf"^BetaPrior.{name} must be a single number"):
+        BetaPrior(2, 2, **kw)

@@ -66,3 +66,12 @@ def test_a_system_named_a1_beside_an_unnamed_array_panel():
     # a DataFrame's column a1 is a named rater: refused as before
     with pytest.raises(ValueError, match="'a1' is both a panel rater and an evaluated rater"):
         stratify(pd.DataFrame(PANEL, columns=["a1", "a2", "a3"]), {"a1": PRED["s"]}, n_boot=0)
+
+
+@pytest.mark.parametrize("kw", [{"confidence_level": [0.9, 0.95]}, {"p_d_one": [0.9, 0.95]},
+                                {"n_boot": [1, 2]}, {"min_bin_size": [1, 2]}])
+def test_number_arguments_given_as_lists_are_refused_by_name(kw):
+    """One number each: a list is a one-line ValueError naming it (was numpy's TypeError)."""
+    name = next(iter(kw))
+    with pytest.raises(ValueError, match=rf"^{name} must be a single number, got \["):
+        stratify([[1, 1, 0], [0, 0, 0]], {"s": [1, 0]}, **kw)

@@ -110,7 +110,7 @@ class ItemModel:
         Exact up to rounding (Dirichlet models: a one-dimensional integral per
         composition, see :func:`labelvar._panel.dirichlet_argmax_probs`); cached.
         """
-        kk = int(v.integer("panel_size", panel_size, lo=0))
+        kk = v.single("panel_size", v.integer("panel_size", panel_size, lo=0))
         _panel.check_enumerable(kk, self.n_labels)
         comp, prob = _modal_table(self, kk)
         return comp.copy(), prob.copy()
@@ -130,7 +130,7 @@ class ItemModel:
         >>> p["top"].tolist(), p["gt_modal"].tolist(), round(float(p["expert"].sum()), 4)
         ([0.0, 1.0], [0.0, 0.75], 0.6667)
         """
-        kk = int(v.integer("panel_size", panel_size, lo=1))
+        kk = v.single("panel_size", v.integer("panel_size", panel_size, lo=1))
         comp, t_k = self.modal_composition_probs(kk)
         comp1, t_k1 = self.modal_composition_probs(kk + 1)
         index = {tuple(row): i for i, row in enumerate(comp1.tolist())}

@@ -1034,8 +1034,8 @@ def synthetic_panel(n_items: int = 400, n_panel: int = 5, seed: int = 0) -> pd.D
     """
     from labelvar import _validate as v
 
-    n = int(v.integer("n_items", n_items, lo=1))
-    k = int(v.integer("n_panel", n_panel, lo=2))
+    n = v.single("n_items", v.integer("n_items", n_items, lo=1))
+    k = v.single("n_panel", v.integer("n_panel", n_panel, lo=2))
     from labelvar._seeding import as_seed
 
     rng = np.random.default_rng(as_seed(seed))

@@ -285,8 +285,10 @@ class BetaPrior(ThetaPrior):
                                  f"{getattr(self, fld)!r}")
             object.__setattr__(self, fld, float(value))
         if self.lo is not None:
-            object.__setattr__(self, "lo", float(v.probability("BetaPrior.lo", self.lo)))
-        object.__setattr__(self, "hi", float(v.probability("BetaPrior.hi", self.hi)))
+            object.__setattr__(self, "lo", v.single("BetaPrior.lo",
+                                                    v.probability("BetaPrior.lo", self.lo)))
+        object.__setattr__(self, "hi", v.single("BetaPrior.hi",
+                                                v.probability("BetaPrior.hi", self.hi)))
         if self.lo is not None and not self.lo < self.hi:
             raise ValueError(f"BetaPrior.lo must be < hi, got lo={self.lo}, hi={self.hi}")
 

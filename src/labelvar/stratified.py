@@ -508,16 +508,16 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
             raise ValueError(f"compare takes two different systems A,B; got {list(compare)!r}")
     if aggregation == "dawid_skene" and bins is None:
         bins = POSTERIOR_BINS
-    confidence_level = float(v.probability("confidence_level", confidence_level,
-                                           open_lo=True, open_hi=True))
-    n_boot = int(v.integer("n_boot", n_boot, lo=0))
+    confidence_level = v.single("confidence_level", v.probability(
+        "confidence_level", confidence_level, open_lo=True, open_hi=True))
+    n_boot = v.single("n_boot", v.integer("n_boot", n_boot, lo=0))
     n_draws = None if simulated_human is None else \
-        int(v.integer("simulated_human", simulated_human, lo=0))
-    min_bin_size = int(v.integer("min_bin_size", min_bin_size, lo=1))
+        v.single("simulated_human", v.integer("simulated_human", simulated_human, lo=0))
+    min_bin_size = v.single("min_bin_size", v.integer("min_bin_size", min_bin_size, lo=1))
     if p_d_one is not None:
-        p_d_one = float(v.probability("p_d_one", p_d_one))
+        p_d_one = v.single("p_d_one", v.probability("p_d_one", p_d_one))
     if human_round is not None:
-        human_round = int(v.integer("human_round", human_round, lo=0))
+        human_round = v.single("human_round", v.integer("human_round", human_round, lo=0))
     if isinstance(panel, Mapping):
         if predictions is not None:
             raise ValueError("predictions must be None when panel is a mapping of tasks")
