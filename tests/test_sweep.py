@@ -312,3 +312,17 @@ def test_two_runs_into_one_job_directory_never_interleave(tmp_path):
     res = sweep.run_job(small_cfg(seed=1), job, engine=fake_engine)  # free again
     assert json.loads((job / "metadata.json").read_text())["seed"] == 1
     assert res.results.is_file()
+
+
+def test_the_table_is_the_same_however_the_grid_is_chunked(tmp_path):
+    # the real engine orders a call's cells p_d first; the merged table must not show it
+    tables = []
+    for chunk_cells in (1, 3, 1000):
+        cfg = small_cfg(chunk_cells=chunk_cells, replicates=50, thresholds=[])
+        cfg.grid.p_d, cfg.grid.m, cfg.grid.n_items = [0.9, 0.6, 0.75], [0.5, 0.1], [30, 20]
+        tables.append(sweep.run_job(cfg, tmp_path / str(chunk_cells)).table)
+    for t in tables[1:]:
+        assert_frame_equal(t, tables[0])
+    cells = tables[0].drop_duplicates(["n_items", "m", "p_d"])[["n_items", "m", "p_d"]]
+    assert cells.values.tolist() == [[n, m, p] for n in (30, 20) for m in (0.5, 0.1)
+                                     for p in (0.9, 0.6, 0.75)]  # grid order, as configured

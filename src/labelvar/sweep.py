@@ -49,6 +49,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from labelvar._files import atomic_write, directory_lock, read_results, write_results
@@ -168,6 +169,35 @@ def plan_chunks(cfg: SweepConfig) -> list[Chunk]:
         sub.update({name: axes[name] for name in names[split + 1:]})
         chunks.append(Chunk(len(chunks), {name: sub[name] for name in names}))
     return chunks
+
+
+def _in_grid_order(table: pd.DataFrame, axes: dict[str, tuple]) -> pd.DataFrame:
+    """The rows of ``table`` in grid order, whatever the chunks were.
+
+    Cells follow :data:`CELL_AXES` (``n_items`` outermost, ``p_d`` innermost), each
+    axis in its configured order; a cell's own rows keep the engine's order. The
+    engine orders the cells of one call differently (``p_d`` outermost), so without
+    this the merged table's row order would depend on ``chunk_cells``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"p_d": [0.6, 0.6, 0.9, 0.9], "m": [0.1, 0.5, 0.1, 0.5]})
+    >>> axes = {"n_items": (20,), "n_labels": (2,), "panel_size": (5,), "m": (0.1, 0.5),
+    ...         "p_d": (0.6, 0.9)}
+    >>> _in_grid_order(t, axes).values.tolist()
+    [[0.6, 0.1], [0.9, 0.1], [0.6, 0.5], [0.9, 0.5]]
+    """
+    position = np.zeros(len(table), dtype=np.int64)
+    for name in CELL_AXES:
+        values = axes[name]
+        if values == (None,) or name not in table.columns:  # no such axis (theta is drawn)
+            continue
+        index = table[name].map({v: i for i, v in enumerate(values)})
+        if index.isna().any():
+            raise RuntimeError(f"the engine returned {name} values outside the grid: "
+                               f"{sorted(set(table.loc[index.isna(), name]))[:3]}")
+        position = position * len(values) + index.to_numpy(dtype=np.int64)
+    return table.iloc[np.argsort(position, kind="stable")].reset_index(drop=True)
 
 
 def engine_kwargs(cfg: SweepConfig, chunk: Chunk) -> dict:
@@ -393,7 +423,8 @@ def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: f
                 computed += 1
             files.append(table_path)
             bar.update(chunk.n_cells)
-    table = pd.concat([read_results(p) for p in files], ignore_index=True)
+    table = _in_grid_order(pd.concat([read_results(p) for p in files], ignore_index=True),
+                           _axis_values(cfg))
     results = write_results(table, out_dir / f"results{ext}")
     t1 = time.perf_counter()
     figures, figure_error = [], None
