@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
@@ -196,3 +198,59 @@ def test_sweep_schema_accepts_every_prior_kind_of_the_one_parser(composed):
         validate(bad)
     with pytest.raises(ValueError, match="model.theta_prior.kind must be one of"):
         validate(composed("model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=gamma"))
+
+
+def _cfg_with(path: str, value) -> SweepConfig:
+    cfg = SweepConfig()
+    *parents, last = path.split(".")
+    node = cfg
+    for part in parents:
+        node = getattr(node, part)
+    setattr(node, last, value)
+    return cfg
+
+
+@pytest.mark.parametrize("path, value, message", [
+    ("grid.p_d", 0.5, "grid.p_d must be a list, got 0.5"),
+    ("grid.p_d", None, "grid.p_d must be a list, got None"),
+    ("grid.p_d", [[0.5]], "grid.p_d[0] must be a number, got [0.5]"),
+    ("grid.n_items", [10**30], "grid.n_items[0] must be at most 2**53 in absolute value, got "
+                               "1000000000000000000000000000000"),
+    ("grid", None, "grid must be a labelvar.config.GridConfig, got None"),
+    ("labellers.models", [{"name": "A", "accuracy": 0.7}],
+     "labellers.models[0] must be a labelvar.config.ModelLabellerConfig, got {'name': 'A', "
+     "'accuracy': 0.7}"),
+    ("labellers.models", None, "labellers.models must be a list, got None"),
+    ("output.plots", None, "output.plots must be a list, got None"),
+    ("thresholds", 0.5, "thresholds must be a list, got 0.5"),
+    ("replicates", 10**30, "replicates must be at most 2**53 in absolute value, got "
+                           "1000000000000000000000000000000"),
+    ("replicates", True, "replicates must be a whole number, got True"),
+    ("chunk_dir", 5, "chunk_dir must be a string, got 5"),
+    ("resume", "no", "resume must be true or false, got 'no'"),
+    ("name", 5, "name must be a string, got 5"),
+    ("name", "..", "name must be a file name (not empty, '.' or '..'; no slashes), got '..'"),
+    ("seed", None, "seed must be a whole number, got None"),
+    ("seed", 2**63, "seed must be an int in [0, 2**63 - 1], got 9223372036854775808"),
+    ("seed", -1, "seed must be an int in [0, 2**63 - 1], got -1"),
+])
+def test_python_configs_of_the_wrong_type_are_one_line_value_errors(path, value, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning on the way (huge ints)
+        with pytest.raises(ValueError) as info:
+            validate(_cfg_with(path, value))
+    assert str(info.value) == message
+
+
+def test_the_largest_seed_is_accepted_exactly():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert validate(_cfg_with("seed", 2**63 - 1)).seed == 2**63 - 1
+        assert sweep.check_overrides([f"seed={2**63 - 1}"]) == 1
+        with pytest.raises(ValueError, match=r"^seed must be an int in \[0, 2\*\*63 - 1\]"):
+            sweep.check_overrides([f"seed={2**63}"])
+    # numpy arrays and tuples are lists too; a whole float is an int
+    cfg = _cfg_with("replicates", 1e4)
+    cfg.grid.p_d = np.array([0.6, 0.9])
+    cfg.grid.m = (0.5,)
+    assert validate(cfg).replicates == 1e4

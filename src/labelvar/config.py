@@ -34,11 +34,15 @@ Examples
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Sequence
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, get_args, get_origin, get_type_hints
 
-from labelvar import _validate
+import numpy as np
+
+from labelvar import _seeding, _validate
 
 __all__ = [
     "GridConfig",
@@ -461,6 +465,54 @@ def model_labellers(cfg: SweepConfig) -> list:
     return out
 
 
+#: largest magnitude of an integer setting (replicates, grid sizes, chunk_cells): the value
+#: checks work in floats, exact up to 2**53; ``seed`` (up to 2**63 - 1) is checked exactly
+_INT_LIMIT = 2**53
+
+
+def _check_types(obj: Any, cls: type, key: str = "") -> None:
+    """Refuse a value of the wrong type anywhere in ``obj`` (a ``cls``): one line naming the key.
+
+    Hydra's schema checks types on the command line; a :class:`SweepConfig` built in
+    Python gets the same answer here, before any value check. Lists may be any
+    sequence (tuple, 1-d array); an ``int`` setting may be a whole float (``1e4``).
+    """
+    if not isinstance(obj, cls):
+        raise ValueError(f"{key or 'the config'} must be a labelvar.config.{cls.__name__}, "
+                         f"got {obj!r}")
+    hints = get_type_hints(cls)
+    for f in fields(cls):
+        _check_value(f"{key}.{f.name}" if key else f.name, getattr(obj, f.name), hints[f.name])
+
+
+def _check_value(key: str, value: Any, hint: Any) -> None:
+    args = get_args(hint)
+    if type(None) in args:  # Optional[X]
+        if value is None:
+            return
+        (hint,) = [a for a in args if a is not type(None)]
+    if is_dataclass(hint):
+        _check_types(value, hint, key)
+        return
+    if get_origin(hint) is list:
+        if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+            raise ValueError(f"{key} must be a list, got {value!r}")
+        for i, item in enumerate(value):
+            _check_value(f"{key}[{i}]", item, get_args(hint)[0])
+        return
+    if hint is bool:
+        ok, what = isinstance(value, (bool, np.bool_)), "true or false"
+    elif hint is str:
+        ok, what = isinstance(value, str), "a string"
+    else:  # int or float
+        ok = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+        what = "a whole number" if hint is int else "a number"
+        if ok and hint is int and key != "seed" and not abs(value) <= _INT_LIMIT:
+            raise ValueError(f"{key} must be at most 2**53 in absolute value, got {value!r}")
+    if not ok:
+        raise ValueError(f"{key} must be {what}, got {value!r}")
+
+
 def validate(cfg: SweepConfig) -> SweepConfig:
     """Check every value of ``cfg``; raise ValueError (one line naming the key) or return it.
 
@@ -473,6 +525,7 @@ def validate(cfg: SweepConfig) -> SweepConfig:
     ...
     ValueError: grid.p_d must be in [0, 1], got 1.2
     """
+    _check_types(cfg, SweepConfig)
     g = cfg.grid
     prior = cfg.model.theta_prior
     for key in ("p_d", "m", "n_items", "n_labels", "panel_size"):
@@ -504,7 +557,10 @@ def validate(cfg: SweepConfig) -> SweepConfig:
         raise ValueError(f"labellers.names must not repeat a labeller, got {cfg.labellers.names}")
     _validate_with_engine_models(cfg)
     _validate.integer("replicates", cfg.replicates, lo=2)
-    _validate.integer("seed", cfg.seed, lo=0)
+    try:  # exactly, up to 2**63 - 1 (never through a float)
+        _seeding.as_seed(cfg.seed)
+    except ValueError:
+        raise ValueError(f"seed must be an int in [0, 2**63 - 1], got {cfg.seed!r}") from None
     _validate.probability("thresholds", cfg.thresholds)
     _validate.integer("chunk_cells", cfg.chunk_cells, lo=1)
     _validate.choice("output.format", cfg.output.format, FORMATS)
@@ -519,6 +575,7 @@ def validate(cfg: SweepConfig) -> SweepConfig:
             raise ValueError(
                 "output.format='parquet' needs pyarrow (pip install 'labelvar[parquet]'); use 'csv'"
             ) from None
-    if not cfg.name or any(c in cfg.name for c in "/\\"):
-        raise ValueError(f"name must be a non-empty name without slashes, got {cfg.name!r}")
+    if cfg.name in ("", ".", "..") or any(c in cfg.name for c in "/\\\0"):
+        raise ValueError(f"name must be a file name (not empty, '.' or '..'; no slashes), "
+                         f"got {cfg.name!r}")
     return cfg
