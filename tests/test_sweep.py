@@ -326,3 +326,20 @@ def test_the_table_is_the_same_however_the_grid_is_chunked(tmp_path):
     cells = tables[0].drop_duplicates(["n_items", "m", "p_d"])[["n_items", "m", "p_d"]]
     assert cells.values.tolist() == [[n, m, p] for n in (30, 20) for m in (0.5, 0.1)
                                      for p in (0.9, 0.6, 0.75)]  # grid order, as configured
+
+
+@pytest.mark.parametrize("file, text, message", [
+    ("metadata.json", "{bad json", "1_b/metadata.json is not a job's metadata"),
+    ("metadata.json", "[1, 2]", "1_b/metadata.json is not a job's metadata"),
+    ("results.csv", 'p_d,"unclosed\n', r"1_b/results.csv is not a readable results table \("),
+    ("results.csv", "", r"1_b/results.csv is not a readable results table \(No columns"),
+])
+def test_collect_names_the_file_it_cannot_read(tmp_path, file, text, message):
+    sweep.run_job(small_cfg(name="a"), tmp_path / "0_a", engine=fake_engine)
+    sweep.run_job(small_cfg(name="b"), tmp_path / "1_b", engine=fake_engine)
+    if file == "results.csv":  # an old job without metadata: nothing to check it against
+        (tmp_path / "1_b" / "metadata.json").unlink()
+    (tmp_path / "1_b" / file).write_text(text)
+    with pytest.raises(ValueError, match=f"^{message}.*rerun the job$"):
+        sweep.collect(tmp_path)
+    assert not (tmp_path / "collected.csv").exists()

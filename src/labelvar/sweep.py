@@ -582,9 +582,9 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
             if "chunks" not in p.relative_to(sweep_dir).parts:
                 found.setdefault(p.parent, p)
     job_dirs = {p.parent for p in sweep_dir.rglob(".hydra") if p.is_dir()}
+    infos = {job_dir: _job_metadata(job_dir, sweep_dir) for job_dir in found}
     for job_dir in list(found):  # a job rerun and killed: old table, status "running"
-        meta = job_dir / "metadata.json"
-        if meta.is_file() and json.loads(meta.read_text()).get("status") == "running":
+        if infos[job_dir].get("status") == "running":
             del found[job_dir]
             job_dirs.add(job_dir)
     missing = sorted((d for d in job_dirs if d not in found), key=_job_sort_key)
@@ -596,18 +596,19 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
         raise FileNotFoundError(f"no results.csv or results.parquet under {sweep_dir}")
     frames = []
     for job_dir in sorted(found, key=_job_sort_key):
-        name = job_dir.name
-        meta = job_dir / "metadata.json"
-        record = {}
-        if meta.is_file():
-            info = json.loads(meta.read_text())
-            name = info.get("name", name)
-            record = info.get("results") or {}
+        info = infos[job_dir]
+        name = info.get("name", job_dir.name)
+        record = info.get("results") if isinstance(info.get("results"), dict) else {}
+        rel = found[job_dir].relative_to(sweep_dir)
         if record.get("sha256") and record["sha256"] != _sha256(found[job_dir]):
-            rel = found[job_dir].relative_to(sweep_dir)
             raise ValueError(f"{rel} is not the table its job wrote (checksum differs from "
                              f"metadata.json: truncated or edited); rerun the job")
-        table = read_results(found[job_dir])
+        try:
+            table = read_results(found[job_dir])
+        except (ValueError, OSError, ImportError) as exc:  # pandas' parser errors are ValueErrors
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ValueError(f"{rel} is not a readable results table ({detail}); rerun the "
+                             "job") from None
         if "rows" in record and len(table) != record["rows"]:
             raise ValueError(f"{found[job_dir].relative_to(sweep_dir)} has {len(table)} rows, "
                              f"its job wrote {record['rows']}; rerun the job")
@@ -621,6 +622,21 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
     path = Path(out) if out is not None else sweep_dir / "collected.csv"
     write_results(merged, path)
     return merged, path
+
+
+def _job_metadata(job_dir: Path, sweep_dir: Path) -> dict:
+    """A job's ``metadata.json`` as a dict ({} when absent); unreadable is a ValueError naming it."""
+    path = job_dir / "metadata.json"
+    if not path.is_file():
+        return {}
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:  # (UnicodeDecodeError, JSONDecodeError)
+        info = exc
+    if not isinstance(info, dict):
+        raise ValueError(f"{path.relative_to(sweep_dir)} is not a job's metadata (unreadable or "
+                         "not a JSON object); rerun the job")
+    return info
 
 
 # --------------------------------------------------------------------------- Hydra entry
