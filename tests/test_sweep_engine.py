@@ -180,3 +180,16 @@ def test_progress_bar_quiet_when_not_a_tty(tmp_path, capfd, monkeypatch):
     assert made == [True]
     err = capfd.readouterr().err
     assert "cell/s" not in err and "%|" not in err
+
+
+def test_an_unwritable_chunk_dir_is_one_line_exit_2(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    args = [*SMALL, f"hydra.run.dir={tmp_path / 'run'}"]
+    assert run_cli(*args, f"chunk_dir={blocker}") == 2  # refused before anything runs
+    assert capsys.readouterr().err.strip() == (f"labelvar: error: chunk_dir must be a directory, "
+                                               f"got the file '{blocker}'")
+    assert run_cli(*args, f"chunk_dir={blocker / 'chunks'}") == 2  # below a file: at run time
+    err = capsys.readouterr().err.strip()
+    assert err == f"labelvar: error: figure1: {blocker / 'chunks'}: Not a directory"
+    assert "Traceback" not in err and len(err.splitlines()) == 1

@@ -575,6 +575,9 @@ def validate(cfg: SweepConfig) -> SweepConfig:
             raise ValueError(
                 "output.format='parquet' needs pyarrow (pip install 'labelvar[parquet]'); use 'csv'"
             ) from None
+    if cfg.chunk_dir is not None and Path(cfg.chunk_dir).exists() \
+            and not Path(cfg.chunk_dir).is_dir():
+        raise ValueError(f"chunk_dir must be a directory, got the file {cfg.chunk_dir!r}")
     if cfg.name in ("", ".", "..") or any(c in cfg.name for c in "/\\\0"):
         raise ValueError(f"name must be a file name (not empty, '.' or '..'; no slashes), "
                          f"got {cfg.name!r}")

@@ -679,7 +679,12 @@ def _task(dcfg) -> str:
         print(f"labelvar: error: {exc}", file=sys.stderr)
         sys.exit(2)
     hc = HydraConfig.get()
-    res = run_job(cfg, hc.runtime.output_dir, overrides=list(hc.overrides.task))
+    try:
+        res = run_job(cfg, hc.runtime.output_dir, overrides=list(hc.overrides.task))
+    except OSError as exc:  # an output or chunk directory that cannot be written; the lock
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"labelvar: error: {cfg.name}: {where}{exc.strerror or exc}", file=sys.stderr)
+        sys.exit(2)
     print(f"{cfg.name}: table {res.results}", file=sys.stdout)
     if res.figure_error:
         print(f"labelvar: error: {cfg.name}: figures failed ({res.figure_error}); the table "
