@@ -185,7 +185,8 @@ def test_sweep_schema_accepts_every_prior_kind_of_the_one_parser(composed):
     from labelvar.priors import DiscretePrior, FixedTheta, as_theta_prior
 
     disc = composed("model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=discrete",
-                    "model.theta_prior.values=[0.6,1.0]", "model.theta_prior.weights=[0.3,0.7]")
+                    "model.theta_prior.values=[0.6,1.0]", "model.theta_prior.weights=[0.3,0.7]",
+                    "output.plots=[panel_bias]")  # (figure1 draws against p_d: refused)
     validate(disc)
     assert theta_prior_arg(disc) == DiscretePrior((0.6, 1.0), (0.3, 0.7))
     assert theta_prior_arg(disc) == as_theta_prior("mixture:0.6=0.3,1=0.7")

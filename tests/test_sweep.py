@@ -343,3 +343,39 @@ def test_collect_names_the_file_it_cannot_read(tmp_path, file, text, message):
     with pytest.raises(ValueError, match=f"^{message}.*rerun the job$"):
         sweep.collect(tmp_path)
     assert not (tmp_path / "collected.csv").exists()
+
+
+def test_panel_bias_over_several_p_d_draws_one_figure_per_p_d(tmp_path):
+    """panel_bias draws one p_d; the others are split like any axis a figure does not show."""
+    cfg = small_cfg(name="pb", replicates=50, thresholds=[])
+    cfg.model.mode = "panel"
+    cfg.grid.p_d, cfg.grid.m, cfg.grid.n_items, cfg.grid.panel_size = [0.6, 0.9], [0.5], [20], [3, 5]
+    cfg.output.plots, cfg.output.figure_formats = ["panel_bias"], ["png"]
+    res = sweep.run_job(cfg, tmp_path / "job")
+    assert res.figure_error is None
+    assert sorted(p.name for p in res.figures) == ["panel_bias_p_d=0.6.png",
+                                                    "panel_bias_p_d=0.9.png"]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"plots": ["panel_bias"]}, "'panel_bias' needs model.mode='panel'"),
+    ({"plots": ["table1"], "thresholds": []}, "'table1' draws P(accuracy >= a): give thresholds"),
+    ({"plots": ["table1"], "names": ["random"]}, "'table1' draws the labeller 'expert', not in"),
+    ({"plots": ["figure1"], "names": ["prior"]},
+     "'figure1' draws the labeller 'expert' or 'random', not in labellers.names"),
+    ({"plots": ["figure1"], "prior": True}, "'figure1' draws against grid.p_d, which model"),
+])
+def test_a_figure_the_table_cannot_give_is_refused_before_the_run(tmp_path, change, message):
+    cfg = small_cfg()
+    cfg.output.plots = change["plots"]
+    cfg.thresholds = change.get("thresholds", cfg.thresholds)
+    cfg.labellers.names = change.get("names", cfg.labellers.names)
+    if change.get("prior"):
+        from labelvar.config import ThetaPriorConfig
+
+        cfg.model.mode, cfg.model.theta_prior, cfg.grid.p_d = "panel", ThetaPriorConfig(), []
+    with pytest.raises(ValueError) as info:
+        sweep.run_job(cfg, tmp_path / "job", engine=fake_engine)
+    assert str(info.value).startswith(f"output.plots: {message}")
+    assert str(info.value).endswith("; choose other plots or output.plots=[]")
+    assert not (tmp_path / "job").exists()  # nothing ran

@@ -513,6 +513,25 @@ def _check_value(key: str, value: Any, hint: Any) -> None:
         raise ValueError(f"{key} must be {what}, got {value!r}")
 
 
+def _check_plot(cfg: SweepConfig, plot: str) -> None:
+    """Refuse a figure the job's table cannot give (it would fail after the whole run)."""
+    names = set(cfg.labellers.names) | {mc.name for mc in cfg.labellers.models}
+    drawn = ("expert",) if plot in ("panel_bias", "table1") else ("expert", "random")
+    problem = None
+    if plot == "panel_bias":
+        if cfg.model.mode != "panel":
+            problem = "needs model.mode='panel' (it draws the observed-p_d strata of panels)"
+    elif cfg.model.theta_prior is not None:
+        problem = "draws against grid.p_d, which model.theta_prior replaces"
+    elif plot == "table1" and not cfg.thresholds:
+        problem = "draws P(accuracy >= a): give thresholds, e.g. thresholds=[0.5,0.8]"
+    if problem is None and not names & set(drawn):
+        problem = f"draws the labeller {' or '.join(map(repr, drawn))}, not in labellers.names"
+    if problem:
+        raise ValueError(f"output.plots: {plot!r} {problem}; choose other plots or "
+                         f"output.plots=[]")
+
+
 def validate(cfg: SweepConfig) -> SweepConfig:
     """Check every value of ``cfg``; raise ValueError (one line naming the key) or return it.
 
@@ -566,6 +585,7 @@ def validate(cfg: SweepConfig) -> SweepConfig:
     _validate.choice("output.format", cfg.output.format, FORMATS)
     for plot in cfg.output.plots:
         _validate.choice("output.plots", plot, PLOTS)
+        _check_plot(cfg, plot)
     for fmt in cfg.output.figure_formats:
         _validate.choice("output.figure_formats", fmt, FIGURE_FORMATS)
     if cfg.output.format == "parquet":

@@ -452,9 +452,9 @@ def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: f
 
 #: grid axes each figure draws itself (as colors or panels); other axes that vary in a
 #: table get one figure per value combination
-_FIGURE_AXES = {"figure1": {"m"}, "multiclass": {"n_labels"}, "panel_bias": {"panel_size"},
-                "table1": {"n_items"}}
-_SPLIT_AXES = ("m", "n_items", "n_labels", "panel_size")
+_FIGURE_AXES = {"figure1": {"m", "p_d"}, "multiclass": {"n_labels", "p_d"},
+                "panel_bias": {"panel_size"}, "table1": {"n_items", "p_d"}}
+_SPLIT_AXES = ("m", "n_items", "n_labels", "panel_size", "p_d")
 
 
 def _draw(table: pd.DataFrame, cfg: SweepConfig, out_dir: Path) -> list[Path]:
