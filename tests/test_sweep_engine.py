@@ -193,3 +193,29 @@ def test_an_unwritable_chunk_dir_is_one_line_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err == f"labelvar: error: figure1: {blocker / 'chunks'}: Not a directory"
     assert "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_a_run_dir_that_cannot_be_created_is_one_line_exit_2(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert run_cli(*SMALL, f"hydra.run.dir={blocker / 'run'}") == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"labelvar: error: hydra.run.dir cannot be created: {blocker} is a file "
+                   f"(got {blocker / 'run'})")
+    assert run_cli("-m", *SMALL, f"hydra.sweep.dir={blocker}", "seed=1,2") == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"labelvar: error: hydra.sweep.dir cannot be created: {blocker} is a file"
+    # a multirun only checks its sweep dir (its jobs go below it)
+    assert run_cli("-m", *SMALL, f"hydra.run.dir={blocker}", "seed=1,2",
+                   f"hydra.sweep.dir={tmp_path / 'multi'}") == 0
+    assert sorted(p.name for p in (tmp_path / "multi").glob("*_*")) == ["0_figure1", "1_figure1"]
+
+
+def test_multirun_flag_after_the_overrides_and_bad_options_are_one_line(tmp_path, capsys):
+    assert run_cli(*SMALL, "seed=1,2", f"hydra.sweep.dir={tmp_path / 'multi'}", "-m") == 0
+    assert sorted(p.name for p in (tmp_path / "multi").glob("*_*")) == ["0_figure1", "1_figure1"]
+    capsys.readouterr()
+    assert run_cli(*SMALL, "--bogus") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("labelvar: error: unrecognized arguments: --bogus (labelvar sweep [-m]")
+    assert len(err.strip().splitlines()) == 1

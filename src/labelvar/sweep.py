@@ -814,14 +814,31 @@ def _compose_job(compose, combo: list[str]) -> SweepConfig:
         raise ValueError(f"could not apply the overrides {' '.join(combo)}: {detail}") from None
 
 
-def check_overrides(overrides: Sequence[str]) -> int:
+def _check_output_dir(path: str, key: str) -> None:
+    """Refuse an output directory that cannot be created: a file on its way, no write access.
+
+    Hydra creates the run (or sweep) directory before the job starts and reports a
+    failure there with a traceback; this says it in one line first.
+    """
+    target = Path(path).absolute()
+    existing = next(p for p in (target, *target.parents) if p.exists() or p == p.parent)
+    why = ("is a file" if not existing.is_dir() else
+           "is not writable" if not os.access(existing, os.W_OK | os.X_OK) else None)
+    if why:
+        raise ValueError(f"{key} cannot be created: {existing} {why}"
+                         + (f" (got {path})" if existing != target else ""))
+
+
+def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None) -> int:
     """Compose and validate every job a command line would launch; return how many.
 
     Every combination of a ``-m`` sweep is checked before anything runs, however many:
     Hydra composes each combination of config-group choices once, and the plain value
     overrides are applied to that composed config. Raises ValueError with one line
     (naming the key and the job's overrides) for an unknown key, a wrong type, an
-    unknown config group option or an out-of-range value.
+    unknown config group option or an out-of-range value. With ``multirun`` True
+    (False), the first job's ``hydra.sweep.dir`` (``hydra.run.dir``) must be a directory
+    that can be created.
 
     Examples
     --------
@@ -839,6 +856,7 @@ def check_overrides(overrides: Sequence[str]) -> int:
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from hydra.errors import HydraException
+    from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
     register_configs()
@@ -856,6 +874,11 @@ def check_overrides(overrides: Sequence[str]) -> int:
                     base = compose("config", overrides=list(group_combo))
                 except (HydraException, OmegaConfBaseException) as exc:
                     raise ValueError(_one_line_error(exc, group_combo)) from None
+                if multirun is not None and not n_jobs:
+                    key = "hydra.sweep.dir" if multirun else "hydra.run.dir"
+                    hcfg = compose("config", overrides=list(group_combo),
+                                   return_hydra_config=True)
+                    _check_output_dir(str(OmegaConf.select(hcfg, key)), key)
                 for value_combo in itertools.product(*values):
                     combo = list(group_combo) + [o.input_line for o in value_combo]
                     try:
@@ -928,9 +951,19 @@ def cli_main(args: Sequence[str]) -> int:
         return 0
     if "--quiet" in args:
         args = [a for a in args if a != "--quiet"] + ["quiet=true"]
+    multirun = [a for a in args if a in ("-m", "--multirun")]
+    if multirun:  # Hydra reads options before the overrides only: `sweep a=1,2 -m` works too
+        args = multirun[:1] + [a for a in args if a not in multirun]
+    parser = get_args_parser()
+
+    def one_line_error(message: str):  # argparse would print its usage and exit
+        raise ValueError(f"{message} (labelvar sweep [-m] [--cfg job] [key=value ...]: "
+                         "options go before the overrides)")
+
+    parser.error = one_line_error
+    parsed = parser.parse_args(args)
     if not (set(args) & _NO_CHECK_FLAGS):
-        parsed = get_args_parser().parse_args(args)
-        check_overrides(parsed.overrides)
+        check_overrides(parsed.overrides, multirun=parsed.multirun)
     saved_line = os.environ.get("COMP_LINE")
     if _is_query(args) and saved_line is not None:
         os.environ["COMP_LINE"] = _hydra_completion_line(saved_line)
