@@ -219,3 +219,26 @@ def test_multirun_flag_after_the_overrides_and_bad_options_are_one_line(tmp_path
     err = capsys.readouterr().err
     assert err.startswith("labelvar: error: unrecognized arguments: --bogus (labelvar sweep [-m]")
     assert len(err.strip().splitlines()) == 1
+
+
+def test_what_the_engine_refuses_is_one_line_exit_2_before_or_while_running(tmp_path, capsys):
+    # the engine's memory limit per cell: refused before anything runs
+    with pytest.raises(ValueError, match=r"^replicates=1000000000 x 2 labellers x 2 strata "
+                                         r"needs about 1.15 TB of memory"):
+        sweep.check_overrides(["replicates=1000000000"])
+    assert run_cli("replicates=1000000000", f"hydra.run.dir={tmp_path / 'a'}", "--quiet") == 2
+    assert capsys.readouterr().err.startswith("labelvar: error: replicates=1000000000 x 2 ")
+    assert not (tmp_path / "a").exists()
+    with pytest.raises(ValueError, match=r"^a labeller table for grid.n_labels=100000 needs "
+                                         r"about 320 GB"):
+        sweep.check_overrides(["grid.n_labels=[100000]", "grid.p_d=[0.9]"])  # no MemoryError
+    # a cell the engine refuses only when it gets there: one line, not Hydra's traceback
+    args = ["model=panel", "grid.n_labels=[8]", "model.method=collapsed", "grid.panel_size=[30]",
+            "grid.p_d=[0.9]", "grid.m=[0.5]", "grid.n_items=[10]", "replicates=10",
+            "labellers.names=[expert,random,prior]", "output.plots=[]"]
+    assert run_cli(*args, f"hydra.run.dir={tmp_path / 'b'}", "--quiet") == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("labelvar: error: figure1: method='collapsed' is not available for this cell "
+                   "(outcome table of 8**4 x strata cells is too large, or the vote enumeration "
+                   "is); use method='explicit'")
+    assert json.loads((tmp_path / "b" / "metadata.json").read_text())["status"] == "running"

@@ -435,6 +435,9 @@ def _validate_with_engine_models(cfg: SweepConfig) -> None:
     if dup:
         raise ValueError(f"labellers must have unique names (labellers.names and "
                          f"labellers.models[].name); repeated: {', '.join(dup)}")
+    big_l = max(int(n) for n in cfg.grid.n_labels)  # each check below builds L x L tables
+    _validate.memory(f"a labeller table for grid.n_labels={big_l}", 8.0 * 4 * big_l**2,
+                     "use fewer labels")
     for lab in labs:
         for n_labels in cfg.grid.n_labels:
             try:

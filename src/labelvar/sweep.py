@@ -69,6 +69,7 @@ __all__ = [
     "JobResult",
     "plan_chunks",
     "engine_kwargs",
+    "check_engine_limits",
     "run_job",
     "collect",
     "check_overrides",
@@ -232,6 +233,29 @@ def engine_kwargs(cfg: SweepConfig, chunk: Chunk) -> dict:
     return kw
 
 
+def check_engine_limits(cfg: SweepConfig) -> None:
+    """Let the engine check the whole grid's call without simulating (ValueError if refused).
+
+    Builds the engine's validated parameters (:func:`labelvar.simulate` does the same
+    first) for every cell at once, so its limits -- memory per cell (replicates x
+    labellers x strata), labeller tables for large L -- stop a job before anything
+    runs instead of after some chunks.
+
+    Examples
+    --------
+    >>> from labelvar.config import SweepConfig
+    >>> cfg = SweepConfig()
+    >>> cfg.replicates = 10**12
+    >>> check_engine_limits(cfg)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: replicates=1000000000000 x 2 labellers x 2 strata needs about ... use fewer replicates ...
+    """
+    from labelvar.engine._spec import _Spec
+
+    _Spec.build(class_prior=None, **engine_kwargs(cfg, Chunk(0, _axis_values(cfg))))
+
+
 _ENGINE_DIGEST: str | None = None
 
 
@@ -384,6 +408,7 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     """
     t0 = time.perf_counter()
     validate(cfg)
+    check_engine_limits(cfg)
     with directory_lock(out_dir):  # one run at a time per job directory
         return _run_job(cfg, Path(out_dir), engine or _default_engine(), overrides, t0)
 
@@ -685,6 +710,9 @@ def _task(dcfg) -> str:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"labelvar: error: {cfg.name}: {where}{exc.strerror or exc}", file=sys.stderr)
         sys.exit(2)
+    except ValueError as exc:  # the engine refused a cell (checked per cell, at run time)
+        print(f"labelvar: error: {cfg.name}: {exc}", file=sys.stderr)
+        sys.exit(2)
     print(f"{cfg.name}: table {res.results}", file=sys.stdout)
     if res.figure_error:
         print(f"labelvar: error: {cfg.name}: figures failed ({res.figure_error}); the table "
@@ -891,6 +919,7 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None) -
                         cfg = _compose_job(compose, combo)
                     try:
                         validate(cfg)
+                        check_engine_limits(cfg)
                     except ValueError as exc:
                         if len(combo) > len(overrides) or n_jobs:  # a sweep: name the job
                             raise ValueError(f"{exc} (in the job {' '.join(combo)})") from None
