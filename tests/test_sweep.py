@@ -379,3 +379,14 @@ def test_a_figure_the_table_cannot_give_is_refused_before_the_run(tmp_path, chan
     assert str(info.value).startswith(f"output.plots: {message}")
     assert str(info.value).endswith("; choose other plots or output.plots=[]")
     assert not (tmp_path / "job").exists()  # nothing ran
+
+
+@pytest.mark.parametrize("marker", ["[1]", '"text"', "null", "{bad"])
+def test_a_chunk_marker_that_is_not_a_json_object_means_recompute(tmp_path, marker):
+    full = sweep.run_job(small_cfg(), tmp_path, engine=fake_engine)
+    markers = sorted(tmp_path.glob("chunks/*.json"))
+    markers[0].write_text(marker)
+    res = sweep.run_job(small_cfg(), tmp_path, engine=fake_engine)
+    assert (res.computed, res.reused) == (1, 3)
+    assert_frame_equal(res.table, full.table)
+    assert json.loads(markers[0].read_text())["sha256"]  # rewritten

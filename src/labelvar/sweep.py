@@ -312,7 +312,8 @@ def _chunk_complete(table_path: Path, marker_path: Path, key: str) -> bool:
         marker = json.loads(marker_path.read_text())
     except (OSError, ValueError):
         return False
-    return marker.get("key") == key and marker.get("sha256") == _sha256(table_path)
+    return (isinstance(marker, dict) and marker.get("key") == key
+            and marker.get("sha256") == _sha256(table_path))
 
 
 # --------------------------------------------------------------------------- one job
