@@ -390,3 +390,20 @@ def test_a_chunk_marker_that_is_not_a_json_object_means_recompute(tmp_path, mark
     assert (res.computed, res.reused) == (1, 3)
     assert_frame_equal(res.table, full.table)
     assert json.loads(markers[0].read_text())["sha256"]  # rewritten
+
+
+def test_collect_takes_the_table_the_job_recorded_and_never_overwrites_one(tmp_path):
+    job = tmp_path / "0_a"
+    sweep.run_job(small_cfg(name="a"), job, engine=fake_engine)  # results.csv ...
+    cfg = small_cfg(name="a")
+    cfg.grid.n_items = [20]
+    cfg.output.format = "parquet"
+    res = sweep.run_job(cfg, job, engine=fake_engine)  # ... then results.parquet, fewer rows
+    merged, _ = sweep.collect(tmp_path)
+    assert_frame_equal(merged.iloc[:, 2:], res.table)
+    assert len(merged) == len(res.table) == 12 * 2 * 3
+    before = {p.name: p.read_bytes() for p in job.glob("results.*")}
+    for name in before:
+        with pytest.raises(ValueError, match=r"^out must not be a job's results table"):
+            sweep.collect(tmp_path, out=job / name)
+    assert {p.name: p.read_bytes() for p in job.glob("results.*")} == before

@@ -602,13 +602,23 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
     sweep_dir = Path(sweep_dir)
     if not sweep_dir.is_dir():
         raise FileNotFoundError(f"sweep directory not found: {sweep_dir}")
+    tables = [p for pattern in ("results.csv", "results.parquet")
+              for p in sweep_dir.rglob(pattern)
+              if "chunks" not in p.relative_to(sweep_dir).parts]
     found = {}
-    for pattern in ("results.csv", "results.parquet"):
-        for p in sweep_dir.rglob(pattern):
-            if "chunks" not in p.relative_to(sweep_dir).parts:
-                found.setdefault(p.parent, p)
+    for p in tables:
+        found.setdefault(p.parent, p)
     job_dirs = {p.parent for p in sweep_dir.rglob(".hydra") if p.is_dir()}
+    path = Path(out) if out is not None else sweep_dir / "collected.csv"
+    if path.resolve() in {p.resolve() for p in tables}:
+        raise ValueError(f"out must not be a job's results table (it would be overwritten), "
+                         f"got {path}")
     infos = {job_dir: _job_metadata(job_dir, sweep_dir) for job_dir in found}
+    for job_dir, info in infos.items():  # the table the job says it wrote (csv or parquet)
+        named = info.get("results", {}).get("file") if isinstance(info.get("results"),
+                                                                   dict) else None
+        if isinstance(named, str) and (job_dir / named).is_file():
+            found[job_dir] = job_dir / named
     for job_dir in list(found):  # a job rerun and killed: old table, status "running"
         if infos[job_dir].get("status") == "running":
             del found[job_dir]
@@ -645,7 +655,6 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
     merged = merged[front + [c for c in merged.columns if c not in front]]
     for c in front:
         merged[c] = merged[c].astype(str)
-    path = Path(out) if out is not None else sweep_dir / "collected.csv"
     write_results(merged, path)
     return merged, path
 
