@@ -407,3 +407,32 @@ def test_collect_takes_the_table_the_job_recorded_and_never_overwrites_one(tmp_p
         with pytest.raises(ValueError, match=r"^out must not be a job's results table"):
             sweep.collect(tmp_path, out=job / name)
     assert {p.name: p.read_bytes() for p in job.glob("results.*")} == before
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda d: sweep.run_job(small_cfg(), None), "out_dir must be a path (str or os.PathLike), "
+                                                  "got None"),
+    (lambda d: sweep.run_job(small_cfg(), 5), "out_dir must be a path (str or os.PathLike), got 5"),
+    (lambda d: sweep.collect(None), "sweep_dir must be a path (str or os.PathLike), got None"),
+    (lambda d: sweep.collect(d, out=5), "out must be a path (str or os.PathLike), got 5"),
+    (lambda d: sweep.plan_chunks(None), "the config must be a labelvar.config.SweepConfig, "
+                                        "got None"),
+    (lambda d: sweep.check_overrides("grid.m=[0.5]"),
+     "overrides must be a list of 'key=value' strings, got 'grid.m=[0.5]'"),
+    (lambda d: sweep.check_overrides([5]), "overrides must be a list of 'key=value' strings, "
+                                           "got [5]"),
+])
+def test_python_api_arguments_of_the_wrong_type_are_value_errors(tmp_path, call, message):
+    sweep.run_job(small_cfg(), tmp_path / "0_a", engine=fake_engine)
+    with pytest.raises(ValueError) as info:
+        call(tmp_path)
+    assert str(info.value) == message
+
+
+def test_a_sweep_without_multirun_or_over_an_interval_is_one_line():
+    with pytest.raises(ValueError, match=r"^seed=1,2 gives several values: add -m"):
+        sweep.check_overrides(["grid=small", "seed=1,2"], multirun=False)
+    assert sweep.check_overrides(["grid=small", "seed=1,2"], multirun=True) == 2
+    with pytest.raises(ValueError, match=r"^seed=interval\(0,1\): Hydra's basic sweeper takes "
+                                         r"values"):
+        sweep.check_overrides(["grid=small", "seed=interval(0,1)"], multirun=True)

@@ -146,7 +146,7 @@ def plan_chunks(cfg: SweepConfig) -> list[Chunk]:
     >>> [len(c.axes["p_d"]) for c in plan_chunks(cfg)]
     [4, 4, 3, 4, 4, 3]
     """
-    axes = _axis_values(cfg)
+    axes = _axis_values(validate(cfg))
     names = list(CELL_AXES)
     target = int(cfg.chunk_cells)
     inner = 1
@@ -408,10 +408,18 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     (1, 0, ['expert', 'random'])
     """
     t0 = time.perf_counter()
+    out_dir = _as_path("out_dir", out_dir)
     validate(cfg)
     check_engine_limits(cfg)
     with directory_lock(out_dir):  # one run at a time per job directory
-        return _run_job(cfg, Path(out_dir), engine or _default_engine(), overrides, t0)
+        return _run_job(cfg, out_dir, engine or _default_engine(), overrides, t0)
+
+
+def _as_path(name: str, value) -> Path:
+    """``value`` as a Path; anything but a str or path-like is a ValueError naming ``name``."""
+    if not isinstance(value, (str, os.PathLike)) or not str(value):
+        raise ValueError(f"{name} must be a path (str or os.PathLike), got {value!r}")
+    return Path(value)
 
 
 def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: float
@@ -599,7 +607,7 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
     >>> table.to_dict("list"), path.name
     ({'experiment': ['0_a', '1_b'], 'job': ['0_a', '1_b'], 'mean': [0.5, 0.7]}, 'collected.csv')
     """
-    sweep_dir = Path(sweep_dir)
+    sweep_dir = _as_path("sweep_dir", sweep_dir)
     if not sweep_dir.is_dir():
         raise FileNotFoundError(f"sweep directory not found: {sweep_dir}")
     tables = [p for pattern in ("results.csv", "results.parquet")
@@ -609,7 +617,7 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
     for p in tables:
         found.setdefault(p.parent, p)
     job_dirs = {p.parent for p in sweep_dir.rglob(".hydra") if p.is_dir()}
-    path = Path(out) if out is not None else sweep_dir / "collected.csv"
+    path = _as_path("out", out) if out is not None else sweep_dir / "collected.csv"
     if path.resolve() in {p.resolve() for p in tables}:
         raise ValueError(f"out must not be a job's results table (it would be overwritten), "
                          f"got {path}")
@@ -805,12 +813,16 @@ def _expand(overrides: Sequence[str]) -> tuple[list[list], list[list]]:
     parser = OverridesParser.create()
     parsed = parser.parse_overrides(list(overrides))
     group_names = _config_groups()
+    sweeper = any(o.key_or_group == "hydra/sweeper" for o in parsed)
     groups, values = [], []
     for o, text in zip(parsed, overrides):
         if o.is_sweep_override():
             try:
                 alts = [f"{o.get_key_element()}={v}" for v in o.sweep_string_iterator()]
-            except Exception:  # interval sweeps etc.: left to the sweeper
+            except Exception:  # interval sweeps etc.: only a chosen sweeper plugin takes them
+                if not sweeper:
+                    raise ValueError(f"{text}: Hydra's basic sweeper takes values (a,b,c or "
+                                     "range(start,stop,step)), not an interval") from None
                 continue
         else:
             alts = [text]
@@ -821,6 +833,13 @@ def _expand(overrides: Sequence[str]) -> tuple[list[list], list[list]]:
         else:
             values.append(parser.parse_overrides(alts))
     return groups, values
+
+
+def _parse(overrides: Sequence[str]) -> list:
+    """Hydra's parsed form of each override."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    return OverridesParser.create().parse_overrides(list(overrides))
 
 
 def _apply(dcfg, values):
@@ -898,10 +917,18 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None) -
     from omegaconf.errors import OmegaConfBaseException
 
     register_configs()
+    if isinstance(overrides, str) or not all(isinstance(o, str) for o in overrides):
+        raise ValueError(f"overrides must be a list of 'key=value' strings, got {overrides!r}")
     try:
         groups, values = _expand(overrides)
     except (HydraException, OmegaConfBaseException) as exc:
         raise ValueError(_one_line_error(exc, overrides)) from None
+    if multirun is False:
+        swept = [text for text, alts in zip(overrides, _parse(overrides))
+                 if alts.is_sweep_override()]
+        if swept:
+            raise ValueError(f"{swept[0]} gives several values: add -m to run a job for each "
+                             "(labelvar sweep -m ...), or write a list as key=[a,b]")
     n_jobs = 0
     GlobalHydra.instance().clear()
     try:
