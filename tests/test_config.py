@@ -255,3 +255,9 @@ def test_the_largest_seed_is_accepted_exactly():
     cfg.grid.p_d = np.array([0.6, 0.9])
     cfg.grid.m = (0.5,)
     assert validate(cfg).replicates == 1e4
+
+
+def test_a_bad_interpolation_names_the_key_it_is_in():
+    with pytest.raises(ValueError) as info:
+        sweep.check_overrides(["name=${oops}"])
+    assert str(info.value) == "name: Interpolation key 'oops' not found"
