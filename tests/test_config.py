@@ -261,3 +261,16 @@ def test_a_bad_interpolation_names_the_key_it_is_in():
     with pytest.raises(ValueError) as info:
         sweep.check_overrides(["name=${oops}"])
     assert str(info.value) == "name: Interpolation key 'oops' not found"
+
+
+def test_repeated_thresholds_and_figures_without_formats_are_refused():
+    with pytest.raises(ValueError) as info:
+        validate(_cfg_with("thresholds", [0.5, 0.5]))
+    assert str(info.value) == "thresholds must not repeat a value, got [0.5, 0.5]"
+    with pytest.raises(ValueError) as info:
+        validate(_cfg_with("output.figure_formats", []))  # plots=[figure1]: nothing written
+    assert str(info.value) == ("output.figure_formats must list at least one of png, pdf, svg "
+                               "when output.plots is set (or set output.plots=[]), got []")
+    cfg = _cfg_with("output.figure_formats", [])
+    cfg.output.plots = []
+    assert validate(cfg).output.figure_formats == []

@@ -584,6 +584,8 @@ def validate(cfg: SweepConfig) -> SweepConfig:
     except ValueError:
         raise ValueError(f"seed must be an int in [0, 2**63 - 1], got {cfg.seed!r}") from None
     _validate.probability("thresholds", cfg.thresholds)
+    if len(set(cfg.thresholds)) != len(cfg.thresholds):  # (each would repeat its rows)
+        raise ValueError(f"thresholds must not repeat a value, got {list(cfg.thresholds)}")
     _validate.integer("chunk_cells", cfg.chunk_cells, lo=1)
     _validate.choice("output.format", cfg.output.format, FORMATS)
     for plot in cfg.output.plots:
@@ -591,6 +593,10 @@ def validate(cfg: SweepConfig) -> SweepConfig:
         _check_plot(cfg, plot)
     for fmt in cfg.output.figure_formats:
         _validate.choice("output.figure_formats", fmt, FIGURE_FORMATS)
+    if cfg.output.plots and not cfg.output.figure_formats:
+        raise ValueError(f"output.figure_formats must list at least one of "
+                         f"{', '.join(FIGURE_FORMATS)} when output.plots is set (or set "
+                         f"output.plots=[]), got []")
     if cfg.output.format == "parquet":
         try:
             import pyarrow  # noqa: F401
