@@ -436,3 +436,24 @@ def test_a_sweep_without_multirun_or_over_an_interval_is_one_line():
     with pytest.raises(ValueError, match=r"^seed=interval\(0,1\): Hydra's basic sweeper takes "
                                          r"values"):
         sweep.check_overrides(["grid=small", "seed=interval(0,1)"], multirun=True)
+
+
+def test_a_config_of_numpy_values_and_tuples_runs_like_plain_lists(tmp_path):
+    # (passed validate, computed every chunk, then failed writing config.yaml: OmegaConf
+    # takes no ndarray / numpy scalar; the job was left "running")
+    plain = sweep.run_job(small_cfg(), tmp_path / "plain", engine=fake_engine)
+    cfg = small_cfg(replicates=np.int64(300), seed=np.int64(0), chunk_cells=6.0)
+    cfg.grid.p_d = np.array(cfg.grid.p_d)
+    cfg.grid.m = tuple(np.float64(m) for m in cfg.grid.m)
+    cfg.grid.n_items = [np.int64(n) for n in cfg.grid.n_items]
+    res = sweep.run_job(cfg, tmp_path / "numpy", engine=fake_engine)
+    assert (res.computed, res.reused) == (plain.computed, 0)
+    assert_frame_equal(res.table, plain.table)
+    assert (tmp_path / "numpy" / "config.yaml").read_text() == \
+        (tmp_path / "plain" / "config.yaml").read_text()
+    meta = json.loads((tmp_path / "numpy" / "metadata.json").read_text())
+    assert meta["status"] == "complete"
+    assert meta["config"] == json.loads((tmp_path / "plain" / "metadata.json").read_text())["config"]
+    # the same chunk files: a rerun of the plain config into the numpy job reuses them all
+    again = sweep.run_job(small_cfg(), tmp_path / "numpy", engine=fake_engine)
+    assert (again.computed, again.reused) == (0, plain.computed)

@@ -473,47 +473,55 @@ def model_labellers(cfg: SweepConfig) -> list:
 _INT_LIMIT = 2**53
 
 
-def _check_types(obj: Any, cls: type, key: str = "") -> None:
-    """Refuse a value of the wrong type anywhere in ``obj`` (a ``cls``): one line naming the key.
+def _typed_copy(obj: Any, cls: type, key: str = "") -> Any:
+    """A copy of ``obj`` (a ``cls``) in plain Python types; a wrong type is a ValueError naming the key.
 
     Hydra's schema checks types on the command line; a :class:`SweepConfig` built in
     Python gets the same answer here, before any value check. Lists may be any
-    sequence (tuple, 1-d array); an ``int`` setting may be a whole float (``1e4``).
+    sequence (tuple, 1-d array), numbers numpy scalars, an ``int`` setting a whole
+    float (``1e4``); the copy holds lists, ints, floats, bools and strs, as OmegaConf
+    (``config.yaml``) and JSON (``metadata.json``, chunk keys) need.
     """
     if not isinstance(obj, cls):
         raise ValueError(f"{key or 'the config'} must be a labelvar.config.{cls.__name__}, "
                          f"got {obj!r}")
     hints = get_type_hints(cls)
-    for f in fields(cls):
-        _check_value(f"{key}.{f.name}" if key else f.name, getattr(obj, f.name), hints[f.name])
+    return cls(**{f.name: _typed_value(f"{key}.{f.name}" if key else f.name,
+                                       getattr(obj, f.name), hints[f.name])
+                  for f in fields(cls)})
 
 
-def _check_value(key: str, value: Any, hint: Any) -> None:
+def _typed_value(key: str, value: Any, hint: Any) -> Any:
     args = get_args(hint)
     if type(None) in args:  # Optional[X]
         if value is None:
-            return
+            return None
         (hint,) = [a for a in args if a is not type(None)]
     if is_dataclass(hint):
-        _check_types(value, hint, key)
-        return
+        return _typed_copy(value, hint, key)
     if get_origin(hint) is list:
         if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
             raise ValueError(f"{key} must be a list, got {value!r}")
-        for i, item in enumerate(value):
-            _check_value(f"{key}[{i}]", item, get_args(hint)[0])
-        return
+        return [_typed_value(f"{key}[{i}]", item, get_args(hint)[0])
+                for i, item in enumerate(value)]
     if hint is bool:
-        ok, what = isinstance(value, (bool, np.bool_)), "true or false"
-    elif hint is str:
-        ok, what = isinstance(value, str), "a string"
-    else:  # int or float
-        ok = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-        what = "a whole number" if hint is int else "a number"
-        if ok and hint is int and key != "seed" and not abs(value) <= _INT_LIMIT:
-            raise ValueError(f"{key} must be at most 2**53 in absolute value, got {value!r}")
-    if not ok:
-        raise ValueError(f"{key} must be {what}, got {value!r}")
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{key} must be true or false, got {value!r}")
+        return bool(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ValueError(f"{key} must be a string, got {value!r}")
+        return str(value)
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{key} must be {'a whole number' if hint is int else 'a number'}, "
+                         f"got {value!r}")
+    if hint is float:
+        return float(value)
+    if key != "seed" and abs(value) > _INT_LIMIT:  # (NaN: refused below)
+        raise ValueError(f"{key} must be at most 2**53 in absolute value, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return int(value) if float(value).is_integer() else float(value)  # 2.5: refused below
 
 
 def _check_plot(cfg: SweepConfig, plot: str) -> None:
@@ -538,6 +546,9 @@ def _check_plot(cfg: SweepConfig, plot: str) -> None:
 def validate(cfg: SweepConfig) -> SweepConfig:
     """Check every value of ``cfg``; raise ValueError (one line naming the key) or return it.
 
+    The returned config is a copy in plain Python types (lists, ints, floats), whatever
+    sequences or numpy numbers ``cfg`` held: use it rather than ``cfg``.
+
     Examples
     --------
     >>> cfg = SweepConfig()
@@ -547,7 +558,7 @@ def validate(cfg: SweepConfig) -> SweepConfig:
     ...
     ValueError: grid.p_d must be in [0, 1], got 1.2
     """
-    _check_types(cfg, SweepConfig)
+    cfg = _typed_copy(cfg, SweepConfig)
     g = cfg.grid
     prior = cfg.model.theta_prior
     for key in ("p_d", "m", "n_items", "n_labels", "panel_size"):

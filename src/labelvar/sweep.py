@@ -409,7 +409,7 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     """
     t0 = time.perf_counter()
     out_dir = _as_path("out_dir", out_dir)
-    validate(cfg)
+    cfg = validate(cfg)  # (a copy in plain types, as config.yaml and metadata.json need)
     check_engine_limits(cfg)
     with directory_lock(out_dir):  # one run at a time per job directory
         return _run_job(cfg, out_dir, engine or _default_engine(), overrides, t0)
