@@ -274,3 +274,16 @@ def test_repeated_thresholds_and_figures_without_formats_are_refused():
     cfg = _cfg_with("output.figure_formats", [])
     cfg.output.plots = []
     assert validate(cfg).output.figure_formats == []
+
+
+def test_a_config_file_that_is_not_yaml_names_the_file_and_line(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    mine = tmp_path / "configs"
+    shutil.copytree(config_dir(), mine)
+    (mine / "experiment" / "broken.yaml").write_text("# @package _global_\nname: [a\n")
+    monkeypatch.setenv("LABELVAR_CONFIG_DIR", str(mine))
+    assert cli.main(["sweep", "experiment=broken", "--quiet"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"labelvar: error: invalid YAML in {mine / 'experiment' / 'broken.yaml'}, line 3: "
+        "expected ',' or ']', but got '<stream end>'; while parsing a flow sequence")

@@ -912,6 +912,7 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None) -
     ...
     ValueError: grid.m must be in [0, 1], got 1.5
     """
+    import yaml
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from hydra.errors import HydraException
@@ -964,6 +965,12 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None) -
                             raise ValueError(f"{exc} (in the job {' '.join(combo)})") from None
                         raise
                     n_jobs += 1
+    except yaml.YAMLError as exc:  # a config file of LABELVAR_CONFIG_DIR that is not YAML
+        mark = getattr(exc, "problem_mark", None)
+        where = f" in {mark.name}, line {mark.line + 1}" if mark is not None else ""
+        what = "; ".join(x for x in (getattr(exc, "problem", None), getattr(exc, "context", None))
+                         if x) or str(exc).splitlines()[0]
+        raise ValueError(f"invalid YAML{where}: {what}") from None
     finally:
         GlobalHydra.instance().clear()
     return n_jobs
