@@ -18,7 +18,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from labelvar import sweep
-from labelvar._files import read_results
+from labelvar._files import read_results, write_results
 from labelvar.config import SweepConfig
 
 # --------------------------------------------------------------------------- stand-in engine
@@ -457,3 +457,13 @@ def test_a_config_of_numpy_values_and_tuples_runs_like_plain_lists(tmp_path):
     # the same chunk files: a rerun of the plain config into the numpy job reuses them all
     again = sweep.run_job(small_cfg(), tmp_path / "numpy", engine=fake_engine)
     assert (again.computed, again.reused) == (0, plain.computed)
+
+
+def test_collect_orders_jobs_of_several_multiruns_by_folder_then_number(tmp_path):
+    for run, names in (("run_b", ("0_x", "1_y", "10_z", "2_w")), ("run_a", ("1_y", "0_x"))):
+        for name in names:
+            job = tmp_path / run / name
+            write_results(pd.DataFrame({"mean": [0.5]}), job / "results.csv")
+    merged, _ = sweep.collect(tmp_path)
+    assert merged["job"].tolist() == ["run_a/0_x", "run_a/1_y", "run_b/0_x", "run_b/1_y",
+                                      "run_b/2_w", "run_b/10_z"]

@@ -567,8 +567,10 @@ def _metadata(cfg: SweepConfig, **extra) -> dict:
 
 # --------------------------------------------------------------------------- collect
 def _job_sort_key(path: Path):
+    """Job order: by folder (several multiruns under one directory), then job number."""
     head = path.name.split("_", 1)[0]
-    return (0, int(head), path.name) if head.isdigit() else (1, 0, str(path))
+    return (str(path.parent),) + ((0, int(head), path.name) if head.isdigit()
+                                  else (1, 0, path.name))
 
 
 def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
