@@ -287,3 +287,16 @@ def test_a_config_file_that_is_not_yaml_names_the_file_and_line(tmp_path, monkey
     assert capsys.readouterr().err.strip() == (
         f"labelvar: error: invalid YAML in {mine / 'experiment' / 'broken.yaml'}, line 3: "
         "expected ',' or ']', but got '<stream end>'; while parsing a flow sequence")
+
+
+def test_cfg_job_reports_composition_errors_in_one_line_and_prints_the_rest(capsys):
+    assert cli.main(["sweep", "--cfg", "job", "grid.pd=[1]"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "labelvar: error: Could not override 'grid.pd': Key 'pd' not in 'GridConfig' "
+        "(allowed keys in grid: p_d, m, n_items, n_labels, panel_size)")
+    assert cli.main(["sweep", "--cfg", "job", "experiment=nope"]) == 2
+    assert capsys.readouterr().err.strip().startswith(
+        "labelvar: error: In 'config': Could not find 'experiment/nope'; available: figure1")
+    # a value the run would refuse is still printed: --cfg shows, it does not run
+    assert cli.main(["sweep", "--cfg", "job", "replicates=1"]) == 0
+    assert "replicates: 1\n" in capsys.readouterr().out

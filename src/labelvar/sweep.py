@@ -753,6 +753,8 @@ def hydra_app():
 
 
 # --------------------------------------------------------------------------- checks before Hydra
+#: flags that print a config instead of running it: only the composition is checked
+_PRINT_FLAGS = {"-c", "--cfg", "-i", "--info"}
 _NO_CHECK_FLAGS = {"-h", "--help", "--hydra-help", "--version", "-c", "--cfg", "-i", "--info",
                    "-sc", "--shell-completion", "-cp", "--config-path", "-cn", "--config-name",
                    "-cd", "--config-dir", "--experimental-rerun"}
@@ -890,7 +892,8 @@ def _check_output_dir(path: str, key: str) -> None:
                          + (f" (got {path})" if existing != target else ""))
 
 
-def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None) -> int:
+def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None,
+                    check_values: bool = True) -> int:
     """Compose and validate every job a command line would launch; return how many.
 
     Every combination of a ``-m`` sweep is checked before anything runs, however many:
@@ -899,7 +902,9 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None) -
     (naming the key and the job's overrides) for an unknown key, a wrong type, an
     unknown config group option or an out-of-range value. With ``multirun`` True
     (False), the first job's ``hydra.sweep.dir`` (``hydra.run.dir``) must be a directory
-    that can be created.
+    that can be created. With ``check_values`` False only the composition is checked
+    (unknown keys, types, config group options), as for ``--cfg``, which prints a
+    config without running it.
 
     Examples
     --------
@@ -944,7 +949,7 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None) -
                     base = compose("config", overrides=list(group_combo))
                 except (HydraException, OmegaConfBaseException) as exc:
                     raise ValueError(_one_line_error(exc, group_combo)) from None
-                if multirun is not None and not n_jobs:
+                if multirun is not None and check_values and not n_jobs:
                     key = "hydra.sweep.dir" if multirun else "hydra.run.dir"
                     hcfg = compose("config", overrides=list(group_combo),
                                    return_hydra_config=True)
@@ -960,8 +965,9 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None) -
                     except Exception:
                         cfg = _compose_job(compose, combo)
                     try:
-                        validate(cfg)
-                        check_engine_limits(cfg)
+                        if check_values:
+                            validate(cfg)
+                            check_engine_limits(cfg)
                     except ValueError as exc:
                         if len(combo) > len(overrides) or n_jobs:  # a sweep: name the job
                             raise ValueError(f"{exc} (in the job {' '.join(combo)})") from None
@@ -1041,6 +1047,8 @@ def cli_main(args: Sequence[str]) -> int:
     parsed = parser.parse_args(args)
     if not (set(args) & _NO_CHECK_FLAGS):
         check_overrides(parsed.overrides, multirun=parsed.multirun)
+    elif not (set(args) & (_NO_CHECK_FLAGS - _PRINT_FLAGS)):  # --cfg job: prints, runs nothing
+        check_overrides(parsed.overrides, multirun=parsed.multirun, check_values=False)
     saved_line = os.environ.get("COMP_LINE")
     if _is_query(args) and saved_line is not None:
         os.environ["COMP_LINE"] = _hydra_completion_line(saved_line)
