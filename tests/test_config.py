@@ -261,6 +261,10 @@ def test_a_bad_interpolation_names_the_key_it_is_in():
     with pytest.raises(ValueError) as info:
         sweep.check_overrides(["name=${oops}"])
     assert str(info.value) == "name: Interpolation key 'oops' not found"
+    with pytest.raises(ValueError) as info:  # a message that names the key gets no prefix
+        sweep.check_overrides(["grid.p_d=[a]"])
+    assert str(info.value) == ("Error merging override grid.p_d=[a]: Value 'a' of type 'str' "
+                               "could not be converted to Float")
 
 
 def test_repeated_thresholds_and_figures_without_formats_are_refused():

@@ -782,7 +782,7 @@ def _one_line_error(exc: BaseException, overrides: Sequence[str]) -> str:
                                          "To append", "Set the environment"))), "")
     msg = first.rstrip(".") + (f": {detail}" if detail and detail not in first else "")
     msg = re.sub(r"\w+ raised while composing config:+\s*", "", msg)
-    if full_key and full_key not in msg:  # e.g. a bad interpolation: say whose value it is
+    if full_key and re.sub(r"\[\d+\]$", "", full_key) not in msg:  # e.g. a bad interpolation
         msg = f"{full_key}: {msg}"
     if full_key and ("not in struct" in msg or "not in '" in msg):
         parent = full_key.rsplit(".", 1)[0] if "." in full_key else ""
