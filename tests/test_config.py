@@ -304,3 +304,16 @@ def test_cfg_job_reports_composition_errors_in_one_line_and_prints_the_rest(caps
     # a value the run would refuse is still printed: --cfg shows, it does not run
     assert cli.main(["sweep", "--cfg", "job", "replicates=1"]) == 0
     assert "replicates: 1\n" in capsys.readouterr().out
+
+
+def test_a_multirun_whose_jobs_share_one_folder_is_refused():
+    overrides = ["grid=small", "seed=1,2", "hydra.sweep.subdir=job"]
+    with pytest.raises(ValueError) as info:  # (job 2 overwrote job 1's results.csv)
+        sweep.check_overrides(overrides, multirun=True)
+    assert str(info.value) == ("hydra.sweep.subdir must differ between the jobs of a multirun "
+                               "(e.g. ${hydra.job.num}_${name}), got 'job': the 2 jobs would "
+                               "write over each other's results")
+    assert sweep.check_overrides(["grid=small", "seed=1", "hydra.sweep.subdir=job"],
+                                 multirun=True) == 1
+    assert sweep.check_overrides(["grid=small", "seed=1,2", "hydra.sweep.subdir=s${seed}"],
+                                 multirun=True) == 2

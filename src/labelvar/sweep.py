@@ -954,6 +954,7 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None,
                     hcfg = compose("config", overrides=list(group_combo),
                                    return_hydra_config=True)
                     _check_output_dir(str(OmegaConf.select(hcfg, key)), key)
+                    subdir = str(OmegaConf.to_container(hcfg.hydra.sweep)["subdir"])
                 for value_combo in itertools.product(*values):
                     combo = list(group_combo) + [o.input_line for o in value_combo]
                     try:
@@ -973,6 +974,10 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None,
                             raise ValueError(f"{exc} (in the job {' '.join(combo)})") from None
                         raise
                     n_jobs += 1
+        if multirun and check_values and n_jobs > 1 and "${" not in subdir:
+            raise ValueError(f"hydra.sweep.subdir must differ between the jobs of a multirun "
+                             f"(e.g. ${{hydra.job.num}}_${{name}}), got {subdir!r}: the "
+                             f"{n_jobs} jobs would write over each other's results")
     except yaml.YAMLError as exc:  # a config file of LABELVAR_CONFIG_DIR that is not YAML
         mark = getattr(exc, "problem_mark", None)
         where = f" in {mark.name}, line {mark.line + 1}" if mark is not None else ""
