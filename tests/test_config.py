@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
@@ -183,7 +185,8 @@ def test_sweep_schema_accepts_every_prior_kind_of_the_one_parser(composed):
     from labelvar.priors import DiscretePrior, FixedTheta, as_theta_prior
 
     disc = composed("model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=discrete",
-                    "model.theta_prior.values=[0.6,1.0]", "model.theta_prior.weights=[0.3,0.7]")
+                    "model.theta_prior.values=[0.6,1.0]", "model.theta_prior.weights=[0.3,0.7]",
+                    "output.plots=[panel_bias]")  # (figure1 draws against p_d: refused)
     validate(disc)
     assert theta_prior_arg(disc) == DiscretePrior((0.6, 1.0), (0.3, 0.7))
     assert theta_prior_arg(disc) == as_theta_prior("mixture:0.6=0.3,1=0.7")
@@ -196,3 +199,121 @@ def test_sweep_schema_accepts_every_prior_kind_of_the_one_parser(composed):
         validate(bad)
     with pytest.raises(ValueError, match="model.theta_prior.kind must be one of"):
         validate(composed("model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=gamma"))
+
+
+def _cfg_with(path: str, value) -> SweepConfig:
+    cfg = SweepConfig()
+    *parents, last = path.split(".")
+    node = cfg
+    for part in parents:
+        node = getattr(node, part)
+    setattr(node, last, value)
+    return cfg
+
+
+@pytest.mark.parametrize("path, value, message", [
+    ("grid.p_d", 0.5, "grid.p_d must be a list, got 0.5"),
+    ("grid.p_d", None, "grid.p_d must be a list, got None"),
+    ("grid.p_d", [[0.5]], "grid.p_d[0] must be a number, got [0.5]"),
+    ("grid.n_items", [10**30], "grid.n_items[0] must be at most 2**53 in absolute value, got "
+                               "1000000000000000000000000000000"),
+    ("grid", None, "grid must be a labelvar.config.GridConfig, got None"),
+    ("labellers.models", [{"name": "A", "accuracy": 0.7}],
+     "labellers.models[0] must be a labelvar.config.ModelLabellerConfig, got {'name': 'A', "
+     "'accuracy': 0.7}"),
+    ("labellers.models", None, "labellers.models must be a list, got None"),
+    ("output.plots", None, "output.plots must be a list, got None"),
+    ("thresholds", 0.5, "thresholds must be a list, got 0.5"),
+    ("replicates", 10**30, "replicates must be at most 2**53 in absolute value, got "
+                           "1000000000000000000000000000000"),
+    ("replicates", True, "replicates must be a whole number, got True"),
+    ("chunk_dir", 5, "chunk_dir must be a string, got 5"),
+    ("resume", "no", "resume must be true or false, got 'no'"),
+    ("name", 5, "name must be a string, got 5"),
+    ("name", "..", "name must be a file name (not empty, '.' or '..'; no slashes), got '..'"),
+    ("seed", None, "seed must be a whole number, got None"),
+    ("seed", 2**63, "seed must be an int in [0, 2**63 - 1], got 9223372036854775808"),
+    ("seed", -1, "seed must be an int in [0, 2**63 - 1], got -1"),
+])
+def test_python_configs_of_the_wrong_type_are_one_line_value_errors(path, value, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning on the way (huge ints)
+        with pytest.raises(ValueError) as info:
+            validate(_cfg_with(path, value))
+    assert str(info.value) == message
+
+
+def test_the_largest_seed_is_accepted_exactly():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert validate(_cfg_with("seed", 2**63 - 1)).seed == 2**63 - 1
+        assert sweep.check_overrides([f"seed={2**63 - 1}"]) == 1
+        with pytest.raises(ValueError, match=r"^seed must be an int in \[0, 2\*\*63 - 1\]"):
+            sweep.check_overrides([f"seed={2**63}"])
+    # numpy arrays and tuples are lists too; a whole float is an int
+    cfg = _cfg_with("replicates", 1e4)
+    cfg.grid.p_d = np.array([0.6, 0.9])
+    cfg.grid.m = (0.5,)
+    assert validate(cfg).replicates == 1e4
+
+
+def test_a_bad_interpolation_names_the_key_it_is_in():
+    with pytest.raises(ValueError) as info:
+        sweep.check_overrides(["name=${oops}"])
+    assert str(info.value) == "name: Interpolation key 'oops' not found"
+    with pytest.raises(ValueError) as info:  # a message that names the key gets no prefix
+        sweep.check_overrides(["grid.p_d=[a]"])
+    assert str(info.value) == ("Error merging override grid.p_d=[a]: Value 'a' of type 'str' "
+                               "could not be converted to Float")
+
+
+def test_repeated_thresholds_and_figures_without_formats_are_refused():
+    with pytest.raises(ValueError) as info:
+        validate(_cfg_with("thresholds", [0.5, 0.5]))
+    assert str(info.value) == "thresholds must not repeat a value, got [0.5, 0.5]"
+    with pytest.raises(ValueError) as info:
+        validate(_cfg_with("output.figure_formats", []))  # plots=[figure1]: nothing written
+    assert str(info.value) == ("output.figure_formats must list at least one of png, pdf, svg "
+                               "when output.plots is set (or set output.plots=[]), got []")
+    cfg = _cfg_with("output.figure_formats", [])
+    cfg.output.plots = []
+    assert validate(cfg).output.figure_formats == []
+
+
+def test_a_config_file_that_is_not_yaml_names_the_file_and_line(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    mine = tmp_path / "configs"
+    shutil.copytree(config_dir(), mine)
+    (mine / "experiment" / "broken.yaml").write_text("# @package _global_\nname: [a\n")
+    monkeypatch.setenv("LABELVAR_CONFIG_DIR", str(mine))
+    assert cli.main(["sweep", "experiment=broken", "--quiet"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"labelvar: error: invalid YAML in {mine / 'experiment' / 'broken.yaml'}, line 3: "
+        "expected ',' or ']', but got '<stream end>'; while parsing a flow sequence")
+
+
+def test_cfg_job_reports_composition_errors_in_one_line_and_prints_the_rest(capsys):
+    assert cli.main(["sweep", "--cfg", "job", "grid.pd=[1]"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "labelvar: error: Could not override 'grid.pd': Key 'pd' not in 'GridConfig' "
+        "(allowed keys in grid: p_d, m, n_items, n_labels, panel_size)")
+    assert cli.main(["sweep", "--cfg", "job", "experiment=nope"]) == 2
+    assert capsys.readouterr().err.strip().startswith(
+        "labelvar: error: In 'config': Could not find 'experiment/nope'; available: figure1")
+    # a value the run would refuse is still printed: --cfg shows, it does not run
+    assert cli.main(["sweep", "--cfg", "job", "replicates=1"]) == 0
+    assert "replicates: 1\n" in capsys.readouterr().out
+
+
+def test_a_multirun_whose_jobs_share_one_folder_is_refused():
+    overrides = ["grid=small", "seed=1,2", "hydra.sweep.subdir=job"]
+    with pytest.raises(ValueError) as info:  # (job 2 overwrote job 1's results.csv)
+        sweep.check_overrides(overrides, multirun=True)
+    assert str(info.value) == ("hydra.sweep.subdir must differ between the jobs of a multirun "
+                               "(e.g. ${hydra.job.num}_${name}), got 'job': the 2 jobs would "
+                               "write over each other's results")
+    assert sweep.check_overrides(["grid=small", "seed=1", "hydra.sweep.subdir=job"],
+                                 multirun=True) == 1
+    assert sweep.check_overrides(["grid=small", "seed=1,2", "hydra.sweep.subdir=s${seed}"],
+                                 multirun=True) == 2

@@ -35,3 +35,19 @@ def test_results_round_trip(tmp_path, suffix):
                       "mean": [0.1, 1 / 3, np.nan], "n": [1, 2, 3]})
     back = read_results(write_results(t, tmp_path / f"t{suffix}"))
     pd.testing.assert_frame_equal(back, t)
+
+
+def test_writing_over_a_directory_names_it_and_leaves_no_temporary(tmp_path, capsys):
+    from labelvar import cli
+
+    target = tmp_path / "out.csv"
+    target.mkdir()
+    with pytest.raises(IsADirectoryError) as info:
+        atomic_write(target, b"x")
+    assert info.value.filename == str(target)
+    assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
+    # `labelvar collect DIR --out <a directory named *.csv>`: the message names it
+    job = tmp_path / "0_a"
+    write_results(pd.DataFrame({"mean": [0.5]}), job / "results.csv")
+    assert cli.main(["collect", str(job), "--out", str(target)]) == 2
+    assert capsys.readouterr().err.strip() == f"labelvar: error: {target}: Is a directory"

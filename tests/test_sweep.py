@@ -18,7 +18,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from labelvar import sweep
-from labelvar._files import read_results
+from labelvar._files import read_results, write_results
 from labelvar.config import SweepConfig
 
 # --------------------------------------------------------------------------- stand-in engine
@@ -312,3 +312,158 @@ def test_two_runs_into_one_job_directory_never_interleave(tmp_path):
     res = sweep.run_job(small_cfg(seed=1), job, engine=fake_engine)  # free again
     assert json.loads((job / "metadata.json").read_text())["seed"] == 1
     assert res.results.is_file()
+
+
+def test_the_table_is_the_same_however_the_grid_is_chunked(tmp_path):
+    # the real engine orders a call's cells p_d first; the merged table must not show it
+    tables = []
+    for chunk_cells in (1, 3, 1000):
+        cfg = small_cfg(chunk_cells=chunk_cells, replicates=50, thresholds=[])
+        cfg.grid.p_d, cfg.grid.m, cfg.grid.n_items = [0.9, 0.6, 0.75], [0.5, 0.1], [30, 20]
+        tables.append(sweep.run_job(cfg, tmp_path / str(chunk_cells)).table)
+    for t in tables[1:]:
+        assert_frame_equal(t, tables[0])
+    cells = tables[0].drop_duplicates(["n_items", "m", "p_d"])[["n_items", "m", "p_d"]]
+    assert cells.values.tolist() == [[n, m, p] for n in (30, 20) for m in (0.5, 0.1)
+                                     for p in (0.9, 0.6, 0.75)]  # grid order, as configured
+
+
+@pytest.mark.parametrize("file, text, message", [
+    ("metadata.json", "{bad json", "1_b/metadata.json is not a job's metadata"),
+    ("metadata.json", "[1, 2]", "1_b/metadata.json is not a job's metadata"),
+    ("results.csv", 'p_d,"unclosed\n', r"1_b/results.csv is not a readable results table \("),
+    ("results.csv", "", r"1_b/results.csv is not a readable results table \(No columns"),
+])
+def test_collect_names_the_file_it_cannot_read(tmp_path, file, text, message):
+    sweep.run_job(small_cfg(name="a"), tmp_path / "0_a", engine=fake_engine)
+    sweep.run_job(small_cfg(name="b"), tmp_path / "1_b", engine=fake_engine)
+    if file == "results.csv":  # an old job without metadata: nothing to check it against
+        (tmp_path / "1_b" / "metadata.json").unlink()
+    (tmp_path / "1_b" / file).write_text(text)
+    with pytest.raises(ValueError, match=f"^{message}.*rerun the job$"):
+        sweep.collect(tmp_path)
+    assert not (tmp_path / "collected.csv").exists()
+
+
+def test_panel_bias_over_several_p_d_draws_one_figure_per_p_d(tmp_path):
+    """panel_bias draws one p_d; the others are split like any axis a figure does not show."""
+    cfg = small_cfg(name="pb", replicates=50, thresholds=[])
+    cfg.model.mode = "panel"
+    cfg.grid.p_d, cfg.grid.m, cfg.grid.n_items, cfg.grid.panel_size = [0.6, 0.9], [0.5], [20], [3, 5]
+    cfg.output.plots, cfg.output.figure_formats = ["panel_bias"], ["png"]
+    res = sweep.run_job(cfg, tmp_path / "job")
+    assert res.figure_error is None
+    assert sorted(p.name for p in res.figures) == ["panel_bias_p_d=0.6.png",
+                                                    "panel_bias_p_d=0.9.png"]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"plots": ["panel_bias"]}, "'panel_bias' needs model.mode='panel'"),
+    ({"plots": ["table1"], "thresholds": []}, "'table1' draws P(accuracy >= a): give thresholds"),
+    ({"plots": ["table1"], "names": ["random"]}, "'table1' draws the labeller 'expert', not in"),
+    ({"plots": ["figure1"], "names": ["prior"]},
+     "'figure1' draws the labeller 'expert' or 'random', not in labellers.names"),
+    ({"plots": ["figure1"], "prior": True}, "'figure1' draws against grid.p_d, which model"),
+])
+def test_a_figure_the_table_cannot_give_is_refused_before_the_run(tmp_path, change, message):
+    cfg = small_cfg()
+    cfg.output.plots = change["plots"]
+    cfg.thresholds = change.get("thresholds", cfg.thresholds)
+    cfg.labellers.names = change.get("names", cfg.labellers.names)
+    if change.get("prior"):
+        from labelvar.config import ThetaPriorConfig
+
+        cfg.model.mode, cfg.model.theta_prior, cfg.grid.p_d = "panel", ThetaPriorConfig(), []
+    with pytest.raises(ValueError) as info:
+        sweep.run_job(cfg, tmp_path / "job", engine=fake_engine)
+    assert str(info.value).startswith(f"output.plots: {message}")
+    assert str(info.value).endswith("; choose other plots or output.plots=[]")
+    assert not (tmp_path / "job").exists()  # nothing ran
+
+
+@pytest.mark.parametrize("marker", ["[1]", '"text"', "null", "{bad"])
+def test_a_chunk_marker_that_is_not_a_json_object_means_recompute(tmp_path, marker):
+    full = sweep.run_job(small_cfg(), tmp_path, engine=fake_engine)
+    markers = sorted(tmp_path.glob("chunks/*.json"))
+    markers[0].write_text(marker)
+    res = sweep.run_job(small_cfg(), tmp_path, engine=fake_engine)
+    assert (res.computed, res.reused) == (1, 3)
+    assert_frame_equal(res.table, full.table)
+    assert json.loads(markers[0].read_text())["sha256"]  # rewritten
+
+
+def test_collect_takes_the_table_the_job_recorded_and_never_overwrites_one(tmp_path):
+    job = tmp_path / "0_a"
+    sweep.run_job(small_cfg(name="a"), job, engine=fake_engine)  # results.csv ...
+    cfg = small_cfg(name="a")
+    cfg.grid.n_items = [20]
+    cfg.output.format = "parquet"
+    res = sweep.run_job(cfg, job, engine=fake_engine)  # ... then results.parquet, fewer rows
+    merged, _ = sweep.collect(tmp_path)
+    assert_frame_equal(merged.iloc[:, 2:], res.table)
+    assert len(merged) == len(res.table) == 12 * 2 * 3
+    before = {p.name: p.read_bytes() for p in job.glob("results.*")}
+    for name in before:
+        with pytest.raises(ValueError, match=r"^out must not be a job's results table"):
+            sweep.collect(tmp_path, out=job / name)
+    assert {p.name: p.read_bytes() for p in job.glob("results.*")} == before
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda d: sweep.run_job(small_cfg(), None), "out_dir must be a path (str or os.PathLike), "
+                                                  "got None"),
+    (lambda d: sweep.run_job(small_cfg(), 5), "out_dir must be a path (str or os.PathLike), got 5"),
+    (lambda d: sweep.collect(None), "sweep_dir must be a path (str or os.PathLike), got None"),
+    (lambda d: sweep.collect(d, out=5), "out must be a path (str or os.PathLike), got 5"),
+    (lambda d: sweep.plan_chunks(None), "the config must be a labelvar.config.SweepConfig, "
+                                        "got None"),
+    (lambda d: sweep.check_overrides("grid.m=[0.5]"),
+     "overrides must be a list of 'key=value' strings, got 'grid.m=[0.5]'"),
+    (lambda d: sweep.check_overrides([5]), "overrides must be a list of 'key=value' strings, "
+                                           "got [5]"),
+])
+def test_python_api_arguments_of_the_wrong_type_are_value_errors(tmp_path, call, message):
+    sweep.run_job(small_cfg(), tmp_path / "0_a", engine=fake_engine)
+    with pytest.raises(ValueError) as info:
+        call(tmp_path)
+    assert str(info.value) == message
+
+
+def test_a_sweep_without_multirun_or_over_an_interval_is_one_line():
+    with pytest.raises(ValueError, match=r"^seed=1,2 gives several values: add -m"):
+        sweep.check_overrides(["grid=small", "seed=1,2"], multirun=False)
+    assert sweep.check_overrides(["grid=small", "seed=1,2"], multirun=True) == 2
+    with pytest.raises(ValueError, match=r"^seed=interval\(0,1\): Hydra's basic sweeper takes "
+                                         r"values"):
+        sweep.check_overrides(["grid=small", "seed=interval(0,1)"], multirun=True)
+
+
+def test_a_config_of_numpy_values_and_tuples_runs_like_plain_lists(tmp_path):
+    # (passed validate, computed every chunk, then failed writing config.yaml: OmegaConf
+    # takes no ndarray / numpy scalar; the job was left "running")
+    plain = sweep.run_job(small_cfg(), tmp_path / "plain", engine=fake_engine)
+    cfg = small_cfg(replicates=np.int64(300), seed=np.int64(0), chunk_cells=6.0)
+    cfg.grid.p_d = np.array(cfg.grid.p_d)
+    cfg.grid.m = tuple(np.float64(m) for m in cfg.grid.m)
+    cfg.grid.n_items = [np.int64(n) for n in cfg.grid.n_items]
+    res = sweep.run_job(cfg, tmp_path / "numpy", engine=fake_engine)
+    assert (res.computed, res.reused) == (plain.computed, 0)
+    assert_frame_equal(res.table, plain.table)
+    assert (tmp_path / "numpy" / "config.yaml").read_text() == \
+        (tmp_path / "plain" / "config.yaml").read_text()
+    meta = json.loads((tmp_path / "numpy" / "metadata.json").read_text())
+    assert meta["status"] == "complete"
+    assert meta["config"] == json.loads((tmp_path / "plain" / "metadata.json").read_text())["config"]
+    # the same chunk files: a rerun of the plain config into the numpy job reuses them all
+    again = sweep.run_job(small_cfg(), tmp_path / "numpy", engine=fake_engine)
+    assert (again.computed, again.reused) == (0, plain.computed)
+
+
+def test_collect_orders_jobs_of_several_multiruns_by_folder_then_number(tmp_path):
+    for run, names in (("run_b", ("0_x", "1_y", "10_z", "2_w")), ("run_a", ("1_y", "0_x"))):
+        for name in names:
+            job = tmp_path / run / name
+            write_results(pd.DataFrame({"mean": [0.5]}), job / "results.csv")
+    merged, _ = sweep.collect(tmp_path)
+    assert merged["job"].tolist() == ["run_a/0_x", "run_a/1_y", "run_b/0_x", "run_b/1_y",
+                                      "run_b/2_w", "run_b/10_z"]

@@ -180,3 +180,65 @@ def test_progress_bar_quiet_when_not_a_tty(tmp_path, capfd, monkeypatch):
     assert made == [True]
     err = capfd.readouterr().err
     assert "cell/s" not in err and "%|" not in err
+
+
+def test_an_unwritable_chunk_dir_is_one_line_exit_2(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    args = [*SMALL, f"hydra.run.dir={tmp_path / 'run'}"]
+    assert run_cli(*args, f"chunk_dir={blocker}") == 2  # refused before anything runs
+    assert capsys.readouterr().err.strip() == (f"labelvar: error: chunk_dir must be a directory, "
+                                               f"got the file '{blocker}'")
+    assert run_cli(*args, f"chunk_dir={blocker / 'chunks'}") == 2  # below a file: at run time
+    err = capsys.readouterr().err.strip()
+    assert err == f"labelvar: error: figure1: {blocker / 'chunks'}: Not a directory"
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_a_run_dir_that_cannot_be_created_is_one_line_exit_2(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert run_cli(*SMALL, f"hydra.run.dir={blocker / 'run'}") == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"labelvar: error: hydra.run.dir cannot be created: {blocker} is a file "
+                   f"(got {blocker / 'run'})")
+    assert run_cli("-m", *SMALL, f"hydra.sweep.dir={blocker}", "seed=1,2") == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"labelvar: error: hydra.sweep.dir cannot be created: {blocker} is a file"
+    # a multirun only checks its sweep dir (its jobs go below it)
+    assert run_cli("-m", *SMALL, f"hydra.run.dir={blocker}", "seed=1,2",
+                   f"hydra.sweep.dir={tmp_path / 'multi'}") == 0
+    assert sorted(p.name for p in (tmp_path / "multi").glob("*_*")) == ["0_figure1", "1_figure1"]
+
+
+def test_multirun_flag_after_the_overrides_and_bad_options_are_one_line(tmp_path, capsys):
+    assert run_cli(*SMALL, "seed=1,2", f"hydra.sweep.dir={tmp_path / 'multi'}", "-m") == 0
+    assert sorted(p.name for p in (tmp_path / "multi").glob("*_*")) == ["0_figure1", "1_figure1"]
+    capsys.readouterr()
+    assert run_cli(*SMALL, "--bogus") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("labelvar: error: unrecognized arguments: --bogus (labelvar sweep [-m]")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_what_the_engine_refuses_is_one_line_exit_2_before_or_while_running(tmp_path, capsys):
+    # the engine's memory limit per cell: refused before anything runs
+    with pytest.raises(ValueError, match=r"^replicates=1000000000 x 2 labellers x 2 strata "
+                                         r"needs about 1.15 TB of memory"):
+        sweep.check_overrides(["replicates=1000000000"])
+    assert run_cli("replicates=1000000000", f"hydra.run.dir={tmp_path / 'a'}", "--quiet") == 2
+    assert capsys.readouterr().err.startswith("labelvar: error: replicates=1000000000 x 2 ")
+    assert not (tmp_path / "a").exists()
+    with pytest.raises(ValueError, match=r"^a labeller table for grid.n_labels=100000 needs "
+                                         r"about 320 GB"):
+        sweep.check_overrides(["grid.n_labels=[100000]", "grid.p_d=[0.9]"])  # no MemoryError
+    # a cell the engine refuses only when it gets there: one line, not Hydra's traceback
+    args = ["model=panel", "grid.n_labels=[8]", "model.method=collapsed", "grid.panel_size=[30]",
+            "grid.p_d=[0.9]", "grid.m=[0.5]", "grid.n_items=[10]", "replicates=10",
+            "labellers.names=[expert,random,prior]", "output.plots=[]"]
+    assert run_cli(*args, f"hydra.run.dir={tmp_path / 'b'}", "--quiet") == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("labelvar: error: figure1: method='collapsed' is not available for this cell "
+                   "(outcome table of 8**4 x strata cells is too large, or the vote enumeration "
+                   "is); use method='explicit'")
+    assert json.loads((tmp_path / "b" / "metadata.json").read_text())["status"] == "running"

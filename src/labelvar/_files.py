@@ -59,6 +59,8 @@ def atomic_write(path, data: bytes | str) -> Path:
     path = Path(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
+    if path.is_dir():  # (the rename would fail naming the temporary file, not this one)
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)

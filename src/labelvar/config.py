@@ -34,11 +34,15 @@ Examples
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Sequence
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, get_args, get_origin, get_type_hints
 
-from labelvar import _validate
+import numpy as np
+
+from labelvar import _seeding, _validate
 
 __all__ = [
     "GridConfig",
@@ -431,6 +435,9 @@ def _validate_with_engine_models(cfg: SweepConfig) -> None:
     if dup:
         raise ValueError(f"labellers must have unique names (labellers.names and "
                          f"labellers.models[].name); repeated: {', '.join(dup)}")
+    big_l = max(int(n) for n in cfg.grid.n_labels)  # each check below builds L x L tables
+    _validate.memory(f"a labeller table for grid.n_labels={big_l}", 8.0 * 4 * big_l**2,
+                     "use fewer labels")
     for lab in labs:
         for n_labels in cfg.grid.n_labels:
             try:
@@ -461,8 +468,86 @@ def model_labellers(cfg: SweepConfig) -> list:
     return out
 
 
+#: largest magnitude of an integer setting (replicates, grid sizes, chunk_cells): the value
+#: checks work in floats, exact up to 2**53; ``seed`` (up to 2**63 - 1) is checked exactly
+_INT_LIMIT = 2**53
+
+
+def _typed_copy(obj: Any, cls: type, key: str = "") -> Any:
+    """A copy of ``obj`` (a ``cls``) in plain Python types; a wrong type is a ValueError naming the key.
+
+    Hydra's schema checks types on the command line; a :class:`SweepConfig` built in
+    Python gets the same answer here, before any value check. Lists may be any
+    sequence (tuple, 1-d array), numbers numpy scalars, an ``int`` setting a whole
+    float (``1e4``); the copy holds lists, ints, floats, bools and strs, as OmegaConf
+    (``config.yaml``) and JSON (``metadata.json``, chunk keys) need.
+    """
+    if not isinstance(obj, cls):
+        raise ValueError(f"{key or 'the config'} must be a labelvar.config.{cls.__name__}, "
+                         f"got {obj!r}")
+    hints = get_type_hints(cls)
+    return cls(**{f.name: _typed_value(f"{key}.{f.name}" if key else f.name,
+                                       getattr(obj, f.name), hints[f.name])
+                  for f in fields(cls)})
+
+
+def _typed_value(key: str, value: Any, hint: Any) -> Any:
+    args = get_args(hint)
+    if type(None) in args:  # Optional[X]
+        if value is None:
+            return None
+        (hint,) = [a for a in args if a is not type(None)]
+    if is_dataclass(hint):
+        return _typed_copy(value, hint, key)
+    if get_origin(hint) is list:
+        if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+            raise ValueError(f"{key} must be a list, got {value!r}")
+        return [_typed_value(f"{key}[{i}]", item, get_args(hint)[0])
+                for i, item in enumerate(value)]
+    if hint is bool:
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{key} must be true or false, got {value!r}")
+        return bool(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ValueError(f"{key} must be a string, got {value!r}")
+        return str(value)
+    if not isinstance(value, numbers.Real) or isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{key} must be {'a whole number' if hint is int else 'a number'}, "
+                         f"got {value!r}")
+    if hint is float:
+        return float(value)
+    if key != "seed" and abs(value) > _INT_LIMIT:  # (NaN: refused below)
+        raise ValueError(f"{key} must be at most 2**53 in absolute value, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return int(value) if float(value).is_integer() else float(value)  # 2.5: refused below
+
+
+def _check_plot(cfg: SweepConfig, plot: str) -> None:
+    """Refuse a figure the job's table cannot give (it would fail after the whole run)."""
+    names = set(cfg.labellers.names) | {mc.name for mc in cfg.labellers.models}
+    drawn = ("expert",) if plot in ("panel_bias", "table1") else ("expert", "random")
+    problem = None
+    if plot == "panel_bias":
+        if cfg.model.mode != "panel":
+            problem = "needs model.mode='panel' (it draws the observed-p_d strata of panels)"
+    elif cfg.model.theta_prior is not None:
+        problem = "draws against grid.p_d, which model.theta_prior replaces"
+    elif plot == "table1" and not cfg.thresholds:
+        problem = "draws P(accuracy >= a): give thresholds, e.g. thresholds=[0.5,0.8]"
+    if problem is None and not names & set(drawn):
+        problem = f"draws the labeller {' or '.join(map(repr, drawn))}, not in labellers.names"
+    if problem:
+        raise ValueError(f"output.plots: {plot!r} {problem}; choose other plots or "
+                         f"output.plots=[]")
+
+
 def validate(cfg: SweepConfig) -> SweepConfig:
     """Check every value of ``cfg``; raise ValueError (one line naming the key) or return it.
+
+    The returned config is a copy in plain Python types (lists, ints, floats), whatever
+    sequences or numpy numbers ``cfg`` held: use it rather than ``cfg``.
 
     Examples
     --------
@@ -473,6 +558,7 @@ def validate(cfg: SweepConfig) -> SweepConfig:
     ...
     ValueError: grid.p_d must be in [0, 1], got 1.2
     """
+    cfg = _typed_copy(cfg, SweepConfig)
     g = cfg.grid
     prior = cfg.model.theta_prior
     for key in ("p_d", "m", "n_items", "n_labels", "panel_size"):
@@ -504,14 +590,24 @@ def validate(cfg: SweepConfig) -> SweepConfig:
         raise ValueError(f"labellers.names must not repeat a labeller, got {cfg.labellers.names}")
     _validate_with_engine_models(cfg)
     _validate.integer("replicates", cfg.replicates, lo=2)
-    _validate.integer("seed", cfg.seed, lo=0)
+    try:  # exactly, up to 2**63 - 1 (never through a float)
+        _seeding.as_seed(cfg.seed)
+    except ValueError:
+        raise ValueError(f"seed must be an int in [0, 2**63 - 1], got {cfg.seed!r}") from None
     _validate.probability("thresholds", cfg.thresholds)
+    if len(set(cfg.thresholds)) != len(cfg.thresholds):  # (each would repeat its rows)
+        raise ValueError(f"thresholds must not repeat a value, got {list(cfg.thresholds)}")
     _validate.integer("chunk_cells", cfg.chunk_cells, lo=1)
     _validate.choice("output.format", cfg.output.format, FORMATS)
     for plot in cfg.output.plots:
         _validate.choice("output.plots", plot, PLOTS)
+        _check_plot(cfg, plot)
     for fmt in cfg.output.figure_formats:
         _validate.choice("output.figure_formats", fmt, FIGURE_FORMATS)
+    if cfg.output.plots and not cfg.output.figure_formats:
+        raise ValueError(f"output.figure_formats must list at least one of "
+                         f"{', '.join(FIGURE_FORMATS)} when output.plots is set (or set "
+                         f"output.plots=[]), got []")
     if cfg.output.format == "parquet":
         try:
             import pyarrow  # noqa: F401
@@ -519,6 +615,10 @@ def validate(cfg: SweepConfig) -> SweepConfig:
             raise ValueError(
                 "output.format='parquet' needs pyarrow (pip install 'labelvar[parquet]'); use 'csv'"
             ) from None
-    if not cfg.name or any(c in cfg.name for c in "/\\"):
-        raise ValueError(f"name must be a non-empty name without slashes, got {cfg.name!r}")
+    if cfg.chunk_dir is not None and Path(cfg.chunk_dir).exists() \
+            and not Path(cfg.chunk_dir).is_dir():
+        raise ValueError(f"chunk_dir must be a directory, got the file {cfg.chunk_dir!r}")
+    if cfg.name in ("", ".", "..") or any(c in cfg.name for c in "/\\\0"):
+        raise ValueError(f"name must be a file name (not empty, '.' or '..'; no slashes), "
+                         f"got {cfg.name!r}")
     return cfg

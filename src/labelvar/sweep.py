@@ -49,6 +49,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from labelvar._files import atomic_write, directory_lock, read_results, write_results
@@ -68,6 +69,7 @@ __all__ = [
     "JobResult",
     "plan_chunks",
     "engine_kwargs",
+    "check_engine_limits",
     "run_job",
     "collect",
     "check_overrides",
@@ -144,7 +146,7 @@ def plan_chunks(cfg: SweepConfig) -> list[Chunk]:
     >>> [len(c.axes["p_d"]) for c in plan_chunks(cfg)]
     [4, 4, 3, 4, 4, 3]
     """
-    axes = _axis_values(cfg)
+    axes = _axis_values(validate(cfg))
     names = list(CELL_AXES)
     target = int(cfg.chunk_cells)
     inner = 1
@@ -168,6 +170,35 @@ def plan_chunks(cfg: SweepConfig) -> list[Chunk]:
         sub.update({name: axes[name] for name in names[split + 1:]})
         chunks.append(Chunk(len(chunks), {name: sub[name] for name in names}))
     return chunks
+
+
+def _in_grid_order(table: pd.DataFrame, axes: dict[str, tuple]) -> pd.DataFrame:
+    """The rows of ``table`` in grid order, whatever the chunks were.
+
+    Cells follow :data:`CELL_AXES` (``n_items`` outermost, ``p_d`` innermost), each
+    axis in its configured order; a cell's own rows keep the engine's order. The
+    engine orders the cells of one call differently (``p_d`` outermost), so without
+    this the merged table's row order would depend on ``chunk_cells``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"p_d": [0.6, 0.6, 0.9, 0.9], "m": [0.1, 0.5, 0.1, 0.5]})
+    >>> axes = {"n_items": (20,), "n_labels": (2,), "panel_size": (5,), "m": (0.1, 0.5),
+    ...         "p_d": (0.6, 0.9)}
+    >>> _in_grid_order(t, axes).values.tolist()
+    [[0.6, 0.1], [0.9, 0.1], [0.6, 0.5], [0.9, 0.5]]
+    """
+    position = np.zeros(len(table), dtype=np.int64)
+    for name in CELL_AXES:
+        values = axes[name]
+        if values == (None,) or name not in table.columns:  # no such axis (theta is drawn)
+            continue
+        index = table[name].map({v: i for i, v in enumerate(values)})
+        if index.isna().any():
+            raise RuntimeError(f"the engine returned {name} values outside the grid: "
+                               f"{sorted(set(table.loc[index.isna(), name]))[:3]}")
+        position = position * len(values) + index.to_numpy(dtype=np.int64)
+    return table.iloc[np.argsort(position, kind="stable")].reset_index(drop=True)
 
 
 def engine_kwargs(cfg: SweepConfig, chunk: Chunk) -> dict:
@@ -200,6 +231,29 @@ def engine_kwargs(cfg: SweepConfig, chunk: Chunk) -> dict:
         method=cfg.model.method,
     )
     return kw
+
+
+def check_engine_limits(cfg: SweepConfig) -> None:
+    """Let the engine check the whole grid's call without simulating (ValueError if refused).
+
+    Builds the engine's validated parameters (:func:`labelvar.simulate` does the same
+    first) for every cell at once, so its limits -- memory per cell (replicates x
+    labellers x strata), labeller tables for large L -- stop a job before anything
+    runs instead of after some chunks.
+
+    Examples
+    --------
+    >>> from labelvar.config import SweepConfig
+    >>> cfg = SweepConfig()
+    >>> cfg.replicates = 10**12
+    >>> check_engine_limits(cfg)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: replicates=1000000000000 x 2 labellers x 2 strata needs about ... use fewer replicates ...
+    """
+    from labelvar.engine._spec import _Spec
+
+    _Spec.build(class_prior=None, **engine_kwargs(cfg, Chunk(0, _axis_values(cfg))))
 
 
 _ENGINE_DIGEST: str | None = None
@@ -258,7 +312,8 @@ def _chunk_complete(table_path: Path, marker_path: Path, key: str) -> bool:
         marker = json.loads(marker_path.read_text())
     except (OSError, ValueError):
         return False
-    return marker.get("key") == key and marker.get("sha256") == _sha256(table_path)
+    return (isinstance(marker, dict) and marker.get("key") == key
+            and marker.get("sha256") == _sha256(table_path))
 
 
 # --------------------------------------------------------------------------- one job
@@ -353,9 +408,18 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     (1, 0, ['expert', 'random'])
     """
     t0 = time.perf_counter()
-    validate(cfg)
+    out_dir = _as_path("out_dir", out_dir)
+    cfg = validate(cfg)  # (a copy in plain types, as config.yaml and metadata.json need)
+    check_engine_limits(cfg)
     with directory_lock(out_dir):  # one run at a time per job directory
-        return _run_job(cfg, Path(out_dir), engine or _default_engine(), overrides, t0)
+        return _run_job(cfg, out_dir, engine or _default_engine(), overrides, t0)
+
+
+def _as_path(name: str, value) -> Path:
+    """``value`` as a Path; anything but a str or path-like is a ValueError naming ``name``."""
+    if not isinstance(value, (str, os.PathLike)) or not str(value):
+        raise ValueError(f"{name} must be a path (str or os.PathLike), got {value!r}")
+    return Path(value)
 
 
 def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: float
@@ -393,7 +457,8 @@ def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: f
                 computed += 1
             files.append(table_path)
             bar.update(chunk.n_cells)
-    table = pd.concat([read_results(p) for p in files], ignore_index=True)
+    table = _in_grid_order(pd.concat([read_results(p) for p in files], ignore_index=True),
+                           _axis_values(cfg))
     results = write_results(table, out_dir / f"results{ext}")
     t1 = time.perf_counter()
     figures, figure_error = [], None
@@ -421,9 +486,9 @@ def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: f
 
 #: grid axes each figure draws itself (as colors or panels); other axes that vary in a
 #: table get one figure per value combination
-_FIGURE_AXES = {"figure1": {"m"}, "multiclass": {"n_labels"}, "panel_bias": {"panel_size"},
-                "table1": {"n_items"}}
-_SPLIT_AXES = ("m", "n_items", "n_labels", "panel_size")
+_FIGURE_AXES = {"figure1": {"m", "p_d"}, "multiclass": {"n_labels", "p_d"},
+                "panel_bias": {"panel_size"}, "table1": {"n_items", "p_d"}}
+_SPLIT_AXES = ("m", "n_items", "n_labels", "panel_size", "p_d")
 
 
 def _draw(table: pd.DataFrame, cfg: SweepConfig, out_dir: Path) -> list[Path]:
@@ -502,8 +567,10 @@ def _metadata(cfg: SweepConfig, **extra) -> dict:
 
 # --------------------------------------------------------------------------- collect
 def _job_sort_key(path: Path):
+    """Job order: by folder (several multiruns under one directory), then job number."""
     head = path.name.split("_", 1)[0]
-    return (0, int(head), path.name) if head.isdigit() else (1, 0, str(path))
+    return (str(path.parent),) + ((0, int(head), path.name) if head.isdigit()
+                                  else (1, 0, path.name))
 
 
 def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
@@ -542,18 +609,28 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
     >>> table.to_dict("list"), path.name
     ({'experiment': ['0_a', '1_b'], 'job': ['0_a', '1_b'], 'mean': [0.5, 0.7]}, 'collected.csv')
     """
-    sweep_dir = Path(sweep_dir)
+    sweep_dir = _as_path("sweep_dir", sweep_dir)
     if not sweep_dir.is_dir():
         raise FileNotFoundError(f"sweep directory not found: {sweep_dir}")
+    tables = [p for pattern in ("results.csv", "results.parquet")
+              for p in sweep_dir.rglob(pattern)
+              if "chunks" not in p.relative_to(sweep_dir).parts]
     found = {}
-    for pattern in ("results.csv", "results.parquet"):
-        for p in sweep_dir.rglob(pattern):
-            if "chunks" not in p.relative_to(sweep_dir).parts:
-                found.setdefault(p.parent, p)
+    for p in tables:
+        found.setdefault(p.parent, p)
     job_dirs = {p.parent for p in sweep_dir.rglob(".hydra") if p.is_dir()}
+    path = _as_path("out", out) if out is not None else sweep_dir / "collected.csv"
+    if path.resolve() in {p.resolve() for p in tables}:
+        raise ValueError(f"out must not be a job's results table (it would be overwritten), "
+                         f"got {path}")
+    infos = {job_dir: _job_metadata(job_dir, sweep_dir) for job_dir in found}
+    for job_dir, info in infos.items():  # the table the job says it wrote (csv or parquet)
+        named = info.get("results", {}).get("file") if isinstance(info.get("results"),
+                                                                   dict) else None
+        if isinstance(named, str) and (job_dir / named).is_file():
+            found[job_dir] = job_dir / named
     for job_dir in list(found):  # a job rerun and killed: old table, status "running"
-        meta = job_dir / "metadata.json"
-        if meta.is_file() and json.loads(meta.read_text()).get("status") == "running":
+        if infos[job_dir].get("status") == "running":
             del found[job_dir]
             job_dirs.add(job_dir)
     missing = sorted((d for d in job_dirs if d not in found), key=_job_sort_key)
@@ -565,18 +642,19 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
         raise FileNotFoundError(f"no results.csv or results.parquet under {sweep_dir}")
     frames = []
     for job_dir in sorted(found, key=_job_sort_key):
-        name = job_dir.name
-        meta = job_dir / "metadata.json"
-        record = {}
-        if meta.is_file():
-            info = json.loads(meta.read_text())
-            name = info.get("name", name)
-            record = info.get("results") or {}
+        info = infos[job_dir]
+        name = info.get("name", job_dir.name)
+        record = info.get("results") if isinstance(info.get("results"), dict) else {}
+        rel = found[job_dir].relative_to(sweep_dir)
         if record.get("sha256") and record["sha256"] != _sha256(found[job_dir]):
-            rel = found[job_dir].relative_to(sweep_dir)
             raise ValueError(f"{rel} is not the table its job wrote (checksum differs from "
                              f"metadata.json: truncated or edited); rerun the job")
-        table = read_results(found[job_dir])
+        try:
+            table = read_results(found[job_dir])
+        except (ValueError, OSError, ImportError) as exc:  # pandas' parser errors are ValueErrors
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ValueError(f"{rel} is not a readable results table ({detail}); rerun the "
+                             "job") from None
         if "rows" in record and len(table) != record["rows"]:
             raise ValueError(f"{found[job_dir].relative_to(sweep_dir)} has {len(table)} rows, "
                              f"its job wrote {record['rows']}; rerun the job")
@@ -587,9 +665,23 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
     merged = merged[front + [c for c in merged.columns if c not in front]]
     for c in front:
         merged[c] = merged[c].astype(str)
-    path = Path(out) if out is not None else sweep_dir / "collected.csv"
     write_results(merged, path)
     return merged, path
+
+
+def _job_metadata(job_dir: Path, sweep_dir: Path) -> dict:
+    """A job's ``metadata.json`` as a dict ({} when absent); unreadable is a ValueError naming it."""
+    path = job_dir / "metadata.json"
+    if not path.is_file():
+        return {}
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:  # (UnicodeDecodeError, JSONDecodeError)
+        info = exc
+    if not isinstance(info, dict):
+        raise ValueError(f"{path.relative_to(sweep_dir)} is not a job's metadata (unreadable or "
+                         "not a JSON object); rerun the job")
+    return info
 
 
 # --------------------------------------------------------------------------- Hydra entry
@@ -632,7 +724,15 @@ def _task(dcfg) -> str:
         print(f"labelvar: error: {exc}", file=sys.stderr)
         sys.exit(2)
     hc = HydraConfig.get()
-    res = run_job(cfg, hc.runtime.output_dir, overrides=list(hc.overrides.task))
+    try:
+        res = run_job(cfg, hc.runtime.output_dir, overrides=list(hc.overrides.task))
+    except OSError as exc:  # an output or chunk directory that cannot be written; the lock
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"labelvar: error: {cfg.name}: {where}{exc.strerror or exc}", file=sys.stderr)
+        sys.exit(2)
+    except ValueError as exc:  # the engine refused a cell (checked per cell, at run time)
+        print(f"labelvar: error: {cfg.name}: {exc}", file=sys.stderr)
+        sys.exit(2)
     print(f"{cfg.name}: table {res.results}", file=sys.stdout)
     if res.figure_error:
         print(f"labelvar: error: {cfg.name}: figures failed ({res.figure_error}); the table "
@@ -653,6 +753,8 @@ def hydra_app():
 
 
 # --------------------------------------------------------------------------- checks before Hydra
+#: flags that print a config instead of running it: only the composition is checked
+_PRINT_FLAGS = {"-c", "--cfg", "-i", "--info"}
 _NO_CHECK_FLAGS = {"-h", "--help", "--hydra-help", "--version", "-c", "--cfg", "-i", "--info",
                    "-sc", "--shell-completion", "-cp", "--config-path", "-cn", "--config-name",
                    "-cd", "--config-dir", "--experimental-rerun"}
@@ -680,6 +782,8 @@ def _one_line_error(exc: BaseException, overrides: Sequence[str]) -> str:
                                          "To append", "Set the environment"))), "")
     msg = first.rstrip(".") + (f": {detail}" if detail and detail not in first else "")
     msg = re.sub(r"\w+ raised while composing config:+\s*", "", msg)
+    if full_key and re.sub(r"\[\d+\]$", "", full_key) not in msg:  # e.g. a bad interpolation
+        msg = f"{full_key}: {msg}"
     if full_key and ("not in struct" in msg or "not in '" in msg):
         parent = full_key.rsplit(".", 1)[0] if "." in full_key else ""
         allowed = schema_keys(parent)
@@ -715,12 +819,16 @@ def _expand(overrides: Sequence[str]) -> tuple[list[list], list[list]]:
     parser = OverridesParser.create()
     parsed = parser.parse_overrides(list(overrides))
     group_names = _config_groups()
+    sweeper = any(o.key_or_group == "hydra/sweeper" for o in parsed)
     groups, values = [], []
     for o, text in zip(parsed, overrides):
         if o.is_sweep_override():
             try:
                 alts = [f"{o.get_key_element()}={v}" for v in o.sweep_string_iterator()]
-            except Exception:  # interval sweeps etc.: left to the sweeper
+            except Exception:  # interval sweeps etc.: only a chosen sweeper plugin takes them
+                if not sweeper:
+                    raise ValueError(f"{text}: Hydra's basic sweeper takes values (a,b,c or "
+                                     "range(start,stop,step)), not an interval") from None
                 continue
         else:
             alts = [text]
@@ -731,6 +839,13 @@ def _expand(overrides: Sequence[str]) -> tuple[list[list], list[list]]:
         else:
             values.append(parser.parse_overrides(alts))
     return groups, values
+
+
+def _parse(overrides: Sequence[str]) -> list:
+    """Hydra's parsed form of each override."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    return OverridesParser.create().parse_overrides(list(overrides))
 
 
 def _apply(dcfg, values):
@@ -762,14 +877,34 @@ def _compose_job(compose, combo: list[str]) -> SweepConfig:
         raise ValueError(f"could not apply the overrides {' '.join(combo)}: {detail}") from None
 
 
-def check_overrides(overrides: Sequence[str]) -> int:
+def _check_output_dir(path: str, key: str) -> None:
+    """Refuse an output directory that cannot be created: a file on its way, no write access.
+
+    Hydra creates the run (or sweep) directory before the job starts and reports a
+    failure there with a traceback; this says it in one line first.
+    """
+    target = Path(path).absolute()
+    existing = next(p for p in (target, *target.parents) if p.exists() or p == p.parent)
+    why = ("is a file" if not existing.is_dir() else
+           "is not writable" if not os.access(existing, os.W_OK | os.X_OK) else None)
+    if why:
+        raise ValueError(f"{key} cannot be created: {existing} {why}"
+                         + (f" (got {path})" if existing != target else ""))
+
+
+def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None,
+                    check_values: bool = True) -> int:
     """Compose and validate every job a command line would launch; return how many.
 
     Every combination of a ``-m`` sweep is checked before anything runs, however many:
     Hydra composes each combination of config-group choices once, and the plain value
     overrides are applied to that composed config. Raises ValueError with one line
     (naming the key and the job's overrides) for an unknown key, a wrong type, an
-    unknown config group option or an out-of-range value.
+    unknown config group option or an out-of-range value. With ``multirun`` True
+    (False), the first job's ``hydra.sweep.dir`` (``hydra.run.dir``) must be a directory
+    that can be created. With ``check_values`` False only the composition is checked
+    (unknown keys, types, config group options), as for ``--cfg``, which prints a
+    config without running it.
 
     Examples
     --------
@@ -784,16 +919,26 @@ def check_overrides(overrides: Sequence[str]) -> int:
     ...
     ValueError: grid.m must be in [0, 1], got 1.5
     """
+    import yaml
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from hydra.errors import HydraException
+    from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
     register_configs()
+    if isinstance(overrides, str) or not all(isinstance(o, str) for o in overrides):
+        raise ValueError(f"overrides must be a list of 'key=value' strings, got {overrides!r}")
     try:
         groups, values = _expand(overrides)
     except (HydraException, OmegaConfBaseException) as exc:
         raise ValueError(_one_line_error(exc, overrides)) from None
+    if multirun is False:
+        swept = [text for text, alts in zip(overrides, _parse(overrides))
+                 if alts.is_sweep_override()]
+        if swept:
+            raise ValueError(f"{swept[0]} gives several values: add -m to run a job for each "
+                             "(labelvar sweep -m ...), or write a list as key=[a,b]")
     n_jobs = 0
     GlobalHydra.instance().clear()
     try:
@@ -804,6 +949,12 @@ def check_overrides(overrides: Sequence[str]) -> int:
                     base = compose("config", overrides=list(group_combo))
                 except (HydraException, OmegaConfBaseException) as exc:
                     raise ValueError(_one_line_error(exc, group_combo)) from None
+                if multirun is not None and check_values and not n_jobs:
+                    key = "hydra.sweep.dir" if multirun else "hydra.run.dir"
+                    hcfg = compose("config", overrides=list(group_combo),
+                                   return_hydra_config=True)
+                    _check_output_dir(str(OmegaConf.select(hcfg, key)), key)
+                    subdir = str(OmegaConf.to_container(hcfg.hydra.sweep)["subdir"])
                 for value_combo in itertools.product(*values):
                     combo = list(group_combo) + [o.input_line for o in value_combo]
                     try:
@@ -815,12 +966,24 @@ def check_overrides(overrides: Sequence[str]) -> int:
                     except Exception:
                         cfg = _compose_job(compose, combo)
                     try:
-                        validate(cfg)
+                        if check_values:
+                            validate(cfg)
+                            check_engine_limits(cfg)
                     except ValueError as exc:
                         if len(combo) > len(overrides) or n_jobs:  # a sweep: name the job
                             raise ValueError(f"{exc} (in the job {' '.join(combo)})") from None
                         raise
                     n_jobs += 1
+        if multirun and check_values and n_jobs > 1 and "${" not in subdir:
+            raise ValueError(f"hydra.sweep.subdir must differ between the jobs of a multirun "
+                             f"(e.g. ${{hydra.job.num}}_${{name}}), got {subdir!r}: the "
+                             f"{n_jobs} jobs would write over each other's results")
+    except yaml.YAMLError as exc:  # a config file of LABELVAR_CONFIG_DIR that is not YAML
+        mark = getattr(exc, "problem_mark", None)
+        where = f" in {mark.name}, line {mark.line + 1}" if mark is not None else ""
+        what = "; ".join(x for x in (getattr(exc, "problem", None), getattr(exc, "context", None))
+                         if x) or str(exc).splitlines()[0]
+        raise ValueError(f"invalid YAML{where}: {what}") from None
     finally:
         GlobalHydra.instance().clear()
     return n_jobs
@@ -876,9 +1039,21 @@ def cli_main(args: Sequence[str]) -> int:
         return 0
     if "--quiet" in args:
         args = [a for a in args if a != "--quiet"] + ["quiet=true"]
+    multirun = [a for a in args if a in ("-m", "--multirun")]
+    if multirun:  # Hydra reads options before the overrides only: `sweep a=1,2 -m` works too
+        args = multirun[:1] + [a for a in args if a not in multirun]
+    parser = get_args_parser()
+
+    def one_line_error(message: str):  # argparse would print its usage and exit
+        raise ValueError(f"{message} (labelvar sweep [-m] [--cfg job] [key=value ...]: "
+                         "options go before the overrides)")
+
+    parser.error = one_line_error
+    parsed = parser.parse_args(args)
     if not (set(args) & _NO_CHECK_FLAGS):
-        parsed = get_args_parser().parse_args(args)
-        check_overrides(parsed.overrides)
+        check_overrides(parsed.overrides, multirun=parsed.multirun)
+    elif not (set(args) & (_NO_CHECK_FLAGS - _PRINT_FLAGS)):  # --cfg job: prints, runs nothing
+        check_overrides(parsed.overrides, multirun=parsed.multirun, check_values=False)
     saved_line = os.environ.get("COMP_LINE")
     if _is_query(args) and saved_line is not None:
         os.environ["COMP_LINE"] = _hydra_completion_line(saved_line)

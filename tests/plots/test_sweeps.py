@@ -154,3 +154,30 @@ def test_panel_bias_plot_uses_strata(drawn):
         plots.plot_panel_bias(t.assign(p_d=np.where(t.index % 2, 0.6, 0.8)))
     with pytest.raises(ValueError, match="no observed-p_d strata"):
         plots.plot_panel_bias(t[t["stratum"] == "all"])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda t: plots.plot_figure1(None), "table must be a pandas DataFrame (a labelvar.simulate "
+                                         "or sweep table), got NoneType"),
+    (lambda t: plots.plot_table1_tails(t.to_dict("list")), "table must be a pandas DataFrame"),
+    (lambda t: plots.plot_figure1(t, color_by="K"), "color_by must be a column of the table, "
+                                                    "got 'K'"),
+    (lambda t: plots.plot_figure1(t, labellers=["zz"]),
+     "table has no rows with metric in ['accuracy', 'f1'] and stratum 'all' and labeller in "
+     "['zz']"),
+    (lambda t: plots.save(None, "x"), "fig must be a matplotlib Figure, got NoneType"),
+])
+def test_sweep_figures_refuse_bad_arguments_in_one_line(call, message):
+    with pytest.raises(ValueError) as info:
+        call(coin_table())
+    assert str(info.value).startswith(message)
+
+
+def test_a_single_name_is_a_sequence_of_one(tmp_path, drawn):
+    one = drawn(plots.plot_figure1(coin_table(), metrics="accuracy", labellers="expert"))
+    both = drawn(plots.plot_figure1(coin_table(), metrics=["accuracy"], labellers=["expert"]))
+    assert [ax.get_title() for ax in one.axes] == [ax.get_title() for ax in both.axes] == [
+        "(a) accuracy"]
+    assert [len(ax.get_lines()) for ax in one.axes] == [len(ax.get_lines()) for ax in both.axes]
+    paths = plots.save(one, tmp_path / "f", formats="svg")  # not 's', 'v', 'g'
+    assert [p.name for p in paths] == ["f.svg"]

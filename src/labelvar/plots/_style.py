@@ -188,6 +188,9 @@ def save(fig: Figure, stem: str | Path, formats: tuple[str, ...] = ("png", "pdf"
     >>> [p.name for p in save(fig, pathlib.Path(tempfile.mkdtemp()) / "f", formats=("svg",))]
     ['f.svg']
     """
+    if not isinstance(fig, Figure):
+        raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    formats = (formats,) if isinstance(formats, str) else tuple(formats)
     stem = Path(stem)
     paths = []
     import matplotlib

@@ -30,8 +30,29 @@ _LABELLER_STYLE = {"expert": ("-", "o"), "random": (":", "^"), "prior": ("-.", "
                    "constant": ("-.", "D"), "model": ("-", "v")}
 
 
+def _names(name: str, value) -> tuple:
+    """A name or a sequence of names as a tuple (``"expert"`` means ``("expert",)``)."""
+    if isinstance(value, str):
+        return (value,)
+    try:
+        return tuple(value)
+    except TypeError:
+        raise ValueError(f"{name} must be a name or a sequence of names, got {value!r}") from None
+
+
+def _check_table(table) -> None:
+    import pandas as pd
+
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"table must be a pandas DataFrame (a labelvar.simulate or sweep "
+                         f"table), got {type(table).__name__}")
+
+
 def _sweep_rows(table, *, metrics, labellers=None, stratum="all", vary=()):
     """Select plotted rows; refuse tables where an axis not plotted has several values."""
+    _check_table(table)
+    metrics = _names("metrics", metrics)
+    labellers = None if labellers is None else _names("labellers", labellers)
     need = {"p_d", "labeller", "stratum", "metric", "mean", "expected"}
     missing = need - set(table.columns)
     if missing:
@@ -42,7 +63,9 @@ def _sweep_rows(table, *, metrics, labellers=None, stratum="all", vary=()):
     if labellers is not None:
         rows = rows[rows["labeller"].isin(labellers)]
     if rows.empty:
-        raise ValueError(f"table has no rows with metric in {list(metrics)} and stratum {stratum!r}")
+        which = f" and labeller in {list(labellers)}" if labellers is not None else ""
+        raise ValueError(f"table has no rows with metric in {list(metrics)} and stratum "
+                         f"{stratum!r}{which}")
     for axis in ("m", "n_items", "n_labels", "panel_size", "mode"):
         if axis in rows.columns and axis not in vary and rows[axis].nunique() > 1:
             raise ValueError(f"table has several values of {axis} "
@@ -141,9 +164,11 @@ def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
     >>> [ax.get_xlabel() for ax in fig.axes]
     ['agreement with the majority label $p_d$', 'agreement with the majority label $p_d$']
     """
-    rows = _sweep_rows(table, metrics=metrics, labellers=labellers, vary=(color_by,))
-    if color_by not in rows.columns:
+    _check_table(table)
+    if not isinstance(color_by, str) or color_by not in table.columns:
         raise ValueError(f"color_by must be a column of the table, got {color_by!r}")
+    metrics, labellers = _names("metrics", metrics), _names("labellers", labellers)
+    rows = _sweep_rows(table, metrics=metrics, labellers=labellers, vary=(color_by,))
     present = [lab for lab in labellers if lab in set(rows["labeller"])]
     color_values = sorted(rows[color_by].unique())
     colors = series_colors(len(color_values))
