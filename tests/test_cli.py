@@ -91,6 +91,8 @@ def test_console_script_exit_code_and_stderr():
      "labelvar[parquet]"),
     (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"), 2, "not UTF-8"),
     (RuntimeError("boom"), 1, "the run failed: RuntimeError: boom (rerun with --debug"),
+    (ValueError("labelvar configs not found: x/config.yaml"), 2,
+     "labelvar: error: labelvar configs not found"),  # a message naming labelvar is prefixed too
 ])
 def test_every_failure_is_one_line(monkeypatch, capsys, exc, code, needle):
     from labelvar import analytic

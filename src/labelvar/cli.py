@@ -686,7 +686,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code, msg = _describe(exc)
         if isinstance(exc, ValueError) and not isinstance(exc, UsageError):
             msg = _as_flag(msg, parser, argv)
-        if not msg.startswith("labelvar"):
+        if not re.match(r"labelvar( [a-z]+)?: error: ", msg):  # argparse's own are prefixed
             msg = f"labelvar: error: {msg}"
         print(msg, file=sys.stderr)
         return code

@@ -178,6 +178,7 @@ def test_serial_equals_parallel(kw):
     (dict(p_d=0.7, labellers=["expert", "guru"]), "labellers"),
     (dict(p_d=0.7, mode="sideways"), "mode"),
     (dict(p_d=0.7, thresholds=[0.5, 1.5]), "thresholds"),
+    (dict(p_d=0.7, thresholds=[0.5, 0.5]), r"thresholds must be distinct .*got \[0.5, 0.5\]"),
     (dict(p_d=0.4, mode="panel"), r"p_d \(the panel's agreement theta\)"),
     (dict(mode="panel", theta_prior=("beta", 2, 1, 0.2)), r"theta_prior must be in \[1/L, 1\] = \[0.5, 1\]"),
     (dict(mode="panel", theta_prior=("beta", 2, 1), p_d=0.7), "p_d must be None"),

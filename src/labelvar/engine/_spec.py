@@ -37,6 +37,9 @@ class _Spec:
         self.replicates = int(_scalar("replicates", v.integer("replicates", replicates, lo=1)))
         self.thresholds = tuple(float(t) for t in
                                 np.atleast_1d(v.probability("thresholds", thresholds)))
+        if len(set(self.thresholds)) < len(self.thresholds):
+            raise ValueError(f"thresholds must be distinct (each gives its own rows), got "
+                             f"{list(self.thresholds)}")
         # columns: one labeller per output column (a ModelPair gives two); pairs: where
         self.units = as_labellers(labellers)
         self.labellers, self.pairs = labeller_columns(self.units)
