@@ -133,3 +133,38 @@ def test_any_l_kernel_tables_draw_the_exact_joint_distribution(tie_rule):
         got = decoded(sep_tab[0, c], n_lab)
         assert all(abs(got.get(2 * per_j + h, 0.0) - mats[2][c, h]) < 1e-12
                    for h in range(n_lab))
+
+
+@pytest.mark.parametrize("kw", [dict(n_labels=3, panel_size=4, tie_rule="drop"),
+                                dict(n_labels=2, positives="fixed", theta_prior=None, p_d=0.7),
+                                dict(n_labels=4, mode="coin", theta_prior=None, p_d=0.6,
+                                     positives="fixed")])
+def test_labeller_margins_are_the_margins_of_the_joint(kw):
+    """The expectations' margins equal those of the (G, slots, L, L) joint they replace."""
+    spec, table, _ = _table(["expert", "random"], **kw)
+    n_slots = table.A.shape[2]
+    for j in range(len(spec.labellers)):
+        joint = np.einsum("n,cnst,cnh->csth", table.w, table.A, table.M[j])
+        if table.group_weights is not None:
+            joint = np.tensordot(table.group_weights, joint, axes=1)[None]
+        for slots in ([0], list(range(n_slots - 1)), [n_slots - 1]):
+            pj = joint[:, slots].sum(axis=1)
+            true, pred, hit = table.labeller_margins(j, slots)
+            assert np.allclose(true, pj.sum(axis=2), rtol=1e-13, atol=1e-16)
+            assert np.allclose(pred, pj.sum(axis=1), rtol=1e-13, atol=1e-16)
+            assert np.allclose(hit, np.einsum("gcc->gc", pj), rtol=1e-13, atol=1e-16)
+
+
+def test_many_labels_with_few_items_keep_exact_expectations():
+    """L = 300 labels, 12 items (most classes empty): E(accuracy) = p_d in coin mode.
+
+    The expectations used a (G, slots, L, L) joint: 300^3 x 2 doubles here, 24 GB at
+    L = 1000 (the process was killed); now O(G x L) margins.
+    """
+    from labelvar import simulate
+
+    res = simulate(p_d=0.8, m=0.5, n_items=12, n_labels=300, labellers=["expert"],
+                   replicates=200, seed=4)
+    acc = res.summary[(res.summary["metric"] == "accuracy")]
+    assert acc["expected"].iloc[0] == pytest.approx(0.8, abs=1e-12)
+    assert abs(acc["z"].iloc[0]) < 4.5

@@ -27,7 +27,8 @@ class _ItemTable:
     """Exact per-item outcome probabilities of one cell under an item model (one group of N).
 
     ``labeller_joint(j)[0, s, t, h]`` = P(slot s, truth t, labeller j predicts h) with
-    slots 0 (unused), 1..S = observed-agreement bins, S + 1 = dropped (truth slot 0);
+    slots 0 (unused), 1..S = observed-agreement bins, S + 1 = dropped (truth slot 0),
+    and the margins of it that the exact expectations use (``labeller_margins``);
     ``theta_joint()[0, s]`` = E[π_modal 1{slot s}].
     """
 
@@ -76,6 +77,15 @@ class _ItemTable:
         out[0, -1] = 0.0
         out[0, -1, 0] = (self._drop[:, None] * pred).sum(axis=0)
         return out
+
+    def labeller_margins(self, j, slots) -> tuple:
+        """The margins of :meth:`labeller_joint` that ``_expected`` needs (one group).
+
+        ``(sum_h P(s, t, h), sum_t P(s, t, h), P(s, c, c))``, each (1, L), slots summed
+        over ``slots`` (as ``labelvar.engine._tables._Table.labeller_margins``).
+        """
+        pj = self.labeller_joint(j)[:, slots].sum(axis=1)  # (1, t, h)
+        return pj.sum(axis=2), pj.sum(axis=1), np.diagonal(pj, axis1=1, axis2=2)
 
     def theta_joint(self) -> np.ndarray:
         out = np.zeros((1, self.n_slots))

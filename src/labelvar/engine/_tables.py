@@ -86,10 +86,20 @@ class _Table:
             self.M = [np.transpose(mt, (1, 0, 2)) for mt in mats]
             self.group_weights = prior
 
-    # joint of (slot, truth, prediction) per labeller, per group: (G, S+2, L, L)
-    def labeller_joint(self, j) -> np.ndarray:
-        joint = np.einsum("n,cnst,cnh->csth", self.w, self.A, self.M[j])
-        return self._mix(joint)
+    def labeller_margins(self, j, slots) -> tuple:
+        """P(slot in ``slots``, truth t), P(..., labeller j predicts h), P(..., t = h = c).
+
+        Three (G, L) arrays per group (:func:`_expected`'s counts of recall and
+        precision): ``sum_h P(s, t, h)``, ``sum_t P(s, t, h)`` and ``P(s, c, c)`` with
+        the slot summed over ``slots``. Straight from the vote table and the labeller's
+        matrix, O(G x nodes x L) — never the (G, slots, L, L) joint (24 GB at L = 1000).
+        """
+        a = self.A[:, :, slots].sum(axis=2)  # (c, node, t)
+        m = self.M[j]  # (c, node, h)
+        true = np.einsum("n,cnt,cn->ct", self.w, a, m.sum(axis=2))
+        pred = np.einsum("n,cn,cnh->ch", self.w, a.sum(axis=2), m)
+        hit = np.einsum("n,cnt,cnt->ct", self.w, a, m)
+        return self._mix(true), self._mix(pred), self._mix(hit)
 
     def theta_joint(self) -> np.ndarray:
         """E[theta 1{slot s}] per group: (G, S+2)."""
@@ -210,6 +220,7 @@ _LF_SIZE = 1 << 14   # log-factorial table length (the tabulated trial counts st
 _SD_WINDOW = 5.2     # a window tabulates Binomial(n, p) while sd <= window / 5.2 (+-2.6 sd)
 _MIN_MASS = 0.99     # ... so that it holds at least this much of the distribution (tested)
 _MAX_ROWS = 4096     # tabulated (probability, n) rows per cell (BINOMIAL_WINDOW x 8 bytes each)
+_RATIO_BLOCK = 1 << 21  # rows x groups x nodes per block of _ratio_means (16 MB arrays)
 _SPREAD = 4.5        # trial counts tabulated: mean +- 4.5 sd of the count reaching a step
 
 
@@ -444,7 +455,7 @@ def collapsed_inputs(table, spec, cell, joint=False) -> _Collapsed | None:
     c_len = np.zeros(n_groups, dtype=np.int64)
     pc = np.zeros((n_groups, n_cats))  # P(category | group)
     for g in range(n_groups):
-        if probs[g].sum() <= 0:
+        if probs[g].sum() <= 0 or mean_g[g] <= 0:  # a group that never has an item: no chain
             continue
         pc[g] = probs[g] / probs[g].sum()
         order, cond, mass = _chain(pc[g])
@@ -523,6 +534,8 @@ def _blocks(table, spec, folded, pc, mean_g, var_g, trials, share, builder):
         shared = all(np.array_equal(p[0], p[g]) for g in range(n_groups))
         b_shared[b] = shared
         for g in range(1 if shared else n_groups):
+            if not shared and mean_g[g] <= 0:  # no item ever in this group: no chain
+                continue
             order, cond, mass = _chain(p[g])
             b_order[b, g, :len(order)] = order
             b_len[b, g] = len(order)
@@ -553,29 +566,35 @@ def _ratio_means(n, a, ab):
     k (B may be a [0, 1]-valued variable; ab is then E[A B]). Returns one mean per row:
     ``sum_g n_g ab_g * integral_lo^1 prod_d (1 - a_d (1 - t))^(n_d - [d = g]) dt``
     (the integrand is below exp(-80) under ``lo``), by 200-node Gauss-Legendre
-    quadrature, all rows at once.
+    quadrature, a block of rows at a time (groups without items left out).
     """
     n = np.asarray(n, dtype=float)
-    a = np.clip(np.asarray(a, dtype=float), 0.0, 1.0)
-    ab = np.asarray(ab, dtype=float)
-    keep = (n > 0) & (a > 0)  # groups that count, per row
+    used = n > 0
+    n = n[used]
+    a = np.clip(np.asarray(a, dtype=float), 0.0, 1.0)[:, used]
+    ab = np.asarray(ab, dtype=float)[:, used]
+    x, w0 = _gauss_legendre()
+    total = np.zeros(len(a))
+    step = max(1, _RATIO_BLOCK // max(1, len(n) * len(x)))
+    for r0 in range(0, len(a), step):
+        total[r0:r0 + step] = _ratio_block(n, a[r0:r0 + step], ab[r0:r0 + step], x, w0)
+    return total
+
+
+def _ratio_block(n, a, ab, x, w0):
+    """:func:`_ratio_means` for a block of rows (groups all with items)."""
+    keep = a > 0  # groups that count, per row
     a = np.where(keep, a, 0.0)
     nk = np.where(keep, n, 0.0)
-    some = keep.any(axis=1)
-    mu = np.array([float(n[k] @ a[r, k]) if some[r] else 1.0 for r, k in enumerate(keep)])
+    mu = np.maximum((nk * a).sum(axis=1), 1e-300)
     lo = np.maximum(0.0, 1.0 - 80.0 / mu)[:, None]
-    x, w = _gauss_legendre()
     t = lo + (1.0 - lo) * (x + 1.0) / 2.0  # (rows, nodes)
-    w = w * (1.0 - lo) / 2.0
+    w = w0 * (1.0 - lo) / 2.0
     with np.errstate(divide="ignore"):
         logb = np.log(1.0 - a[:, :, None] * (1.0 - t[:, None, :]))  # (rows, g, nodes)
     full = (nk[:, :, None] * logb).sum(axis=1)  # log prod_d base_d^n_d
-    integrand = np.exp(full[:, None, :] - logb)
-    total = np.zeros(len(a))
-    for r in np.flatnonzero(some):
-        for g in np.flatnonzero(keep[r]):
-            total[r] += n[g] * ab[r, g] * float(integrand[r, g] @ w[r])
-    return total
+    per_group = np.einsum("rgk,rk->rg", np.exp(full[:, None, :] - logb), w)
+    return np.where(keep, n[None, :] * ab * per_group, 0.0).sum(axis=1)
 
 
 def _expected(table, cell, spec, labels):
@@ -591,20 +610,19 @@ def _expected(table, cell, spec, labels):
     ratios = []  # ((labeller, stratum, metric), P(A) per group, P(A and B) per group)
     nonempty = {}
     for j in range(len(spec.labellers)):
-        joint = table.labeller_joint(j)  # (G, slots, t, h)
         for s, slots in enumerate(slot_sets):
-            pj = joint[:, slots].sum(axis=1)  # (G, t, h)
-            p_in = pj.sum(axis=(1, 2))
+            true, pred, hit = table.labeller_margins(j, slots)  # (G, L) each
+            p_in = true.sum(axis=1)
             nonempty[j, s] = float(_p_some(groups, p_in))
             if nonempty[j, s] <= 0:
                 continue
-            diag = np.einsum("gtt->g", pj)
+            diag = hit.sum(axis=1)
             ratios.append(((j, s, "accuracy"), p_in, diag))
             if spec.mode == "panel" and spec.skills is None:
                 ratios.append(((j, s, "theta"), p_in, theta_j[:, slots].sum(axis=1)))
             for c in classes:
-                ratios.append(((j, s, "recall"), pj[:, c, :].sum(axis=1), pj[:, c, c]))
-                ratios.append(((j, s, "precision"), pj[:, :, c].sum(axis=1), pj[:, c, c]))
+                ratios.append(((j, s, "recall"), true[:, c], hit[:, c]))
+                ratios.append(((j, s, "precision"), pred[:, c], hit[:, c]))
             if s == 0 and not (spec.mode == "panel" and spec.tie_rule == "drop"):
                 for t in spec.thresholds:
                     res[(j, s, "prob_accuracy_ge", t)] = _prob_correct_ge(groups, diag, t,
