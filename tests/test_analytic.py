@@ -560,6 +560,10 @@ def test_stratified_expectation_bounds(bins):
     (lambda: a.expected_confusion([0.5, 0.6], 0.1, [1, 2, 3]), r"p_d, m and n_items must broadcast"),
     (lambda: a.prob_random_accuracy_at_least([2, 3], [10, 20, 30], 0.5),
      r"n_labels, n_items and threshold must broadcast"),
+    (lambda: a.accuracy_se(0.7, True),
+     r"n_items must be a whole number, got True"),  # a flag is not a count
+    (lambda: a.prob_correct_at_least(0.5, [True, False], 1),
+     r"n_items must be a whole number, got \[True, False\]"),
 ])
 def test_bad_input_names_the_argument(call, match):
     with pytest.raises(ValueError, match=match):

@@ -17,6 +17,13 @@ def test_stars_levels():
                                       ""]
 
 
+def test_stars_refuse_what_is_not_a_p_value():
+    assert stars(1.0 + 2e-16) == "ns"  # rounding above 1 is still a p-value
+    for bad in (-1.0, -0.01, 1.5):
+        with pytest.raises(ValueError, match=r"^p must be a p-value in \[0, 1\], got"):
+            stars(bad)
+
+
 def test_bin_tests_against_scipy_and_formula():
     rng = np.random.default_rng(0)
     rows = []

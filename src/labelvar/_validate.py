@@ -60,8 +60,14 @@ def probability(name: str, value, *, lo: float = 0.0, hi: float = 1.0,
 def integer(name: str, value, *, lo: int | None = None, hi=None) -> np.ndarray:
     """Check that ``value`` holds whole numbers in ``[lo, hi]``; return an int64 array.
 
-    ``hi`` may be an array broadcastable with ``value`` (e.g. ``k <= n``).
+    ``hi`` may be an array broadcastable with ``value`` (e.g. ``k <= n``). Booleans
+    are refused (``n_boot=True`` is not a count).
     """
+    if isinstance(value, (bool, np.bool_)) or (
+            isinstance(value, np.ndarray) and value.dtype.kind == "b") or (
+            isinstance(value, (list, tuple)) and value
+            and all(isinstance(x, (bool, np.bool_)) for x in value)):
+        raise ValueError(f"{name} must be a whole number, got {_short(value)}")
     arr = as_float_array(name, value)
     if np.isinf(arr).any() or (arr != np.round(arr)).any():
         raise ValueError(f"{name} must be a whole number, got {_show(value)}")

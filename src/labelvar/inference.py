@@ -42,7 +42,8 @@ MIN_GROUP = 3
 def stars(p) -> str:
     """Significance stars of a p-value: ``****`` (p <= 1e-4) ... ``*`` (p <= 0.05), ``ns``.
 
-    NaN (no test) gives an empty string.
+    NaN (no test) gives an empty string; a value outside [0, 1] (beyond rounding) is
+    not a p-value and is refused.
 
     Examples
     --------
@@ -52,6 +53,8 @@ def stars(p) -> str:
     p = float(p)
     if not np.isfinite(p):
         return ""
+    if not -1e-12 <= p <= 1.0 + 1e-9:
+        raise ValueError(f"p must be a p-value in [0, 1], got {p!r}")
     for cut, s in STAR_LEVELS:
         if p <= cut:
             return s
