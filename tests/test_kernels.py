@@ -50,13 +50,17 @@ def _chi2_pvalue(draws, pmf_support, pmf):
                                  (100_000, 0.5),
                                  (60, 0.93), (5000, 0.999)])
 def test_binomial_matches_scipy(n, p):
-    draws = _binomials(n, p, np.uint64(2024), 100_000)
+    _assert_binomial_draws(_binomials(n, p, np.uint64(2024), 100_000), n, p, z=5)
+
+
+def _assert_binomial_draws(draws, n, p, z):
+    """Draws of Binomial(n, p): in 0..n, chi-square against scipy's pmf, mean within z SEs."""
     assert draws.min() >= 0 and draws.max() <= n
     lo, hi = stats.binom.ppf([1e-7, 1 - 1e-7], n, p).astype(int)
     support = np.arange(lo, hi + 1)
     assert _chi2_pvalue(draws, support, stats.binom.pmf(support, n, p)) > 1e-3
     se = np.sqrt(n * p * (1 - p) / len(draws))
-    assert abs(draws.mean() - n * p) < 5 * se
+    assert abs(draws.mean() - n * p) < z * se
 
 
 def test_binomial_edges():
@@ -154,13 +158,7 @@ def test_binomial_table_matches_scipy(n, p):
         assert outside[row] == pytest.approx(decoded[-1], abs=1e-13)
     else:
         assert not n_lo[1] <= n <= n_hi[1]
-    draws = _table_draws(n, 1, plan, np.uint64(n * 7 + 1), 200_000)
-    assert draws.min() >= 0 and draws.max() <= n
-    lo, hi = stats.binom.ppf([1e-7, 1 - 1e-7], n, p).astype(int)
-    support = np.arange(lo, hi + 1)
-    assert _chi2_pvalue(draws, support, stats.binom.pmf(support, n, p)) > 1e-3
-    se = np.sqrt(n * p * (1 - p) / len(draws))
-    assert abs(draws.mean() - n * p) < 4.5 * se
+    _assert_binomial_draws(_table_draws(n, 1, plan, np.uint64(n * 7 + 1), 200_000), n, p, z=4.5)
 
 
 def test_binomial_plan_windows_hold_their_mass():
