@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import labelvar
-from labelvar import _provenance, cli, config, sweep
+from labelvar import _provenance, _sweep_job, cli, config, sweep
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = Path(labelvar.__file__).resolve().parent
@@ -178,7 +178,7 @@ def test_project_name_parser_without_tomllib(tmp_path, monkeypatch):
 
 
 def test_sweep_metadata_records_this_checkouts_revision():
-    meta_git = sweep._git_revision()
+    meta_git = _sweep_job._git_revision()
     assert set(meta_git) == {"source", "revision", "dirty_src"}
     if _provenance.checkout_root() is not None and HAS_GIT:
         assert meta_git["source"] == str(_provenance.checkout_root())

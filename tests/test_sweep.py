@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from labelvar import sweep
+from labelvar import _sweep_job, sweep
 from labelvar._files import read_results, write_results
 from labelvar.config import SweepConfig
 
@@ -238,9 +238,9 @@ def test_progress_bar_shows_on_a_terminal_unless_quiet(monkeypatch):
             pass
 
     monkeypatch.setattr("sys.stderr", Tty())
-    with sweep._progress(10, "x", quiet=False) as bar:
+    with _sweep_job._progress(10, "x", quiet=False) as bar:
         assert not bar.disable
-    with sweep._progress(10, "x", quiet=True) as bar:
+    with _sweep_job._progress(10, "x", quiet=True) as bar:
         assert bar.disable
 
 

@@ -10,7 +10,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 from scipy.stats import binom
 
-from labelvar import analytic, cli, sweep
+from labelvar import _sweep_job, analytic, cli, sweep
 from labelvar._files import read_results
 
 SMALL = ["grid=small", "replicates=400", "output.plots=[]", "quiet=true"]
@@ -33,13 +33,13 @@ def test_a_sweep_collects_less_and_restores_the_collector(tmp_path, monkeypatch)
     import gc
 
     seen, registered = [], []
-    engine = sweep._default_engine
+    engine = _sweep_job._default_engine
 
     def spy():
         seen.append(gc.get_threshold())
         return engine()
 
-    monkeypatch.setattr(sweep, "_default_engine", spy)
+    monkeypatch.setattr(_sweep_job, "_default_engine", spy)
     register = atexit.register
     monkeypatch.setattr(atexit, "register", lambda f, *a: registered.append(f) or register(f, *a))
     sweep._exit_without_collecting.cache_clear()
@@ -174,8 +174,8 @@ def test_progress_bar_quiet_when_not_a_tty(tmp_path, capfd, monkeypatch):
         made.append(bar.disable)
         return bar
 
-    real = sweep._progress
-    monkeypatch.setattr(sweep, "_progress", progress)
+    real = _sweep_job._progress
+    monkeypatch.setattr(_sweep_job, "_progress", progress)
     assert run_cli(*SMALL[:-1], f"hydra.run.dir={tmp_path / 'r'}") == 0
     assert made == [True]
     err = capfd.readouterr().err
