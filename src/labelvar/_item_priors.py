@@ -471,24 +471,8 @@ def _modal_table(model: ItemModel, panel_size: int) -> tuple[np.ndarray, np.ndar
     out = np.zeros(comp.shape)
     for a, wk in zip(alphas, w):
         p = np.exp(_panel.log_dirichlet_multinomial_pmf(comp, a[None]))
-        out += wk * p[:, None] * _argmax_probs(comp + a[None])
+        out += wk * p[:, None] * _panel.dirichlet_argmax_probs(comp + a[None])
     return comp, out
-
-
-def _argmax_probs(alpha: np.ndarray) -> np.ndarray:
-    """:func:`labelvar._panel.dirichlet_argmax_probs` per row, each distinct multiset of α once.
-
-    P(π_j is largest) is permutation-equivariant in α, so the rows are sorted, the
-    integral is evaluated once per distinct sorted row and the result put back in each
-    row's order (a symmetric α over L = 10 labels and K = 6 votes: 11 integrals instead
-    of 5005).
-    """
-    order = np.argsort(alpha, axis=1, kind="stable")
-    uniq, inverse = np.unique(np.take_along_axis(alpha, order, axis=1), axis=0,
-                              return_inverse=True)
-    out = np.empty(alpha.shape)
-    np.put_along_axis(out, order, _panel.dirichlet_argmax_probs(uniq)[inverse.ravel()], axis=1)
-    return out
 
 
 def _parse_rows(rest: str) -> tuple[list, list | None]:
