@@ -269,7 +269,7 @@ def test_model_pair_against_a_disagreeing_panel_matches_expected():
         if row["expected"] == row["expected"] and row["sd"] > 1e-9:
             assert abs(row["z"]) < 4, (row["labeller"], row["stratum"], row["metric"], row["z"])
             checked += 1
-    assert checked == 18  # 2 labellers x 3 strata x accuracy, precision, recall
+    assert checked == 24  # 2 labellers x 3 strata x accuracy, precision, recall, F1
     # each member alone: the same expectations as a lone Model
     lone = simulate(mode="panel", theta_prior=("beta", 3, 1), m=0.3, n_items=120, panel_size=3,
                     replicates=10, seed=7, positives="bernoulli", method="collapsed",

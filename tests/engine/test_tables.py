@@ -90,6 +90,85 @@ def test_ratio_means_match_enumeration():
         assert got == pytest.approx(want, rel=1e-12, abs=1e-15), row
 
 
+def test_ratio_means_with_double_terms_match_enumeration():
+    """F1's form, 2 TP / (2 TP + FP + FN): D = 2 (N = 2) on TP, D = 1 (N = 0) on FP or FN."""
+    n = np.array([2, 3, 0])
+    tp = np.array([[0.3, 0.1, 0.5], [0.0, 0.6, 0.5], [0.5, 0.0, 0.2], [1.0, 0.25, 0.0]])
+    err = np.array([[0.2, 0.6, 0.1], [0.7, 0.0, 0.1], [0.5, 0.3, 0.2], [0.0, 0.75, 0.0]])
+    zero = np.zeros(tp.shape)
+    got = _ratio_means(n, err, zero, tp, 2.0 * tp)
+    group = np.repeat(np.arange(3), n)
+    for row in range(len(tp)):
+        want = 0.0
+        for outcome in itertools.product(range(3), repeat=len(group)):  # none, error, TP
+            p = np.prod([(1 - tp[row, g] - err[row, g], err[row, g], tp[row, g])[o]
+                         for g, o in zip(group, outcome)])
+            n_tp, n_err = outcome.count(2), outcome.count(1)
+            want += p * (2 * n_tp / (2 * n_tp + n_err) if n_tp + n_err else 0.0)
+        assert got[row] == pytest.approx(want, rel=1e-12, abs=1e-15), row
+
+
+def _macro_f1(conf):
+    """Macro F1 of an L x L confusion matrix as the kernels score it (0/0 = 0)."""
+    tp, pred, true = np.diag(conf), conf.sum(axis=0), conf.sum(axis=1)
+    den = pred + true
+    return float(np.mean(np.where(den > 0, 2.0 * tp / np.where(den > 0, den, 1), 0.0)))
+
+
+@pytest.mark.parametrize("kw", [dict(n_labels=3, positives="fixed", m=0.4),
+                                dict(n_labels=2, positives="bernoulli", m=0.3),
+                                dict(n_labels=3, positives="bernoulli", theta_prior=("beta", 3, 1),
+                                     p_d=None, tie_rule="drop")])
+def test_expected_f1_matches_enumeration_of_every_item_outcome(kw):
+    """E[F1 | stratum non-empty] per labeller and stratum, by enumerating 4 items' outcomes."""
+    from labelvar.engine._tables import _expected
+
+    args = dict(theta_prior=None, p_d=0.65, n_items=4, panel_size=3, tie_rule="random")
+    args.update(kw)
+    spec, table, _ = _table(["expert", "random"], **args)
+    cell = spec.cells()[0]
+    exp = _expected(table, cell, spec, table.labels)
+    lab, n_slots = table.n_lab, table.A.shape[2]
+    group = np.repeat(np.arange(len(table.groups)), table.groups)
+    checked = 0
+    for j in range(len(spec.labellers)):
+        joint = np.einsum("n,cnst,cnh->csth", table.w, table.A, table.M[j])
+        if table.group_weights is not None:
+            joint = np.tensordot(table.group_weights, joint, axes=1)[None]
+        for s, slots in enumerate([list(range(n_slots - 1))]
+                                  + [[b] for b in range(1, n_slots - 1)]):
+            inside = joint[:, slots].sum(axis=1).reshape(len(joint), -1)  # (g, t * L + h)
+            probs = np.concatenate([inside, 1.0 - inside.sum(axis=1, keepdims=True)], axis=1)
+            num = den = 0.0
+            for outcome in itertools.product(range(lab * lab + 1), repeat=len(group)):
+                p = np.prod([probs[g, o] for g, o in zip(group, outcome)])
+                cells = [o for o in outcome if o < lab * lab]
+                if p == 0.0 or not cells:
+                    continue
+                conf = np.bincount(cells, minlength=lab * lab).reshape(lab, lab)
+                num += p * (_macro_f1(conf) if lab > 2 else
+                            2 * conf[1, 1] / max(1, 2 * conf[1, 1] + conf[0, 1] + conf[1, 0]))
+                den += p
+            if den == 0.0:
+                continue
+            assert exp[(j, s, "f1", None)] == pytest.approx(num / den, rel=1e-11, abs=1e-14)
+            checked += 1
+    assert checked >= 4
+
+
+def test_expected_f1_equals_the_exact_coin_distribution():
+    """Coin mode, fixed positives: the quadrature F1 = analytic.exact_binary_metrics' mean."""
+    from labelvar import analytic
+
+    for n_pos, n_neg, sens, spec_ in [(30, 170, 0.7, 0.8), (1, 9, 0.9, 0.5), (250, 750, 0.55, 0.95)]:
+        groups = np.array([n_neg, n_pos])
+        tp = np.array([[0.0, sens]])
+        err = np.array([[1.0 - spec_, 1.0 - sens]])  # FP among negatives, FN among positives
+        got = _ratio_means(groups, err, np.zeros((1, 2)), tp, 2.0 * tp)[0]
+        want = analytic.exact_binary_metrics(n_pos, n_neg, sens, spec_).f1.mean
+        assert got == pytest.approx(want, rel=1e-11)
+
+
 @pytest.mark.parametrize("tie_rule", ["random", "drop", 1])
 def test_any_l_kernel_tables_draw_the_exact_joint_distribution(tie_rule):
     """Decoded alias tables = P(slot, truth | c) (the enumeration) x the labellers' rows."""

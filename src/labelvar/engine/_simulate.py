@@ -192,9 +192,13 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     ``sum_g n_g P(A B | g) * integral_0^1 prod_d (1 - a_d (1 - t))^(n_d - [d = g]) dt``
     (groups g of n_g exchangeable items, a_d = P(A | d)), computed by
     Gauss-Legendre quadrature; 0/0 counts as 0 and strata are conditioned on
-    being non-empty. The F1 mean and P(F1 >= t) are exact in binary coin mode
-    with fixed positives (:func:`labelvar.analytic.exact_binary_metrics`; L > 2
-    coin mode: mean of the one-vs-rest F1s) and NaN elsewhere.
+    being non-empty. F1 of a class, ``2 TP / (2 TP + FP + FN)``, is such a ratio
+    with a denominator term of 2 on a true positive; its mean is
+    ``sum_g n_g 2 P(TP | g) * integral_0^1 t prod_d phi_d(t)^(n_d - [d = g]) dt``
+    with ``phi_d(t) = 1 - P(FP or FN | d) (1 - t) - P(TP | d) (1 - t^2)``, exact
+    in every mode (macro-F1 for L > 2: the mean over classes). P(F1 >= t) is
+    exact in binary coin mode with fixed positives
+    (:func:`labelvar.analytic.exact_binary_metrics`) and NaN elsewhere.
     P(accuracy >= t) is exact for the ``all`` stratum when no item is dropped.
     Panel-mode tables enumerate the vote counts (up to 200,000 vote
     compositions); beyond that ``expected`` is NaN.

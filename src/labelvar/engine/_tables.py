@@ -559,13 +559,21 @@ def _gauss_legendre():
     return np.polynomial.legendre.leggauss(200)
 
 
-def _ratio_means(n, a, ab):
-    """E[sum_i A_i B_i / sum_i A_i; sum A > 0] for independent items in groups, row by row.
+def _ratio_means(n, a, ab, a2=None, ab2=None):
+    """E[sum_i N_i / sum_i D_i; sum D > 0] for independent items in groups, row by row.
 
-    ``n[g]`` items in group g, each with P(A) = a[k, g], P(A and B) = ab[k, g] in row
-    k (B may be a [0, 1]-valued variable; ab is then E[A B]). Returns one mean per row:
-    ``sum_g n_g ab_g * integral_lo^1 prod_d (1 - a_d (1 - t))^(n_d - [d = g]) dt``
-    (the integrand is below exp(-80) under ``lo``), by 200-node Gauss-Legendre
+    ``n[g]`` items in group g; item i has a denominator term D_i in {0, 1, 2} and a
+    numerator N_i (0 when D_i = 0). Row k gives, per group, P(D = 1) = ``a[k, g]``,
+    E[N; D = 1] = ``ab[k, g]`` and (optional, default 0) P(D = 2) = ``a2[k, g]``,
+    E[N; D = 2] = ``ab2[k, g]``. A count ratio sum A B / sum A (accuracy, precision,
+    recall) has D = A and N = A B; F1 of a class, 2 TP / (2 TP + FP + FN), has D = 2
+    for a true positive (N = 2) and D = 1 for a false positive or negative (N = 0).
+    From ``1 / D = integral_0^1 t^(D - 1) dt``, one mean per row is::
+
+        sum_g n_g integral_lo^1 (ab_g + ab2_g t) prod_d phi_d(t)^(n_d - [d = g]) dt,
+        phi_d(t) = 1 - a_d (1 - t) - a2_d (1 - t^2)
+
+    (the product is below exp(-80) under ``lo``), by 200-node Gauss-Legendre
     quadrature, a block of rows at a time (groups without items left out).
     """
     n = np.asarray(n, dtype=float)
@@ -573,28 +581,39 @@ def _ratio_means(n, a, ab):
     n = n[used]
     a = np.clip(np.asarray(a, dtype=float), 0.0, 1.0)[:, used]
     ab = np.asarray(ab, dtype=float)[:, used]
+    a2 = np.zeros(a.shape) if a2 is None else np.clip(np.asarray(a2, dtype=float),
+                                                      0.0, 1.0)[:, used]
+    ab2 = np.zeros(a.shape) if ab2 is None else np.asarray(ab2, dtype=float)[:, used]
     x, w0 = _gauss_legendre()
     total = np.zeros(len(a))
     step = max(1, _RATIO_BLOCK // max(1, len(n) * len(x)))
     for r0 in range(0, len(a), step):
-        total[r0:r0 + step] = _ratio_block(n, a[r0:r0 + step], ab[r0:r0 + step], x, w0)
+        rows = slice(r0, r0 + step)
+        total[rows] = _ratio_block(n, a[rows], ab[rows], a2[rows], ab2[rows], x, w0)
     return total
 
 
-def _ratio_block(n, a, ab, x, w0):
+def _ratio_block(n, a, ab, a2, ab2, x, w0):
     """:func:`_ratio_means` for a block of rows (groups all with items)."""
-    keep = a > 0  # groups that count, per row
+    keep = (a > 0) | (a2 > 0)  # groups that count, per row
     a = np.where(keep, a, 0.0)
+    a2 = np.where(keep, a2, 0.0)
     nk = np.where(keep, n, 0.0)
-    mu = np.maximum((nk * a).sum(axis=1), 1e-300)
+    # phi_d(t) <= exp(-(1 - t)(a_d + a2_d)): the product is below exp(-80) under lo
+    mu = np.maximum((nk * (a + a2)).sum(axis=1), 1e-300)
     lo = np.maximum(0.0, 1.0 - 80.0 / mu)[:, None]
     t = lo + (1.0 - lo) * (x + 1.0) / 2.0  # (rows, nodes)
     w = w0 * (1.0 - lo) / 2.0
+    u = (1.0 - t)[:, None, :]
     with np.errstate(divide="ignore"):
-        logb = np.log(1.0 - a[:, :, None] * (1.0 - t[:, None, :]))  # (rows, g, nodes)
-    full = (nk[:, :, None] * logb).sum(axis=1)  # log prod_d base_d^n_d
-    per_group = np.einsum("rgk,rk->rg", np.exp(full[:, None, :] - logb), w)
-    return np.where(keep, n[None, :] * ab * per_group, 0.0).sum(axis=1)
+        logb = np.log(1.0 - a[:, :, None] * u - a2[:, :, None] * u * (2.0 - u))  # (r, g, k)
+    full = (nk[:, :, None] * logb).sum(axis=1)  # log prod_d phi_d^n_d
+    rest = np.exp(full[:, None, :] - logb)
+    per_group = ab * np.einsum("rgk,rk->rg", rest, w)
+    two = np.flatnonzero(np.any(ab2 != 0, axis=1))  # rows with D = 2 terms (F1)
+    if two.size:
+        per_group[two] += ab2[two] * np.einsum("rgk,rk->rg", rest[two], (w * t)[two])
+    return np.where(keep, n[None, :] * per_group, 0.0).sum(axis=1)
 
 
 def _expected(table, cell, spec, labels):
@@ -607,7 +626,10 @@ def _expected(table, cell, spec, labels):
     slot_sets = [list(range(0, n_bins + 1))] + [[s] for s in range(1, n_bins + 1)]
     theta_j = table.theta_joint()  # (G, slots)
     classes = [1] if lab == 2 else list(range(lab))
-    ratios = []  # ((labeller, stratum, metric), P(A) per group, P(A and B) per group)
+    # ((labeller, stratum, metric), then per group P(D = 1), E[N; D = 1], P(D = 2),
+    # E[N; D = 2] of :func:`_ratio_means`)
+    ratios = []
+    zero = np.zeros(len(groups))
     nonempty = {}
     for j in range(len(spec.labellers)):
         for s, slots in enumerate(slot_sets):
@@ -617,12 +639,16 @@ def _expected(table, cell, spec, labels):
             if nonempty[j, s] <= 0:
                 continue
             diag = hit.sum(axis=1)
-            ratios.append(((j, s, "accuracy"), p_in, diag))
+            ratios.append(((j, s, "accuracy"), p_in, diag, zero, zero))
             if spec.mode == "panel" and spec.skills is None:
-                ratios.append(((j, s, "theta"), p_in, theta_j[:, slots].sum(axis=1)))
+                ratios.append(((j, s, "theta"), p_in, theta_j[:, slots].sum(axis=1), zero,
+                               zero))
             for c in classes:
-                ratios.append(((j, s, "recall"), true[:, c], hit[:, c]))
-                ratios.append(((j, s, "precision"), pred[:, c], hit[:, c]))
+                ratios.append(((j, s, "recall"), true[:, c], hit[:, c], zero, zero))
+                ratios.append(((j, s, "precision"), pred[:, c], hit[:, c], zero, zero))
+                # F1 of class c: D = 2 on a true positive, 1 on a false positive or negative
+                ratios.append(((j, s, "f1"), true[:, c] + pred[:, c] - 2.0 * hit[:, c], zero,
+                               hit[:, c], 2.0 * hit[:, c]))
             if s == 0 and not (spec.mode == "panel" and spec.tie_rule == "drop"):
                 for t in spec.thresholds:
                     res[(j, s, "prob_accuracy_ge", t)] = _prob_correct_ge(groups, diag, t,
@@ -630,13 +656,13 @@ def _expected(table, cell, spec, labels):
         if spec.mode == "coin" and spec.positives == "fixed":
             _coin_f1(res, j, table, groups, spec)
     if ratios:
-        means = _ratio_means(groups, np.array([a for _, a, _ in ratios]),
-                             np.array([ab for _, _, ab in ratios]))
+        means = _ratio_means(groups, *(np.array([r[i] for r in ratios]) for i in range(1, 5)))
         per_class: dict[tuple, list] = {}
-        for (key, _, _), value in zip(ratios, means.tolist()):
+        for (key, *_), value in zip(ratios, means.tolist()):
             per_class.setdefault(key, []).append(value)
-        for (j, s, metric), values in per_class.items():  # recall, precision: class averages
-            res[(j, s, metric, None)] = float(np.mean(values)) / nonempty[j, s]
+        for (j, s, metric), values in per_class.items():  # recall, precision, F1: class means
+            # coin mode's F1 from the exact distribution (_coin_f1) stays: the same mean
+            res.setdefault((j, s, metric, None), float(np.mean(values)) / nonempty[j, s])
     return {k: float(x) for k, x in res.items()}
 
 
