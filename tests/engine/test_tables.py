@@ -160,13 +160,18 @@ def test_expected_f1_equals_the_exact_coin_distribution():
     """Coin mode, fixed positives: the quadrature F1 = analytic.exact_binary_metrics' mean."""
     from labelvar import analytic
 
-    for n_pos, n_neg, sens, spec_ in [(30, 170, 0.7, 0.8), (1, 9, 0.9, 0.5), (250, 750, 0.55, 0.95)]:
+    # 1e8 items: phi's log taken with log1p (with log(1 - x) the error was 2e-9 here)
+    for n_pos, n_neg, sens, spec_ in [(30, 170, 0.7, 0.8), (1, 9, 0.9, 0.5), (250, 750, 0.55, 0.95),
+                                      (10**7, 9 * 10**7, 0.7, 0.9)]:
         groups = np.array([n_neg, n_pos])
         tp = np.array([[0.0, sens]])
         err = np.array([[1.0 - spec_, 1.0 - sens]])  # FP among negatives, FN among positives
         got = _ratio_means(groups, err, np.zeros((1, 2)), tp, 2.0 * tp)[0]
-        want = analytic.exact_binary_metrics(n_pos, n_neg, sens, spec_).f1.mean
-        assert got == pytest.approx(want, rel=1e-11)
+        exact = analytic.exact_binary_metrics(n_pos, n_neg, sens, spec_)
+        assert got == pytest.approx(exact.f1.mean, rel=1e-11)
+        # precision, sum A B / sum A with A = "predicted positive", B = "is positive"
+        got = _ratio_means(groups, np.array([[1.0 - spec_, sens]]), np.array([[0.0, sens]]))[0]
+        assert got == pytest.approx(exact.precision.mean, rel=1e-11)
 
 
 @pytest.mark.parametrize("tie_rule", ["random", "drop", 1])

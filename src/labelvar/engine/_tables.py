@@ -604,9 +604,11 @@ def _ratio_block(n, a, ab, a2, ab2, x, w0):
     lo = np.maximum(0.0, 1.0 - 80.0 / mu)[:, None]
     t = lo + (1.0 - lo) * (x + 1.0) / 2.0  # (rows, nodes)
     w = w0 * (1.0 - lo) / 2.0
-    u = (1.0 - t)[:, None, :]
+    # 1 - t from the nodes directly (not from t): log1p keeps phi's log accurate near t = 1,
+    # where it is multiplied by up to N items
+    u = ((1.0 - lo) * (1.0 - x) / 2.0)[:, None, :]
     with np.errstate(divide="ignore"):
-        logb = np.log(1.0 - a[:, :, None] * u - a2[:, :, None] * u * (2.0 - u))  # (r, g, k)
+        logb = np.log1p(-(a[:, :, None] * u + a2[:, :, None] * u * (2.0 - u)))  # (r, g, k)
     full = (nk[:, :, None] * logb).sum(axis=1)  # log prod_d phi_d^n_d
     rest = np.exp(full[:, None, :] - logb)
     per_group = ab * np.einsum("rgk,rk->rg", rest, w)
