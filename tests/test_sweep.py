@@ -467,3 +467,96 @@ def test_collect_orders_jobs_of_several_multiruns_by_folder_then_number(tmp_path
     merged, _ = sweep.collect(tmp_path)
     assert merged["job"].tolist() == ["run_a/0_x", "run_a/1_y", "run_b/0_x", "run_b/1_y",
                                       "run_b/2_w", "run_b/10_z"]
+
+
+# --------------------------------------------------------------------------- command line
+TINY = ["grid.p_d=[0.6,0.9]", "grid.m=[0.5]", "grid.n_items=[20]", "replicates=50",
+        "output.figure_formats=[png]", "quiet=true"]
+
+
+@pytest.fixture
+def broken_figure1(monkeypatch):
+    """The stand-in engine, and a Figure 1 that fails while drawing (as on a broken backend)."""
+    from labelvar import plots
+
+    def broken(table, **kwargs):
+        raise RuntimeError("no display")
+
+    monkeypatch.setattr(_sweep_job, "_default_engine", lambda: fake_engine)
+    monkeypatch.setattr(plots, "plot_figure1", broken)
+
+
+def test_figures_that_fail_exit_1_and_keep_the_complete_table(tmp_path, capsys, broken_figure1):
+    from labelvar import cli
+
+    run = tmp_path / "run"
+    assert cli.main(["sweep", *TINY, f"hydra.run.dir={run}"]) == 1
+    out, err = capsys.readouterr()
+    assert err.strip() == (f"labelvar: error: figure1: figures failed (RuntimeError: no display);"
+                           f" the table is complete: {run / 'results.csv'}")
+    assert f"figure1: table {run / 'results.csv'}" in out
+    table = read_results(run / "results.csv")
+    assert len(table) == 2 * 2  # cells x labellers (accuracy only, in the stand-in): all rows
+    meta = json.loads((run / "metadata.json").read_text())
+    assert meta["status"] == "figures_failed" and meta["figure_error"] == "RuntimeError: no display"
+    assert meta["results"]["rows"] == len(table) and meta["files"] == ["results.csv"]
+    assert (run / "config.yaml").is_file() and not list(run.glob("*.png"))
+
+
+def test_a_multirun_runs_every_job_then_exits_1_if_figures_failed(tmp_path, capsys,
+                                                                   broken_figure1):
+    from labelvar import cli
+
+    multi = tmp_path / "multi"
+    assert cli.main(["sweep", "-m", *TINY, "seed=1,2", f"hydra.sweep.dir={multi}"]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    jobs = [multi / "0_figure1", multi / "1_figure1"]
+    assert lines == [f"labelvar: error: figure1: figures failed (RuntimeError: no display); the "
+                     f"table is complete: {job / 'results.csv'}" for job in jobs]
+    for job in jobs:  # the second job ran although the first one's figures failed
+        assert json.loads((job / "metadata.json").read_text())["status"] == "figures_failed"
+    merged, _ = sweep.collect(multi)
+    assert merged["job"].unique().tolist() == ["0_figure1", "1_figure1"]
+
+
+def test_a_multirun_job_outside_cli_main_makes_hydra_exit_1_after_every_job(
+        tmp_path, capsys, monkeypatch, broken_figure1):
+    """A job in a launcher's own process (joblib, submitit) cannot count itself in cli_main's
+    process: it raises Hydra's compact error, and Hydra exits 1 once every job has run."""
+    import logging
+    import sys
+
+    from hydra.core.global_hydra import GlobalHydra
+
+    multi = tmp_path / "multi"
+    monkeypatch.setattr(sys, "argv", ["labelvar", "-m", *TINY, "seed=1,2",
+                                      f"hydra.sweep.dir={multi}"])
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    GlobalHydra.instance().clear()
+    try:
+        with pytest.raises(SystemExit) as info:
+            sweep.hydra_app()()  # (not through cli_main, as in a launcher's process)
+    finally:
+        GlobalHydra.instance().clear()
+        for handler in [h for h in root.handlers if h not in handlers]:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(level)
+    assert info.value.code == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert sweep._FIGURES_FAILED in lines and "Traceback" not in "\n".join(lines)
+    for job in ("0_figure1", "1_figure1"):
+        assert json.loads((multi / job / "metadata.json").read_text())["status"] == \
+            "figures_failed"
+
+
+def test_a_run_whose_figures_are_drawn_exits_0(tmp_path, capsys, monkeypatch):
+    from labelvar import cli
+
+    monkeypatch.setattr(_sweep_job, "_default_engine", lambda: fake_engine)
+    run = tmp_path / "run"
+    assert cli.main(["sweep", *TINY, f"hydra.run.dir={run}"]) == 0
+    assert capsys.readouterr().err == ""
+    assert json.loads((run / "metadata.json").read_text())["files"] == ["results.csv",
+                                                                         "figure1.png"]
