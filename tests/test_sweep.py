@@ -560,3 +560,106 @@ def test_a_run_whose_figures_are_drawn_exits_0(tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().err == ""
     assert json.loads((run / "metadata.json").read_text())["files"] == ["results.csv",
                                                                          "figure1.png"]
+
+
+# --------------------------------------------------------------------------- a reused run dir
+def _figure_cfg(n_items, plots=("figure1",)):
+    cfg = small_cfg(name="fig", replicates=50, thresholds=[])
+    cfg.grid.p_d, cfg.grid.m, cfg.grid.n_items = [0.6, 0.9], [0.5], list(n_items)
+    cfg.output.plots, cfg.output.figure_formats = list(plots), ["png", "svg"]
+    return cfg
+
+
+def _listing(job):
+    return sorted(p.name for p in job.iterdir() if p.is_file() and p.name != ".lock")
+
+
+def test_a_reused_run_dir_keeps_no_figure_of_an_earlier_grid(tmp_path):
+    job = tmp_path / "job"
+    first = sweep.run_job(_figure_cfg([20, 50]), job, engine=fake_engine)
+    assert sorted(p.name for p in first.figures) == [
+        "figure1_n_items=20.png", "figure1_n_items=20.svg",
+        "figure1_n_items=50.png", "figure1_n_items=50.svg"]
+    (job / "notes.txt").write_text("mine")  # files the user put there stay, even figure-like
+    (job / "figure1_mine.png").write_bytes(b"mine")
+    res = sweep.run_job(_figure_cfg([20]), job, engine=fake_engine)  # one N: one figure
+    assert _listing(job) == ["config.yaml", "figure1.png", "figure1.svg", "figure1_mine.png",
+                             "metadata.json", "notes.txt", "results.csv"]
+    meta = json.loads((job / "metadata.json").read_text())
+    assert meta["files"] == ["results.csv", "figure1.png", "figure1.svg"]
+    assert [p.name for p in res.figures] == ["figure1.png", "figure1.svg"]
+    assert (job / "notes.txt").read_text() == "mine"
+    assert (job / "figure1_mine.png").read_bytes() == b"mine"
+    sweep.run_job(_figure_cfg([20], plots=()), job, engine=fake_engine)  # no figures at all
+    assert not list(job.glob("figure1.*"))
+    assert json.loads((job / "metadata.json").read_text())["files"] == ["results.csv"]
+    assert (job / "figure1_mine.png").read_bytes() == b"mine"
+
+
+def test_figures_of_a_run_killed_while_drawing_are_removed_by_the_next_run(tmp_path, monkeypatch):
+    from labelvar import plots
+
+    job = tmp_path / "job"
+    sweep.run_job(_figure_cfg([20, 50]), job, engine=fake_engine)
+    draw, drawn = plots.plot_figure1, []
+
+    class Killed(BaseException):  # (not an Exception: nothing below the process catches it)
+        pass
+
+    def killed_after_one(table, **kwargs):  # killed while drawing the second figure
+        if drawn:
+            raise Killed
+        drawn.append(1)
+        return draw(table, **kwargs)
+
+    monkeypatch.setattr(plots, "plot_figure1", killed_after_one)
+    with pytest.raises(Killed):
+        sweep.run_job(_figure_cfg([20, 30]), job, engine=fake_engine)
+    assert (job / "figure1_n_items=20.png").is_file()  # drawn by the killed run
+    meta = json.loads((job / "metadata.json").read_text())
+    assert meta["status"] == "running"
+    # the killed run listed what it was about to write beside what the run before wrote
+    assert {"figure1_n_items=30.png", "figure1_n_items=50.png"} <= set(meta["files"])
+    monkeypatch.setattr(plots, "plot_figure1", draw)
+    sweep.run_job(_figure_cfg([40]), job, engine=fake_engine)
+    assert sorted(p.name for p in job.glob("figure1*")) == ["figure1.png", "figure1.svg"]
+
+
+def test_figures_drawn_before_one_failed_are_kept_and_listed(tmp_path, monkeypatch):
+    from labelvar import plots
+
+    job = tmp_path / "job"
+    sweep.run_job(_figure_cfg([20, 50]), job, engine=fake_engine)
+    draw = plots.plot_figure1
+
+    def fails_for_n_50(table, **kwargs):
+        if 50 in set(table["n_items"]):
+            raise RuntimeError("no display")
+        return draw(table, **kwargs)
+
+    monkeypatch.setattr(plots, "plot_figure1", fails_for_n_50)
+    res = sweep.run_job(_figure_cfg([20, 50]), job, engine=fake_engine)
+    assert res.figure_error == "RuntimeError: no display"
+    assert [p.name for p in res.figures] == ["figure1_n_items=20.png", "figure1_n_items=20.svg"]
+    meta = json.loads((job / "metadata.json").read_text())
+    assert meta["status"] == "figures_failed"
+    assert meta["files"] == ["results.csv", "figure1_n_items=20.png", "figure1_n_items=20.svg"]
+    # the earlier run's N = 50 figure does not belong to this table: gone
+    assert sorted(p.name for p in job.glob("figure1*")) == ["figure1_n_items=20.png",
+                                                            "figure1_n_items=20.svg"]
+
+
+def test_only_figure_files_listed_directly_in_the_run_dir_are_ever_removed(tmp_path):
+    job = tmp_path / "job"
+    sweep.run_job(_figure_cfg([20]), job, engine=fake_engine)
+    (tmp_path / "figure1.png").write_bytes(b"outside")
+    meta_path = job / "metadata.json"
+    meta = json.loads(meta_path.read_text())
+    meta["files"] += ["../figure1.png", "config.yaml", "notes.txt", 5, "chunks", "table1.png"]
+    meta_path.write_text(json.dumps(meta))
+    (job / "notes.txt").write_text("mine")
+    (job / "table1.png").mkdir()  # (a folder, whatever its name, is never removed)
+    sweep.run_job(_figure_cfg([20], plots=()), job, engine=fake_engine)
+    assert (tmp_path / "figure1.png").read_bytes() == b"outside"
+    assert {"config.yaml", "notes.txt"} <= set(_listing(job)) and (job / "chunks").is_dir()
+    assert (job / "table1.png").is_dir() and not list(job.glob("figure1.*"))

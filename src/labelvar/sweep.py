@@ -25,9 +25,10 @@ Outputs of a job (under Hydra's run directory)
 ----------------------------------------------
 ``results.csv`` (or ``.parquet``), ``config.yaml`` (resolved), ``metadata.json``
 (seed, versions, labelvar's git revision when run from a checkout, chunk
-accounting, timings), ``<plot>.png/.pdf``
-and ``chunks/``; Hydra adds ``.hydra/``. :func:`collect` merges the jobs of a
-multirun into one table.
+accounting, timings, the ``files`` written), ``<plot>.png/.pdf``
+and ``chunks/``; Hydra adds ``.hydra/``. A rerun into the same directory removes the
+figures earlier runs there listed and did not draw again. :func:`collect` merges the
+jobs of a multirun into one table.
 
 Layout
 ------
