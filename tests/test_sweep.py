@@ -663,3 +663,22 @@ def test_only_figure_files_listed_directly_in_the_run_dir_are_ever_removed(tmp_p
     assert (tmp_path / "figure1.png").read_bytes() == b"outside"
     assert {"config.yaml", "notes.txt"} <= set(_listing(job)) and (job / "chunks").is_dir()
     assert (job / "table1.png").is_dir() and not list(job.glob("figure1.*"))
+
+
+# --------------------------------------------------------------------------- engine check
+def test_the_engine_checks_a_job_once_before_and_inside_hydra(tmp_path, monkeypatch):
+    from labelvar import cli
+    from labelvar.engine._spec import _Spec
+
+    build, calls = _Spec.build, []
+    monkeypatch.setattr(_Spec, "build", lambda **kw: calls.append(1) or build(**kw))
+    monkeypatch.setattr(_sweep_job, "_default_engine", lambda: fake_engine)
+    assert cli.main(["sweep", *TINY, "output.plots=[]", "seed=7",
+                     f"hydra.run.dir={tmp_path / 'run'}"]) == 0
+    assert calls == [1]  # check_overrides checked it; run_job did not build it again
+    # a changed memory limit is a different check
+    cfg = small_cfg(seed=7)
+    sweep.check_engine_limits(cfg)
+    monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "1KB")
+    with pytest.raises(ValueError, match="more than the limit of 1 KB"):
+        sweep.check_engine_limits(cfg)

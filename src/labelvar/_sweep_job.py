@@ -206,9 +206,24 @@ def check_engine_limits(cfg: SweepConfig) -> None:
     ...
     ValueError: replicates=1000000000000 x 2 labellers x 2 strata needs about ... use fewer replicates ...
     """
+    # The engine has no public check: `_Spec.build` is the validation `simulate` runs first.
+    # A job is checked before Hydra (check_overrides) and again by run_job, usually in the
+    # same process: a call the engine accepted (under the same memory limit) is not rebuilt.
+    from labelvar._validate import MEMORY_ENV
     from labelvar.engine._spec import _Spec
 
-    _Spec.build(class_prior=None, **engine_kwargs(cfg, Chunk(0, _axis_values(cfg))))
+    kwargs = engine_kwargs(cfg, Chunk(0, _axis_values(cfg)))
+    key = (json.dumps(kwargs, sort_keys=True, default=_json_default), os.environ.get(MEMORY_ENV))
+    if key in _ACCEPTED:
+        return
+    _Spec.build(class_prior=None, **kwargs)
+    if len(_ACCEPTED) >= 256:  # (a long multirun: keep the memo small)
+        _ACCEPTED.clear()
+    _ACCEPTED.add(key)
+
+
+#: engine calls (whole grids, as JSON, and the memory limit) the engine accepted in this process
+_ACCEPTED: set[tuple[str, str | None]] = set()
 
 
 _ENGINE_DIGEST: str | None = None
