@@ -467,3 +467,218 @@ def test_collect_orders_jobs_of_several_multiruns_by_folder_then_number(tmp_path
     merged, _ = sweep.collect(tmp_path)
     assert merged["job"].tolist() == ["run_a/0_x", "run_a/1_y", "run_b/0_x", "run_b/1_y",
                                       "run_b/2_w", "run_b/10_z"]
+
+
+# --------------------------------------------------------------------------- command line
+TINY = ["grid.p_d=[0.6,0.9]", "grid.m=[0.5]", "grid.n_items=[20]", "replicates=50",
+        "output.figure_formats=[png]", "quiet=true"]
+
+
+@pytest.fixture
+def broken_figure1(monkeypatch):
+    """The stand-in engine, and a Figure 1 that fails while drawing (as on a broken backend)."""
+    from labelvar import plots
+
+    def broken(table, **kwargs):
+        raise RuntimeError("no display")
+
+    monkeypatch.setattr(_sweep_job, "_default_engine", lambda: fake_engine)
+    monkeypatch.setattr(plots, "plot_figure1", broken)
+
+
+def test_figures_that_fail_exit_1_and_keep_the_complete_table(tmp_path, capsys, broken_figure1):
+    from labelvar import cli
+
+    run = tmp_path / "run"
+    assert cli.main(["sweep", *TINY, f"hydra.run.dir={run}"]) == 1
+    out, err = capsys.readouterr()
+    assert err.strip() == (f"labelvar: error: figure1: figures failed (RuntimeError: no display);"
+                           f" the table is complete: {run / 'results.csv'}")
+    assert f"figure1: table {run / 'results.csv'}" in out
+    table = read_results(run / "results.csv")
+    assert len(table) == 2 * 2  # cells x labellers (accuracy only, in the stand-in): all rows
+    meta = json.loads((run / "metadata.json").read_text())
+    assert meta["status"] == "figures_failed" and meta["figure_error"] == "RuntimeError: no display"
+    assert meta["results"]["rows"] == len(table) and meta["files"] == ["results.csv"]
+    assert (run / "config.yaml").is_file() and not list(run.glob("*.png"))
+
+
+def test_a_multirun_runs_every_job_then_exits_1_if_figures_failed(tmp_path, capsys,
+                                                                   broken_figure1):
+    from labelvar import cli
+
+    multi = tmp_path / "multi"
+    assert cli.main(["sweep", "-m", *TINY, "seed=1,2", f"hydra.sweep.dir={multi}"]) == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    jobs = [multi / "0_figure1", multi / "1_figure1"]
+    assert lines == [f"labelvar: error: figure1: figures failed (RuntimeError: no display); the "
+                     f"table is complete: {job / 'results.csv'}" for job in jobs]
+    for job in jobs:  # the second job ran although the first one's figures failed
+        assert json.loads((job / "metadata.json").read_text())["status"] == "figures_failed"
+    merged, _ = sweep.collect(multi)
+    assert merged["job"].unique().tolist() == ["0_figure1", "1_figure1"]
+
+
+def test_a_multirun_job_outside_cli_main_makes_hydra_exit_1_after_every_job(
+        tmp_path, capsys, monkeypatch, broken_figure1):
+    """A job in a launcher's own process (joblib, submitit) cannot count itself in cli_main's
+    process: it raises Hydra's compact error, and Hydra exits 1 once every job has run."""
+    import logging
+    import sys
+
+    from hydra.core.global_hydra import GlobalHydra
+
+    multi = tmp_path / "multi"
+    monkeypatch.setattr(sys, "argv", ["labelvar", "-m", *TINY, "seed=1,2",
+                                      f"hydra.sweep.dir={multi}"])
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    GlobalHydra.instance().clear()
+    try:
+        with pytest.raises(SystemExit) as info:
+            sweep.hydra_app()()  # (not through cli_main, as in a launcher's process)
+    finally:
+        GlobalHydra.instance().clear()
+        for handler in [h for h in root.handlers if h not in handlers]:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(level)
+    assert info.value.code == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert sweep._FIGURES_FAILED in lines and "Traceback" not in "\n".join(lines)
+    for job in ("0_figure1", "1_figure1"):
+        assert json.loads((multi / job / "metadata.json").read_text())["status"] == \
+            "figures_failed"
+
+
+def test_a_run_whose_figures_are_drawn_exits_0(tmp_path, capsys, monkeypatch):
+    from labelvar import cli
+
+    monkeypatch.setattr(_sweep_job, "_default_engine", lambda: fake_engine)
+    run = tmp_path / "run"
+    assert cli.main(["sweep", *TINY, f"hydra.run.dir={run}"]) == 0
+    assert capsys.readouterr().err == ""
+    assert json.loads((run / "metadata.json").read_text())["files"] == ["results.csv",
+                                                                         "figure1.png"]
+
+
+# --------------------------------------------------------------------------- a reused run dir
+def _figure_cfg(n_items, plots=("figure1",)):
+    cfg = small_cfg(name="fig", replicates=50, thresholds=[])
+    cfg.grid.p_d, cfg.grid.m, cfg.grid.n_items = [0.6, 0.9], [0.5], list(n_items)
+    cfg.output.plots, cfg.output.figure_formats = list(plots), ["png", "svg"]
+    return cfg
+
+
+def _listing(job):
+    return sorted(p.name for p in job.iterdir() if p.is_file() and p.name != ".lock")
+
+
+def test_a_reused_run_dir_keeps_no_figure_of_an_earlier_grid(tmp_path):
+    job = tmp_path / "job"
+    first = sweep.run_job(_figure_cfg([20, 50]), job, engine=fake_engine)
+    assert sorted(p.name for p in first.figures) == [
+        "figure1_n_items=20.png", "figure1_n_items=20.svg",
+        "figure1_n_items=50.png", "figure1_n_items=50.svg"]
+    (job / "notes.txt").write_text("mine")  # files the user put there stay, even figure-like
+    (job / "figure1_mine.png").write_bytes(b"mine")
+    res = sweep.run_job(_figure_cfg([20]), job, engine=fake_engine)  # one N: one figure
+    assert _listing(job) == ["config.yaml", "figure1.png", "figure1.svg", "figure1_mine.png",
+                             "metadata.json", "notes.txt", "results.csv"]
+    meta = json.loads((job / "metadata.json").read_text())
+    assert meta["files"] == ["results.csv", "figure1.png", "figure1.svg"]
+    assert [p.name for p in res.figures] == ["figure1.png", "figure1.svg"]
+    assert (job / "notes.txt").read_text() == "mine"
+    assert (job / "figure1_mine.png").read_bytes() == b"mine"
+    sweep.run_job(_figure_cfg([20], plots=()), job, engine=fake_engine)  # no figures at all
+    assert not list(job.glob("figure1.*"))
+    assert json.loads((job / "metadata.json").read_text())["files"] == ["results.csv"]
+    assert (job / "figure1_mine.png").read_bytes() == b"mine"
+
+
+def test_figures_of_a_run_killed_while_drawing_are_removed_by_the_next_run(tmp_path, monkeypatch):
+    from labelvar import plots
+
+    job = tmp_path / "job"
+    sweep.run_job(_figure_cfg([20, 50]), job, engine=fake_engine)
+    draw, drawn = plots.plot_figure1, []
+
+    class Killed(BaseException):  # (not an Exception: nothing below the process catches it)
+        pass
+
+    def killed_after_one(table, **kwargs):  # killed while drawing the second figure
+        if drawn:
+            raise Killed
+        drawn.append(1)
+        return draw(table, **kwargs)
+
+    monkeypatch.setattr(plots, "plot_figure1", killed_after_one)
+    with pytest.raises(Killed):
+        sweep.run_job(_figure_cfg([20, 30]), job, engine=fake_engine)
+    assert (job / "figure1_n_items=20.png").is_file()  # drawn by the killed run
+    meta = json.loads((job / "metadata.json").read_text())
+    assert meta["status"] == "running"
+    # the killed run listed what it was about to write beside what the run before wrote
+    assert {"figure1_n_items=30.png", "figure1_n_items=50.png"} <= set(meta["files"])
+    monkeypatch.setattr(plots, "plot_figure1", draw)
+    sweep.run_job(_figure_cfg([40]), job, engine=fake_engine)
+    assert sorted(p.name for p in job.glob("figure1*")) == ["figure1.png", "figure1.svg"]
+
+
+def test_figures_drawn_before_one_failed_are_kept_and_listed(tmp_path, monkeypatch):
+    from labelvar import plots
+
+    job = tmp_path / "job"
+    sweep.run_job(_figure_cfg([20, 50]), job, engine=fake_engine)
+    draw = plots.plot_figure1
+
+    def fails_for_n_50(table, **kwargs):
+        if 50 in set(table["n_items"]):
+            raise RuntimeError("no display")
+        return draw(table, **kwargs)
+
+    monkeypatch.setattr(plots, "plot_figure1", fails_for_n_50)
+    res = sweep.run_job(_figure_cfg([20, 50]), job, engine=fake_engine)
+    assert res.figure_error == "RuntimeError: no display"
+    assert [p.name for p in res.figures] == ["figure1_n_items=20.png", "figure1_n_items=20.svg"]
+    meta = json.loads((job / "metadata.json").read_text())
+    assert meta["status"] == "figures_failed"
+    assert meta["files"] == ["results.csv", "figure1_n_items=20.png", "figure1_n_items=20.svg"]
+    # the earlier run's N = 50 figure does not belong to this table: gone
+    assert sorted(p.name for p in job.glob("figure1*")) == ["figure1_n_items=20.png",
+                                                            "figure1_n_items=20.svg"]
+
+
+def test_only_figure_files_listed_directly_in_the_run_dir_are_ever_removed(tmp_path):
+    job = tmp_path / "job"
+    sweep.run_job(_figure_cfg([20]), job, engine=fake_engine)
+    (tmp_path / "figure1.png").write_bytes(b"outside")
+    meta_path = job / "metadata.json"
+    meta = json.loads(meta_path.read_text())
+    meta["files"] += ["../figure1.png", "config.yaml", "notes.txt", 5, "chunks", "table1.png"]
+    meta_path.write_text(json.dumps(meta))
+    (job / "notes.txt").write_text("mine")
+    (job / "table1.png").mkdir()  # (a folder, whatever its name, is never removed)
+    sweep.run_job(_figure_cfg([20], plots=()), job, engine=fake_engine)
+    assert (tmp_path / "figure1.png").read_bytes() == b"outside"
+    assert {"config.yaml", "notes.txt"} <= set(_listing(job)) and (job / "chunks").is_dir()
+    assert (job / "table1.png").is_dir() and not list(job.glob("figure1.*"))
+
+
+# --------------------------------------------------------------------------- engine check
+def test_the_engine_checks_a_job_once_before_and_inside_hydra(tmp_path, monkeypatch):
+    from labelvar import cli
+    from labelvar.engine._spec import _Spec
+
+    build, calls = _Spec.build, []
+    monkeypatch.setattr(_Spec, "build", lambda **kw: calls.append(1) or build(**kw))
+    monkeypatch.setattr(_sweep_job, "_default_engine", lambda: fake_engine)
+    assert cli.main(["sweep", *TINY, "output.plots=[]", "seed=7",
+                     f"hydra.run.dir={tmp_path / 'run'}"]) == 0
+    assert calls == [1]  # check_overrides checked it; run_job did not build it again
+    # a changed memory limit is a different check
+    cfg = small_cfg(seed=7)
+    sweep.check_engine_limits(cfg)
+    monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "1KB")
+    with pytest.raises(ValueError, match="more than the limit of 1 KB"):
+        sweep.check_engine_limits(cfg)

@@ -25,6 +25,8 @@ import pandas as pd
 
 from labelvar._files import atomic_write, directory_lock, read_results, write_results
 from labelvar.config import (
+    FIGURE_FORMATS,
+    PLOTS,
     SweepConfig,
     model_labellers,
     theta_prior_arg,
@@ -204,9 +206,24 @@ def check_engine_limits(cfg: SweepConfig) -> None:
     ...
     ValueError: replicates=1000000000000 x 2 labellers x 2 strata needs about ... use fewer replicates ...
     """
+    # The engine has no public check: `_Spec.build` is the validation `simulate` runs first.
+    # A job is checked before Hydra (check_overrides) and again by run_job, usually in the
+    # same process: a call the engine accepted (under the same memory limit) is not rebuilt.
+    from labelvar._validate import MEMORY_ENV
     from labelvar.engine._spec import _Spec
 
-    _Spec.build(class_prior=None, **engine_kwargs(cfg, Chunk(0, _axis_values(cfg))))
+    kwargs = engine_kwargs(cfg, Chunk(0, _axis_values(cfg)))
+    key = (json.dumps(kwargs, sort_keys=True, default=_json_default), os.environ.get(MEMORY_ENV))
+    if key in _ACCEPTED:
+        return
+    _Spec.build(class_prior=None, **kwargs)
+    if len(_ACCEPTED) >= 256:  # (a long multirun: keep the memo small)
+        _ACCEPTED.clear()
+    _ACCEPTED.add(key)
+
+
+#: engine calls (whole grids, as JSON, and the memory limit) the engine accepted in this process
+_ACCEPTED: set[tuple[str, str | None]] = set()
 
 
 _ENGINE_DIGEST: str | None = None
@@ -283,7 +300,7 @@ class JobResult:
     results : pathlib.Path
         The results table file.
     figures : list of pathlib.Path
-        Figure files written.
+        Figure files written (when a figure failed, those drawn before it).
     computed, reused : int
         Chunks computed now and chunks reused from complete files.
     figure_error : str or None
@@ -381,9 +398,10 @@ def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: f
     chunk_dir = Path(cfg.chunk_dir) if cfg.chunk_dir else out_dir / "chunks"
     ext = "." + cfg.output.format
     chunks = plan_chunks(cfg)
-    # until the job completes, its metadata says so (collect refuses a "running" job)
-    atomic_write(out_dir / "metadata.json",
-                  json.dumps({"name": cfg.name, "status": "running"}).encode())
+    # until the job completes, its metadata says so (collect refuses a "running" job) and
+    # lists every file this job or an earlier one in this directory may have left here
+    earlier = _files_written_before(out_dir)
+    _mark_running(cfg, out_dir, earlier + [f"results{ext}"])
     computed = reused = 0
     t_engine = 0.0
     files = []
@@ -415,13 +433,21 @@ def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: f
     results = write_results(table, out_dir / f"results{ext}")
     t1 = time.perf_counter()
     figures, figure_error = [], None
+    may_exist = list(dict.fromkeys(earlier + [results.name]))
     try:
-        figures = _draw(table, cfg, out_dir)
+        plan = _figure_plan(table, cfg)
+        planned = [f"{stem}.{fmt}" for _, stem, _ in plan for fmt in cfg.output.figure_formats]
+        if set(planned) - set(may_exist):  # listed before they are drawn, for a run killed
+            may_exist = list(dict.fromkeys(may_exist + planned))  # while drawing
+            _mark_running(cfg, out_dir, may_exist)
+        _draw(plan, cfg, out_dir, figures)
     except Exception as exc:  # the table is complete: keep it, say what failed
         figure_error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc) else ''}"
         log.error("%s: figures failed (%s); the table is complete: %s", cfg.name, figure_error,
                   results)
     t_figures = time.perf_counter() - t1
+    written = [results.name] + [f.name for f in figures]
+    _remove_stale_figures(out_dir, may_exist, keep=written)
     _write_config(cfg, out_dir)
     meta = _metadata(cfg, status="complete" if figure_error is None else "figures_failed",
                      figure_error=figure_error, chunks=len(chunks), computed=computed,
@@ -430,11 +456,56 @@ def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: f
                      figure_seconds=t_figures, overrides=overrides,
                      results={"file": results.name, "rows": len(table),
                               "sha256": _sha256(results)},
-                     files=[results.name] + [f.name for f in figures])
+                     files=written)
     atomic_write(out_dir / "metadata.json", json.dumps(meta, indent=1).encode())
     log.info("%s: %d cells in %d chunks (%d computed, %d reused) -> %s",
              cfg.name, n_cells, len(chunks), computed, reused, results)
     return JobResult(table, out_dir, results, figures, computed, reused, figure_error)
+
+
+def _files_written_before(out_dir: Path) -> list[str]:
+    """The ``files`` an earlier run in ``out_dir`` listed in its ``metadata.json`` ([] if none).
+
+    A complete run lists what it wrote; a running (or killed) one what it may have
+    written. Only names of plain strings are kept; an unreadable file gives [].
+    """
+    try:
+        listed = json.loads((out_dir / "metadata.json").read_text()).get("files", [])
+    except (OSError, ValueError, AttributeError):  # absent, unreadable, not a JSON object
+        return []
+    return [name for name in listed if isinstance(name, str)] if isinstance(listed, list) else []
+
+
+def _mark_running(cfg: SweepConfig, out_dir: Path, files: list[str]) -> None:
+    """Write the ``running`` metadata, listing the files runs in this directory may have left."""
+    atomic_write(out_dir / "metadata.json",
+                 json.dumps({"name": cfg.name, "status": "running", "files": files}).encode())
+
+
+def _is_figure_name(name: str) -> bool:
+    """Whether ``name`` is a bare file name as :func:`_draw` writes them (``<plot>[_...].<fmt>``).
+
+    Examples
+    --------
+    >>> [_is_figure_name(n) for n in ("figure1.png", "table1_m=0.1.pdf", "results.csv",
+    ...                               "../figure1.png", "config.yaml", "figure1.png/x")]
+    [True, True, False, False, False, False]
+    """
+    stem, dot, fmt = name.rpartition(".")
+    return (bool(dot) and Path(name).name == name and fmt in FIGURE_FORMATS
+            and any(stem == plot or stem.startswith(plot + "_") for plot in PLOTS))
+
+
+def _remove_stale_figures(out_dir: Path, listed: list[str], keep: list[str]) -> None:
+    """Delete the figures earlier runs listed as theirs that this run did not write.
+
+    Only names :func:`_is_figure_name` accepts, directly in ``out_dir``, are touched:
+    files a user put there are never listed, so never removed.
+    """
+    for name in sorted(set(listed) - set(keep)):
+        path = out_dir / name
+        if _is_figure_name(name) and not path.is_dir():
+            path.unlink(missing_ok=True)
 
 
 #: grid axes each figure draws itself (as colors or panels); other axes that vary in a
@@ -444,15 +515,39 @@ _FIGURE_AXES = {"figure1": {"m", "p_d"}, "multiclass": {"n_labels", "p_d"},
 _SPLIT_AXES = ("m", "n_items", "n_labels", "panel_size", "p_d")
 
 
-def _draw(table: pd.DataFrame, cfg: SweepConfig, out_dir: Path) -> list[Path]:
-    """Draw the configured figures: one per value combination of the axes a figure does not show.
+def _figure_plan(table: pd.DataFrame, cfg: SweepConfig) -> list[tuple[str, str, pd.DataFrame]]:
+    """The figures to draw as (plot, file stem, part of the table).
+
+    One per value combination of the grid axes a plot does not show.
 
     Examples
     --------
     A grid over two N draws Figure 1 once per N (``figure1_n_items=100``, ...).
+
+    >>> t = pd.DataFrame({"p_d": [0.6, 0.6], "m": [0.5, 0.5], "n_items": [100, 1000]})
+    >>> from labelvar.config import SweepConfig
+    >>> [stem for _, stem, _ in _figure_plan(t, SweepConfig())]
+    ['figure1_n_items=100', 'figure1_n_items=1000']
     """
-    if not cfg.output.plots:
-        return []
+    plan = []
+    for name in cfg.output.plots:
+        split = [a for a in _SPLIT_AXES if a in table.columns and a not in _FIGURE_AXES[name]
+                 and table[a].nunique() > 1]
+        groups = table.groupby(split, sort=True) if split else [((), table)]
+        for values, part in groups:
+            values = values if isinstance(values, tuple) else (values,)
+            plan.append((name, "_".join([name] + [f"{a}={v:g}" for a, v in zip(split, values)]),
+                         part))
+    return plan
+
+
+def _draw(plan: list, cfg: SweepConfig, out_dir: Path, paths: list[Path]) -> None:
+    """Draw the figures of :func:`_figure_plan`, appending the files of each one to ``paths``.
+
+    When a figure fails, ``paths`` holds the figures drawn before it.
+    """
+    if not plan:
+        return
     from labelvar import plots
 
     funcs = {
@@ -461,17 +556,9 @@ def _draw(table: pd.DataFrame, cfg: SweepConfig, out_dir: Path) -> list[Path]:
         "panel_bias": lambda t: plots.plot_panel_bias(t),
         "table1": lambda t: plots.plot_table1_tails(t),
     }
-    paths = []
-    for name in cfg.output.plots:
-        split = [a for a in _SPLIT_AXES if a in table.columns and a not in _FIGURE_AXES[name]
-                 and table[a].nunique() > 1]
-        groups = table.groupby(split, sort=True) if split else [((), table)]
-        for values, part in groups:
-            values = values if isinstance(values, tuple) else (values,)
-            stem = "_".join([name] + [f"{a}={v:g}" for a, v in zip(split, values)])
-            fig = funcs[name](part)
-            paths += plots.save(fig, out_dir / stem, formats=tuple(cfg.output.figure_formats))
-    return paths
+    for name, stem, part in plan:
+        paths += plots.save(funcs[name](part), out_dir / stem,
+                            formats=tuple(cfg.output.figure_formats))
 
 
 def _write_config(cfg: SweepConfig, out_dir: Path) -> None:

@@ -25,9 +25,10 @@ Outputs of a job (under Hydra's run directory)
 ----------------------------------------------
 ``results.csv`` (or ``.parquet``), ``config.yaml`` (resolved), ``metadata.json``
 (seed, versions, labelvar's git revision when run from a checkout, chunk
-accounting, timings), ``<plot>.png/.pdf``
-and ``chunks/``; Hydra adds ``.hydra/``. :func:`collect` merges the jobs of a
-multirun into one table.
+accounting, timings, the ``files`` written), ``<plot>.png/.pdf``
+and ``chunks/``; Hydra adds ``.hydra/``. A rerun into the same directory removes the
+figures earlier runs there listed and did not draw again. :func:`collect` merges the
+jobs of a multirun into one table.
 
 Layout
 ------
@@ -114,8 +115,14 @@ def _to_config(dcfg) -> SweepConfig:
 
 
 def _task(dcfg) -> str:
-    """Hydra task function: DictConfig -> SweepConfig -> :func:`run_job`."""
+    """Hydra task function: DictConfig -> SweepConfig -> :func:`run_job`.
+
+    Exit codes: 2 for bad input (one line; nothing written is lost), 1 when the figures
+    failed after the complete table was written (``metadata.json`` says ``figures_failed``).
+    """
     from hydra.core.hydra_config import HydraConfig
+    from hydra.errors import CompactHydraException
+    from hydra.types import RunMode
 
     cfg = _to_config(dcfg)
     try:
@@ -134,13 +141,27 @@ def _task(dcfg) -> str:
         print(f"labelvar: error: {cfg.name}: {exc}", file=sys.stderr)
         sys.exit(2)
     print(f"{cfg.name}: table {res.results}", file=sys.stdout)
-    if res.figure_error:
-        print(f"labelvar: error: {cfg.name}: figures failed ({res.figure_error}); the table "
-              f"is complete: {res.results}", file=sys.stderr)
     for f in res.figures:
         if f.suffix == ".png":
             print(f"{cfg.name}: figure {f}", file=sys.stdout)
+    if res.figure_error:  # a run-time failure after the table was written: exit code 1
+        print(f"labelvar: error: {cfg.name}: figures failed ({res.figure_error}); the table "
+              f"is complete: {res.results}", file=sys.stderr)
+        if hc.mode != RunMode.MULTIRUN:
+            sys.exit(1)
+        if _figure_failures is not None and _figure_failures[0] == os.getpid():
+            _figure_failures[1] += 1  # cli_main exits 1 once every job has run
+        else:  # a job in a launcher's own process: Hydra runs the other jobs, then prints
+            raise CompactHydraException(_FIGURES_FAILED)  # this line (and its own) and exits 1
     return str(res.results)
+
+
+#: while :func:`cli_main` runs Hydra: [its process id, jobs of a multirun whose figures
+#: failed]; a job in that process counts itself here and the other jobs still run
+_figure_failures: list | None = None
+#: what Hydra prints last when a multirun's job in another process had failed figures
+_FIGURES_FAILED = ("labelvar: error: figures failed in the job(s) named above; their tables "
+                   "are complete")
 
 
 def hydra_app():
@@ -424,7 +445,9 @@ def cli_main(args: Sequence[str]) -> int:
     """``labelvar sweep ARGS``: check the overrides, then run the Hydra app with ARGS.
 
     ``--quiet`` becomes the override ``quiet=true``; every other argument (``-m``,
-    ``hydra/launcher=joblib``, ``--cfg job``, ...) goes to Hydra unchanged.
+    ``hydra/launcher=joblib``, ``--cfg job``, ...) goes to Hydra unchanged. Returns the
+    exit code: 0, 2 for bad input, 1 when a job's figures failed after its complete
+    table was written (a multirun runs its other jobs first).
     """
     from hydra.core.global_hydra import GlobalHydra
     from hydra.core.override_parser.overrides_parser import OverridesParser  # noqa: F401
@@ -464,6 +487,8 @@ def cli_main(args: Sequence[str]) -> int:
     root = logging.getLogger()
     saved_handlers, saved_level = list(root.handlers), root.level
     GlobalHydra.instance().clear()
+    global _figure_failures
+    _figure_failures = [os.getpid(), 0]
     try:
         hydra_app()()
     except SystemExit as exc:
@@ -473,6 +498,7 @@ def cli_main(args: Sequence[str]) -> int:
         sys.stdout = open(os.devnull, "w")  # silence the flush at exit
         return 0
     finally:
+        failed, _figure_failures = _figure_failures[1], None
         sys.argv = saved
         if saved_line is not None:
             os.environ["COMP_LINE"] = saved_line
@@ -481,7 +507,7 @@ def cli_main(args: Sequence[str]) -> int:
             root.removeHandler(handler)  # Hydra's job logging (console + <run dir>/sweep.log)
             handler.close()
         root.setLevel(saved_level)
-    return 0
+    return 1 if failed else 0  # 1: some job's figures failed (each job said so in one line)
 
 
 #: the subcommands of `labelvar`, offered when completing the word after it
