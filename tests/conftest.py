@@ -1,5 +1,8 @@
 """Shared test helpers: where the real multi-annotator data lives.
 
+Property tests (hypothesis) use the profile ``fixed`` (the same examples every run);
+``--hypothesis-profile=explore`` draws new ones.
+
 The data in ``../shared/data`` (beside the repository) may not be redistributed, so
 it is never copied here; tests that need it call :func:`shared_data`, which skips
 with the path it looked at when the folder is absent. The environment variable
@@ -12,6 +15,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run (CI included), as every other test
+# here uses a fixed seed; `pytest --hypothesis-profile=explore` draws fresh ones.
+settings.register_profile("fixed", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("fixed")
 
 REPO = Path(__file__).resolve().parents[1]
 #: ``../shared/data`` beside the repository; ``LABELVAR_SHARED_DATA`` points elsewhere
