@@ -443,9 +443,13 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         ``H'-loo``. ``stratum`` is ``"0.60"``-style (or ``"[0.50, 0.70)"`` for
         user bins) or ``"all"``; strata come in increasing agreement, ``all``
         last. ``agreement`` is the bin's mean observed agreement (NaN for
-        ``all``). ``expected`` is the coin model's closed form at
-        :math:`p_d` = the bin's agreement and its ``m`` and, for ``all``,
-        :func:`labelvar.analytic.stratified_expectation` over the bins.
+        ``all``). ``expected`` is the coin model's expectation
+        with every item at :math:`p_d` = its observed agreement (``p_d_one``
+        where that is 1): the closed form at the bin's agreement and ``m`` for a
+        bin of one agreement level;
+        :func:`labelvar.analytic.stratified_expectation` over the agreement
+        levels (each with its own ``m``) for ``all`` and for user ``bins``
+        spanning several levels.
         ``chance`` is the expected score of a labeller guessing uniformly (the
         coin model at :math:`p_d = 1/L`: accuracy 1/L; binary F1 at the bin's
         ``m``; NaN for macro-F1). ``small_bin`` is ``S < min_bin_size``.
@@ -681,6 +685,43 @@ def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, 
     return pd.DataFrame(rows)
 
 
+def _levels(agreement: np.ndarray, positive: np.ndarray | None, p_d_one: float | None):
+    """Items grouped by agreement level: (p_d of each level, items, positive items).
+
+    The level's p_d is its observed agreement, or ``p_d_one`` where that is 1.
+    """
+    p_d, inv = np.unique(agreement, return_inverse=True)
+    inv = inv.ravel()
+    n_k = np.bincount(inv, minlength=p_d.size).astype(float)
+    pos_k = (np.zeros(p_d.size) if positive is None
+             else np.bincount(inv, weights=positive.astype(float), minlength=p_d.size))
+    if p_d_one is not None:
+        p_d = np.where(p_d >= 1 - 1e-12, p_d_one, p_d)
+    return p_d, n_k, pos_k
+
+
+def _merge_levels(levels):
+    """The levels of several bins as one (the ``all`` stratum)."""
+    p_d, n_k, pos_k = (np.concatenate(parts) for parts in zip(*levels, strict=True))
+    u, inv = np.unique(p_d, return_inverse=True)
+    inv = inv.ravel()
+    return (u, np.bincount(inv, weights=n_k, minlength=u.size),
+            np.bincount(inv, weights=pos_k, minlength=u.size))
+
+
+def _expectation(p_d, n_k, pos_k, binary: bool):
+    """The coin model's expected accuracy, precision, recall, F1 over agreement levels.
+
+    :func:`labelvar.analytic.stratified_expectation` (the paper's section 2.1) with
+    each level at its own p_d and m; for one level it is the closed form there.
+    """
+    from labelvar import analytic
+
+    m_k = pos_k / n_k if binary else np.zeros(n_k.size)
+    return analytic.stratified_expectation(p_d, m_k, n_k)
+
+
+
 def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_round,
                 tie_rule, confidence_level, n_boot, boot_raters, seed, exact_limit,
                 min_bin_size=MIN_BIN_SIZE, bar=None) -> pd.DataFrame:
@@ -705,37 +746,41 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
                                        _seeding.generator(seed, "leave_one_out", t.name),
                                        loo=True, tie_rule=tie_rule)
 
-    # bin-level quantities: (name, items, agreement, m, coin-model p_d of E)
+    # bin-level quantities: (name, items, agreement, m, the coin model's expectation E).
+    # E is the paper's stratified expectation (section 2.1) over the distinct agreement
+    # levels of the bin's items, each at its own p_d (p_d_one where unanimous) and its
+    # own m: a bin of one level is the closed form at that level; a user bin spanning
+    # several levels (and "all") is the mixture, not the closed form at the mean.
+    pos = (t.majority == t.pos_label) if binary else None
+    levels = []
     info = []
     for name, idx in groups[:-1]:
-        agree = float(t.agreement(idx).mean())
-        m = float(np.mean(t.majority[idx] == t.pos_label)) if binary else np.nan
-        p_eff = p_d_one if (p_d_one is not None and agree >= 1 - 1e-12) else agree
-        info.append((name, idx, agree, m, p_eff))
-    n_k = np.array([len(i[1]) for i in info])
-    m_k = np.array([i[3] for i in info])
-    pe_k = np.array([i[4] for i in info])
-    strat = analytic.stratified_expectation(pe_k, m_k if binary else np.zeros(n_strata), n_k)
-    m_all = float(np.mean(t.majority == t.pos_label)) if binary else np.nan
-    info.append(("all", groups[-1][1], np.nan, m_all, np.nan))
+        items_agreement = t.agreement(idx)
+        agree = float(items_agreement.mean())
+        lv = _levels(items_agreement, None if pos is None else pos[idx], p_d_one)
+        levels.append(lv)
+        m = float(np.mean(pos[idx])) if binary else np.nan
+        info.append((name, idx, agree, m, _expectation(*lv, binary)))
+    all_e = _expectation(*_merge_levels(levels), binary) if levels else None
+    m_all = float(np.mean(pos)) if binary else np.nan
+    info.append(("all", groups[-1][1], np.nan, m_all, all_e))
 
-    closed = {"f1": analytic.expected_f1, "precision": analytic.expected_precision,
-              "recall": analytic.expected_recall}
+    closed = ("f1", "precision", "recall")
 
     def expected(metric, row):
-        name, _, _, m, p_eff = row
-        if name == "all":
-            if metric == "accuracy":
-                return strat.accuracy
-            return getattr(strat, metric) if f1_closed and metric in closed else np.nan
+        e = row[4]
+        if e is None:
+            return np.nan
         if metric == "accuracy":
-            return float(analytic.expected_accuracy(p_eff))
-        return float(closed[metric](p_eff, m)) if f1_closed and metric in closed else np.nan
+            return float(e.accuracy)
+        return float(getattr(e, metric)) if f1_closed and metric in closed else np.nan
 
     def chance(metric, m):
         if metric == "accuracy":
             return 1.0 / L
-        return float(closed[metric](1.0 / L, m)) if f1_closed and metric in closed else np.nan
+        if not (f1_closed and metric in closed):
+            return np.nan
+        return float(getattr(analytic, f"expected_{metric}")(1.0 / L, m))
 
     def interval(rname, name, metric, idx, conf):
         if metric not in LABEL_METRICS:
