@@ -320,7 +320,7 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "panel": "--panel", "task_column": "--task-column", "group_sep": "--group-sep",
                    "seed": "--seed", "compare": "--compare", "ordinal": "--ordinal",
                    "aggregation": "--aggregation", "probabilities": "--probabilities",
-                   "prob_field": "--prob-field"}
+                   "prob_field": "--prob-field", "boot_raters": "--boot-raters"}
 _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 

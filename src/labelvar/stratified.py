@@ -510,6 +510,10 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         compare = tuple(map(str, compare))
         if len(compare) != 2 or compare[0] == compare[1]:
             raise ValueError(f"compare takes two different systems A,B; got {list(compare)!r}")
+    if aggregation == "dawid_skene" and boot_raters:
+        raise ValueError("boot_raters: the rater bootstrap recomputes each replicate's panel "
+                         "plurality, not the Dawid-Skene label (aggregation=dawid_skene), so "
+                         "its intervals would be about another ground truth; use one of the two")
     if aggregation == "dawid_skene" and bins is None:
         bins = POSTERIOR_BINS
     confidence_level = v.single("confidence_level", v.probability(
