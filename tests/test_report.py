@@ -106,3 +106,18 @@ def test_one_atomic_writer_in_src():
     offenders = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
                  if p.name != "_files.py" and pattern.search(p.read_text())]
     assert offenders == []
+
+
+def test_a_system_with_probabilities_only_is_named_as_read():
+    """A system given only probability outputs is evaluated (AUROC, ...): what was read
+    says so, where it used to say "systems none" (CheXpert's predictions files)."""
+    panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 1]] * 3
+    prob = [0.9, 0.1, 0.4, 0.8, 0.7, 0.2] * 3
+    r = stratify(panel, probabilities={"model": prob}, humans=[], n_boot=0)
+    assert r.inputs["task"]["systems"] == ["model"]
+    assert "; systems model;" in r.describe()[0]
+    auroc = r.table[(r.table.metric == "auroc") & (r.table.stratum == "all")]
+    assert auroc.system.tolist() == ["model"]
+    md = report.stratify_markdown(r)
+    assert "(no systems)" not in md
+    assert md.startswith("### panel vs humans (no system with labels; systems' other metrics")

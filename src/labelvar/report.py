@@ -78,7 +78,10 @@ def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:
     is_system = (table["role"] == "system") & table["metric"].isin(["f1", "accuracy"])
     systems = list(dict.fromkeys(table.loc[is_system, "system"]))
     if not systems:
-        return [("panel vs humans (no systems)", _paper_table(result, None))]
+        scored = (table["role"] == "system").any()  # probabilities only: other metrics
+        return [("panel vs humans (" + ("no system with labels; systems' other metrics below"
+                                        if scored else "no systems") + ")",
+                 _paper_table(result, None))]
     blocks = [(str(s), _paper_table(result, s)) for s in systems]
     uncovered = ~table["task"].isin(set(table.loc[is_system, "task"]))
     if uncovered.any():

@@ -568,8 +568,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     bar = _progress_bar(progress, "stratify", "bin")
     for t in prepared:
         excluded[t.name] = t.excluded
-        inputs[t.name] = dict(t.inputs, systems=[s for s in t.preds if s not in humans],
-                              humans=[h for h in t.preds if h in humans])
+        raters = list(dict.fromkeys(list(t.preds) + list(t.probs)))  # labels or probabilities
+        inputs[t.name] = dict(t.inputs, systems=[s for s in raters if s not in humans],
+                              humans=[h for h in raters if h in humans])
         n = t.k.size
         groups = _strata(t, bins) + [("all", np.arange(n, dtype=_index_dtype(n)))]
         frame = _task_table(t, humans, groups, metrics, n_draws, leave_one_out, p_d_one,
