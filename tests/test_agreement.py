@@ -196,3 +196,30 @@ def test_rater_bootstrap_refused_with_dawid_skene(capsys):
     assert code == 2 and "Traceback" not in err
     assert err.startswith("labelvar: error: --boot-raters: the rater bootstrap")
     assert "--aggregation dawid_skene" in err and len(err.strip().splitlines()) == 1
+
+
+def test_agreement_notes_say_why_a_statistic_is_missing():
+    """A bin where Fleiss' kappa has no item with the task's usual number of votes, and a
+    bin whose votes all go to one label: NaN with the reason (SNLI's 0.75 bin of 4-vote
+    items used to read "NaN (items with 5 votes)"; CheXpert's Pleural Other 1.00 bin a bare
+    NaN)."""
+    panel = [[0, 0, 0, 0, 0]] * 4 + [[1, 1, 1, 0, 0], [0, 0, 0, 1, 1], [1, 1, 1, 1, 0],
+                                     [0, 0, 0, 0, 1]] * 3 + [[1, 1, 1, 0, None]] * 2
+    r = stratify(panel, {"s": [0] * 4 + [1, 0, 1, 0] * 3 + [1, 1]}, n_boot=0, min_bin_size=1)
+    ag = r.agreement.set_index(["stratum", "statistic"])
+    # the 0.75 bin: two items with 4 votes (3-1), none with the usual 5
+    assert np.isnan(ag.score["0.75", "fleiss_kappa"]) and ag.n["0.75", "fleiss_kappa"] == 0
+    assert ag.note["0.75", "fleiss_kappa"] == ("no item with 5 votes, the number Fleiss' "
+                                               "kappa uses here")
+    # alpha takes any number of votes: two items 1-3, coincidences o_01 = o_10 = 2,
+    # o_11 = 4, n_0 = 2, n_1 = 6: alpha = 1 - (8 - 1) * 4 / (2 * 2 * 6) = -1/6
+    assert ag.score["0.75", "alpha_nominal"] == pytest.approx(-1 / 6)
+    assert ag.note["0.75", "alpha_nominal"] == ""
+    # the unanimous bin: the 4 all-0 items and no other unanimous one
+    assert ag.S["1.00", "fleiss_kappa"] == 4
+    for stat in ("fleiss_kappa", "alpha_nominal"):
+        assert np.isnan(ag.score["1.00", stat])
+        assert ag.note["1.00", stat] == "every vote for one label: undefined"
+    want = sm_ir.fleiss_kappa(np.array([[5, 0]] * 4 + [[2, 3], [3, 2], [1, 4], [4, 1]] * 3))
+    assert ag.score["all", "fleiss_kappa"] == pytest.approx(want, abs=1e-12)
+    assert ag.note["all", "fleiss_kappa"] == "items with 5 votes"

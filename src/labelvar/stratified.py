@@ -624,11 +624,14 @@ def _agreement_rows(t: _Task, groups, n_boot, confidence_level, seed) -> pd.Data
     for name, idx in groups:
         for stat in stats:
             counts = t.counts[idx]
-            note = ""
+            notes = []
             if stat == "fleiss_kappa":
                 counts = counts[t.k[idx] == k_mode]
-                if counts.shape[0] < idx.size:
-                    note = f"items with {k_mode} votes"
+                if counts.shape[0] == 0:  # e.g. SNLI's few 4-vote items in a bin of their own
+                    notes.append(f"no item with {k_mode} votes, the number Fleiss' kappa "
+                                 "uses here")
+                elif counts.shape[0] < idx.size:
+                    notes.append(f"items with {k_mode} votes")
             rng = _seeding.generator(seed, "agreement", t.name, name, stat)
             if counts.shape[0] == 0:
                 val, (lo, hi) = np.nan, (np.nan, np.nan)
@@ -640,10 +643,15 @@ def _agreement_rows(t: _Task, groups, n_boot, confidence_level, seed) -> pd.Data
                 val = ag.krippendorff_alpha(counts, stat[len("alpha_"):], values)
                 lo, hi = ag.bootstrap_agreement(counts, stat, n_boot, rng,
                                                 confidence_level=confidence_level, values=values)
+            if counts.shape[0] and not np.isfinite(val):  # say why there is no value
+                if np.count_nonzero(counts.sum(axis=0)) < 2:
+                    notes.append("every vote for one label: undefined")
+                elif not np.any(counts.sum(axis=1) >= 2):
+                    notes.append("no item with 2 votes")
             rows.append(dict(task=t.name, stratum=name,
                              agreement=np.nan if name == "all" else float(t.agreement(idx).mean()),
                              S=idx.size, n=counts.shape[0], statistic=stat, score=val,
-                             ci_low=lo, ci_high=hi, note=note))
+                             ci_low=lo, ci_high=hi, note="; ".join(notes)))
     return pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS))
 
 
