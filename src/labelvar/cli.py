@@ -236,7 +236,9 @@ def _add_stratify(sub) -> None:
     p.add_argument("--task-column", default=None, help="column naming each row's task")
     p.add_argument("--group-sep", default=None,
                    help="wide files with <task><SEP><rater> columns (one group per task)")
-    p.add_argument("--tasks", default=None, help="raters layout: task columns (default all)")
+    p.add_argument("--tasks", default=None,
+                   help="tasks to evaluate, names or globs (default all): the raters layout's "
+                   "task columns, or tasks of a task column, column groups or JSONL")
     p.add_argument("--rater-column", default="rater", help="long layout: rater column")
     p.add_argument("--label-column", default="label", help="long layout: label column")
     p.add_argument("--predictions", action="append", default=[], metavar="NAME=PATH[,PATH]",
@@ -351,6 +353,43 @@ def _predictions(specs, flag: str = "--predictions") -> dict:
     return out
 
 
+def _one_task_per_field(data, names, kind: str, field: str) -> None:
+    """Refuse a ``--predictions`` / ``--probabilities`` field joined to several tasks' items.
+
+    Such a file has one field (``--pred-label``, ``--prob-field``) for every task, so
+    with several tasks on the same items every task would get the same answers (say
+    Cardiomegaly's predictions scored as Edema's). Tasks with their own item ids
+    (a long file with ``--task-column`` and task-specific ids) each take their own.
+    """
+    import numpy as np
+    import pandas as pd
+
+    flag = f"--{kind}"
+    for name in names:
+        ids, owner = [], []
+        for task, td in data.items():
+            col = (td.predictions.get(name) if kind == "predictions"
+                   else (td.probabilities or {}).get(name))
+            if col is None:
+                continue
+            has = col.notna().to_numpy()
+            if has.ndim > 1:
+                has = has.any(axis=1)
+            ids.append(td.panel.index.astype(str).to_numpy()[has])
+            owner += [task] * int(has.sum())
+        if len(ids) < 2:
+            continue
+        index = pd.Index(np.concatenate(ids))
+        dup = np.flatnonzero(index.duplicated(keep=False))
+        if dup.size:
+            item = index[dup[0]]
+            tasks = list(dict.fromkeys(owner[i] for i in dup if index[i] == item))
+            raise ValueError(
+                f"{flag} {name!r}: its one field {field!r} would be every task's answer: "
+                f"tasks {', '.join(map(repr, tasks))} share items (e.g. {item!r}); give one "
+                "task with --tasks (or the tasks' answers in files of their own)")
+
+
 def _run_stratify(args) -> int:
     import warnings
 
@@ -380,6 +419,13 @@ def _run_stratify(args) -> int:
             labels=args.labels,
             probabilities=_predictions(args.probabilities, "--probabilities"),
             prob_field=args.prob_field)
+        if args.tasks is not None:  # the raters layout selects its task columns itself
+            data = {t: data[t] for t in io.select_columns(list(data), args.tasks, "tasks")}
+        _one_task_per_field(data, _predictions(args.predictions), "predictions",
+                            args.pred_label)
+        if args.prob_field is not None:  # without it: one column per task
+            _one_task_per_field(data, _predictions(args.probabilities, "--probabilities"),
+                                "probabilities", args.prob_field)
         loaded = list(dict.fromkeys(c for td in data.values() for c in td.predictions.columns))
         humans = io.select_columns(loaded, args.humans, "humans") if args.humans else []
         with warnings.catch_warnings(record=True) as caught:
