@@ -223,3 +223,43 @@ def test_agreement_notes_say_why_a_statistic_is_missing():
     want = sm_ir.fleiss_kappa(np.array([[5, 0]] * 4 + [[2, 3], [3, 2], [1, 4], [4, 1]] * 3))
     assert ag.score["all", "fleiss_kappa"] == pytest.approx(want, abs=1e-12)
     assert ag.note["all", "fleiss_kappa"] == "items with 5 votes"
+
+
+def test_comparisons_small_bins_and_untestable_rows_have_no_p_and_say_why():
+    """Small bins enter no test (as in bin_tests): SNLI's one-item 0.75 bin used to get a
+    McNemar p-value that entered Holm. A row without a p-value says why; Holm runs over
+    the tested rows only and n_comparisons counts them."""
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(3)
+    n = 150
+    truth = rng.integers(0, 2, n)
+    panel = np.where(rng.random((n, 5)) < 0.8, truth[:, None], 1 - truth[:, None])
+    panel[:4, 4] = -1  # four 4-vote items: with a 3-1 split they form a small bin 0.75
+    panel[:4, :4] = [[1, 1, 1, 0]] * 4
+    panel = np.where(panel < 0, None, panel).astype(object)
+    a = np.where(rng.random(n) < 0.85, truth, 1 - truth)
+    b = np.where(rng.random(n) < 0.70, truth, 1 - truth)
+    a[:4], b[:4] = [1, 1, 1, 0], [0, 0, 0, 0]  # discordant in the small bin
+    r = stratify(panel, {"a": a, "b": b}, compare=("a", "b"), n_boot=200, seed=1,
+                 metrics=["accuracy", "f1"])
+    c = r.comparisons.set_index(["stratum", "metric"])
+    assert c.S["0.75", "accuracy"] == 4 and c.n_a_only["0.75", "accuracy"] == 3
+    for metric in ("accuracy", "f1"):
+        assert np.isnan(c.p["0.75", metric]) and np.isnan(c.p_holm["0.75", metric])
+        assert c.note["0.75", metric] == "small bin (fewer than 10 items): no test"
+    tested = r.comparisons[r.comparisons.p.notna()]
+    assert len(tested) == len(r.comparisons) - 2 and (r.comparisons.note[tested.index] == "").all()
+    assert (r.comparisons.n_comparisons == len(tested)).all()
+    np.testing.assert_allclose(tested.p_holm, multipletests(tested.p, method="holm")[1])
+    # identical answers: no discordant item (McNemar) and no bootstrap test either
+    r = stratify(panel, {"a": a, "c": a.copy()}, compare=("a", "c"), n_boot=50,
+                 metrics=["accuracy", "f1"])
+    big = r.comparisons[~r.comparisons.small_bin]
+    assert big.p.isna().all() and (r.comparisons.n_comparisons == 0).all()
+    assert set(big.note[big.metric == "accuracy"]) == {"no discordant items: no test"}
+    assert set(big.note[big.metric == "f1"]) == {"identical answers on these items: no test"}
+    # no bootstrap: F1 rows have no p-value, and say so
+    r = stratify(panel, {"a": a, "b": b}, compare=("a", "b"), n_boot=0, metrics=["f1"])
+    big = r.comparisons[~r.comparisons.small_bin]
+    assert big.p.isna().all() and set(big.note) == {"no bootstrap (n_boot=0): no p-value"}

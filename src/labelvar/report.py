@@ -205,12 +205,24 @@ def comparisons_markdown(comparisons: pd.DataFrame) -> str:
     c = comparisons
     a, b = c["system_a"].iloc[0], c["system_b"].iloc[0]
     n = int(c["n_comparisons"].iloc[0])
-    show = c[["task", "stratum", "S", "metric", "score_a", "score_b", "diff", "ci_low", "ci_high",
-              "test", "n_a_only", "n_b_only", "p", "p_holm"]]
+    cols = ["task", "stratum", "S", "metric", "score_a", "score_b", "diff", "ci_low", "ci_high",
+            "test", "n_a_only", "n_b_only", "p", "p_holm"]
+    if "note" in c.columns and c["note"].fillna("").astype(str).str.len().any():
+        cols.append("note")
+    untested = len(c) - n
     return (f"### {a} − {b} on the same items (per task and bin)\n"
-            f"{n} comparisons (tasks x strata x metrics); p: exact McNemar for accuracy, "
-            f"paired bootstrap otherwise; p_holm: Holm's adjustment over all {n}.\n\n"
-            + markdown_table(show))
+            f"{n} comparisons tested (tasks x strata x metrics"
+            + (f"; {untested} more rows without a test, the note says why" if untested else "")
+            + "); p: exact McNemar for accuracy, paired bootstrap otherwise; p_holm: Holm's "
+            f"adjustment over the {n}.\n\n" + markdown_table(_show_rows(c, cols)))
+
+
+def _show_rows(df: pd.DataFrame, cols) -> pd.DataFrame:
+    """The columns ``cols`` of ``df``, blank text where a note is empty."""
+    out = df[list(cols)].copy()
+    if "note" in out.columns:
+        out["note"] = out["note"].fillna("")
+    return out
 
 
 def stratify_markdown(result, *, compare=None, paired=None) -> str:

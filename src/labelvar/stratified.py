@@ -99,7 +99,7 @@ AGREEMENT_COLUMNS = ("task", "stratum", "agreement", "S", "n", "statistic", "sco
 #: columns of :attr:`StratifiedResult.comparisons`
 COMPARISON_COLUMNS = ("task", "stratum", "S", "small_bin", "metric", "system_a", "system_b",
                       "score_a", "score_b", "diff", "ci_low", "ci_high", "test", "n_a_only",
-                      "n_b_only", "p", "p_holm", "n_comparisons")
+                      "n_b_only", "p", "p_holm", "n_comparisons", "note")
 #: tie rules of :func:`stratify`
 TIE_RULES = ("random", "first", "drop")
 #: default smallest bin (items) that enters the bin tests; smaller bins are flagged
@@ -190,8 +190,11 @@ class StratifiedResult:
         With ``compare=(a, b)``: the two systems on the same items, per task x
         stratum x metric (columns :data:`COMPARISON_COLUMNS`): exact McNemar for
         accuracy, a paired bootstrap for the other metrics, ``diff = score_a -
-        score_b`` with a paired bootstrap interval, and ``p_holm`` (Holm over all
-        ``n_comparisons`` rows).
+        score_b`` with a paired bootstrap interval, and ``p_holm`` (Holm over the
+        ``n_comparisons`` rows with a p-value). ``note`` says why a row has none:
+        a small bin (fewer than ``min_bin_size`` items: no test, as in
+        :func:`labelvar.bin_tests`), no discordant items, identical answers, an
+        undefined score, or ``n_boot=0``.
 
     Examples
     --------
@@ -689,13 +692,33 @@ def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, 
                                                   confidence_level=confidence_level)
             row.update(ci_low=boot.ci_low, ci_high=boot.ci_high, test="paired_bootstrap",
                        p=boot.p)
+            note = ""
             if metric == "accuracy":
                 truth = t.majority[idx]
                 mc = inference.mcnemar_exact(t.preds[a][idx] == truth, t.preds[b][idx] == truth)
                 row.update(test="mcnemar_exact", n_a_only=mc.n_a_only, n_b_only=mc.n_b_only,
                            p=mc.p)
-            rows.append(row)
+                if mc.n_a_only + mc.n_b_only == 0:
+                    note = "no discordant items: no test"
+            elif _same_answers(metric, t, a, b, idx):  # every resample differs by 0
+                row.update(p=np.nan)
+                note = "identical answers on these items: no test"
+            elif not np.isfinite(row["diff"]):
+                note = "a score is undefined here: no test"
+            elif n_boot <= 0:
+                note = "no bootstrap (n_boot=0): no p-value"
+            if row["small_bin"]:  # small bins enter no test (as in bin_tests, paired_test)
+                row.update(p=np.nan)
+                note = f"small bin (fewer than {min_bin_size} items): no test"
+            rows.append(dict(row, note=note))
     return pd.DataFrame(rows)
+
+
+def _same_answers(metric: str, t: _Task, a: str, b: str, idx: np.ndarray) -> bool:
+    """Whether systems a and b give the same answers on the items ``idx`` (for ``metric``)."""
+    if metric in PROBABILITY_METRICS:
+        return bool(np.array_equal(t.probs[a][idx], t.probs[b][idx], equal_nan=True))
+    return bool(np.array_equal(t.preds[a][idx], t.preds[b][idx]))
 
 
 def _levels(agreement: np.ndarray, positive: np.ndarray | None, p_d_one: float | None):
