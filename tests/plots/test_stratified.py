@@ -199,3 +199,14 @@ def test_small_bins_are_drawn_open_and_said_to_enter_no_test(snli_like, drawn):
     assert pts["points:0.75"].get_ydata().size == 0
     assert "open point: small bin (no test)" in legend_texts(fig)
     assert _inside(fig) == []
+
+
+def test_system_vs_system_says_no_test_where_there_is_none(snli_like, drawn):
+    """One task gives one pair per bin: paired_test has no test (NaN p); the figure said
+    nothing there, where the delta figure and the README say "no test"."""
+    res = paired_test(snli_like, "roberta", "bert", metric="accuracy")
+    assert res.table.set_index("stratum").p.drop("pooled").isna().all()  # 1 pair per bin
+    fig = drawn(plots.plot_system_vs_system(snli_like, "roberta", "bert", "accuracy",
+                                            tests=res))
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts and set(texts) == {"no test"}

@@ -465,7 +465,9 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
     stars = {}
     if tests is not None:
         rows = _rows(tests)
-        stars = {s: _stars(p) for s, p in zip(rows["stratum"], rows["p"], strict=True)}
+        # no test (fewer than 3 pairs, NaN p): said, never a star
+        stars = {s: _stars(p) or "no test"
+                 for s, p in zip(rows["stratum"], rows["p"], strict=True)}
         handles.append(Line2D([], [], ls="none",
                               label=f"paired t-test across tasks,\n{STARS_TEXT}"))
     for i, s in enumerate(order):
