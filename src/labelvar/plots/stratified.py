@@ -471,7 +471,8 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
         handles.append(Line2D([], [], ls="none",
                               label=f"paired t-test across tasks,\n{STARS_TEXT}"))
     for i, s in enumerate(order):
-        ax.text(i + 1, top + 0.05 * span, stars.get(s, ""), ha="center", fontsize=8)
+        ax.text(i + 1, top + 0.05 * span, stars.get(s, "no test" if tests is not None else ""),
+                ha="center", fontsize=8)
     ax.axhline(0, color="grey", lw=0.8, ls=":")
     mlabel = metric_label(metric, sub["n_labels"].unique() if "n_labels" in sub.columns else ())
     ax.set_title(f"{system_a} − {system_b} ({mlabel})")
