@@ -121,3 +121,18 @@ def test_a_system_with_probabilities_only_is_named_as_read():
     md = report.stratify_markdown(r)
     assert "(no systems)" not in md
     assert md.startswith("### panel vs humans (no system with labels; systems' other metrics")
+
+
+def test_headings_promise_intervals_only_when_there_are_some():
+    """With n_boot=0 there is no interval: the headings used to announce one anyway."""
+    panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 1]] * 4
+    preds = {"s": [1, 0, 0, 1, 0, 1] * 4}
+    md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
+                                           n_boot=0))
+    assert "### other metrics (score; no intervals)" in md
+    assert "### panel agreement (score; no intervals without bootstrap resamples)" in md
+    assert "[" not in md.split("### other metrics")[1]
+    md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
+                                           n_boot=20))
+    assert "### other metrics (score [interval])" in md
+    assert "### panel agreement (score [bootstrap interval over items])" in md

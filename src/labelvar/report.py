@@ -241,11 +241,16 @@ def stratify_markdown(result, *, compare=None, paired=None) -> str:
         paired = paired_tests(result, compare)
     parts = [f"### {title}\n{markdown_table(block)}" for title, block in stratify_blocks(result)]
     other = other_metrics_table(result)
+    table = _table(result)
     if other is not None:
-        parts.append(f"### other metrics (score [interval])\n{markdown_table(other)}")
+        rows = table[~table["metric"].isin(["f1", "accuracy"])]
+        what = "score [interval]" if rows["ci_low"].notna().any() else "score; no intervals"
+        parts.append(f"### other metrics ({what})\n{markdown_table(other)}")
     agreement = getattr(result, "agreement", None)
     if agreement is not None and len(agreement):
-        parts.append("### panel agreement (score [bootstrap interval over items])\n"
+        what = ("score [bootstrap interval over items]" if agreement["ci_low"].notna().any()
+                else "score; no intervals without bootstrap resamples")
+        parts.append(f"### panel agreement ({what})\n"
                      + markdown_table(agreement_markdown_table(agreement)))
     comps = getattr(result, "comparisons", None)
     if comps is not None and len(comps):
