@@ -409,3 +409,20 @@ def test_tasks_flag_selects_tasks_in_every_layout(tmp_path):
     code, out, err = run(*base, "--tasks", "c")
     assert code == 2 and err == ("labelvar: error: --tasks: 'c' matches no column; available: "
                                  "'a', 'b'\n")
+
+
+def test_out_that_cannot_be_written_is_refused_before_any_work(tmp_path):
+    """A --out holding other files (or a file) was refused only after the whole report
+    had been computed and printed to stdout."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    base = ["stratify", EXAMPLE, "--panel", "gt*", "--systems", "weak", "--item", "item",
+            "--n-boot", "0"]
+    code, out, err = run(*base, "--out", mine)
+    assert code == 2 and out == ""
+    assert err == (f"labelvar: error: {mine} holds files that are not part of a labelvar "
+                   "report (notes.txt); choose a new or empty directory\n")
+    assert (mine / "notes.txt").read_text() == "keep"
+    code, out, err = run(*base, "--out", mine / "notes.txt")
+    assert code == 2 and out == "" and err.endswith("notes.txt exists and is not a directory\n")

@@ -403,6 +403,8 @@ def _run_stratify(args) -> int:
         raise ValueError(f"--compare takes two systems A,B; got {args.compare!r}")
     if args.compare_across_tasks and args.compare is None:
         raise ValueError("--compare-across-tasks needs --compare A,B")
+    if args.out:  # before any work: a report directory that cannot be written is refused
+        report.check_report_dir(args.out)
     counts = args.panel_counts is not None
     metrics = args.metrics
     if metrics is None:  # the paper's order, then what the inputs allow

@@ -32,6 +32,7 @@ __all__ = [
     "DESIGN_FILES",
     "STRATIFY_FILES",
     "bin_test_table",
+    "check_report_dir",
     "paired_tests",
     "stratify_blocks",
     "stratify_markdown",
@@ -264,6 +265,38 @@ def stratify_markdown(result, *, compare=None, paired=None) -> str:
 
 def _allowed(patterns):
     return lambda name: any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def check_report_dir(out_dir, files=STRATIFY_FILES) -> None:
+    """Refuse, before any work, a report directory that could not be written.
+
+    The same rule as the writers (:func:`labelvar._files.replaced_directory`): an
+    existing ``out_dir`` must be a directory holding only report files (``files``,
+    glob patterns), which the new report replaces.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "notes.txt").write_text("mine")
+    >>> try:
+    ...     check_report_dir(d)
+    ... except FileExistsError as exc:
+    ...     print(str(exc).split("(")[1])
+    notes.txt); choose a new or empty directory
+    """
+    path = Path(out_dir)
+    if not path.exists():
+        return
+    if not path.is_dir():
+        raise FileExistsError(f"{path} exists and is not a directory")
+    allowed = _allowed(files)
+    foreign = sorted(p.name for p in path.iterdir() if not allowed(p.name))
+    if foreign:
+        raise FileExistsError(
+            f"{path} holds files that are not part of a labelvar report "
+            f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}); "
+            "choose a new or empty directory")
 
 
 def _metadata(kind: str, files, **extra) -> str:
