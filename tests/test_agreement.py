@@ -263,3 +263,21 @@ def test_comparisons_small_bins_and_untestable_rows_have_no_p_and_say_why():
     r = stratify(panel, {"a": a, "b": b}, compare=("a", "b"), n_boot=0, metrics=["f1"])
     big = r.comparisons[~r.comparisons.small_bin]
     assert big.p.isna().all() and set(big.note) == {"no bootstrap (n_boot=0): no p-value"}
+
+
+@pytest.mark.parametrize("level, published", [("nominal", 0.743), ("ordinal", 0.815),
+                                              ("interval", 0.849)])
+def test_krippendorff_alpha_columns_in_any_order(level, published):
+    """Columns given out of value order with their values: ordinal alpha used to rank by
+    column position (0.754 for this permutation instead of the published 0.815)."""
+    perm = [2, 0, 4, 1, 3]
+    counts = _counts(list(zip(*KRIPP, strict=True)), range(1, 6))[:, perm]
+    values = np.array([1, 2, 3, 4, 5])[perm]
+    assert round(agreement.krippendorff_alpha(counts, level, values=values), 3) == published
+    lo, hi = agreement.bootstrap_agreement(counts, f"alpha_{level}", 400,
+                                           np.random.default_rng(0), values=values)
+    lo0, hi0 = agreement.bootstrap_agreement(counts[:, np.argsort(perm)], f"alpha_{level}", 400,
+                                             np.random.default_rng(0), values=[1, 2, 3, 4, 5])
+    assert (lo, hi) == pytest.approx((lo0, hi0))
+    with pytest.raises(ValueError, match=r"^values must be finite numbers"):
+        agreement.krippendorff_alpha(counts, level, values=[1, 2, np.nan, 4, 5])
