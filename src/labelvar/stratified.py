@@ -116,6 +116,11 @@ class ExcludedItemsWarning(DataNoteWarning):
     """Items were excluded (< 2 panel votes, ties with ``tie_rule='drop'``, no prediction)."""
 
 
+def _plain(x):
+    """Numpy scalars as Python scalars (for readable messages)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
 # --------------------------------------------------------------------------- result
 def _as_table(result) -> pd.DataFrame:
     """The tidy table of a :class:`StratifiedResult` (or the DataFrame itself)."""
@@ -513,6 +518,13 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         compare = tuple(map(str, compare))
         if len(compare) != 2 or compare[0] == compare[1]:
             raise ValueError(f"compare takes two different systems A,B; got {list(compare)!r}")
+    if ordinal and labels is not None and not isinstance(labels, str):
+        vals = pd.to_numeric(pd.Series(list(labels)), errors="coerce").to_numpy(float)
+        steps = np.diff(vals)
+        if np.isfinite(vals).all() and not (np.all(steps > 0) or np.all(steps < 0)):
+            raise ValueError(f"labels: ordinal ratings must be declared in order, got "
+                             f"{[_plain(x) for x in labels]!r} (quadratic-weighted kappa weighs "
+                             "by position)")
     if aggregation == "dawid_skene" and boot_raters:
         raise ValueError("boot_raters: the rater bootstrap recomputes each replicate's panel "
                          "plurality, not the Dawid-Skene label (aggregation=dawid_skene), so "
