@@ -136,3 +136,19 @@ def test_headings_promise_intervals_only_when_there_are_some():
                                            n_boot=20))
     assert "### other metrics (score [interval])" in md
     assert "### panel agreement (score [bootstrap interval over items])" in md
+
+
+def test_macro_f1_is_named_as_such_in_the_markdown():
+    """With 3 labels and no positive class the 'f1' columns are macro-F1 (E and m are
+    NaN): the table now says so; a binary task's block does not."""
+    panel = [["e", "e", "n"], ["c", "c", "c"], ["n", "n", "e"], ["e", "e", "e"]] * 5
+    r = stratify(panel, {"s": ["e", "c", "e", "n"] * 5}, n_boot=0, task="nli")
+    md = report.stratify_markdown(r)
+    assert md.startswith("### s\nf1 of nli: macro-F1 over the task's labels (no positive "
+                         "class, so no m and no E)\n\n| task")
+    f1 = r.table[(r.table.metric == "f1") & (r.table.stratum == "all")].score.iloc[0]
+    skm = pytest.importorskip("sklearn.metrics")
+    maj = ["e", "c", "n", "e"] * 5
+    assert f1 == pytest.approx(skm.f1_score(maj, ["e", "c", "e", "n"] * 5, average="macro"))
+    binary = stratify([[1, 1, 0], [0, 0, 0]] * 5, {"s": [1, 0] * 5}, n_boot=0)
+    assert "macro-F1" not in report.stratify_markdown(binary)

@@ -240,9 +240,16 @@ def stratify_markdown(result, *, compare=None, paired=None) -> str:
     """
     if paired is None:
         paired = paired_tests(result, compare)
-    parts = [f"### {title}\n{markdown_table(block)}" for title, block in stratify_blocks(result)]
-    other = other_metrics_table(result)
     table = _table(result)
+    f1 = table[table["metric"] == "f1"]
+    macro = set(f1.loc[f1["m"].isna() & (f1["n_labels"] > 2), "task"])  # no positive class
+    parts = []
+    for title, block in stratify_blocks(result):
+        shown = set(block["task"]) & macro if "task" in block.columns else set()
+        note = ("f1 of " + ", ".join(map(str, sorted(shown))) + ": macro-F1 over the task's "
+                "labels (no positive class, so no m and no E)\n\n") if shown else ""
+        parts.append(f"### {title}\n{note}{markdown_table(block)}")
+    other = other_metrics_table(result)
     if other is not None:
         rows = table[~table["metric"].isin(["f1", "accuracy"])]
         what = "score [interval]" if rows["ci_low"].notna().any() else "score; no intervals"
