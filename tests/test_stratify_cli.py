@@ -426,3 +426,12 @@ def test_out_that_cannot_be_written_is_refused_before_any_work(tmp_path):
     assert (mine / "notes.txt").read_text() == "keep"
     code, out, err = run(*base, "--out", mine / "notes.txt")
     assert code == 2 and out == "" and err.endswith("notes.txt exists and is not a directory\n")
+
+
+def test_switch_named_as_typed_in_messages():
+    """'declare them (ordinal=True)' became '(--ordinal True)', which argparse refuses."""
+    code, out, err = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", "weak",
+                         "--item", "item", "--n-boot", "0", "--metrics", "mae")
+    assert code == 2
+    assert err == ("labelvar: error: --metrics: 'mae' scores ordinal ratings; declare them "
+                   "(--ordinal)\n")

@@ -337,6 +337,8 @@ def _flag_error(exc: ValueError) -> ValueError:
         if m.group(1) not in _STRATIFY_FLAGS:
             return m.group()
         value = ",".join(x.strip(" '\"") for x in m.group(2).strip("[]").split(","))
+        if value == "True":  # a switch (--ordinal), not a flag taking a value
+            return _STRATIFY_FLAGS[m.group(1)]
         return f"{_STRATIFY_FLAGS[m.group(1)]} {value}"
 
     return ValueError(_NAMED.sub(flag, msg))
