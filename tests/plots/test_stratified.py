@@ -210,3 +210,18 @@ def test_system_vs_system_says_no_test_where_there_is_none(snli_like, drawn):
                                             tests=res))
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts and set(texts) == {"no test"}
+
+
+def test_delta_figure_says_when_its_tests_assume_too_much(table, drawn):
+    """3 systems x 3 tasks per bin: the 9 values are clustered by task, Welch and Levene
+    take them as independent (the paper's Figure 3 does the same). bin_tests notes it and
+    the figure's legend repeats it under the stars."""
+    tests = bin_tests(table, metric="f1")
+    assert tests.table.note.iloc[0].startswith("not independent: 9 and 9 values from 3 and 3 "
+                                               "tasks")
+    fig = drawn(plots.plot_delta_by_bin(table, "f1", tests=tests))
+    assert any(t.startswith("the tests take the points as independent")
+               for t in legend_texts(fig))
+    assert _inside(fig) == []
+    one = table[table.system == "strong"]  # one value per task: nothing to say
+    assert "not independent" not in bin_tests(one, metric="f1").table.note.iloc[0]

@@ -381,6 +381,9 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
                     Line2D([], [], color=PALETTE[0], lw=0.8,
                            label="Levene's test: same spread?"),
                     Line2D([], [], ls="none", label=STARS_TEXT)]
+        if "not independent" in str(row.get("note", "")):  # systems share tasks
+            handles.append(Line2D([], [], ls="none", label="the tests take the points as "
+                                  "independent;\npoints of one task are not: p optimistic"))
     ref = "H"
     if value == "delta_human":
         roles = set(table.loc[table["metric"] == metric, "role"])
