@@ -733,16 +733,30 @@ def _same_answers(metric: str, t: _Task, a: str, b: str, idx: np.ndarray) -> boo
     return bool(np.array_equal(t.preds[a][idx], t.preds[b][idx]))
 
 
-def _levels(agreement: np.ndarray, positive: np.ndarray | None, p_d_one: float | None):
-    """Items grouped by agreement level: (p_d of each level, items, positive items).
+def _levels(t: _Task, idx: np.ndarray, positive: np.ndarray | None,
+            p_d_one: float | None):
+    """The items ``idx`` grouped by agreement level: (p_d of each level, items, positives).
 
-    The level's p_d is its observed agreement, or ``p_d_one`` where that is 1.
+    The level's p_d is its observed agreement (top votes / K; with Dawid-Skene the
+    posterior), or ``p_d_one`` where that is 1. Levels are counted on the integer
+    (top, K) pairs, without sorting the items.
     """
-    p_d, inv = np.unique(agreement, return_inverse=True)
-    inv = inv.ravel()
-    n_k = np.bincount(inv, minlength=p_d.size).astype(float)
-    pos_k = (np.zeros(p_d.size) if positive is None
-             else np.bincount(inv, weights=positive.astype(float), minlength=p_d.size))
+    weights = None if positive is None else positive.astype(float)
+    k = t.k[idx].astype(np.int64)
+    base = int(k.max()) + 1 if k.size else 1
+    if t.posterior is None and base * base <= 1 << 22:
+        key = t.top[idx].astype(np.int64) * base + k
+        n_k = np.bincount(key, minlength=base * base).astype(float)
+        pos_k = (np.zeros(n_k.size) if weights is None
+                 else np.bincount(key, weights=weights, minlength=base * base))
+        keys = np.flatnonzero(n_k)
+        p_d, n_k, pos_k = (keys // base) / (keys % base), n_k[keys], pos_k[keys]
+    else:
+        p_d, inv = np.unique(t.agreement(idx), return_inverse=True)
+        inv = inv.ravel()
+        n_k = np.bincount(inv, minlength=p_d.size).astype(float)
+        pos_k = (np.zeros(p_d.size) if weights is None
+                 else np.bincount(inv, weights=weights, minlength=p_d.size))
     if p_d_one is not None:
         p_d = np.where(p_d >= 1 - 1e-12, p_d_one, p_d)
     return p_d, n_k, pos_k
@@ -803,9 +817,8 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
     levels = []
     info = []
     for name, idx in groups[:-1]:
-        items_agreement = t.agreement(idx)
-        agree = float(items_agreement.mean())
-        lv = _levels(items_agreement, None if pos is None else pos[idx], p_d_one)
+        agree = float(t.agreement(idx).mean())
+        lv = _levels(t, idx, None if pos is None else pos[idx], p_d_one)
         levels.append(lv)
         m = float(np.mean(pos[idx])) if binary else np.nan
         info.append((name, idx, agree, m, _expectation(*lv, binary)))
