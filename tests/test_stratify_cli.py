@@ -435,3 +435,25 @@ def test_switch_named_as_typed_in_messages():
     assert code == 2
     assert err == ("labelvar: error: --metrics: 'mae' scores ordinal ratings; declare them "
                    "(--ordinal)\n")
+
+
+def test_compare_with_nothing_in_common_is_one_line(tmp_path):
+    """A system with labels only against one with probabilities only crashed with
+    "KeyError: 'p'"; two systems never on the same task gave an empty comparison."""
+    df = synthetic_panel(60, seed=0)
+    p = tmp_path / "w.csv"
+    df.to_csv(p, index=False)
+    probs = tmp_path / "probs.csv"
+    pd.DataFrame({"id": df["item"], "prob": (df["strong"] * 0.8 + 0.1)}).to_csv(probs,
+                                                                                 index=False)
+    code, out, err = run("stratify", p, "--panel", "gt*", "--systems", "weak", "--item", "item",
+                         "--probabilities", f"pm={probs}", "--pred-item", "id",
+                         "--prob-field", "prob", "--n-boot", "0", "--compare", "weak,pm")
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err == ("labelvar: error: --compare: 'weak' and 'pm' share no metric on task(s) 'w' "
+                   "(labels against probabilities?); nothing to compare\n")
+    with pytest.raises(ValueError, match=r"^compare: 'a' and 'b' are never evaluated on the "
+                                         r"same task; nothing to compare$"):
+        stratify({"t1": ([[1, 1, 0], [0, 0, 0]] * 3, {"a": [1, 0] * 3}),
+                  "t2": ([[1, 1, 0], [0, 0, 0]] * 3, {"b": [1, 0] * 3})},
+                 compare=("a", "b"), n_boot=0)

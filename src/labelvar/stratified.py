@@ -613,8 +613,16 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     if compare is not None:
         from labelvar.inference import holm
 
-        comparisons = (pd.concat(comps, ignore_index=True) if comps
-                       else pd.DataFrame(columns=list(COMPARISON_COLUMNS)))
+        comps = [c for c in comps if len(c)]
+        if not comps:  # nothing to compare: say so rather than print an empty table
+            both = [t.name for t in prepared
+                    if all(c in list(t.preds) + list(t.probs) for c in compare)]
+            raise ValueError(
+                f"compare: {compare[0]!r} and {compare[1]!r} "
+                + (f"share no metric on task(s) {', '.join(map(repr, both))} (labels against "
+                   "probabilities?)" if both else "are never evaluated on the same task")
+                + "; nothing to compare")
+        comparisons = pd.concat(comps, ignore_index=True)
         comparisons["p_holm"] = holm(comparisons["p"].to_numpy(float))
         comparisons["n_comparisons"] = int(comparisons["p"].notna().sum())
         comparisons = comparisons[list(COMPARISON_COLUMNS)]
