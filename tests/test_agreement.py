@@ -6,6 +6,8 @@ scipy, Krippendorff's published worked examples, crowd-kit 1.4.2's Dawid-Skene.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -172,3 +174,110 @@ def test_distinct_rows_give_the_per_item_values():
         full = agreement._alpha(agreement._coincidence_parts(counts.astype(float)), w, level,
                          np.arange(3.0))[0]
         assert np.isclose(agreement.krippendorff_alpha(counts, level), full, rtol=0, atol=1e-12)
+
+
+def test_rater_bootstrap_refused_with_dawid_skene(capsys):
+    """The rater bootstrap redraws votes and takes their plurality: with Dawid-Skene ground
+    truth its intervals were about another ground truth (on CheXpert Cardiomegaly a model's
+    accuracy 0.69 in the lowest posterior bin got the interval [0.34, 0.57])."""
+    from labelvar.cli import main
+
+    panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1]] * 4
+    with pytest.raises(ValueError, match=r"^boot_raters: the rater bootstrap recomputes .*"
+                                         r"aggregation=dawid_skene"):
+        stratify(panel, {"s": [1, 0, 1, 0, 1] * 4}, aggregation="dawid_skene",
+                 boot_raters=True, n_boot=10)
+    assert len(stratify(panel, {"s": [1, 0, 1, 0, 1] * 4}, aggregation="dawid_skene",
+                        n_boot=10).table)  # either alone still runs
+    path = Path(__file__).resolve().parents[1] / "examples" / "synthetic_panel.csv"
+    code = main(["stratify", str(path), "--panel", "gt*", "--systems", "weak", "--item", "item",
+                 "--aggregation", "dawid_skene", "--boot-raters", "--n-boot", "10"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith("labelvar: error: --boot-raters: the rater bootstrap")
+    assert "--aggregation dawid_skene" in err and len(err.strip().splitlines()) == 1
+
+
+def test_agreement_notes_say_why_a_statistic_is_missing():
+    """A bin where Fleiss' kappa has no item with the task's usual number of votes, and a
+    bin whose votes all go to one label: NaN with the reason (SNLI's 0.75 bin of 4-vote
+    items used to read "NaN (items with 5 votes)"; CheXpert's Pleural Other 1.00 bin a bare
+    NaN)."""
+    panel = [[0, 0, 0, 0, 0]] * 4 + [[1, 1, 1, 0, 0], [0, 0, 0, 1, 1], [1, 1, 1, 1, 0],
+                                     [0, 0, 0, 0, 1]] * 3 + [[1, 1, 1, 0, None]] * 2
+    r = stratify(panel, {"s": [0] * 4 + [1, 0, 1, 0] * 3 + [1, 1]}, n_boot=0, min_bin_size=1)
+    ag = r.agreement.set_index(["stratum", "statistic"])
+    # the 0.75 bin: two items with 4 votes (3-1), none with the usual 5
+    assert np.isnan(ag.score["0.75", "fleiss_kappa"]) and ag.n["0.75", "fleiss_kappa"] == 0
+    assert ag.note["0.75", "fleiss_kappa"] == ("no item with 5 votes, the number Fleiss' "
+                                               "kappa uses here")
+    # alpha takes any number of votes: two items 1-3, coincidences o_01 = o_10 = 2,
+    # o_11 = 4, n_0 = 2, n_1 = 6: alpha = 1 - (8 - 1) * 4 / (2 * 2 * 6) = -1/6
+    assert ag.score["0.75", "alpha_nominal"] == pytest.approx(-1 / 6)
+    assert ag.note["0.75", "alpha_nominal"] == ""
+    # the unanimous bin: the 4 all-0 items and no other unanimous one
+    assert ag.S["1.00", "fleiss_kappa"] == 4
+    for stat in ("fleiss_kappa", "alpha_nominal"):
+        assert np.isnan(ag.score["1.00", stat])
+        assert ag.note["1.00", stat] == "every vote for one label: undefined"
+    want = sm_ir.fleiss_kappa(np.array([[5, 0]] * 4 + [[2, 3], [3, 2], [1, 4], [4, 1]] * 3))
+    assert ag.score["all", "fleiss_kappa"] == pytest.approx(want, abs=1e-12)
+    assert ag.note["all", "fleiss_kappa"] == "items with 5 votes"
+
+
+def test_comparisons_small_bins_and_untestable_rows_have_no_p_and_say_why():
+    """Small bins enter no test (as in bin_tests): SNLI's one-item 0.75 bin used to get a
+    McNemar p-value that entered Holm. A row without a p-value says why; Holm runs over
+    the tested rows only and n_comparisons counts them."""
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(3)
+    n = 150
+    truth = rng.integers(0, 2, n)
+    panel = np.where(rng.random((n, 5)) < 0.8, truth[:, None], 1 - truth[:, None])
+    panel[:4, 4] = -1  # four 4-vote items: with a 3-1 split they form a small bin 0.75
+    panel[:4, :4] = [[1, 1, 1, 0]] * 4
+    panel = np.where(panel < 0, None, panel).astype(object)
+    a = np.where(rng.random(n) < 0.85, truth, 1 - truth)
+    b = np.where(rng.random(n) < 0.70, truth, 1 - truth)
+    a[:4], b[:4] = [1, 1, 1, 0], [0, 0, 0, 0]  # discordant in the small bin
+    r = stratify(panel, {"a": a, "b": b}, compare=("a", "b"), n_boot=200, seed=1,
+                 metrics=["accuracy", "f1"])
+    c = r.comparisons.set_index(["stratum", "metric"])
+    assert c.S["0.75", "accuracy"] == 4 and c.n_a_only["0.75", "accuracy"] == 3
+    for metric in ("accuracy", "f1"):
+        assert np.isnan(c.p["0.75", metric]) and np.isnan(c.p_holm["0.75", metric])
+        assert c.note["0.75", metric] == "small bin (fewer than 10 items): no test"
+    tested = r.comparisons[r.comparisons.p.notna()]
+    assert len(tested) == len(r.comparisons) - 2 and (r.comparisons.note[tested.index] == "").all()
+    assert (r.comparisons.n_comparisons == len(tested)).all()
+    np.testing.assert_allclose(tested.p_holm, multipletests(tested.p, method="holm")[1])
+    # identical answers: no discordant item (McNemar) and no bootstrap test either
+    r = stratify(panel, {"a": a, "c": a.copy()}, compare=("a", "c"), n_boot=50,
+                 metrics=["accuracy", "f1"])
+    big = r.comparisons[~r.comparisons.small_bin]
+    assert big.p.isna().all() and (r.comparisons.n_comparisons == 0).all()
+    assert set(big.note[big.metric == "accuracy"]) == {"no discordant items: no test"}
+    assert set(big.note[big.metric == "f1"]) == {"identical answers on these items: no test"}
+    # no bootstrap: F1 rows have no p-value, and say so
+    r = stratify(panel, {"a": a, "b": b}, compare=("a", "b"), n_boot=0, metrics=["f1"])
+    big = r.comparisons[~r.comparisons.small_bin]
+    assert big.p.isna().all() and set(big.note) == {"no bootstrap (n_boot=0): no p-value"}
+
+
+@pytest.mark.parametrize("level, published", [("nominal", 0.743), ("ordinal", 0.815),
+                                              ("interval", 0.849)])
+def test_krippendorff_alpha_columns_in_any_order(level, published):
+    """Columns given out of value order with their values: ordinal alpha used to rank by
+    column position (0.754 for this permutation instead of the published 0.815)."""
+    perm = [2, 0, 4, 1, 3]
+    counts = _counts(list(zip(*KRIPP, strict=True)), range(1, 6))[:, perm]
+    values = np.array([1, 2, 3, 4, 5])[perm]
+    assert round(agreement.krippendorff_alpha(counts, level, values=values), 3) == published
+    lo, hi = agreement.bootstrap_agreement(counts, f"alpha_{level}", 400,
+                                           np.random.default_rng(0), values=values)
+    lo0, hi0 = agreement.bootstrap_agreement(counts[:, np.argsort(perm)], f"alpha_{level}", 400,
+                                             np.random.default_rng(0), values=[1, 2, 3, 4, 5])
+    assert (lo, hi) == pytest.approx((lo0, hi0))
+    with pytest.raises(ValueError, match=r"^values must be finite numbers"):
+        agreement.krippendorff_alpha(counts, level, values=[1, 2, np.nan, 4, 5])

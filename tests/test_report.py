@@ -106,3 +106,49 @@ def test_one_atomic_writer_in_src():
     offenders = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
                  if p.name != "_files.py" and pattern.search(p.read_text())]
     assert offenders == []
+
+
+def test_a_system_with_probabilities_only_is_named_as_read():
+    """A system given only probability outputs is evaluated (AUROC, ...): what was read
+    says so, where it used to say "systems none" (CheXpert's predictions files)."""
+    panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 1]] * 3
+    prob = [0.9, 0.1, 0.4, 0.8, 0.7, 0.2] * 3
+    r = stratify(panel, probabilities={"model": prob}, humans=[], n_boot=0)
+    assert r.inputs["task"]["systems"] == ["model"]
+    assert "; systems model;" in r.describe()[0]
+    auroc = r.table[(r.table.metric == "auroc") & (r.table.stratum == "all")]
+    assert auroc.system.tolist() == ["model"]
+    md = report.stratify_markdown(r)
+    assert "(no systems)" not in md
+    assert md.startswith("### panel vs humans (no system with labels; systems' other metrics")
+
+
+def test_headings_promise_intervals_only_when_there_are_some():
+    """With n_boot=0 there is no interval: the headings used to announce one anyway."""
+    panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 1]] * 4
+    preds = {"s": [1, 0, 0, 1, 0, 1] * 4}
+    md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
+                                           n_boot=0))
+    assert "### other metrics (score; no intervals)" in md
+    assert "### panel agreement (score; no intervals without bootstrap resamples)" in md
+    assert "[" not in md.split("### other metrics")[1]
+    md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
+                                           n_boot=20))
+    assert "### other metrics (score [interval])" in md
+    assert "### panel agreement (score [bootstrap interval over items])" in md
+
+
+def test_macro_f1_is_named_as_such_in_the_markdown():
+    """With 3 labels and no positive class the 'f1' columns are macro-F1 (E and m are
+    NaN): the table now says so; a binary task's block does not."""
+    panel = [["e", "e", "n"], ["c", "c", "c"], ["n", "n", "e"], ["e", "e", "e"]] * 5
+    r = stratify(panel, {"s": ["e", "c", "e", "n"] * 5}, n_boot=0, task="nli")
+    md = report.stratify_markdown(r)
+    assert md.startswith("### s\nf1 of nli: macro-F1 over the task's labels (no positive "
+                         "class, so no m and no E)\n\n| task")
+    f1 = r.table[(r.table.metric == "f1") & (r.table.stratum == "all")].score.iloc[0]
+    skm = pytest.importorskip("sklearn.metrics")
+    maj = ["e", "c", "n", "e"] * 5
+    assert f1 == pytest.approx(skm.f1_score(maj, ["e", "c", "e", "n"] * 5, average="macro"))
+    binary = stratify([[1, 1, 0], [0, 0, 0]] * 5, {"s": [1, 0] * 5}, n_boot=0)
+    assert "macro-F1" not in report.stratify_markdown(binary)

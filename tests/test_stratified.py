@@ -625,3 +625,30 @@ def test_panel_labels_canonicalised_once_per_distinct_value():
     r = stratify(panel, {"ai": ["1", 0, 0.0, 1]}, n_boot=0, min_bin_size=1)
     assert r.inputs["task"]["labels"] == {0: 4, 1: 6}
     assert r.table.loc[r.table.stratum == "all", "score"].iloc[0] == 1.0
+
+
+def _coin_mixture(levels):
+    """The paper's stratified E (section 2.1) over (items, m, p_d) levels, written out."""
+    n, m, p = (np.array(x, float) for x in zip(*levels, strict=True))
+    tp, fp, fn = np.sum(n * m * p), np.sum(n * (1 - m) * (1 - p)), np.sum(n * m * (1 - p))
+    return {"accuracy": np.sum(n * p) / n.sum(), "precision": tp / (tp + fp),
+            "recall": tp / (tp + fn), "f1": 2 * tp / (2 * tp + fp + fn)}
+
+
+def test_user_bin_spanning_agreement_levels_gets_the_mixture_expectation():
+    # bin [0.70, 1.00] holds 3 items at 0.8 (majority 1, 0, 0: m = 1/3) and 3 unanimous
+    # ones (1, 0, 1: m = 2/3). E there is the coin model over both levels, each at its
+    # own p_d (p_d_one = 0.97 for the unanimous ones), not the closed form at the bin's
+    # mean agreement 0.9 (which also ignored p_d_one: the mean is not 1).
+    metrics = ["accuracy", "precision", "recall", "f1"]
+    t = tab(PANEL, PRED, bins=[0.5, 0.7, 1.0], p_d_one=0.97, n_boot=0, metrics=metrics)
+    want = _coin_mixture([(3, 1 / 3, 0.8), (3, 2 / 3, 0.97)])
+    want_all = _coin_mixture([(2, 0.5, 0.6), (3, 1 / 3, 0.8), (3, 2 / 3, 0.97)])
+    for metric in metrics:
+        assert _row(t, "sys", "[0.70, 1.00]", metric).expected == pytest.approx(want[metric])
+        assert _row(t, "sys", "all", metric).expected == pytest.approx(want_all[metric])
+    assert want["accuracy"] == pytest.approx((3 * 0.8 + 3 * 0.97) / 6)
+    assert _row(t, "sys", "[0.70, 1.00]", "accuracy").agreement == pytest.approx(0.9)
+    # a bin of one level is unchanged: the closed form at its agreement
+    assert _row(t, "sys", "[0.50, 0.70)", "f1").expected == pytest.approx(
+        _coin_mixture([(2, 0.5, 0.6)])["f1"])

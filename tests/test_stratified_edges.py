@@ -75,3 +75,26 @@ def test_number_arguments_given_as_lists_are_refused_by_name(kw):
     name = next(iter(kw))
     with pytest.raises(ValueError, match=rf"^{name} must be a single number, got \["):
         stratify([[1, 1, 0], [0, 0, 0]], {"s": [1, 0]}, **kw)
+
+
+def test_ordinal_labels_out_of_order_are_refused():
+    """Declared ratings out of order: the quadratic-weighted kappa weighs by position,
+    so labels=[1, 3, 2, 4, 5] gave 0.62 where the ratings' own order gives 0.77."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    truth = rng.integers(1, 6, 200)
+    panel = np.clip(truth[:, None] + rng.integers(-1, 2, (200, 3)), 1, 5)
+    pred = {"j": np.clip(truth + rng.integers(-1, 2, 200), 1, 5)}
+    with pytest.raises(ValueError) as info:
+        stratify(panel, pred, ordinal=True, labels=[1, 3, 2, 4, 5], n_boot=0)
+    assert str(info.value) == ("labels: ordinal ratings must be declared in order, got "
+                               "[1, 3, 2, 4, 5] (quadratic-weighted kappa weighs by position)")
+    from labelvar.stratified import ExcludedItemsWarning
+
+    with pytest.warns(ExcludedItemsWarning):  # tied items dropped: no tie break by order
+        up = stratify(panel, pred, ordinal=True, labels=[1, 2, 3, 4, 5], n_boot=0,
+                      tie_rule="drop", metrics=["qwk"]).table
+        down = stratify(panel, pred, ordinal=True, labels=[5, 4, 3, 2, 1], n_boot=0,
+                        tie_rule="drop", metrics=["qwk"]).table
+    assert up.score.tolist() == pytest.approx(down.score.tolist())

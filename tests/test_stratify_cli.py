@@ -359,3 +359,101 @@ def test_bad_input_subprocess_no_traceback(tmp_path):
                               text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def _two_tasks_long(tmp_path):
+    """A long file with two tasks on the same items and one predictions file (one field)."""
+    votes = {"a": [[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0]] * 3,
+             "b": [[0, 0, 0], [1, 1, 0], [1, 0, 0], [1, 1, 1]] * 3}
+    rows = [dict(task=t, item=f"i{i}", rater=f"r{j}", label=v[i][j])
+            for t, v in votes.items() for i in range(12) for j in range(3)]
+    long = tmp_path / "long.csv"
+    pd.DataFrame(rows).to_csv(long, index=False)
+    pred = tmp_path / "pred.csv"
+    pd.DataFrame({"id": [f"i{i}" for i in range(12)],
+                  "a_pred": [1, 0, 1, 1] * 3}).to_csv(pred, index=False)
+    return long, pred
+
+
+def test_one_prediction_field_is_not_every_tasks_answer(tmp_path):
+    """--predictions NAME=FILE --pred-label FIELD used to be joined to every task: with two
+    tasks on the same items, task b was scored with task a's predictions (CheXpert: Edema
+    scored with a Cardiomegaly column). Refused; with --tasks the one task is scored."""
+    long, pred = _two_tasks_long(tmp_path)
+    base = ["stratify", long, "--layout", "long", "--task-column", "task", "--item", "item",
+            "--panel", "r*", "--predictions", f"m={pred}", "--pred-item", "id",
+            "--pred-label", "a_pred", "--n-boot", "0", "--metrics", "accuracy",
+            "--no-agreement", "--format", "csv"]
+    code, out, err = run(*base)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith("labelvar: error: --predictions 'm': its one field 'a_pred' would be "
+                          "every task's answer: tasks 'a', 'b' share items (e.g. 'i0')")
+    code, out, err = run(*base, "--tasks", "a")
+    assert code == 0, err
+    t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
+    assert set(t.task) == {"a"}
+    # majority of a: 1, 0, 1, 0 (x3); predictions 1, 0, 1, 1: accuracy 9/12
+    assert t.set_index("stratum").score["all"] == pytest.approx(9 / 12)
+
+
+def test_tasks_flag_selects_tasks_in_every_layout(tmp_path):
+    """--tasks used to be read by the raters layout only and silently ignored otherwise."""
+    long, _ = _two_tasks_long(tmp_path)
+    base = ["stratify", long, "--layout", "long", "--task-column", "task", "--item", "item",
+            "--panel", "r*", "--n-boot", "0", "--metrics", "accuracy", "--no-agreement",
+            "--format", "csv"]
+    code, out, err = run(*base, "--tasks", "b")
+    assert code == 0, err
+    t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
+    assert set(t.task) == {"b"} and "labelvar: a:" not in err
+    code, out, err = run(*base, "--tasks", "c")
+    assert code == 2 and err == ("labelvar: error: --tasks: 'c' matches no column; available: "
+                                 "'a', 'b'\n")
+
+
+def test_out_that_cannot_be_written_is_refused_before_any_work(tmp_path):
+    """A --out holding other files (or a file) was refused only after the whole report
+    had been computed and printed to stdout."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    base = ["stratify", EXAMPLE, "--panel", "gt*", "--systems", "weak", "--item", "item",
+            "--n-boot", "0"]
+    code, out, err = run(*base, "--out", mine)
+    assert code == 2 and out == ""
+    assert err == (f"labelvar: error: {mine} holds files that are not part of a labelvar "
+                   "report (notes.txt); choose a new or empty directory\n")
+    assert (mine / "notes.txt").read_text() == "keep"
+    code, out, err = run(*base, "--out", mine / "notes.txt")
+    assert code == 2 and out == "" and err.endswith("notes.txt exists and is not a directory\n")
+
+
+def test_switch_named_as_typed_in_messages():
+    """'declare them (ordinal=True)' became '(--ordinal True)', which argparse refuses."""
+    code, out, err = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", "weak",
+                         "--item", "item", "--n-boot", "0", "--metrics", "mae")
+    assert code == 2
+    assert err == ("labelvar: error: --metrics: 'mae' scores ordinal ratings; declare them "
+                   "(--ordinal)\n")
+
+
+def test_compare_with_nothing_in_common_is_one_line(tmp_path):
+    """A system with labels only against one with probabilities only crashed with
+    "KeyError: 'p'"; two systems never on the same task gave an empty comparison."""
+    df = synthetic_panel(60, seed=0)
+    p = tmp_path / "w.csv"
+    df.to_csv(p, index=False)
+    probs = tmp_path / "probs.csv"
+    pd.DataFrame({"id": df["item"], "prob": (df["strong"] * 0.8 + 0.1)}).to_csv(probs,
+                                                                                 index=False)
+    code, out, err = run("stratify", p, "--panel", "gt*", "--systems", "weak", "--item", "item",
+                         "--probabilities", f"pm={probs}", "--pred-item", "id",
+                         "--prob-field", "prob", "--n-boot", "0", "--compare", "weak,pm")
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err == ("labelvar: error: --compare: 'weak' and 'pm' share no metric on task(s) 'w' "
+                   "(labels against probabilities?); nothing to compare\n")
+    with pytest.raises(ValueError, match=r"^compare: 'a' and 'b' are never evaluated on the "
+                                         r"same task; nothing to compare$"):
+        stratify({"t1": ([[1, 1, 0], [0, 0, 0]] * 3, {"a": [1, 0] * 3}),
+                  "t2": ([[1, 1, 0], [0, 0, 0]] * 3, {"b": [1, 0] * 3})},
+                 compare=("a", "b"), n_boot=0)

@@ -180,6 +180,20 @@ def _alpha(parts: np.ndarray, w: np.ndarray, level: str, values: np.ndarray) -> 
     return np.where(d_e > 0, out, np.nan)
 
 
+def _in_value_order(c: np.ndarray, values):
+    """Counts and column values with the columns in increasing value (ordinal ranks them)."""
+    vals = np.arange(c.shape[1], dtype=float) if values is None else np.asarray(values, float)
+    if vals.shape != (c.shape[1],):
+        raise ValueError(f"values must give one number per column ({c.shape[1]}), "
+                         f"got {vals.shape}")
+    if not np.all(np.isfinite(vals)):
+        raise ValueError(f"values must be finite numbers, got {vals.tolist()}")
+    if np.any(np.diff(vals) < 0):
+        order = np.argsort(vals, kind="stable")
+        c, vals = c[:, order], vals[order]
+    return c, vals
+
+
 def krippendorff_alpha(counts, level: str = "nominal", values=None) -> float:
     r"""Krippendorff's alpha of items x values vote counts (any votes per item).
 
@@ -197,7 +211,8 @@ def krippendorff_alpha(counts, level: str = "nominal", values=None) -> float:
         Votes per item and value (missing votes are simply not counted).
     level : {"nominal", "ordinal", "interval"}
     values : array_like of float, optional
-        The numeric value of each column (interval level); default 0, 1, ...
+        The numeric value of each column (interval level; the ordinal level ranks
+        the columns by it, in any column order); default 0, 1, ...
 
     Returns
     -------
@@ -218,10 +233,7 @@ def krippendorff_alpha(counts, level: str = "nominal", values=None) -> float:
     """
     v.choice("level", level, LEVELS)
     c = _counts(counts)
-    vals = np.arange(c.shape[1], dtype=float) if values is None else np.asarray(values, float)
-    if vals.shape != (c.shape[1],):
-        raise ValueError(f"values must give one number per column ({c.shape[1]}), "
-                         f"got {vals.shape}")
+    c, vals = _in_value_order(c, values)
     uniq, freq = _patterns(c)  # items with equal counts contribute equally
     return float(_alpha(_coincidence_parts(uniq), freq[None, :], level, vals)[0])
 
@@ -244,7 +256,7 @@ def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
         From :func:`labelvar._seeding.generator`.
     confidence_level : float
     values : array_like, optional
-        Column values (interval alpha).
+        Column values (interval alpha; the ordinal level ranks the columns by them).
 
     Returns
     -------
@@ -262,7 +274,7 @@ def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
     n = c.shape[0]
     if n_boot <= 0 or n == 0:
         return np.nan, np.nan
-    vals = np.arange(c.shape[1], dtype=float) if values is None else np.asarray(values, float)
+    c, vals = _in_value_order(c, values)
     c, freq = _patterns(c)  # a resample is a multinomial draw of how often each row occurs
     if statistic == "fleiss_kappa":
         parts = None

@@ -236,7 +236,9 @@ def _add_stratify(sub) -> None:
     p.add_argument("--task-column", default=None, help="column naming each row's task")
     p.add_argument("--group-sep", default=None,
                    help="wide files with <task><SEP><rater> columns (one group per task)")
-    p.add_argument("--tasks", default=None, help="raters layout: task columns (default all)")
+    p.add_argument("--tasks", default=None,
+                   help="tasks to evaluate, names or globs (default all): the raters layout's "
+                   "task columns, or tasks of a task column, column groups or JSONL")
     p.add_argument("--rater-column", default="rater", help="long layout: rater column")
     p.add_argument("--label-column", default="label", help="long layout: label column")
     p.add_argument("--predictions", action="append", default=[], metavar="NAME=PATH[,PATH]",
@@ -320,7 +322,7 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "panel": "--panel", "task_column": "--task-column", "group_sep": "--group-sep",
                    "seed": "--seed", "compare": "--compare", "ordinal": "--ordinal",
                    "aggregation": "--aggregation", "probabilities": "--probabilities",
-                   "prob_field": "--prob-field"}
+                   "prob_field": "--prob-field", "boot_raters": "--boot-raters"}
 _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 
@@ -335,6 +337,8 @@ def _flag_error(exc: ValueError) -> ValueError:
         if m.group(1) not in _STRATIFY_FLAGS:
             return m.group()
         value = ",".join(x.strip(" '\"") for x in m.group(2).strip("[]").split(","))
+        if value == "True":  # a switch (--ordinal), not a flag taking a value
+            return _STRATIFY_FLAGS[m.group(1)]
         return f"{_STRATIFY_FLAGS[m.group(1)]} {value}"
 
     return ValueError(_NAMED.sub(flag, msg))
@@ -351,6 +355,43 @@ def _predictions(specs, flag: str = "--predictions") -> dict:
     return out
 
 
+def _one_task_per_field(data, names, kind: str, field: str) -> None:
+    """Refuse a ``--predictions`` / ``--probabilities`` field joined to several tasks' items.
+
+    Such a file has one field (``--pred-label``, ``--prob-field``) for every task, so
+    with several tasks on the same items every task would get the same answers (say
+    Cardiomegaly's predictions scored as Edema's). Tasks with their own item ids
+    (a long file with ``--task-column`` and task-specific ids) each take their own.
+    """
+    import numpy as np
+    import pandas as pd
+
+    flag = f"--{kind}"
+    for name in names:
+        ids, owner = [], []
+        for task, td in data.items():
+            col = (td.predictions.get(name) if kind == "predictions"
+                   else (td.probabilities or {}).get(name))
+            if col is None:
+                continue
+            has = col.notna().to_numpy()
+            if has.ndim > 1:
+                has = has.any(axis=1)
+            ids.append(td.panel.index.astype(str).to_numpy()[has])
+            owner += [task] * int(has.sum())
+        if len(ids) < 2:
+            continue
+        index = pd.Index(np.concatenate(ids))
+        dup = np.flatnonzero(index.duplicated(keep=False))
+        if dup.size:
+            item = index[dup[0]]
+            tasks = list(dict.fromkeys(owner[i] for i in dup if index[i] == item))
+            raise ValueError(
+                f"{flag} {name!r}: its one field {field!r} would be every task's answer: "
+                f"tasks {', '.join(map(repr, tasks))} share items (e.g. {item!r}); give one "
+                "task with --tasks (or the tasks' answers in files of their own)")
+
+
 def _run_stratify(args) -> int:
     import warnings
 
@@ -364,6 +405,8 @@ def _run_stratify(args) -> int:
         raise ValueError(f"--compare takes two systems A,B; got {args.compare!r}")
     if args.compare_across_tasks and args.compare is None:
         raise ValueError("--compare-across-tasks needs --compare A,B")
+    if args.out:  # before any work: a report directory that cannot be written is refused
+        report.check_report_dir(args.out)
     counts = args.panel_counts is not None
     metrics = args.metrics
     if metrics is None:  # the paper's order, then what the inputs allow
@@ -380,6 +423,13 @@ def _run_stratify(args) -> int:
             labels=args.labels,
             probabilities=_predictions(args.probabilities, "--probabilities"),
             prob_field=args.prob_field)
+        if args.tasks is not None:  # the raters layout selects its task columns itself
+            data = {t: data[t] for t in io.select_columns(list(data), args.tasks, "tasks")}
+        _one_task_per_field(data, _predictions(args.predictions), "predictions",
+                            args.pred_label)
+        if args.prob_field is not None:  # without it: one column per task
+            _one_task_per_field(data, _predictions(args.probabilities, "--probabilities"),
+                                "probabilities", args.prob_field)
         loaded = list(dict.fromkeys(c for td in data.values() for c in td.predictions.columns))
         humans = io.select_columns(loaded, args.humans, "humans") if args.humans else []
         with warnings.catch_warnings(record=True) as caught:

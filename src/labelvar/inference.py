@@ -128,7 +128,10 @@ def bin_tests(table, *, metric: str = "f1", value: str = "delta_human", a: str |
     ``small_bin`` (fewer items than :func:`labelvar.stratify`'s ``min_bin_size``)
     are left out. With fewer than 3 values in either bin there is no test: the
     statistics and p-values are NaN and ``note`` says why (a non-finite statistic,
-    e.g. Levene's on constant groups, is treated the same way).
+    e.g. Levene's on constant groups, is treated the same way). Both tests treat
+    the values as independent; when several systems share a task (the paper's
+    Figure 3: systems x tasks) they are not, and ``note`` says so: the p-values
+    are then optimistic (too small), a description rather than a test.
 
     Parameters
     ----------
@@ -186,8 +189,9 @@ def bin_tests(table, *, metric: str = "f1", value: str = "delta_human", a: str |
         if s not in set(sub["stratum"]):
             raise ValueError(f"stratum {s!r} not in the table (or a small bin); strata: "
                              f"{', '.join(strata)}")
-    xa = sub.loc[sub["stratum"] == a, value].dropna().to_numpy(float)
-    xb = sub.loc[sub["stratum"] == b, value].dropna().to_numpy(float)
+    ga = sub[(sub["stratum"] == a) & sub[value].notna()]
+    gb = sub[(sub["stratum"] == b) & sub[value].notna()]
+    xa, xb = ga[value].to_numpy(float), gb[value].to_numpy(float)
     nan = float("nan")
     welch = levene = (nan, nan)
     if min(xa.size, xb.size) < MIN_GROUP:
@@ -205,6 +209,12 @@ def bin_tests(table, *, metric: str = "f1", value: str = "delta_human", a: str |
                 notes.append(f"{name}: statistic {res[0]} (constant values?), no test")
         welch = welch if np.isfinite(welch[0]) else (nan, nan)
         levene = levene if np.isfinite(levene[0]) else (nan, nan)
+        if "task" in sub.columns:  # several systems per task: clustered, not independent
+            ka, kb = ga["task"].nunique(), gb["task"].nunique()
+            if ka < xa.size or kb < xb.size:
+                notes.append(f"not independent: {xa.size} and {xb.size} values from {ka} and "
+                             f"{kb} tasks (systems of a task share its items and humans); the "
+                             "tests assume independent values, so p is optimistic")
         note = "; ".join(notes)
     return BinTestResult(pd.DataFrame([dict(
         metric=metric, value=value, stratum_a=a, stratum_b=b, n_a=xa.size, n_b=xb.size,

@@ -32,6 +32,7 @@ __all__ = [
     "DESIGN_FILES",
     "STRATIFY_FILES",
     "bin_test_table",
+    "check_report_dir",
     "paired_tests",
     "stratify_blocks",
     "stratify_markdown",
@@ -78,7 +79,10 @@ def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:
     is_system = (table["role"] == "system") & table["metric"].isin(["f1", "accuracy"])
     systems = list(dict.fromkeys(table.loc[is_system, "system"]))
     if not systems:
-        return [("panel vs humans (no systems)", _paper_table(result, None))]
+        scored = (table["role"] == "system").any()  # probabilities only: other metrics
+        return [("panel vs humans (" + ("no system with labels; systems' other metrics below"
+                                        if scored else "no systems") + ")",
+                 _paper_table(result, None))]
     blocks = [(str(s), _paper_table(result, s)) for s in systems]
     uncovered = ~table["task"].isin(set(table.loc[is_system, "task"]))
     if uncovered.any():
@@ -202,12 +206,24 @@ def comparisons_markdown(comparisons: pd.DataFrame) -> str:
     c = comparisons
     a, b = c["system_a"].iloc[0], c["system_b"].iloc[0]
     n = int(c["n_comparisons"].iloc[0])
-    show = c[["task", "stratum", "S", "metric", "score_a", "score_b", "diff", "ci_low", "ci_high",
-              "test", "n_a_only", "n_b_only", "p", "p_holm"]]
+    cols = ["task", "stratum", "S", "metric", "score_a", "score_b", "diff", "ci_low", "ci_high",
+            "test", "n_a_only", "n_b_only", "p", "p_holm"]
+    if "note" in c.columns and c["note"].fillna("").astype(str).str.len().any():
+        cols.append("note")
+    untested = len(c) - n
     return (f"### {a} − {b} on the same items (per task and bin)\n"
-            f"{n} comparisons (tasks x strata x metrics); p: exact McNemar for accuracy, "
-            f"paired bootstrap otherwise; p_holm: Holm's adjustment over all {n}.\n\n"
-            + markdown_table(show))
+            f"{n} comparisons tested (tasks x strata x metrics"
+            + (f"; {untested} more rows without a test, the note says why" if untested else "")
+            + "); p: exact McNemar for accuracy, paired bootstrap otherwise; p_holm: Holm's "
+            f"adjustment over the {n}.\n\n" + markdown_table(_show_rows(c, cols)))
+
+
+def _show_rows(df: pd.DataFrame, cols) -> pd.DataFrame:
+    """The columns ``cols`` of ``df``, blank text where a note is empty."""
+    out = df[list(cols)].copy()
+    if "note" in out.columns:
+        out["note"] = out["note"].fillna("")
+    return out
 
 
 def stratify_markdown(result, *, compare=None, paired=None) -> str:
@@ -224,13 +240,25 @@ def stratify_markdown(result, *, compare=None, paired=None) -> str:
     """
     if paired is None:
         paired = paired_tests(result, compare)
-    parts = [f"### {title}\n{markdown_table(block)}" for title, block in stratify_blocks(result)]
+    table = _table(result)
+    f1 = table[table["metric"] == "f1"]
+    macro = set(f1.loc[f1["m"].isna() & (f1["n_labels"] > 2), "task"])  # no positive class
+    parts = []
+    for title, block in stratify_blocks(result):
+        shown = set(block["task"]) & macro if "task" in block.columns else set()
+        note = ("f1 of " + ", ".join(map(str, sorted(shown))) + ": macro-F1 over the task's "
+                "labels (no positive class, so no m and no E)\n\n") if shown else ""
+        parts.append(f"### {title}\n{note}{markdown_table(block)}")
     other = other_metrics_table(result)
     if other is not None:
-        parts.append(f"### other metrics (score [interval])\n{markdown_table(other)}")
+        rows = table[~table["metric"].isin(["f1", "accuracy"])]
+        what = "score [interval]" if rows["ci_low"].notna().any() else "score; no intervals"
+        parts.append(f"### other metrics ({what})\n{markdown_table(other)}")
     agreement = getattr(result, "agreement", None)
     if agreement is not None and len(agreement):
-        parts.append("### panel agreement (score [bootstrap interval over items])\n"
+        what = ("score [bootstrap interval over items]" if agreement["ci_low"].notna().any()
+                else "score; no intervals without bootstrap resamples")
+        parts.append(f"### panel agreement ({what})\n"
                      + markdown_table(agreement_markdown_table(agreement)))
     comps = getattr(result, "comparisons", None)
     if comps is not None and len(comps):
@@ -244,6 +272,38 @@ def stratify_markdown(result, *, compare=None, paired=None) -> str:
 
 def _allowed(patterns):
     return lambda name: any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def check_report_dir(out_dir, files=STRATIFY_FILES) -> None:
+    """Refuse, before any work, a report directory that could not be written.
+
+    The same rule as the writers (:func:`labelvar._files.replaced_directory`): an
+    existing ``out_dir`` must be a directory holding only report files (``files``,
+    glob patterns), which the new report replaces.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "notes.txt").write_text("mine")
+    >>> try:
+    ...     check_report_dir(d)
+    ... except FileExistsError as exc:
+    ...     print(str(exc).split("(")[1])
+    notes.txt); choose a new or empty directory
+    """
+    path = Path(out_dir)
+    if not path.exists():
+        return
+    if not path.is_dir():
+        raise FileExistsError(f"{path} exists and is not a directory")
+    allowed = _allowed(files)
+    foreign = sorted(p.name for p in path.iterdir() if not allowed(p.name))
+    if foreign:
+        raise FileExistsError(
+            f"{path} holds files that are not part of a labelvar report "
+            f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}); "
+            "choose a new or empty directory")
 
 
 def _metadata(kind: str, files, **extra) -> str:

@@ -99,7 +99,7 @@ AGREEMENT_COLUMNS = ("task", "stratum", "agreement", "S", "n", "statistic", "sco
 #: columns of :attr:`StratifiedResult.comparisons`
 COMPARISON_COLUMNS = ("task", "stratum", "S", "small_bin", "metric", "system_a", "system_b",
                       "score_a", "score_b", "diff", "ci_low", "ci_high", "test", "n_a_only",
-                      "n_b_only", "p", "p_holm", "n_comparisons")
+                      "n_b_only", "p", "p_holm", "n_comparisons", "note")
 #: tie rules of :func:`stratify`
 TIE_RULES = ("random", "first", "drop")
 #: default smallest bin (items) that enters the bin tests; smaller bins are flagged
@@ -114,6 +114,11 @@ class DataNoteWarning(UserWarning):
 
 class ExcludedItemsWarning(DataNoteWarning):
     """Items were excluded (< 2 panel votes, ties with ``tie_rule='drop'``, no prediction)."""
+
+
+def _plain(x):
+    """Numpy scalars as Python scalars (for readable messages)."""
+    return x.item() if isinstance(x, np.generic) else x
 
 
 # --------------------------------------------------------------------------- result
@@ -190,8 +195,11 @@ class StratifiedResult:
         With ``compare=(a, b)``: the two systems on the same items, per task x
         stratum x metric (columns :data:`COMPARISON_COLUMNS`): exact McNemar for
         accuracy, a paired bootstrap for the other metrics, ``diff = score_a -
-        score_b`` with a paired bootstrap interval, and ``p_holm`` (Holm over all
-        ``n_comparisons`` rows).
+        score_b`` with a paired bootstrap interval, and ``p_holm`` (Holm over the
+        ``n_comparisons`` rows with a p-value). ``note`` says why a row has none:
+        a small bin (fewer than ``min_bin_size`` items: no test, as in
+        :func:`labelvar.bin_tests`), no discordant items, identical answers, an
+        undefined score, or ``n_boot=0``.
 
     Examples
     --------
@@ -443,9 +451,13 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         ``H'-loo``. ``stratum`` is ``"0.60"``-style (or ``"[0.50, 0.70)"`` for
         user bins) or ``"all"``; strata come in increasing agreement, ``all``
         last. ``agreement`` is the bin's mean observed agreement (NaN for
-        ``all``). ``expected`` is the coin model's closed form at
-        :math:`p_d` = the bin's agreement and its ``m`` and, for ``all``,
-        :func:`labelvar.analytic.stratified_expectation` over the bins.
+        ``all``). ``expected`` is the coin model's expectation
+        with every item at :math:`p_d` = its observed agreement (``p_d_one``
+        where that is 1): the closed form at the bin's agreement and ``m`` for a
+        bin of one agreement level;
+        :func:`labelvar.analytic.stratified_expectation` over the agreement
+        levels (each with its own ``m``) for ``all`` and for user ``bins``
+        spanning several levels.
         ``chance`` is the expected score of a labeller guessing uniformly (the
         coin model at :math:`p_d = 1/L`: accuracy 1/L; binary F1 at the bin's
         ``m``; NaN for macro-F1). ``small_bin`` is ``S < min_bin_size``.
@@ -506,6 +518,17 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         compare = tuple(map(str, compare))
         if len(compare) != 2 or compare[0] == compare[1]:
             raise ValueError(f"compare takes two different systems A,B; got {list(compare)!r}")
+    if ordinal and labels is not None and not isinstance(labels, str):
+        vals = pd.to_numeric(pd.Series(list(labels)), errors="coerce").to_numpy(float)
+        steps = np.diff(vals)
+        if np.isfinite(vals).all() and not (np.all(steps > 0) or np.all(steps < 0)):
+            raise ValueError(f"labels: ordinal ratings must be declared in order, got "
+                             f"{[_plain(x) for x in labels]!r} (quadratic-weighted kappa weighs "
+                             "by position)")
+    if aggregation == "dawid_skene" and boot_raters:
+        raise ValueError("boot_raters: the rater bootstrap recomputes each replicate's panel "
+                         "plurality, not the Dawid-Skene label (aggregation=dawid_skene), so "
+                         "its intervals would be about another ground truth; use one of the two")
     if aggregation == "dawid_skene" and bins is None:
         bins = POSTERIOR_BINS
     confidence_level = v.single("confidence_level", v.probability(
@@ -560,8 +583,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     bar = _progress_bar(progress, "stratify", "bin")
     for t in prepared:
         excluded[t.name] = t.excluded
-        inputs[t.name] = dict(t.inputs, systems=[s for s in t.preds if s not in humans],
-                              humans=[h for h in t.preds if h in humans])
+        raters = list(dict.fromkeys(list(t.preds) + list(t.probs)))  # labels or probabilities
+        inputs[t.name] = dict(t.inputs, systems=[s for s in raters if s not in humans],
+                              humans=[h for h in raters if h in humans])
         n = t.k.size
         groups = _strata(t, bins) + [("all", np.arange(n, dtype=_index_dtype(n)))]
         frame = _task_table(t, humans, groups, metrics, n_draws, leave_one_out, p_d_one,
@@ -589,8 +613,16 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     if compare is not None:
         from labelvar.inference import holm
 
-        comparisons = (pd.concat(comps, ignore_index=True) if comps
-                       else pd.DataFrame(columns=list(COMPARISON_COLUMNS)))
+        comps = [c for c in comps if len(c)]
+        if not comps:  # nothing to compare: say so rather than print an empty table
+            both = [t.name for t in prepared
+                    if all(c in list(t.preds) + list(t.probs) for c in compare)]
+            raise ValueError(
+                f"compare: {compare[0]!r} and {compare[1]!r} "
+                + (f"share no metric on task(s) {', '.join(map(repr, both))} (labels against "
+                   "probabilities?)" if both else "are never evaluated on the same task")
+                + "; nothing to compare")
+        comparisons = pd.concat(comps, ignore_index=True)
         comparisons["p_holm"] = holm(comparisons["p"].to_numpy(float))
         comparisons["n_comparisons"] = int(comparisons["p"].notna().sum())
         comparisons = comparisons[list(COMPARISON_COLUMNS)]
@@ -615,11 +647,14 @@ def _agreement_rows(t: _Task, groups, n_boot, confidence_level, seed) -> pd.Data
     for name, idx in groups:
         for stat in stats:
             counts = t.counts[idx]
-            note = ""
+            notes = []
             if stat == "fleiss_kappa":
                 counts = counts[t.k[idx] == k_mode]
-                if counts.shape[0] < idx.size:
-                    note = f"items with {k_mode} votes"
+                if counts.shape[0] == 0:  # e.g. SNLI's few 4-vote items in a bin of their own
+                    notes.append(f"no item with {k_mode} votes, the number Fleiss' kappa "
+                                 "uses here")
+                elif counts.shape[0] < idx.size:
+                    notes.append(f"items with {k_mode} votes")
             rng = _seeding.generator(seed, "agreement", t.name, name, stat)
             if counts.shape[0] == 0:
                 val, (lo, hi) = np.nan, (np.nan, np.nan)
@@ -631,10 +666,15 @@ def _agreement_rows(t: _Task, groups, n_boot, confidence_level, seed) -> pd.Data
                 val = ag.krippendorff_alpha(counts, stat[len("alpha_"):], values)
                 lo, hi = ag.bootstrap_agreement(counts, stat, n_boot, rng,
                                                 confidence_level=confidence_level, values=values)
+            if counts.shape[0] and not np.isfinite(val):  # say why there is no value
+                if np.count_nonzero(counts.sum(axis=0)) < 2:
+                    notes.append("every vote for one label: undefined")
+                elif not np.any(counts.sum(axis=1) >= 2):
+                    notes.append("no item with 2 votes")
             rows.append(dict(task=t.name, stratum=name,
                              agreement=np.nan if name == "all" else float(t.agreement(idx).mean()),
                              S=idx.size, n=counts.shape[0], statistic=stat, score=val,
-                             ci_low=lo, ci_high=hi, note=note))
+                             ci_low=lo, ci_high=hi, note="; ".join(notes)))
     return pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS))
 
 
@@ -672,13 +712,84 @@ def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, 
                                                   confidence_level=confidence_level)
             row.update(ci_low=boot.ci_low, ci_high=boot.ci_high, test="paired_bootstrap",
                        p=boot.p)
+            note = ""
             if metric == "accuracy":
                 truth = t.majority[idx]
                 mc = inference.mcnemar_exact(t.preds[a][idx] == truth, t.preds[b][idx] == truth)
                 row.update(test="mcnemar_exact", n_a_only=mc.n_a_only, n_b_only=mc.n_b_only,
                            p=mc.p)
-            rows.append(row)
+                if mc.n_a_only + mc.n_b_only == 0:
+                    note = "no discordant items: no test"
+            elif _same_answers(metric, t, a, b, idx):  # every resample differs by 0
+                row.update(p=np.nan)
+                note = "identical answers on these items: no test"
+            elif not np.isfinite(row["diff"]):
+                note = "a score is undefined here: no test"
+            elif n_boot <= 0:
+                note = "no bootstrap (n_boot=0): no p-value"
+            if row["small_bin"]:  # small bins enter no test (as in bin_tests, paired_test)
+                row.update(p=np.nan)
+                note = f"small bin (fewer than {min_bin_size} items): no test"
+            rows.append(dict(row, note=note))
     return pd.DataFrame(rows)
+
+
+def _same_answers(metric: str, t: _Task, a: str, b: str, idx: np.ndarray) -> bool:
+    """Whether systems a and b give the same answers on the items ``idx`` (for ``metric``)."""
+    if metric in PROBABILITY_METRICS:
+        return bool(np.array_equal(t.probs[a][idx], t.probs[b][idx], equal_nan=True))
+    return bool(np.array_equal(t.preds[a][idx], t.preds[b][idx]))
+
+
+def _levels(t: _Task, idx: np.ndarray, positive: np.ndarray | None,
+            p_d_one: float | None):
+    """The items ``idx`` grouped by agreement level: (p_d of each level, items, positives).
+
+    The level's p_d is its observed agreement (top votes / K; with Dawid-Skene the
+    posterior), or ``p_d_one`` where that is 1. Levels are counted on the integer
+    (top, K) pairs, without sorting the items.
+    """
+    weights = None if positive is None else positive.astype(float)
+    k = t.k[idx].astype(np.int64)
+    base = int(k.max()) + 1 if k.size else 1
+    if t.posterior is None and base * base <= 1 << 22:
+        key = t.top[idx].astype(np.int64) * base + k
+        n_k = np.bincount(key, minlength=base * base).astype(float)
+        pos_k = (np.zeros(n_k.size) if weights is None
+                 else np.bincount(key, weights=weights, minlength=base * base))
+        keys = np.flatnonzero(n_k)
+        p_d, n_k, pos_k = (keys // base) / (keys % base), n_k[keys], pos_k[keys]
+    else:
+        p_d, inv = np.unique(t.agreement(idx), return_inverse=True)
+        inv = inv.ravel()
+        n_k = np.bincount(inv, minlength=p_d.size).astype(float)
+        pos_k = (np.zeros(p_d.size) if weights is None
+                 else np.bincount(inv, weights=weights, minlength=p_d.size))
+    if p_d_one is not None:
+        p_d = np.where(p_d >= 1 - 1e-12, p_d_one, p_d)
+    return p_d, n_k, pos_k
+
+
+def _merge_levels(levels):
+    """The levels of several bins as one (the ``all`` stratum)."""
+    p_d, n_k, pos_k = (np.concatenate(parts) for parts in zip(*levels, strict=True))
+    u, inv = np.unique(p_d, return_inverse=True)
+    inv = inv.ravel()
+    return (u, np.bincount(inv, weights=n_k, minlength=u.size),
+            np.bincount(inv, weights=pos_k, minlength=u.size))
+
+
+def _expectation(p_d, n_k, pos_k, binary: bool):
+    """The coin model's expected accuracy, precision, recall, F1 over agreement levels.
+
+    :func:`labelvar.analytic.stratified_expectation` (the paper's section 2.1) with
+    each level at its own p_d and m; for one level it is the closed form there.
+    """
+    from labelvar import analytic
+
+    m_k = pos_k / n_k if binary else np.zeros(n_k.size)
+    return analytic.stratified_expectation(p_d, m_k, n_k)
+
 
 
 def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_round,
@@ -705,37 +816,40 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
                                        _seeding.generator(seed, "leave_one_out", t.name),
                                        loo=True, tie_rule=tie_rule)
 
-    # bin-level quantities: (name, items, agreement, m, coin-model p_d of E)
+    # bin-level quantities: (name, items, agreement, m, the coin model's expectation E).
+    # E is the paper's stratified expectation (section 2.1) over the distinct agreement
+    # levels of the bin's items, each at its own p_d (p_d_one where unanimous) and its
+    # own m: a bin of one level is the closed form at that level; a user bin spanning
+    # several levels (and "all") is the mixture, not the closed form at the mean.
+    pos = (t.majority == t.pos_label) if binary else None
+    levels = []
     info = []
     for name, idx in groups[:-1]:
         agree = float(t.agreement(idx).mean())
-        m = float(np.mean(t.majority[idx] == t.pos_label)) if binary else np.nan
-        p_eff = p_d_one if (p_d_one is not None and agree >= 1 - 1e-12) else agree
-        info.append((name, idx, agree, m, p_eff))
-    n_k = np.array([len(i[1]) for i in info])
-    m_k = np.array([i[3] for i in info])
-    pe_k = np.array([i[4] for i in info])
-    strat = analytic.stratified_expectation(pe_k, m_k if binary else np.zeros(n_strata), n_k)
-    m_all = float(np.mean(t.majority == t.pos_label)) if binary else np.nan
-    info.append(("all", groups[-1][1], np.nan, m_all, np.nan))
+        lv = _levels(t, idx, None if pos is None else pos[idx], p_d_one)
+        levels.append(lv)
+        m = float(np.mean(pos[idx])) if binary else np.nan
+        info.append((name, idx, agree, m, _expectation(*lv, binary)))
+    all_e = _expectation(*_merge_levels(levels), binary) if levels else None
+    m_all = float(np.mean(pos)) if binary else np.nan
+    info.append(("all", groups[-1][1], np.nan, m_all, all_e))
 
-    closed = {"f1": analytic.expected_f1, "precision": analytic.expected_precision,
-              "recall": analytic.expected_recall}
+    closed = ("f1", "precision", "recall")
 
     def expected(metric, row):
-        name, _, _, m, p_eff = row
-        if name == "all":
-            if metric == "accuracy":
-                return strat.accuracy
-            return getattr(strat, metric) if f1_closed and metric in closed else np.nan
+        e = row[4]
+        if e is None:
+            return np.nan
         if metric == "accuracy":
-            return float(analytic.expected_accuracy(p_eff))
-        return float(closed[metric](p_eff, m)) if f1_closed and metric in closed else np.nan
+            return float(e.accuracy)
+        return float(getattr(e, metric)) if f1_closed and metric in closed else np.nan
 
     def chance(metric, m):
         if metric == "accuracy":
             return 1.0 / L
-        return float(closed[metric](1.0 / L, m)) if f1_closed and metric in closed else np.nan
+        if not (f1_closed and metric in closed):
+            return np.nan
+        return float(getattr(analytic, f"expected_{metric}")(1.0 / L, m))
 
     def interval(rname, name, metric, idx, conf):
         if metric not in LABEL_METRICS:

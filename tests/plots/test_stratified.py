@@ -12,6 +12,8 @@ from labelvar.inference import stars as to_stars
 from labelvar.io import synthetic_panel
 from labelvar.plots.stratified import AGREEMENT
 
+from .conftest import legend_texts
+
 
 @pytest.fixture(scope="module")
 def table():
@@ -136,3 +138,90 @@ def test_delta_by_bin_without_systems():
     t = pd.DataFrame({"role": ["H"], "metric": ["f1"], "stratum": ["0.60"], "delta_human": [0]})
     with pytest.raises(ValueError, match="no system rows"):
         plots.plot_delta_by_bin(t, "f1")
+
+
+def _inside(fig) -> list[str]:
+    """Legend entries and title lines drawn (partly) outside the figure (rendered)."""
+    renderer = fig.canvas.get_renderer()
+    box = fig.bbox
+    out = []
+    texts = [t for lg in fig.legends for t in lg.get_texts()] + [fig._suptitle]
+    for t in texts:
+        e = t.get_window_extent(renderer)
+        if e.x0 < box.x0 - 0.5 or e.x1 > box.x1 + 0.5 or e.y0 < box.y0 - 0.5 \
+                or e.y1 > box.y1 + 0.5:
+            out.append(t.get_text())
+    return out
+
+
+@pytest.fixture(scope="module")
+def snli_like():
+    """One task, L = 3, two systems, H', and a small bin of two 4-vote items (0.75)."""
+    rng = np.random.default_rng(5)
+    n = 120
+    truth = rng.integers(0, 3, n)
+    panel = np.where(rng.random((n, 5)) < 0.75, truth[:, None], (truth[:, None] + 1) % 3)
+    panel = panel.astype(object)
+    panel[:2] = [[0, 0, 0, 1, None], [2, 2, 2, 0, None]]
+    preds = {s: np.where(rng.random(n) < q, truth, (truth + 2) % 3)
+             for s, q in (("roberta", 0.9), ("bert", 0.85))}
+    return stratify(panel, preds, simulated_human=3, n_boot=50, task="snli").table
+
+
+def test_one_task_scores_figure_keeps_legend_and_title_inside(snli_like, drawn):
+    """A single-panel figure (one task, e.g. SNLI) had a 4-column legend and a one-line
+    title wider than its 3.6 inches: most entries and the title were cut off."""
+    fig = drawn(plots.plot_stratified_scores(snli_like, "f1"))
+    assert _inside(fig) == []
+    assert {"roberta", "bert", "E (expected)"} <= set(legend_texts(fig))
+
+
+def test_small_bins_are_drawn_open_and_said_to_enter_no_test(snli_like, drawn):
+    """Small bins enter no test; the figures used to draw them like any other bin."""
+    t = snli_like
+    assert t.loc[t.stratum == "0.75", "small_bin"].all()
+    fig = drawn(plots.plot_stratified_scores(t, "accuracy"))
+    ax = fig.axes[0]
+    marks = {ln.get_gid(): ln for ln in ax.get_lines() if str(ln.get_gid()).startswith("small:")}
+    assert set(marks) == {"small:roberta", "small:bert", "small:H'"}
+    order = [x.get_text() for x in ax.get_xticklabels()]
+    for name, ln in marks.items():
+        row = t[(t.system == name[6:]) & (t.stratum == "0.75") & (t.metric == "accuracy")]
+        assert ln.get_ydata().tolist() == pytest.approx(row.score.tolist())
+        assert np.round(ln.get_xdata()).tolist() == [order.index("0.75")]
+        assert ln.get_markerfacecolor() == "white"
+    assert "open marker: small bin (no test)" in legend_texts(fig)
+    assert _inside(fig) == []
+    fig = drawn(plots.plot_delta_by_bin(t, "accuracy", tests=bin_tests(t, metric="accuracy")))
+    pts = {ln.get_gid(): ln for ln in fig.axes[0].get_lines() if ln.get_gid()}
+    sub = t[(t.metric == "accuracy") & (t.role == "system") & (t.stratum == "0.75")]
+    np.testing.assert_allclose(np.sort(pts["small:0.75"].get_ydata()), np.sort(sub.delta_human))
+    assert pts["points:0.75"].get_ydata().size == 0
+    assert "open point: small bin (no test)" in legend_texts(fig)
+    assert _inside(fig) == []
+
+
+def test_system_vs_system_says_no_test_where_there_is_none(snli_like, drawn):
+    """One task gives one pair per bin: paired_test has no test (NaN p); the figure said
+    nothing there, where the delta figure and the README say "no test"."""
+    res = paired_test(snli_like, "roberta", "bert", metric="accuracy")
+    assert res.table.set_index("stratum").p.drop("pooled").isna().all()  # 1 pair per bin
+    fig = drawn(plots.plot_system_vs_system(snli_like, "roberta", "bert", "accuracy",
+                                            tests=res))
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts and set(texts) == {"no test"}
+
+
+def test_delta_figure_says_when_its_tests_assume_too_much(table, drawn):
+    """3 systems x 3 tasks per bin: the 9 values are clustered by task, Welch and Levene
+    take them as independent (the paper's Figure 3 does the same). bin_tests notes it and
+    the figure's legend repeats it under the stars."""
+    tests = bin_tests(table, metric="f1")
+    assert tests.table.note.iloc[0].startswith("not independent: 9 and 9 values from 3 and 3 "
+                                               "tasks")
+    fig = drawn(plots.plot_delta_by_bin(table, "f1", tests=tests))
+    assert any(t.startswith("the tests take the points as independent")
+               for t in legend_texts(fig))
+    assert _inside(fig) == []
+    one = table[table.system == "strong"]  # one value per task: nothing to say
+    assert "not independent" not in bin_tests(one, metric="f1").table.note.iloc[0]

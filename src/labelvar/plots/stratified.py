@@ -121,7 +121,8 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
         ``expected``, dashed) and the random labeller's expected score (dotted;
         the table's ``chance``, or :func:`labelvar.analytic.random_accuracy` for
         accuracy and :func:`labelvar.analytic.expected_f1` at p_d = 1/L for
-        binary F1). The legend says what each bar is.
+        binary F1). Points of small bins (the table's ``small_bin``) are drawn
+        open: they enter no test. The legend says what each bar and mark is.
 
     Examples
     --------
@@ -143,7 +144,9 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
     nr = -(-n // nc)
     systems_all = list(dict.fromkeys(sub.loc[sub["role"] == "system", "system"]))
     colors = series_colors(len(systems_all))
-    fig, axes = new_figure(nr, nc, width=3.6, height=3.0, sharey=True)
+    # one or two panels: wide enough for the legend below them and the title
+    fig, axes = new_figure(nr, nc, width=max(3.6, 6.4 / nc), height=3.0, sharey=True)
+    any_small = False
     flat = axes.ravel()
     has_ci = {"ci_low", "ci_high"} <= set(sub.columns)
     any_ci = False
@@ -173,12 +176,15 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
             ax.errorbar(x + off, rows["score"].to_numpy(float), yerr=err, color=colors[i],
                         marker=MARKERS[i % len(MARKERS)], ms=3.5, lw=1.0, elinewidth=0.6,
                         capsize=1.2, label=s, gid=f"system:{s}")
+            any_small |= _open_small(ax, x + off, rows, colors[i], MARKERS[i % len(MARKERS)],
+                                     3.5, 3, f"small:{s}")
         if not ref.empty:
             ref_text = _human_text(g, ref_role)
             ax.errorbar(x, ref["score"].to_numpy(float),
                         yerr=ref["sd"].fillna(0).to_numpy(float), fmt="s-",
                         color=HUMAN_COLOR, ms=4, lw=1.5, capsize=2.5, label=ref_role,
                         zorder=5, gid=f"reference:{ref_role}")
+            any_small |= _open_small(ax, x, ref, HUMAN_COLOR, "s", 4, 6, f"small:{ref_role}")
         _bin_ticks(ax, x, order)
         ax.set_title(str(task))
         ax.set_xlabel(_XLABEL)
@@ -200,15 +206,39 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
     if any_ci:
         handles.append(Line2D([], [], color="0.3", marker="|", ms=8, ls="none",
                               label="system bars: confidence interval (ci_low, ci_high)"))
+    if any_small:
+        handles.append(_small_handle("open marker"))
     if n < flat.size:  # a free panel holds the legend
         spare = flat[n]
         spare.set_visible(True)
         spare.axis("off")
         legend(fig, handles, ax=spare, loc="center")
+    else:  # entries are up to ~3 inches wide: as many columns as the figure holds
+        legend(fig, handles, ncol=max(1, min(4, len(handles), int(fig.get_figwidth() // 3.2))))
+    if title:
+        set_title(fig, title)
     else:
-        legend(fig, handles, ncol=min(4, len(handles)))
-    set_title(fig, title or f"{label} per agreement bin: systems, humans and the coin model")
+        set_title(fig, f"{label} per agreement bin", "systems, humans and the coin model")
     return fig
+
+
+def _open_small(ax, x, rows, color, marker, ms, zorder, gid) -> bool:
+    """Draw open markers over the points of small bins (``small_bin``); return whether any."""
+    if "small_bin" not in rows.columns:
+        return False
+    small = rows["small_bin"].fillna(False).astype(bool).to_numpy()
+    if not small.any():
+        return False
+    ax.plot(np.asarray(x, float)[small], rows["score"].to_numpy(float)[small], ls="none",
+            marker=marker, ms=ms + 1.5, mfc="white", mec=color, mew=1.0, zorder=zorder + 0.5,
+            gid=gid)
+    return True
+
+
+def _small_handle(what: str) -> Line2D:
+    """Legend entry of the small-bin marking."""
+    return Line2D([], [], ls="none", marker="o", ms=5, mfc="white", mec="0.3",
+                  label=f"{what}: small bin (no test)")
 
 
 def _bracket(ax, x0, x1, y, text, color="black"):
@@ -237,16 +267,23 @@ def _box_handles(bp, points: str, color) -> list:
     return handles
 
 
-def _boxes(ax, data, order, color):
-    """Box plots at 1..len(order) with the points jittered over them (seeded jitter)."""
+def _boxes(ax, data, order, color, small=None):
+    """Box plots at 1..len(order) with the points jittered over them (seeded jitter).
+
+    ``small``: per box, which points come from a small bin (drawn open, gid ``small:``).
+    """
     bp = ax.boxplot(data, showmeans=True, widths=0.5, showfliers=False,
                     medianprops=dict(color=PALETTE[1], lw=1.5),
                     meanprops=dict(marker="^", markerfacecolor=PALETTE[2],
                                    markeredgecolor="black", markersize=5))
     rng = np.random.default_rng(0)  # horizontal jitter of the points only
     for i, d in enumerate(data):
-        ax.plot(i + 1 + rng.uniform(-0.12, 0.12, d.size), d, "o", color=color, ms=3,
-                alpha=0.6, gid=f"points:{order[i]}")
+        x = i + 1 + rng.uniform(-0.12, 0.12, d.size)
+        sm = np.zeros(d.size, bool) if small is None else np.asarray(small[i], bool)
+        ax.plot(x[~sm], d[~sm], "o", color=color, ms=3, alpha=0.6, gid=f"points:{order[i]}")
+        if sm.any():
+            ax.plot(x[sm], d[sm], "o", mfc="white", mec=color, ms=3.5,
+                    gid=f"small:{order[i]}")
     counts = [int(d.size) for d in data]
     _bin_ticks(ax, np.arange(1, len(order) + 1), order, counts)
     return bp
@@ -293,8 +330,9 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
         task) and ``n`` (the number of points) under each bin; with ``tests`` the
         two compared bins are joined by brackets giving Welch's t-test (black) and
         Levene's test (blue) as stars (``ns`` when p > 0.05, ``no test`` when the
-        test has a NaN p-value, e.g. fewer than 3 values per bin). The legend
-        explains points, mean, median, box and stars.
+        test has a NaN p-value, e.g. fewer than 3 values per bin). Points from
+        small bins (``small_bin``, left out of the tests) are drawn open. The
+        legend explains points, mean, median, box and stars.
 
     Examples
     --------
@@ -314,13 +352,19 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     if sub.empty:
         raise ValueError(f"no system rows for metric {metric!r}")
     order = _strata_order(sub)
-    data = [sub.loc[sub["stratum"] == s, value].dropna().to_numpy(float) for s in order]
+    vals = sub[sub[value].notna()]
+    data = [vals.loc[vals["stratum"] == s, value].to_numpy(float) for s in order]
+    flags = (vals["small_bin"].fillna(False).astype(bool) if "small_bin" in vals.columns
+             else pd.Series(False, index=vals.index))
+    small = [flags[vals["stratum"] == s].to_numpy() for s in order]
     wide = any(_is_interval(s) for s in order)
     fig, axes = new_figure(1, 1, width=max(5.6, 1.4 + (1.05 if wide else 0.85) * len(order)),
                            height=3.8)
     ax = axes[0, 0]
-    bp = _boxes(ax, data, order, PALETTE[0])
+    bp = _boxes(ax, data, order, PALETTE[0], small)
     handles = _box_handles(bp, "system × task", PALETTE[0])
+    if any(m.any() for m in small):
+        handles.append(_small_handle("open point"))
     ax.axhline(0, color="grey", lw=0.8, ls=":")
     row = _select_test(tests, metric, value) if tests is not None else None
     if row is not None and row["stratum_a"] in order and row["stratum_b"] in order:
@@ -337,6 +381,9 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
                     Line2D([], [], color=PALETTE[0], lw=0.8,
                            label="Levene's test: same spread?"),
                     Line2D([], [], ls="none", label=STARS_TEXT)]
+        if "not independent" in str(row.get("note", "")):  # systems share tasks
+            handles.append(Line2D([], [], ls="none", label="the tests take the points as "
+                                  "independent;\npoints of one task are not: p optimistic"))
     ref = "H"
     if value == "delta_human":
         roles = set(table.loc[table["metric"] == metric, "role"])
@@ -375,8 +422,9 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
     -------
     matplotlib.figure.Figure
         One box of differences ``a - b`` per stratum with the points (one per
-        task) and ``n`` under each bin, the tests' stars above it; the legend
-        explains points, mean, median, box and stars.
+        task) and ``n`` under each bin, the tests' stars above it; points from
+        small bins (left out of the tests) are open; the legend explains points,
+        mean, median, box and stars.
 
     Examples
     --------
@@ -395,14 +443,23 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
     wide = sub.pivot_table(index=["task", "stratum"], columns="system", values="score",
                            aggfunc="first").dropna()
     wide["d"] = wide[system_a] - wide[system_b]
+    if "small_bin" in sub.columns:
+        flag = sub.assign(small_bin=sub["small_bin"].fillna(False).astype(bool)).groupby(
+            ["task", "stratum"])["small_bin"].any()
+        wide["small"] = flag.reindex(wide.index).fillna(False).astype(bool)
+    else:
+        wide["small"] = False
     order = _strata_order(sub[sub.set_index(["task", "stratum"]).index.isin(wide.index)])
     data = [wide.xs(s, level="stratum")["d"].to_numpy(float) for s in order]
+    small = [wide.xs(s, level="stratum")["small"].to_numpy(bool) for s in order]
     wide_labels = any(_is_interval(s) for s in order)
     fig, axes = new_figure(1, 1, width=max(5.6, 1.4 + (1.05 if wide_labels else 0.85)
                                            * len(order)), height=3.8)
     ax = axes[0, 0]
-    bp = _boxes(ax, data, order, PALETTE[1])
+    bp = _boxes(ax, data, order, PALETTE[1], small)
     handles = _box_handles(bp, "task", PALETTE[1])
+    if any(m.any() for m in small):
+        handles.append(_small_handle("open point"))
     allv = np.concatenate(data) if data else np.zeros(1)
     top = float(np.nanmax(allv))
     bottom = float(np.nanmin(allv))
@@ -411,11 +468,14 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
     stars = {}
     if tests is not None:
         rows = _rows(tests)
-        stars = {s: _stars(p) for s, p in zip(rows["stratum"], rows["p"], strict=True)}
+        # no test (fewer than 3 pairs, NaN p): said, never a star
+        stars = {s: _stars(p) or "no test"
+                 for s, p in zip(rows["stratum"], rows["p"], strict=True)}
         handles.append(Line2D([], [], ls="none",
                               label=f"paired t-test across tasks,\n{STARS_TEXT}"))
     for i, s in enumerate(order):
-        ax.text(i + 1, top + 0.05 * span, stars.get(s, ""), ha="center", fontsize=8)
+        ax.text(i + 1, top + 0.05 * span, stars.get(s, "no test" if tests is not None else ""),
+                ha="center", fontsize=8)
     ax.axhline(0, color="grey", lw=0.8, ls=":")
     mlabel = metric_label(metric, sub["n_labels"].unique() if "n_labels" in sub.columns else ())
     ax.set_title(f"{system_a} − {system_b} ({mlabel})")
