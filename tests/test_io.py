@@ -461,3 +461,23 @@ def test_csv_valid_files_read_as_before(tmp_path):
     assert td.panel.astype(object).fillna("-").to_numpy().tolist() == [["yes", "no"],
                                                                        ["no", "-"],
                                                                        ["1 yes", "no"]]
+
+
+def test_bad_label_values_are_one_line_and_exit_2_on_the_command_line(tmp_path, capsys):
+    from labelvar.cli import main
+
+    j = _votes_jsonl(tmp_path, "v.jsonl", lambda i: [1, float("nan"), 0] if i % 3 == 0 else None)
+    c = _wide_csv(tmp_path, "y.csv", "yes", 3)
+    for args, start in (([str(j), "--panel", "votes", "--item", "id"],
+                         "labelvar: error: --panel: "),
+                        ([str(c), "--panel", "r*", "--item", "id"],
+                         "labelvar: error: --panel: the labels of task 'y' mix numbers and text")):
+        assert main(["stratify", *args]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(start) and err.count("\n") == 1 and "Traceback" not in err
+    p = tmp_path / "pilot.jsonl"
+    p.write_text('{"annotator_labels": [1, 0, 1]}\n{"annotator_labels": [1, "1", 1]}\n')
+    assert main(["design", "--pilot", str(p), "--question", "separability"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("labelvar: error: --pilot: ") and err.count("\n") == 1
+    assert "the labels of a pilot are all strings, all numbers or all booleans" in err

@@ -259,7 +259,7 @@ def test_read_pilot_jsonl_refuses_what_is_not_a_list_of_labels(tmp_path, value):
                     r"label; write null for a missing label$"),
     ('[1, Infinity, 0]', r"^pilot: .*p\.jsonl:2: field 'v' holds Infinity, which is not JSON"),
     ('[1, true, 0]', r"^pilot: .*p\.jsonl:2: field 'v' holds true \(a boolean; 1 of 6 labels\), "
-                     r"but line 1 \('v'\) holds 1 \(a number\): the labels of a task are all "
+                     r"but line 1 \('v'\) holds 1 \(a number\): the labels of a pilot are all "
                      r"strings, all numbers or all booleans \(null: missing\); booleans do not "
                      r"mix with other labels$"),
     ('["1", "0", "1"]', r"^pilot: .*p\.jsonl:2: field 'v' holds \"1\" \(a string; 3 of 6 "

@@ -274,11 +274,14 @@ class _JsonLabels:
     object, NaN or Infinity; :meth:`check` refuses labels of more than one kind
     (strings, numbers, booleans), unless ``allow_text_and_numbers`` (a declared label
     set decides which strings and numbers are labels); booleans never mix.
-    ``declarable``: the caller takes a label set (the message then says so).
+    ``declarable``: the caller takes a label set (the message then says so); ``whole``:
+    what the labels are of, in the message.
     """
 
-    def __init__(self, path, allow_text_and_numbers: bool = False, declarable: bool = True):
+    def __init__(self, path, allow_text_and_numbers: bool = False, declarable: bool = True,
+                 whole: str = "a task"):
         self.path = path
+        self.whole = whole
         self.allow = allow_text_and_numbers
         self.declarable = declarable
         self.first: dict = {}  # kind -> (role, field, line, value) of its first label
@@ -320,7 +323,7 @@ class _JsonLabels:
         raise ValueError(f"{role}: {self.path}:{line}: field {field!r} holds {json.dumps(x)} "
                          f"(a {odd}; {self.count[odd]:,} of {total:,} labels), but line "
                          f"{line0} ({field0!r}) holds {json.dumps(x0)} (a {kinds[0]}): the "
-                         f"labels of a task are all strings, all numbers or all booleans "
+                         f"labels of {self.whole} are all strings, all numbers or all booleans "
                          f"(null: missing){hint}")
 
 
@@ -1015,7 +1018,7 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
         if p.suffix.lower() in (".json", ".jsonl"):
             lines: list[int] = []
             recs = _read_jsonl_records(p, lines)
-            seen = _JsonLabels(p, declarable=False)
+            seen = _JsonLabels(p, declarable=False, whole="a prediction file")
             for line, r in zip(lines, recs, strict=True):
                 seen.add([r.get(label)], f"predictions {name!r}", label, line)
             seen.check()

@@ -226,7 +226,7 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
         labels = []
         lines: list[int] = []
         records = io._read_jsonl_records(path, lines)
-        seen = io._JsonLabels(path, declarable=False)
+        seen = io._JsonLabels(path, declarable=False, whole="a pilot")
         for line, rec in zip(lines, records, strict=True):
             if field not in rec:
                 raise ValueError(f"pilot line {line} has no field {field!r}")
