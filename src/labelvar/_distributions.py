@@ -209,8 +209,9 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
     support; time and memory grow with the square root of the sample size) and
     accuracy is one convolution of the two pmfs. Above 600,000 support points
     ``method="auto"`` switches to :class:`QuadratureDistribution` (its error
-    bounds are in its docstring: moments to rounding, quantiles within 1e-12 of
-    exact where both were compared).
+    bounds are in its docstring: moments to rounding, tails within 0.8 / sd of the
+    other binomial, measured 2e-6 and quantiles within about 1e-5 sd near the
+    switch).
     A p_d-following expert has ``sensitivity = specificity = p_d``;
     a labeller that says "positive" with probability ``r`` whatever the item has
     ``sensitivity = r``, ``specificity = 1 - r``.
@@ -576,15 +577,17 @@ class QuadratureDistribution:
     and recall have closed-form moments, recall's tails and quantiles are the exact
     binomial ones.
 
-    Accuracy (checked against the exact method where both run, 10\ :sup:`5` to
-    10\ :sup:`8` items, in the tests and ``scripts``): means and sds to rounding (1e-14
-    relative; the exact method's sd, computed as E[R^2] - E[R]^2, is the less precise
-    of the two at 10\ :sup:`10` items and beyond); with a binomial of sd < 1024 the
-    result is exact (tails and quantiles to 1e-13). Otherwise the tails sum a
-    staircase (a cdf at whole arguments) every ``h`` points: their error is at most
-    twice the largest pmf of the binomial entering by its cdf (0.8 / sd, below 8e-4)
-    and was at most 6e-6 (quantiles within 1e-4 sd of exact) at sd 1,000 to 5,000,
-    falling like 1 / sd beyond. Boost's binomial cdf itself is good to about 1e-12 at
+    Accuracy (against the exact method where both run: 10\ :sup:`5` to
+    10\ :sup:`8` items in the tests, 10\ :sup:`9` to 10\ :sup:`10` once by hand):
+    means and sds to rounding (1e-14 relative; the exact method's sd, computed as
+    E[R^2] - E[R]^2, is the less precise of the two, by up to 1e-6 at 10\ :sup:`10`
+    items); with a binomial of sd < 1024 the result is exact (tails and quantiles to
+    1e-13). Otherwise the tails sum a staircase (a cdf at whole arguments) every
+    ``h`` points: their error is at most twice the largest pmf of the binomial
+    entering by its cdf (0.8 / sd, below 8e-4); measured, at most 6e-6 with quantiles
+    within 1e-4 sd at 10\ :sup:`7` to 10\ :sup:`8` items (sd 1,000 to 5,000), and
+    2e-6 with quantiles within 1.1e-5 sd at 10\ :sup:`9` to 10\ :sup:`10` (where
+    ``"auto"`` switches), falling like 1 / sd. Boost's binomial cdf itself is good to about 1e-12 at
     10\ :sup:`9` items and 1e-10 at 10\ :sup:`12`. The 0/0 case (TP = FP = 0 with
     c = 0) has probability below 1e-22 here and is left out.
 
@@ -783,8 +786,9 @@ def exact_f1(p_d, m, n_items, zero_division=0.0, method: str = "auto"):
     method : {"auto", "exact", "quadrature"}
         As :func:`exact_binary_metrics`: ``"auto"`` is exact up to about 10\ :sup:`9`
         items (600,000 binomial support points) and :class:`QuadratureDistribution`
-        beyond (milliseconds at any size, quantiles within 1e-12 of exact where both
-        were compared); ``"exact"`` at 10\ :sup:`12` items takes half a minute.
+        beyond (milliseconds at any size; means and sds to rounding, quantiles within
+        about 1e-5 sd of exact near the switch); ``"exact"`` at 10\ :sup:`12` items
+        takes half a minute.
 
     Returns
     -------
