@@ -622,3 +622,141 @@ def test_exact_f1_at_a_million_items_and_beyond():
     assert lo < d.mean < hi and (hi - lo) == pytest.approx(2 * 1.645 * d.sd, rel=0.01)
     big = a.exact_f1(0.6, 0.1, 10**9)  # O(sqrt N) memory
     assert big.sd == pytest.approx(d.sd / np.sqrt(1000), rel=1e-3)
+
+
+# --------------------------------------------------------------------------- huge samples
+QS = [0.001, 0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99, 0.999]
+
+
+def _two_pass_sd(npos, nneg, s, t, a_, c):
+    """sd of a TP / (TP + FP + c) by the full double sum, mean first (no E[R^2] - E[R]^2)."""
+    from labelvar import _distributions
+
+    tp, pt = _distributions._binom_support(npos, s)
+    fp, pf = _distributions._binom_support(nneg, 1 - t)
+    r = lambda i: a_ * tp[i:i + 256, None] / (tp[i:i + 256, None] + fp[None, :] + c)  # noqa: E731
+    blocks = range(0, tp.size, 256)
+    total = pt.sum() * pf.sum()
+    mean = sum(pt[i:i + 256] @ r(i) @ pf for i in blocks) / total
+    return math.sqrt(sum(pt[i:i + 256] @ (r(i) - mean) ** 2 @ pf for i in blocks) / total)
+
+
+@pytest.mark.parametrize("npos, nneg, s, t, exact_tails", [
+    (5_000_000, 5_000_000, 0.6, 0.6, False),    # both binomials sampled (sd 1,095)
+    (6_000_000, 24_000_000, 0.7, 0.8, False),   # (sd 1,122 and 1,960)
+    (200_000, 20_000_000, 0.6, 0.6, True),      # TP summed point by point (sd 219)
+])
+def test_quadrature_against_the_exact_method_where_both_run(npos, nneg, s, t, exact_tails):
+    ex = a.exact_binary_metrics(npos, nneg, s, t, method="exact")
+    qu = a.exact_binary_metrics(npos, nneg, s, t, method="quadrature")
+    assert (ex.method, qu.method) == ("exact", "quadrature")
+    assert isinstance(qu.f1, a.QuadratureDistribution) and qu.f1.method == "quadrature"
+    for name in ("accuracy", "recall"):  # closed-form moments, exact binomial tails
+        x, y = getattr(ex, name), getattr(qu, name)
+        assert y.mean == pytest.approx(x.mean, rel=1e-14) and y.sd == pytest.approx(x.sd, rel=1e-12)
+        np.testing.assert_array_equal(y.quantile(QS), x.quantile(QS))
+        np.testing.assert_allclose(y.sf(x.quantile(QS)), x.sf(x.quantile(QS)), atol=1e-12)
+    for name in ("precision", "f1"):
+        x, y = getattr(ex, name), getattr(qu, name)
+        assert y.mean == pytest.approx(x.mean, rel=1e-13)
+        assert y.sd == pytest.approx(x.sd, rel=1e-8)  # (the exact method's E[R^2] - E[R]^2)
+        qx, qy = x.quantile(QS), y.quantile(QS)
+        if exact_tails:  # a binomial summed point by point: exact, to rounding
+            np.testing.assert_allclose(qy, qx, rtol=0, atol=1e-13)
+            np.testing.assert_allclose(y.sf(qx), x.sf(qx), rtol=0, atol=1e-12)
+        else:  # the documented bound: tails within 8e-4 (0.8 / sd); measured 6e-6
+            assert np.abs(qy - qx).max() < 1e-4 * x.sd
+            assert np.abs(y.sf(qx) - x.sf(qx)).max() < 1e-5
+        assert np.all(np.diff(qy) >= 0)
+
+
+def test_quadrature_moments_are_the_double_sum_to_rounding():
+    # FP sampled every 61st point (sd 1,028), TP point by point: the trapezoid sums of
+    # the moments equal the full double sums (sd by two passes, the exact method's
+    # E[R^2] - E[R]^2 loses digits)
+    npos, nneg, s, t = 4_000, 4_400_000, 0.6, 0.6
+    qu = a.exact_binary_metrics(npos, nneg, s, t, method="quadrature")
+    ex = a.exact_binary_metrics(npos, nneg, s, t, method="exact")
+    for name, a_, c in (("precision", 1.0, 0.0), ("f1", 2.0, float(npos))):
+        y = getattr(qu, name)
+        assert y.mean == pytest.approx(getattr(ex, name).mean, rel=1e-14)
+        assert y.sd == pytest.approx(_two_pass_sd(npos, nneg, s, t, a_, c), rel=1e-13)
+
+
+def test_auto_is_exact_up_to_600000_support_points_and_unchanged_there():
+    d = a.exact_f1(0.6, 0.1, 1_000_000)  # pinned before the quadrature existed
+    assert d.method == "exact" and d.mean == pytest.approx(0.230769258079140, rel=1e-14)
+    np.testing.assert_allclose(d.quantile([0.05, 0.5, 0.95]),
+                               [0.22983812835550635, 0.23076937856776422, 0.23170013963633007],
+                               rtol=0, atol=1e-16)
+    e = a.exact_f1(0.6, 0.1, 10**9, method="exact")
+    auto = a.exact_f1(0.6, 0.1, 10**9)  # 22 sd(TP) + 22 sd(FP) + 242 = 467,000 points
+    assert auto.method == "exact" and (auto.mean, auto.sd) == (e.mean, e.sd)
+    assert a.exact_f1(0.6, 0.1, 2 * 10**9).method == "quadrature"  # 660,000 points
+    small = a.exact_binary_metrics(50, 50, 0.6, 0.6, method="quadrature")  # sd < 1024
+    assert small.method == "exact" and small.f1.mean == a.exact_binary_metrics(50, 50, 0.6,
+                                                                               0.6).f1.mean
+
+
+def test_exact_f1_at_a_trillion_items_in_well_under_a_second():
+    # before: 26 s to build and 6 s for three quantiles (2.6 GB), without a word
+    import time
+
+    n, p, m = 10**12, 0.6, 0.1
+    t0 = time.perf_counter()
+    d = a.exact_f1(p, m, n)
+    q = d.quantile([0.05, 0.5, 0.95])
+    e = a.exact_binary_metrics(m * n, (1 - m) * n, p, p)
+    eq = {k: getattr(e, k).quantile([0.05, 0.5, 0.95]) for k in ("accuracy", "precision",
+                                                                   "recall", "f1")}
+    assert time.perf_counter() - t0 < 3.0  # (about 0.1 s; a shared machine)
+    assert d.method == e.method == "quadrature"
+    # the delta method is exact to O(1/n) here: F1 = 2 TP / (TP + FP + n_pos)
+    tp, fp, c = m * n * p, (1 - m) * n * (1 - p), m * n
+    den = tp + fp + c
+    sd = math.hypot(2 * (fp + c) / den**2 * math.sqrt(m * n * p * (1 - p)),
+                    2 * tp / den**2 * math.sqrt((1 - m) * n * p * (1 - p)))
+    assert d.mean == pytest.approx(2 * tp / den, abs=1e-11) and d.sd == pytest.approx(sd, rel=1e-5)
+    np.testing.assert_allclose(q, d.mean + stats.norm.ppf([0.05, 0.5, 0.95]) * d.sd, rtol=0,
+                               atol=1e-3 * d.sd)
+    np.testing.assert_array_equal(eq["f1"], q)
+    assert e.accuracy.mean == pytest.approx(0.6, abs=1e-15)
+    assert e.accuracy.sd == pytest.approx(math.sqrt(n * 0.24) / n, rel=1e-12)
+    np.testing.assert_array_equal(eq["recall"] * m * n,
+                                  stats.binom.ppf([0.05, 0.5, 0.95], m * n, p))
+    assert eq["precision"][1] == pytest.approx(tp / (tp + fp), abs=1e-3 * e.precision.sd)
+
+
+@pytest.mark.parametrize("n, m", [(10**15, 0.1), (10**12, 1e-6), (10**12, 0.999999)])
+def test_quadrature_at_extreme_sizes_and_class_ratios(n, m):
+    # one binomial huge, the other small (summed point by point): every huge-n call of
+    # Boost's cdf sits near its mean (0.3 ms each at 1e12) - interpolated, not called
+    d = a.exact_f1(0.6, m, n)
+    lo, mid, hi = d.quantile([0.05, 0.5, 0.95])
+    assert d.method == "quadrature" and lo < mid < hi and lo < d.mean < hi
+    assert d.sf(lo) == pytest.approx(0.95, abs=2e-3) and d.sf(hi) == pytest.approx(0.05, abs=2e-3)
+    assert (hi - lo) == pytest.approx(2 * 1.6449 * d.sd, rel=0.02)
+
+
+def test_binomial_cdf_interpolated_near_the_mean_equals_boost():
+    from labelvar import _distributions
+    from labelvar._binom import binom
+
+    for n, p in ((10**9, 0.6), (3 * 10**10, 0.02)):
+        cdf = _distributions._Cdf(n, p)
+        k = np.floor(cdf.mu + cdf.sd * np.linspace(-2.5, 2.5, 41))
+        np.testing.assert_allclose(cdf.cdf(k), binom.cdf(k, n, p), rtol=0, atol=1e-11)
+        np.testing.assert_allclose(cdf.sf(k), binom.sf(k, n, p), rtol=0, atol=1e-11)
+
+
+def test_quadrature_refuses_values_and_an_unknown_method():
+    d = a.exact_f1(0.6, 0.1, 10**11)
+    with pytest.raises(ValueError, match=r"^values: a QuadratureDistribution is not enumerated"):
+        _ = d.values
+    with pytest.raises(ValueError, match=r"^the exact distribution for n_pos=\d+, n_neg=\d+ needs "
+                                         r"about 1.31 TB of memory, .*LABELVAR_MEMORY_LIMIT\)$"):
+        a.exact_f1(0.6, 0.1, 10**18, method="exact")  # refused before allocating
+    assert repr(d).startswith("QuadratureDistribution(ratio, mean=0.230769")
+    with pytest.raises(ValueError, match=r"^method must be one of 'auto', 'exact', 'quadrature'; "
+                                         r"got 'fast'$"):
+        a.exact_f1(0.6, 0.1, 100, method="fast")

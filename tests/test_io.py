@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -254,3 +255,229 @@ def test_synthetic_panel_sizes_are_single_numbers():
     with pytest.raises(ValueError, match=r"^n_items must be a single number"):
         io.synthetic_panel([3, 4])
     assert io.synthetic_panel(7, n_panel=3, seed=1).shape[0] == 7
+
+
+# --------------------------------------------------------------------------- label values
+def _votes_jsonl(tmp_path, name, votes, system=None):
+    """400 items of 3 votes (0/1 from a seeded draw); ``votes(i)`` replaces item i's if given."""
+    rng = np.random.default_rng(0)
+    lines = []
+    for i in range(400):
+        v = votes(i)
+        rec = {"id": f"i{i}", "votes": v if v is not None else rng.integers(0, 2, 3).tolist(),
+               "sys": (system(i) if system else None) or i % 2}
+        lines.append(json.dumps(rec, allow_nan=True))
+    return _write(tmp_path / name, "\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("every", [1, 3, 10**6])  # on every line, a third, only line 1
+def test_jsonl_nan_and_infinity_labels_refused_naming_line_and_field(tmp_path, token, every):
+    # before: a frequent Infinity became a third label (inf), NaN a missing vote, unseen;
+    # only a rare Infinity was refused (as a stray label)
+    x = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[token]
+    p = _votes_jsonl(tmp_path, "v.jsonl", lambda i: [1, x, 0] if i % every == 0 else None)
+    with pytest.raises(ValueError, match=rf"^panel: .*v\.jsonl:1: field 'votes' holds {token}, "
+                                         r"which is not JSON and no label; write null for a "
+                                         r"missing label$"):
+        io.load_tasks(p, panel="votes", systems="sys", item="id")
+    q = _votes_jsonl(tmp_path, "s.jsonl", lambda i: None, system=lambda i: x if i >= 5 else None)
+    with pytest.raises(ValueError, match=rf"^systems: .*s\.jsonl:6: field 'sys' holds {token},"):
+        io.read_jsonl(q, panel="votes", systems="sys", item="id")
+
+
+@pytest.mark.parametrize("odd, every, kind, count", [
+    ('"yes"', 2, "string", "200"),   # common: was taken for a third label
+    ('"yes"', 400, "string", "1"),   # rare: was refused as stray; now as a mix, the same way
+    ('"1"', 2, "string", "200"),     # was merged with 1 unseen
+    ("true", 2, "boolean", "200"),   # was merged with 1 unseen
+    ("true", 400, "boolean", "1"),
+])
+def test_jsonl_labels_of_mixed_kinds_refused_however_frequent(tmp_path, odd, every, kind, count):
+    p = _votes_jsonl(tmp_path, "m.jsonl", lambda i: [json.loads(odd), 0, 1]
+                     if i % every == 1 else None)
+    msg = (rf"^panel: .*m\.jsonl:2: field 'votes' holds {odd} \(a {kind}; {count} of 1,600 "
+           r"labels\), but line 1 \('votes'\) holds \d \(a number\): the labels of a task are "
+           r"all strings, all numbers or all booleans \(null: missing\); ")
+    with pytest.raises(ValueError, match=msg):
+        io.load_tasks(p, panel="votes", systems="sys", item="id")
+    if kind == "boolean":  # true and 1 are one label to stratify: a label set cannot help
+        with pytest.raises(ValueError, match=msg + "booleans do not mix with other labels$"):
+            io.load_tasks(p, panel="votes", systems="sys", item="id", labels=[0, 1])
+    elif count == "1":  # declared: the rare string is a stray value, missing with a note
+        with pytest.warns(UserWarning, match=r"1 of 1,200 votes outside the label set \('yes': 1"):
+            r = stratify(io.load_tasks(p, panel="votes", systems="sys", item="id",
+                                       labels=[0, 1]), labels=[0, 1], n_boot=0)
+        votes = r.inputs["m"]["labels"]
+        assert list(votes) == [0, 1] and sum(votes.values()) == 1199
+
+
+def test_jsonl_system_field_of_another_kind_refused(tmp_path):
+    p = _votes_jsonl(tmp_path, "s.jsonl", lambda i: None, system=lambda i: "1" if i > 2 else None)
+    with pytest.raises(ValueError, match=r"^systems: .*s\.jsonl:4: field 'sys' holds \"1\" \(a "
+                                         r"string; 397 of 1,600 labels\), but line 1 \('votes'\)"):
+        io.read_jsonl(p, panel="votes", systems="sys", item="id")
+
+
+def test_jsonl_multi_task_values_checked_per_task(tmp_path):
+    rows = [{"id": i, "ann": [{"coh": 4, "flu": "good"}, {"coh": 5, "flu": "bad"}],
+             "bot": {"coh": 4, "flu": "good"}} for i in range(3)]
+    rows[2]["ann"][1]["coh"] = float("nan")
+    p = _write(tmp_path / "t.jsonl", "\n".join(map(json.dumps, rows)) + "\n")
+    with pytest.raises(ValueError, match=r"^panel: .*t\.jsonl:3: field 'ann\.coh' holds NaN"):
+        io.read_jsonl(p, panel="ann", systems="bot", item="id")
+    rows[2]["ann"][1]["coh"] = 5
+    rows[1]["bot"]["coh"] = "4"
+    p.write_text("\n".join(map(json.dumps, rows)) + "\n")
+    with pytest.raises(ValueError, match=r"^systems: .*t\.jsonl:2: field 'bot\.coh' holds \"4\""):
+        io.read_jsonl(p, panel="ann", systems="bot", item="id")
+    rows[1]["bot"]["coh"] = 4
+    rows[0]["ann"].append(3)  # used to crash with AttributeError
+    p.write_text("\n".join(map(json.dumps, rows)) + "\n")
+    with pytest.raises(ValueError, match=r"^panel: .*t\.jsonl:1: field 'ann' holds 3 among "
+                                         r"objects"):
+        io.read_jsonl(p, panel="ann", systems="bot", item="id")
+
+
+def test_jsonl_valid_files_read_as_before(tmp_path):
+    ints = _write(tmp_path / "i.jsonl", '{"v": [1, 0, 1], "s": 1}\n{"v": [0, 0], "s": 0}\n')
+    strs = _write(tmp_path / "s.jsonl", '{"v": ["e", "n", "e"], "s": "e"}\n'
+                                        '{"v": ["c", null, "c"], "s": "n"}\n')
+    bools = _write(tmp_path / "b.jsonl", '{"v": [true, false], "s": true}\n')
+    halves = _write(tmp_path / "h.jsonl", '{"v": [1, 1.5, 2.0], "s": 1}\n')
+    for p, panel, pred in ((ints, [[1, 0, 1], [0, 0, None]], [1, 0]),
+                           (strs, [["e", "n", "e"], ["c", None, "c"]], ["e", "n"]),
+                           (bools, [[True, False]], [True]),
+                           (halves, [[1, 1.5, 2.0]], [1])):
+        td = io.read_jsonl(p, panel="v", systems="s")[p.stem]
+        got = td.panel.astype(object).where(td.panel.notna(), None).to_numpy().tolist()
+        assert got == panel and td.predictions["s"].tolist() == pred
+    r = stratify(io.load_tasks(strs, panel="v", systems="s"), pos_label=None, n_boot=0)
+    assert list(r.inputs["s"]["labels"]) == ["c", "e", "n"]
+
+
+@pytest.mark.parametrize("cell", ["NaN", "null", "-1", "1.5", "true", '"3"', "Infinity"])
+def test_jsonl_counts_are_whole_numbers(tmp_path, cell):
+    # before: NaN and null counted as 0 votes, unseen
+    p = _write(tmp_path / "c.jsonl", '{"id": "a", "n": [12, 68, 20]}\n'
+                                     '{"id": "b", "n": [0, %s, 99]}\n' % cell)
+    with pytest.raises(ValueError, match=r"^panel counts: .*c\.jsonl:2: field 'n' holds "
+                                         rf"{re.escape(cell)}; a count is a whole number >= 0"):
+        io.read_jsonl(p, panel="n", item="id", counts=True)
+    q = _write(tmp_path / "d.jsonl", '{"id": "a", "n": {"e": 2, "c": %s}}\n' % cell)
+    with pytest.raises(ValueError, match=r"^panel counts: .*d\.jsonl:1: field 'n' holds "):
+        io.read_jsonl(q, panel="n", item="id", counts=True)
+    ok = _write(tmp_path / "ok.jsonl", '{"id": "a", "n": [12, 68.0, 20]}\n')
+    assert io.read_jsonl(ok, panel="n", item="id", counts=True)["ok"].panel.to_numpy().tolist() \
+        == [[12, 68, 20]]
+
+
+def test_prediction_files_refuse_nan_and_mixed_kinds(tmp_path):
+    base = {"t": io.TaskData(pd.DataFrame({"r1": [1, 0], "r2": [1, 1]},
+                                          index=pd.Index(["a", "b"], name="item")),
+                             pd.DataFrame(index=pd.Index(["a", "b"], name="item")))}
+    nan = _write(tmp_path / "p.jsonl", '{"uid": "a", "pred": 1}\n{"uid": "b", "pred": NaN}\n')
+    with pytest.raises(ValueError, match=r"^predictions 'bot': .*p\.jsonl:2: field 'pred' holds "
+                                         r"NaN, which is not JSON"):
+        io.attach_predictions(base, "bot", nan, item="uid", label="pred")
+    mixed = _write(tmp_path / "q.jsonl", '{"uid": "a", "pred": 1}\n{"uid": "b", "pred": true}\n')
+    with pytest.raises(ValueError, match=r"^predictions 'bot': .*q\.jsonl:2: field 'pred' holds "
+                                         r"true \(a boolean; 1 of 2 labels\), but line 1"):
+        io.attach_predictions(base, "bot", mixed, item="uid", label="pred")
+    idx = _write(tmp_path / "r.jsonl", '{"uid": "a", "pred": true}\n{"uid": "b", "pred": false}\n')
+    with pytest.raises(ValueError, match=r"^predictions 'bot': .*r\.jsonl:1: field 'pred' holds "
+                                         r"true; with classes it must be a class index"):
+        io.attach_predictions(base, "bot", idx, item="uid", label="pred", classes=["x", "y"])
+
+
+def _wide_csv(tmp_path, name, cell, every):
+    rng = np.random.default_rng(0)
+    rows = ["id,r1,r2,r3,sys"]
+    for i in range(400):
+        v = [str(x) for x in rng.integers(0, 2, 3)]
+        if i % every == 0:
+            v[1] = cell
+        rows.append(f"i{i},{','.join(v)},{i % 2}")
+    return _write(tmp_path / name, "\n".join(rows) + "\n")
+
+
+@pytest.mark.parametrize("every", [3, 400])  # a third of the items, or one vote in 1,200
+def test_csv_inf_and_text_among_numbers_refused_however_frequent(tmp_path, every):
+    # before: "inf" and "yes" on a third of the items became a third label
+    for cell, shown in (("inf", "inf"), ("Infinity", "inf"), ("-inf", "-inf")):
+        p = _wide_csv(tmp_path, "w.csv", cell, every)
+        with pytest.raises(ValueError, match=rf"^panel: column 'r2' of task 'w' holds {shown} "
+                                             r"\(item 'i0' of .*w\.csv; \d+ of 1,200 votes\): a "
+                                             r"label is text or a finite number"):
+            io.load_tasks(p, panel="r*", systems="sys", item="id")
+    p = _wide_csv(tmp_path, "y.csv", "yes", every)
+    with pytest.raises(ValueError, match=r"^panel: the labels of task 'y' mix numbers and text: "
+                                         r"column 'r2' holds 'yes' \(item 'i0' of .*y\.csv; "
+                                         r"\d+ of 1,200 votes\), column 'r1' holds 1; a task's "
+                                         r"labels are all numbers, all text or all booleans"):
+        io.load_tasks(p, panel="r*", systems="sys", item="id")
+    long = tmp_path / "long.csv"
+    df = pd.read_csv(p).melt(id_vars="id", var_name="rater", value_name="label")
+    df.rename(columns={"id": "item"}).to_csv(long, index=False)
+    with pytest.raises(ValueError, match=r"^panel: the labels of task 'long' mix numbers and "
+                                         r"text: column 'r2' holds 'yes' \(item 'i0' of "):
+        io.load_tasks(long, layout="long", panel="r*", systems="sys")
+    # declared: a rare one is a stray value (missing, with a note), a common one refused
+    data = io.load_tasks(p, panel="r*", systems="sys", item="id", labels=[0, 1])
+    if every == 400:
+        with pytest.warns(UserWarning, match=r"1 of 1,200 votes outside the label set"):
+            stratify(data, labels=[0, 1], n_boot=0)
+    else:
+        with pytest.raises(ValueError, match=r"outside the label set \{0, 1\}: 'yes' \(134 of "):
+            stratify(data, labels=[0, 1], n_boot=0)
+
+
+def test_csv_booleans_do_not_mix_with_numbers(tmp_path):
+    # "True" in a column pandas types as boolean was merged with 1 unseen
+    p = _write(tmp_path / "b.csv", "id,r1,r2,sys\na,True,1,1\nb,False,0,0\nc,True,1,0\n")
+    msg = (r"^panel: the labels of task 'b' mix numbers and booleans: column 'r1' holds True "
+           r"\(item 'a' of .*b\.csv; 3 of 9 labels\), column 'r2' holds 1; .*booleans do not "
+           r"mix with other labels$")
+    with pytest.raises(ValueError, match=msg):
+        io.read_wide(p, panel="r*", systems="sys", item="id")
+    with pytest.raises(ValueError, match=msg):
+        io.read_wide(p, panel="r*", systems="sys", item="id", labels=[0, 1])
+    q = _write(tmp_path / "c.csv", "id,r1,r2,sys\na,True,True,1\nb,False,True,0\n")
+    with pytest.raises(ValueError, match=r"^systems: the labels of task 'c' mix booleans and "
+                                         r"numbers: column 'sys' holds 1 "):
+        io.read_wide(q, panel="r*", systems="sys", item="id")
+    frame = pd.DataFrame({"r1": [True, False], "r2": [True, True], "sys": [True, False]})
+    td = io.read_wide(frame, panel="r*", systems="sys", task="t")["t"]
+    assert td.panel.to_numpy().tolist() == [[True, True], [False, True]]
+
+
+def test_csv_valid_files_read_as_before(tmp_path):
+    p = _write(tmp_path / "v.csv", "id,r1,r2,r3,sys\na,1,1,0,1\nb,0,,1,0\nc,1.0,1,NA,1\n")
+    td = io.load_tasks(p, panel="r*", systems="sys", item="id")["v"]
+    assert td.panel.astype(float).fillna(-1).to_numpy().tolist() == [[1, 1, 0], [0, -1, 1],
+                                                                      [1, 1, -1]]
+    s = _write(tmp_path / "s.csv", "id,r1,r2,sys\na,yes,no,yes\nb,no,,no\nc,1 yes,no,no\n")
+    td = io.load_tasks(s, panel="r*", systems="sys", item="id")["s"]
+    assert td.panel.astype(object).fillna("-").to_numpy().tolist() == [["yes", "no"],
+                                                                       ["no", "-"],
+                                                                       ["1 yes", "no"]]
+
+
+def test_bad_label_values_are_one_line_and_exit_2_on_the_command_line(tmp_path, capsys):
+    from labelvar.cli import main
+
+    j = _votes_jsonl(tmp_path, "v.jsonl", lambda i: [1, float("nan"), 0] if i % 3 == 0 else None)
+    c = _wide_csv(tmp_path, "y.csv", "yes", 3)
+    for args, start in (([str(j), "--panel", "votes", "--item", "id"],
+                         "labelvar: error: --panel: "),
+                        ([str(c), "--panel", "r*", "--item", "id"],
+                         "labelvar: error: --panel: the labels of task 'y' mix numbers and text")):
+        assert main(["stratify", *args]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(start) and err.count("\n") == 1 and "Traceback" not in err
+    p = tmp_path / "pilot.jsonl"
+    p.write_text('{"annotator_labels": [1, 0, 1]}\n{"annotator_labels": [1, "1", 1]}\n')
+    assert main(["design", "--pilot", str(p), "--question", "separability"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("labelvar: error: --pilot: ") and err.count("\n") == 1
+    assert "the labels of a pilot are all strings, all numbers or all booleans" in err

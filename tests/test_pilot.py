@@ -247,8 +247,56 @@ def test_read_pilot_jsonl_refuses_what_is_not_a_list_of_labels(tmp_path, value):
     with pytest.raises(ValueError, match="pilot line 2: field 'annotator_labels' must be a "
                                          "list of labels .*, got "):
         read_pilot(j)
+    # strings and numbers together: refused (they were read as one set, "1" and 1 merged)
     j.write_text('{"annotator_labels": ["a", "b", "b"]}\n{"annotator_labels": [1, "1", 2]}\n')
-    np.testing.assert_array_equal(read_pilot(j), [[0, 0, 1, 2], [2, 1, 0, 0]])  # "1", "2", a, b
+    with pytest.raises(ValueError, match=r"^pilot: .*votes\.jsonl:2: field 'annotator_labels' "
+                                         r"holds 1 \(a number; 2 of 6 labels\), but line 1 "):
+        read_pilot(j)
+
+
+@pytest.mark.parametrize("votes, match", [
+    ('[1, NaN, 0]', r"^pilot: .*p\.jsonl:2: field 'v' holds NaN, which is not JSON and no "
+                    r"label; write null for a missing label$"),
+    ('[1, Infinity, 0]', r"^pilot: .*p\.jsonl:2: field 'v' holds Infinity, which is not JSON"),
+    ('[1, true, 0]', r"^pilot: .*p\.jsonl:2: field 'v' holds true \(a boolean; 1 of 6 labels\), "
+                     r"but line 1 \('v'\) holds 1 \(a number\): the labels of a pilot are all "
+                     r"strings, all numbers or all booleans \(null: missing\); booleans do not "
+                     r"mix with other labels$"),
+    ('["1", "0", "1"]', r"^pilot: .*p\.jsonl:2: field 'v' holds \"1\" \(a string; 3 of 6 "
+                        r"labels\), but line 1 \('v'\) holds 1 \(a number\): .*\(null: "
+                        r"missing\)$"),
+])
+def test_read_pilot_jsonl_refuses_nan_infinity_and_mixed_kinds(tmp_path, votes, match):
+    # before: NaN and Infinity became labels "nan" and "inf", true a label "True" beside
+    # "1", and "1" was merged with 1, whatever their frequency
+    p = tmp_path / "p.jsonl"
+    p.write_text('{"v": [1, 0, 1]}\n{"v": %s}\n' % votes)
+    with pytest.raises(ValueError, match=match):
+        read_pilot(p, field="v")
+
+
+def test_read_pilot_jsonl_valid_files_read_as_before(tmp_path):
+    p = tmp_path / "p.jsonl"
+    for text, counts in (('{"v": [1, 0, 1]}\n{"v": [2, 2]}\n', [[1, 2, 0], [0, 0, 2]]),
+                         ('{"v": ["e", "n"]}\n\n{"v": ["c", "c", "e"]}\n', [[0, 1, 1], [2, 1, 0]]),
+                         ('{"v": [true, false]}\n{"v": [true, true]}\n', [[1, 1], [0, 2]]),
+                         # 1.0 is the label 1 (it was a fourth label "1.0")
+                         ('{"v": [1.0, 0, 1]}\n{"v": [0.5, 1]}\n', [[1, 0, 2], [0, 1, 1]])):
+        p.write_text(text)
+        np.testing.assert_array_equal(read_pilot(p, field="v"), counts)
+
+
+def test_read_pilot_csv_count_column_with_text_refused(tmp_path):
+    # before: the column holding "3x" was left out silently (a pilot with labels a and c)
+    p = tmp_path / "votes.csv"
+    p.write_text("item,a,b,c\nx,3,1,1\ny,0,3x,0\nz,1,1,3\n")
+    with pytest.raises(ValueError, match=r"^pilot CSV .*votes\.csv: column 'b' mixes numbers and "
+                                         r"text \('3x' in data row 2\); a vote count is a whole "
+                                         r"number >= 0 \(give the count columns with columns="):
+        read_pilot(p)
+    p.write_text("item,a,b\nx,3,1\ny,0,inf\n")
+    with pytest.raises(ValueError, match=r"^pilot vote counts must be a whole number, got"):
+        read_pilot(p)
 
 
 def _snli():

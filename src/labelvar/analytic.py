@@ -13,7 +13,9 @@ line naming the argument and the allowed range.
 
 Beyond the paper: the paper's :math:`E(F_1)` is a ratio of expectations, not the
 expectation of :math:`F_1` on a finite sample. :func:`exact_f1` and
-:func:`exact_binary_metrics` give the exact finite-sample distributions.
+:func:`exact_binary_metrics` give the exact finite-sample distributions (beyond
+about 10\ :sup:`9` items, where exact sums take seconds to minutes, a quadrature:
+:class:`QuadratureDistribution`, moments to rounding, quantiles within about 1e-5 sd).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from labelvar._counts import ceil_count, floor_count, n_positives
 from labelvar._distributions import (
     DiscreteDistribution,
     ExactBinaryMetrics,
+    QuadratureDistribution,
     RatioDistribution,
     _out,
     exact_binary_metrics,
@@ -40,6 +43,7 @@ __all__ = [
     "Confusion",
     "DiscreteDistribution",
     "ExactBinaryMetrics",
+    "QuadratureDistribution",
     "RatioDistribution",
     "StratifiedExpectation",
     "accuracy_se",

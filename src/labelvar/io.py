@@ -34,6 +34,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -43,6 +44,7 @@ import pandas as pd
 
 from labelvar import _csv
 from labelvar._docs import fill
+from labelvar._tasks import _canon
 
 __all__ = [
     "LAYOUTS",
@@ -249,11 +251,221 @@ def _task_data(df: pd.DataFrame, panel_cols, system_cols) -> TaskData:
     return TaskData(df[list(panel_cols)], df[list(system_cols)])  # new frames, shared index
 
 
+# --------------------------------------------------------------------------- label values
+# What a label may be. JSON says its kind: a string, a number or a boolean (null is a
+# missing vote); every label of a task is of one kind, else "1" and 1, or true and 1,
+# would be merged into one label unseen, and "yes" among numbers taken for a label
+# whatever its frequency. NaN and Infinity are not JSON (Python's json reads them) and
+# no label. In a CSV file every cell is text: a cell that reads as a number is a number
+# ("1" and 1.0 are the label 1, as :func:`labelvar.stratify` reads them), anything else
+# is text; "inf" is no label, and a column typed boolean by pandas holds booleans.
+_JSON_KINDS = {str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+def _json_token(x) -> str:
+    """How a non-finite float is spelled in the file (json's tokens)."""
+    return "NaN" if x != x else ("Infinity" if x > 0 else "-Infinity")
+
+
+class _JsonLabels:
+    """The JSON labels of one task, checked as they are read (:func:`read_jsonl`, the pilot).
+
+    :meth:`add` refuses, with the file, line and field, a label that is an array or
+    object, NaN or Infinity; :meth:`check` refuses labels of more than one kind
+    (strings, numbers, booleans), unless ``allow_text_and_numbers`` (a declared label
+    set decides which strings and numbers are labels); booleans never mix.
+    ``declarable``: the caller takes a label set (the message then says so); ``whole``:
+    what the labels are of, in the message.
+    """
+
+    def __init__(self, path, allow_text_and_numbers: bool = False, declarable: bool = True,
+                 whole: str = "a task"):
+        self.path = path
+        self.whole = whole
+        self.allow = allow_text_and_numbers
+        self.declarable = declarable
+        self.first: dict = {}  # kind -> (role, field, line, value) of its first label
+        self.count: dict = {}  # kind -> number of labels
+
+    def add(self, values, role: str, field: str, line: int) -> None:
+        """Check the labels ``values`` of field ``field`` on line ``line``; null is missing."""
+        for x in values:
+            if x is None:
+                continue
+            kind = _JSON_KINDS.get(type(x))
+            if kind is None:
+                raise ValueError(f"{role}: {self.path}:{line}: field {field!r} holds "
+                                 f"{json.dumps(x)[:40]} where a label goes; a label is a "
+                                 "string, a number or a boolean (null: missing)")
+            if kind == "number" and type(x) is float and not math.isfinite(x):
+                raise ValueError(f"{role}: {self.path}:{line}: field {field!r} holds "
+                                 f"{_json_token(x)}, which is not JSON and no label; write "
+                                 "null for a missing label")
+            if kind in self.count:
+                self.count[kind] += 1
+            else:
+                self.count[kind] = 1
+                self.first[kind] = (role, field, line, x)
+
+    def check(self) -> None:
+        """Refuse labels of more than one kind (see the class)."""
+        kinds = sorted(self.count, key=lambda k: (-self.count[k], self.first[k][2]))
+        if len(kinds) < 2 or (self.allow and "boolean" not in kinds):
+            return
+        total = sum(self.count.values())
+        odd = kinds[-1]  # the rarest kind, then the one seen last
+        role, field, line, x = self.first[odd]
+        _, field0, line0, x0 = self.first[kinds[0]]
+        hint = ("; booleans do not mix with other labels" if "boolean" in (odd, kinds[0])
+                else "; or declare the label set (labels=...): values outside it are then "
+                     "treated as stray (rare ones dropped as missing, with a note)"
+                if self.declarable else "")
+        raise ValueError(f"{role}: {self.path}:{line}: field {field!r} holds {json.dumps(x)} "
+                         f"(a {odd}; {self.count[odd]:,} of {total:,} labels), but line "
+                         f"{line0} ({field0!r}) holds {json.dumps(x0)} (a {kinds[0]}): the "
+                         f"labels of {self.whole} are all strings, all numbers or all booleans "
+                         f"(null: missing){hint}")
+
+
+def _cell_kind(x) -> str | None:
+    """Kind of one table cell as a label: number, text, boolean or non-finite; None: missing."""
+    if isinstance(x, (bool, np.bool_)):
+        return "boolean"
+    c = _canon(x)  # the label labelvar.stratify makes of it
+    if c is None:
+        return None
+    if isinstance(c, str):  # text, or the text of a non-finite number ("inf")
+        try:
+            float(c)
+        except ValueError:
+            return "text"
+        return "non-finite"
+    return "number" if math.isfinite(c) else "non-finite"
+
+
+def _column_kinds(col) -> dict:
+    """Per kind (:func:`_cell_kind`) one value of that kind in ``col`` and its number of cells."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = np.asarray(col.cat.codes)
+        n = np.bincount(codes[codes >= 0].astype(np.intp), minlength=len(col.cat.categories))
+        values = [(v, int(k)) for v, k in zip(col.cat.categories, n, strict=True) if k]
+    elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "biuf":
+        arr = col.to_numpy()
+        if arr.dtype.kind == "b":
+            return {"boolean": (bool(arr[0]), arr.size)} if arr.size else {}
+        if arr.dtype.kind == "f":
+            bad = np.isinf(arr)
+            finite = int((~bad & ~np.isnan(arr)).sum())
+            out = {"number": (float(arr[~bad & ~np.isnan(arr)][0]), finite)} if finite else {}
+            if bad.any():
+                out["non-finite"] = (float(arr[bad][0]), int(bad.sum()))
+            return out
+        return {"number": (_plain(arr[0]), arr.size)} if arr.size else {}
+    else:  # objects (pivoted long tables, frames given by the caller) or text
+        arr = col.to_numpy(dtype=object)
+        values = []
+        if pd.api.types.infer_dtype(arr, skipna=True) in ("string", "empty"):
+            is_bool = np.zeros(arr.size, dtype=bool)  # (a scan in C: no Python call per cell)
+        else:
+            is_bool = np.fromiter((isinstance(x, (bool, np.bool_)) for x in arr), bool, arr.size)
+        if is_bool.any():  # (hashing would make True and 1 one value)
+            values.append((bool(arr[is_bool][0]), int(is_bool.sum())))
+            arr = arr[~is_bool]
+        codes, uniq = pd.factorize(arr, use_na_sentinel=True)
+        n = np.bincount(codes[codes >= 0], minlength=len(uniq))
+        values += [(v, int(k)) for v, k in zip(uniq, n, strict=True)]
+    out: dict = {}
+    for v, k in values:
+        kind = _cell_kind(v)
+        if kind is not None:
+            first, total = out.get(kind, (v, 0))
+            out[kind] = (first, total + k)
+    return out
+
+
+def _check_labels(td: TaskData, task: str, where: str, labels) -> None:
+    """Refuse what no label set can hold: mixed kinds, a non-finite number, in one task.
+
+    The votes of a table are all numbers, all text or all booleans (a column typed so
+    by pandas), and no ``inf``; the systems' labels are booleans only with boolean
+    votes (:func:`labelvar.stratify` would take ``True`` for 1), and any other label of
+    theirs outside the panel's set is refused by :func:`labelvar.stratify`. With a
+    declared label set (``labels``) text and numbers may mix and ``inf`` may occur:
+    values outside the set are then :func:`labelvar.stratify`'s stray values (rare
+    ones missing, with a note).
+    """
+    found: dict = {}  # kind -> [(role, column, value, cells)]
+    for role, frame in (("panel", td.panel), ("systems", td.predictions)):
+        for c in frame.columns:
+            for kind, (v, k) in _column_kinds(frame[c]).items():
+                if role == "panel" or kind == "boolean" or "boolean" in found:
+                    found.setdefault(kind, []).append((role, c, v, k))
+    if len(found) < 2 and "non-finite" not in found:
+        return
+    if labels is not None and "boolean" not in found:
+        return
+    total = sum(k for hits in found.values() for *_, k in hits)
+    counts = {kind: sum(k for *_, k in hits) for kind, hits in found.items()}
+    what = "labels" if any(r == "systems" for hits in found.values() for r, *_ in hits) \
+        else "votes"
+    if "non-finite" in found:
+        odd, other = "non-finite", None
+    else:
+        ranked = sorted(found, key=lambda kind: -counts[kind])
+        odd, other = ranked[-1], ranked[0]
+    role, col, _, _ = found[odd][0]
+    v, at = _first_of_kind(td.panel if role == "panel" else td.predictions, col, odd)
+    if other is None:
+        raise ValueError(f"{role}: column {col!r} of task {task!r} holds {_plain(v)!r} "
+                         f"({at} of {where}; {counts[odd]:,} of {total:,} {what}): a label is "
+                         "text or a finite number (empty and NaN cells are missing); correct "
+                         "the file, or declare the label set (labels=...) to treat it as a "
+                         "stray value")
+    role0, col0, _, _ = found[other][0]
+    v0, _ = _first_of_kind(td.panel if role0 == "panel" else td.predictions, col0, other)
+    hint = ("booleans do not mix with other labels" if "boolean" in (odd, other) else
+            "correct the file, or declare the label set (labels=...): values outside it "
+            "are then treated as stray (rare ones dropped as missing, with a note)")
+    plural = {"number": "numbers", "text": "text", "boolean": "booleans"}
+    raise ValueError(f"{role}: the labels of task {task!r} mix {plural[other]} and "
+                     f"{plural[odd]}: column "
+                     f"{col!r} holds {_plain(v)!r} ({at} of {where}; {counts[odd]:,} of "
+                     f"{total:,} {what}), column {col0!r} holds {_plain(v0)!r}; a task's labels "
+                     f"are all numbers, all text or all booleans: {hint}")
+
+
+def _checked(data: dict, where: str, labels, counts: bool = False) -> dict:
+    """``data`` after :func:`_check_labels` of each task (its systems only for count panels)."""
+    for t, td in data.items():
+        _check_labels(td._replace(panel=td.panel.iloc[:, :0]) if counts else td, t, where,
+                      labels)
+    return data
+
+
+def _first_of_kind(frame: pd.DataFrame, col, kind: str) -> tuple[object, str]:
+    """The first cell of ``frame[col]`` of this kind (:func:`_cell_kind`), and where it is.
+
+    Where: ``item 'x'``, or ``data row n`` when the items are numbered.
+    """
+    s = frame[col]
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        of_kind = np.array([_cell_kind(c) == kind for c in s.cat.categories] + [False])
+        hit = of_kind[np.asarray(s.cat.codes)]  # (code -1, missing, picks the last slot)
+    else:
+        hit = np.fromiter((_cell_kind(x) == kind for x in s.to_numpy(dtype=object)), bool,
+                          len(s))
+    i = int(np.flatnonzero(hit)[0])
+    at = f"data row {i + 1}" if isinstance(frame.index, pd.RangeIndex) \
+        else f"item {_plain(frame.index[i])!r}"
+    return _plain(s.iloc[i]), at
+
+
 # --------------------------------------------------------------------------- wide
 @fill
 def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
               group_sep: str | None = None, task: str | None = None,
-              sep: str | None = None) -> dict[str, TaskData]:
+              sep: str | None = None, labels: Sequence | None = None,
+              counts: bool = False) -> dict[str, TaskData]:
     """Load a wide table: one row per item, one column per annotator or system.
 
     A file is read a block of rows at a time and only the columns used are kept,
@@ -280,10 +492,24 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
     task : str, optional
         Task name of a single-task file (default: the file's stem, or ``"task"``).
     {{sep}}
+    labels : sequence, optional
+        The declared label set (as :func:`labelvar.stratify`'s ``labels``).
+    counts : bool
+        The panel columns hold per-label vote counts, not votes (checked by
+        :func:`labelvar.stratify` with ``panel_counts=True``, not as labels here).
 
     Returns
     -------
     {{tasks_returned}}
+
+    Raises
+    ------
+    ValueError
+        Besides a missing or ambiguous column: a task whose votes and system labels
+        mix numbers and text (``"yes"`` among 0/1, however often), booleans and other
+        labels, or hold ``inf``; one line naming the column and item. With ``labels``
+        numbers, text and ``inf`` may mix: what is outside the set is then a stray value
+        for :func:`labelvar.stratify` (rare: missing, with a note; common: refused).
 
     Examples
     --------
@@ -319,13 +545,13 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
             cols = [c for c in sub.columns]
             out[str(name)] = _task_data(sub, select_columns(cols, panel, "panel"),
                                         select_columns(cols, systems, "systems"))
-        return out
+        return _checked(out, where, labels, counts)
     df = _index(df, item, where)
     if group_sep is None:
         cols = list(df.columns)
         pcols = select_columns(cols, panel, "panel")
         scols = select_columns(cols, systems, "systems")
-        return {default_task: _task_data(df, pcols, scols)}
+        return _checked({default_task: _task_data(df, pcols, scols)}, where, labels, counts)
     groups: dict[str, dict[str, str]] = {}
     for c in df.columns:
         if group_sep in c:
@@ -341,14 +567,14 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         sub = df[[raters[r] for r in pr + sr]].copy()
         sub.columns = pr + sr
         out[t] = _task_data(sub, pr, sr)
-    return out
+    return _checked(out, where, labels, counts)
 
 
 # --------------------------------------------------------------------------- one file per rater
 @fill
 def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, panel,
-                     systems=(), item: str, tasks=None, sep: str | None = None
-                     ) -> dict[str, TaskData]:
+                     systems=(), item: str, tasks=None, sep: str | None = None,
+                     labels: Sequence | None = None) -> dict[str, TaskData]:
     r"""Load one file per annotator/system (rows = items, columns = tasks), joined on ``item``.
 
     This is the CheXpert layout: ``bc1_gt.csv`` ... each with a ``Study`` column
@@ -368,6 +594,8 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
         Names or globs of the task columns (default: every column of the first
         panel file except ``item``).
     {{sep}}
+    labels : sequence, optional
+        The declared label set (see :func:`read_wide`).
 
     Returns
     -------
@@ -376,7 +604,8 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
     Raises
     ------
     ValueError
-        If the files do not hold the same set of item ids, or ids repeat.
+        If the files do not hold the same set of item ids, or ids repeat; labels as
+        :func:`read_wide` refuses them.
 
     Examples
     --------
@@ -426,14 +655,14 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
         pred = pd.DataFrame({n: frames[n].loc[order, t].to_numpy() for n in snames
                              if t in frames[n].columns}, index=order)
         out[t] = TaskData(pan, pred)
-    return out
+    return _checked(out, "the rater files", labels)
 
 
 # --------------------------------------------------------------------------- long
 @fill
 def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: str = "rater",
               label: str = "label", task_column: str | None = None, task: str | None = None,
-              sep: str | None = None) -> dict[str, TaskData]:
+              sep: str | None = None, labels: Sequence | None = None) -> dict[str, TaskData]:
     """Load a long table: one row per (item, rater, label), crowd-kit style.
 
     Parameters
@@ -450,6 +679,8 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
     task : str, optional
         Task name for a single-task file (default: the file stem or ``"task"``).
     {{sep}}
+    labels : sequence, optional
+        The declared label set (see :func:`read_wide`).
 
     Returns
     -------
@@ -458,7 +689,8 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
     Raises
     ------
     ValueError
-        A missing column, or one rater labelling one item twice.
+        A missing column, one rater labelling one item twice, or labels
+        :func:`read_wide` refuses.
 
     Examples
     --------
@@ -506,7 +738,7 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
         pan = wide.reindex(columns=pnames)
         pred = wide.reindex(columns=snames)
         out[str(t)] = TaskData(pan, pred)
-    return out
+    return _checked(out, where, labels)
 
 
 # --------------------------------------------------------------------------- jsonl
@@ -521,7 +753,8 @@ def _lines(fh, path):
                          "save the file as UTF-8") from None
 
 
-def _read_jsonl_records(path) -> list[dict]:
+def _read_jsonl_records(path, lines: list | None = None) -> list[dict]:
+    """The objects of a JSON-lines file (blank lines skipped); their line numbers into ``lines``."""
     path = Path(path)
     _check_file(path)
     rows = []
@@ -537,6 +770,8 @@ def _read_jsonl_records(path) -> list[dict]:
             if not isinstance(obj, dict):
                 raise ValueError(f"{path}:{lineno}: expected a JSON object per line")
             rows.append(obj)
+            if lines is not None:
+                lines.append(lineno)
     return rows
 
 
@@ -568,11 +803,22 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         ``panel_counts=True``); any number of votes per item.
     labels : sequence, optional
         With ``counts``: the label of each list position (default 0, 1, ...; for
-        objects, the keys in order of appearance).
+        objects, the keys in order of appearance). Without: the declared label set (as
+        :func:`labelvar.stratify`'s ``labels``), which lets strings and numbers mix.
 
     Returns
     -------
     {{tasks_returned}}
+
+    Raises
+    ------
+    ValueError
+        One line naming the file, line and field: a missing field, a repeated or null
+        id, a panel that is not a list; a label that is NaN or Infinity (not JSON:
+        write null for a missing label), an array or object; the labels of a task
+        (votes and system fields together) of more than one kind (strings, numbers,
+        booleans) however rare, unless ``labels`` is declared (strings and numbers
+        then; booleans never mix); counts that are not whole numbers >= 0.
 
     Examples
     --------
@@ -591,7 +837,8 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
     >>> d["nli"].panel.shape, d["nli"].panel.loc["b"].tolist()
     ((2, 4), ['c', 'c', 'c', 'n'])
     """
-    rows = _read_jsonl_records(path)
+    lines: list[int] = []
+    rows = _read_jsonl_records(path, lines)
     if not rows:
         raise ValueError(f"{path}: no records")
     keys = _patterns(item)
@@ -617,8 +864,13 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
                              f"fields: {', '.join(map(repr, list(rows[0])[:12]))}")
     index = pd.Index(ids, name="item")
     if counts:
-        pan = _count_panel(path, rows, panel, labels, index)
+        pan = _count_panel(path, rows, panel, labels, index, lines)
         pred = pd.DataFrame({f: [r.get(f) for r in rows] for f in sysf}, index=index)
+        seen = _JsonLabels(path)
+        for line, r in zip(lines, rows, strict=True):
+            for f in sysf:
+                seen.add([r.get(f)], "systems", f, line)
+        seen.check()
         return {task or Path(path).stem: TaskData(pan, pred)}
     for i, r in enumerate(rows):
         if not isinstance(r[panel], list):
@@ -631,11 +883,32 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
     multi = any(isinstance(x, dict) for x in first)
     width = max(len(r[panel]) for r in rows)
     if not multi:
+        seen = _JsonLabels(path, allow_text_and_numbers=labels is not None)
+        for line, r in zip(lines, rows, strict=True):
+            seen.add(r[panel], "panel", panel, line)
+            for f in sysf:
+                seen.add([r.get(f)], "systems", f, line)
+        seen.check()
         votes = [list(r[panel]) + [None] * (width - len(r[panel])) for r in rows]
         pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
         pred = pd.DataFrame({f: [r.get(f) for r in rows] for f in sysf}, index=index)
         return {task or Path(path).stem: TaskData(pan, pred)}
+    for line, r in zip(lines, rows, strict=True):
+        odd = next((a for a in r[panel] if not isinstance(a, dict)), None)
+        if odd is not None:
+            raise ValueError(f"panel: {path}:{line}: field {panel!r} holds {json.dumps(odd)[:40]} "
+                             "among objects; a multi-task panel is a list of objects task -> "
+                             "label (one per annotator), on every line")
     task_names = list(dict.fromkeys(k for r in rows for a in r[panel] for k in a))
+    for t in task_names:
+        seen = _JsonLabels(path, allow_text_and_numbers=labels is not None)
+        for line, r in zip(lines, rows, strict=True):
+            seen.add([a.get(t) for a in r[panel]], "panel", f"{panel}.{t}", line)
+            for f in sysf:
+                x = r.get(f)
+                seen.add([x.get(t) if isinstance(x, dict) else x], "systems",
+                         f"{f}.{t}" if isinstance(x, dict) else f, line)
+        seen.check()
     out = {}
     for t in task_names:
         votes = [[a.get(t) for a in r[panel]] + [None] * (width - len(r[panel])) for r in rows]
@@ -646,9 +919,18 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
     return out
 
 
-def _count_panel(path, rows, field, labels, index) -> pd.DataFrame:
+def _count_panel(path, rows, field, labels, index, lines) -> pd.DataFrame:
     """Per-label vote counts from a JSONL field (lists in label order, or label -> count)."""
     vals = [r[field] for r in rows]
+    for line, x in zip(lines, vals, strict=True):
+        cells = x.values() if isinstance(x, dict) else x if isinstance(x, list) else ()
+        bad = next((c for c in cells if type(c) not in (int, float)
+                    or not (math.isfinite(c) and c >= 0 and c == int(c))), _OK)
+        if bad is not _OK:
+            shown = _json_token(bad) if type(bad) is float and not math.isfinite(bad) \
+                else json.dumps(bad)[:40]
+            raise ValueError(f"panel counts: {path}:{line}: field {field!r} holds {shown}; "
+                             "a count is a whole number >= 0 (0 for a label nobody chose)")
     if all(isinstance(x, dict) for x in vals):
         keys = list(dict.fromkeys(k for x in vals for k in x))
         names = keys if labels is None else list(labels)
@@ -674,6 +956,9 @@ def _count_panel(path, rows, field, labels, index) -> pd.DataFrame:
                              f"{field!r}; name every count, in order")
         table = vals
     return pd.DataFrame(table, index=index, columns=names)
+
+
+_OK = object()  # (no bad count found)
 
 
 # --------------------------------------------------------------------------- predictions files
@@ -710,7 +995,9 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
     Raises
     ------
     ValueError
-        A missing field, an id repeated across the files, an index outside ``classes``.
+        A missing field, an id repeated across the files, an index outside ``classes``;
+        in JSON files a label that is NaN or Infinity, an array or object, or labels of
+        more than one kind (as :func:`read_jsonl`).
 
     Examples
     --------
@@ -729,7 +1016,16 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
     for p in plist:
         p = Path(p)
         if p.suffix.lower() in (".json", ".jsonl"):
-            recs = _read_jsonl_records(p)
+            lines: list[int] = []
+            recs = _read_jsonl_records(p, lines)
+            seen = _JsonLabels(p, declarable=False, whole="a prediction file")
+            for line, r in zip(lines, recs, strict=True):
+                seen.add([r.get(label)], f"predictions {name!r}", label, line)
+            seen.check()
+            if classes is not None and set(seen.count) - {"number"}:
+                role, field, line, x = seen.first[next(iter(set(seen.count) - {"number"}))]
+                raise ValueError(f"{role}: {p}:{line}: field {field!r} holds {json.dumps(x)}; "
+                                 f"with classes it must be a class index (a whole number)")
             df = pd.DataFrame.from_records(recs)
         else:
             df = read_frame(p)
@@ -913,7 +1209,9 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         with ``counts=True``) or wide count columns, one per label (their names
         are the labels unless ``labels`` is given). Wide and JSONL layouts only.
     labels : sequence, optional
-        With ``panel_counts``: the label of each count, in order.
+        With ``panel_counts``: the label of each count, in order. Without: the declared
+        label set, passed to the readers (strings and numbers may then mix; see
+        :func:`read_wide`); give it to :func:`labelvar.stratify` too.
     probabilities : mapping of str to path or paths, optional
         Systems' probability outputs in separate files (:func:`attach_probabilities`,
         joined on ``pred_item``; list positions named by ``pred_classes``).
@@ -964,10 +1262,11 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
     try:
         if layout == "wide":
             data = read_wide(files[0], panel=panel, systems=evaluated, item=item,
-                             task_column=task_column, group_sep=group_sep)
+                             task_column=task_column, group_sep=group_sep, labels=labels,
+                             counts=panel_counts)
         elif layout == "long":
             data = read_long(files[0], panel=panel, systems=evaluated, item=item or "item",
-                             rater=rater, label=label, task_column=task_column)
+                             rater=rater, label=label, task_column=task_column, labels=labels)
         elif layout == "jsonl":
             data = read_jsonl(files[0], panel=panel, systems=evaluated, item=item,
                               counts=panel_counts, labels=labels)
@@ -976,7 +1275,7 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
                 raise ValueError("item is required with several files (the id column they "
                                  "share)")
             data = read_rater_files(files, panel=panel, systems=evaluated, item=item,
-                                    tasks=tasks)
+                                    tasks=tasks, labels=labels)
     except ValueError as exc:
         msg = str(exc)
         for h in human_patterns:  # humans are loaded with the systems: name the right field

@@ -197,6 +197,15 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
     ndarray of int
         Vote counts, shape (items, L); labels in sorted order for JSON input.
 
+    Raises
+    ------
+    ValueError
+        One line naming the line (or column) and field: JSON votes that are not a list
+        of labels, a label that is NaN or Infinity (not JSON), labels of more than one
+        kind ("1" and 1, true and 1, "yes" among numbers: all strings, all numbers or
+        all booleans); CSV counts that are not whole numbers >= 0, or a column mixing
+        numbers and text (a count column with a typo would otherwise be left out).
+
     Examples
     --------
     >>> import tempfile, os
@@ -215,16 +224,23 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
         return V.integer("pilot vote counts", task.panel.to_numpy(), lo=0)
     if path.suffix.lower() in (".jsonl", ".json"):
         labels = []
-        for i, rec in enumerate(io._read_jsonl_records(path)):
+        lines: list[int] = []
+        records = io._read_jsonl_records(path, lines)
+        seen = io._JsonLabels(path, declarable=False, whole="a pilot")
+        for line, rec in zip(lines, records, strict=True):
             if field not in rec:
-                raise ValueError(f"pilot line {i + 1} has no field {field!r}")
+                raise ValueError(f"pilot line {line} has no field {field!r}")
             votes = rec[field]
             if not isinstance(votes, list) or any(x is None or isinstance(x, (list, dict))
                                                   for x in votes):
-                raise ValueError(f"pilot line {i + 1}: field {field!r} must be a list of labels "
+                raise ValueError(f"pilot line {line}: field {field!r} must be a list of labels "
                                  f"(strings or numbers, no nulls; per-label counts: "
                                  f"--pilot-counts), got {json.dumps(votes)[:60]}")
-            labels.append([str(x) for x in votes])
+            seen.add(votes, "pilot", field, line)  # no NaN or Infinity
+            # a number is one label however written (1 and 1.0), as labelvar.stratify reads it
+            labels.append([str(int(x)) if type(x) is float and x.is_integer() else str(x)
+                           for x in votes])
+        seen.check()  # one kind: "1" and 1, or true and 1, are not merged unseen
         names = sorted({x for row in labels for x in row})
         index = {n: j for j, n in enumerate(names)}
         out = np.zeros((len(labels), max(2, len(names))), dtype=np.int64)
@@ -243,6 +259,15 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
             raise ValueError(f"pilot columns must hold vote counts (numbers), got "
                              f"{dict(df.dtypes.astype(str))}")
     num = df.select_dtypes("number")
+    for c in df.columns.difference(num.columns, sort=False):  # text: ids, or a broken count
+        cells = df[c].dropna()
+        is_num = pd.to_numeric(cells, errors="coerce").notna().to_numpy()
+        if is_num.any() and not is_num.all():
+            row = int(np.flatnonzero(~is_num)[0])
+            raise ValueError(f"pilot CSV {path}: column {c!r} mixes numbers and text "
+                             f"({cells.iloc[row]!r} in data row {cells.index[row] + 1}); a "
+                             "vote count is a whole number >= 0 (give the count columns with "
+                             "columns=... to leave a text column out)")
     if num.shape[1] < 2:
         raise ValueError(f"pilot CSV {path} needs one numeric vote-count column per label "
                          f"(>= 2), found {num.shape[1]}")
