@@ -509,35 +509,29 @@ class _Cdf:
             self._coef = chebyshev.chebfit((k - self.mu) / (2.0 * self.sd),
                                            1.0 - special.betainc(k + 1.0, n - k, p), 47)
 
-    def _central(self, k):
-        """(mask of k within 2 sd of the mean, the interpolated cdf there)."""
+    def _tail(self, k, upper: bool):
+        """P(X > k) if ``upper`` else P(X <= k): the interpolant within 2 sd, Boost beyond."""
         from numpy.polynomial import chebyshev
 
+        k = np.asarray(k, dtype=float)
+        boost = binom.sf if upper else binom.cdf
+        if self._coef is None:
+            return boost(k, self.n, self.p)
         z = (k - self.mu) / (2.0 * self.sd)
         inside = np.abs(z) <= 1.0
-        return inside, chebyshev.chebval(z[inside], self._coef)
+        val = chebyshev.chebval(z[inside], self._coef)
+        out = np.empty(k.shape)
+        out[inside] = 1.0 - val if upper else val  # (0.02 to 0.98 there: no digits lost)
+        out[~inside] = boost(k[~inside], self.n, self.p)
+        return out
 
     def cdf(self, k):
         """P(X <= k) for whole ``k`` (an array)."""
-        k = np.asarray(k, dtype=float)
-        if self._coef is None:
-            return binom.cdf(k, self.n, self.p)
-        inside, val = self._central(k)
-        out = np.empty(k.shape)
-        out[inside] = val
-        out[~inside] = binom.cdf(k[~inside], self.n, self.p)
-        return out
+        return self._tail(k, upper=False)
 
     def sf(self, k):
         """P(X > k) for whole ``k`` (an array)."""
-        k = np.asarray(k, dtype=float)
-        if self._coef is None:
-            return binom.sf(k, self.n, self.p)
-        inside, val = self._central(k)
-        out = np.empty(k.shape)
-        out[inside] = 1.0 - val  # (between 0.02 and 0.98 there: no digits lost)
-        out[~inside] = binom.sf(k[~inside], self.n, self.p)
-        return out
+        return self._tail(k, upper=True)
 
 
 def _prime_at_most(h: int) -> int:

@@ -135,6 +135,27 @@ def read_results(path, text_columns=()) -> pd.DataFrame:
     return pd.read_csv(path, **kw)
 
 
+def check_replaceable(path, allowed=None) -> None:
+    """Refuse a directory that :func:`replaced_directory` may not replace (FileExistsError).
+
+    ``path`` may be missing; if it exists it must be a directory, and (when
+    ``allowed`` is given) hold only entries for which ``allowed(name)`` is true.
+    Callers run it before any work, so an unusable directory costs nothing.
+    """
+    path = Path(path)
+    if not path.exists():
+        return
+    if not path.is_dir():
+        raise FileExistsError(f"{path} exists and is not a directory")
+    if allowed is not None:
+        foreign = sorted(p.name for p in path.iterdir() if not allowed(p.name))
+        if foreign:
+            raise FileExistsError(
+                f"{path} holds files that are not part of a labelvar report "
+                f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}); "
+                "choose a new or empty directory")
+
+
 @contextlib.contextmanager
 def replaced_directory(path, *, allowed=None):
     """Build a directory's new contents aside, then swap them in as a whole.
@@ -162,16 +183,7 @@ def replaced_directory(path, *, allowed=None):
     ['second.txt']
     """
     path = Path(path)
-    if path.exists():
-        if not path.is_dir():
-            raise FileExistsError(f"{path} exists and is not a directory")
-        if allowed is not None:
-            foreign = sorted(p.name for p in path.iterdir() if not allowed(p.name))
-            if foreign:
-                raise FileExistsError(
-                    f"{path} holds files that are not part of a labelvar report "
-                    f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}); "
-                    "choose a new or empty directory")
+    check_replaceable(path, allowed)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

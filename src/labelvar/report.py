@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar._files import atomic_write, replaced_directory, write_results
+from labelvar._files import atomic_write, check_replaceable, replaced_directory, write_results
 from labelvar._format import markdown_table
 
 __all__ = [
@@ -292,18 +292,7 @@ def check_report_dir(out_dir, files=STRATIFY_FILES) -> None:
     ...     print(str(exc).split("(")[1])
     notes.txt); choose a new or empty directory
     """
-    path = Path(out_dir)
-    if not path.exists():
-        return
-    if not path.is_dir():
-        raise FileExistsError(f"{path} exists and is not a directory")
-    allowed = _allowed(files)
-    foreign = sorted(p.name for p in path.iterdir() if not allowed(p.name))
-    if foreign:
-        raise FileExistsError(
-            f"{path} holds files that are not part of a labelvar report "
-            f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}); "
-            "choose a new or empty directory")
+    check_replaceable(out_dir, _allowed(files))
 
 
 def _metadata(kind: str, files, **extra) -> str:
