@@ -465,8 +465,10 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         ``delta_human = H - score`` (H' when there are no humans). ``p_random``
         and ``p_random_prior`` are the probabilities that a labeller guessing
         uniformly (1/L) or with the bin's label frequencies scores at least
-        ``score`` on the bin's items. ``excluded`` counts the excluded items per
-        task; ``seed`` is the seed used.
+        ``score`` on the bin's items (exact; for F1 from distributions that leave
+        out outcomes of probability below 1e-22 each, so an F1 tail under about
+        1e-20 reads 0). ``excluded`` counts the excluded items per task; ``seed``
+        is the seed used.
 
     Raises
     ------
