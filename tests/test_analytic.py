@@ -760,3 +760,37 @@ def test_quadrature_refuses_values_and_an_unknown_method():
     with pytest.raises(ValueError, match=r"^method must be one of 'auto', 'exact', 'quadrature'; "
                                          r"got 'fast'$"):
         a.exact_f1(0.6, 0.1, 100, method="fast")
+
+
+def test_binomial_sum_tail_against_enumeration_and_fft_reference():
+    """P(sum of Bin(n_c, p_c) >= k), the one tail of simulate, stratify and the calculator."""
+    from scipy import signal
+
+    from labelvar._distributions import binomial_sum_sf
+
+    rng = np.random.default_rng(7)
+    for _ in range(30):  # small groups (p = 0 and 1 too) against scipy's Poisson-binomial pmf
+        counts = rng.integers(0, 6, size=rng.integers(1, 5))
+        probs = rng.choice([0.0, 0.13, 0.5, 0.77, 1.0], size=counts.size)
+        items = np.repeat(probs, counts)
+        n = int(counts.sum())
+        ref = stats.poisson_binom(items).pmf(np.arange(n + 1)) if n else np.ones(1)
+        for k in range(-1, n + 2):
+            want = 1.0 if k <= 0 else float(ref[k:].sum()) if k <= n else 0.0
+            assert binomial_sum_sf(counts, probs, k) == pytest.approx(want, rel=1e-12, abs=1e-15)
+    # far tail keeps its relative precision (sum of three classes, 300 items)
+    counts, probs = np.array([120, 100, 80]), np.array([0.2, 1 / 3, 0.25])
+    pmf = np.convolve(np.convolve(stats.binom.pmf(np.arange(121), 120, 0.2),
+                                  stats.binom.pmf(np.arange(101), 100, 1 / 3)),
+                      stats.binom.pmf(np.arange(81), 80, 0.25))
+    for k in (150, 200, 250):
+        assert binomial_sum_sf(counts, probs, k) == pytest.approx(pmf[k:].sum(), rel=1e-9)
+    # groups beyond 100,000 items enter by their pmf >= 1e-22 (reference: whole pmfs, FFT)
+    counts, probs = np.array([300_000, 200_000, 150_000]), np.array([0.7, 0.55, 0.9])
+    full = signal.fftconvolve(stats.binom.pmf(np.arange(200_001), 200_000, 0.55),
+                              stats.binom.pmf(np.arange(150_001), 150_000, 0.9))
+    mu = (counts * probs).sum()
+    for k in (int(mu) - 600, int(mu), int(mu) + 600):
+        j = np.arange(full.size)
+        want = float(np.dot(np.clip(full, 0, None), stats.binom.sf(k - j - 1, 300_000, 0.7)))
+        assert binomial_sum_sf(counts, probs, k) == pytest.approx(want, rel=1e-9, abs=1e-13)

@@ -448,14 +448,7 @@ def test_bootstrap_over_raters_on_unanimous_panel_is_the_item_bootstrap():
     assert a.ci_high == pytest.approx(b.ci_high, abs=0.02)
 
 
-def test_prior_matched_tail_equals_poisson_binomial():
-    from labelvar._bins import _prior_matched_sf
 
-    counts = np.array([37, 5, 58])
-    probs = np.repeat(counts / counts.sum(), counts)
-    for k in (0, 30, 45, 60, 100):
-        assert _prior_matched_sf(counts, k) == pytest.approx(
-            float(analytic.prob_correct_at_least_heterogeneous(probs, k)), rel=1e-9, abs=1e-300)
 
 
 # --------------------------------------------------------------------------- result object

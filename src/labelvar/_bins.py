@@ -140,33 +140,6 @@ def _wilson(k: int, n: int, confidence_level: float):
     return float(ci.low), float(ci.high)
 
 
-def _prior_matched_sf(class_counts: np.ndarray, k: int) -> float:
-    r"""P(X >= k) for a labeller guessing class c with probability n_c / n.
-
-    On the items of class c it is right with probability :math:`\pi_c = n_c / n`, so
-    X is a sum of independent :math:`\mathrm{Bin}(n_c, \pi_c)` -- a Poisson-binomial
-    with only L distinct probabilities. The smaller classes' pmfs are convolved and
-    combined with the largest class's exact ``binom.sf``: O(n) scipy calls instead of
-    the O(n^2) general Poisson-binomial (which is what
-    :func:`labelvar.analytic.prob_correct_at_least_heterogeneous` computes; equal, tested).
-    """
-    from scipy import signal, stats
-
-    n = int(class_counts.sum())
-    counts = [int(c) for c in class_counts if c > 0]
-    counts.sort()
-    big = counts.pop()
-    pmf = np.array([1.0])
-    for c in counts:
-        pc = stats.binom.pmf(np.arange(c + 1), c, c / n)
-        if pmf.size * pc.size > 5e7:  # large multi-class data: FFT (absolute error ~1e-16)
-            pmf = np.clip(signal.fftconvolve(pmf, pc), 0.0, None)
-        else:
-            pmf = np.convolve(pmf, pc)
-    j = np.arange(pmf.size)
-    return float(min(1.0, np.dot(pmf, stats.binom.sf(k - j - 1, big, big / n))))
-
-
 def _support(n: int, r: float) -> int:
     """Rough size of Bin(n, r)'s support with non-negligible mass (about +-9 sd)."""
     return min(n + 1, int(2 * (9 * np.sqrt(n * r * (1 - r)) + 10)))
@@ -182,7 +155,11 @@ def _p_random(metric, score, truth_counts, pos_label, n_labels, exact_limit):
     if metric == "accuracy":
         k = int(round(score * n))
         p1 = float(analytic.prob_random_accuracy_at_least(n_labels, n, k / n))
-        p2 = _prior_matched_sf(truth_counts, k)
+        # a labeller guessing class c with probability n_c / n is right on the items of
+        # class c with that probability: a sum of L binomials
+        from labelvar._distributions import binomial_sum_sf
+
+        p2 = binomial_sum_sf(truth_counts, truth_counts / n, k)
         return p1, p2
     if metric != "f1" or pos_label is None:
         return np.nan, np.nan  # no closed form for macro-F1 of a random labeller

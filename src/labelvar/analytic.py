@@ -34,6 +34,7 @@ from labelvar._distributions import (
     QuadratureDistribution,
     RatioDistribution,
     _out,
+    binomial_sum_sf,
     exact_binary_metrics,
     exact_f1,
 )
@@ -317,14 +318,13 @@ def prob_correct_at_least_heterogeneous(p, k):
 
     Notes
     -----
-    Builds the exact pmf (items with equal ``p`` as one binomial, the pmfs multiplied
-    as polynomials by a tree of direct convolutions: every entry is a sum of
-    non-negative terms, so far tails keep their relative precision; time grows with
-    the square of the number of items, about a second for 5e4) and sums it over the
-    smaller side (:math:`\sum_{j \ge k}` or :math:`1 - \sum_{j < k}`):
-    ``scipy.stats.poisson_binom``'s ``sf`` returns 0 in far tails (e.g. 1.27e-30 for
-    100 items at 0.25, 80 correct), and its pmf takes minutes for 3e4 items. With
-    equal ``p`` it equals :func:`prob_correct_at_least`.
+    Items with equal ``p`` form one binomial; the tail of the sum of these binomials
+    is :func:`labelvar._distributions.binomial_sum_sf` (the largest through scipy's
+    exact ``sf``, the others' pmfs multiplied as polynomials by a tree of direct
+    convolutions: every entry is a sum of non-negative terms, so far tails keep
+    their relative precision). ``scipy.stats.poisson_binom``'s ``sf`` returns 0 in
+    far tails (e.g. 1.27e-30 for 100 items at 0.25, 80 correct), and its pmf takes
+    minutes for 3e4 items. With equal ``p`` it equals :func:`prob_correct_at_least`.
 
     Examples
     --------
@@ -337,21 +337,8 @@ def prob_correct_at_least_heterogeneous(p, k):
     if pp.ndim != 1 or pp.size == 0:
         raise ValueError(f"p must be a non-empty 1-d sequence of probabilities, got shape {pp.shape}")
     k = v.single("k", v.integer("k", k, lo=0, hi=pp.size))
-    if k == 0:
-        return 1.0
-    pmf = _poisson_binom_pmf(pp)
-    upper = float(pmf[k:].sum())
-    return upper if upper < 0.5 else float(np.clip(1.0 - pmf[:k].sum(), 0.0, 1.0))
-
-
-def _poisson_binom_pmf(p: np.ndarray) -> np.ndarray:
-    """P(X = j), j = 0..n, of X = the number of successes of independent Bernoulli(p_i)."""
-    values, counts = np.unique(p, return_counts=True)
-    polys = [binom.pmf(np.arange(c + 1), c, q) for q, c in zip(values, counts)]
-    while len(polys) > 1:
-        pairs = [np.convolve(a, b) for a, b in zip(polys[::2], polys[1::2])]
-        polys = pairs + polys[len(pairs) * 2:]
-    return polys[0]
+    values, counts = np.unique(pp, return_counts=True)
+    return binomial_sum_sf(counts, values, k)
 
 
 # --------------------------------------------------------------------------- precision / recall / F1

@@ -207,6 +207,19 @@ def test_one_sided_tail_uses_binomial():
     assert abs(row["z"]) < 4
 
 
+def test_accuracy_tail_is_exact_for_many_items_in_several_groups():
+    """P(accuracy >= t) with 30,000 items in two panel groups (was NaN above 20,000 items)."""
+    df = simulate(mode="panel", p_d=0.7, m=0.3, n_items=30_000, panel_size=3, replicates=3000,
+                  seed=4, labellers=["expert", "random"], thresholds=[0.6145, 0.505]).summary
+    checked = 0
+    for _, row in df[(df.metric == "prob_accuracy_ge") & (df.stratum == "all")].iterrows():
+        assert 0.0 <= row["expected"] <= 1.0
+        if 0.01 < row["expected"] < 0.99:  # a moderate probability: the z-check has power
+            assert abs(row["z"]) < 4, (row["labeller"], row["threshold"], row["z"])
+            checked += 1
+    assert checked == 2
+
+
 # --------------------------------------------------------------------------- seeds
 def test_seeds_above_2_53_are_distinct():
     # seeds used to pass through a float: 2**53 and 2**53 + 1 gave the same table

@@ -669,18 +669,10 @@ def _expected(table, cell, spec, labels):
 
 
 def _prob_correct_ge(groups, q, t, n_items):
-    """P(sum_g Binomial(n_g, q_g) >= smallest k with k / N >= t)."""
-    from scipy import stats
+    """P(sum_g Binomial(n_g, q_g) >= smallest k with k / N >= t) (exact, any N)."""
+    from labelvar._distributions import binomial_sum_sf
 
-    if n_items > 20_000 and len(groups) > 1:
-        return np.nan
-    k_min = int(ceil_count(t, n_items))  # robust ceil(t N), as in the closed forms
-    if len(groups) == 1:
-        return float(stats.binom.sf(k_min - 1, groups[0], q[0]))
-    pmf = np.ones(1)
-    for n_g, q_g in zip(groups, q):
-        pmf = np.convolve(pmf, stats.binom.pmf(np.arange(n_g + 1), n_g, q_g))
-    return float(min(1.0, pmf[k_min:].sum()))
+    return binomial_sum_sf(groups, q, ceil_count(t, n_items))  # robust ceil(t N)
 
 
 @functools.lru_cache(maxsize=1024)
