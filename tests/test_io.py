@@ -636,3 +636,16 @@ def test_wide_count_columns_with_an_empty_cell_refused_naming_the_item(tmp_path)
     from labelvar.cli import main
 
     assert main(["stratify", str(p), "--panel-counts", "e,n,c", "--item", "id"]) == 2
+
+
+def test_probabilities_without_a_task_column_name_the_python_parameter(tmp_path):
+    # before: the Python message said "give --prob-field", a command-line flag
+    p = _write(tmp_path / "w.csv", "id,r1,r2\na,1,0\nb,1,1\n")
+    q = _write(tmp_path / "p.csv", "id,prob\na,0.3\nb,0.9\n")
+    with pytest.raises(ValueError, match=r"names a task \('w'\); give the field holding them "
+                                         r"\(prob_field=\.\.\.\)$"):
+        io.load_tasks(p, panel="r*", item="id", probabilities={"pm": q})
+    with pytest.raises(ValueError, match=r"give the field holding them \(field=\.\.\.\)$"):
+        io.attach_probabilities(io.load_tasks(p, panel="r*", item="id"), "pm", q, item="id")
+    d = io.load_tasks(p, panel="r*", item="id", probabilities={"pm": q}, prob_field="prob")
+    assert d["w"].probabilities["pm"].tolist() == [0.3, 0.9]

@@ -986,8 +986,12 @@ def attach_probabilities(data: Mapping[str, TaskData], name: str, paths, *, item
                                  task=task, one_task="task")
 
 
-def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_task):
-    """:func:`attach_probabilities`; ``one_task``: the caller's parameter choosing one task."""
+def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_task,
+                          field_param="field"):
+    """:func:`attach_probabilities`; ``one_task``, ``field_param``: the caller's parameters.
+
+    (choosing one task, and the field: named in messages)
+    """
     plist = [paths] if isinstance(paths, (str, Path)) else list(paths)
     frames = []
     for p in map(Path, plist):
@@ -1023,7 +1027,8 @@ def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_
         per_task = {t: pd.to_numeric(df[t], errors="coerce") for t in data if t in df.columns}
         if not per_task:
             raise ValueError(f"probabilities {name!r}: no column of {plist[0]} names a task "
-                             f"({', '.join(map(repr, list(data)[:5]))}); give --prob-field")
+                             f"({', '.join(map(repr, list(data)[:5]))}); give the field "
+                             f"holding them ({field_param}=...)")
     if task is not None and task not in data:
         raise ValueError(f"task: {task!r} not found; tasks: {', '.join(map(repr, data))}")
     out = {}
@@ -1173,7 +1178,7 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
                              "those files)")
         data = _attach_probabilities(data, name, paths, item=pred_item or item,
                                      field=prob_field, classes=pred_classes, task=None,
-                                     one_task="tasks")
+                                     one_task="tasks", field_param="prob_field")
     return data
 
 
