@@ -287,21 +287,21 @@ def test_jsonl_nan_and_infinity_labels_refused_naming_line_and_field(tmp_path, t
 
 
 @pytest.mark.parametrize("odd, every, kind, count", [
-    ('"yes"', 2, "string", "200"),   # common: was taken for a third label
-    ('"yes"', 400, "string", "1"),   # rare: was refused as stray; now as a mix, the same way
-    ('"1"', 2, "string", "200"),     # was merged with 1 unseen
-    ("true", 2, "boolean", "200"),   # was merged with 1 unseen
-    ("true", 400, "boolean", "1"),
+    ('"yes"', 2, "strings", "200"),   # common: was taken for a third label
+    ('"yes"', 400, "strings", "1"),   # rare: was refused as stray; now as a mix, the same way
+    ('"1"', 2, "strings", "200"),     # was merged with 1 unseen
+    ("true", 2, "booleans", "200"),   # was merged with 1 unseen
+    ("true", 400, "booleans", "1"),
 ])
 def test_jsonl_labels_of_mixed_kinds_refused_however_frequent(tmp_path, odd, every, kind, count):
     p = _votes_jsonl(tmp_path, "m.jsonl", lambda i: [json.loads(odd), 0, 1]
                      if i % every == 1 else None)
-    msg = (rf"^panel: .*m\.jsonl:2: field 'votes' holds {odd} \(a {kind}; {count} of 1,600 "
-           r"labels\), but line 1 \('votes'\) holds \d \(a number\): the labels of a task are "
-           r"all strings, all numbers or all booleans \(null: missing\); ")
+    msg = (rf"^panel: the labels of task 'm' mix numbers and {kind}: field 'votes' holds {odd} "
+           rf"\(.*m\.jsonl:2; {count} of 1,600 labels\), field 'votes' holds \d \(line 1\); they "
+           r"must be all numbers, all strings or all booleans \(null: missing\): ")
     with pytest.raises(ValueError, match=msg):
         io.load_tasks(p, panel="votes", systems="sys", item="id")
-    if kind == "boolean":  # true and 1 are one label to stratify: a label set cannot help
+    if kind == "booleans":  # true and 1 are one label to stratify: a label set cannot help
         with pytest.raises(ValueError, match=msg + "booleans do not mix with other labels$"):
             io.load_tasks(p, panel="votes", systems="sys", item="id", labels=[0, 1])
     elif count == "1":  # declared: the rare string is a stray value, missing with a note
@@ -314,8 +314,9 @@ def test_jsonl_labels_of_mixed_kinds_refused_however_frequent(tmp_path, odd, eve
 
 def test_jsonl_system_field_of_another_kind_refused(tmp_path):
     p = _votes_jsonl(tmp_path, "s.jsonl", lambda i: None, system=lambda i: "1" if i > 2 else None)
-    with pytest.raises(ValueError, match=r"^systems: .*s\.jsonl:4: field 'sys' holds \"1\" \(a "
-                                         r"string; 397 of 1,600 labels\), but line 1 \('votes'\)"):
+    with pytest.raises(ValueError, match=r"^systems: the labels of task 's' mix numbers and "
+                                         r"strings: field 'sys' holds \"1\" \(.*s\.jsonl:4; 397 "
+                                         r"of 1,600 labels\), field 'votes' holds 1 \(line 1\)"):
         io.read_jsonl(p, panel="votes", systems="sys", item="id")
 
 
@@ -329,7 +330,8 @@ def test_jsonl_multi_task_values_checked_per_task(tmp_path):
     rows[2]["ann"][1]["coh"] = 5
     rows[1]["bot"]["coh"] = "4"
     p.write_text("\n".join(map(json.dumps, rows)) + "\n")
-    with pytest.raises(ValueError, match=r"^systems: .*t\.jsonl:2: field 'bot\.coh' holds \"4\""):
+    with pytest.raises(ValueError, match=r"^systems: the labels of task 'coh' mix numbers and "
+                                         r"strings: field 'bot\.coh' holds \"4\" \(.*t\.jsonl:2;"):
         io.read_jsonl(p, panel="ann", systems="bot", item="id")
     rows[1]["bot"]["coh"] = 4
     rows[0]["ann"].append(3)  # used to crash with AttributeError
@@ -381,8 +383,10 @@ def test_prediction_files_refuse_nan_and_mixed_kinds(tmp_path):
                                          r"NaN, which is not JSON"):
         io.attach_predictions(base, "bot", nan, item="uid", label="pred")
     mixed = _write(tmp_path / "q.jsonl", '{"uid": "a", "pred": 1}\n{"uid": "b", "pred": true}\n')
-    with pytest.raises(ValueError, match=r"^predictions 'bot': .*q\.jsonl:2: field 'pred' holds "
-                                         r"true \(a boolean; 1 of 2 labels\), but line 1"):
+    with pytest.raises(ValueError, match=r"^predictions 'bot': the labels of a prediction file "
+                                         r"mix numbers and booleans: field 'pred' holds true "
+                                         r"\(.*q\.jsonl:2; 1 of 2 labels\), field 'pred' holds 1 "
+                                         r"\(line 1\); .*: booleans do not mix with other labels$"):
         io.attach_predictions(base, "bot", mixed, item="uid", label="pred")
     idx = _write(tmp_path / "r.jsonl", '{"uid": "a", "pred": true}\n{"uid": "b", "pred": false}\n')
     with pytest.raises(ValueError, match=r"^predictions 'bot': .*r\.jsonl:1: field 'pred' holds "
@@ -413,8 +417,10 @@ def test_csv_inf_and_text_among_numbers_refused_however_frequent(tmp_path, every
     p = _wide_csv(tmp_path, "y.csv", "yes", every)
     with pytest.raises(ValueError, match=r"^panel: the labels of task 'y' mix numbers and text: "
                                          r"column 'r2' holds 'yes' \(item 'i0' of .*y\.csv; "
-                                         r"\d+ of 1,200 votes\), column 'r1' holds 1; a task's "
-                                         r"labels are all numbers, all text or all booleans"):
+                                         r"\d+ of 1,200 votes\), column 'r1' holds 1 \(item "
+                                         r"'i0'\); they must be all numbers, all text or all "
+                                         r"booleans \(empty and NaN cells: missing\): correct "
+                                         r"them, or declare the label set"):
         io.load_tasks(p, panel="r*", systems="sys", item="id")
     long = tmp_path / "long.csv"
     df = pd.read_csv(p).melt(id_vars="id", var_name="rater", value_name="label")
@@ -436,8 +442,8 @@ def test_csv_booleans_do_not_mix_with_numbers(tmp_path):
     # "True" in a column pandas types as boolean was merged with 1 unseen
     p = _write(tmp_path / "b.csv", "id,r1,r2,sys\na,True,1,1\nb,False,0,0\nc,True,1,0\n")
     msg = (r"^panel: the labels of task 'b' mix numbers and booleans: column 'r1' holds True "
-           r"\(item 'a' of .*b\.csv; 3 of 9 labels\), column 'r2' holds 1; .*booleans do not "
-           r"mix with other labels$")
+           r"\(item 'a' of .*b\.csv; 3 of 9 labels\), column 'r2' holds 1 \(item 'a'\); .*: "
+           r"booleans do not mix with other labels$")
     with pytest.raises(ValueError, match=msg):
         io.read_wide(p, panel="r*", systems="sys", item="id")
     with pytest.raises(ValueError, match=msg):
@@ -480,4 +486,166 @@ def test_bad_label_values_are_one_line_and_exit_2_on_the_command_line(tmp_path, 
     assert main(["design", "--pilot", str(p), "--question", "separability"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("labelvar: error: --pilot: ") and err.count("\n") == 1
-    assert "the labels of a pilot are all strings, all numbers or all booleans" in err
+    assert "the labels of a pilot mix numbers and strings: field 'annotator_labels'" in err
+
+
+# --------------------------------------------------------------------------- tasks, one field, ids
+def _two_tasks(tmp_path):
+    """Rater files (CheXpert layout) with tasks A and B on items s0..s5, and a model file."""
+    rng = np.random.default_rng(1)
+    files = []
+    for r in ("r1", "r2", "r3"):
+        df = pd.DataFrame({"Study": [f"s{i}" for i in range(6)],
+                           "A": rng.integers(0, 2, 6), "B": rng.integers(0, 2, 6)})
+        files.append(tmp_path / f"{r}.csv")
+        df.to_csv(files[-1], index=False)
+    pred = tmp_path / "partial.csv"
+    pd.DataFrame({"Study": [f"s{i}" for i in range(6)], "A": [1, 0, 1, 1, 0, 0],
+                  "B": [0, 0, 0, 1, 1, 1]}).to_csv(pred, index=False)
+    return files, pred
+
+
+def test_one_prediction_field_is_not_every_tasks_answer_in_python(tmp_path):
+    # before: task B got the A column as its predictions (CheXpert: Edema scored with the
+    # Cardiomegaly column); only the command line refused it
+    files, pred = _two_tasks(tmp_path)
+    kw = dict(panel="r*", item="Study", predictions={"m": pred}, pred_label="A")
+    with pytest.raises(ValueError, match=r"^predictions 'm': its one field 'A' would be every "
+                                         r"task's answer: tasks 'A', 'B' share items \(e\.g\. "
+                                         r"'s0'\); choose one task \(tasks=\.\.\.\), or give each "
+                                         r"task's answers in a file of its own$"):
+        io.load_tasks(files, tasks=["A", "B"], **kw)
+    with pytest.raises(ValueError, match=r"^predictions 'm': its one field 'A' would be every"):
+        io.load_tasks(files, **kw)  # all tasks
+    d = io.load_tasks(files, tasks="A", **kw)
+    assert list(d) == ["A"] and d["A"].predictions["m"].tolist() == [1, 0, 1, 1, 0, 0]
+    base = io.read_rater_files(files, panel="r*", item="Study")
+    with pytest.raises(ValueError, match=r"share items \(e\.g\. 's0'\); choose one task "
+                                         r"\(task=\.\.\.\)"):
+        io.attach_predictions(base, "m", pred, item="Study", label="A")
+    d = io.attach_predictions(base, "m", pred, item="Study", label="B", task="B")
+    assert d["B"].predictions["m"].tolist() == [0, 0, 0, 1, 1, 1]
+    assert "m" not in d["A"].predictions
+    probs = tmp_path / "probs.csv"
+    pd.DataFrame({"Study": [f"s{i}" for i in range(6)], "p": np.linspace(0, 1, 6)}).to_csv(
+        probs, index=False)
+    with pytest.raises(ValueError, match=r"^probabilities 'pm': its one field 'p' would be "):
+        io.attach_probabilities(base, "pm", probs, item="Study", field="p")
+    with pytest.raises(ValueError, match=r"^probabilities 'pm': its one field 'p' .*\(tasks="):
+        io.load_tasks(files, panel="r*", item="Study", probabilities={"pm": probs},
+                      prob_field="p")
+    # one column per task (no field): each task its own column, as before
+    d = io.attach_probabilities(base, "m", pred, item="Study")
+    assert d["B"].probabilities["m"].tolist() == [0, 0, 0, 1, 1, 1]
+
+
+def test_one_field_for_tasks_with_their_own_items_is_allowed(tmp_path):
+    rows = [dict(task=t, item=f"{t}{i}", rater=f"r{j}", label=(i + j) % 2)
+            for t in "ab" for i in range(4) for j in range(3)]
+    long = tmp_path / "long.csv"
+    pd.DataFrame(rows).to_csv(long, index=False)
+    pred = tmp_path / "pred.csv"
+    pd.DataFrame({"id": ["a0", "a1", "b2", "b3"], "y": [1, 0, 1, 1]}).to_csv(pred, index=False)
+    d = io.load_tasks(long, layout="long", panel="r*", task_column="task",
+                      predictions={"m": pred}, pred_item="id", pred_label="y")
+    assert d["a"].predictions["m"].tolist()[:2] == [1, 0]
+    assert d["b"].predictions["m"].tolist()[2:] == [1, 1]
+
+
+def _long_two_tasks(tmp_path, bad_b=False):
+    rows = [dict(task=t, item=f"i{i}", rater=f"r{j}", label=(i * j + (t == "b")) % 2)
+            for t in "ab" for i in range(5) for j in range(3)]
+    if bad_b:
+        rows[-1]["label"] = "yes"  # task b mixes numbers and text
+    return pd.DataFrame(rows)
+
+
+def test_tasks_select_in_every_layout(tmp_path):
+    # before: tasks= was read by the raters layout only, silently ignored by the others
+    df = _long_two_tasks(tmp_path)
+    long = tmp_path / "long.csv"
+    df.to_csv(long, index=False)
+    wide = tmp_path / "wide.csv"
+    df.pivot_table(index=["task", "item"], columns="rater", values="label").reset_index() \
+        .to_csv(wide, index=False)
+    groups = tmp_path / "groups.csv"
+    g = df.assign(col=df.task + "/" + df.rater).pivot(index="item", columns="col", values="label")
+    g.reset_index().to_csv(groups, index=False)
+    jl = tmp_path / "multi.jsonl"
+    jl.write_text("".join(json.dumps({"id": f"i{i}", "ann": [
+        {t: int(df[(df.task == t) & (df.item == f"i{i}") & (df.rater == f"r{j}")].label.iloc[0])
+         for t in "ab"} for j in range(3)]}) + "\n" for i in range(5)))
+    cases = {"long": dict(files=long, layout="long", task_column="task"),
+             "wide": dict(files=wide, item="item", task_column="task"),
+             "groups": dict(files=groups, item="item", group_sep="/"),
+             "jsonl": dict(files=jl, item="id")}
+    for name, kw in cases.items():
+        files = kw.pop("files")
+        panel = "ann" if name == "jsonl" else "r*"
+        every = io.load_tasks(files, panel=panel, **kw)
+        assert list(every) == ["a", "b"], name
+        d = io.load_tasks(files, panel=panel, tasks="b", **kw)
+        assert list(d) == ["b"], name
+        np.testing.assert_array_equal(d["b"].panel.to_numpy(float),
+                                      every["b"].panel.to_numpy(float))
+        with pytest.raises(ValueError, match=r"^tasks: 'c' matches no task; available: 'a', "
+                                             r"'b'$"):
+            io.load_tasks(files, panel=panel, tasks=["b", "c"], **kw)
+    one = _write(tmp_path / "one.csv", "id,r1,r2\na,1,0\nb,1,1\n")
+    assert list(io.load_tasks(one, panel="r*", tasks="one")) == ["one"]
+    with pytest.raises(ValueError, match=r"^tasks: 'x' matches no task; available: 'one'$"):
+        io.load_tasks(one, panel="r*", tasks="x")  # one task: the file's
+    # only the tasks kept are checked: b's "yes" among numbers does not stop task a
+    bad = tmp_path / "bad.csv"
+    _long_two_tasks(tmp_path, bad_b=True).to_csv(bad, index=False)
+    with pytest.raises(ValueError, match=r"^panel: the labels of task 'b' mix numbers and text"):
+        io.load_tasks(bad, layout="long", panel="r*", task_column="task")
+    assert list(io.load_tasks(bad, layout="long", panel="r*", task_column="task",
+                              tasks="a")) == ["a"]
+
+
+def test_rater_files_with_other_ids_name_some_and_count_them(tmp_path):
+    # before: "does not hold the same item ids as ... (first difference: 's9')" only
+    ids = [f"s{i}" for i in range(10)]
+    ref = _write(tmp_path / "r1.csv", "Study,A\n" + "".join(f"{i},1\n" for i in ids))
+    other = _write(tmp_path / "r2.csv", "Study,A\n" + "".join(f"{i},0\n" for i in ids[:5]))
+    model = _write(tmp_path / "m.csv", "Study,A\n" + "".join(f"{i},1\n" for i in ids[1:]
+                                                                  + ["x1", "x2"]))
+    with pytest.raises(ValueError, match=r"^files: .*r2\.csv does not hold the same item ids as "
+                                         r".*r1\.csv: it lacks 5 of its 10 ids \('s5', 's6', "
+                                         r"'s7', \.\.\.\); every rater file covers the same "
+                                         r"items$"):
+        io.read_rater_files([ref, other], panel="r*", item="Study")
+    with pytest.raises(ValueError, match=r"^files: .*m\.csv does not hold the same item ids as "
+                                         r".*r1\.csv: it lacks 1 of its 10 ids \('s0'\) and has 2 "
+                                         r"it lacks \('x1', 'x2'\); "):
+        io.read_rater_files([ref, model], panel="r*", systems="m", item="Study")
+    with pytest.raises(ValueError, match=r"r1\.csv: it has 2 it lacks \('x1', 'x2'\); "):
+        io.read_rater_files([ref, _write(tmp_path / "m.csv", "Study,A\n" + "".join(
+            f"{i},1\n" for i in ids + ["x1", "x2"]))], panel="r*", systems="m", item="Study")
+
+
+def test_wide_count_columns_with_an_empty_cell_refused_naming_the_item(tmp_path):
+    # before: the empty count was 0 votes, unseen
+    p = _write(tmp_path / "c.csv", "id,e,n,c\na,12,68,20\nb,30,,70\nc,1,1,98\n")
+    d = io.load_tasks(p, panel="e,n,c", item="id", panel_counts=True)
+    with pytest.raises(ValueError, match=r"^panel counts of task 'c': item 'b' has no count for "
+                                         r"label 'n' \(an empty or NaN cell; 1 bad cell\(s\) in "
+                                         r"all\)"):
+        stratify(d, panel_counts=True, n_boot=0)
+    from labelvar.cli import main
+
+    assert main(["stratify", str(p), "--panel-counts", "e,n,c", "--item", "id"]) == 2
+
+
+def test_probabilities_without_a_task_column_name_the_python_parameter(tmp_path):
+    # before: the Python message said "give --prob-field", a command-line flag
+    p = _write(tmp_path / "w.csv", "id,r1,r2\na,1,0\nb,1,1\n")
+    q = _write(tmp_path / "p.csv", "id,prob\na,0.3\nb,0.9\n")
+    with pytest.raises(ValueError, match=r"names a task \('w'\); give the field holding them "
+                                         r"\(prob_field=\.\.\.\)$"):
+        io.load_tasks(p, panel="r*", item="id", probabilities={"pm": q})
+    with pytest.raises(ValueError, match=r"give the field holding them \(field=\.\.\.\)$"):
+        io.attach_probabilities(io.load_tasks(p, panel="r*", item="id"), "pm", q, item="id")
+    d = io.load_tasks(p, panel="r*", item="id", probabilities={"pm": q}, prob_field="prob")
+    assert d["w"].probabilities["pm"].tolist() == [0.3, 0.9]

@@ -249,8 +249,10 @@ def test_read_pilot_jsonl_refuses_what_is_not_a_list_of_labels(tmp_path, value):
         read_pilot(j)
     # strings and numbers together: refused (they were read as one set, "1" and 1 merged)
     j.write_text('{"annotator_labels": ["a", "b", "b"]}\n{"annotator_labels": [1, "1", 2]}\n')
-    with pytest.raises(ValueError, match=r"^pilot: .*votes\.jsonl:2: field 'annotator_labels' "
-                                         r"holds 1 \(a number; 2 of 6 labels\), but line 1 "):
+    with pytest.raises(ValueError, match=r"^pilot: the labels of a pilot mix strings and numbers: "
+                                         r"field 'annotator_labels' holds 1 \(.*votes\.jsonl:2; 2 "
+                                         r"of 6 labels\), field 'annotator_labels' holds \"a\" "
+                                         r"\(line 1\)"):
         read_pilot(j)
 
 
@@ -258,13 +260,13 @@ def test_read_pilot_jsonl_refuses_what_is_not_a_list_of_labels(tmp_path, value):
     ('[1, NaN, 0]', r"^pilot: .*p\.jsonl:2: field 'v' holds NaN, which is not JSON and no "
                     r"label; write null for a missing label$"),
     ('[1, Infinity, 0]', r"^pilot: .*p\.jsonl:2: field 'v' holds Infinity, which is not JSON"),
-    ('[1, true, 0]', r"^pilot: .*p\.jsonl:2: field 'v' holds true \(a boolean; 1 of 6 labels\), "
-                     r"but line 1 \('v'\) holds 1 \(a number\): the labels of a pilot are all "
-                     r"strings, all numbers or all booleans \(null: missing\); booleans do not "
-                     r"mix with other labels$"),
-    ('["1", "0", "1"]', r"^pilot: .*p\.jsonl:2: field 'v' holds \"1\" \(a string; 3 of 6 "
-                        r"labels\), but line 1 \('v'\) holds 1 \(a number\): .*\(null: "
-                        r"missing\)$"),
+    ('[1, true, 0]', r"^pilot: the labels of a pilot mix numbers and booleans: field 'v' holds "
+                     r"true \(.*p\.jsonl:2; 1 of 6 labels\), field 'v' holds 1 \(line 1\); they "
+                     r"must be all numbers, all strings or all booleans \(null: missing\): "
+                     r"booleans do not mix with other labels$"),
+    ('["1", "0", "1"]', r"^pilot: the labels of a pilot mix numbers and strings: field 'v' holds "
+                        r"\"1\" \(.*p\.jsonl:2; 3 of 6 labels\), field 'v' holds 1 \(line 1\); "
+                        r".*\(null: missing\)$"),
 ])
 def test_read_pilot_jsonl_refuses_nan_infinity_and_mixed_kinds(tmp_path, votes, match):
     # before: NaN and Infinity became labels "nan" and "inf", true a label "True" beside

@@ -59,11 +59,110 @@ def stray_panel(stray):
     return panel
 
 
-@pytest.mark.parametrize("stray", [2, "yes", "inf"])
-def test_one_stray_label_among_2000_binary_votes_is_refused(stray):
+def test_one_stray_label_among_2000_binary_votes_is_refused():
     with pytest.raises(ValueError, match=r"occurs in 1 of 2,000 votes .*looks like a stray "
                                          r"value; pass labels=\[0, 1\] to drop it"):
-        stratify(stray_panel(stray), n_boot=0)
+        stratify(stray_panel(2), n_boot=0)
+
+
+# --------------------------------------------------------------------------- label values
+# Tables given to stratify directly are refused as the same table in a file is
+# (labelvar._labels): one kind per task, no inf, booleans apart, however frequent.
+def odd_panel(value, every):
+    """binary_panel's 2,000 votes as objects, ``value`` in column r3 of every ``every``-th item."""
+    panel = binary_panel(n=400, k=5).astype(object)
+    panel.iloc[7::every, 2] = value
+    return panel
+
+
+@pytest.mark.parametrize("every", [3, 10**6])  # 131 votes, or the one of item 7
+@pytest.mark.parametrize("value", ["yes", "maybe "])
+def test_text_among_numbers_refused_in_a_frame_however_frequent(value, every):
+    # before: 131 votes "yes" became a third label (one "yes": the stray message)
+    n = len(range(7, 400, every))
+    msg = (rf"^panel: the labels of task 'task' mix numbers and text: column 'r3' holds "
+           rf"'{value}' \(item 7; {n} of 2,000 votes\), column 'r1' holds \d \(item 0\); they "
+           r"must be all numbers, all text or all booleans \(empty and NaN cells: missing\): "
+           r"correct them, or declare the label set \(labels=\.\.\.\)")
+    with pytest.raises(ValueError, match=msg):
+        stratify(odd_panel(value, every), n_boot=0)
+    with pytest.raises(ValueError, match=msg.replace("task 'task'", "task 't'")):
+        stratify({"t": (odd_panel(value, every), None)}, n_boot=0)  # a mapping of tasks
+    # declared: values outside the set go through the stray handling, as documented
+    if every == 3:
+        with pytest.raises(ValueError, match=rf"labels outside the label set \{{0, 1\}}: "
+                                             rf"'{value.strip()}' \({n} of 2,000 votes\)"):
+            stratify(odd_panel(value, every), labels=[0, 1], n_boot=0)
+    else:
+        with pytest.warns(DataNoteWarning, match=r"1 of 2,000 votes outside the label set"):
+            r = stratify(odd_panel(value, every), labels=[0, 1], n_boot=0)
+        assert sum(r.inputs["task"]["labels"].values()) == 1999
+        kept = stratify(odd_panel(value, every), labels=[0, 1, value.strip()], n_boot=0)
+        assert list(kept.inputs["task"]["labels"]) == [0, 1, value.strip()]
+
+
+@pytest.mark.parametrize("value, shown", [(np.inf, "inf"), (-np.inf, "-inf"), ("inf", "'inf'"),
+                                          ("-Infinity", "'-Infinity'")])
+def test_inf_refused_in_a_frame_however_frequent(value, shown):
+    # before: a frequent inf became a label (only a rare one was refused, as a stray)
+    msg = (rf"^panel: column 'r3' of task 'task' holds {shown} \(item 7; 131 of 2,000 votes\): "
+           r"a label is text or a finite number \(empty and NaN cells are missing\); correct "
+           r"them, or declare the label set \(labels=\.\.\.\) to treat it as a stray value$")
+    with pytest.raises(ValueError, match=msg):
+        stratify(odd_panel(value, 3), n_boot=0)
+    floats = binary_panel(n=400, k=5).astype(float)  # a float column, not objects
+    floats.iloc[7::3, 2] = np.inf
+    with pytest.raises(ValueError, match=r"^panel: column 'r3' of task 'task' holds inf "
+                                         r"\(item 7; 131 of 2,000 votes\)"):
+        stratify(floats, n_boot=0)
+    with pytest.warns(DataNoteWarning, match=r"1 of 2,000 votes outside the label set"):
+        stratify(odd_panel(value, 10**6), labels=[0, 1], n_boot=0)
+
+
+def test_booleans_with_numbers_refused_in_a_frame_even_with_labels():
+    # before: True was the label 1 (merged unseen), in the panel and in the predictions
+    panel = odd_panel(True, 3)
+    msg = (r"^panel: the labels of task 'task' mix numbers and booleans: column 'r3' holds True "
+           r"\(item 7; 131 of 2,000 votes\), column 'r1' holds \d \(item 0\); .*: booleans do "
+           r"not mix with other labels$")
+    for labels in (None, [0, 1]):
+        with pytest.raises(ValueError, match=msg):
+            stratify(panel, labels=labels, n_boot=0)
+    numbers = binary_panel(n=40, k=3)
+    ai = (numbers.r1.to_numpy() == 1).tolist()  # booleans
+    with pytest.raises(ValueError, match=r"^predictions: the labels of task 'task' mix numbers "
+                                         r"and booleans: column 'ai' holds (True|False) \(item 0; "
+                                         r"40 of 160 labels\), column 'r1' holds \d \(item 0\)"):
+        stratify(numbers, {"ai": ai}, n_boot=0)
+    with pytest.raises(ValueError, match=r"^predictions: the labels of task 'task' mix booleans "
+                                         r"and numbers: column 'b' holds 1 \(item 0; 2 of 4 "):
+        stratify(pd.DataFrame({0: [3, 1], 1: [0, 4]}), {"a": [True, False], "b": [1, 0]},
+                 panel_counts=True, n_boot=0)  # count panels: the systems among themselves
+    # an array (no column names, no item ids): rows and a1, a2, ... named
+    with pytest.raises(ValueError, match=r"column 'a2' holds True \(item 1; "):
+        stratify(np.array([[1, 0, 1], [1, True, 0], [0, 0, 1]], dtype=object), n_boot=0)
+
+
+def test_valid_frames_read_as_before():
+    ints = binary_panel(n=60, k=3)
+    pred = {"ai": ints.r1.to_numpy()[::-1]}
+    base = stratify(ints, pred, n_boot=0).table
+    # numbers as text ("1", "1.0"), booleans with booleans, half-point ratings, text labels
+    as_text = pd.DataFrame(np.where(np.arange(60)[:, None] % 2, ints.astype(str),
+                                    ints.astype(float).astype(str)), columns=ints.columns)
+    assert as_text.iat[0, 0] in ("0.0", "1.0") and as_text.iat[1, 0] in ("0", "1")
+    pd.testing.assert_frame_equal(stratify(as_text, pred, n_boot=0).table, base)
+    bools = ints.astype(bool)
+    pd.testing.assert_frame_equal(
+        stratify(bools, {"ai": pred["ai"].astype(bool)}, n_boot=0).table, base)
+    halves = pd.DataFrame({"r1": [1, 1.5, 2, 2.5] * 10, "r2": [1, 1.5, 2, 2] * 10,
+                           "r3": [1.5, 1.5, 2, 2.5] * 10})
+    r = stratify(halves, {"ai": [1.5] * 40}, n_boot=0, metrics=["accuracy"])
+    assert list(r.inputs["task"]["labels"]) == [1, 1.5, 2, 2.5]
+    words = pd.DataFrame({"r1": ["yes", "no", None] * 10, "r2": ["yes", "no", "no"] * 10,
+                          "r3": ["no", "no", "yes"] * 10})
+    r = stratify(words, {"ai": ["yes"] * 30}, pos_label="yes", n_boot=0)
+    assert r.inputs["task"]["labels"] == {"no": 50, "yes": 30}
 
 
 def test_stray_label_dropped_with_a_note_or_kept():
@@ -141,10 +240,27 @@ def test_counts_match_the_same_votes_given_one_by_one():
 
 
 def test_bad_counts_refused():
-    with pytest.raises(ValueError, match="counts are whole numbers >= 0"):
+    with pytest.raises(ValueError, match=r"item 0 has 1.5 for label 0; counts are whole numbers "
+                                         r">= 0$"):
         stratify(pd.DataFrame([[1.5, 2], [1, 1]]), panel_counts=True, n_boot=0)
     with pytest.raises(ValueError, match="have 3 columns but labels names 2"):
         stratify(np.ones((3, 3), int), panel_counts=True, labels=[0, 1], n_boot=0)
+
+
+@pytest.mark.parametrize("empty", [np.nan, None, "", "NA"])
+def test_empty_count_cells_are_refused_not_counted_as_zero(empty):
+    # before: an empty count was 0 votes, unseen (item b: 3 votes e, agreement 1.0)
+    counts = pd.DataFrame({"e": [3, 3, 1, 0], "n": [1, empty, 3, 4]}, index=list("abcd"),
+                          dtype=object)
+    with pytest.raises(ValueError, match=r"^panel counts of task 'task': item 'b' has no count "
+                                         r"for label 'n' \(an empty or NaN cell; 1 bad cell\(s\) "
+                                         r"in all\); counts are whole numbers >= 0: write 0 for a "
+                                         r"label nobody chose, and leave out the items nobody "
+                                         r"labelled$"):
+        stratify(counts, panel_counts=True, n_boot=0)
+    counts.loc["b", "n"] = 0  # said so: read as written
+    r = stratify(counts, panel_counts=True, n_boot=0, pos_label="n")
+    assert r.inputs["task"]["labels"] == {"e": 7, "n": 8}
 
 
 # --------------------------------------------------------------------------- rater and system

@@ -349,3 +349,39 @@ def test_snli_agreement_and_kappa_equal_independent_computations():
     t = r.table
     got = t[(t.system == "roberta") & (t.metric == "kappa") & (t.stratum == "all")].score.iloc[0]
     assert got == pytest.approx(mine, abs=1e-9)
+
+
+# ---------------------------------------------- loading real data from Python (the review's cases)
+def test_chexpert_one_prediction_field_refused_and_tasks_kept_in_python():
+    """load_tasks attached a predictions file's one field to every task (Edema got the
+    Cardiomegaly column) and kept every task whatever tasks= said; the CLI refused."""
+    from labelvar import io
+
+    d = _need("chexpert_test")
+    files = sorted((d / "radiologists" / "groundtruth").glob("*.csv"))
+    pred = d / "example_models" / "decisions" / "standard" / "drnet_decisions.csv"
+    kw = dict(panel="bc*_gt", item="Study", predictions={"drnet": pred}, pred_item="Study",
+              pred_label="Cardiomegaly")
+    with pytest.raises(ValueError, match=r"^predictions 'drnet': its one field 'Cardiomegaly' "
+                                         r"would be every task's answer: tasks 'Cardiomegaly', "
+                                         r"'Edema' share items \(e\.g\. 'CheXpert-v1\.0/test/"):
+        io.load_tasks(files, tasks=["Cardiomegaly", "Edema"], **kw)
+    data = io.load_tasks(files, tasks="Cardiomegaly", **kw)
+    assert list(data) == ["Cardiomegaly"]
+    model = pd.read_csv(pred).set_index("Study")["Cardiomegaly"]
+    got = data["Cardiomegaly"].predictions["drnet"]
+    assert got.notna().all() and (got.to_numpy() == model.loc[got.index].to_numpy()).all()
+    assert data["Cardiomegaly"].panel.shape == (500, len(files))
+
+
+def test_chexpert_rater_file_cut_short_names_the_ids_it_lacks(tmp_path):
+    from labelvar import io
+
+    d = _need("chexpert_test")
+    files = sorted((d / "radiologists" / "groundtruth").glob("*.csv"))
+    short = tmp_path / "bc9_gt.csv"
+    pd.read_csv(files[0]).iloc[:-3].to_csv(short, index=False)
+    with pytest.raises(ValueError, match=r"^files: .*bc9_gt\.csv does not hold the same item ids "
+                                         r"as .*bc1_gt\.csv: it lacks 3 of its 500 ids "
+                                         r"\('CheXpert-v1\.0/test/"):
+        io.load_tasks(files + [short], panel="bc*_gt", item="Study")

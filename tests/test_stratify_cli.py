@@ -407,7 +407,7 @@ def test_tasks_flag_selects_tasks_in_every_layout(tmp_path):
     t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
     assert set(t.task) == {"b"} and "labelvar: a:" not in err
     code, out, err = run(*base, "--tasks", "c")
-    assert code == 2 and err == ("labelvar: error: --tasks: 'c' matches no column; available: "
+    assert code == 2 and err == ("labelvar: error: --tasks: 'c' matches no task; available: "
                                  "'a', 'b'\n")
 
 

@@ -29,6 +29,9 @@ PARAMS = {
     "m": "m : array_like\n    Positive-class ratio of the majority labels, in [0, 1].",
     "n_items": "n_items : array_like\n    Number of items, a whole number >= 1.",
     "sep": "sep : str, optional\n    Field separator (default by extension: tab for .tsv/.tab, else comma).",
+    "tasks": ("tasks : str or sequence of str, optional\n"
+              "    Names or globs of the tasks to keep (default all), in every layout; a name\n"
+              "    matching no task is refused. Only the tasks kept are checked and returned."),
     "tasks_returned": ("dict of str to TaskData\n"
                        "    Task name -> that task's panel votes and predictions, by item id."),
 }

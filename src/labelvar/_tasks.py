@@ -1,9 +1,12 @@
 """Reading one task's panel and predictions into label codes (used by :func:`labelvar.stratify`).
 
-Labels are canonicalised once per distinct value and factorised into small integer
-codes; the declared or inferred label set is checked (stray values, integer lists that
-look like counts, count vectors); the majority label and its tie rule, the observed
-agreement and the items left out are computed once, into a :class:`_Task`.
+Label values are checked as every input's are (:func:`labelvar._labels.check_table`:
+one kind per task, no ``inf``, unless a label set is declared), canonicalised once per
+distinct value (:func:`labelvar._labels.canon`) and factorised into small integer codes;
+the declared or inferred label set is checked (stray values, integer lists that look
+like counts: :mod:`labelvar._labels`), count vectors are whole numbers (an empty count
+is refused, not read as 0); the majority label and its tie rule, the observed agreement
+and the items left out are computed once, into a :class:`_Task`.
 """
 
 from __future__ import annotations
@@ -14,38 +17,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar import _panel
-
-_MISSING_STR = {"", "nan", "none", "null", "na", "n/a"}
-#: a label with a smaller share of a task's votes is *rare* (see :func:`stratify`, ``labels``)
-RARE_SHARE = 0.005
-#: an inferred label set of more integers than this is refused (counts given as votes?)
-MAX_INT_LABELS = 20
-
-
-# --------------------------------------------------------------------------- label handling
-def _canon(x):
-    """Canonical label: None for missing; integral numbers as int; strings stripped."""
-    if x is None:
-        return None
-    if isinstance(x, (bool, np.bool_)):
-        return int(x)
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    if isinstance(x, (float, np.floating)):
-        if np.isnan(x):
-            return None
-        return int(x) if float(x).is_integer() else float(x)
-    s = str(x).strip()
-    if s.lower() in _MISSING_STR:
-        return None
-    try:  # "1" and 1 are one label (CSV cells, command-line values)
-        f = float(s)
-    except ValueError:
-        return s
-    if not np.isfinite(f):
-        return s
-    return int(f) if f.is_integer() else f
+from labelvar import _labels, _panel
+from labelvar._labels import canon, declared, match_label, plain, sort_key
 
 
 def _small_int(n_values: int):
@@ -86,10 +59,10 @@ def _canonical_codes(raw: np.ndarray, uniq) -> tuple[np.ndarray, list]:
 
     Distinct values that canonicalise to one label (``"1"`` and ``1``) get one code.
     """
-    canon = [_canon(x) for x in np.asarray(uniq, dtype=object)]
+    found = [canon(x) for x in np.asarray(uniq, dtype=object)]
     index: dict = {}
-    remap = np.full(len(canon) + 1, -1, dtype=_small_int(len(canon)))  # last slot: NA
-    for i, c in enumerate(canon):
+    remap = np.full(len(found) + 1, -1, dtype=_small_int(len(found)))  # last slot: NA
+    for i, c in enumerate(found):
         if c is not None:
             remap[i] = index.setdefault(c, len(index))
     return _lookup(remap, raw), list(index)
@@ -117,17 +90,18 @@ def _categorical_codes(column) -> tuple[np.ndarray, pd.Index]:
 def _factorize(column) -> tuple[np.ndarray, list]:
     """Codes (-1: missing) and canonical labels of a 1-d column, canonicalising each distinct value once.
 
-    Equal to :func:`_canon` cell by cell (distinct raw values that canonicalise to one
-    label, ``"1"`` and ``1``, get one code); pandas' missing values (NaN, None, NA) are
-    missing; labels in order of appearance. Unhashable cells fall back to :func:`_canon`
-    per cell. The codes come in the smallest integer dtype that holds them.
+    Equal to :func:`~labelvar._labels.canon` cell by cell (distinct raw values that
+    canonicalise to one label, ``"1"`` and ``1``, get one code); pandas' missing values
+    (NaN, None, NA) are missing; labels in order of appearance. Unhashable cells fall
+    back to :func:`~labelvar._labels.canon` per cell. The codes come in the smallest
+    integer dtype that holds them.
     """
     if isinstance(getattr(column, "dtype", None), pd.CategoricalDtype):
         return _canonical_codes(*_categorical_codes(column))
     try:
         raw, uniq = pd.factorize(column, use_na_sentinel=True)
     except TypeError:  # unhashable cells (lists, ...): one by one
-        raw, uniq = pd.factorize(np.array([_canon(x) for x in np.asarray(column, dtype=object)
+        raw, uniq = pd.factorize(np.array([canon(x) for x in np.asarray(column, dtype=object)
                                            .ravel()], dtype=object), use_na_sentinel=True)
     return _canonical_codes(raw, uniq)
 
@@ -143,31 +117,15 @@ def _factorize_table(pdf: pd.DataFrame) -> tuple[np.ndarray, list, np.ndarray]:
     votes = np.zeros(0, dtype=np.int64)
     codes = np.empty((n_items, n_cols), dtype=np.int8)
     for j in range(n_cols):
-        raw, canon = _factorize(pdf.iloc[:, j])
-        to_global = [index.setdefault(c, len(index)) for c in canon]
+        raw, found = _factorize(pdf.iloc[:, j])
+        to_global = [index.setdefault(c, len(index)) for c in found]
         dt = _small_int(len(index))
         if np.dtype(dt).itemsize > codes.dtype.itemsize:
             codes = codes.astype(dt)
         _lookup(np.array(to_global + [-1], dtype=dt), raw, out=codes[:, j])
         votes = np.concatenate([votes, np.zeros(len(index) - votes.size, dtype=np.int64)])
-        np.add.at(votes, to_global, _tally(raw, len(canon)))
+        np.add.at(votes, to_global, _tally(raw, len(found)))
     return codes, list(index), votes
-
-
-def _sort_key(x):
-    return (0, x, "") if isinstance(x, (int, float)) else (1, 0, str(x))
-
-
-def _match_label(value, labels: list, field: str):
-    """Find ``value`` among ``labels`` (exact, or by its text, so ``"1"`` finds ``1``)."""
-    c = _canon(value)
-    if c in labels:
-        return c
-    for lab in labels:
-        if str(lab) == str(value).strip():
-            return lab
-    raise ValueError(f"{field}: {value!r} is not in the label set "
-                     f"{{{', '.join(map(repr, labels))}}}")
 
 
 @dataclass
@@ -231,47 +189,6 @@ def _as_predictions(predictions, n_items: int) -> dict:
     return out
 
 
-def _kind(x) -> str:
-    """``int``, ``float`` (non-integral number) or ``text``: labels of another kind stand out."""
-    return "int" if isinstance(x, int) else ("float" if isinstance(x, float) else "text")
-
-
-def _fmt_labels(labels) -> str:
-    return "[" + ", ".join(map(repr, labels)) + "]"
-
-
-def _check_inferred(task: str, seen: dict, total: int) -> None:
-    """Refuse an inferred label set that looks wrong: counts given as votes, a stray value.
-
-    ``seen`` maps each label to its number of votes. More than :data:`MAX_INT_LABELS`
-    distinct integers look like per-label counts read as votes. A rare label (less
-    than :data:`RARE_SHARE` of the votes) looks like a stray value when, without it,
-    two labels are left, or it is of another kind than the others (text among
-    numbers, ``inf``, 0.5 among integers), or an integer not next to the others
-    (9 among 1-5). A rare rating next to the others (16 ones among 1-5) is kept.
-    """
-    labels = sorted(seen, key=_sort_key)
-    if len(labels) > MAX_INT_LABELS and all(_kind(x) == "int" for x in labels):
-        raise ValueError(
-            f"panel of task {task!r} holds {len(labels)} distinct integers "
-            f"({labels[0]} to {labels[-1]}): these look like per-label vote counts read as "
-            "votes; give count vectors as panel_counts=..., or the label set (labels=...)")
-    for x in labels:
-        if seen[x] >= RARE_SHARE * total:
-            continue
-        rest = [y for y in labels if y != x]
-        kinds = {_kind(y) for y in rest}
-        stray = (len(rest) == 2 or _kind(x) not in kinds
-                 or (_kind(x) == "int" and kinds == {"int"}
-                     and min(abs(x - y) for y in rest) > 1))
-        if stray:
-            raise ValueError(
-                f"panel of task {task!r}: label {x!r} occurs in {seen[x]} of {total:,} votes "
-                f"({100 * seen[x] / total:.2f} %), which looks like a stray value; pass "
-                f"labels={_fmt_labels(rest)} to drop it as missing or "
-                f"labels={_fmt_labels(sorted(labels, key=_sort_key))} to keep it")
-
-
 def _vote_counts(task: str, pdf: pd.DataFrame, labels, notes: list):
     """Votes (items x raters) -> (label set, codes, counts, labels seen with their votes)."""
     n_items, n_cols = pdf.shape
@@ -283,21 +200,12 @@ def _vote_counts(task: str, pdf: pd.DataFrame, labels, notes: list):
         raise ValueError(f"panel of task {task!r} has no votes (every cell is missing)")
     seen: dict = {x: int(c) for x, c in zip(found, seen_n, strict=True)}
     total = sum(seen.values())
-    if labels is not None:
-        lab = _declared(labels)
-        bad = sorted((x for x in seen if x not in lab), key=_sort_key)
-        n_bad = sum(seen[x] for x in bad)
-        if bad and n_bad >= RARE_SHARE * total:
-            raise ValueError(f"panel of task {task!r} has labels outside the label set "
-                             f"{{{', '.join(map(repr, lab))}}}: {', '.join(map(repr, bad[:5]))}"
-                             f" ({n_bad} of {total:,} votes); add them to labels=...")
-        if bad:  # rare values outside the declared set: missing, said in one line
-            notes.append(f"task {task!r}: {n_bad} of {total:,} votes outside the label set "
-                         f"({', '.join(f'{x!r}: {seen[x]}' for x in bad[:5])}) "
-                         "treated as missing")
+    if labels is not None:  # rare values outside the declared set: missing, with a note
+        lab = declared(labels)
+        _labels.check_declared(task, seen, total, lab, notes)
     else:
-        _check_inferred(task, seen, total)
-        lab = [0, 1] if set(seen) <= {0, 1} else sorted(seen, key=_sort_key)
+        _labels.check_inferred(task, seen, total)
+        lab = [0, 1] if set(seen) <= {0, 1} else sorted(seen, key=sort_key)
     index = {x: i for i, x in enumerate(lab)}
     dt = _small_int(len(lab))
     if np.dtype(dt).itemsize > codes.dtype.itemsize:
@@ -329,31 +237,30 @@ def _code_counts(codes: np.ndarray, n_labels: int) -> np.ndarray:
     return counts
 
 
-def _declared(labels) -> list:
-    lab = [_canon(x) for x in labels]
-    if len(set(lab)) != len(lab) or any(x is None for x in lab):
-        raise ValueError(f"labels must be distinct non-missing values, got {list(labels)!r}")
-    return lab
-
-
 def _count_matrix(task: str, pdf: pd.DataFrame, labels):
     """Per-label vote counts (items x L, columns in label order) -> (labels, codes, counts)."""
     n_items, n_cols = pdf.shape
-    lab = _declared(labels if labels is not None else
+    lab = declared(labels if labels is not None else
                     (list(pdf.columns) if not isinstance(pdf.columns, pd.RangeIndex)
                      else range(n_cols)))
     if len(lab) != n_cols:
         raise ValueError(f"panel counts of task {task!r} have {n_cols} columns but labels "
                          f"names {len(lab)}: give one label per count, in count order")
     vals = pdf.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(vals) & pdf.notna().to_numpy()
-    bad |= np.isfinite(vals) & ((vals < 0) | (vals != np.round(vals)))
+    # an empty or NaN count is refused, not read as 0 (is it 0, or was the item not done?)
+    bad = ~np.isfinite(vals) | (vals < 0) | (vals != np.round(vals))
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise ValueError(f"panel counts of task {task!r}: item {pdf.index[i]!r} has "
-                         f"{pdf.iat[i, j]!r} for label {lab[j]!r}; counts are whole numbers "
-                         ">= 0")
-    counts = np.nan_to_num(vals).astype(np.int64)
+        cell = pdf.iat[i, j]
+        if canon(cell) is None:  # empty, NaN, None, "NA", ...
+            raise ValueError(f"panel counts of task {task!r}: item {plain(pdf.index[i])!r} has "
+                             f"no count for label {lab[j]!r} (an empty or NaN cell; "
+                             f"{int(bad.sum()):,} bad cell(s) in all); counts are whole numbers "
+                             ">= 0: write 0 for a label nobody chose, and leave out the items "
+                             "nobody labelled")
+        raise ValueError(f"panel counts of task {task!r}: item {plain(pdf.index[i])!r} has "
+                         f"{plain(cell)!r} for label {lab[j]!r}; counts are whole numbers >= 0")
+    counts = vals.astype(np.int64)
     k = counts.sum(axis=1)
     # the votes, label by label (what H' and the rater bootstrap draw from)
     kmax = int(k.max()) if k.size else 0
@@ -374,7 +281,7 @@ def _as_probabilities(task: str, probabilities, lab: list, pos_code, n_items: in
         if isinstance(val, pd.DataFrame) and val.shape[1] == 1:
             val = val.iloc[:, 0]
         if isinstance(val, pd.DataFrame):
-            cols = [_match_label(c, lab, f"{where} column") for c in val.columns]
+            cols = [match_label(c, lab, f"{where} column") for c in val.columns]
             arr = np.full((len(val), len(lab)), np.nan)
             for j, c in enumerate(cols):
                 arr[:, lab.index(c)] = pd.to_numeric(val.iloc[:, j], errors="coerce")
@@ -424,6 +331,11 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
             raise ValueError(f"{both[0]!r} is both a panel rater and an evaluated rater of task "
                              f"{task!r}: it would be scored against a majority it voted in; "
                              "take it out of the panel or out of the systems/humans")
+    # what a label may be, as for every input (one kind per task, no inf; a declared set
+    # lets text and numbers mix): refused here too, for tables not read from files
+    _labels.check_table(task, None if panel_counts else pdf, preds, labels=labels,
+                        roles=("panel", "predictions"), items=pdf.index)
+    if not panel_counts:
         lab, codes, counts, n_raters = _vote_counts(task, pdf, labels, notes)
     else:
         lab, codes, counts = _count_matrix(task, pdf, labels)
@@ -449,7 +361,7 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
     # positive label
     pos_code = None
     if pos_label is not None:
-        p = _match_label(pos_label, lab, "pos_label")
+        p = match_label(pos_label, lab, "pos_label")
         pos_code = index[p]
         used = (counts[:, pos_code].sum() > 0) or any((c == pos_code).any()
                                                       for c in pcodes.values())

@@ -313,6 +313,7 @@ def _add_stratify(sub) -> None:
 
 #: load_tasks/stratify parameters named in their errors -> the flags a user typed
 _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", "item": "--item",
+                   "predictions": "--predictions",
                    "pred_item": "--pred-item", "labels": "--labels", "pos_label": "--pos-label",
                    "missing": "--missing-predictions", "panel_counts": "--panel-counts",
                    "simulated_human": "--simulated-human", "min_bin_size": "--min-bin-size",
@@ -329,7 +330,7 @@ _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 def _flag_error(exc: ValueError) -> ValueError:
     """The error with parameter names (``labels: ...``, ``labels=[0, 1]``) as flags."""
     msg = str(exc)
-    head = re.match(r"(\w+)(?=:| must | is | takes )", msg)
+    head = re.match(r"(\w+)(?=:| must | is | takes | '[^']*': )", msg)  # (predictions 'm': ...)
     if head and head.group(1) in _STRATIFY_FLAGS:
         msg = _STRATIFY_FLAGS[head.group(1)] + msg[head.end():]
 
@@ -353,43 +354,6 @@ def _predictions(specs, flag: str = "--predictions") -> dict:
             raise ValueError(f"{flag} must be NAME=PATH[,PATH...], got {spec!r}")
         out[name.strip()] = _strs(paths)
     return out
-
-
-def _one_task_per_field(data, names, kind: str, field: str) -> None:
-    """Refuse a ``--predictions`` / ``--probabilities`` field joined to several tasks' items.
-
-    Such a file has one field (``--pred-label``, ``--prob-field``) for every task, so
-    with several tasks on the same items every task would get the same answers (say
-    Cardiomegaly's predictions scored as Edema's). Tasks with their own item ids
-    (a long file with ``--task-column`` and task-specific ids) each take their own.
-    """
-    import numpy as np
-    import pandas as pd
-
-    flag = f"--{kind}"
-    for name in names:
-        ids, owner = [], []
-        for task, td in data.items():
-            col = (td.predictions.get(name) if kind == "predictions"
-                   else (td.probabilities or {}).get(name))
-            if col is None:
-                continue
-            has = col.notna().to_numpy()
-            if has.ndim > 1:
-                has = has.any(axis=1)
-            ids.append(td.panel.index.astype(str).to_numpy()[has])
-            owner += [task] * int(has.sum())
-        if len(ids) < 2:
-            continue
-        index = pd.Index(np.concatenate(ids))
-        dup = np.flatnonzero(index.duplicated(keep=False))
-        if dup.size:
-            item = index[dup[0]]
-            tasks = list(dict.fromkeys(owner[i] for i in dup if index[i] == item))
-            raise ValueError(
-                f"{flag} {name!r}: its one field {field!r} would be every task's answer: "
-                f"tasks {', '.join(map(repr, tasks))} share items (e.g. {item!r}); give one "
-                "task with --tasks (or the tasks' answers in files of their own)")
 
 
 def _run_stratify(args) -> int:
@@ -423,13 +387,8 @@ def _run_stratify(args) -> int:
             labels=args.labels,
             probabilities=_predictions(args.probabilities, "--probabilities"),
             prob_field=args.prob_field)
-        if args.tasks is not None:  # the raters layout selects its task columns itself
-            data = {t: data[t] for t in io.select_columns(list(data), args.tasks, "tasks")}
-        _one_task_per_field(data, _predictions(args.predictions), "predictions",
-                            args.pred_label)
-        if args.prob_field is not None:  # without it: one column per task
-            _one_task_per_field(data, _predictions(args.probabilities, "--probabilities"),
-                                "probabilities", args.prob_field)
+        # (load_tasks keeps the --tasks in every layout, and refuses a --pred-label or
+        # --prob-field that would be the answer of several tasks on the same items)
         loaded = list(dict.fromkeys(c for td in data.values() for c in td.predictions.columns))
         humans = io.select_columns(loaded, args.humans, "humans") if args.humans else []
         with warnings.catch_warnings(record=True) as caught:

@@ -25,8 +25,10 @@ with :func:`attach_predictions`, probability outputs with
 files and does all of this in one call (the ``labelvar stratify`` input).
 
 Every problem (a pattern that matches no column, a duplicated item id, a
-prediction file without an id the panel needs) raises :class:`ValueError` with
-one line naming it.
+prediction file without an id the panel needs, label values of mixed kinds) raises
+:class:`ValueError` with one line naming it. What a label value may be is defined
+once, in :mod:`labelvar._labels` (which :func:`labelvar.stratify` applies to the
+tables it is given, read here or not).
 """
 
 from __future__ import annotations
@@ -42,9 +44,10 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from labelvar import _csv
+from labelvar import _csv, _labels
 from labelvar._docs import fill
-from labelvar._tasks import _canon
+from labelvar._labels import JsonLabels, json_token, plain
+from labelvar._reading import check_file, read_jsonl_records
 
 __all__ = [
     "LAYOUTS",
@@ -76,19 +79,6 @@ class TaskData(NamedTuple):
 
 
 # --------------------------------------------------------------------------- helpers
-def _check_file(path: Path) -> None:
-    """A readable regular file, or one line saying what it is instead."""
-    if path.is_dir():
-        raise ValueError(f"{path} is a directory; give the data file(s) inside it")
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
-
-
-def _plain(x):
-    """Numpy scalars as Python scalars (for readable messages)."""
-    return x.item() if isinstance(x, np.generic) else x
-
-
 def _patterns(value) -> list[str]:
     if value is None:
         return []
@@ -97,7 +87,7 @@ def _patterns(value) -> list[str]:
     return [str(p) for p in value]
 
 
-def select_columns(columns: Iterable[str], patterns, field: str) -> list[str]:
+def select_columns(columns: Iterable[str], patterns, field: str, what: str = "column") -> list[str]:
     """Return the columns matching ``patterns`` (names or shell globs), in column order.
 
     Parameters
@@ -108,6 +98,8 @@ def select_columns(columns: Iterable[str], patterns, field: str) -> list[str]:
         Names or globs (``bc*``); a string may hold several separated by commas.
     field : str
         Name used in the error message (e.g. ``"panel"``).
+    what : str
+        What the names are, in the error message (``"column"``, ``"task"``).
 
     Returns
     -------
@@ -133,7 +125,7 @@ def select_columns(columns: Iterable[str], patterns, field: str) -> list[str]:
         hits = [c for c in cols if c == pat] or fnmatch.filter(cols, pat)
         if not hits:
             avail = ", ".join(repr(c) for c in cols[:12]) + (", ..." if len(cols) > 12 else "")
-            raise ValueError(f"{field}: {pat!r} matches no column; available: {avail}")
+            raise ValueError(f"{field}: {pat!r} matches no {what}; available: {avail}")
         chosen.extend(h for h in hits if h not in chosen)
     return chosen
 
@@ -162,7 +154,7 @@ def read_frame(path, sep: str | None = None) -> pd.DataFrame:
     ['item', 'r1']
     """
     path = Path(path)
-    _check_file(path)
+    check_file(path)
     return _csv.read_table(path, _csv.separator(path, sep))
 
 
@@ -251,213 +243,22 @@ def _task_data(df: pd.DataFrame, panel_cols, system_cols) -> TaskData:
     return TaskData(df[list(panel_cols)], df[list(system_cols)])  # new frames, shared index
 
 
+def _chosen(names, tasks) -> list[str]:
+    """The task names ``tasks`` (names or globs; None: all) picks, in the order of ``names``."""
+    names = [str(n) for n in names]
+    return names if tasks is None else select_columns(names, tasks, "tasks", "task")
+
+
 # --------------------------------------------------------------------------- label values
-# What a label may be. JSON says its kind: a string, a number or a boolean (null is a
-# missing vote); every label of a task is of one kind, else "1" and 1, or true and 1,
-# would be merged into one label unseen, and "yes" among numbers taken for a label
-# whatever its frequency. NaN and Infinity are not JSON (Python's json reads them) and
-# no label. In a CSV file every cell is text: a cell that reads as a number is a number
-# ("1" and 1.0 are the label 1, as :func:`labelvar.stratify` reads them), anything else
-# is text; "inf" is no label, and a column typed boolean by pandas holds booleans.
-_JSON_KINDS = {str: "string", int: "number", float: "number", bool: "boolean"}
-
-
-def _json_token(x) -> str:
-    """How a non-finite float is spelled in the file (json's tokens)."""
-    return "NaN" if x != x else ("Infinity" if x > 0 else "-Infinity")
-
-
-class _JsonLabels:
-    """The JSON labels of one task, checked as they are read (:func:`read_jsonl`, the pilot).
-
-    :meth:`add` refuses, with the file, line and field, a label that is an array or
-    object, NaN or Infinity; :meth:`check` refuses labels of more than one kind
-    (strings, numbers, booleans), unless ``allow_text_and_numbers`` (a declared label
-    set decides which strings and numbers are labels); booleans never mix.
-    ``declarable``: the caller takes a label set (the message then says so); ``whole``:
-    what the labels are of, in the message.
-    """
-
-    def __init__(self, path, allow_text_and_numbers: bool = False, declarable: bool = True,
-                 whole: str = "a task"):
-        self.path = path
-        self.whole = whole
-        self.allow = allow_text_and_numbers
-        self.declarable = declarable
-        self.first: dict = {}  # kind -> (role, field, line, value) of its first label
-        self.count: dict = {}  # kind -> number of labels
-
-    def add(self, values, role: str, field: str, line: int) -> None:
-        """Check the labels ``values`` of field ``field`` on line ``line``; null is missing."""
-        for x in values:
-            if x is None:
-                continue
-            kind = _JSON_KINDS.get(type(x))
-            if kind is None:
-                raise ValueError(f"{role}: {self.path}:{line}: field {field!r} holds "
-                                 f"{json.dumps(x)[:40]} where a label goes; a label is a "
-                                 "string, a number or a boolean (null: missing)")
-            if kind == "number" and type(x) is float and not math.isfinite(x):
-                raise ValueError(f"{role}: {self.path}:{line}: field {field!r} holds "
-                                 f"{_json_token(x)}, which is not JSON and no label; write "
-                                 "null for a missing label")
-            if kind in self.count:
-                self.count[kind] += 1
-            else:
-                self.count[kind] = 1
-                self.first[kind] = (role, field, line, x)
-
-    def check(self) -> None:
-        """Refuse labels of more than one kind (see the class)."""
-        kinds = sorted(self.count, key=lambda k: (-self.count[k], self.first[k][2]))
-        if len(kinds) < 2 or (self.allow and "boolean" not in kinds):
-            return
-        total = sum(self.count.values())
-        odd = kinds[-1]  # the rarest kind, then the one seen last
-        role, field, line, x = self.first[odd]
-        _, field0, line0, x0 = self.first[kinds[0]]
-        hint = ("; booleans do not mix with other labels" if "boolean" in (odd, kinds[0])
-                else "; or declare the label set (labels=...): values outside it are then "
-                     "treated as stray (rare ones dropped as missing, with a note)"
-                if self.declarable else "")
-        raise ValueError(f"{role}: {self.path}:{line}: field {field!r} holds {json.dumps(x)} "
-                         f"(a {odd}; {self.count[odd]:,} of {total:,} labels), but line "
-                         f"{line0} ({field0!r}) holds {json.dumps(x0)} (a {kinds[0]}): the "
-                         f"labels of {self.whole} are all strings, all numbers or all booleans "
-                         f"(null: missing){hint}")
-
-
-def _cell_kind(x) -> str | None:
-    """Kind of one table cell as a label: number, text, boolean or non-finite; None: missing."""
-    if isinstance(x, (bool, np.bool_)):
-        return "boolean"
-    c = _canon(x)  # the label labelvar.stratify makes of it
-    if c is None:
-        return None
-    if isinstance(c, str):  # text, or the text of a non-finite number ("inf")
-        try:
-            float(c)
-        except ValueError:
-            return "text"
-        return "non-finite"
-    return "number" if math.isfinite(c) else "non-finite"
-
-
-def _column_kinds(col) -> dict:
-    """Per kind (:func:`_cell_kind`) one value of that kind in ``col`` and its number of cells."""
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        codes = np.asarray(col.cat.codes)
-        n = np.bincount(codes[codes >= 0].astype(np.intp), minlength=len(col.cat.categories))
-        values = [(v, int(k)) for v, k in zip(col.cat.categories, n, strict=True) if k]
-    elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "biuf":
-        arr = col.to_numpy()
-        if arr.dtype.kind == "b":
-            return {"boolean": (bool(arr[0]), arr.size)} if arr.size else {}
-        if arr.dtype.kind == "f":
-            bad = np.isinf(arr)
-            finite = int((~bad & ~np.isnan(arr)).sum())
-            out = {"number": (float(arr[~bad & ~np.isnan(arr)][0]), finite)} if finite else {}
-            if bad.any():
-                out["non-finite"] = (float(arr[bad][0]), int(bad.sum()))
-            return out
-        return {"number": (_plain(arr[0]), arr.size)} if arr.size else {}
-    else:  # objects (pivoted long tables, frames given by the caller) or text
-        arr = col.to_numpy(dtype=object)
-        values = []
-        if pd.api.types.infer_dtype(arr, skipna=True) in ("string", "empty"):
-            is_bool = np.zeros(arr.size, dtype=bool)  # (a scan in C: no Python call per cell)
-        else:
-            is_bool = np.fromiter((isinstance(x, (bool, np.bool_)) for x in arr), bool, arr.size)
-        if is_bool.any():  # (hashing would make True and 1 one value)
-            values.append((bool(arr[is_bool][0]), int(is_bool.sum())))
-            arr = arr[~is_bool]
-        codes, uniq = pd.factorize(arr, use_na_sentinel=True)
-        n = np.bincount(codes[codes >= 0], minlength=len(uniq))
-        values += [(v, int(k)) for v, k in zip(uniq, n, strict=True)]
-    out: dict = {}
-    for v, k in values:
-        kind = _cell_kind(v)
-        if kind is not None:
-            first, total = out.get(kind, (v, 0))
-            out[kind] = (first, total + k)
-    return out
-
-
-def _check_labels(td: TaskData, task: str, where: str, labels) -> None:
-    """Refuse what no label set can hold: mixed kinds, a non-finite number, in one task.
-
-    The votes of a table are all numbers, all text or all booleans (a column typed so
-    by pandas), and no ``inf``; the systems' labels are booleans only with boolean
-    votes (:func:`labelvar.stratify` would take ``True`` for 1), and any other label of
-    theirs outside the panel's set is refused by :func:`labelvar.stratify`. With a
-    declared label set (``labels``) text and numbers may mix and ``inf`` may occur:
-    values outside the set are then :func:`labelvar.stratify`'s stray values (rare
-    ones missing, with a note).
-    """
-    found: dict = {}  # kind -> [(role, column, value, cells)]
-    for role, frame in (("panel", td.panel), ("systems", td.predictions)):
-        for c in frame.columns:
-            for kind, (v, k) in _column_kinds(frame[c]).items():
-                if role == "panel" or kind == "boolean" or "boolean" in found:
-                    found.setdefault(kind, []).append((role, c, v, k))
-    if len(found) < 2 and "non-finite" not in found:
-        return
-    if labels is not None and "boolean" not in found:
-        return
-    total = sum(k for hits in found.values() for *_, k in hits)
-    counts = {kind: sum(k for *_, k in hits) for kind, hits in found.items()}
-    what = "labels" if any(r == "systems" for hits in found.values() for r, *_ in hits) \
-        else "votes"
-    if "non-finite" in found:
-        odd, other = "non-finite", None
-    else:
-        ranked = sorted(found, key=lambda kind: -counts[kind])
-        odd, other = ranked[-1], ranked[0]
-    role, col, _, _ = found[odd][0]
-    v, at = _first_of_kind(td.panel if role == "panel" else td.predictions, col, odd)
-    if other is None:
-        raise ValueError(f"{role}: column {col!r} of task {task!r} holds {_plain(v)!r} "
-                         f"({at} of {where}; {counts[odd]:,} of {total:,} {what}): a label is "
-                         "text or a finite number (empty and NaN cells are missing); correct "
-                         "the file, or declare the label set (labels=...) to treat it as a "
-                         "stray value")
-    role0, col0, _, _ = found[other][0]
-    v0, _ = _first_of_kind(td.panel if role0 == "panel" else td.predictions, col0, other)
-    hint = ("booleans do not mix with other labels" if "boolean" in (odd, other) else
-            "correct the file, or declare the label set (labels=...): values outside it "
-            "are then treated as stray (rare ones dropped as missing, with a note)")
-    plural = {"number": "numbers", "text": "text", "boolean": "booleans"}
-    raise ValueError(f"{role}: the labels of task {task!r} mix {plural[other]} and "
-                     f"{plural[odd]}: column "
-                     f"{col!r} holds {_plain(v)!r} ({at} of {where}; {counts[odd]:,} of "
-                     f"{total:,} {what}), column {col0!r} holds {_plain(v0)!r}; a task's labels "
-                     f"are all numbers, all text or all booleans: {hint}")
-
-
+# What a label may be (its kind, mixed kinds, inf) is defined once, in labelvar._labels,
+# and checked again by labelvar.stratify; the readers check each task as it is read, so
+# that the message names the file.
 def _checked(data: dict, where: str, labels, counts: bool = False) -> dict:
-    """``data`` after :func:`_check_labels` of each task (its systems only for count panels)."""
+    """``data`` after :func:`labelvar._labels.check_table` of each task (systems only for counts)."""
     for t, td in data.items():
-        _check_labels(td._replace(panel=td.panel.iloc[:, :0]) if counts else td, t, where,
-                      labels)
+        _labels.check_table(t, None if counts else td.panel, td.predictions, labels=labels,
+                            where=where, row_numbers=isinstance(td.panel.index, pd.RangeIndex))
     return data
-
-
-def _first_of_kind(frame: pd.DataFrame, col, kind: str) -> tuple[object, str]:
-    """The first cell of ``frame[col]`` of this kind (:func:`_cell_kind`), and where it is.
-
-    Where: ``item 'x'``, or ``data row n`` when the items are numbered.
-    """
-    s = frame[col]
-    if isinstance(s.dtype, pd.CategoricalDtype):
-        of_kind = np.array([_cell_kind(c) == kind for c in s.cat.categories] + [False])
-        hit = of_kind[np.asarray(s.cat.codes)]  # (code -1, missing, picks the last slot)
-    else:
-        hit = np.fromiter((_cell_kind(x) == kind for x in s.to_numpy(dtype=object)), bool,
-                          len(s))
-    i = int(np.flatnonzero(hit)[0])
-    at = f"data row {i + 1}" if isinstance(frame.index, pd.RangeIndex) \
-        else f"item {_plain(frame.index[i])!r}"
-    return _plain(s.iloc[i]), at
 
 
 # --------------------------------------------------------------------------- wide
@@ -465,7 +266,7 @@ def _first_of_kind(frame: pd.DataFrame, col, kind: str) -> tuple[object, str]:
 def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
               group_sep: str | None = None, task: str | None = None,
               sep: str | None = None, labels: Sequence | None = None,
-              counts: bool = False) -> dict[str, TaskData]:
+              counts: bool = False, tasks=None) -> dict[str, TaskData]:
     """Load a wide table: one row per item, one column per annotator or system.
 
     A file is read a block of rows at a time and only the columns used are kept,
@@ -497,6 +298,7 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
     counts : bool
         The panel columns hold per-label vote counts, not votes (checked by
         :func:`labelvar.stratify` with ``panel_counts=True``, not as labels here).
+    {{tasks}}
 
     Returns
     -------
@@ -524,7 +326,7 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         default_task = task or "task"
     else:
         path = Path(path_or_frame)
-        _check_file(path)
+        check_file(path)
         df = _csv.read_columns(path, _csv.separator(path, sep), functools.partial(
             _wide_columns, panel=panel, systems=systems, item=item, task_column=task_column,
             group_sep=group_sep))
@@ -539,15 +341,18 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         _no_blanks(df, [task_column], "task_column", where, "a task")
         _no_blanks(df, [k for k in _patterns(item) if k in df.columns], "item", where,
                    "an item id")  # here, so that rows are counted in the whole table
+        by_task = {str(name): sub for name, sub in df.groupby(task_column, sort=False)}
         out = {}
-        for name, sub in df.groupby(task_column, sort=False):
-            sub = _index(sub.drop(columns=[task_column]), item, f"{where} (task {name!r})")
+        for name in _chosen(by_task, tasks):
+            sub = _index(by_task[name].drop(columns=[task_column]), item,
+                         f"{where} (task {name!r})")
             cols = [c for c in sub.columns]
-            out[str(name)] = _task_data(sub, select_columns(cols, panel, "panel"),
-                                        select_columns(cols, systems, "systems"))
+            out[name] = _task_data(sub, select_columns(cols, panel, "panel"),
+                                   select_columns(cols, systems, "systems"))
         return _checked(out, where, labels, counts)
     df = _index(df, item, where)
     if group_sep is None:
+        _chosen([default_task], tasks)
         cols = list(df.columns)
         pcols = select_columns(cols, panel, "panel")
         scols = select_columns(cols, systems, "systems")
@@ -561,7 +366,8 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         raise ValueError(f"group_sep: no column name contains {group_sep!r} "
                          "(expected <task>{sep}<rater>)")
     out = {}
-    for t, raters in groups.items():
+    for t in _chosen(groups, tasks):
+        raters = groups[t]
         pr = select_columns(raters, panel, f"panel (task {t!r})")
         sr = select_columns(raters, systems, f"systems (task {t!r})")
         sub = df[[raters[r] for r in pr + sr]].copy()
@@ -592,7 +398,7 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
         Item id column present in every file.
     tasks : str or sequence of str, optional
         Names or globs of the task columns (default: every column of the first
-        panel file except ``item``).
+        panel file except ``item``); a name matching none is refused.
     {{sep}}
     labels : sequence, optional
         The declared label set (see :func:`read_wide`).
@@ -604,7 +410,8 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
     Raises
     ------
     ValueError
-        If the files do not hold the same set of item ids, or ids repeat; labels as
+        If the files do not hold the same set of item ids (the message counts the ids
+        a file lacks and those it adds, naming a few), or ids repeat; labels as
         :func:`read_wide` refuses them.
 
     Examples
@@ -635,13 +442,11 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
     snames = _no_overlap(pnames, select_columns(names, systems, "systems"))
     frames = {n: _index(read_frame(named[n], sep), item, str(named[n])) for n in pnames + snames}
     ref = frames[pnames[0]]
-    task_names = select_columns(list(ref.columns), tasks if tasks is not None else "*", "tasks")
+    task_names = _chosen(ref.columns, tasks)
     order = ref.index
     for n, f in frames.items():
-        if set(f.index) != set(order):
-            extra = sorted(set(f.index) ^ set(order))[:1]
-            raise ValueError(f"files: {named[n]} does not hold the same item ids as "
-                             f"{named[pnames[0]]} (first difference: {extra[0]!r})")
+        if not f.index.equals(order) and set(f.index) != set(order):
+            _same_ids(f.index, order, named[n], named[pnames[0]])
     out = {}
     for t in task_names:
         for n in pnames:
@@ -658,11 +463,26 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
     return _checked(out, "the rater files", labels)
 
 
+def _same_ids(ids: pd.Index, ref: pd.Index, path, ref_path) -> None:
+    """Refuse a rater file whose item ids differ from the first panel file's, naming some."""
+    missing = ref[~ref.isin(ids)]
+    extra = ids[~ids.isin(ref)]
+
+    def some(x: pd.Index) -> str:
+        return ", ".join(map(repr, x[:3].tolist())) + (", ..." if len(x) > 3 else "")
+
+    parts = ([f"lacks {len(missing):,} of its {len(ref):,} ids ({some(missing)})"] if len(missing)
+             else []) + ([f"has {len(extra):,} it lacks ({some(extra)})"] if len(extra) else [])
+    raise ValueError(f"files: {path} does not hold the same item ids as {ref_path}: it "
+                     f"{' and '.join(parts)}; every rater file covers the same items")
+
+
 # --------------------------------------------------------------------------- long
 @fill
 def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: str = "rater",
               label: str = "label", task_column: str | None = None, task: str | None = None,
-              sep: str | None = None, labels: Sequence | None = None) -> dict[str, TaskData]:
+              sep: str | None = None, labels: Sequence | None = None,
+              tasks=None) -> dict[str, TaskData]:
     """Load a long table: one row per (item, rater, label), crowd-kit style.
 
     Parameters
@@ -681,6 +501,7 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
     {{sep}}
     labels : sequence, optional
         The declared label set (see :func:`read_wide`).
+    {{tasks}}
 
     Returns
     -------
@@ -725,59 +546,29 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
         raise ValueError(f"long format: duplicate rows for item {r[item]!r} and rater "
                          f"{r[rater]!r} in {where} ({len(dup)} rows); each rater labels an "
                          "item once")
-    groups = df.groupby(task_column, sort=False) if task_column else [(default_task, df)]
+    groups = {str(t): sub for t, sub in (df.groupby(task_column, sort=False) if task_column
+                                         else [(default_task, df)])}
+    groups = {t: groups[t] for t in _chosen(groups, tasks)}
     raters_all = list(dict.fromkeys(df[rater]))
     pnames = select_columns(raters_all, panel, "panel")
     snames = _no_overlap(pnames, select_columns(raters_all, systems, "systems"))
     out = {}
-    for t, sub in groups:
+    for t, sub in groups.items():
         wide = sub.pivot(index=item, columns=rater, values=label)
         order = list(dict.fromkeys(sub[item]))
         wide = wide.reindex(order)
         wide.index.name = "item"
         pan = wide.reindex(columns=pnames)
         pred = wide.reindex(columns=snames)
-        out[str(t)] = TaskData(pan, pred)
+        out[t] = TaskData(pan, pred)
     return _checked(out, where, labels)
 
 
 # --------------------------------------------------------------------------- jsonl
-def _lines(fh, path):
-    """The lines of a text file, a decoding error named with the file and line."""
-    lineno = 0
-    try:
-        for lineno, line in enumerate(fh, 1):  # noqa: B007 - lineno is used below
-            yield line
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}:{lineno + 1}: not UTF-8 text ({exc.reason}); "
-                         "save the file as UTF-8") from None
-
-
-def _read_jsonl_records(path, lines: list | None = None) -> list[dict]:
-    """The objects of a JSON-lines file (blank lines skipped); their line numbers into ``lines``."""
-    path = Path(path)
-    _check_file(path)
-    rows = []
-    # utf-8-sig: a byte order mark (Windows editors) is read past, as read_csv does
-    with path.open(encoding="utf-8-sig", errors="strict") as fh:
-        for lineno, line in enumerate(_lines(fh, path), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise ValueError(f"{path}:{lineno}: expected a JSON object per line")
-            rows.append(obj)
-            if lines is not None:
-                lines.append(lineno)
-    return rows
-
-
 @fill
 def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = None,
-               counts: bool = False, labels: Sequence | None = None) -> dict[str, TaskData]:
+               counts: bool = False, labels: Sequence | None = None,
+               tasks=None) -> dict[str, TaskData]:
     r"""Load JSON lines with a list of panel labels (or per-label vote counts) per item.
 
     Parameters
@@ -805,6 +596,7 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         With ``counts``: the label of each list position (default 0, 1, ...; for
         objects, the keys in order of appearance). Without: the declared label set (as
         :func:`labelvar.stratify`'s ``labels``), which lets strings and numbers mix.
+    {{tasks}}
 
     Returns
     -------
@@ -838,7 +630,7 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
     ((2, 4), ['c', 'c', 'c', 'n'])
     """
     lines: list[int] = []
-    rows = _read_jsonl_records(path, lines)
+    rows = read_jsonl_records(path, lines)
     if not rows:
         raise ValueError(f"{path}: no records")
     keys = _patterns(item)
@@ -863,15 +655,17 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
             raise ValueError(f"systems: field {f!r} not found in {path}; "
                              f"fields: {', '.join(map(repr, list(rows[0])[:12]))}")
     index = pd.Index(ids, name="item")
+    name = task or Path(path).stem  # of a single-task file
     if counts:
+        _chosen([name], tasks)
         pan = _count_panel(path, rows, panel, labels, index, lines)
         pred = pd.DataFrame({f: [r.get(f) for r in rows] for f in sysf}, index=index)
-        seen = _JsonLabels(path)
+        seen = JsonLabels(path, whole=f"task {name!r}")
         for line, r in zip(lines, rows, strict=True):
             for f in sysf:
                 seen.add([r.get(f)], "systems", f, line)
         seen.check()
-        return {task or Path(path).stem: TaskData(pan, pred)}
+        return {name: TaskData(pan, pred)}
     for i, r in enumerate(rows):
         if not isinstance(r[panel], list):
             raise ValueError(f"panel: field {panel!r} must hold a list of labels per item; "
@@ -883,7 +677,8 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
     multi = any(isinstance(x, dict) for x in first)
     width = max(len(r[panel]) for r in rows)
     if not multi:
-        seen = _JsonLabels(path, allow_text_and_numbers=labels is not None)
+        _chosen([name], tasks)
+        seen = JsonLabels(path, allow_text_and_numbers=labels is not None, whole=f"task {name!r}")
         for line, r in zip(lines, rows, strict=True):
             seen.add(r[panel], "panel", panel, line)
             for f in sysf:
@@ -892,16 +687,16 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         votes = [list(r[panel]) + [None] * (width - len(r[panel])) for r in rows]
         pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
         pred = pd.DataFrame({f: [r.get(f) for r in rows] for f in sysf}, index=index)
-        return {task or Path(path).stem: TaskData(pan, pred)}
+        return {name: TaskData(pan, pred)}
     for line, r in zip(lines, rows, strict=True):
         odd = next((a for a in r[panel] if not isinstance(a, dict)), None)
         if odd is not None:
             raise ValueError(f"panel: {path}:{line}: field {panel!r} holds {json.dumps(odd)[:40]} "
                              "among objects; a multi-task panel is a list of objects task -> "
                              "label (one per annotator), on every line")
-    task_names = list(dict.fromkeys(k for r in rows for a in r[panel] for k in a))
+    task_names = _chosen(dict.fromkeys(k for r in rows for a in r[panel] for k in a), tasks)
     for t in task_names:
-        seen = _JsonLabels(path, allow_text_and_numbers=labels is not None)
+        seen = JsonLabels(path, allow_text_and_numbers=labels is not None, whole=f"task {t!r}")
         for line, r in zip(lines, rows, strict=True):
             seen.add([a.get(t) for a in r[panel]], "panel", f"{panel}.{t}", line)
             for f in sysf:
@@ -927,7 +722,7 @@ def _count_panel(path, rows, field, labels, index, lines) -> pd.DataFrame:
         bad = next((c for c in cells if type(c) not in (int, float)
                     or not (math.isfinite(c) and c >= 0 and c == int(c))), _OK)
         if bad is not _OK:
-            shown = _json_token(bad) if type(bad) is float and not math.isfinite(bad) \
+            shown = json_token(bad) if type(bad) is float and not math.isfinite(bad) \
                 else json.dumps(bad)[:40]
             raise ValueError(f"panel counts: {path}:{line}: field {field!r} holds {shown}; "
                              "a count is a whole number >= 0 (0 for a label nobody chose)")
@@ -997,7 +792,8 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
     ValueError
         A missing field, an id repeated across the files, an index outside ``classes``;
         in JSON files a label that is NaN or Infinity, an array or object, or labels of
-        more than one kind (as :func:`read_jsonl`).
+        more than one kind (as :func:`read_jsonl`). Without ``task``, several tasks on
+        the same items: the one ``label`` field would be every task's answer.
 
     Examples
     --------
@@ -1011,14 +807,20 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
     >>> d["t"].predictions["bert"].tolist()
     ['e', 'n']
     """
+    return _attach_predictions(data, name, paths, item=item, label=label, classes=classes,
+                               task=task, one_task="task")
+
+
+def _attach_predictions(data, name, paths, *, item, label, classes, task, one_task):
+    """:func:`attach_predictions`; ``one_task``: the caller's parameter choosing one task."""
     plist = [paths] if isinstance(paths, (str, Path)) else list(paths)
     frames = []
     for p in plist:
         p = Path(p)
         if p.suffix.lower() in (".json", ".jsonl"):
             lines: list[int] = []
-            recs = _read_jsonl_records(p, lines)
-            seen = _JsonLabels(p, declarable=False, whole="a prediction file")
+            recs = read_jsonl_records(p, lines)
+            seen = JsonLabels(p, declarable=False, whole="a prediction file")
             for line, r in zip(lines, recs, strict=True):
                 seen.add([r.get(label)], f"predictions {name!r}", label, line)
             seen.check()
@@ -1045,7 +847,7 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
         bad = idx.isna() | (idx < 0) | (idx >= len(classes)) | (idx != np.round(idx))
         if bad.any():
             raise ValueError(f"predictions {name!r}: {label} must be a class index in "
-                             f"0..{len(classes) - 1}, got {_plain(labels[bad].iloc[0])!r}")
+                             f"0..{len(classes) - 1}, got {plain(labels[bad].iloc[0])!r}")
         labels = pd.Series([classes[int(i)] for i in idx], index=df.index)
     series = pd.Series(labels.to_numpy(), index=df[item].to_numpy())
     out = {}
@@ -1058,12 +860,76 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
         out[t] = TaskData(td.panel, pred, td.probabilities)
     if task is not None and task not in data:
         raise ValueError(f"task: {task!r} not found; tasks: {', '.join(map(repr, data))}")
+    if task is None:
+        _one_task_per_field(out, name, "predictions", label, one_task)
     return out
+
+
+def _one_task_per_field(data: Mapping[str, TaskData], name: str, kind: str, field: str,
+                       one_task: str = "tasks") -> None:
+    """Refuse one field of a predictions or probabilities file as several tasks' answers.
+
+    Such a file has one field (a label, or probabilities) for every task, so with
+    several tasks on the same items each would get the same answers (CheXpert: Edema
+    scored with the Cardiomegaly column). Tasks with their own item ids (a long file
+    with task-specific ids) each take their own. Used by :func:`attach_predictions`,
+    :func:`attach_probabilities` and :func:`load_tasks` (so by ``labelvar stratify``).
+
+    Parameters
+    ----------
+    data : mapping of str to TaskData
+        With system ``name`` attached.
+    name : str
+        The system.
+    kind : {"predictions", "probabilities"}
+        Where its answers are.
+    field : str
+        The file's field, for the message.
+    one_task : str
+        The caller's parameter choosing one task, for the message.
+
+    Raises
+    ------
+    ValueError
+        When two tasks hold answers of ``name`` for one item id.
+
+    Examples
+    --------
+    >>> idx = pd.Index(["a", "b"], name="item")
+    >>> td = TaskData(pd.DataFrame({"r1": [1, 0]}, index=idx), pd.DataFrame({"m": [1, 1]}, index=idx))
+    >>> _one_task_per_field({"Cardio": td, "Edema": td}, "m", "predictions", "Cardio")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: predictions 'm': its one field 'Cardio' would be every task's answer: ...
+    """
+    ids, owner = [], []
+    for t, td in data.items():
+        col = (td.predictions.get(name) if kind == "predictions"
+               else (td.probabilities or {}).get(name))
+        if col is None:
+            continue
+        has = col.notna().to_numpy()
+        if has.ndim > 1:
+            has = has.any(axis=1)
+        ids.append(td.panel.index.astype(str).to_numpy()[has])
+        owner += [t] * int(has.sum())
+    if len(ids) < 2:
+        return
+    index = pd.Index(np.concatenate(ids))
+    dup = np.flatnonzero(index.duplicated(keep=False))
+    if dup.size:
+        item = index[dup[0]]
+        tasks = list(dict.fromkeys(owner[i] for i in dup if index[i] == item))
+        raise ValueError(f"{kind} {name!r}: its one field {field!r} would be every task's "
+                         f"answer: tasks {', '.join(map(repr, tasks))} share items (e.g. "
+                         f"{item!r}); choose one task ({one_task}=...), or give each task's "
+                         "answers in a file of its own")
 
 
 def _read_records(p: Path) -> pd.DataFrame:
     if p.suffix.lower() in (".json", ".jsonl"):
-        return pd.DataFrame.from_records(_read_jsonl_records(p))
+        return pd.DataFrame.from_records(read_jsonl_records(p))
     return read_frame(p)
 
 
@@ -1095,7 +961,8 @@ def attach_probabilities(data: Mapping[str, TaskData], name: str, paths, *, item
     classes : sequence, optional
         The label of each list position (default: 0, 1, ...).
     task : str, optional
-        Attach to this task only.
+        Attach to this task only. Without it, a ``field`` joined to several tasks'
+        items is refused (it would be every task's answer).
 
     Returns
     -------
@@ -1114,6 +981,16 @@ def attach_probabilities(data: Mapping[str, TaskData], name: str, paths, *, item
     ...                          classes=["e", "c", "n"])
     >>> d["t"].probabilities["bert"].round(1).to_numpy().tolist()
     [[0.7, 0.1, 0.2], [0.2, 0.2, 0.6]]
+    """
+    return _attach_probabilities(data, name, paths, item=item, field=field, classes=classes,
+                                 task=task, one_task="task")
+
+
+def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_task,
+                          field_param="field"):
+    """:func:`attach_probabilities`; ``one_task``, ``field_param``: the caller's parameters.
+
+    (choosing one task, and the field: named in messages)
     """
     plist = [paths] if isinstance(paths, (str, Path)) else list(paths)
     frames = []
@@ -1150,7 +1027,8 @@ def attach_probabilities(data: Mapping[str, TaskData], name: str, paths, *, item
         per_task = {t: pd.to_numeric(df[t], errors="coerce") for t in data if t in df.columns}
         if not per_task:
             raise ValueError(f"probabilities {name!r}: no column of {plist[0]} names a task "
-                             f"({', '.join(map(repr, list(data)[:5]))}); give --prob-field")
+                             f"({', '.join(map(repr, list(data)[:5]))}); give the field "
+                             f"holding them ({field_param}=...)")
     if task is not None and task not in data:
         raise ValueError(f"task: {task!r} not found; tasks: {', '.join(map(repr, data))}")
     out = {}
@@ -1160,6 +1038,8 @@ def attach_probabilities(data: Mapping[str, TaskData], name: str, paths, *, item
             probs[name] = per_task[t].reindex(td.panel.index.astype(str))
             probs[name].index = td.panel.index
         out[t] = TaskData(td.panel, td.predictions, probs or None)
+    if task is None and field is not None:  # (without a field: one column per task)
+        _one_task_per_field(out, name, "probabilities", field, one_task)
     return out
 
 
@@ -1194,12 +1074,13 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         Item id column/field (required with several files).
     task_column, group_sep : str, optional
         Wide/long: column naming each row's task; wide: ``<task><sep><rater>`` groups.
-    tasks : str or sequence of str, optional
-        Raters layout: the task columns (default all).
+    {{tasks}}
     rater, label : str
         Long layout: the rater and label columns.
     predictions : mapping of str to path or paths, optional
-        Systems whose predictions are in separate files (:func:`attach_predictions`).
+        Systems whose predictions are in separate files (:func:`attach_predictions`);
+        their one ``pred_label`` field is refused when it would be the answer of
+        several tasks on the same items (keep one task: ``tasks``).
     pred_item, pred_label : str
         Id and label fields of those files (``pred_item`` defaults to ``item``).
     pred_classes : sequence, optional
@@ -1216,7 +1097,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         Systems' probability outputs in separate files (:func:`attach_probabilities`,
         joined on ``pred_item``; list positions named by ``pred_classes``).
     prob_field : str, optional
-        Their field/column (default: one column per task).
+        Their field/column (default: one column per task); refused, as ``pred_label``,
+        when it would be several tasks' answer on the same items.
 
     Returns
     -------
@@ -1263,13 +1145,14 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         if layout == "wide":
             data = read_wide(files[0], panel=panel, systems=evaluated, item=item,
                              task_column=task_column, group_sep=group_sep, labels=labels,
-                             counts=panel_counts)
+                             counts=panel_counts, tasks=tasks)
         elif layout == "long":
             data = read_long(files[0], panel=panel, systems=evaluated, item=item or "item",
-                             rater=rater, label=label, task_column=task_column, labels=labels)
+                             rater=rater, label=label, task_column=task_column, labels=labels,
+                             tasks=tasks)
         elif layout == "jsonl":
             data = read_jsonl(files[0], panel=panel, systems=evaluated, item=item,
-                              counts=panel_counts, labels=labels)
+                              counts=panel_counts, labels=labels, tasks=tasks)
         else:
             if not item:
                 raise ValueError("item is required with several files (the id column they "
@@ -1287,14 +1170,15 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         if not (pred_item or item):
             raise ValueError("pred_item is required with predictions (the id field of "
                              "those files)")
-        data = attach_predictions(data, name, paths, item=pred_item or item, label=pred_label,
-                                  classes=pred_classes)
+        data = _attach_predictions(data, name, paths, item=pred_item or item, label=pred_label,
+                                   classes=pred_classes, task=None, one_task="tasks")
     for name, paths in (probabilities or {}).items():
         if not (pred_item or item):
             raise ValueError("pred_item is required with probabilities (the id field of "
                              "those files)")
-        data = attach_probabilities(data, name, paths, item=pred_item or item, field=prob_field,
-                                    classes=pred_classes)
+        data = _attach_probabilities(data, name, paths, item=pred_item or item,
+                                     field=prob_field, classes=pred_classes, task=None,
+                                     one_task="tasks", field_param="prob_field")
     return data
 
 

@@ -21,6 +21,8 @@ import pandas as pd
 
 from labelvar import _panel
 from labelvar import _validate as V
+from labelvar._labels import JsonLabels, canon, kind
+from labelvar._reading import read_jsonl_records
 from labelvar.priors import BetaPrior, DiscretePrior, FixedTheta
 
 
@@ -225,8 +227,8 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
     if path.suffix.lower() in (".jsonl", ".json"):
         labels = []
         lines: list[int] = []
-        records = io._read_jsonl_records(path, lines)
-        seen = io._JsonLabels(path, declarable=False, whole="a pilot")
+        records = read_jsonl_records(path, lines)
+        seen = JsonLabels(path, declarable=False, whole="a pilot")
         for line, rec in zip(lines, records, strict=True):
             if field not in rec:
                 raise ValueError(f"pilot line {line} has no field {field!r}")
@@ -238,7 +240,7 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
                                  f"--pilot-counts), got {json.dumps(votes)[:60]}")
             seen.add(votes, "pilot", field, line)  # no NaN or Infinity
             # a number is one label however written (1 and 1.0), as labelvar.stratify reads it
-            labels.append([str(int(x)) if type(x) is float and x.is_integer() else str(x)
+            labels.append([str(canon(x)) if kind(x, typed=True) == "number" else str(x)
                            for x in votes])
         seen.check()  # one kind: "1" and 1, or true and 1, are not merged unseen
         names = sorted({x for row in labels for x in row})

@@ -60,6 +60,7 @@ from labelvar._bins import (
     _strata,
     _wilson,
 )
+from labelvar._labels import plain
 from labelvar._tasks import _prepare, _tally, _Task
 
 __all__ = [
@@ -114,11 +115,6 @@ class DataNoteWarning(UserWarning):
 
 class ExcludedItemsWarning(DataNoteWarning):
     """Items were excluded (< 2 panel votes, ties with ``tie_rule='drop'``, no prediction)."""
-
-
-def _plain(x):
-    """Numpy scalars as Python scalars (for readable messages)."""
-    return x.item() if isinstance(x, np.generic) else x
 
 
 # --------------------------------------------------------------------------- result
@@ -329,14 +325,18 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         The declared label set (default: inferred from the panel; {0, 1} if only
         0/1 occur). Macro-F1 averages over all of these labels, present in a bin
         or not (scikit-learn's ``labels=``, 0/0 = 0), so a label that never occurs
-        in a bin counts there as an F1 of 0. Panel votes outside a declared set
-        are refused, unless they are rare (under 0.5 % of the task's votes:
-        treated as missing, with a :class:`DataNoteWarning`). An inferred set is
-        refused when it looks wrong: more than 20 distinct integers (counts read
-        as votes?) or a rare label that looks stray (without it two labels are
-        left, or it is of another kind, e.g. ``"yes"`` or ``inf`` among numbers,
-        or an integer not next to the others); the message names both fixes.
-        With ``panel_counts`` the labels name the count columns, in order
+        in a bin counts there as an F1 of 0. Without it, a task's votes are all
+        numbers, all text or all booleans and no ``inf``, however frequent the odd
+        ones (``"yes"`` among 0/1 is refused, as in a file; ``"1"`` and ``1.0`` are
+        the number 1); declared, text and numbers may mix and ``inf`` occur. Panel
+        votes outside a declared set are refused, unless they are rare (under 0.5 %
+        of the task's votes: treated as missing, with a :class:`DataNoteWarning`).
+        Booleans never mix with other labels (``True`` would be the label 1), in
+        the panel or the predictions. An inferred set is refused when it looks
+        wrong: more than 20 distinct integers (counts read as votes?) or a rare
+        label that looks stray (without it two labels are left, or it is 0.5 among
+        integers, or an integer not next to the others); the message names both
+        fixes. With ``panel_counts`` the labels name the count columns, in order
         (default: the DataFrame's column names).
     bins : sequence of float, optional
         Bin edges on the observed agreement (e.g. ``[0.5, 0.7, 0.9, 1.0]``);
@@ -402,7 +402,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         ``label_count``; :func:`labelvar.io.read_jsonl` / :func:`~labelvar.io.read_wide`
         with ``counts=True`` read them) instead of one column per rater; any number
         of votes per item. Majority, ties and agreement come from the counts; H'
-        and the rater bootstrap draw votes from them.
+        and the rater bootstrap draw votes from them. Counts are whole numbers >= 0:
+        an empty or NaN count is refused (naming the item and label), not read as 0.
     min_bin_size : int
         Bins with fewer items are flagged (``small_bin``; marked in
         :func:`paper_table` and :meth:`StratifiedResult.describe`) and left out of
@@ -473,8 +474,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     Raises
     ------
     ValueError
-        Misaligned predictions, labels outside the label set, a positive label
-        that never occurs, a 1-column panel, bins not covering the data, ...
+        Misaligned predictions, labels of mixed kinds or ``inf`` (see ``labels``),
+        labels outside the label set, an empty count, a positive label that never
+        occurs, a 1-column panel, bins not covering the data, ...
 
     Warns
     -----
@@ -525,7 +527,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         steps = np.diff(vals)
         if np.isfinite(vals).all() and not (np.all(steps > 0) or np.all(steps < 0)):
             raise ValueError(f"labels: ordinal ratings must be declared in order, got "
-                             f"{[_plain(x) for x in labels]!r} (quadratic-weighted kappa weighs "
+                             f"{[plain(x) for x in labels]!r} (quadratic-weighted kappa weighs "
                              "by position)")
     if aggregation == "dawid_skene" and boot_raters:
         raise ValueError("boot_raters: the rater bootstrap recomputes each replicate's panel "
