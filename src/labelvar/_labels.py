@@ -329,7 +329,9 @@ def column_kinds(col) -> dict:
     """
     col = col if isinstance(col, pd.Series) else pd.Series(col)
     if isinstance(col.dtype, pd.CategoricalDtype):
-        codes = np.asarray(col.cat.codes)
+        # (Categorical.codes: np.asarray of the Series .cat.codes would materialise a
+        # text index as Python strings, 200 MB at 2e6 items)
+        codes = col.array.codes
         n = np.bincount(codes[codes >= 0].astype(np.intp), minlength=len(col.cat.categories))
         values = [(v, int(k)) for v, k in zip(col.cat.categories, n, strict=True) if k]
     elif isinstance(col.dtype, np.dtype) and col.dtype.kind in "biuf":
@@ -384,7 +386,7 @@ def _first_of_kind(frame: Mapping, index: pd.Index, col, k: str,
     s = s if isinstance(s, pd.Series) else pd.Series(s)
     if isinstance(s.dtype, pd.CategoricalDtype):
         of_kind = np.array([kind(c) == k for c in s.cat.categories] + [False])
-        hit = of_kind[np.asarray(s.cat.codes)]  # (code -1, missing, picks the last slot)
+        hit = of_kind[s.array.codes]  # (code -1, missing, picks the last slot)
     else:
         hit = np.fromiter((kind(x) == k for x in s.to_numpy(dtype=object)), bool, len(s))
     i = int(np.flatnonzero(hit)[0])
