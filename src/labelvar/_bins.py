@@ -3,7 +3,8 @@
 Strata by observed agreement; a rater's score on a stratum's items from its confusion
 counts (:mod:`labelvar._metrics`); Wilson and bootstrap intervals (over items, or over
 items and each item's panel votes); the probability that a random labeller scores as
-well; the simulated humans H' and H'-loo drawn from the panel's own votes.
+well; the coin model's expected score over a stratum's agreement levels; the simulated
+humans H' and H'-loo drawn from the panel's own votes.
 """
 
 from __future__ import annotations
@@ -173,6 +174,57 @@ def _p_random(metric, score, truth_counts, pos_label, n_labels, exact_limit):
         d = analytic.exact_binary_metrics(n_pos, n_neg, sensitivity=r, specificity=1 - r)
         out.append(float(d.f1.sf(score)))
     return tuple(out)
+
+
+# --------------------------------------------------------------------------- expected score
+def _levels(t: _Task, idx: np.ndarray, positive: np.ndarray | None,
+            p_d_one: float | None):
+    """The items ``idx`` grouped by agreement level: (p_d of each level, items, positives).
+
+    The level's p_d is its observed agreement (top votes / K; with Dawid-Skene the
+    posterior), or ``p_d_one`` where that is 1. Levels are counted on the integer
+    (top, K) pairs, without sorting the items.
+    """
+    weights = None if positive is None else positive.astype(float)
+    k = t.k[idx].astype(np.int64)
+    base = int(k.max()) + 1 if k.size else 1
+    if t.posterior is None and base * base <= 1 << 22:
+        key = t.top[idx].astype(np.int64) * base + k
+        n_k = np.bincount(key, minlength=base * base).astype(float)
+        pos_k = (np.zeros(n_k.size) if weights is None
+                 else np.bincount(key, weights=weights, minlength=base * base))
+        keys = np.flatnonzero(n_k)
+        p_d, n_k, pos_k = (keys // base) / (keys % base), n_k[keys], pos_k[keys]
+    else:
+        p_d, inv = np.unique(t.agreement(idx), return_inverse=True)
+        inv = inv.ravel()
+        n_k = np.bincount(inv, minlength=p_d.size).astype(float)
+        pos_k = (np.zeros(p_d.size) if weights is None
+                 else np.bincount(inv, weights=weights, minlength=p_d.size))
+    if p_d_one is not None:
+        p_d = np.where(p_d >= 1 - 1e-12, p_d_one, p_d)
+    return p_d, n_k, pos_k
+
+
+def _merge_levels(levels):
+    """The levels of several bins as one (the ``all`` stratum)."""
+    p_d, n_k, pos_k = (np.concatenate(parts) for parts in zip(*levels, strict=True))
+    u, inv = np.unique(p_d, return_inverse=True)
+    inv = inv.ravel()
+    return (u, np.bincount(inv, weights=n_k, minlength=u.size),
+            np.bincount(inv, weights=pos_k, minlength=u.size))
+
+
+def _expectation(p_d, n_k, pos_k, binary: bool):
+    """The coin model's expected accuracy, precision, recall, F1 over agreement levels.
+
+    :func:`labelvar.analytic.stratified_expectation` (the paper's section 2.1) with
+    each level at its own p_d and m; for one level it is the closed form there.
+    """
+    from labelvar import analytic
+
+    m_k = pos_k / n_k if binary else np.zeros(n_k.size)
+    return analytic.stratified_expectation(p_d, m_k, n_k)
 
 
 # --------------------------------------------------------------------------- simulated humans
