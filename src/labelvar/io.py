@@ -71,11 +71,29 @@ class TaskData(NamedTuple):
     ``probabilities`` maps a system to its probability outputs: a DataFrame with one
     column per label, or a Series of the positive class's probability (binary
     tasks); None when there are none.
+
+    The roles a loader was told travel with the data, so that
+    :func:`labelvar.stratify` given this object needs no second telling:
+
+    - ``humans``: the columns of ``predictions`` that are the independent human
+      group H (the rest are systems);
+    - ``counts``: ``panel`` holds per-label vote counts (one column per label), not
+      one column per annotator;
+    - ``labels``: the declared label set, in order (None: inferred from the votes);
+    - ``samples``: systems that gave several sampled answers per item, each an
+      items x samples DataFrame on the panel's index (NaN where an item has fewer);
+    - ``raters_identified``: the panel's columns are the same rater on every item
+      (False for a list of votes per item, whose positions are not raters).
     """
 
     panel: pd.DataFrame
     predictions: pd.DataFrame
     probabilities: dict | None = None
+    humans: tuple = ()
+    counts: bool = False
+    labels: tuple | None = None
+    samples: dict | None = None
+    raters_identified: bool = True
 
 
 # --------------------------------------------------------------------------- helpers
