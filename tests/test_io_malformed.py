@@ -215,3 +215,43 @@ def test_memory_limit_absurd_values_are_one_line(value, monkeypatch):
                                f"from 1 B to 1000 PB, got {value!r}")
     monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "1e3GB")
     assert _validate.memory_limit() == 10**12
+
+
+# --------------------------------------------------------------------------- JSON fields
+def test_a_json_field_given_twice_is_refused_not_its_last_value(tmp_path):
+    p = _write(tmp_path / "d.jsonl", '{"id": "a", "v": ["e", "n"], "gpt": "e"}\n'
+                                     '{"id": "b", "v": ["e", "e"], "gpt": "e", "gpt": "n"}\n')
+    assert json.loads(p.read_text().splitlines()[1])["gpt"] == "n"  # what json would keep
+    with pytest.raises(ValueError, match=r"d\.jsonl:2: field 'gpt' appears twice in one object"):
+        io.read_jsonl(p, panel="v", systems="gpt", item="id")
+    nested = _write(tmp_path / "n.jsonl", '{"id": "a", "ann": [{"coh": 1, "coh": 2}]}\n')
+    with pytest.raises(ValueError, match=r"n\.jsonl:1: field 'coh' appears twice"):
+        io.read_jsonl(nested, panel="ann", item="id")
+
+
+# --------------------------------------------------------------------------- probabilities
+def test_probabilities_out_of_range_infinite_or_text_are_refused(tmp_path):
+    panel = pd.DataFrame({"r1": ["e", "n", "c"], "r2": ["e", "n", "n"]},
+                         index=pd.Index(["a", "b", "c"], name="item"))
+    good = pd.DataFrame({"e": [0.7, 0.1, 0.2], "n": [0.2, 0.8, 0.5], "c": [0.1, 0.1, 0.3]},
+                        index=panel.index)
+    base = {"t": io.TaskData(panel, pd.DataFrame(index=panel.index), {"m": good})}
+    r = stratify(base, n_boot=0, metrics=["cross_entropy"], agreement=False)
+    assert r.inputs["t"]["systems"] == ["m"]
+    for value, shown in ((np.inf, "inf"), (1.5, "1.5"), (-0.1, "-0.1")):
+        bad = good.copy()
+        bad.loc["b", "n"] = value
+        with pytest.raises(ValueError, match=rf"^probabilities\['m'\] \(task 't'\): row 2 has "
+                                             rf"{shown} for label 'n' \(1 row\(s\) in all\); a "
+                                             r"probability is a number in \[0, 1\]"):
+            stratify({"t": base["t"]._replace(probabilities={"m": bad})}, n_boot=0,
+                     metrics=["cross_entropy"])
+    text = good.astype(object)
+    text.loc["c", "e"] = "high"
+    with pytest.raises(ValueError, match=r"'high' \(row 3\) is no probability"):
+        stratify({"t": base["t"]._replace(probabilities={"m": text})}, n_boot=0,
+                 metrics=["cross_entropy"])
+    f = _write(tmp_path / "p.csv", "id,t\na,0.9\nb,high\nc,0.2\n")
+    with pytest.raises(ValueError, match=r"^probabilities 'm': column 't': 'high' \(row 2\) is "
+                                         r"no probability"):
+        io.attach_probabilities(base, "m", f, item="id")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar import _labels, io
+from labelvar import _scales, io
 from labelvar.cli import main
 from labelvar.stratified import stratify
 
@@ -73,7 +73,7 @@ def test_a_narrow_system_with_few_panel_votes_above_and_central_or_constant_ones
     panel, pred = _ratings()
     top = panel.replace(5, 4)
     top.iloc[:10, 0] = 5  # the panel's 5s: 10 of 1200 votes, under RANGE_SHARE
-    assert (top.to_numpy() == 5).mean() < _labels.RANGE_SHARE
+    assert (top.to_numpy() == 5).mean() < _scales.RANGE_SHARE
     narrow = np.clip(top["e1"].to_numpy(), 1, 4)  # never says 5
     r = stratify(top, {"narrow": narrow}, n_boot=0, tie_rule="first")
     assert _score(r, "narrow") == pytest.approx(_accuracy(top, narrow, [1, 2, 3, 4, 5]))
@@ -154,15 +154,15 @@ def test_recode_spellings_one_definition_for_text_files_and_mappings(tmp_path):
     (tmp_path / "m.json").write_text(json.dumps({"gpt4": {"1": 1, "2": 3, "3": 5},
                                                  "panel": {"Entailment": "entailment"}}))
     (tmp_path / "m.yaml").write_text("gpt4: {1: 1, 2: 3, 3: 5}\npanel:\n  Entailment: entailment\n")
-    assert _labels.recode_map(str(tmp_path / "m.json")) == want
-    assert _labels.recode_map(tmp_path / "m.yaml") == want
-    assert _labels.recode_map(["gpt4:1=1, 2=3, 3=5", "panel:Entailment=entailment"]) == want
+    assert _scales.recode_map(str(tmp_path / "m.json")) == want
+    assert _scales.recode_map(tmp_path / "m.yaml") == want
+    assert _scales.recode_map(["gpt4:1=1, 2=3, 3=5", "panel:Entailment=entailment"]) == want
     for bad, match in (("gpt4", "must be NAME:OLD=NEW"), ("gpt4:1=", "'1=' in 'gpt4:1=' is not"),
                        (["a:1=2", "a:2=3"], "'a' has two maps"), (":1=2", "a map without a name"),
                        ({"a": [1, 2]}, "must be old -> new labels"),
                        (str(tmp_path / "none.yaml"), "no such file")):
         with pytest.raises((ValueError, FileNotFoundError), match=match):
-            _labels.recode_map(bad)
+            _scales.recode_map(bad)
     panel, pred = _ratings(n=60)
     with pytest.raises(ValueError, match=r"^recode: 'gtp' is no evaluated rater of any task "
                                          r"\('gpt'; 'panel': the panel's votes\)"):

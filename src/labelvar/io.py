@@ -24,11 +24,17 @@ with :func:`attach_predictions`, probability outputs with
 :func:`attach_probabilities`. :func:`load_tasks` picks the layout from the
 files and does all of this in one call (the ``labelvar stratify`` input).
 
-Every problem (a pattern that matches no column, a duplicated item id, a
-prediction file without an id the panel needs, label values of mixed kinds) raises
-:class:`ValueError` with one line naming it. What a label value may be is defined
-once, in :mod:`labelvar._labels` (which :func:`labelvar.stratify` applies to the
-tables it is given, read here or not).
+What a loader was told travels with the data, in :class:`TaskData`'s role fields:
+the humans (:func:`load_tasks`), count panels, the declared label set, and whether the
+panel's columns are raters (not for a JSON list of votes or count vectors).
+
+Item ids are text exactly as written (``0001``, ``01`` and ``1.0`` are three ids), in
+every layout and in the files joined to them. Every problem (a pattern that matches no
+column or is given twice, two columns of one name, a row with fewer cells than the
+header, a duplicated item id, a prediction file without an id the panel needs, label
+values of mixed kinds) raises :class:`ValueError` with one line naming it. What a
+label value may be is defined once, in :mod:`labelvar._labels` (which
+:func:`labelvar.stratify` applies to the tables it is given, read here or not).
 """
 
 from __future__ import annotations
@@ -1086,11 +1092,18 @@ def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_
                                  f"probabilities per item in {field!r}")
             table = pd.DataFrame([x if isinstance(x, list) else [np.nan] * n for x in vals],
                                  index=vals.index, columns=cols)
+            for c in table.columns:  # (text in a list: refused, not read as missing)
+                table[c] = _labels.probability_column(table[c], f"probabilities {name!r}: "
+                                                                f"field {field!r}")
         else:
-            table = pd.to_numeric(vals, errors="coerce")
+            table = pd.Series(_labels.probability_column(vals, f"probabilities {name!r}: "
+                                                              f"field {field!r}"),
+                              index=vals.index)
         per_task = {t: table for t in data}
     else:
-        per_task = {t: pd.to_numeric(df[t], errors="coerce") for t in data if t in df.columns}
+        per_task = {t: pd.Series(_labels.probability_column(
+            df[t], f"probabilities {name!r}: column {t!r}"), index=df.index)
+            for t in data if t in df.columns}
         if not per_task:
             raise ValueError(f"probabilities {name!r}: no column of {plist[0]} names a task "
                              f"({', '.join(map(repr, list(data)[:5]))}); give the field "
@@ -1135,7 +1148,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         else ``wide``.
     systems, humans : str or sequence of str
         Columns/raters/fields evaluated; the humans are loaded like the systems
-        (a pattern matching nothing is reported under ``humans``).
+        (a pattern matching nothing is reported under ``humans``), and each task's
+        are its :attr:`TaskData.humans`.
     item : str, optional
         Item id column/field (required with several files).
     task_column, group_sep : str, optional

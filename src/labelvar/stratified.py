@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar import _labels, _metrics, _seeding
+from labelvar import _labels, _metrics, _scales, _seeding
 from labelvar import _validate as v
 from labelvar._bins import (
     _bootstrap_items,
@@ -447,7 +447,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Maps a system's (or, under ``"panel"``, the panel's) labels onto the panel's
         labels before anything is read: ``{"gpt4": {1: 1, 2: 3, 3: 5}}``, the text
         ``"gpt4:1=1,2=3,3=5"`` or a JSON/YAML file of such a mapping
-        (:func:`labelvar._labels.recode_map`). A system label outside the panel's set
+        (:func:`labelvar._scales.recode_map`). A system label outside the panel's set
         is refused naming it; so is a system whose ratings on a scale of 3+ whole
         numbers start at its bottom and stop below its top, with 5 % or more of the
         panel's votes above them (G-Eval's 1-3 against 1-5), unless it has a map:
@@ -576,7 +576,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     else:
         tasks = [(str(task), panel, predictions, probabilities)]
     humans = [humans] if isinstance(humans, str) else list(humans)
-    recode = _labels.recode_map(recode)
+    recode = _scales.recode_map(recode)
     rated = sorted({str(n) for _, _, pred, _ in tasks for n in (
         pred.columns if isinstance(pred, pd.DataFrame) else pred or ())})
     unknown = [n for n in recode if n != _labels.PANEL and n not in rated]
