@@ -172,6 +172,15 @@ def test_ids_are_read_as_written_in_every_layout(tmp_path, capsys):
     assert code == 0, err
 
 
+def test_ids_read_as_written_when_a_late_block_holds_decimals(tmp_path, monkeypatch):
+    monkeypatch.setattr(_csv, "_CHUNK_ROWS", 2)
+    ids = ["a", "b", "3", "4", "1.0", "1.50", "7", "8"]
+    p = _write(tmp_path / "w.csv", "id,r1,r2\n" + "".join(f"{i},1,{k % 2}\n"
+                                                          for k, i in enumerate(ids)))
+    td = io.read_wide(p, panel="r*", item="id")["w"]
+    assert td.panel.index.tolist() == ids and td.panel["r2"].tolist() == [0, 1] * 4
+
+
 def test_integer_ids_stay_compact(tmp_path):
     """Ids an integer spells as written are parsed as numbers, then turned to text."""
     n = 50_000
@@ -194,8 +203,8 @@ def test_dawid_skene_refused_on_a_list_of_votes(tmp_path, capsys):
         + "\n" for i in range(40)))
     data = io.load_tasks(p, panel="annotator_labels", item="pairID")
     assert data["snli"].raters_identified is False
-    with pytest.raises(ValueError, match=r"^aggregation: Dawid-Skene learns each rater from "
-                                         r"their column, and this panel is a list of votes"):
+    with pytest.raises(ValueError, match=r"^aggregation: Dawid-Skene .*(list of votes|are "
+                                         r"lists).*aggregation='majority'"):
         stratify(data, aggregation="dawid_skene", n_boot=0)
     code, err = _cli([p, "--panel", "annotator_labels", "--item", "pairID", "--aggregation",
                       "dawid_skene"], capsys)
