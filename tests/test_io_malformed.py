@@ -174,11 +174,13 @@ def test_ids_are_read_as_written_in_every_layout(tmp_path, capsys):
 
 def test_ids_read_as_written_when_a_late_block_holds_decimals(tmp_path, monkeypatch):
     monkeypatch.setattr(_csv, "_CHUNK_ROWS", 2)
-    ids = ["a", "b", "3", "4", "1.0", "1.50", "7", "8"]
+    ids = ["a", "b", "3", "4", "1.0", "1.50", "7", "8", "true", "FALSE"]
     p = _write(tmp_path / "w.csv", "id,r1,r2\n" + "".join(f"{i},1,{k % 2}\n"
                                                           for k, i in enumerate(ids)))
     td = io.read_wide(p, panel="r*", item="id")["w"]
-    assert td.panel.index.tolist() == ids and td.panel["r2"].tolist() == [0, 1] * 4
+    assert td.panel.index.tolist() == ids and td.panel["r2"].tolist() == [0, 1] * 5
+    _write(p, "id,r1,r2\ntrue,1,0\nFALSE,1,1\n")  # (pandas: the booleans True, False)
+    assert io.read_wide(p, panel="r*", item="id")["w"].panel.index.tolist() == ["true", "FALSE"]
 
 
 def test_integer_ids_stay_compact(tmp_path):

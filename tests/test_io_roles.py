@@ -81,3 +81,11 @@ def test_rater_files_and_long_tables_name_their_raters(tmp_path):
     td = io.load_tasks(tmp_path / "l.csv", panel="r*", humans="dr", layout="long")["l"]
     assert td.humans == ("dr",) and td.raters_identified
     assert td.panel.loc["y"].tolist() == [0, 1]
+
+
+def test_a_rater_given_as_system_and_human_is_refused(tmp_path):
+    import pytest
+
+    p = _write(tmp_path / "w.csv", WIDE)
+    with pytest.raises(ValueError, match=r"^humans: 'dr1' is also given as a system"):
+        io.load_tasks(p, panel="r*", systems="bot,dr1", humans="dr1", item="id")

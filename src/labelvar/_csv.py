@@ -123,8 +123,8 @@ def read_columns(path: Path, sep: str, choose, chunk_rows: int | None = None) ->
                 n_rows += len(chunk)
                 for c, j in zip(keep, at, strict=True):
                     col = chunk.iloc[:, j]
-                    if c in plain and c not in text and col.dtype.kind == "f":
-                        break  # ids such as 1.0 or 1e3: as written, from the start
+                    if c in plain and c not in text and col.dtype.kind in "fb":
+                        break  # ids such as 1.0, 1e3 or true: as written, from the start
                     columns[c].add(col)
                 else:
                     continue

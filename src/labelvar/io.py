@@ -1220,6 +1220,10 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         raise ValueError(f"panel_counts: count vectors are read from wide or JSONL files, "
                          f"not the {layout} layout")
     human_patterns = _patterns(humans)
+    both = [h for h in human_patterns if h in _patterns(systems)]
+    if both:
+        raise ValueError(f"humans: {both[0]!r} is also given as a system; a rater is evaluated "
+                         "as a system or as a human, not both")
     evaluated = _patterns(systems) + human_patterns
     try:
         if layout == "wide":
