@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from labelvar import io
 
@@ -84,8 +85,6 @@ def test_rater_files_and_long_tables_name_their_raters(tmp_path):
 
 
 def test_a_rater_given_as_system_and_human_is_refused(tmp_path):
-    import pytest
-
     p = _write(tmp_path / "w.csv", WIDE)
     with pytest.raises(ValueError, match=r"^humans: 'dr1' is also given as a system"):
         io.load_tasks(p, panel="r*", systems="bot,dr1", humans="dr1", item="id")
