@@ -391,6 +391,8 @@ def _run_stratify(args) -> int:
         # --prob-field that would be the answer of several tasks on the same items)
         loaded = list(dict.fromkeys(c for td in data.values() for c in td.predictions.columns))
         humans = io.select_columns(loaded, args.humans, "humans") if args.humans else []
+        if args.metrics is None and not loaded:  # probabilities only: no label metric to fill
+            metrics = [m for m in metrics if m not in st.LABEL_METRICS] or metrics
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", st.DataNoteWarning)
             result = st.stratify(

@@ -510,6 +510,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     v.choice("aggregation", aggregation, AGGREGATIONS)
     has_probs = probabilities is not None or (isinstance(panel, Mapping) and any(
         len(td) > 2 and td[2] for td in panel.values()))
+    asked = metrics is not None  # named metrics must be scored: none is dropped silently
     if metrics is None:
         metrics = METRICS + (ORDINAL_METRICS if ordinal else ()) + (
             PROBABILITY_METRICS if has_probs else ())
@@ -584,6 +585,15 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     if n_draws == 0 and not any(t.preds or t.probs for t in prepared):
         raise ValueError("nothing to score: no systems, no humans and simulated_human=0; "
                          f"ask for H' (simulated_human={DEFAULT_DRAWS})")
+    for mtr in metrics if asked else ():
+        if any(_has(mtr, t, r) for t in prepared for r in list(t.preds) + list(t.probs)) \
+                or (mtr in LABEL_METRICS and n_draws):
+            continue
+        if mtr in PROBABILITY_METRICS:
+            raise ValueError(f"metrics: {mtr!r} scores probability outputs and no system has "
+                             "any; give them (probabilities=...) or leave it out")
+        raise ValueError(f"metrics: {mtr!r} scores label predictions and no rater has any "
+                         "(only probability outputs); leave it out")
     if not (n_draws or boot_raters):  # nothing draws from the votes themselves: let them go
         prepared = [dataclasses.replace(t, codes=None) for t in prepared]
     frames, excluded, inputs, agree, comps = [], {}, {}, [], []
