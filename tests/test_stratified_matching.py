@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, roc_auc_score
+from tests.conftest import row
 
 from labelvar.stratified import DataNoteWarning, stratify
-from tests.conftest import row
 
 
 def _data(n=300, seed=3):

@@ -144,6 +144,8 @@ class _Task:
     probs: dict = field(default_factory=dict)  # name -> items x L probabilities (kept items)
     values: np.ndarray | None = None           # numeric value of each label (ordinal), else None
     posterior: np.ndarray | None = None        # Dawid-Skene: posterior of the label per item
+    tied: np.ndarray | None = None             # items whose majority the tie rule chose
+    tie_rule: str = "random"
 
     def agreement(self, idx=slice(None)) -> np.ndarray:
         """Observed agreement of the items ``idx``: top count / K (Dawid-Skene: the posterior).
@@ -153,6 +155,19 @@ class _Task:
         if self.posterior is not None:
             return self.posterior[idx]
         return self.top[idx] / self.k[idx]
+
+
+def first_vote(votes: np.ndarray, is_top: np.ndarray) -> np.ndarray:
+    """Per item, the first vote (in column order) for one of its top labels.
+
+    ``votes``: items x votes label codes (-1 missing), in the panel's rater order;
+    ``is_top``: items x L, the labels sharing the top count. This is the paper's code's
+    rule (``Counter(votes).most_common(1)``: among tied labels the one first seen).
+    """
+    ok = votes >= 0
+    hit = ok & np.take_along_axis(is_top, np.where(ok, votes, 0).astype(np.intp), axis=1)
+    at = hit.argmax(axis=1)
+    return votes[np.arange(votes.shape[0]), at]
 
 
 def _as_panel(panel) -> pd.DataFrame:
@@ -403,6 +418,10 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
              rng, panel_counts: bool = False, notes: list | None = None, probabilities=None,
              aggregation: str = "majority", ordinal: bool = False) -> _Task:
     notes = [] if notes is None else notes
+    if tie_rule == "first_vote" and panel_counts:
+        raise ValueError(f"tie_rule: 'first_vote' takes the tied label voted first, and the "
+                         f"per-label counts of task {task!r} have no vote order; use 'random', "
+                         "'lowest' or 'drop' with panel_counts")
     pdf = _as_panel(panel)
     n_items, n_cols = pdf.shape
     if n_items == 0:
@@ -467,7 +486,7 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
     for b in _blocks(n_items):
         top[b], n_top = _panel.plurality(counts[b])
         tied[b] = (n_top > 1) & (k[b] > 0)
-        majority[b] = np.argmax(counts[b] == top[b, None], axis=1)  # first (label order)
+        majority[b] = np.argmax(counts[b] == top[b, None], axis=1)  # lowest (label order)
     if tie_rule == "random" and tied.any():
         u = rng.random(n_items)
         rows = np.flatnonzero(tied)
@@ -475,6 +494,10 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
         pick = np.floor(u[rows] * is_top.sum(axis=1)).astype(np.int64)
         majority[rows] = np.argmax(np.cumsum(is_top, axis=1) > pick[:, None], axis=1)
         del u
+    elif tie_rule == "first_vote":
+        rows = np.flatnonzero(tied)
+        for b in _blocks(rows.size):
+            majority[rows[b]] = first_vote(codes[rows[b]], counts[rows[b]] == top[rows[b], None])
     probs = _as_probabilities(task, probabilities, lab, pos_code, pdf.index, notes)
     posterior = changed = None
     if aggregation == "dawid_skene":
@@ -522,7 +545,8 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
     inputs = dict(items=n_items, raters=n_raters, votes_min=int(k.min()),
                   votes_max=int(k.max()),
                   labels={x: int(counts[:, i].sum()) for i, x in enumerate(lab)},
-                  systems=list(dict.fromkeys(list(pcodes) + list(probs))))
+                  systems=list(dict.fromkeys(list(pcodes) + list(probs))),
+                  tie_rule=tie_rule, tied=int((tied & (k >= 2)).sum()))
     if changed is not None:
         inputs["changed_vs_majority"] = int(changed[keep].sum())
         inputs["evaluated"] = int(keep.sum())
@@ -534,4 +558,6 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
         preds={n: c[keep] for n, c in pcodes.items()}, pos_label=pos_code, excluded=excluded,
         inputs=inputs, probs={n: a[keep] for n, a in probs.items()}, values=values,
         posterior=None if posterior is None else posterior[keep],
+        tied=None if tie_rule == "drop" or posterior is not None else tied[keep],
+        tie_rule=tie_rule,
     )

@@ -287,8 +287,10 @@ def _add_stratify(sub) -> None:
                    "default: 1)")
     p.add_argument("--human-round", type=int, default=None, metavar="D",
                    help="round each human's score to D decimals before H's mean/sd (paper: 2)")
-    p.add_argument("--tie-rule", choices=("random", "first", "drop"), default="random",
-                   help="majority label of tied items: random (seeded), first label, or drop")
+    p.add_argument("--tie-rule", default="random", metavar="RULE",
+                   help="majority label of tied items: random (seeded, default), lowest (the "
+                   "lowest label), first_vote (the tied label voted first in rater order, the "
+                   "paper's code) or drop (the paper's Table 5)")
     p.add_argument("--missing-predictions", choices=("error", "drop"), default="error",
                    help="items some system has no prediction for: error, or drop (counted)")
     p.add_argument("--confidence-level", type=float, default=0.95,
@@ -323,7 +325,8 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "panel": "--panel", "task_column": "--task-column", "group_sep": "--group-sep",
                    "seed": "--seed", "compare": "--compare", "ordinal": "--ordinal",
                    "aggregation": "--aggregation", "probabilities": "--probabilities",
-                   "prob_field": "--prob-field", "boot_raters": "--boot-raters"}
+                   "prob_field": "--prob-field", "boot_raters": "--boot-raters",
+                   "tie_rule": "--tie-rule", "leave_one_out": "--leave-one-out"}
 _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 
