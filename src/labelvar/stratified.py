@@ -64,7 +64,7 @@ from labelvar._bins import (
     _wilson,
 )
 from labelvar._labels import plain
-from labelvar._tasks import _prepare, _tally, _Task
+from labelvar._tasks import _prepare, _tally, _Task, task_roles
 
 __all__ = [
     "COLUMNS",
@@ -248,7 +248,8 @@ class StratifiedResult:
         for task, d in self.inputs.items():
             k = (f"{d['votes_min']}" if d["votes_min"] == d["votes_max"]
                  else f"{d['votes_min']}-{d['votes_max']}")
-            who = "count vectors" if d["raters"] is None else f"{d['raters']} raters"
+            who = ("count vectors" if d.get("counts", d["raters"] is None) else
+                   "unidentified raters" if d["raters"] is None else f"{d['raters']} raters")
             labs = ", ".join(f"{lab} ({n:,})" for lab, n in d["labels"].items())
             line = f"{task}: {d['items']:,} items, {who}, {k} votes per item, labels {labs}"
             sy = d["systems"]
@@ -299,7 +300,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
              human_round: int | None = None, tie_rule: str = "random",
              missing: str = "error", confidence_level: float = 0.95, n_boot: int = 1000,
              boot_raters: bool = False, seed: int | np.random.Generator | None = 0,
-             task: str = "task", exact_limit: int = 4_000_000, panel_counts: bool = False,
+             task: str = "task", exact_limit: int = 4_000_000, panel_counts: bool | None = None,
              min_bin_size: int = MIN_BIN_SIZE, probabilities=None, ordinal: bool = False,
              aggregation: str = "majority", agreement: bool = True,
              compare: Sequence[str] | None = None,
@@ -313,11 +314,19 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         NaN/None (panels may differ in size per item). With ``panel_counts=True``
         items x L per-label vote counts instead. A mapping (as returned by the
         :mod:`labelvar.io` loaders) evaluates several tasks at once; then
-        ``predictions`` must be None. A rater may not be both in the panel and
-        among the predictions (it would be scored against a majority it voted in).
+        ``predictions`` must be None. The roles a :class:`labelvar.io.TaskData`
+        carries are used: its ``humans``, ``counts`` (``panel_counts``),
+        ``labels`` and ``raters_identified`` (list positions are not raters:
+        no Dawid-Skene, no per-rater rows); an argument contradicting them is
+        refused. A rater may not be both in the panel and among the predictions
+        (it would be scored against a majority it voted in).
     predictions : mapping of str to array_like, or DataFrame, optional
         One label per item for every evaluated rater (systems and the humans
-        named in ``humans``), aligned with the panel's rows.
+        named in ``humans``). A pandas Series or DataFrame is matched to the
+        panel's items **by its index** (the item ids; a panel given as an array
+        has ids 0 .. n-1): its index must hold every panel item once (an item
+        without a prediction is NaN), and ids the panel lacks or duplicates are
+        refused. A list or array is read in panel order.
     humans : str or sequence of str
         Names in ``predictions`` forming the independent human group H (a
         string is one name).
@@ -412,13 +421,15 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Largest (approximate) size of the joint TP x FP support for which the random
         labeller's exact F1 tail is computed (NaN above; about 10^5 items per bin
         fit the default).
-    panel_counts : bool
+    panel_counts : bool, optional
         ``panel`` holds per-label vote counts (items x L, e.g. ChaosNLI's
         ``label_count``; :func:`labelvar.io.read_jsonl` / :func:`~labelvar.io.read_wide`
         with ``counts=True`` read them) instead of one column per rater; any number
         of votes per item. Majority, ties and agreement come from the counts; H'
         and the rater bootstrap draw votes from them. Counts are whole numbers >= 0:
         an empty or NaN count is refused (naming the item and label), not read as 0.
+        Default None: False, or what a :class:`labelvar.io.TaskData` says
+        (``counts``); a value contradicting the data is refused.
     min_bin_size : int
         Bins with fewer items are flagged (``small_bin``; marked in
         :func:`paper_table` and :meth:`StratifiedResult.describe`) and left out of
@@ -426,7 +437,11 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     probabilities : mapping of str to array_like or DataFrame, optional
         Probability outputs of systems (a system may have labels, probabilities or
         both): items x L in label order (a DataFrame's columns name the labels),
-        or, for a binary task, one probability of the positive class per item.
+        or, for a binary task, one probability of the positive class per item;
+        matched to the panel's items as ``predictions`` are (pandas by index,
+        arrays in panel order). Each is finite and in [0, 1] and a row sums to 1:
+        within 0.01 (rounded outputs) it is normalised, with a note; further off,
+        or ``inf``, is refused.
         They are scored by :data:`PROBABILITY_METRICS` against each item's soft
         label (its panel's vote shares: cross-entropy, total variation) and the
         majority (AUROC, AUPRC; macro one-vs-rest for L > 2); see
@@ -565,25 +580,28 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         p_d_one = v.single("p_d_one", v.probability("p_d_one", p_d_one))
     if human_round is not None:
         human_round = v.single("human_round", v.integer("human_round", human_round, lo=0))
+    humans = [humans] if isinstance(humans, str) else list(humans)
     if isinstance(panel, Mapping):
         if predictions is not None:
             raise ValueError("predictions must be None when panel is a mapping of tasks")
-        tasks = [(str(name), td[0], td[1], td[2] if len(td) > 2 else None)
-                 for name, td in panel.items()]
+        tasks = [(str(name), td) for name, td in panel.items()]
         if not tasks:
             raise ValueError("panel: the mapping of tasks is empty")
     else:
-        tasks = [(str(task), panel, predictions, probabilities)]
-    humans = [humans] if isinstance(humans, str) else list(humans)
+        tasks = [(str(task), (panel, predictions, probabilities))]
     seed = _seeding.as_seed(seed)
     notes: list[str] = []
     prepared = []
-    for name, pan, pred, prob in tasks:
-        t = _prepare(name, pan, pred, labels=labels, pos_label=pos_label, tie_rule=tie_rule,
-                     missing=missing, rng=_seeding.generator(seed, "ties", name),
-                     panel_counts=panel_counts, notes=notes, probabilities=prob,
-                     aggregation=aggregation, ordinal=ordinal)
-        absent = [h for h in humans if h not in t.preds]
+    for name, td in tasks:
+        roles = task_roles(name, td, humans=humans, panel_counts=panel_counts, labels=labels)
+        t = _prepare(name, td[0], td[1], labels=roles.labels, pos_label=pos_label,
+                     tie_rule=tie_rule, missing=missing,
+                     rng=_seeding.generator(seed, "ties", name), panel_counts=roles.counts,
+                     notes=notes, probabilities=td[2] if len(td) > 2 else None,
+                     aggregation=aggregation, ordinal=ordinal,
+                     raters_identified=roles.raters_identified)
+        t.humans = tuple(h for h in roles.humans)
+        absent = [h for h in t.humans if h not in t.preds and h not in t.probs]
         if absent:
             raise ValueError(f"humans: {absent[0]!r} is not among the predictions of task "
                              f"{name!r} ({', '.join(map(repr, t.preds)) or 'none'})")
@@ -617,11 +635,11 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     for t in prepared:
         excluded[t.name] = t.excluded
         raters = list(dict.fromkeys(list(t.preds) + list(t.probs)))  # labels or probabilities
-        inputs[t.name] = dict(t.inputs, systems=[s for s in raters if s not in humans],
-                              humans=[h for h in raters if h in humans])
+        inputs[t.name] = dict(t.inputs, systems=[s for s in raters if s not in t.humans],
+                              humans=[h for h in raters if h in t.humans])
         n = t.k.size
         groups = _strata(t, bins) + [("all", np.arange(n, dtype=_index_dtype(n)))]
-        frame = _task_table(t, humans, groups, metrics, n_draws, leave_one_out, p_d_one,
+        frame = _task_table(t, t.humans, groups, metrics, n_draws, leave_one_out, p_d_one,
                             human_round, tie_rule, confidence_level, n_boot, boot_raters,
                             seed, exact_limit, min_bin_size, bar=bar)
         small = frame.loc[frame["small_bin"], ["stratum", "S"]].drop_duplicates()
