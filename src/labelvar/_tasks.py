@@ -168,12 +168,13 @@ class _Roles:
 
 
 def task_roles(task: str, td, *, humans, panel_counts, labels) -> _Roles:
-    """The roles of one task: what its data says (a :class:`labelvar.io.TaskData`'s
-    ``humans``, ``counts``, ``labels``, ``raters_identified``) and what the call says.
+    """The roles of one task: what its data says and what the call says.
 
-    An argument left at its default takes the data's value; one that contradicts it is
-    refused in one line (``humans`` naming, among this task's raters, others than the
-    data's; ``panel_counts=False`` for data of counts; ``labels`` other than the data's).
+    The data's are a :class:`labelvar.io.TaskData`'s ``humans``, ``counts``, ``labels``
+    and ``raters_identified``. An argument left at its default takes the data's value;
+    one that contradicts it is refused in one line (``humans`` naming, among this task's
+    raters, others than the data's; ``panel_counts=False`` for data of counts; ``labels``
+    other than the data's).
     """
     d_humans = tuple(map(str, getattr(td, "humans", ()) or ()))
     d_counts = getattr(td, "counts", None)
