@@ -110,6 +110,13 @@ TIE_RULES = ("random", "lowest", "first_vote", "drop")
 MIN_BIN_SIZE = 10
 #: H' draws when nothing else is scored (no systems, no humans) and simulated_human=None
 DEFAULT_DRAWS = 5
+#: most bootstrap resamples (``n_boot``): the percentile interval's Monte Carlo error at
+#: 1e6 is far below any bin's sampling error; more only costs time
+MAX_BOOT = 1_000_000
+#: most H' draws (``simulated_human``; the paper uses 5)
+MAX_DRAWS = 10_000
+#: most H' draws x items of a task (each draw holds a vote and a reference per item)
+MAX_DRAW_CELLS = 200_000_000
 
 
 class DataNoteWarning(UserWarning):
@@ -369,7 +376,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         for the others; ``p_random`` for accuracy and F1 only. Intervals: Wilson
         (accuracy), bootstrap over items (the others).
     simulated_human : int, optional
-        Number of H' draws (the paper uses 5); 0 for none. Default None: 5 when
+        Number of H' draws (the paper uses 5); 0 for none; at most
+        :data:`MAX_DRAWS`, and :data:`MAX_DRAW_CELLS` draws x items per task. Default None: 5 when
         there is nothing else to score (no systems, no humans in any task), else
         0. See the module notes.
     leave_one_out : bool
@@ -402,7 +410,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Confidence level of the intervals (Wilson for accuracy, percentile
         bootstrap over items with ``n_boot`` resamples for F1).
     n_boot : int
-        Bootstrap resamples for F1 intervals (0 to skip).
+        Bootstrap resamples for F1 intervals (0 to skip), at most :data:`MAX_BOOT`.
+        Resamples are drawn a block at a time (bounded memory, the same numbers
+        for a seed whatever the block size).
     boot_raters : bool
         Bootstrap over raters too: every interval (accuracy and F1) becomes a
         percentile bootstrap whose replicates resample the bin's items and redraw
@@ -572,9 +582,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         bins = POSTERIOR_BINS
     confidence_level = v.single("confidence_level", v.probability(
         "confidence_level", confidence_level, open_lo=True, open_hi=True))
-    n_boot = v.single("n_boot", v.integer("n_boot", n_boot, lo=0))
-    n_draws = None if simulated_human is None else \
-        v.single("simulated_human", v.integer("simulated_human", simulated_human, lo=0))
+    n_boot = v.single("n_boot", v.integer("n_boot", n_boot, lo=0, hi=MAX_BOOT))
+    n_draws = None if simulated_human is None else v.single(
+        "simulated_human", v.integer("simulated_human", simulated_human, lo=0, hi=MAX_DRAWS))
     min_bin_size = v.single("min_bin_size", v.integer("min_bin_size", min_bin_size, lo=1))
     if p_d_one is not None:
         p_d_one = v.single("p_d_one", v.probability("p_d_one", p_d_one))
@@ -628,6 +638,11 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
                              "any; give them (probabilities=...) or leave it out")
         raise ValueError(f"metrics: {mtr!r} scores label predictions and no rater has any "
                          "(only probability outputs); leave it out")
+    for t in prepared:  # refused before drawing (each draw holds 2 codes per item)
+        if n_draws * t.k.size > MAX_DRAW_CELLS:
+            raise ValueError(f"simulated_human: {n_draws:,} draws x {t.k.size:,} items of task "
+                             f"{t.name!r} is more than {MAX_DRAW_CELLS:.0e} draws x items; ask "
+                             f"for at most {MAX_DRAW_CELLS // t.k.size:,} draws")
     if not (n_draws or boot_raters):  # nothing draws from the votes themselves: let them go
         prepared = [dataclasses.replace(t, codes=None) for t in prepared]
     frames, excluded, inputs, agree, comps = [], {}, {}, [], []
@@ -970,6 +985,11 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
     task       All 4 0.500        0.75       0.75       0.83
     """
     table = _as_table(table)
+    lack = [c for c in ("task", "system", "role", "stratum", "S", "m", "metric", "score", "sd",
+                        "expected", "delta_human", "delta_expected") if c not in table.columns]
+    if lack:
+        raise ValueError(f"paper_table: the table has no column {', '.join(map(repr, lack))}; "
+                         "give the result of stratify (or its table)")
     if system is not None and system not in set(table["system"]):
         raise ValueError(f"system {system!r} not in the table; systems: "
                          f"{', '.join(map(str, dict.fromkeys(table['system'])))}")
