@@ -25,12 +25,16 @@ def binary_panel(n=400, k=5, seed=0):
 def test_panel_only_reports_h_prime_e_and_chance():
     r = stratify(binary_panel(), n_boot=0)  # no systems, no humans: H' with 5 draws
     t = r.table
-    assert set(t.role) == {"H'"}
+    assert set(t.role) == {"H'", "H'-loo"}  # leave-one-out by default, self-inclusive beside
     assert t.expected.notna().all() and t.chance.notna().all()
     acc = t[t.metric == "accuracy"]
     assert (acc.chance == 0.5).all()
     p = r.paper_table()
-    assert {"f1 H'", "f1 E", "f1 chance", "accuracy chance"} <= set(p.columns)
+    assert {"f1 H'-loo", "f1 H' (self-incl.)", "f1 E", "f1 chance",
+            "accuracy chance"} <= set(p.columns)
+    r = stratify(binary_panel(), n_boot=0, leave_one_out=False)  # the paper's Table 4
+    assert set(r.table.role) == {"H'"}
+    assert {"f1 H'", "f1 E"} <= set(r.paper_table().columns)
     with pytest.raises(ValueError, match="nothing to score"):
         stratify(binary_panel(), simulated_human=0, n_boot=0)
 

@@ -147,6 +147,7 @@ class _Task:
     tied: np.ndarray | None = None             # items whose majority the tie rule chose
     tie_rule: str = "random"
     humans: tuple = ()                         # the evaluated raters forming H
+    raters: tuple = ()                         # the panel's raters (columns), () for counts
     raters_identified: bool = True             # panel columns are the same rater on every item
 
     def agreement(self, idx=slice(None)) -> np.ndarray:
@@ -618,4 +619,5 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
         posterior=None if posterior is None else posterior[keep],
         tied=None if tie_rule == "drop" or posterior is not None else tied[keep],
         tie_rule=tie_rule, raters_identified=raters_identified and not panel_counts,
+        raters=() if panel_counts else tuple(map(str, pdf.columns)),
     )

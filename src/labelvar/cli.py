@@ -287,8 +287,14 @@ def _add_stratify(sub) -> None:
     p.add_argument("--min-bin-size", type=int, default=10, metavar="S",
                    help="bins with fewer items are flagged small and left out of the bin "
                    "tests (default 10)")
-    p.add_argument("--leave-one-out", action="store_true",
-                   help="add H'-loo (the drawn vote removed from the majority)")
+    p.add_argument("--leave-one-out", action=argparse.BooleanOptionalAction, default=True,
+                   help="with H': H'-loo (the drawn vote removed from the majority), the "
+                   "reference without humans, beside the self-inclusive H' (default); "
+                   "--no-leave-one-out: H' alone, as the paper's Table 4")
+    p.add_argument("--panel-loo", action="store_true",
+                   help="score each identified panel rater against the majority of the other "
+                   "raters (panel-loo) and, labelled, of the whole panel (panel-self); a panel "
+                   "rater may then be one of --compare")
     p.add_argument("--p-d-one", type=float, default=None, metavar="P",
                    help="p_d used for E where the observed p_d is 1 (the paper: 0.97; "
                    "default: 1)")
@@ -333,7 +339,8 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "seed": "--seed", "compare": "--compare", "ordinal": "--ordinal",
                    "aggregation": "--aggregation", "probabilities": "--probabilities",
                    "prob_field": "--prob-field", "boot_raters": "--boot-raters",
-                   "tie_rule": "--tie-rule", "leave_one_out": "--leave-one-out"}
+                   "tie_rule": "--tie-rule", "leave_one_out": "--leave-one-out",
+                   "panel_loo": "--panel-loo"}
 _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 
@@ -408,7 +415,7 @@ def _run_stratify(args) -> int:
             result = st.stratify(
                 data, humans=humans, pos_label=args.pos_label, labels=args.labels,
                 bins=args.bins, metrics=metrics, simulated_human=args.simulated_human,
-                leave_one_out=args.leave_one_out, p_d_one=args.p_d_one,
+                leave_one_out=args.leave_one_out, panel_loo=args.panel_loo, p_d_one=args.p_d_one,
                 human_round=args.human_round, tie_rule=args.tie_rule,
                 missing=args.missing_predictions, confidence_level=args.confidence_level,
                 n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed,

@@ -35,6 +35,7 @@ majority against it: expected accuracy 0.3, not 0.6).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import warnings
 from collections.abc import Mapping, Sequence
@@ -64,6 +65,7 @@ from labelvar._bins import (
     _wilson,
 )
 from labelvar._labels import plain
+from labelvar._panel_loo import panel_rows, rater_majorities
 from labelvar._tasks import _prepare, _tally, _Task, task_roles
 
 __all__ = [
@@ -303,7 +305,7 @@ def _progress_bar(progress: bool | None, desc: str, unit: str):
 def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=None,
              labels: Sequence | None = None, bins: Sequence[float] | None = None,
              metrics: Sequence[str] | None = None, simulated_human: int | None = None,
-             leave_one_out: bool = False, p_d_one: float | None = None,
+             leave_one_out: bool = True, panel_loo: bool = False, p_d_one: float | None = None,
              human_round: int | None = None, tie_rule: str = "random",
              missing: str = "error", confidence_level: float = 0.95, n_boot: int = 1000,
              boot_raters: bool = False, seed: int | np.random.Generator | None = 0,
@@ -381,8 +383,21 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         there is nothing else to score (no systems, no humans in any task), else
         0. See the module notes.
     leave_one_out : bool
-        Also report ``H'-loo`` (the drawn vote removed from the majority it is
-        compared with); implies 5 draws when ``simulated_human`` is 0.
+        With H' drawn, report ``H'-loo`` (the drawn vote removed from the majority it
+        is compared with: a rater scored against a panel it is not part of), the
+        reference of ``delta_human`` when there are no humans (default True). The
+        self-inclusive ``H'`` is reported beside it, labelled so (``H'
+        (self-incl.)`` in :func:`paper_table`); False: ``H'`` alone, the
+        reference, as in the paper's Table 4.
+    panel_loo : bool
+        With identified raters (one column per rater), score each panel rater
+        against the majority of the *other* raters (role ``panel-loo``; ties among
+        them by ``tie_rule``, ``"drop"`` leaving the item out for that rater) and,
+        labelled as such, against the whole panel's majority, its own vote
+        included (role ``panel-self``); ``S`` is the number of items scored. A
+        panel rater may also be one of ``compare``: the evaluated rater and the
+        panel member are then both scored against the majority of the panel
+        without that member, on the items it voted on.
     p_d_one : float, optional
         Coin-model :math:`p_d` used for ``expected`` where the observed agreement
         is 1 (the paper's Table 3 uses 0.97: unanimity of 5 raters does not mean a
@@ -474,7 +489,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Compute :attr:`StratifiedResult.agreement` (Fleiss' kappa, Krippendorff's
         alpha per task and stratum, bootstrap intervals with ``n_boot`` resamples).
     compare : (str, str), optional
-        Two systems compared on the same items per task, stratum and metric
+        Two systems (or a system and a panel rater, see ``panel_loo``) compared on
+        the same items per task, stratum and metric
         (:attr:`StratifiedResult.comparisons`; :func:`labelvar.inference.mcnemar_exact`,
         :func:`labelvar.inference.paired_bootstrap`).
     progress : bool, optional
@@ -618,14 +634,18 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         prepared.append(t)
     if compare is not None:
         named = {n for t in prepared for n in list(t.preds) + list(t.probs)}
+        panel_named = {n for t in prepared if t.raters_identified for n in t.raters}
+        if sum(c in panel_named and c not in named for c in compare) > 1:
+            raise ValueError("compare: two panel raters have no common reference (each is "
+                             "compared against the majority of the others); compare a panel "
+                             "rater with an evaluated one")
+        named |= panel_named
         for c in compare:
             if c not in named:
                 raise ValueError(f"compare: system {c!r} is not among the evaluated raters "
                                  f"({', '.join(map(repr, sorted(named))) or 'none'})")
     if n_draws is None:  # nothing else to score: H' (and E, chance) per bin
         n_draws = 0 if any(t.preds or t.probs for t in prepared) else DEFAULT_DRAWS
-    if leave_one_out and n_draws == 0:
-        n_draws = DEFAULT_DRAWS
     if n_draws == 0 and not any(t.preds or t.probs for t in prepared):
         raise ValueError("nothing to score: no systems, no humans and simulated_human=0; "
                          f"ask for H' (simulated_human={DEFAULT_DRAWS})")
@@ -643,6 +663,16 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
             raise ValueError(f"simulated_human: {n_draws:,} draws x {t.k.size:,} items of task "
                              f"{t.name!r} is more than {MAX_DRAW_CELLS:.0e} draws x items; ask "
                              f"for at most {MAX_DRAW_CELLS // t.k.size:,} draws")
+    if panel_loo and not any(t.raters_identified for t in prepared):
+        raise ValueError("panel_loo: scoring each panel rater against the others needs "
+                         "identified raters (one column per rater), not per-label counts or "
+                         "lists of votes")
+    refs = {}
+    for t in prepared:  # each panel rater's reference: the majority of the other raters
+        wanted = None if panel_loo else [c for c in (compare or ()) if c in t.raters
+                                         and c not in t.preds]
+        refs[t.name] = rater_majorities(t, tie_rule, seed, wanted) if panel_loo or wanted \
+            else {}
     if not (n_draws or boot_raters):  # nothing draws from the votes themselves: let them go
         prepared = [dataclasses.replace(t, codes=None) for t in prepared]
     frames, excluded, inputs, agree, comps = [], {}, {}, [], []
@@ -656,15 +686,17 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         groups = _strata(t, bins) + [("all", np.arange(n, dtype=_index_dtype(n)))]
         frame = _task_table(t, t.humans, groups, metrics, n_draws, leave_one_out, p_d_one,
                             human_round, tie_rule, confidence_level, n_boot, boot_raters,
-                            seed, exact_limit, min_bin_size, bar=bar)
+                            seed, exact_limit, min_bin_size, bar=bar,
+                            panel=refs[t.name] if panel_loo else {})
         small = frame.loc[frame["small_bin"], ["stratum", "S"]].drop_duplicates()
         inputs[t.name]["small_bins"] = {a: int(n) for a, n in small.to_numpy()}
         frames.append(frame)
         if agreement:
             agree.append(_agreement_rows(t, groups, n_boot, confidence_level, seed))
-        if compare is not None and all(c in list(t.preds) + list(t.probs) for c in compare):
+        if compare is not None and all(c in list(t.preds) + list(t.probs) + list(refs[t.name])
+                                       for c in compare):
             comps.append(_compare_rows(t, groups, compare, metrics, n_boot, confidence_level,
-                                       seed, min_bin_size))
+                                       seed, min_bin_size, refs[t.name]))
     bar.close()
     for note in notes:
         warnings.warn(note, DataNoteWarning, stacklevel=2)
@@ -745,25 +777,44 @@ def _agreement_rows(t: _Task, groups, n_boot, confidence_level, seed) -> pd.Data
 
 
 def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, seed,
-                  min_bin_size) -> pd.DataFrame:
-    """Two systems on the same items: exact McNemar (accuracy), paired bootstrap (others)."""
+                  min_bin_size, refs=None) -> pd.DataFrame:
+    """Two systems on the same items: exact McNemar (accuracy), paired bootstrap (others).
+
+    With a panel rater among them (``refs``: its votes and the others' majority) both
+    are scored against that majority, on the items the panel rater is scored on.
+    """
     from labelvar import inference
 
     a, b = compare
+    refs = refs or {}
+    member = next((c for c in compare if c in refs and c not in t.preds), None)
+    preds = dict(t.preds)
+    if member is not None:
+        preds[member] = refs[member].votes
     rows = []
     for name, idx in groups:
+        truth_all = t.majority
+        if member is not None:
+            idx = idx[refs[member].ref[idx] >= 0]
+            truth_all = refs[member].ref
         for metric in metrics:
-            if not (_has(metric, t, a) and _has(metric, t, b)):
+            if member is not None and metric not in LABEL_METRICS:
                 continue
-            sa, sb = _item_score(metric, t, a, idx), _item_score(metric, t, b, idx)
+            if member is None and not (_has(metric, t, a) and _has(metric, t, b)):
+                continue
+            if member is None or metric not in LABEL_METRICS:
+                sa, sb = _item_score(metric, t, a, idx), _item_score(metric, t, b, idx)
+            else:
+                sa, sb = (float(_score(metric, truth_all[idx], preds[c][idx], t))
+                          for c in (a, b))
             row = dict(task=t.name, stratum=name, S=idx.size,
                        small_bin=name != "all" and idx.size < min_bin_size, metric=metric,
                        system_a=a, system_b=b, score_a=sa, score_b=sb, diff=sa - sb,
                        n_a_only=np.nan, n_b_only=np.nan)
             rng = _seeding.generator(seed, "compare", t.name, name, metric, a, b)
             if metric in LABEL_METRICS:
-                truth = t.majority[idx]
-                pa, pb = t.preds[a][idx], t.preds[b][idx]
+                truth = truth_all[idx]
+                pa, pb = preds[a][idx], preds[b][idx]
                 def delta(d, metric=metric, truth=truth, pa=pa, pb=pb):
                     return _score(metric, truth[d], pa[d], t) - _score(metric, truth[d], pb[d], t)
 
@@ -780,13 +831,13 @@ def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, 
                        p=boot.p)
             note = ""
             if metric == "accuracy":
-                truth = t.majority[idx]
-                mc = inference.mcnemar_exact(t.preds[a][idx] == truth, t.preds[b][idx] == truth)
+                mc = inference.mcnemar_exact(pa == truth, pb == truth)
                 row.update(test="mcnemar_exact", n_a_only=mc.n_a_only, n_b_only=mc.n_b_only,
                            p=mc.p)
                 if mc.n_a_only + mc.n_b_only == 0:
                     note = "no discordant items: no test"
-            elif _same_answers(metric, t, a, b, idx):  # every resample differs by 0
+            elif (np.array_equal(pa, pb) if metric in LABEL_METRICS
+                  else _same_answers(metric, t, a, b, idx)):  # every resample differs by 0
                 row.update(p=np.nan)
                 note = "identical answers on these items: no test"
             elif not np.isfinite(row["diff"]):
@@ -809,8 +860,12 @@ def _same_answers(metric: str, t: _Task, a: str, b: str, idx: np.ndarray) -> boo
 
 def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_round,
                 tie_rule, confidence_level, n_boot, boot_raters, seed, exact_limit,
-                min_bin_size=MIN_BIN_SIZE, bar=None) -> pd.DataFrame:
-    """The tidy rows of one task; ``groups``: (stratum, item indices), the strata then ``all``."""
+                min_bin_size=MIN_BIN_SIZE, bar=None, panel=None) -> pd.DataFrame:
+    """The tidy rows of one task; ``groups``: (stratum, item indices), the strata then ``all``.
+
+    ``panel``: the panel raters' references (:mod:`labelvar._panel_loo`), scored as
+    ``panel-loo`` and ``panel-self`` rows.
+    """
     from labelvar import analytic
 
     L = len(t.labels)
@@ -878,6 +933,16 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
             return _bootstrap_items(t, conf, metric, n_boot, confidence_level, rng)
         return _wilson(int(np.trace(conf)), idx.size, confidence_level)
 
+    def panel_score(metric, truth, pred):
+        return _score_conf(metric, _confusion(truth, pred, L), t)
+
+    def panel_interval(name, metric, truth, pred, key):
+        conf = _confusion(truth, pred, L)
+        if metric == "accuracy":
+            return _wilson(int(np.trace(conf)), int(conf.sum()), confidence_level)
+        rng = _seeding.generator(seed, "bootstrap", t.name, *key, name, metric)
+        return _bootstrap_items(t, conf, metric, n_boot, confidence_level, rng)
+
     rows = []
     raters = [(n, "human" if n in humans else "system")
               for n in dict.fromkeys(list(t.preds) + list(t.probs))]
@@ -919,6 +984,9 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
                 group_rows.append(dict(base, system="H", role="H", score=sc, sd=sd,
                                        ci_low=np.nan, ci_high=np.nan, p_random=pr[0],
                                        p_random_prior=pr[1]))
+            if panel and metric in LABEL_METRICS:
+                group_rows += panel_rows(t, panel, idx, metric, base, panel_score,
+                                         functools.partial(panel_interval, name))
             for sname, (picks, refs) in sim.items():
                 if metric not in LABEL_METRICS:
                     continue
@@ -930,8 +998,9 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
                                        p_random_prior=np.nan))
             if hs:
                 ref = float(np.mean(hs))
-            else:
-                ref = next((r["score"] for r in group_rows if r["role"] == "H'"), np.nan)
+            else:  # H'-loo (default) or the self-inclusive H'
+                ref = next((r["score"] for role in ("H'-loo", "H'") for r in group_rows
+                            if r["role"] == role), np.nan)
             for r in rater_rows + group_rows:
                 r["delta_expected"] = e - r["score"]
                 r["delta_human"] = ref - r["score"]
@@ -949,8 +1018,9 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
     r"""Lay the tidy table out as the paper's Table 3 (strings, ready to print).
 
     Columns: ``task, agreement, S, m`` then per metric ``AI, H, E, Δ(H−AI), Δ(E−H),
-    Δ(E−AI)``, where H is the human group (``mean±sd``) or, without humans, H'
-    (the paper heads the agreement column :math:`p_d`). Without a ``system`` only
+    Δ(E−AI)``, where H is the human group (``mean±sd``) or, without humans, H'-loo
+    (``stratify``'s default) or H' (the paper heads the agreement column
+    :math:`p_d`); the self-inclusive H' beside H'-loo is headed ``H' (self-incl.)``. Without a ``system`` only
     the ``H, E, Δ(E−H)`` columns are shown, and ``chance`` (a uniform guesser's
     expected score). Rows: per task, the bins in increasing agreement, then
     ``All``; with a ``system``, only the tasks it has predictions for. When some
@@ -996,7 +1066,7 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
     if metrics is None:
         metrics = [m for m in ("f1", "accuracy") if m in set(table["metric"])]
     roles = set(table["role"])
-    ref_role = "H" if "H" in roles else ("H'" if "H'" in roles else None)
+    ref_role = next((r for r in ("H", "H'-loo", "H'") if r in roles), None)
 
     def f(x, d=digits):
         return "NaN" if not np.isfinite(x) else f"{x:.{d}f}"
@@ -1025,9 +1095,10 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
                 hs = f(h.score) + (f"±{h.sd:.{digits}f}" if np.isfinite(h.sd) else "")
             hn = ref_role or "H"
             row[f"{metric} {hn}"] = hs
-            loo = gm[gm.role == "H'-loo"]
-            if len(loo):
-                row[f"{metric} H'-loo"] = f(loo.iloc[0].score)
+            for role, head in (("H'-loo", "H'-loo"), ("H'", "H' (self-incl.)")):
+                extra = gm[gm.role == role]  # beside the reference, labelled
+                if role != ref_role and len(extra):
+                    row[f"{metric} {head}"] = f(extra.iloc[0].score)
             row[f"{metric} E"] = f(gm.iloc[0].expected)
             if system is None and "chance" in gm.columns:
                 row[f"{metric} chance"] = f(gm.iloc[0].chance)
