@@ -39,7 +39,7 @@ from labelvar._tasks import _tally, _Task
 COLUMNS = (
     "task", "system", "role", "stratum", "agreement", "S", "small_bin", "m", "n_labels",
     "metric", "score", "sd", "ci_low", "ci_high", "expected", "chance", "delta_expected",
-    "delta_human", "p_random", "p_random_prior", "tie_rule", "n_tied",
+    "delta_human", "p_random", "p_random_prior", "tie_rule", "n_tied", "expected_skill",
 )
 
 #: label metrics of a rater's labels against the majority (one confusion matrix, :mod:`labelvar._metrics`)
@@ -177,12 +177,15 @@ def _same_answers(metric: str, t: _Task, a: str, b: str, idx: np.ndarray) -> boo
 
 def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_round,
                 tie_rule, confidence_level, n_boot, boot_raters, seed, exact_limit,
-                min_bin_size=MIN_BIN_SIZE, bar=None, panel=None) -> pd.DataFrame:
+                min_bin_size=MIN_BIN_SIZE, bar=None, panel=None, skill=None) -> pd.DataFrame:
     """The tidy rows of one task; ``groups``: (stratum, item indices), the strata then ``all``.
 
     ``panel``: the panel raters' references (:mod:`labelvar._panel_loo`), scored as
-    ``panel-loo`` and ``panel-self`` rows.
+    ``panel-loo`` and ``panel-self`` rows; ``skill``: per human, its skill-based
+    expected accuracy per item (:mod:`labelvar._skill`), averaged per stratum into
+    ``expected_skill``.
     """
+    skill = skill or {}
     from labelvar import analytic
 
     L = len(t.labels)
@@ -287,9 +290,11 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
                     sc = _item_score(metric, t, rname, idx)
                     lo, hi = interval(rname, name, metric, idx, None)
                 pr = _p_random(metric, sc, truth_counts, t.pos_label, L, exact_limit)
+                es = (float(np.nanmean(skill[rname][idx])) if metric == "accuracy"
+                      and rname in skill and np.isfinite(skill[rname][idx]).any() else np.nan)
                 rater_rows.append(dict(base, system=rname, role=role, score=sc, sd=np.nan,
                                        ci_low=lo, ci_high=hi, p_random=pr[0],
-                                       p_random_prior=pr[1]))
+                                       p_random_prior=pr[1], expected_skill=es))
             hs = [r["score"] for r in rater_rows if r["role"] == "human"]
             if human_round is not None:
                 hs = [round(x, human_round) for x in hs]

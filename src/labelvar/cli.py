@@ -291,6 +291,10 @@ def _add_stratify(sub) -> None:
                    help="with H': H'-loo (the drawn vote removed from the majority), the "
                    "reference without humans, beside the self-inclusive H' (default); "
                    "--no-leave-one-out: H' alone, as the paper's Table 4")
+    p.add_argument("--skill-model", default=None,
+                   metavar="MODEL", help="one_coin, dawid_skene or dawid_skene_difficulty: fit it "
+                   "to the panel's and the humans' votes and add each human's skill-based "
+                   "expected accuracy (expected_skill) beside E")
     p.add_argument("--panel-loo", action="store_true",
                    help="score each identified panel rater against the majority of the other "
                    "raters (panel-loo) and, labelled, of the whole panel (panel-self); a panel "
@@ -340,7 +344,7 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "aggregation": "--aggregation", "probabilities": "--probabilities",
                    "prob_field": "--prob-field", "boot_raters": "--boot-raters",
                    "tie_rule": "--tie-rule", "leave_one_out": "--leave-one-out",
-                   "panel_loo": "--panel-loo"}
+                   "panel_loo": "--panel-loo", "skill_model": "--skill-model"}
 _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 
@@ -415,7 +419,8 @@ def _run_stratify(args) -> int:
             result = st.stratify(
                 data, humans=humans, pos_label=args.pos_label, labels=args.labels,
                 bins=args.bins, metrics=metrics, simulated_human=args.simulated_human,
-                leave_one_out=args.leave_one_out, panel_loo=args.panel_loo, p_d_one=args.p_d_one,
+                leave_one_out=args.leave_one_out, panel_loo=args.panel_loo,
+                skill_model=args.skill_model, p_d_one=args.p_d_one,
                 human_round=args.human_round, tie_rule=args.tie_rule,
                 missing=args.missing_predictions, confidence_level=args.confidence_level,
                 n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed,

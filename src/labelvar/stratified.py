@@ -48,6 +48,7 @@ from labelvar._bins import _has, _index_dtype, _strata
 from labelvar._labels import plain
 from labelvar._panel_loo import rater_majorities
 from labelvar._paper_layout import _as_table, _stratum_key, paper_table, stratum_order  # noqa: F401
+from labelvar._skill import SKILL_MODELS, skill_expectations
 from labelvar._tables import (  # noqa: F401 (AGREEMENT_COLUMNS: documented here)
     AGREEMENT_COLUMNS,
     COLUMNS,
@@ -242,7 +243,8 @@ def _progress_bar(progress: bool | None, desc: str, unit: str):
 def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=None,
              labels: Sequence | None = None, bins: Sequence[float] | None = None,
              metrics: Sequence[str] | None = None, simulated_human: int | None = None,
-             leave_one_out: bool = True, panel_loo: bool = False, p_d_one: float | None = None,
+             leave_one_out: bool = True, panel_loo: bool = False,
+             skill_model: str | None = None, p_d_one: float | None = None,
              human_round: int | None = None, tie_rule: str = "random",
              missing: str = "error", confidence_level: float = 0.95, n_boot: int = 1000,
              boot_raters: bool = False, seed: int | np.random.Generator | None = 0,
@@ -335,6 +337,14 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         panel rater may also be one of ``compare``: the evaluated rater and the
         panel member are then both scored against the majority of the panel
         without that member, on the items it voted on.
+    skill_model : {"one_coin", "dawid_skene", "dawid_skene_difficulty"}, optional
+        With identified raters: fit this rater model
+        (:func:`labelvar.raters.fit_raters`) to the panel's votes and the humans'
+        labels together, and give each human's accuracy row its skill-based
+        expectation ``expected_skill``: the mean over the stratum's items of P(the
+        human's label = the panel's plurality | the panel's votes), beside the
+        exchangeable ``expected`` (E = p_d). Ties are averaged over the tied
+        labels. Default None: not fitted (NaN).
     p_d_one : float, optional
         Coin-model :math:`p_d` used for ``expected`` where the observed agreement
         is 1 (the paper's Table 3 uses 0.97: unanimity of 5 raters does not mean a
@@ -604,6 +614,13 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         raise ValueError("panel_loo: scoring each panel rater against the others needs "
                          "identified raters (one column per rater), not per-label counts or "
                          "lists of votes")
+    if skill_model is not None:
+        v.choice("skill_model", skill_model, SKILL_MODELS)
+        if not any(t.raters_identified and t.humans for t in prepared):
+            raise ValueError("skill_model: each human's skill-based expectation needs humans "
+                             "and identified panel raters (one column per rater)")
+    skills = {t.name: skill_expectations(t, skill_model, seed)
+              if skill_model is not None and t.raters_identified else {} for t in prepared}
     refs = {}
     for t in prepared:  # each panel rater's reference: the majority of the other raters
         wanted = None if panel_loo else [c for c in (compare or ()) if c in t.raters
@@ -624,7 +641,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         frame = _task_table(t, t.humans, groups, metrics, n_draws, leave_one_out, p_d_one,
                             human_round, tie_rule, confidence_level, n_boot, boot_raters,
                             seed, exact_limit, min_bin_size, bar=bar,
-                            panel=refs[t.name] if panel_loo else {})
+                            panel=refs[t.name] if panel_loo else {}, skill=skills[t.name])
         small = frame.loc[frame["small_bin"], ["stratum", "S"]].drop_duplicates()
         inputs[t.name]["small_bins"] = {a: int(n) for a, n in small.to_numpy()}
         frames.append(frame)
