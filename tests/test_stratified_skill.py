@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from tests.conftest import row
 
 from labelvar.stratified import stratify
-from tests.conftest import row
 
 
 @pytest.mark.slow
