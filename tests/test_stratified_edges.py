@@ -35,7 +35,7 @@ def test_paper_table_without_humans_leaves_the_human_gap_blank():
     assert pt["accuracy Δ(E−AI)"].tolist() == ["0.00", "0.50", "0.20"]
     # with H' the gap is there
     pt = stratify(PANEL, PRED, n_boot=0, metrics=["accuracy"], simulated_human=2).paper_table("s")
-    assert all(re.fullmatch(r"-?\d\.\d\d", x) for x in pt["accuracy Δ(H'−AI)"])
+    assert all(re.fullmatch(r"-?\d\.\d\d", x) for x in pt["accuracy Δ(H'-loo−AI)"])
 
 
 def test_a_task_without_raters_keeps_the_table_numeric():

@@ -25,12 +25,16 @@ def binary_panel(n=400, k=5, seed=0):
 def test_panel_only_reports_h_prime_e_and_chance():
     r = stratify(binary_panel(), n_boot=0)  # no systems, no humans: H' with 5 draws
     t = r.table
-    assert set(t.role) == {"H'"}
+    assert set(t.role) == {"H'", "H'-loo"}  # leave-one-out by default, self-inclusive beside
     assert t.expected.notna().all() and t.chance.notna().all()
     acc = t[t.metric == "accuracy"]
     assert (acc.chance == 0.5).all()
     p = r.paper_table()
-    assert {"f1 H'", "f1 E", "f1 chance", "accuracy chance"} <= set(p.columns)
+    assert {"f1 H'-loo", "f1 H' (self-incl.)", "f1 E", "f1 chance",
+            "accuracy chance"} <= set(p.columns)
+    r = stratify(binary_panel(), n_boot=0, leave_one_out=False)  # the paper's Table 4
+    assert set(r.table.role) == {"H'"}
+    assert {"f1 H'", "f1 E"} <= set(r.paper_table().columns)
     with pytest.raises(ValueError, match="nothing to score"):
         stratify(binary_panel(), simulated_human=0, n_boot=0)
 
@@ -202,7 +206,7 @@ def test_integer_list_panel_of_more_than_20_labels_is_refused():
 def test_counts_panel_hand_computed():
     counts = pd.DataFrame([[12, 68, 20], [30, 70, 0], [50, 50, 0], [1, 1, 98], [0, 0, 100],
                            [60, 30, 10]], columns=["e", "n", "c"])
-    r = stratify(counts, panel_counts=True, tie_rule="first", simulated_human=4,
+    r = stratify(counts, panel_counts=True, tie_rule="lowest", simulated_human=4,
                  metrics=["accuracy"], n_boot=0, seed=3)
     t = r.table
     s = t.drop_duplicates("stratum").set_index("stratum").S
@@ -214,7 +218,7 @@ def test_counts_panel_hand_computed():
 
     rng = _seeding.generator(3, "simulated_human", "task")
     c = counts.to_numpy()
-    majority = np.argmax(c, axis=1)  # tie_rule first: 'e' for the 50/50 item
+    majority = np.argmax(c, axis=1)  # tie_rule lowest: 'e' for the 50/50 item
     hits = []
     for _ in range(4):
         j = np.floor(rng.random(6) * 100).astype(int)

@@ -159,8 +159,8 @@ def test_snli_panel_only_h_prime_e_and_chance():
     assert ("snli_1.0_dev_first1288: 1,289 items, 5 raters, 4-5 votes per item, labels "
             "contradiction (2,088), entailment (2,183), neutral (2,171); systems none") in err
     t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
-    assert set(t.role) == {"H'"}
-    acc = t[t.metric == "accuracy"].set_index("stratum")
+    assert set(t.role) == {"H'", "H'-loo"}
+    acc = t[(t.metric == "accuracy") & (t.role == "H'")].set_index("stratum")
     assert acc.chance.eq(1 / 3).all()
     assert acc.expected["0.80"] == pytest.approx(0.8)
     assert bool(acc.small_bin["0.75"]) and not bool(acc.small_bin["0.80"])
@@ -218,7 +218,7 @@ def test_chaosnli_label_count_refused_as_votes_and_read_as_counts():
     t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
     counts = np.array([json.loads(ln)["label_count"] for ln in path.open()])
     top = counts.max(axis=1)
-    s = t.set_index("stratum").S
+    s = t[t.role == "H'"].set_index("stratum").S
     assert s["all"] == 1514
     for k in (50, 68, 90):  # S by hand
         assert s[f"{k / 100:.2f}"] == (top == k).sum()

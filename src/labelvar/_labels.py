@@ -555,17 +555,3 @@ def probability_column(col, where: str) -> np.ndarray:
         raise ValueError(f"{where}: {plain(col.iloc[i])!r} (row {i + 1}) is no probability; a "
                          "probability is a number in [0, 1] (empty or NaN: missing)")
     return num.to_numpy(dtype=float)
-
-
-def check_probabilities(where: str, arr: np.ndarray, lab: list) -> None:
-    """Refuse probabilities (items x labels) that are infinite or outside [0, 1]; NaN is missing.
-
-    Cross-entropy and total variation of such values are NaN or meaningless, with no
-    word said.
-    """
-    bad = ~np.isnan(arr) & ~((arr >= 0) & (arr <= 1))
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(f"{where}: row {i + 1} has {plain(arr[i, j])!r} for label "
-                         f"{plain(lab[j])!r} ({int(bad.any(axis=1).sum()):,} row(s) in all); a "
-                         "probability is a number in [0, 1] (NaN: missing)")

@@ -153,7 +153,14 @@ def _run_tables(args) -> int:
 def _print_table(table, fmt: str) -> None:
     from labelvar._format import render_table
 
-    sys.stdout.write(render_table(table, fmt))
+    _write(render_table(table, fmt))
+
+
+def _write(text: str) -> None:
+    """Write to stdout, in ASCII spellings when it cannot encode the table's symbols."""
+    from labelvar._format import for_stream
+
+    sys.stdout.write(for_stream(text, sys.stdout))
 
 
 # --------------------------------------------------------------------------- sweep / collect
@@ -289,15 +296,27 @@ def _add_stratify(sub) -> None:
     p.add_argument("--min-bin-size", type=int, default=10, metavar="S",
                    help="bins with fewer items are flagged small and left out of the bin "
                    "tests (default 10)")
-    p.add_argument("--leave-one-out", action="store_true",
-                   help="add H'-loo (the drawn vote removed from the majority)")
+    p.add_argument("--leave-one-out", action=argparse.BooleanOptionalAction, default=True,
+                   help="with H': H'-loo (the drawn vote removed from the majority), the "
+                   "reference without humans, beside the self-inclusive H' (default); "
+                   "--no-leave-one-out: H' alone, as the paper's Table 4")
+    p.add_argument("--skill-model", default=None,
+                   metavar="MODEL", help="one_coin, dawid_skene or dawid_skene_difficulty: fit it "
+                   "to the panel's and the humans' votes and add each human's skill-based "
+                   "expected accuracy (expected_skill) beside E")
+    p.add_argument("--panel-loo", action="store_true",
+                   help="score each identified panel rater against the majority of the other "
+                   "raters (panel-loo) and, labelled, of the whole panel (panel-self); a panel "
+                   "rater may then be one of --compare")
     p.add_argument("--p-d-one", type=float, default=None, metavar="P",
                    help="p_d used for E where the observed p_d is 1 (the paper: 0.97; "
                    "default: 1)")
     p.add_argument("--human-round", type=int, default=None, metavar="D",
                    help="round each human's score to D decimals before H's mean/sd (paper: 2)")
-    p.add_argument("--tie-rule", choices=("random", "first", "drop"), default="random",
-                   help="majority label of tied items: random (seeded), first label, or drop")
+    p.add_argument("--tie-rule", default="random", metavar="RULE",
+                   help="majority label of tied items: random (seeded, default), lowest (the "
+                   "lowest label), first_vote (the tied label voted first in rater order, the "
+                   "paper's code) or drop (the paper's Table 5)")
     p.add_argument("--missing-predictions", choices=("error", "drop"), default="error",
                    help="items some system has no prediction for: error, or drop (counted)")
     p.add_argument("--confidence-level", type=float, default=0.95,
@@ -333,7 +352,9 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "seed": "--seed", "compare": "--compare", "ordinal": "--ordinal",
                    "aggregation": "--aggregation", "probabilities": "--probabilities",
                    "prob_field": "--prob-field", "boot_raters": "--boot-raters",
-                   "recode": "--recode", "pred_classes": "--pred-classes"}
+                   "recode": "--recode", "pred_classes": "--pred-classes",
+                   "tie_rule": "--tie-rule", "leave_one_out": "--leave-one-out",
+                   "panel_loo": "--panel-loo", "skill_model": "--skill-model"}
 _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 
@@ -401,12 +422,15 @@ def _run_stratify(args) -> int:
         # --prob-field that would be the answer of several tasks on the same items)
         loaded = list(dict.fromkeys(c for td in data.values() for c in td.predictions.columns))
         humans = io.select_columns(loaded, args.humans, "humans") if args.humans else []
+        if args.metrics is None and not loaded:  # probabilities only: no label metric to fill
+            metrics = [m for m in metrics if m not in st.LABEL_METRICS] or metrics
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", st.DataNoteWarning)
             result = st.stratify(
                 data, humans=humans, pos_label=args.pos_label, labels=args.labels,
                 bins=args.bins, metrics=metrics, simulated_human=args.simulated_human,
-                leave_one_out=args.leave_one_out, p_d_one=args.p_d_one,
+                leave_one_out=args.leave_one_out, panel_loo=args.panel_loo,
+                skill_model=args.skill_model, p_d_one=args.p_d_one,
                 human_round=args.human_round, tie_rule=args.tie_rule,
                 missing=args.missing_predictions, confidence_level=args.confidence_level,
                 n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed,
@@ -428,7 +452,7 @@ def _run_stratify(args) -> int:
     if args.format == "csv":
         _print_table(result.table, "csv")
     else:
-        sys.stdout.write(report.stratify_markdown(result, compare=across, paired=paired))
+        _write(report.stratify_markdown(result, compare=across, paired=paired))
     if args.out:
         report.write_stratify_report(result, args.out, compare=across, paired=paired)
         print(f"labelvar: wrote {args.out}/stratified.csv, table.md, figures", file=sys.stderr)

@@ -35,7 +35,6 @@ majority against it: expected accuracy 0.3, not 0.6).
 from __future__ import annotations
 
 import dataclasses
-import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,26 +44,21 @@ import pandas as pd
 
 from labelvar import _labels, _metrics, _scales, _seeding
 from labelvar import _validate as v
-from labelvar._bins import (
-    _bootstrap_items,
-    _bootstrap_loop,
-    _bootstrap_panel,
-    _confusion,
-    _expectation,
-    _has,
-    _index_dtype,
-    _item_score,
-    _levels,
-    _merge_levels,
-    _p_random,
-    _score,
-    _score_conf,
-    _simulated,
-    _strata,
-    _wilson,
-)
+from labelvar._bins import _has, _index_dtype, _strata
 from labelvar._labels import plain
-from labelvar._tasks import _prepare, _tally, _Task
+from labelvar._panel_loo import rater_majorities
+from labelvar._paper_layout import _as_table, _stratum_key, paper_table, stratum_order  # noqa: F401
+from labelvar._skill import SKILL_MODELS, skill_expectations
+from labelvar._tables import (  # noqa: F401 (AGREEMENT_COLUMNS: documented here)
+    AGREEMENT_COLUMNS,
+    COLUMNS,
+    LABEL_METRICS,
+    MIN_BIN_SIZE,
+    _agreement_rows,
+    _compare_rows,
+    _task_table,
+)
+from labelvar._tasks import _prepare, task_roles
 
 __all__ = [
     "COLUMNS",
@@ -75,17 +69,8 @@ __all__ = [
     "stratum_order",
 ]
 
-#: columns of the tidy table of :func:`stratify`, in order
-COLUMNS = (
-    "task", "system", "role", "stratum", "agreement", "S", "small_bin", "m", "n_labels",
-    "metric", "score", "sd", "ci_low", "ci_high", "expected", "chance", "delta_expected",
-    "delta_human", "p_random", "p_random_prior",
-)
-
 #: label metrics :func:`stratify` reports by default
 METRICS = ("accuracy", "f1")
-#: label metrics of a rater's labels against the majority (one confusion matrix, :mod:`labelvar._metrics`)
-LABEL_METRICS = ("accuracy", "precision", "recall", "f1", "kappa")
 #: metrics of declared ordinal ratings (``ordinal=True``), against the panel
 ORDINAL_METRICS = _metrics.ORDINAL_METRICS
 #: metrics of probability outputs (``probabilities=``), against the soft labels and the majority
@@ -97,19 +82,21 @@ ALL_METRICS = LABEL_METRICS + tuple(m for m in ORDINAL_METRICS + PROBABILITY_MET
 AGGREGATIONS = ("majority", "dawid_skene")
 #: default bins of the Dawid-Skene posterior probability of the aggregated label
 POSTERIOR_BINS = (0.0, 0.5, 0.8, 0.95, 0.99, 1.0)
-#: columns of :attr:`StratifiedResult.agreement`
-AGREEMENT_COLUMNS = ("task", "stratum", "agreement", "S", "n", "statistic", "score",
-                     "ci_low", "ci_high", "note")
 #: columns of :attr:`StratifiedResult.comparisons`
 COMPARISON_COLUMNS = ("task", "stratum", "S", "small_bin", "metric", "system_a", "system_b",
                       "score_a", "score_b", "diff", "ci_low", "ci_high", "test", "n_a_only",
                       "n_b_only", "p", "p_holm", "n_comparisons", "note")
 #: tie rules of :func:`stratify`
-TIE_RULES = ("random", "first", "drop")
-#: default smallest bin (items) that enters the bin tests; smaller bins are flagged
-MIN_BIN_SIZE = 10
+TIE_RULES = ("random", "lowest", "first_vote", "drop")
 #: H' draws when nothing else is scored (no systems, no humans) and simulated_human=None
 DEFAULT_DRAWS = 5
+#: most bootstrap resamples (``n_boot``): the percentile interval's Monte Carlo error at
+#: 1e6 is far below any bin's sampling error; more only costs time
+MAX_BOOT = 1_000_000
+#: most H' draws (``simulated_human``; the paper uses 5)
+MAX_DRAWS = 10_000
+#: most H' draws x items of a task (each draw holds a vote and a reference per item)
+MAX_DRAW_CELLS = 200_000_000
 
 
 class DataNoteWarning(UserWarning):
@@ -121,46 +108,6 @@ class ExcludedItemsWarning(DataNoteWarning):
 
 
 # --------------------------------------------------------------------------- result
-def _as_table(result) -> pd.DataFrame:
-    """The tidy table of a :class:`StratifiedResult` (or the DataFrame itself)."""
-    table = getattr(result, "table", result)
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError("expected a StratifiedResult or its table (a DataFrame), got "
-                        f"{type(result).__name__}")
-    return table
-
-
-_BIN = re.compile(r"^\s*[\[(]\s*([-+0-9.eE]+)\s*,")
-
-
-def _stratum_key(stratum) -> tuple:
-    """Sort key of a stratum label: bins by agreement, then ``all``, then ``pooled``."""
-    text = str(stratum)
-    if text == "all":
-        return (1, 0.0)
-    if text == "pooled":
-        return (2, 0.0)
-    m = _BIN.match(text)
-    try:
-        return (0, float(m.group(1) if m else text))
-    except ValueError:
-        return (3, 0.0)  # unknown labels last, in their given order (the sort is stable)
-
-
-def stratum_order(strata) -> list:
-    """Distinct stratum labels in agreement order (numeric), then ``all`` and ``pooled``.
-
-    Bins are ordered by their value (``"0.60"``) or lower edge (``"[0.50, 0.70)"``),
-    never as text, so several tasks with different bins interleave correctly.
-
-    Examples
-    --------
-    >>> stratum_order(["1.00", "all", "0.60", "[0.05, 0.50)", "0.60", "0.8"])
-    ['[0.05, 0.50)', '0.60', '0.8', '1.00', 'all']
-    """
-    return sorted(dict.fromkeys(strata), key=_stratum_key)
-
-
 @dataclass(frozen=True, eq=False)
 class StratifiedResult:
     """What :func:`stratify` returns.
@@ -248,7 +195,8 @@ class StratifiedResult:
         for task, d in self.inputs.items():
             k = (f"{d['votes_min']}" if d["votes_min"] == d["votes_max"]
                  else f"{d['votes_min']}-{d['votes_max']}")
-            who = "count vectors" if d["raters"] is None else f"{d['raters']} raters"
+            who = ("count vectors" if d.get("counts", d["raters"] is None) else
+                   "unidentified raters" if d["raters"] is None else f"{d['raters']} raters")
             labs = ", ".join(f"{lab} ({n:,})" for lab, n in d["labels"].items())
             line = f"{task}: {d['items']:,} items, {who}, {k} votes per item, labels {labs}"
             sy = d["systems"]
@@ -256,6 +204,10 @@ class StratifiedResult:
                                                          else "") if sy else "none")
             if d["humans"]:
                 line += "; humans " + ", ".join(d["humans"])
+            if d.get("tied"):
+                line += (f"; {d['tied']:,} tied items " + (
+                    "left out (tie_rule 'drop')" if d["tie_rule"] == "drop" else
+                    f"labelled by tie_rule {d['tie_rule']!r}"))
             if d.get("changed_vs_majority") is not None:
                 line += (f"; Dawid-Skene changes {d['changed_vs_majority']:,} of "
                          f"{d['evaluated']:,} majority labels")
@@ -291,11 +243,12 @@ def _progress_bar(progress: bool | None, desc: str, unit: str):
 def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=None,
              labels: Sequence | None = None, bins: Sequence[float] | None = None,
              metrics: Sequence[str] | None = None, simulated_human: int | None = None,
-             leave_one_out: bool = False, p_d_one: float | None = None,
+             leave_one_out: bool = True, panel_loo: bool = False,
+             skill_model: str | None = None, p_d_one: float | None = None,
              human_round: int | None = None, tie_rule: str = "random",
              missing: str = "error", confidence_level: float = 0.95, n_boot: int = 1000,
              boot_raters: bool = False, seed: int | np.random.Generator | None = 0,
-             task: str = "task", exact_limit: int = 4_000_000, panel_counts: bool = False,
+             task: str = "task", exact_limit: int = 4_000_000, panel_counts: bool | None = None,
              min_bin_size: int = MIN_BIN_SIZE, probabilities=None, ordinal: bool = False,
              aggregation: str = "majority", agreement: bool = True,
              compare: Sequence[str] | None = None,
@@ -309,11 +262,19 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         NaN/None (panels may differ in size per item). With ``panel_counts=True``
         items x L per-label vote counts instead. A mapping (as returned by the
         :mod:`labelvar.io` loaders) evaluates several tasks at once; then
-        ``predictions`` must be None. A rater may not be both in the panel and
-        among the predictions (it would be scored against a majority it voted in).
+        ``predictions`` must be None. The roles a :class:`labelvar.io.TaskData`
+        carries are used: its ``humans``, ``counts`` (``panel_counts``),
+        ``labels`` and ``raters_identified`` (list positions are not raters:
+        no Dawid-Skene, no per-rater rows); an argument contradicting them is
+        refused. A rater may not be both in the panel and among the predictions
+        (it would be scored against a majority it voted in).
     predictions : mapping of str to array_like, or DataFrame, optional
         One label per item for every evaluated rater (systems and the humans
-        named in ``humans``), aligned with the panel's rows.
+        named in ``humans``). A pandas Series or DataFrame is matched to the
+        panel's items **by its index** (the item ids; a panel given as an array
+        has ids 0 .. n-1): its index must hold every panel item once (an item
+        without a prediction is NaN), and ids the panel lacks or duplicates are
+        refused. A list or array is read in panel order.
     humans : str or sequence of str
         Names in ``predictions`` forming the independent human group H (a
         string is one name).
@@ -356,12 +317,34 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         for the others; ``p_random`` for accuracy and F1 only. Intervals: Wilson
         (accuracy), bootstrap over items (the others).
     simulated_human : int, optional
-        Number of H' draws (the paper uses 5); 0 for none. Default None: 5 when
+        Number of H' draws (the paper uses 5); 0 for none; at most
+        :data:`MAX_DRAWS`, and :data:`MAX_DRAW_CELLS` draws x items per task. Default None: 5 when
         there is nothing else to score (no systems, no humans in any task), else
         0. See the module notes.
     leave_one_out : bool
-        Also report ``H'-loo`` (the drawn vote removed from the majority it is
-        compared with); implies 5 draws when ``simulated_human`` is 0.
+        With H' drawn, report ``H'-loo`` (the drawn vote removed from the majority it
+        is compared with: a rater scored against a panel it is not part of), the
+        reference of ``delta_human`` when there are no humans (default True). The
+        self-inclusive ``H'`` is reported beside it, labelled so (``H'
+        (self-incl.)`` in :func:`paper_table`); False: ``H'`` alone, the
+        reference, as in the paper's Table 4.
+    panel_loo : bool
+        With identified raters (one column per rater), score each panel rater
+        against the majority of the *other* raters (role ``panel-loo``; ties among
+        them by ``tie_rule``, ``"drop"`` leaving the item out for that rater) and,
+        labelled as such, against the whole panel's majority, its own vote
+        included (role ``panel-self``); ``S`` is the number of items scored. A
+        panel rater may also be one of ``compare``: the evaluated rater and the
+        panel member are then both scored against the majority of the panel
+        without that member, on the items it voted on.
+    skill_model : {"one_coin", "dawid_skene", "dawid_skene_difficulty"}, optional
+        With identified raters: fit this rater model
+        (:func:`labelvar.raters.fit_raters`) to the panel's votes and the humans'
+        labels together, and give each human's accuracy row its skill-based
+        expectation ``expected_skill``: the mean over the stratum's items of P(the
+        human's label = the panel's plurality | the panel's votes), beside the
+        exchangeable ``expected`` (E = p_d). Ties are averaged over the tied
+        labels. Default None: not fitted (NaN).
     p_d_one : float, optional
         Coin-model :math:`p_d` used for ``expected`` where the observed agreement
         is 1 (the paper's Table 3 uses 0.97: unanimity of 5 raters does not mean a
@@ -370,10 +353,18 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Round each human's score to this many decimals before taking the H mean
         and sd. The paper's Table 3 does this with 2 decimals (its H column is
         reproduced to the printed digit only that way); default None: exact scores.
-    tie_rule : {"random", "first", "drop"}
+    tie_rule : {"random", "lowest", "first_vote", "drop"}
         Majority label when several labels share the top count: one of them at
-        random (seeded; default), the first in label order, or drop the item
-        (counted in :attr:`StratifiedResult.excluded`).
+        random (seeded; default); the lowest in label order (``"lowest"``); the
+        tied label voted first in the panel's rater (column) order
+        (``"first_vote"``: the paper's code, ``Counter(votes).most_common(1)``, so a
+        3-way split of 3 votes gives rater 1's label; refused for per-label counts,
+        which have no vote order); or drop the item (counted in
+        :attr:`StratifiedResult.excluded`; the paper's Table 5 leaves out the MNLI
+        items with no 3-vote majority so). ``"first"`` is refused: it used to mean
+        ``"lowest"`` and reads as ``"first_vote"``, so either reading would be wrong
+        for someone. The table's ``tie_rule`` and ``n_tied`` (items of the bin whose
+        label the rule chose) say how each bin was made.
     missing : {"error", "drop"}
         An evaluated item without a prediction from some system is an error
         (default), or is excluded from every system's scores (counted).
@@ -381,7 +372,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Confidence level of the intervals (Wilson for accuracy, percentile
         bootstrap over items with ``n_boot`` resamples for F1).
     n_boot : int
-        Bootstrap resamples for F1 intervals (0 to skip).
+        Bootstrap resamples for F1 intervals (0 to skip), at most :data:`MAX_BOOT`.
+        Resamples are drawn a block at a time (bounded memory, the same numbers
+        for a seed whatever the block size).
     boot_raters : bool
         Bootstrap over raters too: every interval (accuracy and F1) becomes a
         percentile bootstrap whose replicates resample the bin's items and redraw
@@ -400,13 +393,15 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Largest (approximate) size of the joint TP x FP support for which the random
         labeller's exact F1 tail is computed (NaN above; about 10^5 items per bin
         fit the default).
-    panel_counts : bool
+    panel_counts : bool, optional
         ``panel`` holds per-label vote counts (items x L, e.g. ChaosNLI's
         ``label_count``; :func:`labelvar.io.read_jsonl` / :func:`~labelvar.io.read_wide`
         with ``counts=True`` read them) instead of one column per rater; any number
         of votes per item. Majority, ties and agreement come from the counts; H'
         and the rater bootstrap draw votes from them. Counts are whole numbers >= 0:
         an empty or NaN count is refused (naming the item and label), not read as 0.
+        Default None: False, or what a :class:`labelvar.io.TaskData` says
+        (``counts``); a value contradicting the data is refused.
     min_bin_size : int
         Bins with fewer items are flagged (``small_bin``; marked in
         :func:`paper_table` and :meth:`StratifiedResult.describe`) and left out of
@@ -414,7 +409,11 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     probabilities : mapping of str to array_like or DataFrame, optional
         Probability outputs of systems (a system may have labels, probabilities or
         both): items x L in label order (a DataFrame's columns name the labels),
-        or, for a binary task, one probability of the positive class per item.
+        or, for a binary task, one probability of the positive class per item;
+        matched to the panel's items as ``predictions`` are (pandas by index,
+        arrays in panel order). Each is finite and in [0, 1] and a row sums to 1:
+        within 0.01 (rounded outputs) it is normalised, with a note; further off,
+        or ``inf``, is refused.
         They are scored by :data:`PROBABILITY_METRICS` against each item's soft
         label (its panel's vote shares: cross-entropy, total variation) and the
         majority (AUROC, AUPRC; macro one-vs-rest for L > 2); see
@@ -437,7 +436,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Compute :attr:`StratifiedResult.agreement` (Fleiss' kappa, Krippendorff's
         alpha per task and stratum, bootstrap intervals with ``n_boot`` resamples).
     compare : (str, str), optional
-        Two systems compared on the same items per task, stratum and metric
+        Two systems (or a system and a panel rater, see ``panel_loo``) compared on
+        the same items per task, stratum and metric
         (:attr:`StratifiedResult.comparisons`; :func:`labelvar.inference.mcnemar_exact`,
         :func:`labelvar.inference.paired_bootstrap`).
     progress : bool, optional
@@ -517,11 +517,16 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
      model     all  6  0.667     0.889
          H     all  6  0.833     0.889
     """
+    if tie_rule == "first":
+        raise ValueError("tie_rule: 'first' is ambiguous; say 'lowest' (the lowest label "
+                         "code, what 'first' meant before) or 'first_vote' (the tied label "
+                         "voted first in rater order, the paper's rule)")
     v.choice("tie_rule", tie_rule, TIE_RULES)
     v.choice("missing", missing, ("error", "drop"))
     v.choice("aggregation", aggregation, AGGREGATIONS)
     has_probs = probabilities is not None or (isinstance(panel, Mapping) and any(
         len(td) > 2 and td[2] for td in panel.values()))
+    asked = metrics is not None  # named metrics must be scored: none is dropped silently
     if metrics is None:
         metrics = METRICS + (ORDINAL_METRICS if ordinal else ()) + (
             PROBABILITY_METRICS if has_probs else ())
@@ -548,37 +553,30 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         raise ValueError("boot_raters: the rater bootstrap recomputes each replicate's panel "
                          "plurality, not the Dawid-Skene label (aggregation=dawid_skene), so "
                          "its intervals would be about another ground truth; use one of the two")
-    if aggregation == "dawid_skene" and isinstance(panel, Mapping) and any(
-            not getattr(td, "raters_identified", True) for td in panel.values()):
-        raise ValueError("aggregation: Dawid-Skene learns each rater from their column, and "
-                         "this panel is a list of votes per item (or counts), whose positions "
-                         "are no raters; use aggregation='majority', or give one column per "
-                         "rater")
     if aggregation == "dawid_skene" and bins is None:
         bins = POSTERIOR_BINS
     confidence_level = v.single("confidence_level", v.probability(
         "confidence_level", confidence_level, open_lo=True, open_hi=True))
-    n_boot = v.single("n_boot", v.integer("n_boot", n_boot, lo=0))
-    n_draws = None if simulated_human is None else \
-        v.single("simulated_human", v.integer("simulated_human", simulated_human, lo=0))
+    n_boot = v.single("n_boot", v.integer("n_boot", n_boot, lo=0, hi=MAX_BOOT))
+    n_draws = None if simulated_human is None else v.single(
+        "simulated_human", v.integer("simulated_human", simulated_human, lo=0, hi=MAX_DRAWS))
     min_bin_size = v.single("min_bin_size", v.integer("min_bin_size", min_bin_size, lo=1))
     if p_d_one is not None:
         p_d_one = v.single("p_d_one", v.probability("p_d_one", p_d_one))
     if human_round is not None:
         human_round = v.single("human_round", v.integer("human_round", human_round, lo=0))
+    humans = [humans] if isinstance(humans, str) else list(humans)
     if isinstance(panel, Mapping):
         if predictions is not None:
             raise ValueError("predictions must be None when panel is a mapping of tasks")
-        tasks = [(str(name), td[0], td[1], td[2] if len(td) > 2 else None)
-                 for name, td in panel.items()]
+        tasks = [(str(name), td) for name, td in panel.items()]
         if not tasks:
             raise ValueError("panel: the mapping of tasks is empty")
     else:
-        tasks = [(str(task), panel, predictions, probabilities)]
-    humans = [humans] if isinstance(humans, str) else list(humans)
+        tasks = [(str(task), (panel, predictions, probabilities))]
     recode = _scales.recode_map(recode)
-    rated = sorted({str(n) for _, _, pred, _ in tasks for n in (
-        pred.columns if isinstance(pred, pd.DataFrame) else pred or ())})
+    rated = sorted({str(n) for _, td in tasks for n in (
+        td[1].columns if isinstance(td[1], pd.DataFrame) else td[1] or ())})
     unknown = [n for n in recode if n != _labels.PANEL and n not in rated]
     if unknown:  # (a map for no system: a typo, which would leave that system unmapped)
         raise ValueError(f"recode: {unknown[0]!r} is no evaluated rater of any task "
@@ -586,29 +584,68 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     seed = _seeding.as_seed(seed)
     notes: list[str] = []
     prepared = []
-    for name, pan, pred, prob in tasks:
-        t = _prepare(name, pan, pred, labels=labels, pos_label=pos_label, tie_rule=tie_rule,
-                     missing=missing, rng=_seeding.generator(seed, "ties", name),
-                     panel_counts=panel_counts, notes=notes, probabilities=prob,
-                     aggregation=aggregation, ordinal=ordinal, recode=recode)
-        absent = [h for h in humans if h not in t.preds]
+    for name, td in tasks:
+        roles = task_roles(name, td, humans=humans, panel_counts=panel_counts, labels=labels)
+        t = _prepare(name, td[0], td[1], labels=roles.labels, pos_label=pos_label,
+                     tie_rule=tie_rule, missing=missing,
+                     rng=_seeding.generator(seed, "ties", name), panel_counts=roles.counts,
+                     notes=notes, probabilities=td[2] if len(td) > 2 else None,
+                     aggregation=aggregation, ordinal=ordinal, recode=recode,
+                     raters_identified=roles.raters_identified)
+        t.humans = tuple(h for h in roles.humans)
+        absent = [h for h in t.humans if h not in t.preds and h not in t.probs]
         if absent:
             raise ValueError(f"humans: {absent[0]!r} is not among the predictions of task "
                              f"{name!r} ({', '.join(map(repr, t.preds)) or 'none'})")
         prepared.append(t)
     if compare is not None:
         named = {n for t in prepared for n in list(t.preds) + list(t.probs)}
+        panel_named = {n for t in prepared if t.raters_identified for n in t.raters}
+        if sum(c in panel_named and c not in named for c in compare) > 1:
+            raise ValueError("compare: two panel raters have no common reference (each is "
+                             "compared against the majority of the others); compare a panel "
+                             "rater with an evaluated one")
+        named |= panel_named
         for c in compare:
             if c not in named:
                 raise ValueError(f"compare: system {c!r} is not among the evaluated raters "
                                  f"({', '.join(map(repr, sorted(named))) or 'none'})")
     if n_draws is None:  # nothing else to score: H' (and E, chance) per bin
         n_draws = 0 if any(t.preds or t.probs for t in prepared) else DEFAULT_DRAWS
-    if leave_one_out and n_draws == 0:
-        n_draws = DEFAULT_DRAWS
     if n_draws == 0 and not any(t.preds or t.probs for t in prepared):
         raise ValueError("nothing to score: no systems, no humans and simulated_human=0; "
                          f"ask for H' (simulated_human={DEFAULT_DRAWS})")
+    for mtr in metrics if asked else ():
+        if any(_has(mtr, t, r) for t in prepared for r in list(t.preds) + list(t.probs)) \
+                or (mtr in LABEL_METRICS and n_draws):
+            continue
+        if mtr in PROBABILITY_METRICS:
+            raise ValueError(f"metrics: {mtr!r} scores probability outputs and no system has "
+                             "any; give them (probabilities=...) or leave it out")
+        raise ValueError(f"metrics: {mtr!r} scores label predictions and no rater has any "
+                         "(only probability outputs); leave it out")
+    for t in prepared:  # refused before drawing (each draw holds 2 codes per item)
+        if n_draws * t.k.size > MAX_DRAW_CELLS:
+            raise ValueError(f"simulated_human: {n_draws:,} draws x {t.k.size:,} items of task "
+                             f"{t.name!r} is more than {MAX_DRAW_CELLS:.0e} draws x items; ask "
+                             f"for at most {MAX_DRAW_CELLS // t.k.size:,} draws")
+    if panel_loo and not any(t.raters_identified for t in prepared):
+        raise ValueError("panel_loo: scoring each panel rater against the others needs "
+                         "identified raters (one column per rater), not per-label counts or "
+                         "lists of votes")
+    if skill_model is not None:
+        v.choice("skill_model", skill_model, SKILL_MODELS)
+        if not any(t.raters_identified and t.humans for t in prepared):
+            raise ValueError("skill_model: each human's skill-based expectation needs humans "
+                             "and identified panel raters (one column per rater)")
+    skills = {t.name: skill_expectations(t, skill_model, seed)
+              if skill_model is not None and t.raters_identified else {} for t in prepared}
+    refs = {}
+    for t in prepared:  # each panel rater's reference: the majority of the other raters
+        wanted = None if panel_loo else [c for c in (compare or ()) if c in t.raters
+                                         and c not in t.preds]
+        refs[t.name] = rater_majorities(t, tie_rule, seed, wanted) if panel_loo or wanted \
+            else {}
     if not (n_draws or boot_raters):  # nothing draws from the votes themselves: let them go
         prepared = [dataclasses.replace(t, codes=None) for t in prepared]
     frames, excluded, inputs, agree, comps = [], {}, {}, [], []
@@ -616,21 +653,23 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     for t in prepared:
         excluded[t.name] = t.excluded
         raters = list(dict.fromkeys(list(t.preds) + list(t.probs)))  # labels or probabilities
-        inputs[t.name] = dict(t.inputs, systems=[s for s in raters if s not in humans],
-                              humans=[h for h in raters if h in humans])
+        inputs[t.name] = dict(t.inputs, systems=[s for s in raters if s not in t.humans],
+                              humans=[h for h in raters if h in t.humans])
         n = t.k.size
         groups = _strata(t, bins) + [("all", np.arange(n, dtype=_index_dtype(n)))]
-        frame = _task_table(t, humans, groups, metrics, n_draws, leave_one_out, p_d_one,
+        frame = _task_table(t, t.humans, groups, metrics, n_draws, leave_one_out, p_d_one,
                             human_round, tie_rule, confidence_level, n_boot, boot_raters,
-                            seed, exact_limit, min_bin_size, bar=bar)
+                            seed, exact_limit, min_bin_size, bar=bar,
+                            panel=refs[t.name] if panel_loo else {}, skill=skills[t.name])
         small = frame.loc[frame["small_bin"], ["stratum", "S"]].drop_duplicates()
         inputs[t.name]["small_bins"] = {a: int(n) for a, n in small.to_numpy()}
         frames.append(frame)
         if agreement:
             agree.append(_agreement_rows(t, groups, n_boot, confidence_level, seed))
-        if compare is not None and all(c in list(t.preds) + list(t.probs) for c in compare):
+        if compare is not None and all(c in list(t.preds) + list(t.probs) + list(refs[t.name])
+                                       for c in compare):
             comps.append(_compare_rows(t, groups, compare, metrics, n_boot, confidence_level,
-                                       seed, min_bin_size))
+                                       seed, min_bin_size, refs[t.name]))
     bar.close()
     for note in notes:
         warnings.warn(note, DataNoteWarning, stacklevel=2)
@@ -665,337 +704,3 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
                             seed=seed, inputs=inputs,
                             agreement=pd.concat(agree, ignore_index=True) if agree else None,
                             comparisons=comparisons)
-
-
-def _agreement_rows(t: _Task, groups, n_boot, confidence_level, seed) -> pd.DataFrame:
-    """Fleiss' kappa and Krippendorff's alpha per stratum (the panel's votes in it)."""
-    from labelvar import agreement as ag
-
-    k_mode = int(np.bincount(t.k).argmax())
-    values = t.values if t.values is not None else np.arange(len(t.labels), dtype=float)
-    stats = ["fleiss_kappa", "alpha_nominal"] + (
-        ["alpha_ordinal", "alpha_interval"] if t.values is not None else [])
-    rows = []
-    for name, idx in groups:
-        for stat in stats:
-            counts = t.counts[idx]
-            notes = []
-            if stat == "fleiss_kappa":
-                counts = counts[t.k[idx] == k_mode]
-                if counts.shape[0] == 0:  # e.g. SNLI's few 4-vote items in a bin of their own
-                    notes.append(f"no item with {k_mode} votes, the number Fleiss' kappa "
-                                 "uses here")
-                elif counts.shape[0] < idx.size:
-                    notes.append(f"items with {k_mode} votes")
-            rng = _seeding.generator(seed, "agreement", t.name, name, stat)
-            if counts.shape[0] == 0:
-                val, (lo, hi) = np.nan, (np.nan, np.nan)
-            elif stat == "fleiss_kappa":
-                val = ag.fleiss_kappa(counts) if k_mode >= 2 else np.nan
-                lo, hi = ag.bootstrap_agreement(counts, stat, n_boot, rng,
-                                                confidence_level=confidence_level)
-            else:
-                val = ag.krippendorff_alpha(counts, stat[len("alpha_"):], values)
-                lo, hi = ag.bootstrap_agreement(counts, stat, n_boot, rng,
-                                                confidence_level=confidence_level, values=values)
-            if counts.shape[0] and not np.isfinite(val):  # say why there is no value
-                if np.count_nonzero(counts.sum(axis=0)) < 2:
-                    notes.append("every vote for one label: undefined")
-                elif not np.any(counts.sum(axis=1) >= 2):
-                    notes.append("no item with 2 votes")
-            rows.append(dict(task=t.name, stratum=name,
-                             agreement=np.nan if name == "all" else float(t.agreement(idx).mean()),
-                             S=idx.size, n=counts.shape[0], statistic=stat, score=val,
-                             ci_low=lo, ci_high=hi, note="; ".join(notes)))
-    return pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS))
-
-
-def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, seed,
-                  min_bin_size) -> pd.DataFrame:
-    """Two systems on the same items: exact McNemar (accuracy), paired bootstrap (others)."""
-    from labelvar import inference
-
-    a, b = compare
-    rows = []
-    for name, idx in groups:
-        for metric in metrics:
-            if not (_has(metric, t, a) and _has(metric, t, b)):
-                continue
-            sa, sb = _item_score(metric, t, a, idx), _item_score(metric, t, b, idx)
-            row = dict(task=t.name, stratum=name, S=idx.size,
-                       small_bin=name != "all" and idx.size < min_bin_size, metric=metric,
-                       system_a=a, system_b=b, score_a=sa, score_b=sb, diff=sa - sb,
-                       n_a_only=np.nan, n_b_only=np.nan)
-            rng = _seeding.generator(seed, "compare", t.name, name, metric, a, b)
-            if metric in LABEL_METRICS:
-                truth = t.majority[idx]
-                pa, pb = t.preds[a][idx], t.preds[b][idx]
-                def delta(d, metric=metric, truth=truth, pa=pa, pb=pb):
-                    return _score(metric, truth[d], pa[d], t) - _score(metric, truth[d], pb[d], t)
-
-                boot = inference.paired_bootstrap(delta, idx.size, n_boot, rng,
-                                                  confidence_level=confidence_level, stacked=True)
-            else:
-                def delta(d, metric=metric, idx=idx):
-                    return (_item_score(metric, t, a, idx[d])
-                            - _item_score(metric, t, b, idx[d]))
-
-                boot = inference.paired_bootstrap(delta, idx.size, n_boot, rng,
-                                                  confidence_level=confidence_level)
-            row.update(ci_low=boot.ci_low, ci_high=boot.ci_high, test="paired_bootstrap",
-                       p=boot.p)
-            note = ""
-            if metric == "accuracy":
-                truth = t.majority[idx]
-                mc = inference.mcnemar_exact(t.preds[a][idx] == truth, t.preds[b][idx] == truth)
-                row.update(test="mcnemar_exact", n_a_only=mc.n_a_only, n_b_only=mc.n_b_only,
-                           p=mc.p)
-                if mc.n_a_only + mc.n_b_only == 0:
-                    note = "no discordant items: no test"
-            elif _same_answers(metric, t, a, b, idx):  # every resample differs by 0
-                row.update(p=np.nan)
-                note = "identical answers on these items: no test"
-            elif not np.isfinite(row["diff"]):
-                note = "a score is undefined here: no test"
-            elif n_boot <= 0:
-                note = "no bootstrap (n_boot=0): no p-value"
-            if row["small_bin"]:  # small bins enter no test (as in bin_tests, paired_test)
-                row.update(p=np.nan)
-                note = f"small bin (fewer than {min_bin_size} items): no test"
-            rows.append(dict(row, note=note))
-    return pd.DataFrame(rows)
-
-
-def _same_answers(metric: str, t: _Task, a: str, b: str, idx: np.ndarray) -> bool:
-    """Whether systems a and b give the same answers on the items ``idx`` (for ``metric``)."""
-    if metric in PROBABILITY_METRICS:
-        return bool(np.array_equal(t.probs[a][idx], t.probs[b][idx], equal_nan=True))
-    return bool(np.array_equal(t.preds[a][idx], t.preds[b][idx]))
-
-
-def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_round,
-                tie_rule, confidence_level, n_boot, boot_raters, seed, exact_limit,
-                min_bin_size=MIN_BIN_SIZE, bar=None) -> pd.DataFrame:
-    """The tidy rows of one task; ``groups``: (stratum, item indices), the strata then ``all``."""
-    from labelvar import analytic
-
-    L = len(t.labels)
-    binary = t.pos_label is not None
-    # the coin model's F1 assumes every disagreement lands on the other class: binary only
-    f1_closed = binary and L == 2
-    n_strata = len(groups) - 1
-    if bar is not None:
-        bar.total += n_strata + 1
-        bar.set_postfix_str(t.name, refresh=False)
-        bar.refresh()
-    sim = {}
-    if n_draws:
-        sim["H'"] = _simulated(t, n_draws, _seeding.generator(seed, "simulated_human", t.name),
-                               loo=False, tie_rule=tie_rule)
-        if loo:
-            sim["H'-loo"] = _simulated(t, n_draws,
-                                       _seeding.generator(seed, "leave_one_out", t.name),
-                                       loo=True, tie_rule=tie_rule)
-
-    # bin-level quantities: (name, items, agreement, m, the coin model's expectation E).
-    # E is the paper's stratified expectation (section 2.1) over the distinct agreement
-    # levels of the bin's items, each at its own p_d (p_d_one where unanimous) and its
-    # own m: a bin of one level is the closed form at that level; a user bin spanning
-    # several levels (and "all") is the mixture, not the closed form at the mean.
-    pos = (t.majority == t.pos_label) if binary else None
-    levels = []
-    info = []
-    for name, idx in groups[:-1]:
-        agree = float(t.agreement(idx).mean())
-        lv = _levels(t, idx, None if pos is None else pos[idx], p_d_one)
-        levels.append(lv)
-        m = float(np.mean(pos[idx])) if binary else np.nan
-        info.append((name, idx, agree, m, _expectation(*lv, binary)))
-    all_e = _expectation(*_merge_levels(levels), binary) if levels else None
-    m_all = float(np.mean(pos)) if binary else np.nan
-    info.append(("all", groups[-1][1], np.nan, m_all, all_e))
-
-    closed = ("f1", "precision", "recall")
-
-    def expected(metric, row):
-        e = row[4]
-        if e is None:
-            return np.nan
-        if metric == "accuracy":
-            return float(e.accuracy)
-        return float(getattr(e, metric)) if f1_closed and metric in closed else np.nan
-
-    def chance(metric, m):
-        if metric == "accuracy":
-            return 1.0 / L
-        if not (f1_closed and metric in closed):
-            return np.nan
-        return float(getattr(analytic, f"expected_{metric}")(1.0 / L, m))
-
-    def interval(rname, name, metric, idx, conf):
-        if metric not in LABEL_METRICS:
-            rng = _seeding.generator(seed, "bootstrap", t.name, rname, name, metric)
-            return _bootstrap_loop(t, metric, rname, idx, n_boot, confidence_level, rng)
-        if boot_raters or metric != "accuracy":
-            rng = _seeding.generator(seed, "bootstrap", t.name, rname, name, metric)
-            if boot_raters:
-                return _bootstrap_panel(t, idx, t.preds[rname][idx], metric, n_boot,
-                                        confidence_level, rng, tie_rule)
-            return _bootstrap_items(t, conf, metric, n_boot, confidence_level, rng)
-        return _wilson(int(np.trace(conf)), idx.size, confidence_level)
-
-    rows = []
-    raters = [(n, "human" if n in humans else "system")
-              for n in dict.fromkeys(list(t.preds) + list(t.probs))]
-    for row in info:
-        name, idx, agree, m, _ = row
-        truth = t.majority[idx]
-        truth_counts = _tally(truth, L)
-        confs = {rname: _confusion(truth, t.preds[rname][idx], L) for rname, _ in raters
-                 if rname in t.preds and any(mt in LABEL_METRICS for mt in metrics)}
-        for metric in metrics:
-            e = expected(metric, row)
-            base = dict(task=t.name, stratum=name, agreement=agree, S=idx.size,
-                        small_bin=name != "all" and idx.size < min_bin_size, m=m,
-                        n_labels=L, metric=metric, expected=e, chance=chance(metric, m))
-            rater_rows = []
-            for rname, role in raters:
-                if not _has(metric, t, rname):
-                    continue
-                if metric in LABEL_METRICS:
-                    sc = float(_score_conf(metric, confs[rname], t))
-                    lo, hi = interval(rname, name, metric, idx, confs[rname])
-                else:
-                    sc = _item_score(metric, t, rname, idx)
-                    lo, hi = interval(rname, name, metric, idx, None)
-                pr = _p_random(metric, sc, truth_counts, t.pos_label, L, exact_limit)
-                rater_rows.append(dict(base, system=rname, role=role, score=sc, sd=np.nan,
-                                       ci_low=lo, ci_high=hi, p_random=pr[0],
-                                       p_random_prior=pr[1]))
-            hs = [r["score"] for r in rater_rows if r["role"] == "human"]
-            if human_round is not None:
-                hs = [round(x, human_round) for x in hs]
-            group_rows = []
-            if hs:
-                sc = float(np.mean(hs))
-                sd = float(np.std(hs, ddof=1)) if len(hs) > 1 else np.nan
-                pr = _p_random(metric, sc, truth_counts, t.pos_label, L, exact_limit)
-                group_rows.append(dict(base, system="H", role="H", score=sc, sd=sd,
-                                       ci_low=np.nan, ci_high=np.nan, p_random=pr[0],
-                                       p_random_prior=pr[1]))
-            for sname, (picks, refs) in sim.items():
-                if metric not in LABEL_METRICS:
-                    continue
-                draws = np.asarray(_score(metric, refs[:, idx], picks[:, idx], t))
-                sc = float(draws.mean())
-                sd = float(draws.std(ddof=1)) if draws.size > 1 else np.nan
-                group_rows.append(dict(base, system=sname, role=sname, score=sc, sd=sd,
-                                       ci_low=np.nan, ci_high=np.nan, p_random=np.nan,
-                                       p_random_prior=np.nan))
-            if hs:
-                ref = float(np.mean(hs))
-            else:
-                ref = next((r["score"] for r in group_rows if r["role"] == "H'"), np.nan)
-            for r in rater_rows + group_rows:
-                r["delta_expected"] = e - r["score"]
-                r["delta_human"] = ref - r["score"]
-            rows.extend(rater_rows + group_rows)
-        if bar is not None:
-            bar.update()
-    out = pd.DataFrame(rows, columns=list(COLUMNS))
-    # order: systems, humans, H, H', per stratum/metric as built; stable columns
-    return out[list(COLUMNS)]
-
-
-# --------------------------------------------------------------------------- paper layout
-def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | None = None,
-                digits: int = 2) -> pd.DataFrame:
-    r"""Lay the tidy table out as the paper's Table 3 (strings, ready to print).
-
-    Columns: ``task, agreement, S, m`` then per metric ``AI, H, E, Δ(H−AI), Δ(E−H),
-    Δ(E−AI)``, where H is the human group (``mean±sd``) or, without humans, H'
-    (the paper heads the agreement column :math:`p_d`). Without a ``system`` only
-    the ``H, E, Δ(E−H)`` columns are shown, and ``chance`` (a uniform guesser's
-    expected score). Rows: per task, the bins in increasing agreement, then
-    ``All``; with a ``system``, only the tasks it has predictions for. When some
-    bin is flagged ``small_bin``, a last column ``note`` says which.
-
-    Parameters
-    ----------
-    table : StratifiedResult or DataFrame
-        Output of :func:`stratify` (or its ``table``).
-    system : str, optional
-        The system shown in the AI columns.
-    metrics : sequence of str, optional
-        Metrics to show (default: those in the table, F1 first).
-    digits : int
-        Decimals shown (``m`` gets one more). The gaps are computed from the
-        unrounded scores, so they may differ by one in the last digit from a
-        difference of the printed values (the paper subtracts printed values).
-
-    Returns
-    -------
-    pandas.DataFrame
-
-    Examples
-    --------
-    >>> panel = [[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]]
-    >>> r = stratify(panel, {"ai": [1, 0, 0, 0], "dr": [1, 1, 0, 1]}, humans=["dr"],
-    ...              metrics=["accuracy"], n_boot=0)
-    >>> print(paper_table(r, "ai").iloc[:, :7].to_string(index=False))
-    task agreement S     m accuracy AI accuracy H accuracy E
-    task      0.67 2 0.500        0.50       0.50       0.67
-    task      1.00 2 0.500        1.00       1.00       1.00
-    task       All 4 0.500        0.75       0.75       0.83
-    """
-    table = _as_table(table)
-    if system is not None and system not in set(table["system"]):
-        raise ValueError(f"system {system!r} not in the table; systems: "
-                         f"{', '.join(map(str, dict.fromkeys(table['system'])))}")
-    if metrics is None:
-        metrics = [m for m in ("f1", "accuracy") if m in set(table["metric"])]
-    roles = set(table["role"])
-    ref_role = "H" if "H" in roles else ("H'" if "H'" in roles else None)
-
-    def f(x, d=digits):
-        return "NaN" if not np.isfinite(x) else f"{x:.{d}f}"
-
-    if system is not None:  # partial coverage: the tasks this system was evaluated on
-        table = table[table["task"].isin(set(table.loc[table["system"] == system, "task"]))]
-    small = table["small_bin"].astype(bool) if "small_bin" in table.columns else None
-    task_pos = {task: i for i, task in enumerate(dict.fromkeys(table["task"]))}
-    groups = sorted(table.groupby(["task", "stratum"], sort=False),
-                    key=lambda kv: (task_pos[kv[0][0]], _stratum_key(kv[0][1])))
-    out = []
-    for (task, stratum), g in groups:
-        first = g.iloc[0]
-        row = {"task": task, "agreement": "All" if stratum == "all" else stratum,
-               "S": str(first.S), "m": f(first.m, digits + 1)}
-        for metric in metrics:
-            gm = g[g.metric == metric]
-            if gm.empty:
-                continue
-            h = gm[gm.role == ref_role].iloc[0] if ref_role else None
-            ai = gm[gm.system == system].iloc[0] if system is not None else None
-            if ai is not None:
-                row[f"{metric} AI"] = f(ai.score)
-            hs = ""
-            if h is not None:
-                hs = f(h.score) + (f"±{h.sd:.{digits}f}" if np.isfinite(h.sd) else "")
-            hn = ref_role or "H"
-            row[f"{metric} {hn}"] = hs
-            loo = gm[gm.role == "H'-loo"]
-            if len(loo):
-                row[f"{metric} H'-loo"] = f(loo.iloc[0].score)
-            row[f"{metric} E"] = f(gm.iloc[0].expected)
-            if system is None and "chance" in gm.columns:
-                row[f"{metric} chance"] = f(gm.iloc[0].chance)
-            if ai is not None:  # no humans and no H': no reference, a blank cell as H's
-                row[f"{metric} Δ({hn}−AI)"] = f(ai.delta_human) if h is not None else ""
-            row[f"{metric} Δ(E−{hn})"] = f(h.delta_expected) if h is not None else ""
-            if ai is not None:
-                row[f"{metric} Δ(E−AI)"] = f(ai.delta_expected)
-        if small is not None and small.any():
-            row["note"] = "small bin: no test" if small[g.index].any() else ""
-        out.append(row)
-    return pd.DataFrame(out)
