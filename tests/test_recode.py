@@ -30,7 +30,7 @@ def _ratings(seed=0, n=400):
 
 
 def _accuracy(panel: pd.DataFrame, pred: np.ndarray, labels) -> float:
-    """Accuracy against the plurality, ties to the lowest label (tie_rule="first"), by hand."""
+    """Accuracy against the plurality, ties to the lowest label (tie_rule="lowest"), by hand."""
     counts = np.stack([(panel.to_numpy() == x).sum(axis=1) for x in labels], axis=1)
     majority = np.asarray(labels)[counts.argmax(axis=1)]
     return float((pred == majority).mean())
@@ -45,7 +45,7 @@ def _score(result, system="gpt", metric="accuracy") -> float:
 def test_a_narrower_rating_range_is_refused_naming_the_recode():
     panel, pred = _ratings()
     with pytest.raises(ValueError) as info:
-        stratify(panel, pred, n_boot=0, tie_rule="first")
+        stratify(panel, pred, n_boot=0, tie_rule="lowest")
     msg = str(info.value)
     assert msg.startswith("predictions['gpt'] (task 'task') rate on 1-3, the panel on 1-5 (")
     assert "recode='gpt:1=1,2=3,3=5'" in msg and "recode='gpt:1=1,2=2,3=3'" in msg
@@ -53,19 +53,19 @@ def test_a_narrower_rating_range_is_refused_naming_the_recode():
     share = round(100 * float((votes > 3).mean()))
     assert f"({share} % of its votes above 3)" in msg
     with pytest.raises(ValueError, match="rate on 1-3"):  # ordinal: the same
-        stratify(panel, pred, n_boot=0, tie_rule="first", ordinal=True, metrics=["mae"])
+        stratify(panel, pred, n_boot=0, tie_rule="lowest", ordinal=True, metrics=["mae"])
 
 
 def test_the_recoded_and_the_identity_mapped_system_score_as_computed_by_hand():
     panel, pred = _ratings()
     mapped = pred["gpt"].map({1: 1, 2: 3, 3: 5}).to_numpy()
     for recode in ({"gpt": {1: 1, 2: 3, 3: 5}}, "gpt:1=1,2=3,3=5", ["gpt:1=1,2=3,3=5"]):
-        r = stratify(panel, pred, n_boot=0, tie_rule="first", recode=recode)
+        r = stratify(panel, pred, n_boot=0, tie_rule="lowest", recode=recode)
         assert _score(r) == pytest.approx(_accuracy(panel, mapped, [1, 2, 3, 4, 5]), abs=1e-12)
-    r = stratify(panel, pred, n_boot=0, tie_rule="first", recode="gpt:1=1,2=2,3=3")
+    r = stratify(panel, pred, n_boot=0, tie_rule="lowest", recode="gpt:1=1,2=2,3=3")
     raw = pred["gpt"].to_numpy()
     assert _score(r) == pytest.approx(_accuracy(panel, raw, [1, 2, 3, 4, 5]), abs=1e-12)
-    assert _score(r) < _score(stratify(panel, pred, n_boot=0, tie_rule="first",
+    assert _score(r) < _score(stratify(panel, pred, n_boot=0, tie_rule="lowest",
                                        recode="gpt:1=1,2=3,3=5"))
 
 
@@ -75,11 +75,11 @@ def test_a_narrow_system_with_few_panel_votes_above_and_central_or_constant_ones
     top.iloc[:10, 0] = 5  # the panel's 5s: 10 of 1200 votes, under RANGE_SHARE
     assert (top.to_numpy() == 5).mean() < _scales.RANGE_SHARE
     narrow = np.clip(top["e1"].to_numpy(), 1, 4)  # never says 5
-    r = stratify(top, {"narrow": narrow}, n_boot=0, tie_rule="first")
+    r = stratify(top, {"narrow": narrow}, n_boot=0, tie_rule="lowest")
     assert _score(r, "narrow") == pytest.approx(_accuracy(top, narrow, [1, 2, 3, 4, 5]))
     central = np.clip(panel["e1"].to_numpy(), 2, 4)  # neither 1 nor 5: no other scale's shape
     const = np.full(len(panel), 4)
-    r = stratify(panel, {"central": central, "const": const}, n_boot=0, tie_rule="first")
+    r = stratify(panel, {"central": central, "const": const}, n_boot=0, tie_rule="lowest")
     for name, p in (("central", central), ("const", const)):
         assert _score(r, name) == pytest.approx(_accuracy(panel, p, [1, 2, 3, 4, 5]))
     with pytest.raises(ValueError, match=r"rate on 1-4, the panel on 1-5"):
@@ -175,7 +175,7 @@ def test_recode_on_the_command_line_as_text_and_as_a_file(tmp_path, capsys):
     p = tmp_path / "g.csv"
     df.to_csv(p, index=False)
     args = ["stratify", str(p), "--panel", "e*", "--systems", "gpt", "--item", "item",
-            "--n-boot", "0", "--tie-rule", "first", "--format", "csv", "--metrics", "accuracy"]
+            "--n-boot", "0", "--tie-rule", "lowest", "--format", "csv", "--metrics", "accuracy"]
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert "rate on 1-3, the panel on 1-5" in err and "(--recode gpt:1=1,2=3,3=5)" in err
