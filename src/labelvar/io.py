@@ -586,7 +586,7 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
 @fill
 def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = None,
                counts: bool = False, labels: Sequence | None = None,
-               tasks=None) -> dict[str, TaskData]:
+               tasks=None, humans=()) -> dict[str, TaskData]:
     r"""Load JSON lines with a list of panel labels (or per-label vote counts) per item.
 
     Parameters
@@ -604,6 +604,13 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         Item id field(s), joined with ``|`` when several (default: line number).
     task : str, optional
         Task name for a single-task file (default: the file's stem).
+    humans : str or sequence of str
+        Fields of the independent human raters (the group H). A field holding a list
+        per item (SummEval's ``turker_annotations``: a list of objects, one task per
+        key; or a list of labels) gives one human per list position, ``<field>_1``,
+        ``<field>_2``, ... (positions, not identified raters); a field holding one label
+        (or an object keyed by task) is one human. They are loaded with the systems
+        and named in :attr:`TaskData.humans`.
     counts : bool
         ``panel`` holds per-label vote counts instead of votes: a list in label
         order (ChaosNLI's ``label_count``, ``[12, 68, 20]``) or an object label ->
@@ -653,6 +660,7 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         raise ValueError(f"{path}: no records")
     keys = _patterns(item)
     sysf = _patterns(systems)
+    humf = [h for h in _patterns(humans) if h not in sysf]
     ids = []
     for i, r in enumerate(rows):
         for k in [panel, *keys]:
@@ -668,22 +676,43 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
     if s.duplicated().any():
         raise ValueError(f"item: duplicate item id {s[s.duplicated()].iloc[0]!r} in {path}; "
                          "ids must be unique (give several fields to item for a composite id)")
-    for f in sysf:
+    for f in sysf + humf:
         if f not in rows[0]:
-            raise ValueError(f"systems: field {f!r} not found in {path}; "
-                             f"fields: {', '.join(map(repr, list(rows[0])[:12]))}")
+            raise ValueError(f"{'systems' if f in sysf else 'humans'}: field {f!r} not found "
+                             f"in {path}; fields: {', '.join(map(repr, list(rows[0])[:12]))}")
     index = pd.Index(ids, name="item")
+    for f in humf:
+        _check_human_lists(path, rows, lines, f)
+
+    def evaluated(t=None) -> tuple[pd.DataFrame, tuple]:
+        """The systems' and humans' columns of task ``t`` (None: a single-task file)."""
+        cols = {f: [r[f].get(t) if t is not None and isinstance(r.get(f), dict) else r.get(f)
+                    for r in rows] for f in sysf}
+        hum = {}
+        for f in humf:
+            hum.update(_human_columns(rows, f, t))
+        return pd.DataFrame({**cols, **hum}, index=index), tuple(hum)
+
+    def seen_humans(seen, t=None) -> None:
+        for line, r in zip(lines, rows, strict=True):
+            for f in humf:
+                x = r.get(f)
+                vals = x if isinstance(x, list) else [x]
+                if t is not None:
+                    vals = [v.get(t) if isinstance(v, dict) else v for v in vals]
+                seen.add(vals, "humans", f if t is None else f"{f}.{t}", line)
     name = task or Path(path).stem  # of a single-task file
     if counts:
         _chosen([name], tasks)
         pan = _count_panel(path, rows, panel, labels, index, lines)
-        pred = pd.DataFrame({f: [r.get(f) for r in rows] for f in sysf}, index=index)
+        pred, hum = evaluated()
         seen = JsonLabels(path, whole=f"task {name!r}")
         for line, r in zip(lines, rows, strict=True):
             for f in sysf:
                 seen.add([r.get(f)], "systems", f, line)
+        seen_humans(seen)
         seen.check()
-        return {name: TaskData(pan, pred)}
+        return {name: TaskData(pan, pred, humans=hum, counts=True)}
     for i, r in enumerate(rows):
         if not isinstance(r[panel], list):
             raise ValueError(f"panel: field {panel!r} must hold a list of labels per item; "
@@ -701,11 +730,12 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
             seen.add(r[panel], "panel", panel, line)
             for f in sysf:
                 seen.add([r.get(f)], "systems", f, line)
+        seen_humans(seen)
         seen.check()
         votes = [list(r[panel]) + [None] * (width - len(r[panel])) for r in rows]
         pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
-        pred = pd.DataFrame({f: [r.get(f) for r in rows] for f in sysf}, index=index)
-        return {name: TaskData(pan, pred)}
+        pred, hum = evaluated()
+        return {name: TaskData(pan, pred, humans=hum, raters_identified=False)}
     for line, r in zip(lines, rows, strict=True):
         odd = next((a for a in r[panel] if not isinstance(a, dict)), None)
         if odd is not None:
@@ -721,15 +751,40 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
                 x = r.get(f)
                 seen.add([x.get(t) if isinstance(x, dict) else x], "systems",
                          f"{f}.{t}" if isinstance(x, dict) else f, line)
+        seen_humans(seen, t)
         seen.check()
     out = {}
     for t in task_names:
         votes = [[a.get(t) for a in r[panel]] + [None] * (width - len(r[panel])) for r in rows]
         pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
-        pred = pd.DataFrame({f: [r[f].get(t) if isinstance(r.get(f), dict) else r.get(f)
-                                 for r in rows] for f in sysf}, index=index)
-        out[t] = TaskData(pan, pred)
+        pred, hum = evaluated(t)
+        out[t] = TaskData(pan, pred, humans=hum, raters_identified=False)
     return out
+
+
+def _check_human_lists(path, rows, lines, field) -> None:
+    """A humans field holds a list on every record or on none (null: no human there)."""
+    if not any(isinstance(r.get(field), list) for r in rows):
+        return
+    for line, r in zip(lines, rows, strict=True):
+        x = r.get(field)
+        if x is not None and not isinstance(x, list):
+            raise ValueError(f"humans: {path}:{line}: field {field!r} holds {json.dumps(x)[:40]} "
+                             "where the other records hold a list (one entry per human)")
+
+
+def _human_columns(rows, field, t=None) -> dict:
+    """One column per list position of a humans field (``<field>_1`` ...), or the field itself."""
+    vals = [r.get(field) for r in rows]
+
+    def of_task(x):
+        return x.get(t) if t is not None and isinstance(x, dict) else x
+
+    if not any(isinstance(v, list) for v in vals):
+        return {field: [of_task(v) for v in vals]}
+    width = max(len(v) for v in vals if isinstance(v, list))
+    return {f"{field}_{j + 1}": [of_task(v[j]) if isinstance(v, list) and j < len(v) else None
+                                 for v in vals] for j in range(width)}
 
 
 def _count_panel(path, rows, field, labels, index, lines) -> pd.DataFrame:
@@ -1230,7 +1285,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
                pred_item: str | None = None, pred_label: str = "pred",
                pred_classes: Sequence | None = None, panel_counts: bool = False,
                labels: Sequence | None = None, probabilities=None,
-               prob_field: str | None = None) -> dict[str, TaskData]:
+               prob_field: str | None = None, pred_samples: bool = False,
+               pred_parse: str = "none", pred_task: str | None = None) -> dict[str, TaskData]:
     r"""Load panel votes and predictions from files in any supported layout.
 
     Parameters
@@ -1274,6 +1330,13 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
     prob_field : str, optional
         Their field/column (default: one column per task); refused, as ``pred_label``,
         when it would be several tasks' answer on the same items.
+    pred_samples, pred_parse, pred_task
+        :func:`attach_predictions`' ``samples`` (several rows per item are sampled
+        answers), ``parse`` (``"number"``: an answer's leading number) and
+        ``task_field`` (the field naming each row's task). ``pred_item`` and
+        ``pred_label`` may name several fields: a composite id (``doc_id,system_id``),
+        one field per sample; a ``pred_label`` holding a list per item is a system's
+        sampled answers.
 
     Returns
     -------
@@ -1326,8 +1389,9 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
                              rater=rater, label=label, task_column=task_column, labels=labels,
                              tasks=tasks)
         elif layout == "jsonl":
-            data = read_jsonl(files[0], panel=panel, systems=evaluated, item=item,
-                              counts=panel_counts, labels=labels, tasks=tasks)
+            data = read_jsonl(files[0], panel=panel, systems=_patterns(systems), item=item,
+                              counts=panel_counts, labels=labels, tasks=tasks,
+                              humans=human_patterns)
         else:
             if not item:
                 raise ValueError("item is required with several files (the id column they "
@@ -1346,7 +1410,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
             raise ValueError("pred_item is required with predictions (the id field of "
                              "those files)")
         data = _attach_predictions(data, name, paths, item=pred_item or item, label=pred_label,
-                                   classes=pred_classes, task=None, one_task="tasks")
+                                   classes=pred_classes, task=None, one_task="tasks",
+                                   samples=pred_samples, parse=pred_parse, task_field=pred_task)
     for name, paths in (probabilities or {}).items():
         if not (pred_item or item):
             raise ValueError("pred_item is required with probabilities (the id field of "
