@@ -149,7 +149,8 @@ def _tied(rows: list[list]) -> int:
     return n
 
 
-def sample_shares(samples: pd.DataFrame, labels: Sequence) -> pd.DataFrame:
+def sample_shares(samples: pd.DataFrame, labels: Sequence, where: str = "samples"
+                  ) -> pd.DataFrame:
     """Each item's distribution of sampled answers over ``labels`` (rows sum to 1).
 
     An item without an answer has a row of NaN; an answer outside ``labels`` is
@@ -168,22 +169,25 @@ def sample_shares(samples: pd.DataFrame, labels: Sequence) -> pd.DataFrame:
             continue
         odd = [x for x in r if x not in pos]
         if odd:
-            raise ValueError(f"samples: item {samples.index[i]!r} has the answer {odd[0]!r}, "
-                             f"outside the label set {labels!r}")
+            raise ValueError(f"{where}: item {samples.index[i]!r} has the answer {odd[0]!r}, "
+                             f"outside the label set {labels!r}"
+                             + ("; free-text answers are read as their leading number with "
+                                "parse='number'" if isinstance(odd[0], str) else ""))
         out[i] = np.bincount([pos[x] for x in r], minlength=len(labels)) / len(r)
     return pd.DataFrame(out, index=samples.index, columns=labels)
 
 
 # --------------------------------------------------------------------------- stratify hooks
-def _label_set(panel: pd.DataFrame, samples: Mapping, labels, counts: bool) -> list:
-    """The labels the shares are over: declared, the count columns, else panel and samples seen."""
+def _label_set(panel: pd.DataFrame, labels, counts: bool) -> list:
+    """The labels the shares are over: declared, the count columns, else those the panel uses.
+
+    (As :func:`labelvar.stratify` infers them: a sampled answer outside is refused.)
+    """
     if labels is not None and not isinstance(labels, str):
         return [canon(x) for x in labels]
     if counts:
         return [canon(c) for c in panel.columns]
     seen = {canon(x) for x in pd.unique(panel.to_numpy(dtype=object).ravel())}
-    for s in samples.values():
-        seen |= {canon(x) for x in pd.unique(s.to_numpy(dtype=object).ravel())}
     seen.discard(None)
     return [0, 1] if seen <= {0, 1} else sorted(seen, key=sort_key)
 
@@ -210,7 +214,7 @@ def expand(data, labels=None, panel_counts: bool = False):
         pred = td.predictions.copy() if td.predictions is not None else \
             pd.DataFrame(index=td.panel.index)
         probs = dict(td.probabilities or {})
-        lab = _label_set(td.panel, samples, labels if labels is not None else td.labels,
+        lab = _label_set(td.panel, labels if labels is not None else td.labels,
                          panel_counts or td.counts)
         info[str(name)] = {}
         for sys_name, s in samples.items():
@@ -225,7 +229,7 @@ def expand(data, labels=None, panel_counts: bool = False):
             rows = _rows(s)
             n = np.array([len(r) for r in rows])
             pred[sys_name] = modal_answer(s, STRATIFY_TIE_RULE).to_numpy()
-            probs[sys_name] = sample_shares(s, lab)
+            probs[sys_name] = sample_shares(s, lab, f"samples of {sys_name!r} (task {name!r})")
             info[str(name)][str(sys_name)] = dict(
                 samples_min=int(n[n > 0].min()) if (n > 0).any() else 0,
                 samples_max=int(n.max()) if n.size else 0, tied=_tied(rows),
