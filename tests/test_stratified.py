@@ -216,7 +216,7 @@ def test_simulated_human_matches_p_d_within_standard_errors():
 def test_ties_random_first_drop():
     panel = np.array([["a", "b", "c"], ["a", "a", "b"]] * 200, dtype=object)
     pred = {"s": ["a", "a"] * 200}
-    t = tab(panel, pred, tie_rule="first", metrics=["accuracy"], n_boot=0)
+    t = tab(panel, pred, tie_rule="lowest", metrics=["accuracy"], n_boot=0)
     assert _row(t, "s", "0.33", "accuracy").score == 1.0  # the first label, "a"
     t = tab(panel, pred, tie_rule="random", metrics=["accuracy"], n_boot=0, seed=4)
     sc = _row(t, "s", "0.33", "accuracy").score  # "a" chosen about 1/3 of the time
@@ -264,7 +264,7 @@ def test_multiclass_macro_f1_and_one_vs_rest():
 
 def test_ordinal_three_raters_bins():
     panel = np.array([[1, 2, 3], [4, 4, 5], [5, 5, 5], [2, 2, 1]])
-    t = tab(panel, {"m": [2, 4, 4, 2]}, metrics=["accuracy"], n_boot=0, tie_rule="first")
+    t = tab(panel, {"m": [2, 4, 4, 2]}, metrics=["accuracy"], n_boot=0, tie_rule="lowest")
     assert list(dict.fromkeys(t.stratum)) == ["0.33", "0.67", "1.00", "all"]
     assert _row(t, "m", "0.67", "accuracy").score == 1.0
     assert _row(t, "m", "0.33", "accuracy").expected == pytest.approx(1 / 3)
@@ -275,7 +275,7 @@ def test_missing_votes_and_panel_sizes():
                       [None, None, None, None], [1, 1, 0, 0]], dtype=object)
     with pytest.warns(ExcludedItemsWarning, match="1 with no votes, 1 with one vote"):
         r = stratify(panel, {"s": [1, 0, 1, 0, 1]}, metrics=["accuracy"], n_boot=0,
-                     tie_rule="first")
+                     tie_rule="lowest")
     assert r.excluded["task"] == {"no_votes": 1, "one_vote": 1, "tied": 0,
                                   "no_prediction": 0}
     s = r.table.drop_duplicates("stratum").set_index("stratum")
@@ -600,7 +600,7 @@ def test_multinomial_item_bootstrap_matches_index_resampling():
     panel = (rng.random((n, 5)) < 0.7).astype(int)
     pred = (rng.random(n) < 0.6).astype(int)
     r = stratify(panel, {"ai": pred}, n_boot=4000, metrics=["f1"], agreement=False,
-                 tie_rule="first")
+                 tie_rule="lowest")
     row = r.table[(r.table.stratum == "all")].iloc[0]
     truth = (panel.sum(axis=1) >= 3).astype(int)
     idx = rng.integers(0, n, size=(4000, n))

@@ -202,7 +202,7 @@ def test_integer_list_panel_of_more_than_20_labels_is_refused():
 def test_counts_panel_hand_computed():
     counts = pd.DataFrame([[12, 68, 20], [30, 70, 0], [50, 50, 0], [1, 1, 98], [0, 0, 100],
                            [60, 30, 10]], columns=["e", "n", "c"])
-    r = stratify(counts, panel_counts=True, tie_rule="first", simulated_human=4,
+    r = stratify(counts, panel_counts=True, tie_rule="lowest", simulated_human=4,
                  metrics=["accuracy"], n_boot=0, seed=3)
     t = r.table
     s = t.drop_duplicates("stratum").set_index("stratum").S
@@ -214,7 +214,7 @@ def test_counts_panel_hand_computed():
 
     rng = _seeding.generator(3, "simulated_human", "task")
     c = counts.to_numpy()
-    majority = np.argmax(c, axis=1)  # tie_rule first: 'e' for the 50/50 item
+    majority = np.argmax(c, axis=1)  # tie_rule lowest: 'e' for the 50/50 item
     hits = []
     for _ in range(4):
         j = np.floor(rng.random(6) * 100).astype(int)

@@ -14,7 +14,7 @@ import numpy as np
 from labelvar import _metrics
 from labelvar import _validate as v
 from labelvar._metrics import ORDINAL_METRICS, PROBABILITY_METRICS
-from labelvar._tasks import _blocks, _Task
+from labelvar._tasks import _blocks, _Task, first_vote
 
 
 # --------------------------------------------------------------------------- scores
@@ -104,7 +104,8 @@ def _bootstrap_panel(t: _Task, idx, pred, metric, n_boot, confidence_level, rng,
 
     A replicate resamples the bin's items and, for every drawn item, redraws its K
     votes with replacement from its own votes, recomputes the majority (ties at
-    random, or the first label with ``tie_rule="first"``) and scores ``pred`` against it.
+    random, the lowest label with ``tie_rule="lowest"``, the first redrawn vote for a tied
+    label with ``"first_vote"``) and scores ``pred`` against it.
     """
     if n_boot <= 0:
         return np.nan, np.nan
@@ -125,8 +126,12 @@ def _bootstrap_panel(t: _Task, idx, pred, metric, n_boot, confidence_level, rng,
         votes = np.take_along_axis(compact[items], j, axis=2)
         valid = np.arange(kmax) < ki[..., None]
         counts = ((votes[..., None] == labels) & valid[..., None]).sum(axis=2)
-        if tie_rule == "first":
+        if tie_rule == "lowest":
             maj = counts.argmax(axis=-1)
+        elif tie_rule == "first_vote":  # the first redrawn vote for a top label
+            is_top = counts == counts.max(axis=-1, keepdims=True)
+            maj = first_vote(np.where(valid, votes, -1).reshape(b * n, kmax),
+                             is_top.reshape(b * n, L)).reshape(b, n)
         else:  # uniform noise < 1 only reorders equal (integer) counts
             maj = (counts + 0.5 * rng.random(counts.shape)).argmax(axis=-1)
         vals[start:start + b] = _score(metric, maj, pred[items], t)
@@ -249,9 +254,14 @@ def _simulated(t: _Task, n_draws: int, rng, loo: bool, tie_rule: str):
         is_top = rest == top[:, None]
         n_top = is_top.sum(axis=1)
         u = np.floor(rng.random(n) * n_top).astype(np.int64)
-        cum = np.cumsum(is_top, axis=1)
-        first = np.argmax(is_top, axis=1)
-        refs[d] = first if tie_rule == "first" else np.argmax(cum > u[:, None], axis=1)
+        if tie_rule == "lowest":
+            refs[d] = np.argmax(is_top, axis=1)
+        elif tie_rule == "first_vote":  # the first of the remaining votes for a top label
+            rest_votes = compact.copy()
+            rest_votes[rows, j] = -1
+            refs[d] = first_vote(rest_votes, is_top)
+        else:
+            refs[d] = np.argmax(np.cumsum(is_top, axis=1) > u[:, None], axis=1)
     return picks, refs
 
 

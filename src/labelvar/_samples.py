@@ -266,6 +266,9 @@ def sample_rows(frame: pd.DataFrame, t, groups, systems) -> pd.DataFrame:
                           m=b["m"], n_labels=b["n_labels"], sd=np.nan, ci_low=np.nan,
                           ci_high=np.nan, chance=np.nan, delta_human=np.nan, p_random=np.nan,
                           p_random_prior=np.nan)
+            # the bin's own descriptors (e.g. its tie rule and ties), as on its other rows
+            common.update({c: b[c] for c in frame.columns if c not in common
+                           and c not in ("metric", "score", "expected", "delta_expected")})
             e = b["expected"] if len(acc) else np.nan
             sa = float(own[idx].mean()) if idx.size else np.nan
             sc = float(hit[idx].mean()) if idx.size else np.nan

@@ -144,6 +144,8 @@ class _Task:
     probs: dict = field(default_factory=dict)  # name -> items x L probabilities (kept items)
     values: np.ndarray | None = None           # numeric value of each label (ordinal), else None
     posterior: np.ndarray | None = None        # Dawid-Skene: posterior of the label per item
+    tied: np.ndarray | None = None             # items whose majority the tie rule chose
+    tie_rule: str = "random"
 
     def agreement(self, idx=slice(None)) -> np.ndarray:
         """Observed agreement of the items ``idx``: top count / K (Dawid-Skene: the posterior).
@@ -155,6 +157,19 @@ class _Task:
         return self.top[idx] / self.k[idx]
 
 
+def first_vote(votes: np.ndarray, is_top: np.ndarray) -> np.ndarray:
+    """Per item, the first vote (in column order) for one of its top labels.
+
+    ``votes``: items x votes label codes (-1 missing), in the panel's rater order;
+    ``is_top``: items x L, the labels sharing the top count. This is the paper's code's
+    rule (``Counter(votes).most_common(1)``: among tied labels the one first seen).
+    """
+    ok = votes >= 0
+    hit = ok & np.take_along_axis(is_top, np.where(ok, votes, 0).astype(np.intp), axis=1)
+    at = hit.argmax(axis=1)
+    return votes[np.arange(votes.shape[0]), at]
+
+
 def _as_panel(panel) -> pd.DataFrame:
     if isinstance(panel, pd.DataFrame):
         return panel
@@ -164,18 +179,70 @@ def _as_panel(panel) -> pd.DataFrame:
     return pd.DataFrame(arr, columns=[f"a{j + 1}" for j in range(arr.shape[1])])
 
 
-def _as_predictions(predictions, n_items: int) -> dict:
+def _ids(values, n: int = 3) -> str:
+    """A few ids, quoted, for a message."""
+    vals = list(values)
+    text = ", ".join(repr(plain(x)) for x in vals[:n])
+    return text + (", ..." if len(vals) > n else "")
+
+
+def _align(obj, items: pd.Index, what: str):
+    """A pandas input put on the panel's items by its index (ids); others as they are.
+
+    A Series or DataFrame is matched to ``items`` by id: its index must hold each
+    panel item exactly once (duplicates, ids the panel lacks and panel items it lacks
+    are refused, naming a few); a list or array is positional (panel order).
+    """
+    if not isinstance(obj, (pd.Series, pd.DataFrame)) or obj.index.equals(items):
+        return obj
+    index = obj.index
+    if not index.is_unique:
+        dup = index[index.duplicated()].unique()
+        raise ValueError(f"{what}: its index does not match the panel's item ids: "
+                         f"{len(dup):,} id(s) occur more than once ({_ids(dup)}); give one "
+                         "value per item")
+    if not items.is_unique:
+        raise ValueError(f"{what}: cannot be matched by id, the panel's item ids are not "
+                         "unique; give a list or array in panel order")
+    at = index.get_indexer(items)
+    lacking = at < 0
+    extra = len(index) - int((~lacking).sum())
+    if lacking.any() or extra:
+        parts = []
+        if lacking.any():
+            parts.append(f"{int(lacking.sum()):,} panel item(s) it has no entry for "
+                         f"({_ids(items[lacking])})")
+        if extra:
+            parts.append(f"{extra:,} id(s) the panel does not have "
+                         f"({_ids(index.difference(items, sort=False))})")
+        raise ValueError(f"{what}: its index does not match the panel's item ids: "
+                         + "; ".join(parts) + " (a Series/DataFrame is matched by its "
+                         "index; give one entry per panel item, NaN where there is none, "
+                         "or a list/array in panel order)")
+    return obj.iloc[at]
+
+
+def _as_predictions(predictions, items: pd.Index, task: str) -> dict:
+    """Predictions per rater on the panel's items: pandas by index, arrays in panel order."""
+    n_items = len(items)
     if predictions is None:
         return {}
     if isinstance(predictions, pd.DataFrame):
-        items = {str(c): predictions[c] for c in predictions.columns}
+        predictions = _align(predictions, items, f"predictions of task {task!r}")
+        items_ = {str(c): predictions[c] for c in predictions.columns}
     elif isinstance(predictions, Mapping):
-        items = {str(k): val for k, val in predictions.items()}
+        items_ = {str(k): _align(val, items, f"predictions[{str(k)!r}] (task {task!r})")
+                  for k, val in predictions.items()}
     else:
         raise ValueError("predictions must be a mapping system -> labels or a DataFrame, "
                          f"got {type(predictions).__name__}")
     out = {}
-    for name, vals in items.items():
+    for name, vals in items_.items():
+        if isinstance(vals, pd.DataFrame):
+            if vals.shape[1] != 1:
+                raise ValueError(f"predictions[{name!r}] (task {task!r}) is a table of "
+                                 f"{vals.shape[1]} columns; give one label per item")
+            vals = vals.iloc[:, 0]
         if isinstance(vals, np.ndarray):
             arr = vals.ravel()
         elif isinstance(vals, (pd.Series, pd.Index, pd.api.extensions.ExtensionArray)):
@@ -273,11 +340,26 @@ def _count_matrix(task: str, pdf: pd.DataFrame, labels):
     return lab, codes, counts
 
 
-def _as_probabilities(task: str, probabilities, lab: list, pos_code, n_items: int) -> dict:
-    """Probability outputs as items x L arrays in label-code order (NaN rows: missing)."""
+#: a row of probabilities summing to within this of 1 is used as given (float rounding)
+SUM_EXACT = 1e-6
+#: ... within this of 1 it is normalised, with a note (probabilities rounded to 2-3 decimals)
+SUM_ROUNDED = 0.01
+
+
+def _as_probabilities(task: str, probabilities, lab: list, pos_code, items: pd.Index,
+                      notes: list) -> dict:
+    """Probability outputs as items x L arrays in label-code order (NaN rows: missing).
+
+    A Series or DataFrame is matched to the panel's items by its index (:func:`_align`),
+    arrays and lists are in panel order. Every probability is finite and in [0, 1]; a
+    row of L probabilities sums to 1 (within :data:`SUM_EXACT`; within
+    :data:`SUM_ROUNDED` it is normalised, with a note; further off it is refused).
+    """
+    n_items = len(items)
     out = {}
     for name, val in (probabilities or {}).items():
         where = f"probabilities[{name!r}] (task {task!r})"
+        val = _align(val, items, where)
         if isinstance(val, pd.DataFrame) and val.shape[1] == 1:
             val = val.iloc[:, 0]
         if isinstance(val, pd.DataFrame):
@@ -291,16 +373,43 @@ def _as_probabilities(task: str, probabilities, lab: list, pos_code, n_items: in
                 raw = [r if isinstance(r, (list, tuple, np.ndarray)) else [np.nan] * len(lab)
                        for r in raw]
             arr = np.asarray(raw, dtype=float)
-        if arr.ndim == 1:
-            if pos_code is None or len(lab) != 2:
-                raise ValueError(f"{where}: one probability per item is the positive class's "
-                                 "of a binary task; give one column per label")
+        single = arr.ndim == 1
+        if single and (pos_code is None or len(lab) != 2):
+            raise ValueError(f"{where}: one probability per item is the positive class's "
+                             "of a binary task; give one column per label")
+        if arr.ndim not in (1, 2) or len(arr) != n_items:
+            raise ValueError(f"{where} has shape {arr.shape}; expected ({n_items}, {len(lab)}): "
+                             "one row per panel item, one column per label")
+        flat = arr.reshape(len(arr), -1)
+        bad = np.isinf(flat) | (flat < -1e-12) | (flat > 1 + 1e-12)  # NaN: missing
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            lab_j = lab[pos_code] if single else lab[min(j, len(lab) - 1)]
+            raise ValueError(f"{where}: item {plain(items[i])!r} has {float(flat[i, j])!r} for "
+                             f"label {plain(lab_j)!r} ({int(bad.any(axis=1).sum()):,} item(s) "
+                             "with such values); probabilities are finite numbers in [0, 1]")
+        if single:
             p1 = arr
             arr = np.empty((arr.size, 2))
             arr[:, pos_code], arr[:, 1 - pos_code] = p1, 1 - p1
         if arr.shape != (n_items, len(lab)):
             raise ValueError(f"{where} has shape {arr.shape}; expected ({n_items}, {len(lab)}): "
                              "one row per panel item, one column per label")
+        if not single:
+            total = arr.sum(axis=1)
+            off = np.abs(total - 1)  # NaN rows (missing) compare False
+            far = off > SUM_ROUNDED
+            if far.any():
+                i = int(np.flatnonzero(far)[0])
+                raise ValueError(f"{where}: the probabilities of item {plain(items[i])!r} sum "
+                                 f"to {total[i]:.6g}, not 1 ({int(far.sum()):,} item(s)); give "
+                                 "one probability per label, each row summing to 1")
+            near = off > SUM_EXACT
+            if near.any():
+                arr[near] /= total[near, None]
+                notes.append(f"{where}: {int(near.sum()):,} item(s) whose probabilities sum "
+                             f"to within {SUM_ROUNDED:g} of 1, not exactly (rounded?), were "
+                             "normalised to sum to 1")
         out[str(name)] = arr
     return out
 
@@ -309,20 +418,15 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
              rng, panel_counts: bool = False, notes: list | None = None, probabilities=None,
              aggregation: str = "majority", ordinal: bool = False) -> _Task:
     notes = [] if notes is None else notes
+    if tie_rule == "first_vote" and panel_counts:
+        raise ValueError(f"tie_rule: 'first_vote' takes the tied label voted first, and the "
+                         f"per-label counts of task {task!r} have no vote order; use 'random', "
+                         "'lowest' or 'drop' with panel_counts")
     pdf = _as_panel(panel)
     n_items, n_cols = pdf.shape
     if n_items == 0:
         raise ValueError(f"panel of task {task!r} has no items")
-    if isinstance(predictions, pd.DataFrame) and isinstance(panel, pd.DataFrame) \
-            and not predictions.index.equals(pdf.index):
-        if len(predictions.index) == n_items and set(predictions.index) == set(pdf.index):
-            predictions = predictions.reindex(pdf.index)
-        elif not (isinstance(predictions.index, pd.RangeIndex)
-                  or isinstance(pdf.index, pd.RangeIndex)):
-            miss = [i for i in pdf.index if i not in set(predictions.index)][:1]
-            raise ValueError(f"predictions of task {task!r}: index does not match the panel's "
-                             f"item ids (e.g. {miss[0] if miss else predictions.index[0]!r})")
-    preds = _as_predictions(predictions, n_items)
+    preds = _as_predictions(predictions, pdf.index, task)
     if not panel_counts:
         # only a DataFrame names its raters (an array's columns are called a1, a2, ... here)
         both = [c for c in map(str, pdf.columns) if c in preds] \
@@ -382,7 +486,7 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
     for b in _blocks(n_items):
         top[b], n_top = _panel.plurality(counts[b])
         tied[b] = (n_top > 1) & (k[b] > 0)
-        majority[b] = np.argmax(counts[b] == top[b, None], axis=1)  # first (label order)
+        majority[b] = np.argmax(counts[b] == top[b, None], axis=1)  # lowest (label order)
     if tie_rule == "random" and tied.any():
         u = rng.random(n_items)
         rows = np.flatnonzero(tied)
@@ -390,7 +494,11 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
         pick = np.floor(u[rows] * is_top.sum(axis=1)).astype(np.int64)
         majority[rows] = np.argmax(np.cumsum(is_top, axis=1) > pick[:, None], axis=1)
         del u
-    probs = _as_probabilities(task, probabilities, lab, pos_code, n_items)
+    elif tie_rule == "first_vote":
+        rows = np.flatnonzero(tied)
+        for b in _blocks(rows.size):
+            majority[rows[b]] = first_vote(codes[rows[b]], counts[rows[b]] == top[rows[b], None])
+    probs = _as_probabilities(task, probabilities, lab, pos_code, pdf.index, notes)
     posterior = changed = None
     if aggregation == "dawid_skene":
         if panel_counts:
@@ -437,7 +545,8 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
     inputs = dict(items=n_items, raters=n_raters, votes_min=int(k.min()),
                   votes_max=int(k.max()),
                   labels={x: int(counts[:, i].sum()) for i, x in enumerate(lab)},
-                  systems=list(dict.fromkeys(list(pcodes) + list(probs))))
+                  systems=list(dict.fromkeys(list(pcodes) + list(probs))),
+                  tie_rule=tie_rule, tied=int((tied & (k >= 2)).sum()))
     if changed is not None:
         inputs["changed_vs_majority"] = int(changed[keep].sum())
         inputs["evaluated"] = int(keep.sum())
@@ -449,4 +558,6 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
         preds={n: c[keep] for n, c in pcodes.items()}, pos_label=pos_code, excluded=excluded,
         inputs=inputs, probs={n: a[keep] for n, a in probs.items()}, values=values,
         posterior=None if posterior is None else posterior[keep],
+        tied=None if tie_rule == "drop" or posterior is not None else tied[keep],
+        tie_rule=tie_rule,
     )

@@ -302,8 +302,10 @@ def _add_stratify(sub) -> None:
                    "default: 1)")
     p.add_argument("--human-round", type=int, default=None, metavar="D",
                    help="round each human's score to D decimals before H's mean/sd (paper: 2)")
-    p.add_argument("--tie-rule", choices=("random", "first", "drop"), default="random",
-                   help="majority label of tied items: random (seeded), first label, or drop")
+    p.add_argument("--tie-rule", default="random", metavar="RULE",
+                   help="majority label of tied items: random (seeded, default), lowest (the "
+                   "lowest label), first_vote (the tied label voted first in rater order, the "
+                   "paper's code) or drop (the paper's Table 5)")
     p.add_argument("--missing-predictions", choices=("error", "drop"), default="error",
                    help="items some system has no prediction for: error, or drop (counted)")
     p.add_argument("--confidence-level", type=float, default=0.95,
@@ -340,7 +342,8 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "aggregation": "--aggregation", "probabilities": "--probabilities",
                    "prob_field": "--prob-field", "boot_raters": "--boot-raters",
                    "parse": "--pred-parse", "task_field": "--pred-task",
-                   "samples": "--pred-samples"}
+                   "samples": "--pred-samples",
+                   "tie_rule": "--tie-rule", "leave_one_out": "--leave-one-out"}
 _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 
@@ -417,9 +420,12 @@ def _run_stratify(args) -> int:
         rest = [h for h in _strs(args.humans) if not any(n.startswith(f"{h}_") for n in named)]
         humans = named + [h for h in (io.select_columns(loaded, rest, "humans") if rest else [])
                           if h not in named]
-        if args.metrics is None and any(td.samples for td in data.values()):  # their shares
+        sampled = any(td.samples for td in data.values())
+        if args.metrics is None and sampled:  # their shares against the panel's, too
             metrics = metrics + [m for m in ("cross_entropy", "total_variation")
                                  if m not in metrics]
+        if args.metrics is None and not loaded and not sampled:  # probabilities only
+            metrics = [m for m in metrics if m not in st.LABEL_METRICS] or metrics
         with warnings.catch_warnings(record=True) as scoring:
             warnings.simplefilter("always", st.DataNoteWarning)
             result = st.stratify(

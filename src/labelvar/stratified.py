@@ -79,7 +79,7 @@ __all__ = [
 COLUMNS = (
     "task", "system", "role", "stratum", "agreement", "S", "small_bin", "m", "n_labels",
     "metric", "score", "sd", "ci_low", "ci_high", "expected", "chance", "delta_expected",
-    "delta_human", "p_random", "p_random_prior",
+    "delta_human", "p_random", "p_random_prior", "tie_rule", "n_tied",
 )
 
 #: label metrics :func:`stratify` reports by default
@@ -105,7 +105,7 @@ COMPARISON_COLUMNS = ("task", "stratum", "S", "small_bin", "metric", "system_a",
                       "score_a", "score_b", "diff", "ci_low", "ci_high", "test", "n_a_only",
                       "n_b_only", "p", "p_holm", "n_comparisons", "note")
 #: tie rules of :func:`stratify`
-TIE_RULES = ("random", "first", "drop")
+TIE_RULES = ("random", "lowest", "first_vote", "drop")
 #: default smallest bin (items) that enters the bin tests; smaller bins are flagged
 MIN_BIN_SIZE = 10
 #: H' draws when nothing else is scored (no systems, no humans) and simulated_human=None
@@ -256,6 +256,10 @@ class StratifiedResult:
                                                          else "") if sy else "none")
             if d["humans"]:
                 line += "; humans " + ", ".join(d["humans"])
+            if d.get("tied"):
+                line += (f"; {d['tied']:,} tied items " + (
+                    "left out (tie_rule 'drop')" if d["tie_rule"] == "drop" else
+                    f"labelled by tie_rule {d['tie_rule']!r}"))
             if d.get("changed_vs_majority") is not None:
                 line += (f"; Dawid-Skene changes {d['changed_vs_majority']:,} of "
                          f"{d['evaluated']:,} majority labels")
@@ -370,10 +374,18 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Round each human's score to this many decimals before taking the H mean
         and sd. The paper's Table 3 does this with 2 decimals (its H column is
         reproduced to the printed digit only that way); default None: exact scores.
-    tie_rule : {"random", "first", "drop"}
+    tie_rule : {"random", "lowest", "first_vote", "drop"}
         Majority label when several labels share the top count: one of them at
-        random (seeded; default), the first in label order, or drop the item
-        (counted in :attr:`StratifiedResult.excluded`).
+        random (seeded; default); the lowest in label order (``"lowest"``); the
+        tied label voted first in the panel's rater (column) order
+        (``"first_vote"``: the paper's code, ``Counter(votes).most_common(1)``, so a
+        3-way split of 3 votes gives rater 1's label; refused for per-label counts,
+        which have no vote order); or drop the item (counted in
+        :attr:`StratifiedResult.excluded`; the paper's Table 5 leaves out the MNLI
+        items with no 3-vote majority so). ``"first"`` is refused: it used to mean
+        ``"lowest"`` and reads as ``"first_vote"``, so either reading would be wrong
+        for someone. The table's ``tie_rule`` and ``n_tied`` (items of the bin whose
+        label the rule chose) say how each bin was made.
     missing : {"error", "drop"}
         An evaluated item without a prediction from some system is an error
         (default), or is excluded from every system's scores (counted).
@@ -505,6 +517,10 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
      model     all  6  0.667     0.889
          H     all  6  0.833     0.889
     """
+    if tie_rule == "first":
+        raise ValueError("tie_rule: 'first' is ambiguous; say 'lowest' (the lowest label "
+                         "code, what 'first' meant before) or 'first_vote' (the tied label "
+                         "voted first in rater order, the paper's rule)")
     v.choice("tie_rule", tie_rule, TIE_RULES)
     v.choice("missing", missing, ("error", "drop"))
     # systems given as sampled answers (TaskData.samples): modal answer + shares (_samples)
@@ -512,6 +528,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     v.choice("aggregation", aggregation, AGGREGATIONS)
     has_probs = probabilities is not None or (isinstance(panel, Mapping) and any(
         len(td) > 2 and td[2] for td in panel.values()))
+    asked = metrics is not None  # named metrics must be scored: none is dropped silently
     if metrics is None:
         metrics = METRICS + (ORDINAL_METRICS if ordinal else ()) + (
             PROBABILITY_METRICS if has_probs else ())
@@ -586,6 +603,15 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     if n_draws == 0 and not any(t.preds or t.probs for t in prepared):
         raise ValueError("nothing to score: no systems, no humans and simulated_human=0; "
                          f"ask for H' (simulated_human={DEFAULT_DRAWS})")
+    for mtr in metrics if asked else ():
+        if any(_has(mtr, t, r) for t in prepared for r in list(t.preds) + list(t.probs)) \
+                or (mtr in LABEL_METRICS and n_draws):
+            continue
+        if mtr in PROBABILITY_METRICS:
+            raise ValueError(f"metrics: {mtr!r} scores probability outputs and no system has "
+                             "any; give them (probabilities=...) or leave it out")
+        raise ValueError(f"metrics: {mtr!r} scores label predictions and no rater has any "
+                         "(only probability outputs); leave it out")
     if not (n_draws or boot_raters):  # nothing draws from the votes themselves: let them go
         prepared = [dataclasses.replace(t, codes=None) for t in prepared]
     frames, excluded, inputs, agree, comps = [], {}, {}, [], []
@@ -833,11 +859,13 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
         truth_counts = _tally(truth, L)
         confs = {rname: _confusion(truth, t.preds[rname][idx], L) for rname, _ in raters
                  if rname in t.preds and any(mt in LABEL_METRICS for mt in metrics)}
+        n_tied = 0 if t.tied is None else int(np.count_nonzero(t.tied[idx]))
         for metric in metrics:
             e = expected(metric, row)
             base = dict(task=t.name, stratum=name, agreement=agree, S=idx.size,
                         small_bin=name != "all" and idx.size < min_bin_size, m=m,
-                        n_labels=L, metric=metric, expected=e, chance=chance(metric, m))
+                        n_labels=L, metric=metric, expected=e, chance=chance(metric, m),
+                        tie_rule=t.tie_rule, n_tied=n_tied)
             rater_rows = []
             for rname, role in raters:
                 if not _has(metric, t, rname):
