@@ -264,7 +264,8 @@ def test_sampled_system_report_section(tmp_path):
     from labelvar.report import stratify_markdown
 
     md = stratify_markdown(r)
-    assert "t: llm: 4 sampled answers per item" in md and "ties, 40 items: the first sample" in md
+    assert "t: llm: 4 sampled answers per item" in md
+    assert "ties, 40 items: the label sampled first among the tied" in md
     assert set(r.table.loc[r.table.system == "llm", "metric"]) == {
         "accuracy", "self_agreement", "sample_accuracy"}
     assert (r.table.loc[r.table.metric == "self_agreement", "score"] == 0.5).all()

@@ -168,6 +168,11 @@ def expected_test_table(result) -> pd.DataFrame | None:
     return res[["metric"] + [c for c in res.columns if c != "metric"]]
 
 
+#: how the modal answer of a sampled system breaks ties, in words
+_SAMPLE_TIES = {"first_sample": "the label sampled first among the tied",
+                "label_order": "the first tied label in label order"}
+
+
 def samples_markdown(result) -> str:
     """What the report says about systems given as sampled answers (none: an empty string).
 
@@ -180,9 +185,9 @@ def samples_markdown(result) -> str:
         for name, s in (d.get("samples") or {}).items():
             k = (f"{s['samples_min']}" if s["samples_min"] == s["samples_max"]
                  else f"{s['samples_min']}-{s['samples_max']}")
+            rule = _SAMPLE_TIES.get(s["tie_rule"], s["tie_rule"])
             lines.append(f"- {task}: {name}: {k} sampled answers per item; its label is its modal "
-                         f"answer (ties, {s['tied']:,} items: the {s['tie_rule'].replace('_', ' ')}"
-                         " among the tied labels)")
+                         f"answer (ties, {s['tied']:,} items: {rule})")
     if not lines:
         return ""
     return ("### sampled systems\n" + "\n".join(lines) + "\n\nself_agreement: the mean share of "
