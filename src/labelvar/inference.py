@@ -354,9 +354,10 @@ def expected_gap_test(table, *, metric: str = "accuracy", role: str = "system"
             if not np.isfinite(t_stat):
                 t_stat = p = np.nan
                 notes.append("no test: identical differences")
-            elif "task" in g.columns and g["task"].nunique() < d.size:
+            elif "task" in g.columns and g.groupby(["task", "stratum"]).size().max() > 1:
                 notes.append(f"not independent: {d.size} pairs from {g['task'].nunique()} "
-                             "tasks (systems of a task share its items); p is optimistic")
+                             "task(s), several systems per task and bin (they share its "
+                             "items); p is optimistic")
         rows.append(dict(stratum=s, n=d.size, mean_diff=d.mean() if d.size else np.nan,
                          sd_diff=d.std(ddof=1) if d.size > 1 else np.nan, t=t_stat, p=p,
                          note="; ".join(notes)))
