@@ -371,11 +371,12 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
     agreement, :attr:`~labelvar.stratified.StratifiedResult.agreement`),
     ``comparisons.csv`` (two systems on the same items, with ``stratify(compare=...)``),
     ``bin_tests.csv``
-    (:func:`bin_test_table`), ``expected_tests.csv`` (:func:`expected_test_table`), per
-    metric ``scores_<metric>`` and ``delta_<metric>`` figures, with several systems or
-    tasks per bin ``scores_by_bin_<metric>`` (Figure 7: the scores across systems, with
-    Welch's and Levene's tests between the lowest and highest bin) and
-    ``delta_expected_<metric>`` (Figure 8: E - score, the paired test of E per bin),
+    (:func:`bin_test_table`), per metric ``scores_<metric>`` and ``delta_<metric>``
+    figures; without a human group (systems only: LLM judges, the NLI models of the
+    paper's Table 5) ``expected_tests.csv`` (:func:`expected_test_table`) and, with
+    several systems or tasks per bin, ``scores_by_bin_<metric>`` (Figure 7: the scores
+    across systems, with Welch's and Levene's tests between the lowest and highest bin)
+    and ``delta_expected_<metric>`` (Figure 8: E - score, the paired test of E per bin);
     with ``compare = (a, b)`` ``paired_<metric>.csv`` and its figure, and
     ``report.json``. The directory is replaced as a whole (see the module notes).
 
@@ -419,7 +420,9 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
         tests = bin_test_table(result)
         if tests is not None:
             files.append(write_results(tests, tmp / "bin_tests.csv"))
-        e_tests = expected_test_table(result)
+        # without a human group (LLM judges, NLI models): the paper's Figures 7 and 8
+        judges = not (table["role"] == "H").any()
+        e_tests = expected_test_table(result) if judges else None
         if e_tests is not None:
             files.append(write_results(e_tests, tmp / "expected_tests.csv"))
         for name in ("agreement", "comparisons"):
@@ -439,7 +442,8 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
                 if has_delta and table.loc[rows, "delta_human"].notna().any():
                     fig = plots.plot_delta_by_bin(table, metric, tests=tests)
                     files += plots.save(fig, tmp / f"delta_{metric}")
-                files += _judge_figures(plots, table, metric, rows, tests, e_tests, tmp)
+                if judges:
+                    files += _judge_figures(plots, table, metric, rows, tests, e_tests, tmp)
             for metric, res in paired.items():
                 fig = plots.plot_system_vs_system(table, *compare, metric, tests=res)
                 files += plots.save(fig, tmp / f"paired_{metric}")
