@@ -121,7 +121,7 @@ WIDE = "id,r1,r2,r3,gpt\na,1,1,0,1\nb,0,0,0,1\nc,1,1,1,0\n"
      "--humans: 'dr' matches no column"),
     (("--panel", "r*", "--systems", "gpt", "--item", "id", "--bins", "0.8,1"),
      "do not cover the observed agreement"),
-    (("--panel", "r*", "--item", "id", "--tie-rule", "coin"), "invalid choice"),
+    (("--panel", "r*", "--item", "id", "--tie-rule", "coin"), "--tie-rule must be one of"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, match):
     assert match in _bad(tmp_path, WIDE, *args)

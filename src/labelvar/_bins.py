@@ -59,10 +59,26 @@ def _bootstrap_loop(t: _Task, metric: str, name: str, idx, n_boot, confidence_le
     """Percentile bootstrap over items of a metric not computed on stacked resamples."""
     if n_boot <= 0:
         return np.nan, np.nan
-    draws = rng.integers(0, idx.size, size=(n_boot, idx.size))
-    vals = np.array([_item_score(metric, t, name, idx[d]) for d in draws])
+    vals = np.empty(n_boot)
+    for start, rows in boot_chunks(n_boot, idx.size):
+        draws = rng.integers(0, idx.size, size=(rows, idx.size))
+        vals[start:start + rows] = [_item_score(metric, t, name, idx[d]) for d in draws]
     vals = vals[np.isfinite(vals)]
     return _percentiles(vals, confidence_level) if vals.size else (np.nan, np.nan)
+
+
+#: resampled item indices held at a time by a bootstrap (rows x items)
+BOOT_CELLS = 1 << 22
+
+
+def boot_chunks(n_boot: int, n_items: int, cells: int = BOOT_CELLS):
+    """(first resample, resamples) blocks of about ``cells`` resampled indices each.
+
+    Drawing ``rng.integers(0, n, size=(rows, n))`` block after block gives the same
+    indices as one ``(n_boot, n)`` draw, so the block size changes memory, not numbers.
+    """
+    rows = max(1, cells // max(int(n_items), 1))
+    return [(s, min(rows, n_boot - s)) for s in range(0, int(n_boot), rows)]
 
 
 def _percentiles(values: np.ndarray, confidence_level: float) -> tuple[float, float]:

@@ -129,3 +129,35 @@ def render_table(table, fmt: str = "markdown") -> str:
     if fmt != "markdown":
         raise ValueError(f"format must be 'markdown' or 'csv'; got {fmt!r}")
     return markdown_table(table) + "\n"
+
+
+#: ASCII spellings of the symbols in printed tables (for a terminal that cannot show them)
+ASCII = {"Δ": "D", "−": "-", "±": "+/-", "′": "'", "…": "...", "×": "x", "≥": ">=", "≤": "<=",
+         "→": "->", "—": "--", "–": "-", "κ": "kappa", "α": "alpha"}
+
+
+def for_stream(text: str, stream) -> str:
+    """``text`` as ``stream`` can write it: unchanged, or with ASCII spellings.
+
+    When the stream's encoding cannot encode a character (an ASCII terminal and the
+    Δ of the table headers), :data:`ASCII` replaces the known symbols and ``?`` any
+    other.
+
+    Examples
+    --------
+    >>> import io
+    >>> stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+    >>> for_stream("f1 Δ(E−AI) 0.50±0.02", stream)
+    'f1 D(E-AI) 0.50+/-0.02'
+    """
+    enc = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(enc)
+        return text
+    except UnicodeEncodeError:
+        pass
+    except LookupError:  # an encoding Python does not know: assume ASCII
+        enc = "ascii"
+    for sym, plain_text in ASCII.items():
+        text = text.replace(sym, plain_text)
+    return text.encode(enc, errors="replace").decode(enc)

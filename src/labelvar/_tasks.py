@@ -146,6 +146,8 @@ class _Task:
     posterior: np.ndarray | None = None        # Dawid-Skene: posterior of the label per item
     tied: np.ndarray | None = None             # items whose majority the tie rule chose
     tie_rule: str = "random"
+    humans: tuple = ()                         # the evaluated raters forming H
+    raters_identified: bool = True             # panel columns are the same rater on every item
 
     def agreement(self, idx=slice(None)) -> np.ndarray:
         """Observed agreement of the items ``idx``: top count / K (Dawid-Skene: the posterior).
@@ -155,6 +157,55 @@ class _Task:
         if self.posterior is not None:
             return self.posterior[idx]
         return self.top[idx] / self.k[idx]
+
+
+@dataclass(frozen=True)
+class _Roles:
+    humans: tuple
+    counts: bool
+    labels: tuple | None
+    raters_identified: bool
+
+
+def task_roles(task: str, td, *, humans, panel_counts, labels) -> _Roles:
+    """The roles of one task: what its data says and what the call says.
+
+    The data's are a :class:`labelvar.io.TaskData`'s ``humans``, ``counts``, ``labels``
+    and ``raters_identified``. An argument left at its default takes the data's value;
+    one that contradicts it is refused in one line (``humans`` naming, among this task's
+    raters, others than the data's; ``panel_counts=False`` for data of counts; ``labels``
+    other than the data's).
+    """
+    d_humans = tuple(map(str, getattr(td, "humans", ()) or ()))
+    d_counts = getattr(td, "counts", None)
+    d_labels = getattr(td, "labels", None)
+    preds, probs = td[1], (td[2] if len(td) > 2 else None)
+    named = [str(c) for c in (preds.columns if isinstance(preds, pd.DataFrame) else
+                              (preds or {}))] + [str(c) for c in (probs or {})]
+    if humans and d_humans:
+        given = [h for h in humans if h in named]
+        if set(given) != set(d_humans):
+            raise ValueError(f"humans: task {task!r} was loaded with humans "
+                             f"{', '.join(d_humans)}, but humans= names "
+                             f"{', '.join(given) or 'none of its raters'}; give the same or "
+                             "leave humans= out (the data's roles are used)")
+    out_humans = tuple(humans) if humans else d_humans
+    # TaskData.counts defaults to False, which cannot tell "votes" from "not said": only a
+    # data saying counts contradicts an explicit panel_counts=False
+    if d_counts and panel_counts is not None and not panel_counts:
+        raise ValueError(f"panel_counts: task {task!r} was loaded with per-label vote counts, "
+                         "but panel_counts=False; leave panel_counts out (the data's roles "
+                         "are used)")
+    counts = bool(d_counts) if panel_counts is None else bool(panel_counts)
+    if labels is not None and d_labels is not None and [canon(x) for x in declared(labels)] \
+            != [canon(x) for x in declared(d_labels)]:
+        raise ValueError(f"labels: task {task!r} was loaded with labels "
+                         f"{[plain(x) for x in d_labels]!r}, but labels= gives "
+                         f"{[plain(x) for x in declared(labels)]!r}; give the same or leave "
+                         "labels out")
+    out_labels = labels if labels is not None else d_labels
+    return _Roles(out_humans, counts, None if out_labels is None else tuple(out_labels),
+                  bool(getattr(td, "raters_identified", True)))
 
 
 def first_vote(votes: np.ndarray, is_top: np.ndarray) -> np.ndarray:
@@ -416,7 +467,8 @@ def _as_probabilities(task: str, probabilities, lab: list, pos_code, items: pd.I
 
 def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, missing,
              rng, panel_counts: bool = False, notes: list | None = None, probabilities=None,
-             aggregation: str = "majority", ordinal: bool = False) -> _Task:
+             aggregation: str = "majority", ordinal: bool = False,
+             raters_identified: bool = True) -> _Task:
     notes = [] if notes is None else notes
     if tie_rule == "first_vote" and panel_counts:
         raise ValueError(f"tie_rule: 'first_vote' takes the tied label voted first, and the "
@@ -501,6 +553,11 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
     probs = _as_probabilities(task, probabilities, lab, pos_code, pdf.index, notes)
     posterior = changed = None
     if aggregation == "dawid_skene":
+        if not raters_identified and not panel_counts:
+            raise ValueError(f"aggregation: Dawid-Skene fits one confusion matrix per rater, and "
+                             f"the votes of task {task!r} are lists whose positions are not "
+                             "raters (the same position is a different person on each item); "
+                             "use aggregation='majority', or give identified raters")
         if panel_counts:
             raise ValueError("aggregation: Dawid-Skene needs each rater's votes (a panel with "
                              "one column per rater), not per-label counts")
@@ -542,11 +599,12 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
             raise ValueError(f"ordinal: the labels of task {task!r} must be numbers (ratings), "
                              f"got {lab!r}")
         values = np.array(lab, dtype=float)
-    inputs = dict(items=n_items, raters=n_raters, votes_min=int(k.min()),
+    inputs = dict(items=n_items, raters=n_raters if raters_identified else None,
+                  votes_min=int(k.min()),
                   votes_max=int(k.max()),
                   labels={x: int(counts[:, i].sum()) for i, x in enumerate(lab)},
                   systems=list(dict.fromkeys(list(pcodes) + list(probs))),
-                  tie_rule=tie_rule, tied=int((tied & (k >= 2)).sum()))
+                  tie_rule=tie_rule, tied=int((tied & (k >= 2)).sum()), counts=panel_counts)
     if changed is not None:
         inputs["changed_vs_majority"] = int(changed[keep].sum())
         inputs["evaluated"] = int(keep.sum())
@@ -559,5 +617,5 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
         inputs=inputs, probs={n: a[keep] for n, a in probs.items()}, values=values,
         posterior=None if posterior is None else posterior[keep],
         tied=None if tie_rule == "drop" or posterior is not None else tied[keep],
-        tie_rule=tie_rule,
+        tie_rule=tie_rule, raters_identified=raters_identified and not panel_counts,
     )

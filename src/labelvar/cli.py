@@ -153,7 +153,14 @@ def _run_tables(args) -> int:
 def _print_table(table, fmt: str) -> None:
     from labelvar._format import render_table
 
-    sys.stdout.write(render_table(table, fmt))
+    _write(render_table(table, fmt))
+
+
+def _write(text: str) -> None:
+    """Write to stdout, in ASCII spellings when it cannot encode the table's symbols."""
+    from labelvar._format import for_stream
+
+    sys.stdout.write(for_stream(text, sys.stdout))
 
 
 # --------------------------------------------------------------------------- sweep / collect
@@ -451,7 +458,7 @@ def _run_stratify(args) -> int:
     if args.format == "csv":
         _print_table(result.table, "csv")
     else:
-        sys.stdout.write(report.stratify_markdown(result, compare=across, paired=paired))
+        _write(report.stratify_markdown(result, compare=across, paired=paired))
     if args.out:
         report.write_stratify_report(result, args.out, compare=across, paired=paired)
         print(f"labelvar: wrote {args.out}/stratified.csv, table.md, figures", file=sys.stderr)

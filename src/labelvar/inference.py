@@ -436,7 +436,9 @@ def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: 
     rng : numpy.random.Generator
     confidence_level : float
     stacked : bool
-        ``diff`` accepts stacked resamples.
+        ``diff`` accepts stacked resamples (it is given blocks of them, about
+        4 million resampled indices at a time: memory stays bounded, and the
+        draws are those of one ``(n_boot, n_items)`` draw).
 
     Returns
     -------
@@ -459,11 +461,15 @@ def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: 
     d0 = float(diff(np.arange(n)))
     if n_boot <= 0 or n == 0:
         return PairedBootstrapResult(d0, np.nan, np.nan, np.nan)
-    draws = rng.integers(0, n, size=(int(n_boot), n))
-    if stacked:
-        d = np.asarray(diff(draws), dtype=float)
-    else:
-        d = np.array([diff(row) for row in draws], dtype=float)
+    from labelvar._bins import boot_chunks
+
+    d = np.empty(int(n_boot))
+    for start, rows in boot_chunks(int(n_boot), n):  # bounded memory, the same draws
+        draws = rng.integers(0, n, size=(rows, n))
+        if stacked:
+            d[start:start + rows] = np.asarray(diff(draws), dtype=float)
+        else:
+            d[start:start + rows] = [diff(row) for row in draws]
     d = d[np.isfinite(d)]
     if d.size == 0 or not np.isfinite(d0):
         return PairedBootstrapResult(d0, np.nan, np.nan, np.nan)

@@ -110,8 +110,10 @@ def paired_tests(result, compare) -> dict:
     table = _table(result)
     from labelvar.inference import paired_test
 
+    both = table[table["system"].isin(list(compare))].groupby("metric", sort=False)["system"]
+    shared = [m for m, names in both if set(names) >= set(compare)]  # both scored on it
     return {metric: paired_test(table, *compare, metric=metric)
-            for metric in dict.fromkeys(table["metric"])}
+            for metric in dict.fromkeys(table["metric"]) if metric in shared}
 
 
 def bin_test_table(result) -> pd.DataFrame | None:

@@ -64,7 +64,7 @@ from labelvar._bins import (
     _wilson,
 )
 from labelvar._labels import plain
-from labelvar._tasks import _prepare, _tally, _Task
+from labelvar._tasks import _prepare, _tally, _Task, task_roles
 
 __all__ = [
     "COLUMNS",
@@ -110,6 +110,13 @@ TIE_RULES = ("random", "lowest", "first_vote", "drop")
 MIN_BIN_SIZE = 10
 #: H' draws when nothing else is scored (no systems, no humans) and simulated_human=None
 DEFAULT_DRAWS = 5
+#: most bootstrap resamples (``n_boot``): the percentile interval's Monte Carlo error at
+#: 1e6 is far below any bin's sampling error; more only costs time
+MAX_BOOT = 1_000_000
+#: most H' draws (``simulated_human``; the paper uses 5)
+MAX_DRAWS = 10_000
+#: most H' draws x items of a task (each draw holds a vote and a reference per item)
+MAX_DRAW_CELLS = 200_000_000
 
 
 class DataNoteWarning(UserWarning):
@@ -248,7 +255,8 @@ class StratifiedResult:
         for task, d in self.inputs.items():
             k = (f"{d['votes_min']}" if d["votes_min"] == d["votes_max"]
                  else f"{d['votes_min']}-{d['votes_max']}")
-            who = "count vectors" if d["raters"] is None else f"{d['raters']} raters"
+            who = ("count vectors" if d.get("counts", d["raters"] is None) else
+                   "unidentified raters" if d["raters"] is None else f"{d['raters']} raters")
             labs = ", ".join(f"{lab} ({n:,})" for lab, n in d["labels"].items())
             line = f"{task}: {d['items']:,} items, {who}, {k} votes per item, labels {labs}"
             sy = d["systems"]
@@ -299,7 +307,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
              human_round: int | None = None, tie_rule: str = "random",
              missing: str = "error", confidence_level: float = 0.95, n_boot: int = 1000,
              boot_raters: bool = False, seed: int | np.random.Generator | None = 0,
-             task: str = "task", exact_limit: int = 4_000_000, panel_counts: bool = False,
+             task: str = "task", exact_limit: int = 4_000_000, panel_counts: bool | None = None,
              min_bin_size: int = MIN_BIN_SIZE, probabilities=None, ordinal: bool = False,
              aggregation: str = "majority", agreement: bool = True,
              compare: Sequence[str] | None = None,
@@ -313,11 +321,19 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         NaN/None (panels may differ in size per item). With ``panel_counts=True``
         items x L per-label vote counts instead. A mapping (as returned by the
         :mod:`labelvar.io` loaders) evaluates several tasks at once; then
-        ``predictions`` must be None. A rater may not be both in the panel and
-        among the predictions (it would be scored against a majority it voted in).
+        ``predictions`` must be None. The roles a :class:`labelvar.io.TaskData`
+        carries are used: its ``humans``, ``counts`` (``panel_counts``),
+        ``labels`` and ``raters_identified`` (list positions are not raters:
+        no Dawid-Skene, no per-rater rows); an argument contradicting them is
+        refused. A rater may not be both in the panel and among the predictions
+        (it would be scored against a majority it voted in).
     predictions : mapping of str to array_like, or DataFrame, optional
         One label per item for every evaluated rater (systems and the humans
-        named in ``humans``), aligned with the panel's rows.
+        named in ``humans``). A pandas Series or DataFrame is matched to the
+        panel's items **by its index** (the item ids; a panel given as an array
+        has ids 0 .. n-1): its index must hold every panel item once (an item
+        without a prediction is NaN), and ids the panel lacks or duplicates are
+        refused. A list or array is read in panel order.
     humans : str or sequence of str
         Names in ``predictions`` forming the independent human group H (a
         string is one name).
@@ -360,7 +376,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         for the others; ``p_random`` for accuracy and F1 only. Intervals: Wilson
         (accuracy), bootstrap over items (the others).
     simulated_human : int, optional
-        Number of H' draws (the paper uses 5); 0 for none. Default None: 5 when
+        Number of H' draws (the paper uses 5); 0 for none; at most
+        :data:`MAX_DRAWS`, and :data:`MAX_DRAW_CELLS` draws x items per task. Default None: 5 when
         there is nothing else to score (no systems, no humans in any task), else
         0. See the module notes.
     leave_one_out : bool
@@ -393,7 +410,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Confidence level of the intervals (Wilson for accuracy, percentile
         bootstrap over items with ``n_boot`` resamples for F1).
     n_boot : int
-        Bootstrap resamples for F1 intervals (0 to skip).
+        Bootstrap resamples for F1 intervals (0 to skip), at most :data:`MAX_BOOT`.
+        Resamples are drawn a block at a time (bounded memory, the same numbers
+        for a seed whatever the block size).
     boot_raters : bool
         Bootstrap over raters too: every interval (accuracy and F1) becomes a
         percentile bootstrap whose replicates resample the bin's items and redraw
@@ -412,13 +431,15 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         Largest (approximate) size of the joint TP x FP support for which the random
         labeller's exact F1 tail is computed (NaN above; about 10^5 items per bin
         fit the default).
-    panel_counts : bool
+    panel_counts : bool, optional
         ``panel`` holds per-label vote counts (items x L, e.g. ChaosNLI's
         ``label_count``; :func:`labelvar.io.read_jsonl` / :func:`~labelvar.io.read_wide`
         with ``counts=True`` read them) instead of one column per rater; any number
         of votes per item. Majority, ties and agreement come from the counts; H'
         and the rater bootstrap draw votes from them. Counts are whole numbers >= 0:
         an empty or NaN count is refused (naming the item and label), not read as 0.
+        Default None: False, or what a :class:`labelvar.io.TaskData` says
+        (``counts``); a value contradicting the data is refused.
     min_bin_size : int
         Bins with fewer items are flagged (``small_bin``; marked in
         :func:`paper_table` and :meth:`StratifiedResult.describe`) and left out of
@@ -426,7 +447,11 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     probabilities : mapping of str to array_like or DataFrame, optional
         Probability outputs of systems (a system may have labels, probabilities or
         both): items x L in label order (a DataFrame's columns name the labels),
-        or, for a binary task, one probability of the positive class per item.
+        or, for a binary task, one probability of the positive class per item;
+        matched to the panel's items as ``predictions`` are (pandas by index,
+        arrays in panel order). Each is finite and in [0, 1] and a row sums to 1:
+        within 0.01 (rounded outputs) it is normalised, with a note; further off,
+        or ``inf``, is refused.
         They are scored by :data:`PROBABILITY_METRICS` against each item's soft
         label (its panel's vote shares: cross-entropy, total variation) and the
         majority (AUROC, AUPRC; macro one-vs-rest for L > 2); see
@@ -559,33 +584,36 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         bins = POSTERIOR_BINS
     confidence_level = v.single("confidence_level", v.probability(
         "confidence_level", confidence_level, open_lo=True, open_hi=True))
-    n_boot = v.single("n_boot", v.integer("n_boot", n_boot, lo=0))
-    n_draws = None if simulated_human is None else \
-        v.single("simulated_human", v.integer("simulated_human", simulated_human, lo=0))
+    n_boot = v.single("n_boot", v.integer("n_boot", n_boot, lo=0, hi=MAX_BOOT))
+    n_draws = None if simulated_human is None else v.single(
+        "simulated_human", v.integer("simulated_human", simulated_human, lo=0, hi=MAX_DRAWS))
     min_bin_size = v.single("min_bin_size", v.integer("min_bin_size", min_bin_size, lo=1))
     if p_d_one is not None:
         p_d_one = v.single("p_d_one", v.probability("p_d_one", p_d_one))
     if human_round is not None:
         human_round = v.single("human_round", v.integer("human_round", human_round, lo=0))
+    humans = [humans] if isinstance(humans, str) else list(humans)
     if isinstance(panel, Mapping):
         if predictions is not None:
             raise ValueError("predictions must be None when panel is a mapping of tasks")
-        tasks = [(str(name), td[0], td[1], td[2] if len(td) > 2 else None)
-                 for name, td in panel.items()]
+        tasks = [(str(name), td) for name, td in panel.items()]
         if not tasks:
             raise ValueError("panel: the mapping of tasks is empty")
     else:
-        tasks = [(str(task), panel, predictions, probabilities)]
-    humans = [humans] if isinstance(humans, str) else list(humans)
+        tasks = [(str(task), (panel, predictions, probabilities))]
     seed = _seeding.as_seed(seed)
     notes: list[str] = []
     prepared = []
-    for name, pan, pred, prob in tasks:
-        t = _prepare(name, pan, pred, labels=labels, pos_label=pos_label, tie_rule=tie_rule,
-                     missing=missing, rng=_seeding.generator(seed, "ties", name),
-                     panel_counts=panel_counts, notes=notes, probabilities=prob,
-                     aggregation=aggregation, ordinal=ordinal)
-        absent = [h for h in humans if h not in t.preds]
+    for name, td in tasks:
+        roles = task_roles(name, td, humans=humans, panel_counts=panel_counts, labels=labels)
+        t = _prepare(name, td[0], td[1], labels=roles.labels, pos_label=pos_label,
+                     tie_rule=tie_rule, missing=missing,
+                     rng=_seeding.generator(seed, "ties", name), panel_counts=roles.counts,
+                     notes=notes, probabilities=td[2] if len(td) > 2 else None,
+                     aggregation=aggregation, ordinal=ordinal,
+                     raters_identified=roles.raters_identified)
+        t.humans = tuple(h for h in roles.humans)
+        absent = [h for h in t.humans if h not in t.preds and h not in t.probs]
         if absent:
             raise ValueError(f"humans: {absent[0]!r} is not among the predictions of task "
                              f"{name!r} ({', '.join(map(repr, t.preds)) or 'none'})")
@@ -612,6 +640,11 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
                              "any; give them (probabilities=...) or leave it out")
         raise ValueError(f"metrics: {mtr!r} scores label predictions and no rater has any "
                          "(only probability outputs); leave it out")
+    for t in prepared:  # refused before drawing (each draw holds 2 codes per item)
+        if n_draws * t.k.size > MAX_DRAW_CELLS:
+            raise ValueError(f"simulated_human: {n_draws:,} draws x {t.k.size:,} items of task "
+                             f"{t.name!r} is more than {MAX_DRAW_CELLS:.0e} draws x items; ask "
+                             f"for at most {MAX_DRAW_CELLS // t.k.size:,} draws")
     if not (n_draws or boot_raters):  # nothing draws from the votes themselves: let them go
         prepared = [dataclasses.replace(t, codes=None) for t in prepared]
     frames, excluded, inputs, agree, comps = [], {}, {}, [], []
@@ -619,11 +652,11 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     for t in prepared:
         excluded[t.name] = t.excluded
         raters = list(dict.fromkeys(list(t.preds) + list(t.probs)))  # labels or probabilities
-        inputs[t.name] = dict(t.inputs, systems=[s for s in raters if s not in humans],
-                              humans=[h for h in raters if h in humans])
+        inputs[t.name] = dict(t.inputs, systems=[s for s in raters if s not in t.humans],
+                              humans=[h for h in raters if h in t.humans])
         n = t.k.size
         groups = _strata(t, bins) + [("all", np.arange(n, dtype=_index_dtype(n)))]
-        frame = _task_table(t, humans, groups, metrics, n_draws, leave_one_out, p_d_one,
+        frame = _task_table(t, t.humans, groups, metrics, n_draws, leave_one_out, p_d_one,
                             human_round, tie_rule, confidence_level, n_boot, boot_raters,
                             seed, exact_limit, min_bin_size, bar=bar)
         if t.name in sampled:  # self-agreement, sample accuracy per bin (_samples)
@@ -957,6 +990,11 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
     task       All 4 0.500        0.75       0.75       0.83
     """
     table = _as_table(table)
+    lack = [c for c in ("task", "system", "role", "stratum", "S", "m", "metric", "score", "sd",
+                        "expected", "delta_human", "delta_expected") if c not in table.columns]
+    if lack:
+        raise ValueError(f"paper_table: the table has no column {', '.join(map(repr, lack))}; "
+                         "give the result of stratify (or its table)")
     if system is not None and system not in set(table["system"]):
         raise ValueError(f"system {system!r} not in the table; systems: "
                          f"{', '.join(map(str, dict.fromkeys(table['system'])))}")
