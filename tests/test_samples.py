@@ -207,7 +207,6 @@ def test_list_of_objects_as_humans(tmp_path):
     assert td.humans == tuple(f"turker_annotations_{j}" for j in range(1, 6))
     assert td.predictions["turker_annotations_3"].tolist() == [1 + (i * 2) % 5 for i in range(30)]
     assert d["fluency"].predictions["turker_annotations_2"].tolist() == [3] * 30
-    assert not td.raters_identified
     recs[4]["turker_annotations"] = {"coherence": 3}
     p.write_text("".join(json.dumps(r) + "\n" for r in recs))
     with pytest.raises(ValueError, match=r"humans: .*s\.jsonl:5: field 'turker_annotations' holds"):

@@ -32,7 +32,7 @@ Examples
 >>> s = pd.DataFrame([[4, 3, 3, 4], [2, 2, 2, 5]], index=["a", "b"])
 >>> modal_answer(s).tolist()
 [4, 2]
->>> sample_shares(s, [2, 3, 4, 5]).tolist()
+>>> sample_shares(s, [2, 3, 4, 5]).to_numpy().tolist()
 [[0.0, 0.5, 0.5, 0.0], [0.75, 0.0, 0.0, 0.25]]
 """
 

@@ -712,7 +712,7 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
                 seen.add([r.get(f)], "systems", f, line)
         seen_humans(seen)
         seen.check()
-        return {name: TaskData(pan, pred, humans=hum, counts=True)}
+        return {name: TaskData(pan, pred, humans=hum)}
     for i, r in enumerate(rows):
         if not isinstance(r[panel], list):
             raise ValueError(f"panel: field {panel!r} must hold a list of labels per item; "
@@ -735,7 +735,7 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         votes = [list(r[panel]) + [None] * (width - len(r[panel])) for r in rows]
         pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
         pred, hum = evaluated()
-        return {name: TaskData(pan, pred, humans=hum, raters_identified=False)}
+        return {name: TaskData(pan, pred, humans=hum)}
     for line, r in zip(lines, rows, strict=True):
         odd = next((a for a in r[panel] if not isinstance(a, dict)), None)
         if odd is not None:
@@ -758,7 +758,7 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         votes = [[a.get(t) for a in r[panel]] + [None] * (width - len(r[panel])) for r in rows]
         pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
         pred, hum = evaluated(t)
-        out[t] = TaskData(pan, pred, humans=hum, raters_identified=False)
+        out[t] = TaskData(pan, pred, humans=hum)
     return out
 
 
