@@ -42,8 +42,10 @@ _EXPORTS = {
     # stratified evaluation of real results
     **dict.fromkeys(("stratify", "paper_table", "StratifiedResult", "DataNoteWarning",
                      "ExcludedItemsWarning"), "labelvar.stratified"),
-    **dict.fromkeys(("bin_tests", "paired_test", "BinTestResult", "PairedTestResult"),
-                    "labelvar.inference"),
+    **dict.fromkeys(("bin_tests", "paired_test", "expected_gap_test", "BinTestResult",
+                     "PairedTestResult"), "labelvar.inference"),
+    # systems that give several sampled answers per item (LLM judges)
+    **dict.fromkeys(("modal_answer", "sample_shares", "parse_answer"), "labelvar._samples"),
     **dict.fromkeys(("fleiss_kappa", "krippendorff_alpha", "dawid_skene"), "labelvar.agreement"),
     # rater models (identified raters: skill, item difficulty)
     **dict.fromkeys(("fit_raters", "RaterFit", "RaterModel"), "labelvar.raters"),

@@ -50,6 +50,8 @@ def read_jsonl_records(path, lines: list | None = None) -> list[dict]:
 
     An object with a field twice (``{"gpt": "e", "gpt": "n"}``, which ``json`` reads as
     its last value) is refused, naming the file, line and field.
+    A file holding one JSON array of objects (G-Eval's results, ``json.dump`` of a
+    list) is read as well: its objects in order, each with the line it starts on.
 
     Examples
     --------
@@ -64,9 +66,15 @@ def read_jsonl_records(path, lines: list | None = None) -> list[dict]:
     Traceback (most recent call last):
     ...
     ValueError: ...r.jsonl:1: field 'v' appears twice in one object; give every field its own name
+    >>> _ = open(p, "w").write('[\n  {"v": 1},\n  {"v": 2}\n]\n')
+    >>> lines = []
+    >>> read_jsonl_records(p, lines), lines
+    ([{'v': 1}, {'v': 2}], [2, 3])
     """
     path = Path(path)
     check_file(path)
+    if _is_array(path):
+        return _array_records(path, lines)
     rows = []
     # utf-8-sig: a byte order mark (Windows editors) is read past, as read_csv does
     with path.open(encoding="utf-8-sig", errors="strict") as fh:
@@ -85,4 +93,65 @@ def read_jsonl_records(path, lines: list | None = None) -> list[dict]:
             rows.append(obj)
             if lines is not None:
                 lines.append(lineno)
+    return rows
+
+
+def _is_array(path: Path) -> bool:
+    """Whether the file's first character past white space (and a byte order mark) is ``[``."""
+    with path.open("rb") as fh:
+        head = fh.read(4096)
+    text = head.decode("utf-8-sig", errors="ignore").lstrip()
+    return text.startswith("[")
+
+
+def _array_records(path: Path, lines: list | None) -> list[dict]:
+    """The objects of a file holding one JSON array, each with the line it starts on."""
+    import bisect
+
+    try:
+        text = path.read_text(encoding="utf-8-sig", errors="strict")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason}); save the file as UTF-8") from None
+    breaks = [i for i, c in enumerate(text) if c == "\n"]
+
+    def line_of(pos: int) -> int:
+        return bisect.bisect_right(breaks, pos - 1) + 1
+
+    pos = text.index("[") + 1
+    rows: list[dict] = []
+    expect_value = True
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        if pos >= len(text):
+            raise ValueError(f"{path}:{line_of(pos)}: not valid JSON (the array is not closed "
+                             "with ']'; a file cut short?)")
+        if text[pos] == "]":
+            if rows and expect_value:
+                raise ValueError(f"{path}:{line_of(pos)}: not valid JSON (a ',' before ']')")
+            pos += 1
+            break
+        if not expect_value:
+            if text[pos] != ",":
+                raise ValueError(f"{path}:{line_of(pos)}: not valid JSON (expected ',' or ']' "
+                                 "between the array's objects)")
+            pos += 1
+            expect_value = True
+            continue
+        try:
+            obj, end = _DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{line_of(exc.pos)}: not valid JSON ({exc.msg})") from None
+        except _RepeatedKey as exc:
+            raise ValueError(f"{path}:{line_of(pos)}: field {exc.args[0]!r} appears twice in one "
+                             "object; give every field its own name") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"{path}:{line_of(pos)}: expected an array of JSON objects, record "
+                             f"{len(rows) + 1} is a {type(obj).__name__}")
+        rows.append(obj)
+        if lines is not None:
+            lines.append(line_of(pos))
+        pos, expect_value = end, False
+    if text[pos:].strip():
+        raise ValueError(f"{path}:{line_of(pos)}: not valid JSON (text after the array's ']')")
     return rows

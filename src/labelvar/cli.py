@@ -250,8 +250,23 @@ def _add_stratify(sub) -> None:
     p.add_argument("--label-column", default="label", help="long layout: label column")
     p.add_argument("--predictions", action="append", default=[], metavar="NAME=PATH[,PATH]",
                    help="a system whose predictions are in separate files (repeatable)")
-    p.add_argument("--pred-item", default=None, help="item id field of --predictions files")
-    p.add_argument("--pred-label", default="pred", help="label field of --predictions files")
+    p.add_argument("--pred-item", default=None,
+                   help="item id field(s) of --predictions files; several (doc_id,system_id) "
+                   "are one id joined like the panel's --item fields, in the same order")
+    p.add_argument("--pred-label", default="pred",
+                   help="label field of --predictions files; a field holding a list per item "
+                   "(G-Eval's all_responses), or several fields, are sampled answers: scored "
+                   "by their modal answer (ties: the first sampled), sample shares and "
+                   "self-agreement")
+    p.add_argument("--pred-samples", action="store_true",
+                   help="several rows per item in --predictions files are sampled answers "
+                   "(without it a repeated id is refused)")
+    p.add_argument("--pred-parse", choices=("none", "number"), default="none",
+                   help="number: each predicted answer is the number it starts with (G-Eval's "
+                   "' 4'); answers without one are missing, counted in a note")
+    p.add_argument("--pred-task", default=None, metavar="FIELD",
+                   help="field/column of --predictions files naming each row's task (one "
+                   "file, several tasks)")
     p.add_argument("--pred-classes", type=_strs, default=None,
                    help="labels of class indices in --predictions files, in index order (and "
                    "of the list positions of --prob-field)")
@@ -354,7 +369,9 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "prob_field": "--prob-field", "boot_raters": "--boot-raters",
                    "recode": "--recode", "pred_classes": "--pred-classes",
                    "tie_rule": "--tie-rule", "leave_one_out": "--leave-one-out",
-                   "panel_loo": "--panel-loo", "skill_model": "--skill-model"}
+                   "panel_loo": "--panel-loo", "skill_model": "--skill-model",
+                   "parse": "--pred-parse", "task_field": "--pred-task",
+                   "samples": "--pred-samples"}
 _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 
@@ -407,24 +424,37 @@ def _run_stratify(args) -> int:
     if metrics is None:  # the paper's order, then what the inputs allow
         metrics = (["f1", "accuracy"] + (list(st.ORDINAL_METRICS) if args.ordinal else [])
                    + (list(st.PROBABILITY_METRICS) if args.probabilities else []))
+    caught: list = []
     try:
-        data = io.load_tasks(
-            args.files, panel=args.panel_counts if counts else args.panel, layout=args.layout,
-            systems=args.systems, humans=args.humans, item=args.item,
-            task_column=args.task_column, group_sep=args.group_sep, tasks=args.tasks,
-            rater=args.rater_column, label=args.label_column,
-            predictions=_predictions(args.predictions), pred_item=args.pred_item,
-            pred_label=args.pred_label, pred_classes=args.pred_classes, panel_counts=counts,
-            labels=args.labels,
-            probabilities=_predictions(args.probabilities, "--probabilities"),
-            prob_field=args.prob_field)
+        with warnings.catch_warnings(record=True) as loading:
+            warnings.simplefilter("always", st.DataNoteWarning)
+            data = io.load_tasks(
+                args.files, panel=args.panel_counts if counts else args.panel,
+                layout=args.layout, systems=args.systems, humans=args.humans, item=args.item,
+                task_column=args.task_column, group_sep=args.group_sep, tasks=args.tasks,
+                rater=args.rater_column, label=args.label_column,
+                predictions=_predictions(args.predictions), pred_item=args.pred_item,
+                pred_label=args.pred_label, pred_classes=args.pred_classes,
+                panel_counts=counts, labels=args.labels,
+                probabilities=_predictions(args.probabilities, "--probabilities"),
+                prob_field=args.prob_field, pred_samples=args.pred_samples,
+                pred_parse=args.pred_parse, pred_task=args.pred_task)
+        caught += loading
         # (load_tasks keeps the --tasks in every layout, and refuses a --pred-label or
         # --prob-field that would be the answer of several tasks on the same items)
         loaded = list(dict.fromkeys(c for td in data.values() for c in td.predictions.columns))
-        humans = io.select_columns(loaded, args.humans, "humans") if args.humans else []
-        if args.metrics is None and not loaded:  # probabilities only: no label metric to fill
+        # humans a loader named (a list per item: <field>_1, <field>_2, ...) and the patterns
+        named = list(dict.fromkeys(h for td in data.values() for h in td.humans))
+        rest = [h for h in _strs(args.humans) if not any(n.startswith(f"{h}_") for n in named)]
+        humans = named + [h for h in (io.select_columns(loaded, rest, "humans") if rest else [])
+                          if h not in named]
+        sampled = any(td.samples for td in data.values())
+        if args.metrics is None and sampled:  # their shares against the panel's, too
+            metrics = metrics + [m for m in ("cross_entropy", "total_variation")
+                                 if m not in metrics]
+        if args.metrics is None and not loaded and not sampled:  # probabilities only
             metrics = [m for m in metrics if m not in st.LABEL_METRICS] or metrics
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as scoring:
             warnings.simplefilter("always", st.DataNoteWarning)
             result = st.stratify(
                 data, humans=humans, pos_label=args.pos_label, labels=args.labels,
@@ -437,6 +467,7 @@ def _run_stratify(args) -> int:
                 panel_counts=counts, min_bin_size=args.min_bin_size, ordinal=args.ordinal,
                 aggregation=args.aggregation, agreement=not args.no_agreement,
                 compare=args.compare, progress=None, recode=args.recode)
+        caught += scoring
     except ValueError as exc:
         msg = str(_flag_error(exc))
         if counts and msg.startswith("--panel:"):  # (the panel was given as its counts)

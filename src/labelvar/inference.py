@@ -31,7 +31,8 @@ import pandas as pd
 from labelvar.stratified import _as_table, stratum_order
 
 __all__ = ["BinTestResult", "McNemarResult", "PairedBootstrapResult", "PairedTestResult",
-           "bin_tests", "holm", "mcnemar_exact", "paired_bootstrap", "paired_test", "stars"]
+           "bin_tests", "expected_gap_test", "holm", "mcnemar_exact", "paired_bootstrap",
+           "paired_test", "stars"]
 
 #: (largest p, stars) from the strictest level down; above the last: ``ns``
 STAR_LEVELS = ((1e-4, "****"), (1e-3, "***"), (1e-2, "**"), (5e-2, "*"))
@@ -290,6 +291,77 @@ def paired_test(table, system_a: str, system_b: str, *, metric: str = "f1"
                          note=note))
     return PairedTestResult(pd.DataFrame(rows), system_a=system_a, system_b=system_b,
                             metric=metric)
+
+
+def expected_gap_test(table, *, metric: str = "accuracy", role: str = "system"
+                      ) -> PairedTestResult:
+    r"""Paired t-test of the expected score E against the systems' scores, per bin (Figure 8).
+
+    The pairs are the rows of ``role`` (systems x tasks) in a bin: ``expected`` and
+    ``score``, so the test is on :math:`\Delta_{E-M}` = ``delta_expected`` (scipy's
+    ``ttest_rel(expected, score)``, two-sided). Rows of small bins and rows without
+    an expectation (NaN ``expected``: macro-F1, ordinal metrics) are left out; fewer
+    than 3 pairs give no test. As in :func:`bin_tests`, several systems of one task
+    are not independent (``note`` says so).
+
+    Parameters
+    ----------
+    table : StratifiedResult or DataFrame
+        Output of :func:`labelvar.stratify` (or its ``table``).
+    metric : str
+        Metric compared (``expected`` exists for accuracy and binary precision,
+        recall and F1).
+    role : str
+        Rows compared with E (``system`` by default).
+
+    Returns
+    -------
+    PairedTestResult
+        ``system_a`` is ``"E"``, ``system_b`` the role; its ``table`` has one row per
+        stratum (bins, then ``all`` and ``pooled`` over the bins): ``stratum, n,
+        mean_diff`` (mean E - score), ``sd_diff, t, p, note``.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"role": "system", "metric": "accuracy", "task": list("abcd") * 2,
+    ...                   "stratum": ["0.60"] * 4 + ["1.00"] * 4,
+    ...                   "expected": [0.6] * 4 + [1.0] * 4,
+    ...                   "score": [0.55, 0.62, 0.58, 0.6, 0.7, 0.8, 0.75, 0.85]})
+    >>> r = expected_gap_test(t)
+    >>> r.table.stratum.tolist(), r.table.p.round(4).tolist()
+    (['0.60', '1.00', 'pooled'], [0.4639, 0.0061, 0.0291])
+    """
+    from scipy import stats
+
+    table = _as_table(table)
+    sub = _metric_rows(table, metric)
+    sub = sub[(sub["role"] == role) & sub["expected"].notna() & sub["score"].notna()]
+    if "small_bin" in sub.columns:
+        sub = sub[~sub["small_bin"].astype(bool)]
+    rows = []
+    strata = stratum_order(sub["stratum"])
+    for s in strata + ["pooled"]:
+        g = sub[sub["stratum"] != "all"] if s == "pooled" else sub[sub["stratum"] == s]
+        e, x = g["expected"].to_numpy(float), g["score"].to_numpy(float)
+        d = e - x
+        t_stat = p = np.nan
+        notes = [f"no test: fewer than {MIN_GROUP} pairs"] if d.size < MIN_GROUP else []
+        if not notes:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                r = stats.ttest_rel(e, x)
+            t_stat, p = float(r.statistic), float(r.pvalue)
+            if not np.isfinite(t_stat):
+                t_stat = p = np.nan
+                notes.append("no test: identical differences")
+            elif "task" in g.columns and g.groupby(["task", "stratum"]).size().max() > 1:
+                notes.append(f"not independent: {d.size} pairs from {g['task'].nunique()} "
+                             "task(s), several systems per task and bin (they share its "
+                             "items); p is optimistic")
+        rows.append(dict(stratum=s, n=d.size, mean_diff=d.mean() if d.size else np.nan,
+                         sd_diff=d.std(ddof=1) if d.size > 1 else np.nan, t=t_stat, p=p,
+                         note="; ".join(notes)))
+    return PairedTestResult(pd.DataFrame(rows), system_a="E", system_b=role, metric=metric)
 
 
 # --------------------------------------------------------------------------- same items

@@ -633,7 +633,7 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
 @fill
 def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = None,
                counts: bool = False, labels: Sequence | None = None,
-               tasks=None) -> dict[str, TaskData]:
+               tasks=None, humans=()) -> dict[str, TaskData]:
     r"""Load JSON lines with a list of panel labels (or per-label vote counts) per item.
 
     Parameters
@@ -651,6 +651,13 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         Item id field(s), joined with ``|`` when several (default: line number).
     task : str, optional
         Task name for a single-task file (default: the file's stem).
+    humans : str or sequence of str
+        Fields of the independent human raters (the group H). A field holding a list
+        per item (SummEval's ``turker_annotations``: a list of objects, one task per
+        key; or a list of labels) gives one human per list position, ``<field>_1``,
+        ``<field>_2``, ... (positions, not identified raters); a field holding one label
+        (or an object keyed by task) is one human. They are loaded with the systems
+        and named in :attr:`TaskData.humans`.
     counts : bool
         ``panel`` holds per-label vote counts instead of votes: a list in label
         order (ChaosNLI's ``label_count``, ``[12, 68, 20]``) or an object label ->
@@ -700,6 +707,7 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         raise ValueError(f"{path}: no records")
     keys = _patterns(item)
     sysf = _patterns(systems)
+    humf = [h for h in _patterns(humans) if h not in sysf]
     ids = []
     for i, r in enumerate(rows):
         for k in [panel, *keys]:
@@ -715,22 +723,43 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
     if s.duplicated().any():
         raise ValueError(f"item: duplicate item id {s[s.duplicated()].iloc[0]!r} in {path}; "
                          "ids must be unique (give several fields to item for a composite id)")
-    for f in sysf:
+    for f in sysf + humf:
         if f not in rows[0]:
-            raise ValueError(f"systems: field {f!r} not found in {path}; "
-                             f"fields: {', '.join(map(repr, list(rows[0])[:12]))}")
+            raise ValueError(f"{'systems' if f in sysf else 'humans'}: field {f!r} not found "
+                             f"in {path}; fields: {', '.join(map(repr, list(rows[0])[:12]))}")
     index = pd.Index(ids, name="item")
+    for f in humf:
+        _check_human_lists(path, rows, lines, f)
+
+    def evaluated(t=None) -> tuple[pd.DataFrame, tuple]:
+        """The systems' and humans' columns of task ``t`` (None: a single-task file)."""
+        cols = {f: [r[f].get(t) if t is not None and isinstance(r.get(f), dict) else r.get(f)
+                    for r in rows] for f in sysf}
+        hum = {}
+        for f in humf:
+            hum.update(_human_columns(rows, f, t))
+        return pd.DataFrame({**cols, **hum}, index=index), tuple(hum)
+
+    def seen_humans(seen, t=None) -> None:
+        for line, r in zip(lines, rows, strict=True):
+            for f in humf:
+                x = r.get(f)
+                vals = x if isinstance(x, list) else [x]
+                if t is not None:
+                    vals = [v.get(t) if isinstance(v, dict) else v for v in vals]
+                seen.add(vals, "humans", f if t is None else f"{f}.{t}", line)
     name = task or Path(path).stem  # of a single-task file
     if counts:
         _chosen([name], tasks)
         pan = _count_panel(path, rows, panel, labels, index, lines)
-        pred = pd.DataFrame({f: [r.get(f) for r in rows] for f in sysf}, index=index)
+        pred, hum = evaluated()
         seen = JsonLabels(path, whole=f"task {name!r}")
         for line, r in zip(lines, rows, strict=True):
             for f in sysf:
                 seen.add([r.get(f)], "systems", f, line)
+        seen_humans(seen)
         seen.check()
-        return {name: TaskData(pan, pred, **_roles(list(pan.columns), counts=True))}
+        return {name: TaskData(pan, pred, humans=hum, **_roles(list(pan.columns), counts=True))}
     for i, r in enumerate(rows):
         if not isinstance(r[panel], list):
             raise ValueError(f"panel: field {panel!r} must hold a list of labels per item; "
@@ -748,11 +777,12 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
             seen.add(r[panel], "panel", panel, line)
             for f in sysf:
                 seen.add([r.get(f)], "systems", f, line)
+        seen_humans(seen)
         seen.check()
         votes = [list(r[panel]) + [None] * (width - len(r[panel])) for r in rows]
         pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
-        pred = pd.DataFrame({f: [r.get(f) for r in rows] for f in sysf}, index=index)
-        return {name: TaskData(pan, pred, **_roles(labels, listed=True))}
+        pred, hum = evaluated()
+        return {name: TaskData(pan, pred, humans=hum, **_roles(labels, listed=True))}
     for line, r in zip(lines, rows, strict=True):
         odd = next((a for a in r[panel] if not isinstance(a, dict)), None)
         if odd is not None:
@@ -768,15 +798,40 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
                 x = r.get(f)
                 seen.add([x.get(t) if isinstance(x, dict) else x], "systems",
                          f"{f}.{t}" if isinstance(x, dict) else f, line)
+        seen_humans(seen, t)
         seen.check()
     out = {}
     for t in task_names:
         votes = [[a.get(t) for a in r[panel]] + [None] * (width - len(r[panel])) for r in rows]
         pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
-        pred = pd.DataFrame({f: [r[f].get(t) if isinstance(r.get(f), dict) else r.get(f)
-                                 for r in rows] for f in sysf}, index=index)
-        out[t] = TaskData(pan, pred, **_roles(labels, listed=True))
+        pred, hum = evaluated(t)
+        out[t] = TaskData(pan, pred, humans=hum, **_roles(labels, listed=True))
     return out
+
+
+def _check_human_lists(path, rows, lines, field) -> None:
+    """A humans field holds a list on every record or on none (null: no human there)."""
+    if not any(isinstance(r.get(field), list) for r in rows):
+        return
+    for line, r in zip(lines, rows, strict=True):
+        x = r.get(field)
+        if x is not None and not isinstance(x, list):
+            raise ValueError(f"humans: {path}:{line}: field {field!r} holds {json.dumps(x)[:40]} "
+                             "where the other records hold a list (one entry per human)")
+
+
+def _human_columns(rows, field, t=None) -> dict:
+    """One column per list position of a humans field (``<field>_1`` ...), or the field itself."""
+    vals = [r.get(field) for r in rows]
+
+    def of_task(x):
+        return x.get(t) if t is not None and isinstance(x, dict) else x
+
+    if not any(isinstance(v, list) for v in vals):
+        return {field: [of_task(v) for v in vals]}
+    width = max(len(v) for v in vals if isinstance(v, list))
+    return {f"{field}_{j + 1}": [of_task(v[j]) if isinstance(v, list) and j < len(v) else None
+                                 for v in vals] for j in range(width)}
 
 
 def _count_panel(path, rows, field, labels, index, lines) -> pd.DataFrame:
@@ -828,10 +883,19 @@ def _count_labels(labels) -> list:
 
 
 # --------------------------------------------------------------------------- predictions files
-def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: str,
-                       label: str, classes: Sequence | None = None,
-                       task: str | None = None) -> dict[str, TaskData]:
-    r"""Add a system whose predictions live in separate files (one row per item).
+def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item,
+                       label, classes: Sequence | None = None,
+                       task: str | None = None, samples: bool = False, parse: str = "none",
+                       task_field: str | None = None) -> dict[str, TaskData]:
+    r"""Add a system whose predictions live in separate files (one row per item, or per answer).
+
+    A system that gave several sampled answers per item (an LLM judge asked n times)
+    is read into :attr:`TaskData.samples` (:mod:`labelvar._samples`: stratify scores its
+    modal answer, its sample shares and its self-agreement) when its file has
+
+    - a list of answers per item in the ``label`` field (G-Eval's ``all_responses``),
+    - several ``label`` fields/columns, one per sample (``label="s1,s2,s3"`` or a glob), or
+    - several rows per item, with ``samples=True`` (without it a repeated id is refused).
 
     Parameters
     ----------
@@ -840,17 +904,30 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
     name : str
         System name.
     paths : path or sequence of paths
-        CSV/TSV or JSONL (``.json``/``.jsonl``) files, concatenated (e.g. a model's
-        predictions on the dev and test halves of a split).
-    item : str
-        Item id column/field in the prediction files (joined with the panel's ids).
-    label : str
-        Column/field holding the predicted label.
+        CSV/TSV, JSON lines or one JSON array of objects (``.json``/``.jsonl``), concatenated
+        (e.g. a model's predictions on the dev and test halves of a split).
+    item : str or sequence of str
+        Item id column(s)/field(s) in the prediction files, joined with ``|`` when several
+        (G-Eval: ``"doc_id,system_id"``), matched to the panel's ids (a composite panel id,
+        ``item="id,model_id"`` in :func:`read_jsonl`, is joined the same way: give the
+        fields in the same order).
+    label : str or sequence of str
+        Column/field holding the predicted label (or list of sampled answers); several
+        names or a glob: one column per sample.
     classes : sequence, optional
         If the prediction is a class index, the label of each index (e.g. ChaosNLI's
         predictions use the order entailment, contradiction, neutral).
     task : str, optional
         Task to attach to (default: every task in ``data``).
+    samples : bool
+        Several rows per item are sampled answers, in file order.
+    parse : {"none", "number"}
+        ``"number"``: each answer is the number it starts with
+        (:func:`labelvar._samples.parse_answer`: G-Eval's ``" 4"`` is 4); an answer that
+        starts with no number is missing, and a note says how many.
+    task_field : str, optional
+        Column/field naming each row's task: one file holding several tasks' answers
+        (rows of tasks not in ``data`` are left out; none matching is refused).
 
     Returns
     -------
@@ -861,10 +938,17 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
     Raises
     ------
     ValueError
-        A missing field, an id repeated across the files, an index outside ``classes``;
-        in JSON files a label that is NaN or Infinity, an array or object, or labels of
-        more than one kind (as :func:`read_jsonl`). Without ``task``, several tasks on
-        the same items: the one ``label`` field would be every task's answer.
+        A missing field, an id repeated across the files (without ``samples``), no id in
+        common with the panel (the composite key's fields in another order?), an index
+        outside ``classes``; in JSON files a label that is NaN or Infinity, an object, or
+        labels of more than one kind (as :func:`read_jsonl`). Without ``task`` or
+        ``task_field``, several tasks on the same items: the one ``label`` field would be
+        every task's answer.
+
+    Warns
+    -----
+    labelvar.stratified.DataNoteWarning
+        With ``parse="number"``, answers that start with no number (counted).
 
     Examples
     --------
@@ -877,62 +961,189 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item: 
     >>> d = attach_predictions(base, "bert", p, item="uid", label="pred", classes=["e", "c", "n"])
     >>> d["t"].predictions["bert"].tolist()
     ['e', 'n']
+
+    Sampled answers, G-Eval style (one JSON array, a composite key, text answers):
+
+    >>> q = os.path.join(tempfile.mkdtemp(), "geval.json")
+    >>> _ = open(q, "w").write('[{"doc_id": "d1", "system_id": "M1", "all_responses": [" 4", " 3", " 4"]},'
+    ...                        ' {"doc_id": "d1", "system_id": "M2", "all_responses": ["2", "2", "x"]}]')
+    >>> panel = pd.DataFrame({"e1": [4, 2], "e2": [5, 2]}, index=pd.Index(["d1|M1", "d1|M2"], name="item"))
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     d = attach_predictions({"coh": TaskData(panel, pd.DataFrame(index=panel.index))},
+    ...                            "geval", q, item="doc_id,system_id", label="all_responses",
+    ...                            parse="number")
+    >>> d["coh"].samples["geval"].to_numpy().tolist()
+    [[4, 3, 4], [2, 2, None]]
     """
     return _attach_predictions(data, name, paths, item=item, label=label, classes=classes,
-                               task=task, one_task="task")
+                               task=task, one_task="task", samples=samples, parse=parse,
+                               task_field=task_field)
 
 
-def _attach_predictions(data, name, paths, *, item, label, classes, task, one_task):
-    """:func:`attach_predictions`; ``one_task``: the caller's parameter choosing one task."""
-    plist = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    frames = []
-    for p in plist:
-        p = Path(p)
-        if p.suffix.lower() in (".json", ".jsonl"):
-            lines: list[int] = []
-            recs = read_jsonl_records(p, lines)
-            seen = JsonLabels(p, declarable=False, whole="a prediction file")
-            for line, r in zip(lines, recs, strict=True):
-                seen.add([r.get(label)], f"predictions {name!r}", label, line)
-            seen.check()
-            if classes is not None and set(seen.count) - {"number"}:
-                role, field, line, x = seen.first[next(iter(set(seen.count) - {"number"}))]
-                raise ValueError(f"{role}: {p}:{line}: field {field!r} holds {json.dumps(x)}; "
-                                 f"with classes it must be a class index (a whole number)")
-            df = pd.DataFrame.from_records(recs)
-        else:
-            df = read_frame(p, text=[item])  # ids as written
-        for c in (item, label):
-            if c not in df.columns:
+def _prediction_frame(p: Path, name: str, keys: list, label, task_field, parse) -> tuple:
+    """One predictions file, read.
+
+    Returns (id and task columns, answers per row, label fields, the JSON labels seen,
+    whether a label field holds lists, the answers before parsing).
+    """
+    from labelvar._samples import parse_answer
+
+    need = keys + ([task_field] if task_field else [])
+    if p.suffix.lower() in (".json", ".jsonl"):
+        lines: list[int] = []
+        recs = read_jsonl_records(p, lines)
+        fields = list(dict.fromkeys(k for r in recs[:1000] for k in r))
+        for c in need:
+            if not any(c in r for r in recs):
                 raise ValueError(f"predictions {name!r}: field {c!r} not found in {p}")
-        frames.append(df[[item, label]])
-    df = pd.concat(frames, ignore_index=True)
-    df[item] = df[item].astype(str)
-    if df[item].duplicated().any():
-        dup = df.loc[df[item].duplicated(), item].iloc[0]
-        raise ValueError(f"predictions {name!r}: item id {dup!r} appears more than once")
-    labels = df[label]
+        lab_fields = select_columns(fields, label, f"predictions {name!r} (fields of {p})") \
+            if any(ch in str(label) for ch in "*?[,") or not isinstance(label, str) else [label]
+        if not any(lab_fields[0] in r for r in recs):
+            raise ValueError(f"predictions {name!r}: field {lab_fields[0]!r} not found in {p}")
+        seen = JsonLabels(p, declarable=False, whole="a prediction file")
+        answers, raw = [], 0
+        for line, r in zip(lines, recs, strict=True):
+            row = []
+            for f in lab_fields:
+                x = r.get(f)
+                row.extend(x if isinstance(x, list) else [x])
+            raw += sum(x is not None for x in row)
+            if parse != "none":
+                row = [parse_answer(x, parse) for x in row]
+            seen.add(row, f"predictions {name!r}", lab_fields[0] if len(lab_fields) == 1
+                     else ",".join(lab_fields), line)
+            answers.append(row)
+        seen.check()
+        df = pd.DataFrame({c: [r.get(c) for r in recs] for c in need})
+        listed = any(isinstance(r.get(f), list) for r in recs for f in lab_fields)
+        return df, answers, lab_fields, seen, listed, raw
+    df = read_frame(p, text=need)  # ids as written
+    for c in need:
+        if c not in df.columns:
+            raise ValueError(f"predictions {name!r}: field {c!r} not found in {p}")
+    lab_fields = select_columns([c for c in df.columns if c not in need], label,
+                                f"predictions {name!r} (columns of {p})")
+    rows = df[lab_fields].to_numpy(dtype=object).tolist()
+    raw = int(df[lab_fields].notna().to_numpy().sum())
+    if parse != "none":
+        rows = [[parse_answer(x, parse) for x in r] for r in rows]
+    return df[need], rows, lab_fields, None, False, raw
+
+
+def _attach_predictions(data, name, paths, *, item, label, classes, task, one_task,
+                        samples=False, parse="none", task_field=None):
+    """:func:`attach_predictions`; ``one_task``: the caller's parameter choosing one task."""
+    from labelvar._samples import PARSERS
+
+    if parse not in PARSERS:
+        raise ValueError(f"parse must be one of {', '.join(PARSERS)}; got {parse!r}")
+    keys = _patterns(item)
+    if not keys:
+        raise ValueError(f"predictions {name!r}: no item id field given")
+    plist = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    ids, tasks_of, answers, fields = [], [], [], None
+    listed, raw = False, 0
+    for p in map(Path, plist):
+        df, rows, lab_fields, seen, is_listed, n_raw = _prediction_frame(p, name, keys, label,
+                                                                         task_field, parse)
+        raw += n_raw
+        listed |= is_listed or len(lab_fields) > 1
+        fields = fields or lab_fields
+        if seen is not None and classes is not None and set(seen.count) - {"number"}:
+            role, field, line, x = seen.first[next(iter(set(seen.count) - {"number"}))]
+            raise ValueError(f"{role}: {p}:{line}: field {field!r} holds {json.dumps(x)}; "
+                             f"with classes it must be a class index (a whole number)")
+        for k in keys:
+            blank = df[k].isna().to_numpy()
+            if blank.any():
+                raise ValueError(f"predictions {name!r}: {p} has no {k!r} (an item id) in "
+                                 f"{int(blank.sum())} row(s), first data row "
+                                 f"{int(np.flatnonzero(blank)[0]) + 1}")
+        ids.append(df[keys].astype(str).agg("|".join, axis=1) if len(keys) > 1
+                   else df[keys[0]].astype(str))
+        tasks_of.append(df[task_field].astype(str) if task_field else None)
+        answers.extend(rows)
+    ids = pd.concat(ids, ignore_index=True)
+    tasks = pd.concat(tasks_of, ignore_index=True) if task_field else None
+    key = ids if tasks is None else tasks + "\x00" + ids
+    repeated = key.duplicated()
+    if repeated.any() and not samples:
+        raise ValueError(f"predictions {name!r}: item id {ids[repeated].iloc[0]!r} appears more "
+                         "than once" + ("" if tasks is None else " in one task")
+                         + "; several sampled answers per item? say so (samples=True)")
+    sampled = listed or bool(samples)
+    n_answers = sum(sum(x is not None for x in r) for r in answers)
+    if parse != "none":
+        from labelvar.stratified import DataNoteWarning
+
+        lost = raw - n_answers
+        if n_answers == 0:
+            raise ValueError(f"predictions {name!r}: no answer in {fields[0]!r} starts with a "
+                             f"number ({raw:,} answers); parse={parse!r} reads the leading "
+                             "number of each")
+        if lost:
+            import warnings
+
+            warnings.warn(f"predictions {name!r}: {lost:,} of {raw:,} answers start with no "
+                          "number and are missing", DataNoteWarning, stacklevel=3)
     if classes is not None:
         classes = _labels.distinct(classes, "pred_classes" if one_task == "tasks" else "classes")
-        idx = pd.to_numeric(labels, errors="coerce")
+        flat = [x for r in answers for x in r if x is not None]
+        idx = pd.to_numeric(pd.Series(flat, dtype=object), errors="coerce")
         bad = idx.isna() | (idx < 0) | (idx >= len(classes)) | (idx != np.round(idx))
         if bad.any():
-            raise ValueError(f"predictions {name!r}: {label} must be a class index in "
-                             f"0..{len(classes) - 1}, got {plain(labels[bad].iloc[0])!r}")
-        labels = pd.Series([classes[int(i)] for i in idx], index=df.index)
-    series = pd.Series(labels.to_numpy(), index=df[item].to_numpy())
+            raise ValueError(f"predictions {name!r}: {fields[0]} must be a class index in "
+                             f"0..{len(classes) - 1}, got {plain(flat[int(np.flatnonzero(bad)[0])])!r}")
+        answers = [[None if x is None else classes[int(x)] for x in r] for r in answers]
+    if task is not None and task not in data:
+        raise ValueError(f"task: {task!r} not found; tasks: {', '.join(map(repr, data))}")
+    if tasks is not None:
+        unknown = set(tasks) - set(map(str, data))
+        if len(unknown) == tasks.nunique():
+            raise ValueError(f"task_field: no task named in {task_field!r} ("
+                             f"{', '.join(map(repr, sorted(unknown)[:3]))}) is a task of the "
+                             f"panel ({', '.join(map(repr, data))})")
+    panel_ids = set()
+    for td in data.values():
+        panel_ids |= set(td.panel.index.astype(str))
+    if not ids.isin(panel_ids).any():
+        some = next(iter(data.values())).panel.index
+        raise ValueError(f"predictions {name!r}: none of its {ids.nunique():,} item ids (e.g. "
+                         f"{ids.iloc[0]!r}) is a panel item id (e.g. "
+                         f"{str(some[0]) if len(some) else '?'!r}); check the id fields "
+                         f"({','.join(keys)}) and, for a composite id, their order")
     out = {}
     for t, td in data.items():
         if task is not None and t != task:
             out[t] = td
             continue
-        pred = td.predictions.copy()
-        pred[name] = series.reindex(td.panel.index.astype(str)).to_numpy()
-        out[t] = td._replace(predictions=pred)  # (the roles travel on)
-    if task is not None and task not in data:
-        raise ValueError(f"task: {task!r} not found; tasks: {', '.join(map(repr, data))}")
-    if task is None:
-        _one_task_per_field(out, name, "predictions", label, one_task)
+        mine = np.ones(len(ids), bool) if tasks is None else (tasks == str(t)).to_numpy()
+        if tasks is not None and not mine.any():
+            out[t] = td
+            continue
+        where = td.panel.index.astype(str)
+        sel = np.flatnonzero(mine)
+        if not sampled:
+            series = pd.Series([answers[i][0] if answers[i] else None for i in sel],
+                               index=ids.to_numpy()[sel], dtype=object)
+            pred = td.predictions.copy()
+            pred[name] = series.reindex(where).to_numpy()
+            out[t] = td._replace(predictions=pred)
+            continue
+        per_item: dict = {}
+        for i in sel:
+            per_item.setdefault(ids.iat[i], []).extend(answers[i])
+        width = max((len(v) for v in per_item.values()), default=0)
+        table = pd.DataFrame([v + [None] * (width - len(v)) for v in per_item.values()],
+                             index=list(per_item), columns=range(1, width + 1), dtype=object)
+        table = table.reindex(where)
+        table.index = td.panel.index
+        out[t] = td._replace(samples={**(td.samples or {}), name: table})
+    if task is None and tasks is None:
+        _one_task_per_field(out, name, "samples" if sampled else "predictions", fields[0],
+                            one_task)
     return out
 
 
@@ -952,7 +1163,7 @@ def _one_task_per_field(data: Mapping[str, TaskData], name: str, kind: str, fiel
         With system ``name`` attached.
     name : str
         The system.
-    kind : {"predictions", "probabilities"}
+    kind : {"predictions", "samples", "probabilities"}
         Where its answers are.
     field : str
         The file's field, for the message.
@@ -977,6 +1188,7 @@ def _one_task_per_field(data: Mapping[str, TaskData], name: str, kind: str, fiel
     ids, owner = [], []
     for t, td in data.items():
         col = (td.predictions.get(name) if kind == "predictions"
+               else (td.samples or {}).get(name) if kind == "samples"
                else (td.probabilities or {}).get(name))
         if col is None:
             continue
@@ -1134,7 +1346,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
                pred_item: str | None = None, pred_label: str = "pred",
                pred_classes: Sequence | None = None, panel_counts: bool = False,
                labels: Sequence | None = None, probabilities=None,
-               prob_field: str | None = None) -> dict[str, TaskData]:
+               prob_field: str | None = None, pred_samples: bool = False,
+               pred_parse: str = "none", pred_task: str | None = None) -> dict[str, TaskData]:
     r"""Load panel votes and predictions from files in any supported layout.
 
     Parameters
@@ -1179,6 +1392,13 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
     prob_field : str, optional
         Their field/column (default: one column per task); refused, as ``pred_label``,
         when it would be several tasks' answer on the same items.
+    pred_samples, pred_parse, pred_task
+        :func:`attach_predictions`' ``samples`` (several rows per item are sampled
+        answers), ``parse`` (``"number"``: an answer's leading number) and
+        ``task_field`` (the field naming each row's task). ``pred_item`` and
+        ``pred_label`` may name several fields: a composite id (``doc_id,system_id``),
+        one field per sample; a ``pred_label`` holding a list per item is a system's
+        sampled answers.
 
     Returns
     -------
@@ -1235,8 +1455,9 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
                              rater=rater, label=label, task_column=task_column, labels=labels,
                              tasks=tasks)
         elif layout == "jsonl":
-            data = read_jsonl(files[0], panel=panel, systems=evaluated, item=item,
-                              counts=panel_counts, labels=labels, tasks=tasks)
+            data = read_jsonl(files[0], panel=panel, systems=_patterns(systems), item=item,
+                              counts=panel_counts, labels=labels, tasks=tasks,
+                              humans=human_patterns)
         else:
             if not item:
                 raise ValueError("item is required with several files (the id column they "
@@ -1255,7 +1476,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
             raise ValueError("pred_item is required with predictions (the id field of "
                              "those files)")
         data = _attach_predictions(data, name, paths, item=pred_item or item, label=pred_label,
-                                   classes=pred_classes, task=None, one_task="tasks")
+                                   classes=pred_classes, task=None, one_task="tasks",
+                                   samples=pred_samples, parse=pred_parse, task_field=pred_task)
     for name, paths in (probabilities or {}).items():
         if not (pred_item or item):
             raise ValueError("pred_item is required with probabilities (the id field of "

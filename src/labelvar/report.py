@@ -33,7 +33,9 @@ __all__ = [
     "STRATIFY_FILES",
     "bin_test_table",
     "check_report_dir",
+    "expected_test_table",
     "paired_tests",
+    "samples_markdown",
     "stratify_blocks",
     "stratify_markdown",
     "write_design_report",
@@ -42,7 +44,7 @@ __all__ = [
 
 #: files of a stratify report (glob patterns)
 STRATIFY_FILES = ("report.json", "stratified.csv", "table.md", "excluded.json", "bin_tests.csv",
-                  "agreement.csv", "comparisons.csv",
+                  "agreement.csv", "comparisons.csv", "expected_tests.csv",
                   "scores_*.png", "scores_*.pdf", "delta_*.png", "delta_*.pdf",
                   "paired_*.csv", "paired_*.png", "paired_*.pdf")
 #: files of a design report (glob patterns)
@@ -140,6 +142,61 @@ def bin_test_table(result) -> pd.DataFrame | None:
                 continue  # fewer than 2 bins or values: nothing to test
             tests.append(getattr(res, "table", res))
     return pd.concat(tests, ignore_index=True) if tests else None
+
+
+def expected_test_table(result) -> pd.DataFrame | None:
+    """Paired t-tests of E against the systems' scores per bin, for every metric with an E.
+
+    :func:`labelvar.inference.expected_gap_test` per metric (a ``metric`` column
+    first); None when no system row has an expected score.
+
+    Examples
+    --------
+    >>> from labelvar import stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1]], {"ai": [1, 0, 0]}, n_boot=0,
+    ...              min_bin_size=1)
+    >>> expected_test_table(t)[["metric", "stratum", "n"]].to_numpy().tolist()[:2]
+    [['accuracy', '0.67', 1], ['accuracy', '1.00', 1]]
+    """
+    from labelvar.inference import expected_gap_test
+
+    table = _table(result)
+    sys_rows = table[(table["role"] == "system") & table["expected"].notna()]
+    out = [expected_gap_test(table, metric=m).table.assign(metric=m)
+           for m in dict.fromkeys(sys_rows["metric"])]
+    if not out:
+        return None
+    res = pd.concat(out, ignore_index=True)
+    return res[["metric"] + [c for c in res.columns if c != "metric"]]
+
+
+#: how the modal answer of a sampled system breaks ties, in words
+_SAMPLE_TIES = {"first_sample": "the label sampled first among the tied",
+                "label_order": "the first tied label in label order"}
+
+
+def samples_markdown(result) -> str:
+    """What the report says about systems given as sampled answers (none: an empty string).
+
+    One line per task and system: answers per item, the modal answer's tie rule and
+    how many items it decided, and what the ``self_agreement`` and
+    ``sample_accuracy`` rows mean.
+    """
+    lines = []
+    for task, d in (getattr(result, "inputs", None) or {}).items():
+        for name, s in (d.get("samples") or {}).items():
+            k = (f"{s['samples_min']}" if s["samples_min"] == s["samples_max"]
+                 else f"{s['samples_min']}-{s['samples_max']}")
+            rule = _SAMPLE_TIES.get(s["tie_rule"], s["tie_rule"])
+            lines.append(f"- {task}: {name}: {k} sampled answers per item; its label is its modal "
+                         f"answer (ties, {s['tied']:,} items: {rule})")
+    if not lines:
+        return ""
+    return ("### sampled systems\n" + "\n".join(lines) + "\n\nself_agreement: the mean share of "
+            "a system's samples at its own modal answer (its agreement with itself); "
+            "sample_accuracy: the mean share of its samples equal to the panel's majority (one "
+            "sampled answer's accuracy, against E); cross_entropy, total_variation: its sample "
+            "shares against the panel's vote shares.")
 
 
 def _render(res) -> str:
@@ -256,6 +313,9 @@ def stratify_markdown(result, *, compare=None, paired=None) -> str:
         rows = table[~table["metric"].isin(["f1", "accuracy"])]
         what = "score [interval]" if rows["ci_low"].notna().any() else "score; no intervals"
         parts.append(f"### other metrics ({what})\n{markdown_table(other)}")
+    sampled = samples_markdown(result)
+    if sampled:
+        parts.append(sampled)
     agreement = getattr(result, "agreement", None)
     if agreement is not None and len(agreement):
         what = ("score [bootstrap interval over items]" if agreement["ci_low"].notna().any()
@@ -314,7 +374,12 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
     ``comparisons.csv`` (two systems on the same items, with ``stratify(compare=...)``),
     ``bin_tests.csv``
     (:func:`bin_test_table`), per metric ``scores_<metric>`` and ``delta_<metric>``
-    figures, with ``compare = (a, b)`` ``paired_<metric>.csv`` and its figure, and
+    figures; without a human group (systems only: LLM judges, the NLI models of the
+    paper's Table 5) ``expected_tests.csv`` (:func:`expected_test_table`) and, with
+    several systems or tasks per bin, ``scores_by_bin_<metric>`` (Figure 7: the scores
+    across systems, with Welch's and Levene's tests between the lowest and highest bin)
+    and ``delta_expected_<metric>`` (Figure 8: E - score, the paired test of E per bin);
+    with ``compare = (a, b)`` ``paired_<metric>.csv`` and its figure, and
     ``report.json``. The directory is replaced as a whole (see the module notes).
 
     Parameters
@@ -340,7 +405,7 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
     >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0)
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "report"
     >>> [p.name for p in write_stratify_report(t, out, figures=False)]
-    ['stratified.csv', 'table.md', 'excluded.json', 'agreement.csv', 'report.json']
+    ['stratified.csv', 'table.md', 'excluded.json', 'expected_tests.csv', 'agreement.csv', 'report.json']
     """
     from labelvar import plots
 
@@ -357,6 +422,11 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
         tests = bin_test_table(result)
         if tests is not None:
             files.append(write_results(tests, tmp / "bin_tests.csv"))
+        # without a human group (LLM judges, NLI models): the paper's Figures 7 and 8
+        judges = not (table["role"] == "H").any()
+        e_tests = expected_test_table(result) if judges else None
+        if e_tests is not None:
+            files.append(write_results(e_tests, tmp / "expected_tests.csv"))
         for name in ("agreement", "comparisons"):
             extra_table = getattr(result, name, None)
             if extra_table is not None and len(extra_table):
@@ -374,6 +444,8 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
                 if has_delta and table.loc[rows, "delta_human"].notna().any():
                     fig = plots.plot_delta_by_bin(table, metric, tests=tests)
                     files += plots.save(fig, tmp / f"delta_{metric}")
+                if judges:
+                    files += _judge_figures(plots, table, metric, rows, tests, e_tests, tmp)
             for metric, res in paired.items():
                 fig = plots.plot_system_vs_system(table, *compare, metric, tests=res)
                 files += plots.save(fig, tmp / f"paired_{metric}")
@@ -383,6 +455,27 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
             extra["inputs"] = result.inputs  # what was read, per task
         files.append(atomic_write(tmp / "report.json", _metadata("stratify", files, **extra)))
     return [out / p.name for p in files]
+
+
+def _judge_figures(plots, table, metric, rows, tests, e_tests, tmp) -> list:
+    """Figure 7 and 8 analogues of one metric: scores across systems per bin, E - score per bin.
+
+    ``scores_by_bin_<metric>``: the systems' scores (systems x tasks) per bin with the
+    bin tests on ``score`` (Welch, Levene), when some bin has two or more; and
+    ``delta_expected_<metric>``: E - score per bin with the paired test of E against
+    the scores, when the metric has an E.
+    """
+    files = []
+    sys_rows = table[rows & (table["stratum"] != "all") & table["score"].notna()]
+    if sys_rows.empty or sys_rows.groupby("stratum").size().max() < 2:
+        return files  # one point per bin: no distribution to draw
+    fig = plots.plot_delta_by_bin(table, metric, value="score", tests=tests)
+    files += plots.save(fig, tmp / f"scores_by_bin_{metric}")
+    if sys_rows["delta_expected"].notna().any():
+        sel = None if e_tests is None else e_tests[e_tests["metric"] == metric]
+        fig = plots.plot_gap_to_expected(table, metric, tests=sel)
+        files += plots.save(fig, tmp / f"delta_expected_{metric}")
+    return files
 
 
 # --------------------------------------------------------------------------- design

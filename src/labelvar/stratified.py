@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar import _labels, _metrics, _scales, _seeding
+from labelvar import _labels, _metrics, _samples, _scales, _seeding
 from labelvar import _validate as v
 from labelvar._bins import _has, _index_dtype, _strata
 from labelvar._labels import plain
@@ -523,6 +523,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
                          "voted first in rater order, the paper's rule)")
     v.choice("tie_rule", tie_rule, TIE_RULES)
     v.choice("missing", missing, ("error", "drop"))
+    # systems given as sampled answers (TaskData.samples): modal answer + shares (_samples)
+    panel, sampled = _samples.expand(panel, labels, panel_counts)
     v.choice("aggregation", aggregation, AGGREGATIONS)
     has_probs = probabilities is not None or (isinstance(panel, Mapping) and any(
         len(td) > 2 and td[2] for td in panel.values()))
@@ -661,6 +663,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
                             human_round, tie_rule, confidence_level, n_boot, boot_raters,
                             seed, exact_limit, min_bin_size, bar=bar,
                             panel=refs[t.name] if panel_loo else {}, skill=skills[t.name])
+        if t.name in sampled:  # self-agreement, sample accuracy per bin (_samples)
+            frame = _samples.sample_rows(frame, t, groups, sampled[t.name])
+            inputs[t.name]["samples"] = sampled[t.name]
         small = frame.loc[frame["small_bin"], ["stratum", "S"]].drop_duplicates()
         inputs[t.name]["small_bins"] = {a: int(n) for a, n in small.to_numpy()}
         frames.append(frame)

@@ -173,6 +173,11 @@ def test_one_task_scores_figure_keeps_legend_and_title_inside(snli_like, drawn):
     title wider than its 3.6 inches: most entries and the title were cut off."""
     fig = drawn(plots.plot_stratified_scores(snli_like, "f1"))
     assert _inside(fig) == []
+    assert {"roberta", "bert"} <= set(legend_texts(fig))
+    # macro-F1 (L = 3) has no expected score: the legend does not announce one
+    assert "E (expected)" not in set(legend_texts(fig))
+    fig = drawn(plots.plot_stratified_scores(snli_like, "accuracy"))
+    assert _inside(fig) == []
     assert {"roberta", "bert", "E (expected)"} <= set(legend_texts(fig))
 
 

@@ -5,7 +5,8 @@ One module per domain, one naming scheme (``plot_*``):
 - :mod:`labelvar.plots.sweeps`: :func:`plot_figure1`, :func:`plot_panel_bias`,
   :func:`plot_table1_tails` (simulation and sweep tables);
 - :mod:`labelvar.plots.stratified`: :func:`plot_stratified_scores`,
-  :func:`plot_delta_by_bin`, :func:`plot_system_vs_system` (stratified reports;
+  :func:`plot_delta_by_bin`, :func:`plot_gap_to_expected`, :func:`plot_system_vs_system`
+  (stratified reports;
   the tests are computed by the caller and passed in);
 - :mod:`labelvar.plots.design`: :func:`plot_power_curves` (study planner).
 
@@ -21,6 +22,7 @@ from labelvar.plots._style import PALETTE, new_figure, save
 from labelvar.plots.design import plot_power_curves
 from labelvar.plots.stratified import (
     plot_delta_by_bin,
+    plot_gap_to_expected,
     plot_stratified_scores,
     plot_system_vs_system,
 )
@@ -31,6 +33,7 @@ __all__ = [
     "new_figure",
     "plot_delta_by_bin",
     "plot_figure1",
+    "plot_gap_to_expected",
     "plot_panel_bias",
     "plot_power_curves",
     "plot_stratified_scores",

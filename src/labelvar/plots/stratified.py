@@ -23,7 +23,8 @@ from labelvar.plots._style import (
 )
 from labelvar.plots._style import title as set_title
 
-__all__ = ["AGREEMENT", "plot_delta_by_bin", "plot_stratified_scores", "plot_system_vs_system"]
+__all__ = ["AGREEMENT", "plot_delta_by_bin", "plot_gap_to_expected", "plot_stratified_scores",
+           "plot_system_vs_system"]
 
 #: column of a stratified table holding a bin's observed agreement (orders the bins)
 AGREEMENT = "agreement"
@@ -147,6 +148,7 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
     # one or two panels: wide enough for the legend below them and the title
     fig, axes = new_figure(nr, nc, width=max(3.6, 6.4 / nc), height=3.0, sharey=True)
     any_small = False
+    drawn: set = set()
     flat = axes.ravel()
     has_ci = {"ci_low", "ci_high"} <= set(sub.columns)
     any_ci = False
@@ -156,12 +158,19 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
         order = _strata_order(g)
         x = np.arange(len(order))
         first = g.drop_duplicates("stratum").set_index("stratum").loc[order]
-        ax.plot(x, first["expected"], "--", color=HUMAN_COLOR, lw=1.1, label="E (expected)")
+        # only what was computed is drawn and named (no E for ordinal or probability
+        # metrics, no H' unless it was simulated)
+        if np.isfinite(first["expected"].to_numpy(float)).any():
+            ax.plot(x, first["expected"], "--", color=HUMAN_COLOR, lw=1.1, label="E (expected)")
+            drawn.add("E")
         chance = first["chance"] if "chance" in first.columns else \
             _random_baseline(metric, first["n_labels"], first["m"])
-        ax.plot(x, chance, ":", color="grey", lw=1.2, label="random labeller")
+        if np.isfinite(np.asarray(chance, float)).any():
+            ax.plot(x, chance, ":", color="grey", lw=1.2, label="random labeller")
         ref_role = "H" if (g["role"] == "H").any() else "H'"
         ref = g[g["role"] == ref_role].set_index("stratum").reindex(order)
+        if not (g["role"] == ref_role).any():
+            ref = ref.iloc[:0]
         systems = [s for s in systems_all if (g["system"] == s).any()]
         step = min(0.07, 0.5 / max(len(systems_all), 1))
         for s in systems:
@@ -179,6 +188,7 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
             any_small |= _open_small(ax, x + off, rows, colors[i], MARKERS[i % len(MARKERS)],
                                      3.5, 3, f"small:{s}")
         if not ref.empty:
+            drawn.add("humans" if ref_role == "H" else "simulated human")
             ref_text = _human_text(g, ref_role)
             ax.errorbar(x, ref["score"].to_numpy(float),
                         yerr=ref["sd"].fillna(0).to_numpy(float), fmt="s-",
@@ -188,7 +198,10 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
         _bin_ticks(ax, x, order)
         ax.set_title(str(task))
         ax.set_xlabel(_XLABEL)
-        ax.set_ylim(-0.02, 1.02)
+        vals = g[["score"] + [c for c in ("ci_low", "ci_high") if c in g.columns]]
+        vals = vals.to_numpy(float)
+        if not vals.size or np.nanmin(vals, initial=0.0) >= 0 and np.nanmax(vals, initial=0.0) <= 1:
+            ax.set_ylim(-0.02, 1.02)  # scores on [0, 1]; others (cross-entropy, MAE) scale
     for ax in flat[n:]:
         ax.set_visible(False)
     label = metric_label(metric, sub["n_labels"].unique() if "n_labels" in sub.columns else ())
@@ -218,7 +231,12 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
     if title:
         set_title(fig, title)
     else:
-        set_title(fig, f"{label} per agreement bin", "systems, humans and the coin model")
+        who = (["systems"] if systems_all else []) + [
+            w for w in ("humans", "simulated human") if w in drawn] + (
+            ["the coin model"] if "E" in drawn else [])
+        set_title(fig, f"{label} per agreement bin",
+                  (", ".join(who[:-1]) + " and " + who[-1] if len(who) > 1 else who[0])
+                  if who else None)
     return fig
 
 
@@ -395,7 +413,7 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     ax.grid(False, axis="x")
     legend(fig, handles, ncol=2)
     set_title(fig, title or f"{vlabel} per agreement bin ({mlabel})",
-              f"{sub['system'].nunique()} systems × {sub['task'].nunique()} tasks"
+              f"{_count(sub['system'].nunique(), 'system')} × {_count(sub['task'].nunique(), 'task')}"
               if {"system", "task"} <= set(sub.columns) else None)
     return fig
 
@@ -487,3 +505,90 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
     set_title(fig, title or f"Paired differences across {n_tasks} tasks "
               "(both systems scored on the same items)")
     return fig
+
+
+def plot_gap_to_expected(table, metric: str = "accuracy", *, tests=None,
+                         title: str | None = None) -> Figure:
+    r"""Box plots of :math:`\Delta_{E-M}` = E − score over systems x tasks, per bin (Figure 8).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`labelvar.stratify` (rows of role ``system`` with an
+        ``expected`` score are drawn).
+    metric : str
+        Metric to show.
+    tests : pandas.DataFrame or result object, optional
+        The paired tests of E against the scores computed by the caller
+        (:func:`labelvar.inference.expected_gap_test`: columns ``stratum, p``); their
+        stars are written above each bin.
+    title : str, optional
+        Figure title (default: what is plotted).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One box per bin (``all`` last) with its points (one per system x task) and
+        ``n`` under it; a dotted line at 0 (a system scoring what the coin model
+        expects); with ``tests`` the paired t-test's stars above each bin (``no
+        test`` for fewer than 3 pairs). Points of small bins are open.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from labelvar.inference import expected_gap_test
+    >>> t = pd.DataFrame({"role": "system", "system": "m", "metric": "accuracy",
+    ...                   "task": list("abcd") * 2, "stratum": ["0.60"] * 4 + ["1.00"] * 4,
+    ...                   "expected": [0.6] * 4 + [1.0] * 4,
+    ...                   "score": [0.55, 0.62, 0.58, 0.6, 0.7, 0.8, 0.75, 0.85]})
+    >>> t["delta_expected"] = t["expected"] - t["score"]
+    >>> fig = plot_gap_to_expected(t, tests=expected_gap_test(t))
+    >>> sorted(x.get_text() for x in fig.axes[0].texts)
+    ['**', 'ns']
+    """
+    table = _rows(table)
+    sub = table[(table["metric"] == metric) & (table["role"] == "system")]
+    sub = sub[sub["delta_expected"].notna()] if "delta_expected" in sub.columns else sub.iloc[:0]
+    if sub.empty:
+        raise ValueError(f"no system rows with an expected score for metric {metric!r}")
+    order = _strata_order(sub)
+    data = [sub.loc[sub["stratum"] == s, "delta_expected"].to_numpy(float) for s in order]
+    flags = (sub["small_bin"].fillna(False).astype(bool) if "small_bin" in sub.columns
+             else pd.Series(False, index=sub.index))
+    small = [flags[sub["stratum"] == s].to_numpy() for s in order]
+    wide = any(_is_interval(s) for s in order)
+    fig, axes = new_figure(1, 1, width=max(5.6, 1.4 + (1.05 if wide else 0.85) * len(order)),
+                           height=3.8)
+    ax = axes[0, 0]
+    bp = _boxes(ax, data, order, PALETTE[2], small)
+    n_tasks = sub["task"].nunique() if "task" in sub.columns else 1
+    handles = _box_handles(bp, "system × task" if n_tasks > 1 else "system", PALETTE[2])
+    if any(m.any() for m in small):
+        handles.append(_small_handle("open point"))
+    allv = np.concatenate(data)
+    top, bottom = float(np.nanmax(allv)), float(np.nanmin(allv))
+    span = max(top - bottom, 0.05)
+    ax.set_ylim(min(bottom, 0.0) - 0.05 * span, max(top, 0.0) + 0.18 * span)
+    if tests is not None:
+        rows = _rows(tests)
+        stars = {s: _stars(p) or "no test" for s, p in zip(rows["stratum"], rows["p"], strict=True)}
+        for i, s in enumerate(order):
+            ax.text(i + 1, max(top, 0.0) + 0.06 * span, stars.get(s, "no test"), ha="center",
+                    fontsize=8)
+        handles.append(Line2D([], [], ls="none",
+                              label=f"paired t-test E vs score per bin,\n{STARS_TEXT}"))
+    ax.axhline(0, color="grey", lw=0.8, ls=":")
+    mlabel = metric_label(metric, sub["n_labels"].unique() if "n_labels" in sub.columns else ())
+    ax.set_xlabel(_XLABEL)
+    ax.set_ylabel(f"Δ = E − system ({mlabel})")
+    ax.grid(False, axis="x")
+    legend(fig, handles, ncol=2)
+    set_title(fig, title or f"Expected minus actual {mlabel} per agreement bin",
+              (_count(sub["system"].nunique(), "system") + " × " if "system" in sub.columns
+               else "") + _count(n_tasks, "task") + "; E: the coin model at the bin's agreement")
+    return fig
+
+
+def _count(n: int, what: str) -> str:
+    """``1 system``, ``4 systems``."""
+    return f"{n} {what}" + ("" if n == 1 else "s")
