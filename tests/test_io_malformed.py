@@ -252,9 +252,9 @@ def test_probabilities_out_of_range_infinite_or_text_are_refused(tmp_path):
     for value, shown in ((np.inf, "inf"), (1.5, "1.5"), (-0.1, "-0.1")):
         bad = good.copy()
         bad.loc["b", "n"] = value
-        with pytest.raises(ValueError, match=rf"^probabilities\['m'\] \(task 't'\): row 2 has "
-                                             rf"{shown} for label 'n' \(1 row\(s\) in all\); a "
-                                             r"probability is a number in \[0, 1\]"):
+        with pytest.raises(ValueError, match=rf"^probabilities\['m'\] \(task 't'\): item 'b' has "
+                                             rf"{shown} for label 'n' \(1 item\(s\) with such "
+                                             r"values\); probabilities are finite numbers in \[0, 1\]"):
             stratify({"t": base["t"]._replace(probabilities={"m": bad})}, n_boot=0,
                      metrics=["cross_entropy"])
     text = good.astype(object)
