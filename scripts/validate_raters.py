@@ -292,8 +292,11 @@ def _bin(agreement: np.ndarray, width) -> np.ndarray:
     return np.array([f"{x:.1f}" if x >= 1.0 else f"[{x:.1f},{x + width:.1f})" for x in lo])
 
 
-def _fit_raters(votes: pd.DataFrame, model: str):
-    return labelvar.fit_raters(votes, model=model, item="item", rater="rater", label="label")
+def _fit_raters(votes: pd.DataFrame, model: str, labels=None):
+    """``labelvar.fit_raters`` on long votes, with the data set's label set (test votes may
+    hold a label the training half lacks); no bootstrap (the skills' intervals are not used)."""
+    return labelvar.fit_raters(votes, model=model, item="item", rater="rater", label="label",
+                               labels=None if labels is None else list(labels), n_boot=0)
 
 
 def has_rater_models() -> bool:
@@ -325,7 +328,7 @@ def cross_fit(ds: Dataset, seed, n_folds: int = 2, models=None) -> tuple[pd.Data
                     else np.ones(len(votes), bool))
         for f in range(n_folds):
             train, test = votes[fold != f], votes[fold == f].reset_index(drop=True)
-            fits = {m: _fit_raters(train, m) for m in models if m in RATER_MODELS}
+            fits = {m: _fit_raters(train, m, labels) for m in models if m in RATER_MODELS}
             if "dirichlet" in models:
                 tp = train[in_panel[fold != f]]
                 tc = pd.crosstab(tp["item"], tp["label"]).reindex(columns=labels, fill_value=0)
@@ -501,6 +504,9 @@ def main(argv=None) -> int:
                     help="seeds for MASC (default: the first of --seeds; it is the slowest)")
     ap.add_argument("--folds", type=int, default=2)
     ap.add_argument("--draws", type=int, default=400)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="numba threads for the fits (default 1: the fits are small, and "
+                         "threads on a busy machine slow them down; results do not depend on it)")
     ap.add_argument("--strict", action="store_true", help="exit 1 if a target FAILs")
     ap.add_argument("--table", type=Path, default=None, help="write the results as CSV")
     args = ap.parse_args(argv)
@@ -508,6 +514,11 @@ def main(argv=None) -> int:
         ap.error("--folds must be >= 2")
     if args.draws < 1:
         ap.error("--draws must be >= 1")
+    if args.threads < 1:
+        ap.error("--threads must be >= 1")
+    import numba
+
+    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     if not has_rater_models():
         print("note: this labelvar has no fit_raters; only E = p_d and the Dirichlet are scored")
     pd.set_option("display.width", 200)
