@@ -198,3 +198,31 @@ def test_real_data_protocol(vr):
     assert cl["Dirichlet"] == pytest.approx(0.094, abs=0.002)
     if not labelvar.__dict__.get("fit_raters") and not hasattr(labelvar, "fit_raters"):
         pytest.skip("labelvar.fit_raters is not on this branch: rater models not validated")
+
+
+@pytest.mark.skipif(not hasattr(labelvar, "fit_raters"), reason="no labelvar.fit_raters here")
+def test_rater_model_predictions_equal_the_true_models(vr):
+    # the generator's parameters as a labelvar RaterModel: its predict_agreement must equal the
+    # independent true_agreement, whatever order the panel's raters come in
+    from labelvar.raters import RaterModel
+
+    ds = vr.synthetic_sparse_crowd(seed=5, n_items=200, n_raters=20, per_item=5)
+    tr = ds.truth["all"]
+    model = RaterModel((0, 1), tr["raters"], tr["log_prior"], tr["nodes"], tr["log_weights"],
+                       tr["log_conf"], tr["log_conf"].mean(axis=0))
+    votes = ds.votes["all"].sample(frac=1.0, random_state=0)  # raters in a shuffled order
+    target = "w003"
+    panel = votes[(votes["rater"] != target)
+                  & votes["item"].isin(votes.loc[votes["rater"] == target, "item"])]
+    got = model.predict_agreement(panel, rater=target, tie_rule="random").items
+    items = np.sort(panel["item"].unique())
+    code = pd.Index(items).get_indexer(panel["item"])
+    lp = vr.true_log_posterior(tr, code, panel["rater"].to_numpy(), panel["label"].to_numpy(),
+                               len(items))
+    counts = np.zeros((len(items), 2))
+    np.add.at(counts, (code, panel["label"].to_numpy()), 1)
+    untied = counts[:, 0] != counts[:, 1]
+    want = vr.true_agreement(tr, lp[untied], target, counts[untied].argmax(axis=1))
+    pred = got.set_index("item")["predicted"].reindex(items[untied]).to_numpy()
+    assert untied.sum() > 20
+    np.testing.assert_allclose(pred, want, rtol=1e-10)

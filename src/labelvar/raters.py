@@ -265,7 +265,8 @@ class RaterModel:
 
         V.choice("tie_rule", tie_rule, TIE_RULES)
         d = rd.encode(panel_votes, item=item, rater=rater_column, label=label, labels=self.labels,
-                      what="panel_votes", extra_bytes_per_item=8 * self.nodes.size * len(self.labels))
+                      raters=self.raters, what="panel_votes",
+                      extra_bytes_per_item=8 * self.nodes.size * len(self.labels))
         if skill is None and rater is None:
             raise ValueError("predict_agreement needs rater=R (a rater id) or skill=...")
         if skill is None and rater_column in panel_votes and (panel_votes[rater_column] == rater).any():
