@@ -22,8 +22,10 @@ Priors (MAP; weak, none gives a zero rate):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
+import numba
 import numpy as np
 from scipy.special import expit
 
@@ -76,6 +78,25 @@ class Data:
 STATS_BYTES = 256e6
 #: item ranges of :func:`labelvar._rater_kernels.em_pass` (fewer when raters are many)
 MAX_CHUNKS = 16
+
+
+#: below this many votes the kernels run on one thread (a parallel region's start-up costs
+#: more than the work; results are the same on any number of threads)
+PARALLEL_MIN_VOTES = 200_000
+
+
+@contextlib.contextmanager
+def threads_for(n_votes: int):
+    """Run the enclosed kernels on one thread when the data is small."""
+    before = numba.get_num_threads()
+    if n_votes >= PARALLEL_MIN_VOTES or before == 1:
+        yield
+        return
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 def n_chunks(d: Data, G: int) -> int:

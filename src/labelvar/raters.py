@@ -220,9 +220,10 @@ class RaterModel:
     def _posterior(self, d: rd.Votes, fixed=None) -> np.ndarray:
         n = d.n_items
         post = np.empty((n, self.nodes.size, len(self.labels)))
-        rk.e_step(d.item_ptr, d.rater, d.label, self.kernel_log_conf, self.log_prior,
-                  self.log_weights, np.full(n, -1, np.int64) if fixed is None else fixed,
-                  np.ones(n), post)
+        with em.threads_for(d.n_votes):
+            rk.e_step(d.item_ptr, d.rater, d.label, self.kernel_log_conf, self.log_prior,
+                      self.log_weights, np.full(n, -1, np.int64) if fixed is None else fixed,
+                      np.ones(n), post)
         return post
 
     def predict_agreement(self, panel_votes, rater=None, *, skill=None, tie_rule: str = "drop",
@@ -469,11 +470,12 @@ class RaterFit:
         if self.n_boot > 0:
             rng = _seeding.generator(self.seed, "raters", "bootstrap")
             n = self._data.n_items
-            for _ in range(self.n_boot):
-                w = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
-                p = em.fit(self._data, self.kind, weights=w, start=self._params, max_iter=50,
-                           keep_post=False, **self._options)
-                boots.append(_skill_columns(_as_model(self.model, p)))
+            with em.threads_for(self._data.rater.size):
+                for _ in range(self.n_boot):
+                    w = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
+                    p = em.fit(self._data, self.kind, weights=w, start=self._params, max_iter=50,
+                               keep_post=False, **self._options)
+                    boots.append(_skill_columns(_as_model(self.model, p)))
         q = (1 - self.confidence_level) / 2
         for name, val in base.items():
             out[name] = val
@@ -520,17 +522,26 @@ class RaterFit:
         n_max = int(np.diff(d.item_ptr).max())
         V.memory(f"the check's histograms of items with up to {n_max} votes",
                  16.0 * (n_max + 1) ** 2 * (d.n_items // rk.BLOCK + 1), "fit fewer votes per item")
+        if L > 2:
+            n_draws = int(V.single("n_draws", V.integer("n_draws", n_draws, lo=1)))
+        with em.threads_for(d.rater.size):
+            ex, ob, what = self._histograms(n_max, n_draws, seed)
+        return self._finish_check(ex, ob, what, n_max)
+
+    def _histograms(self, n_max, n_draws, seed):
+        d, m = self._data, self.model
         lc = m.kernel_log_conf
-        if L == 2:
+        if len(m.labels) == 2:
             ex, ob = rk.count_hist(d.item_ptr, d.rater, d.label, lc, m.log_prior, m.log_weights, 1,
                                    n_max)
-            what = f"votes for {m.labels[1]!r}"
-        else:
-            n_draws = int(V.single("n_draws", V.integer("n_draws", n_draws, lo=1)))
-            key = np.uint64(_seeding.derive(_seeding.as_seed(seed), "raters", "check"))
-            ex, ob = rk.plurality_hist(d.item_ptr, d.rater, d.label, lc, m.log_prior,
-                                       m.log_weights, n_max, n_draws, key)
-            what = "plurality count"
+            return ex, ob, f"votes for {m.labels[1]!r}"
+        key = np.uint64(_seeding.derive(_seeding.as_seed(seed), "raters", "check"))
+        ex, ob = rk.plurality_hist(d.item_ptr, d.rater, d.label, lc, m.log_prior, m.log_weights,
+                                   n_max, n_draws, key)
+        return ex, ob, "plurality count"
+
+    @staticmethod
+    def _finish_check(ex, ob, what, n_max):
         rows = []
         for k in range(n_max + 1):
             if ob[k].sum() == 0:
@@ -643,7 +654,8 @@ def fit_raters(votes, model: str = "dawid_skene", *, item="item", rater="rater",
                   extra_bytes_per_item=2 * 8 * G * (2 if lab is None else len(lab)))
     data = em.from_votes(d, _gold_codes(gold, d, d.labels))
     options = {"prior_strength": s, "tol": tol, "n_nodes": max(G, 2)}
-    p = em.fit(data, model, max_iter=max_iter, **options)
+    with em.threads_for(d.n_votes):
+        p = em.fit(data, model, max_iter=max_iter, **options)
     m = _as_model(None, p, d.labels, d.raters)
     return RaterFit(model=m, kind=model, n_iter=p.n_iter, converged=p.converged,
                     log_lik=float(p.log_lik), sigma=float(p.sigma), n_boot=n_boot,
@@ -667,5 +679,6 @@ def dawid_skene_codes(codes, n_labels: int, *, n_iter: int = 100, tol: float = 1
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(ii, minlength=n), out=ptr[1:])
     data = em.Data(ptr, jj.astype(np.int64), c[ii, jj], R, L, np.full(n, -1, np.int64))
-    return em.crowdkit(data, n_iter, tol)
+    with em.threads_for(data.rater.size):
+        return em.crowdkit(data, n_iter, tol)
 
