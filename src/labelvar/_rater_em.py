@@ -48,6 +48,7 @@ class Params:
     lc: np.ndarray  # (J + 1, L, G, L)
     a: np.ndarray | None = None  # (J, L) logit abilities (difficulty model)
     sigma: float = 0.0
+    e: np.ndarray | None = None  # (J, L, L) error shares (difficulty model)
     n_iter: int = 0
     log_lik: float = np.nan
     converged: bool = False
@@ -213,7 +214,7 @@ def _difficulty_m(d: Data, S, p: Params, x, s: float, steps: int = 3):
             if hess < 0:
                 sigma = float(np.clip(sigma - grad / hess, 1e-3, 10.0))
     e = _spread(d, S, s) if L > 2 else np.ones((J, L, L)) - np.eye(L)
-    p.a, p.sigma = a, sigma
+    p.a, p.sigma, p.e = a, sigma, e
     p.nodes = sigma * x
     p.lc = difficulty_lc(a, sigma, x, e, d.rater_votes.astype(float))
 
@@ -265,9 +266,9 @@ def fit(d: Data, model: str, *, prior_strength: float = 2.0, weights=None, start
             # (the logistic-normal mean ~ logit^-1(a / sqrt(1 + pi sigma^2 / 8)))
             a = np.log(cz / (1 - cz)) * np.sqrt(1 + np.pi / 8)
             e = _spread(d, run_pass(d, ds, w)[1], prior_strength) if L > 2 else 1 - np.eye(L)[None]
+            e = np.broadcast_to(e, (J, L, L)).copy()
             p = Params(ds.log_prior, x.copy(), logw,
-                       difficulty_lc(a, 1.0, x, np.broadcast_to(e, (J, L, L)), d.rater_votes.astype(float)),
-                       a=a, sigma=1.0)
+                       difficulty_lc(a, 1.0, x, e, d.rater_votes.astype(float)), a=a, sigma=1.0, e=e)
         else:
             p = dataclasses.replace(start, a=start.a.copy())
     elif start is None:
@@ -276,20 +277,75 @@ def fit(d: Data, model: str, *, prior_strength: float = 2.0, weights=None, start
                    _ds_m(d, S, prior_strength, model == "one_coin"))
     else:
         p = dataclasses.replace(start)
-    old = -np.inf
-    for it in range(1, max_iter + 1):
+    one_coin = model == "one_coin"
+    J = d.n_raters
+    votes_j = d.rater_votes.astype(float)
+
+    def update(p):
+        """(log posterior per vote at p, the EM update of p)."""
         ll, S, T, _, _ = run_pass(d, p, w)
-        obj = (ll + _penalty(p)) / n_votes
-        p.n_iter, p.log_lik = it, ll
-        if obj - old < tol:
+        q = dataclasses.replace(p, log_prior=_prior_step(d, T))
+        if diff:
+            _difficulty_m(d, S, q, x, prior_strength)
+        else:
+            q.lc = _ds_m(d, S, prior_strength, one_coin)
+        return (ll + _penalty(p)) / n_votes, ll, q
+
+    def pack(p):
+        if diff:
+            parts = [p.a.ravel(), [np.log(p.sigma)], p.log_prior]
+            if L > 2:
+                off = ~np.eye(L, dtype=bool)
+                parts.append(np.log(p.e[:, off]).ravel())
+            return np.concatenate(parts)
+        return np.concatenate([p.lc[:J, :, 0, :].ravel(), p.log_prior])
+
+    def unpack(theta, like):
+        lp = theta[-L:] - np.logaddexp.reduce(theta[-L:])
+        if diff:
+            a = theta[:J * L].reshape(J, L)
+            sigma = float(np.clip(np.exp(theta[J * L]), 1e-3, 10.0))
+            e = like.e
+            if L > 2:
+                off = ~np.eye(L, dtype=bool)
+                le = theta[J * L + 1:-L].reshape(J, L, L - 1)
+                le = le - np.logaddexp.reduce(le, axis=2, keepdims=True)
+                e = np.zeros((J, L, L))
+                e[:, off] = np.exp(le).reshape(J, -1)
+            return dataclasses.replace(like, a=a, sigma=sigma, e=e, nodes=sigma * x, log_prior=lp,
+                                       lc=difficulty_lc(a, sigma, x, e, votes_j))
+        lc = theta[:-L].reshape(J, L, L)  # (j, said, truth)
+        conf = np.exp(lc - np.logaddexp.reduce(lc, axis=1, keepdims=True)).transpose(0, 2, 1)
+        conf = _with_population(conf, votes_j)
+        return dataclasses.replace(like, log_prior=lp,
+                                   lc=np.log(conf).transpose(0, 2, 1)[:, :, None, :].copy())
+
+    # SQUAREM (Varadhan & Roland 2008, scheme S3): two EM updates, an extrapolated point
+    # theta0 - 2 alpha r + alpha^2 v, one EM update from it; back to the plain EM point
+    # when the extrapolation lowers the objective
+    old, passes = -np.inf, 0
+    while passes < max_iter:
+        obj0, ll0, p1 = update(p)
+        passes += 1
+        p.n_iter, p.log_lik = passes, ll0
+        if obj0 - old < tol:
             p.converged = True
             break
-        old = obj
-        p.log_prior = _prior_step(d, T)
-        if diff:
-            _difficulty_m(d, S, p, x, prior_strength)
-        else:
-            p.lc = _ds_m(d, S, prior_strength, model == "one_coin")
+        old = obj0
+        obj1, _, p2 = update(p1)
+        passes += 1
+        t0, t1, t2 = pack(p), pack(p1), pack(p2)
+        r, v = t1 - t0, t2 - 2 * t1 + t0
+        alpha = -np.sqrt((r @ r) / (v @ v)) if v @ v > 0 else -1.0
+        alpha = min(alpha, -1.0) if np.isfinite(alpha) else -1.0
+        if alpha < -1.0:
+            pe = unpack(t0 - 2 * alpha * r + alpha ** 2 * v, p2)
+            obj_e, _, p_next = update(pe)
+            passes += 1
+            if np.isfinite(obj_e) and obj_e >= obj1:
+                p = p_next
+                continue
+        p = p2
     if keep_post:
         p.post = np.empty((n, p.log_weights.size, L))
         rk.e_step(d.item_ptr, d.rater, d.label, p.lc, p.log_prior, p.log_weights, d.fixed, w,
