@@ -228,19 +228,8 @@ def _penalty(p: Params) -> float:
 
 def _start_stats(d: Data, w):
     """Statistics of the vote-share start (gold items at their truth): S (J, L, 1, L), T."""
-    L, J = d.n_labels, d.n_raters
-    k = np.diff(d.item_ptr)
-    item_of = np.repeat(np.arange(d.n_items), k)
-    counts = np.zeros((d.n_items, L))
-    np.add.at(counts, (item_of, d.label), 1.0)
-    share = counts / np.maximum(k, 1)[:, None]
-    g = np.flatnonzero(d.fixed >= 0)
-    share[g] = 0.0
-    share[g, d.fixed[g]] = 1.0
-    ws = share * w[:, None]
-    S = np.zeros((J, L, L))
-    np.add.at(S, (d.rater, d.label), ws[item_of])
-    return S[:, :, None, :], ws[k > 0].sum(axis=0)[None, :]
+    S, T = rk.share_stats(d.item_ptr, d.rater, d.label, d.fixed, w, d.n_raters, d.n_labels)
+    return S[:, :, None, :], T[None, :]
 
 
 def fit(d: Data, model: str, *, prior_strength: float = 2.0, weights=None, start: Params | None = None,

@@ -317,3 +317,69 @@ def plurality_hist(item_ptr, rater, label, lc, log_prior, log_weights, n_max, n_
         ex += exp_part[b]
         ob += obs_part[b]
     return ex, ob
+
+
+@njit(cache=True)
+def int_codes(values, lo, span, sort):
+    """pandas.factorize of whole numbers in [lo, lo + span): (codes, uniques).
+
+    Uniques in order of first appearance, or increasing with ``sort`` (serial, O(n + span)).
+    """
+    table = np.full(span, -1, dtype=np.int64)
+    n = values.size
+    codes = np.empty(n, dtype=np.int64)
+    c = 0
+    if sort:
+        for i in range(n):
+            table[values[i] - lo] = 0
+        for t in range(span):
+            if table[t] == 0:
+                table[t] = c
+                c += 1
+        for i in range(n):
+            codes[i] = table[values[i] - lo]
+        uniq = np.empty(c, dtype=np.int64)
+        for t in range(span):
+            if table[t] >= 0:
+                uniq[table[t]] = t + lo
+        return codes, uniq
+    uniq = np.empty(min(n, span), dtype=np.int64)
+    for i in range(n):
+        t = values[i] - lo
+        if table[t] < 0:
+            table[t] = c
+            uniq[c] = values[i]
+            c += 1
+        codes[i] = table[t]
+    return codes, uniq[:c]
+
+
+@njit(cache=True)
+def share_stats(item_ptr, rater, label, fixed, weights, n_raters, n_labels):
+    """The vote-share start (gold items at their truth): S (J, L, L) and T (L,).
+
+    S[j, l, z] = sum over rater j's votes with label l of weight x the share of label z
+    among the item's votes; T[z] the same summed per item.
+    """
+    n = item_ptr.size - 1
+    L = n_labels
+    S = np.zeros((n_raters, L, L))
+    T = np.zeros(L)
+    share = np.empty(L)
+    for i in range(n):
+        k = item_ptr[i + 1] - item_ptr[i]
+        if k == 0:
+            continue
+        for z in range(L):
+            share[z] = 0.0
+        if fixed[i] >= 0:
+            share[fixed[i]] = weights[i]
+        else:
+            for v in range(item_ptr[i], item_ptr[i + 1]):
+                share[label[v]] += weights[i] / k
+        for z in range(L):
+            T[z] += share[z]
+        for v in range(item_ptr[i], item_ptr[i + 1]):
+            for z in range(L):
+                S[rater[v], label[v], z] += share[z]
+    return S, T
