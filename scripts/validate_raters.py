@@ -326,6 +326,15 @@ def cross_fit(ds: Dataset, seed, n_folds: int = 2, models=None) -> tuple[pd.Data
         targets = list(ds.targets) if ds.targets else list(pd.unique(votes["rater"]))
         in_panel = (votes["rater"].isin(ds.panel).to_numpy() if ds.panel
                     else np.ones(len(votes), bool))
+        # integer ids for the fits and predictions (text ids cost most of the time); names back
+        # in the output
+        item_code, item_names = pd.factorize(votes["item"], sort=True)
+        rater_code, rater_names = pd.factorize(votes["rater"], sort=True)
+        rater_names = np.asarray(rater_names, dtype=object)
+        votes = pd.DataFrame({"item": item_code.astype(np.int64),
+                              "rater": rater_code.astype(np.int64),
+                              "label": votes["label"].to_numpy()})
+        target_codes = pd.Index(rater_names).get_indexer(targets)
         for f in range(n_folds):
             train, test = votes[fold != f], votes[fold == f].reset_index(drop=True)
             fits = {m: _fit_raters(train, m, labels) for m in models if m in RATER_MODELS}
@@ -340,9 +349,10 @@ def cross_fit(ds: Dataset, seed, n_folds: int = 2, models=None) -> tuple[pd.Data
             counts = np.zeros((len(item_id), L), dtype=np.int64)
             np.add.at(counts, (ic[panel_mask], lab[panel_mask]), 1)
             if ds.truth is not None:
-                t_lp = true_log_posterior(ds.truth[group], ic[panel_mask], rat[panel_mask],
-                                          labels[lab[panel_mask]], len(item_id))
-            for r in targets:
+                t_lp = true_log_posterior(ds.truth[group], ic[panel_mask],
+                                          rater_names[rat[panel_mask]], labels[lab[panel_mask]],
+                                          len(item_id))
+            for name, r in zip(targets, target_codes):
                 own = np.flatnonzero(rat == r)
                 its, own_lab = ic[own], lab[own]
                 cv = counts[its].copy()
@@ -359,7 +369,7 @@ def cross_fit(ds: Dataset, seed, n_folds: int = 2, models=None) -> tuple[pd.Data
                 plural = cv.argmax(axis=1)
                 items = item_id[its]
                 agreement = top / n
-                row = {"fold": f, "fit_group": group, "target": r, "item": items,
+                row = {"fold": f, "fit_group": group, "target": name, "item": item_names[items],
                        "agreement": agreement, "bin": _bin(agreement, ds.bin_width),
                        "observed": (own_lab == plural).astype(float), "p_d": agreement}
                 if "dirichlet" in models:
@@ -374,16 +384,16 @@ def cross_fit(ds: Dataset, seed, n_folds: int = 2, models=None) -> tuple[pd.Data
                         missing = pd.Index(items).difference(p.index)
                         if len(missing):
                             raise ValueError(f"{ds.name} {group}: {m} predicted no agreement for "
-                                             f"rater {r!r} on {len(missing)} untied item(s), "
-                                             f"first {missing[0]!r}")
+                                             f"rater {name!r} on {len(missing)} untied item(s), "
+                                             f"first {item_names[missing[0]]!r}")
                         row[m] = p.reindex(items).to_numpy()
                 if ds.truth is not None:
                     lp = t_lp[its]
                     if self_in.any():  # the target's own vote is not the panel's
                         tr = ds.truth[group]
-                        lp = lp - tr["log_conf"][list(tr["raters"]).index(r)][
+                        lp = lp - tr["log_conf"][list(tr["raters"]).index(name)][
                             :, :, labels[own_lab]].transpose(2, 0, 1) * self_in[keep][:, None, None]
-                    row["truth"] = true_agreement(ds.truth[group], lp, r, labels[plural])
+                    row["truth"] = true_agreement(ds.truth[group], lp, name, labels[plural])
                 parts.append(pd.DataFrame(row))
     return pd.concat(parts, ignore_index=True), dropped
 
@@ -547,7 +557,7 @@ def main(argv=None) -> int:
         shown = mean[cols].copy()
         if NAMES["dawid_skene_difficulty"] in shown:
             shown["DS+diff - floor"] = shown[NAMES["dawid_skene_difficulty"]] - shown["floor"]
-        print(shown.round(4).to_string(index=False))
+        print(shown.round(4).to_string(index=False), flush=True)
         if name == "caries" and checks:
             print(checks[-1].to_string(index=False))
     table = pd.concat(results, ignore_index=True)
