@@ -40,13 +40,6 @@ class Votes:
     def n_votes(self) -> int:
         return int(self.rater.size)
 
-    def by_rater(self, n_raters: int):
-        """(rater_ptr, item, label): the votes in rater order (codes >= n_raters dropped)."""
-        item_of = np.repeat(np.arange(self.n_items, dtype=np.int64), np.diff(self.item_ptr))
-        keys = np.minimum(self.rater, n_raters)
-        ptr, order = rk.csr(keys, n_raters + 1)
-        return ptr[:-1].copy(), item_of[order], self.label[order]
-
 
 def _column(votes: pd.DataFrame, name, role: str, what: str) -> pd.Series:
     if name not in votes.columns:
