@@ -184,20 +184,26 @@ def test_main_on_synthetic_prints_the_table(vr):
 
 
 @pytest.mark.slow
-def test_real_data_protocol(vr):
+def test_real_data_protocol_and_done_when_targets(vr, capsys):
+    # issue 21's Done when on CheXpert and caries, 3 seeds (the script's default is 5)
     data = _need("raters").parent
     _need("chexpert_test")
-    res, _ = vr.validate(vr.load_chexpert(data), seeds=(0, 1, 2, 3, 4), draws=200)
-    line = res[res["cells"] == "group x bin"].iloc[0]
-    # the reference implementation's baselines (RATERS.md): E = p_d 0.034, Dirichlet 0.030
-    assert line["E = p_d"] == pytest.approx(0.034, abs=0.0015)
-    assert line["Dirichlet"] == pytest.approx(0.030, abs=0.0015)
-    car, _ = vr.validate(vr.load_caries(data), seeds=(0, 1, 2, 3, 4), draws=200)
-    cl = car[car["cells"] == "group x bin"].iloc[0]
-    assert cl["E = p_d"] == pytest.approx(0.106, abs=0.002)
-    assert cl["Dirichlet"] == pytest.approx(0.094, abs=0.002)
-    if not labelvar.__dict__.get("fit_raters") and not hasattr(labelvar, "fit_raters"):
-        pytest.skip("labelvar.fit_raters is not on this branch: rater models not validated")
+    code = vr.main(["--data", str(data), "--datasets", "chexpert", "caries", "--seeds", "0", "1",
+                    "2", "--draws", "200", "--strict"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    for line in ("chexpert (group x bin): DS + difficulty error", "caries model check: DS p",
+                 "caries (group x bin): DS + difficulty error",
+                 "caries model check: DS + difficulty p"):
+        assert any(line in x and x.rstrip().endswith("PASS") for x in out.splitlines()), out
+    # the baselines equal the reference implementation's (RATERS.md): E = p_d and the Dirichlet
+    res = {n: vr.validate(getattr(vr, f"load_{n}")(data), seeds=(0,), draws=10,
+                          models=("p_d", "dirichlet"))[0].set_index("cells")
+           for n in ("chexpert", "caries")}
+    assert res["chexpert"].loc["group x bin", "E = p_d"] == pytest.approx(0.034, abs=0.0006)
+    assert res["chexpert"].loc["group x bin", "Dirichlet"] == pytest.approx(0.030, abs=0.0006)
+    assert res["caries"].loc["group x bin", "E = p_d"] == pytest.approx(0.106, abs=0.0006)
+    assert res["caries"].loc["group x bin", "Dirichlet"] == pytest.approx(0.094, abs=0.0006)
 
 
 @pytest.mark.skipif(not hasattr(labelvar, "fit_raters"), reason="no labelvar.fit_raters here")
