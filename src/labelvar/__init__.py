@@ -44,7 +44,8 @@ _EXPORTS = {
                      "ExcludedItemsWarning"), "labelvar.stratified"),
     **dict.fromkeys(("bin_tests", "paired_test", "BinTestResult", "PairedTestResult"),
                     "labelvar.inference"),
-    **dict.fromkeys(("fleiss_kappa", "krippendorff_alpha", "dawid_skene"), "labelvar.agreement"),
+    **dict.fromkeys(("fleiss_kappa", "krippendorff_alpha", "dawid_skene", "cross_replication",
+                     "independent_normalized_kappa", "CrossReplication"), "labelvar.agreement"),
     # study design and pilots
     **dict.fromkeys(("Scenario", "plan_study", "DesignResult"), "labelvar.design"),
     **dict.fromkeys(("fit_pilot", "read_pilot", "PilotFit", "ItemModelFit", "predict_agreement"),
