@@ -46,6 +46,8 @@ _EXPORTS = {
                     "labelvar.inference"),
     **dict.fromkeys(("fleiss_kappa", "krippendorff_alpha", "dawid_skene", "cross_replication",
                      "independent_normalized_kappa", "CrossReplication"), "labelvar.agreement"),
+    # rater models (identified raters: skill, item difficulty)
+    **dict.fromkeys(("fit_raters", "RaterFit", "RaterModel"), "labelvar.raters"),
     # study design and pilots
     **dict.fromkeys(("Scenario", "plan_study", "DesignResult"), "labelvar.design"),
     **dict.fromkeys(("fit_pilot", "read_pilot", "PilotFit", "ItemModelFit", "predict_agreement"),
@@ -54,7 +56,7 @@ _EXPORTS = {
 
 #: topic modules reachable as ``labelvar.<name>`` without an import statement
 _SUBMODULES = {"agreement", "analytic", "cli", "config", "design", "engine", "inference", "io",
-               "models", "pilot", "plots", "priors", "report", "stratified", "sweep"}
+               "models", "pilot", "plots", "priors", "raters", "report", "stratified", "sweep"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
