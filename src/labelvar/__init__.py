@@ -48,6 +48,7 @@ _EXPORTS = {
                      "independent_normalized_kappa", "CrossReplication"), "labelvar.agreement"),
     # rater models (identified raters: skill, item difficulty)
     **dict.fromkeys(("fit_raters", "RaterFit", "RaterModel"), "labelvar.raters"),
+    **dict.fromkeys(("panel_ceilings", "coin_model", "Ceilings"), "labelvar.ceilings"),
     # study design and pilots
     **dict.fromkeys(("Scenario", "plan_study", "DesignResult"), "labelvar.design"),
     **dict.fromkeys(("fit_pilot", "read_pilot", "PilotFit", "ItemModelFit", "predict_agreement"),
@@ -55,7 +56,7 @@ _EXPORTS = {
 }
 
 #: topic modules reachable as ``labelvar.<name>`` without an import statement
-_SUBMODULES = {"agreement", "analytic", "cli", "config", "design", "engine", "inference", "io",
+_SUBMODULES = {"agreement", "analytic", "ceilings", "cli", "config", "design", "engine", "inference", "io",
                "models", "pilot", "plots", "priors", "raters", "report", "stratified", "sweep"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
