@@ -252,3 +252,19 @@ def test_bad_inputs_one_line():
         coin_model(0.2, 3)
     with pytest.raises(ValueError, match="model must be"):
         panel_ceilings(object(), panel=2)
+
+
+def test_observed_score_of_the_target():
+    m = _random_model(seed=5, J=4, G=2, L=2)
+    votes = _votes_frame(m, ["r0", "r1", "r2", "r3"], 400, seed=8)
+    t = panel_ceilings(m, ["r0", "r1", "r2"], target="r3", panel_votes=votes,
+                       tie_rule="random").table
+    wide = votes.pivot(index="item", columns="rater", values="label")
+    share = wide[["r0", "r1", "r2"]].mean(axis=1)
+    maj = (share > 0.5).astype(int)
+    hit = (wide["r3"] == maj)
+    top = np.maximum(share, 1 - share).round(2).map(lambda x: f"{x:.2f}")
+    for s, h in hit.groupby(top):
+        r = row(t, ceiling="rater", stratum=s)
+        assert r.observed == pytest.approx(h.mean(), abs=1e-12) and r.n_observed == len(h)
+    assert row(t, ceiling="oracle", stratum="all").n_items == 400

@@ -81,8 +81,11 @@ class Ceilings:
         ``"all"``): ``ceiling``, ``target``, ``panel``, ``K``, ``L``, ``tie_rule``,
         ``source`` (``"model"`` or ``"votes"``), ``stratum``, ``p_d`` (mean top / K),
         ``p_bin`` (probability of the bin under the model, or its share of the items),
-        ``n_items`` (S), ``expected`` (exact expected accuracy), ``sd``, ``ci_low``,
-        ``ci_high`` (central interval of the accuracy on S items), ``confidence_level``.
+        ``n_items`` (S), ``expected`` (exact expected accuracy), with ``panel_votes``
+        holding the target's own votes also ``observed`` (its score against the
+        plurality, a tied item counting as the tie rule's share) and ``n_observed`` on
+        the ``rater`` rows, ``sd``, ``ci_low``, ``ci_high`` (central interval of the
+        accuracy on S items), ``confidence_level``.
     distributions : dict
         (ceiling, stratum) -> :class:`~labelvar.analytic.DiscreteDistribution` of the
         accuracy on the bin's S items.
@@ -281,7 +284,8 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
     panel_votes : pandas.DataFrame, optional
         Long votes (``item``, ``rater``, ``label`` columns) of real items: the ceilings
         conditional on each item's panel votes (only the panel's raters' votes are
-        used; raters may be missing on some items). Default: the model's panel.
+        used; raters may be missing on some items). The target's own votes, if there,
+        give its ``observed`` score. Default: the model's panel.
     n_items : int or mapping, optional
         Model source: S, the items of every bin (or stratum -> S) for the finite-sample
         distributions (default: none, only the expectations). Ignored with
@@ -344,10 +348,15 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
         if isinstance(panel, (int, np.integer)):
             raise ValueError("with panel_votes, panel must name the panel's raters (ids in the "
                              "votes), not a size")
-        post, counts = _observed(model, panel_votes, ids, item, rater, label)
+        post, counts, items = _observed(model, panel_votes, ids, item, rater, label)
         weight = np.ones(len(counts))
         source = "votes"
     q, dropped, top, n = _scores(model, post, counts, tie, target_conf)
+    said = None
+    if source == "votes" and target is not None:
+        said = _target_codes(model, panel_votes, target, items, item, rater, label)
+        gt = _panel.truth_weights(counts, tie, modal=0)[0]
+        hit = np.where(said >= 0, gt[np.arange(len(said)), np.maximum(said, 0)], np.nan)
     keep = dropped == 0
     share = np.where(n > 0, top / np.maximum(n, 1), np.nan)
     strata = np.array([f"{s:.2f}" for s in share])
@@ -388,12 +397,18 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
             else:
                 row.update(sd=np.nan, ci_low=np.nan, ci_high=np.nan)
             row["confidence_level"] = lvl
+            if ceiling == "rater" and said is not None:
+                h = hit[sel]
+                row["n_observed"] = int(np.isfinite(h).sum())
+                row["observed"] = float(np.nanmean(h)) if np.isfinite(h).any() else np.nan
             rows.append(row)
     cols = ["ceiling", "target", "panel", "K", "L", "tie_rule", "source", "stratum", "p_d",
             "p_bin", "n_items", "expected", "sd", "ci_low", "ci_high", "confidence_level"]
     table = pd.DataFrame(rows)
     if "expected_S" in table:
         cols.insert(cols.index("expected") + 1, "expected_S")
+    if "observed" in table:
+        cols[cols.index("sd"):cols.index("sd")] = ["observed", "n_observed"]
     return Ceilings(table=table[cols], distributions=dists)
 
 
@@ -436,4 +451,22 @@ def _observed(model, panel_votes, ids, item, rater, label):
     counts = np.zeros((d.n_items, L), dtype=np.int64)
     item_of = np.repeat(np.arange(d.n_items), np.diff(d.item_ptr))
     np.add.at(counts, (item_of, d.label), 1)
-    return post, counts
+    return post, counts, d.items
+
+
+def _target_codes(model, panel_votes, target, items, item, rater, label) -> np.ndarray:
+    """The target's label code on each of ``items`` (-1 where it did not vote)."""
+    from labelvar import _labels
+
+    mine = panel_votes[panel_votes[rater].astype(str) == str(target)]
+    out = np.full(len(items), -1, dtype=np.int64)
+    if len(mine) == 0:
+        return out
+    lab = list(model.labels)
+    code = {}
+    for x in pd.unique(mine[label]):
+        code[x] = lab.index(_labels.match_label(x, lab, "panel_votes label"))
+    pos = pd.Index(items).get_indexer(mine[item])
+    ok = pos >= 0
+    out[pos[ok]] = np.array([code[x] for x in mine[label][ok]], dtype=np.int64)
+    return out
