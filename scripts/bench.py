@@ -146,7 +146,14 @@ def main(argv=None):
     ap.add_argument("--readme", action="store_true",
                     help="also write this run's output into README.md's Performance section "
                          "(between the bench markers)")
+    ap.add_argument("--raters", action="store_true",
+                    help="only the rater-model rows (fit_raters on 1e7 votes, DS vs crowd-kit)")
     args = ap.parse_args(argv)
+    if args.raters:
+        for what, value, target, verdict in _rater_rows():
+            print(f"  {what}  {value}  {target}  {verdict}")
+        print(f"load average: {os.getloadavg()[0]:.2f} (1 min)")
+        return 0
     if args.readme:
         return _to_readme(lambda: main([a for a in (argv or sys.argv[1:]) if a != "--readme"]))
     scale = 0.25 if args.quick else 1.0
@@ -406,10 +413,67 @@ def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
         fig1_seconds <= 3.0)
     if stratify:
         rows.extend(_stratify_rows(quick))
+    rows.extend(_rater_rows())
     print("\nissue 14 targets (ratios against the numpy baseline of this run):")
     width = max(len(r[0]) for r in rows)
     for what, value, target, verdict in rows:
         print(f"  {what:{width}s}  {value:28s}  {target:38s}  {verdict}")
+
+
+# votes of n items x 10 distinct raters (of 10,000) from Carpenter's model with item difficulty
+_RATER_VOTES = """
+import numpy as np, pandas as pd
+rng = np.random.default_rng(0)
+n, k, J = {n}, 10, 10_000
+z = rng.random(n) < 0.3
+start, step = rng.integers(0, J, n), rng.integers(1, J // k, n)
+r = (start[:, None] + step[:, None] * np.arange(k)) % J
+a = np.where(z[:, None], rng.normal(1.5, 0.5, J)[r], rng.normal(2.5, 0.5, J)[r])
+right = rng.random((n, k)) < 1 / (1 + np.exp(rng.normal(0, 1, n)[:, None] - a))
+votes = pd.DataFrame({{"item": np.repeat(np.arange(n), k), "rater": r.ravel(),
+                      "label": np.where(right, z[:, None], ~z[:, None]).ravel().astype(np.int8)}})
+del z, r, a, right, start, step
+"""
+
+#: a Python with crowd-kit 1.4.2 for the comparison row (never a labelvar dependency)
+CROWDKIT_PYTHON_ENV = "LABELVAR_CROWDKIT_PYTHON"
+
+
+def _crowdkit_seconds(n):
+    """Seconds of crowd-kit's DawidSkene(n_iter=100) on the same votes, or None."""
+    python = os.environ.get(CROWDKIT_PYTHON_ENV, sys.executable)
+    code = (_RATER_VOTES.format(n=n) + "import time\nfrom crowdkit.aggregation import DawidSkene\n"
+            "df = votes.rename(columns={'item': 'task', 'rater': 'worker'})\n"
+            "t = time.perf_counter()\nDawidSkene(n_iter=100).fit(df)\n"
+            "print(time.perf_counter() - t)")
+    res = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    if res.returncode != 0:
+        return None
+    return float(res.stdout.split()[-1])
+
+
+def _rater_rows():
+    """Issue 21's speed rows: DS + difficulty on 1e7 votes; plain DS against crowd-kit."""
+    rows = []
+    # a warm-up fit of 2000 votes first: it loads the kernels from the numba cache
+    warm = "import labelvar\nlabelvar.fit_raters(votes.iloc[:2000], model={!r}, n_boot=0)"
+    setup = _RATER_VOTES.format(n=1_000_000) + warm.format("dawid_skene_difficulty")
+    sec, mb = _timed_child(setup, "labelvar.fit_raters(votes, model='dawid_skene_difficulty', "
+                                  "n_boot=0)")
+    rows.append(("fit_raters DS + difficulty, 1e7 votes (1e6 items x 10 of 10,000 raters)",
+                 f"{sec:.1f} s, peak {mb:.0f} MB (with the votes)", "<= 60 s, <= 2 GB",
+                 "PASS" if sec <= 60 and mb <= 2000 else "FAIL"))
+    sec, _ = _timed_child(_RATER_VOTES.format(n=100_000) + warm.format("dawid_skene"),
+                          "labelvar.fit_raters(votes, model='dawid_skene', n_boot=0)")
+    ck = _crowdkit_seconds(100_000)
+    what = "fit_raters DS vs crowd-kit DawidSkene, 1e6 votes (1e5 items x 10)"
+    if ck is None:
+        rows.append((what, f"{sec:.2f} s; crowd-kit not measured (not importable; set "
+                     f"{CROWDKIT_PYTHON_ENV})", ">= 10x crowd-kit", "not measured"))
+    else:
+        rows.append((what, f"{ck / sec:.1f}x ({sec:.2f} s vs {ck:.1f} s)", ">= 10x crowd-kit",
+                     "PASS" if ck / sec >= 10 else "FAIL"))
+    return rows
 
 
 #: what `labelvar stratify` imports before it reads a file (the child's baseline memory)

@@ -40,13 +40,6 @@ class Votes:
     def n_votes(self) -> int:
         return int(self.rater.size)
 
-    def by_rater(self, n_raters: int):
-        """(rater_ptr, item, label): the votes in rater order (codes >= n_raters dropped)."""
-        item_of = np.repeat(np.arange(self.n_items, dtype=np.int64), np.diff(self.item_ptr))
-        keys = np.minimum(self.rater, n_raters)
-        ptr, order = rk.csr(keys, n_raters + 1)
-        return ptr[:-1].copy(), item_of[order], self.label[order]
-
 
 def _column(votes: pd.DataFrame, name, role: str, what: str) -> pd.Series:
     if name not in votes.columns:
@@ -60,8 +53,20 @@ def _column(votes: pd.DataFrame, name, role: str, what: str) -> pd.Series:
     return col
 
 
+def _factorize(col: pd.Series, sort: bool = False):
+    """pandas.factorize (no missing values); whole numbers of a compact range in O(n)."""
+    if col.dtype.kind in "iu" and len(col):
+        values = col.to_numpy()
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo < 4 * len(values) + 1024:
+            codes, uniq = rk.int_codes(values.astype(np.int64), lo, hi - lo + 1, sort)
+            return codes, pd.Index(uniq.astype(values.dtype))
+    codes, uniques = pd.factorize(col, sort=sort)
+    return codes.astype(np.int64), uniques
+
+
 def _label_codes(col: pd.Series, labels, what: str, name) -> tuple[np.ndarray, tuple]:
-    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    codes, uniques = _factorize(col)
     canon = [_labels.canon(x) for x in uniques]
     if any(c is None for c in canon):
         bad = next(u for u, c in zip(uniques, canon, strict=True) if c is None)
@@ -85,10 +90,10 @@ def _label_codes(col: pd.Series, labels, what: str, name) -> tuple[np.ndarray, t
 
 def _rater_codes(col: pd.Series) -> tuple[np.ndarray, tuple]:
     try:
-        codes, uniques = pd.factorize(col, sort=True)
+        codes, uniques = _factorize(col, sort=True)
     except TypeError:  # raters of mixed types: order of first appearance
-        codes, uniques = pd.factorize(col)
-    return codes.astype(np.int64), tuple(uniques.tolist())
+        codes, uniques = _factorize(col)
+    return codes, tuple(uniques.tolist())
 
 
 def encode(votes, *, item="item", rater="rater", label="label", labels=None, raters=None,
@@ -126,7 +131,7 @@ def encode(votes, *, item="item", rater="rater", label="label", labels=None, rat
     rcol = _column(votes, rater, "rater", what)
     lcol = _column(votes, label, "label", what)
     lab_codes, lab = _label_codes(lcol, labels, what, label)
-    icodes, items = pd.factorize(icol)
+    icodes, items = _factorize(icol)
     rcodes, rat = _rater_codes(rcol)
     ptr, order = rk.csr(icodes.astype(np.int64), len(items))
     by_r, by_l = rcodes[order], lab_codes[order]

@@ -22,8 +22,10 @@ Priors (MAP; weak, none gives a zero rate):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
+import numba
 import numpy as np
 from scipy.special import expit
 
@@ -31,7 +33,7 @@ from labelvar import _rater_kernels as rk
 
 MODELS = ("one_coin", "dawid_skene", "dawid_skene_difficulty")
 #: Gauss-Hermite nodes of the difficulty model
-N_NODES = 11
+N_NODES = 7
 TAU = 2.5
 _CK_EPS = 1e-10  # crowd-kit's floor
 
@@ -46,6 +48,7 @@ class Params:
     lc: np.ndarray  # (J + 1, L, G, L)
     a: np.ndarray | None = None  # (J, L) logit abilities (difficulty model)
     sigma: float = 0.0
+    e: np.ndarray | None = None  # (J, L, L) error shares (difficulty model)
     n_iter: int = 0
     log_lik: float = np.nan
     converged: bool = False
@@ -53,14 +56,11 @@ class Params:
 
 @dataclasses.dataclass
 class Data:
-    """The encoded votes with both sparse orders; ``fixed``: gold truth codes (-1: none)."""
+    """The encoded votes (by item); ``fixed``: gold truth codes (-1: none)."""
 
     item_ptr: np.ndarray
     rater: np.ndarray
     label: np.ndarray
-    rater_ptr: np.ndarray
-    r_item: np.ndarray
-    r_label: np.ndarray
     n_raters: int
     n_labels: int
     fixed: np.ndarray
@@ -69,12 +69,54 @@ class Data:
     def n_items(self) -> int:
         return self.item_ptr.size - 1
 
+    @property
+    def rater_votes(self) -> np.ndarray:
+        """Votes per rater (= items per rater: one vote per item and rater)."""
+        return np.bincount(self.rater, minlength=self.n_raters)[:self.n_raters]
+
+
+#: bytes of the per-range rater statistics the fit may hold at once
+STATS_BYTES = 256e6
+#: item ranges of :func:`labelvar._rater_kernels.em_pass` (fewer when raters are many)
+MAX_CHUNKS = 16
+
+
+#: below this many votes the kernels run on one thread (a parallel region's start-up costs
+#: more than the work; results are the same on any number of threads)
+PARALLEL_MIN_VOTES = 200_000
+
+
+@contextlib.contextmanager
+def threads_for(n_votes: int):
+    """Run the enclosed kernels on one thread when the data is small."""
+    before = numba.get_num_threads()
+    if n_votes >= PARALLEL_MIN_VOTES or before == 1:
+        yield
+        return
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def n_chunks(d: Data, G: int) -> int:
+    """Item ranges of a pass: fixed by the data's size, never by the thread count."""
+    per = 8.0 * d.n_raters * d.n_labels * G * d.n_labels
+    return int(max(1, min(MAX_CHUNKS, d.n_items, STATS_BYTES // max(per, 1))))
+
 
 def from_votes(votes, fixed) -> Data:
-    J = len(votes.raters)
-    ptr, it, lab = votes.by_rater(J)
-    return Data(votes.item_ptr, votes.rater, votes.label, ptr, it, lab, J, len(votes.labels),
+    return Data(votes.item_ptr, votes.rater, votes.label, len(votes.raters), len(votes.labels),
                 fixed)
+
+
+def run_pass(d: Data, p, weights, post=None):
+    """(log_lik, S, T, Tk, H) of :func:`labelvar._rater_kernels.em_pass` at ``p``."""
+    G = p.log_weights.size
+    out = np.empty((0, G, d.n_labels)) if post is None else post
+    return rk.em_pass(d.item_ptr, d.rater, d.label, p.lc, p.log_prior, p.log_weights, d.fixed,
+                      weights, d.n_raters, n_chunks(d, G), out)
 
 
 def hermite(G: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
@@ -85,13 +127,8 @@ def hermite(G: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
     return x, np.log(w / w.sum())
 
 
-def _e(d: Data, p: Params, weights, post) -> float:
-    return rk.e_step(d.item_ptr, d.rater, d.label, p.lc, p.log_prior, p.log_weights, d.fixed,
-                     weights, post)
-
-
-def _prior_step(d: Data, post, weights) -> np.ndarray:
-    tot = rk.item_sums(post, weights).sum(axis=0)
+def _prior_step(d: Data, T) -> np.ndarray:
+    tot = T.sum(axis=0)
     return np.log((tot + 1.0) / (tot.sum() + d.n_labels))
 
 
@@ -124,7 +161,7 @@ def _ds_m(d: Data, S, s: float, one_coin: bool) -> np.ndarray:
         conf[:, idx, idx] = a[:, None]
     else:
         conf = _rows(C, s)
-    conf = _with_population(conf, np.diff(d.rater_ptr).astype(float))
+    conf = _with_population(conf, d.rater_votes.astype(float))
     return np.log(conf).transpose(0, 2, 1)[:, :, None, :].copy()  # (J + 1, l, 1, z)
 
 
@@ -177,9 +214,9 @@ def _difficulty_m(d: Data, S, p: Params, x, s: float, steps: int = 3):
             if hess < 0:
                 sigma = float(np.clip(sigma - grad / hess, 1e-3, 10.0))
     e = _spread(d, S, s) if L > 2 else np.ones((J, L, L)) - np.eye(L)
-    p.a, p.sigma = a, sigma
+    p.a, p.sigma, p.e = a, sigma, e
     p.nodes = sigma * x
-    p.lc = difficulty_lc(a, sigma, x, e, np.diff(d.rater_ptr).astype(float))
+    p.lc = difficulty_lc(a, sigma, x, e, d.rater_votes.astype(float))
 
 
 def _penalty(p: Params) -> float:
@@ -189,14 +226,21 @@ def _penalty(p: Params) -> float:
     return float(-((p.a - p.a.mean(axis=0)) ** 2).sum() / (2 * TAU ** 2))
 
 
+def _start_stats(d: Data, w):
+    """Statistics of the vote-share start (gold items at their truth): S (J, L, 1, L), T."""
+    S, T = rk.share_stats(d.item_ptr, d.rater, d.label, d.fixed, w, d.n_raters, d.n_labels)
+    return S[:, :, None, :], T[None, :]
+
+
 def fit(d: Data, model: str, *, prior_strength: float = 2.0, weights=None, start: Params | None = None,
-        max_iter: int = 1000, tol: float = 1e-8, n_nodes: int = N_NODES) -> Params:
+        max_iter: int = 1000, tol: float = 1e-7, n_nodes: int = N_NODES, keep_post: bool = True) -> Params:
     """EM to a MAP of ``model``; stops when the log posterior per vote gains < ``tol``.
 
     ``start``: parameters to start from (a bootstrap's warm start); otherwise the
     vote shares (Dawid-Skene, one-coin) or a Dawid-Skene fit (difficulty).
+    ``keep_post``: store the items' final posteriors (``p.post``, (n, G, L)).
     """
-    n, L, J = d.n_items, d.n_labels, d.n_raters
+    n, L = d.n_items, d.n_labels
     w = np.ones(n) if weights is None else weights
     n_votes = max(float(np.repeat(w, np.diff(d.item_ptr)).sum()), 1.0)
     diff = model == "dawid_skene_difficulty"
@@ -204,51 +248,97 @@ def fit(d: Data, model: str, *, prior_strength: float = 2.0, weights=None, start
         x, logw = hermite(n_nodes, 1.0)
         if start is None:
             ds = fit(d, "dawid_skene", prior_strength=prior_strength, weights=weights,
-                     max_iter=200, tol=1e-6)
-            cz = np.exp(ds.lc[:J, np.arange(L), 0, np.arange(L)])  # (J, z)
-            p = Params(ds.log_prior, x.copy(), logw, ds.lc, a=np.log(cz / (1 - cz)), sigma=0.5)
-            post = np.empty((n, 1, L))
-            _e(d, ds, w, post)
-            post = np.repeat(post, n_nodes, axis=1) / 1.0
-            S = rk.rater_stats(d.rater_ptr, d.r_item, d.r_label, post, w, L) * np.exp(logw)[
-                None, None, :, None]
-            _difficulty_m(d, S, p, x, prior_strength)
+                     max_iter=200, tol=1e-6, keep_post=False)
+            J = d.n_raters
+            cz = np.clip(np.exp(ds.lc[:J, np.arange(L), 0, np.arange(L)]), 1e-6, 1 - 1e-6)  # (J, z)
+            # abilities whose mean accuracy over N(0, 1) difficulty is about the DS one
+            # (the logistic-normal mean ~ logit^-1(a / sqrt(1 + pi sigma^2 / 8)))
+            a = np.log(cz / (1 - cz)) * np.sqrt(1 + np.pi / 8)
+            e = _spread(d, run_pass(d, ds, w)[1], prior_strength) if L > 2 else 1 - np.eye(L)[None]
+            e = np.broadcast_to(e, (J, L, L)).copy()
+            p = Params(ds.log_prior, x.copy(), logw,
+                       difficulty_lc(a, 1.0, x, e, d.rater_votes.astype(float)), a=a, sigma=1.0, e=e)
         else:
             p = dataclasses.replace(start, a=start.a.copy())
-        post = np.empty((n, n_nodes, L))
+    elif start is None:
+        S, T = _start_stats(d, w)
+        p = Params(_prior_step(d, T), np.zeros(1), np.zeros(1),
+                   _ds_m(d, S, prior_strength, model == "one_coin"))
     else:
-        if start is None:
-            counts = np.zeros((n, 1, L))
-            item_of = np.repeat(np.arange(n), np.diff(d.item_ptr))
-            np.add.at(counts, (item_of, 0, d.label), 1.0)
-            tot = counts.sum(axis=2, keepdims=True)
-            post = np.where(tot > 0, counts / np.maximum(tot, 1), 1.0 / L)
-            if (d.fixed >= 0).any():
-                g = np.flatnonzero(d.fixed >= 0)
-                post[g] = 0.0
-                post[g, 0, d.fixed[g]] = 1.0
-            S = rk.rater_stats(d.rater_ptr, d.r_item, d.r_label, post, w, L)
-            p = Params(_prior_step(d, post, w), np.zeros(1), np.zeros(1),
-                       _ds_m(d, S, prior_strength, model == "one_coin"))
+        p = dataclasses.replace(start)
+    one_coin = model == "one_coin"
+    J = d.n_raters
+    votes_j = d.rater_votes.astype(float)
+
+    def update(p):
+        """(log posterior per vote at p, the EM update of p)."""
+        ll, S, T, _, _ = run_pass(d, p, w)
+        q = dataclasses.replace(p, log_prior=_prior_step(d, T))
+        if diff:
+            _difficulty_m(d, S, q, x, prior_strength)
         else:
-            p = dataclasses.replace(start)
-        post = np.empty((n, 1, L))
-    old = -np.inf
-    for it in range(1, max_iter + 1):
-        ll = _e(d, p, w, post)
-        obj = (ll + _penalty(p)) / n_votes
-        p.n_iter, p.log_lik = it, ll
-        if obj - old < tol:
+            q.lc = _ds_m(d, S, prior_strength, one_coin)
+        return (ll + _penalty(p)) / n_votes, ll, q
+
+    def pack(p):
+        if diff:
+            parts = [p.a.ravel(), [np.log(p.sigma)], p.log_prior]
+            if L > 2:
+                off = ~np.eye(L, dtype=bool)
+                parts.append(np.log(p.e[:, off]).ravel())
+            return np.concatenate(parts)
+        return np.concatenate([p.lc[:J, :, 0, :].ravel(), p.log_prior])
+
+    def unpack(theta, like):
+        lp = theta[-L:] - np.logaddexp.reduce(theta[-L:])
+        if diff:
+            a = theta[:J * L].reshape(J, L)
+            sigma = float(np.clip(np.exp(theta[J * L]), 1e-3, 10.0))
+            e = like.e
+            if L > 2:
+                off = ~np.eye(L, dtype=bool)
+                le = theta[J * L + 1:-L].reshape(J, L, L - 1)
+                le = le - np.logaddexp.reduce(le, axis=2, keepdims=True)
+                e = np.zeros((J, L, L))
+                e[:, off] = np.exp(le).reshape(J, -1)
+            return dataclasses.replace(like, a=a, sigma=sigma, e=e, nodes=sigma * x, log_prior=lp,
+                                       lc=difficulty_lc(a, sigma, x, e, votes_j))
+        lc = theta[:-L].reshape(J, L, L)  # (j, said, truth)
+        conf = np.exp(lc - np.logaddexp.reduce(lc, axis=1, keepdims=True)).transpose(0, 2, 1)
+        conf = _with_population(conf, votes_j)
+        return dataclasses.replace(like, log_prior=lp,
+                                   lc=np.log(conf).transpose(0, 2, 1)[:, :, None, :].copy())
+
+    # SQUAREM (Varadhan & Roland 2008, scheme S3): two EM updates, an extrapolated point
+    # theta0 - 2 alpha r + alpha^2 v, one EM update from it; back to the plain EM point
+    # when the extrapolation lowers the objective
+    old, passes = -np.inf, 0
+    while passes < max_iter:
+        obj0, ll0, p1 = update(p)
+        passes += 1
+        p.n_iter, p.log_lik = passes, ll0
+        if obj0 - old < tol:
             p.converged = True
             break
-        old = obj
-        S = rk.rater_stats(d.rater_ptr, d.r_item, d.r_label, post, w, L)
-        p.log_prior = _prior_step(d, post, w)
-        if diff:
-            _difficulty_m(d, S, p, x, prior_strength)
-        else:
-            p.lc = _ds_m(d, S, prior_strength, model == "one_coin")
-    p.post = post
+        old = obj0
+        obj1, _, p2 = update(p1)
+        passes += 1
+        t0, t1, t2 = pack(p), pack(p1), pack(p2)
+        r, v = t1 - t0, t2 - 2 * t1 + t0
+        alpha = -np.sqrt((r @ r) / (v @ v)) if v @ v > 0 else -1.0
+        alpha = min(alpha, -1.0) if np.isfinite(alpha) else -1.0
+        if alpha < -1.0:
+            pe = unpack(t0 - 2 * alpha * r + alpha ** 2 * v, p2)
+            obj_e, _, p_next = update(pe)
+            passes += 1
+            if np.isfinite(obj_e) and obj_e >= obj1:
+                p = p_next
+                continue
+        p = p2
+    if keep_post:
+        p.post = np.empty((n, p.log_weights.size, L))
+        rk.e_step(d.item_ptr, d.rater, d.label, p.lc, p.log_prior, p.log_weights, d.fixed, w,
+                  p.post)
     return p
 
 
@@ -260,40 +350,33 @@ def crowdkit(d: Data, n_iter: int, tol: float):
     """
     n, L, J = d.n_items, d.n_labels, d.n_raters
     w = np.ones(n)
-    counts = np.zeros((n, 1, L))
-    item_of = np.repeat(np.arange(n), np.diff(d.item_ptr))
-    np.add.at(counts, (item_of, 0, d.label), 1.0)
-    k = counts.sum(axis=2)[:, 0]
-    has = k > 0
-    post = np.where(k[:, None, None] > 0, counts / np.maximum(k, 1)[:, None, None], 1.0 / L)
+    has = np.diff(d.item_ptr) > 0
     used = np.zeros((J, L), dtype=bool)
     used[d.rater, d.label] = True
 
-    def m_step(post):
-        S = rk.rater_stats(d.rater_ptr, d.r_item, d.r_label, post, w, L)[:, :, 0, :]  # (J, l, z)
-        err = np.where(used[:, :, None], np.maximum(S, _CK_EPS), 0.0)
+    def m_step(S):  # S (J, l, 1, z) -> kernel log confusion with a (zero) population row
+        err = np.where(used[:, :, None], np.maximum(S[:, :, 0, :], _CK_EPS), 0.0)
         err = err / err.sum(axis=1, keepdims=True)
         with np.errstate(divide="ignore"):
             le = np.log(err)
-        return S, np.where(np.isfinite(le), le, 0.0)
+        le = np.where(np.isfinite(le), le, 0.0)
+        return le, np.concatenate([le, np.zeros((1, L, L))])[:, :, None, :]
 
-    prior = post[has, 0].mean(axis=0)
-    S, le = m_step(post)
-    lc = np.concatenate([le, np.zeros((1, L, L))])[:, :, None, :]
+    S, T = _start_stats(d, w)
+    prior = T[0] / max(has.sum(), 1)
+    le, lc = m_step(S)
     loss, it = -np.inf, 0
     n_votes = d.rater.size
-    fixed = np.full(n, -1, dtype=np.int64)
+    p = Params(np.log(np.maximum(prior, _CK_EPS)), np.zeros(1), np.zeros(1), lc)
+    post = np.empty((n, 1, L))
     while it < int(n_iter):
         it += 1
-        rk.e_step(d.item_ptr, d.rater, d.label, lc, np.log(np.maximum(prior, _CK_EPS)),
-                  np.zeros(1), fixed, w, post)
-        prior = post[has, 0].mean(axis=0)
-        S, le = m_step(post)
-        lc = np.concatenate([le, np.zeros((1, L, L))])[:, :, None, :]
-        tc = post[has, 0]
-        joint = (S * le).sum() + (k[has] @ tc) @ np.log(np.maximum(prior, _CK_EPS))
-        tcl = np.maximum(tc, _CK_EPS)
-        new = float((joint - (np.log(tcl) * tcl).sum()) / n_votes)
+        _, S, T, Tk, H = run_pass(d, p, w, post)
+        prior = T[0] / max(has.sum(), 1)
+        le, p.lc = m_step(S)
+        p.log_prior = np.log(np.maximum(prior, _CK_EPS))
+        joint = (S[:, :, 0, :] * le).sum() + Tk[0] @ p.log_prior
+        new = float((joint - H) / n_votes)
         if new - loss < tol:
             break
         loss = new

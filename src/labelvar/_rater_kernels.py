@@ -1,11 +1,10 @@
 """Numba kernels of the rater models (:mod:`labelvar.raters`).
 
-Votes are held twice, as compressed sparse rows: by item (``item_ptr``, the votes'
-rater and label codes in item order) for the E-step, and by rater (``rater_ptr``,
-the votes' item and label codes in rater order) for the M-step statistics. Every
-parallel loop runs over fixed blocks of items, or over raters, and writes only its
-own rows (per-block partial sums are added afterwards in block order), so results
-are bit-identical on any number of threads.
+Votes are held as compressed sparse rows by item (``item_ptr``, the votes' rater and
+label codes in item order). Every parallel loop runs over fixed blocks (or a fixed
+number of ranges) of items and writes only its own rows or its own partial sums,
+added afterwards in block order, so results are bit-identical on any number of
+threads.
 
 Kernel layout of the log confusion: ``lc[j, l, g, z]`` = log P(rater j says l |
 truth z, difficulty node g), the said label first so that one vote adds a
@@ -16,8 +15,8 @@ Kernels
 ``csr``             counting sort of codes into rows (serial, O(n))
 ``first_duplicate`` the first item with two votes from one rater, or -1
 ``e_step``          per item the posterior over (difficulty node, truth); log evidence
-``rater_stats``     per rater the posterior-weighted counts S[j, l, g, z]
-``item_sums``       sum over items of weight x posterior, (G, L)
+``em_pass``         the E-step and the M-step's statistics (per rater posterior-weighted
+                    counts S[j, l, g, z]) in one pass over fixed ranges of items
 ``count_hist``      expected (exact Poisson-binomial) and observed histograms of one
                     label's votes per item, by vote count
 ``plurality_hist``  Monte Carlo expected and observed histograms of the plurality count
@@ -76,51 +75,57 @@ def first_duplicate(item_ptr, rater, n_raters):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _item_log_joint(t, i, item_ptr, rater, label, lcf, log_prior, log_weights, fixed, G, L):
+    """t[g * L + z] = log P(node g, truth z, votes of item i); returns its log-sum-exp."""
+    GL = G * L
+    for g in range(G):
+        for z in range(L):
+            t[g * L + z] = log_weights[g] + log_prior[z]
+    for v in range(item_ptr[i], item_ptr[i + 1]):
+        base = (rater[v] * L + label[v]) * GL
+        for k in range(GL):
+            t[k] += lcf[base + k]
+    f = fixed[i]
+    if f >= 0:
+        for k in range(GL):
+            if k % L != f:
+                t[k] = -np.inf
+    m = -np.inf
+    for k in range(GL):
+        if t[k] > m:
+            m = t[k]
+    tot = 0.0
+    for k in range(GL):
+        e = math.exp(t[k] - m)
+        t[k] = e
+        tot += e
+    for k in range(GL):
+        t[k] /= tot
+    return m + math.log(tot)
+
+
 @njit(cache=True, parallel=True, error_model="numpy")
 def e_step(item_ptr, rater, label, lc, log_prior, log_weights, fixed, weights, post):
     """Posterior ``post[i, g, z]`` of each item; returns sum_i weights[i] log P(votes_i).
 
-    ``fixed[i] >= 0`` pins item i's truth (a gold item). Items without votes get the
-    prior x the difficulty weights.
+    ``lc`` is (J + 1, L, G, L) ``[j, said, g, truth]``; ``fixed[i] >= 0`` pins item i's
+    truth (a gold item). Items without votes get the prior x the difficulty weights.
     """
     n = item_ptr.size - 1
     G = log_weights.size
     L = log_prior.size
+    lcf = lc.ravel()
+    flat = post.reshape(n, G * L)
     nb = (n + BLOCK - 1) // BLOCK
     part = np.zeros(nb)
     for b in prange(nb):
-        t = np.empty((G, L))
+        t = np.empty(G * L)
         s = 0.0
         for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
-            for g in range(G):
-                for z in range(L):
-                    t[g, z] = log_weights[g] + log_prior[z]
-            for v in range(item_ptr[i], item_ptr[i + 1]):
-                slab = lc[rater[v], label[v]]
-                for g in range(G):
-                    for z in range(L):
-                        t[g, z] += slab[g, z]
-            f = fixed[i]
-            if f >= 0:
-                for g in range(G):
-                    for z in range(L):
-                        if z != f:
-                            t[g, z] = -np.inf
-            m = -np.inf
-            for g in range(G):
-                for z in range(L):
-                    if t[g, z] > m:
-                        m = t[g, z]
-            tot = 0.0
-            for g in range(G):
-                for z in range(L):
-                    e = math.exp(t[g, z] - m)
-                    post[i, g, z] = e
-                    tot += e
-            for g in range(G):
-                for z in range(L):
-                    post[i, g, z] /= tot
-            s += weights[i] * (m + math.log(tot))
+            s += weights[i] * _item_log_joint(t, i, item_ptr, rater, label, lcf, log_prior,
+                                              log_weights, fixed, G, L)
+            flat[i] = t
         part[b] = s
     out = 0.0
     for b in range(nb):
@@ -128,40 +133,80 @@ def e_step(item_ptr, rater, label, lc, log_prior, log_weights, fixed, weights, p
     return out
 
 
-@njit(cache=True, parallel=True)
-def rater_stats(rater_ptr, item, label, post, weights, n_labels):
-    """S[j, l, g, z] = sum over rater j's votes with label l of weight x post[item, g, z]."""
-    J = rater_ptr.size - 1
-    G = post.shape[1]
-    L = post.shape[2]
-    out = np.zeros((J, n_labels, G, L))
-    for j in prange(J):
-        for v in range(rater_ptr[j], rater_ptr[j + 1]):
-            i = item[v]
-            w = weights[i]
-            o = out[j, label[v]]
-            for g in range(G):
-                for z in range(L):
-                    o[g, z] += w * post[i, g, z]
-    return out
+@njit(cache=True, parallel=True, error_model="numpy")
+def em_pass(item_ptr, rater, label, lc, log_prior, log_weights, fixed, weights, n_raters,
+            n_chunks, post):
+    """One E-step with the M-step's statistics, in one pass over the items.
 
+    The items are cut into ``n_chunks`` fixed ranges (a number that does not depend on
+    the threads); each range adds its items' posteriors into its own per-rater array,
+    the ranges' arrays are then summed in range order.
 
-@njit(cache=True, parallel=True)
-def item_sums(post, weights):
-    """sum_i weights[i] post[i] (G, L), by fixed blocks."""
-    n, G, L = post.shape
-    nb = (n + BLOCK - 1) // BLOCK
-    part = np.zeros((nb, G, L))
-    for b in prange(nb):
-        for i in range(b * BLOCK, min(n, (b + 1) * BLOCK)):
+    Returns
+    -------
+    log_lik : float
+        sum_i weights[i] log P(votes_i).
+    S : ndarray (n_raters, L, G, L)
+        sum over rater j's votes with label l of weight x P(node g, truth z | item).
+    T : ndarray (G, L)
+        sum over items with votes of weight x posterior.
+    Tk : ndarray (G, L)
+        the same, each item also weighted by its number of votes.
+    H : float
+        sum over items with votes of weight x sum_gz q log q, q = max(post, 1e-10)
+        (crowd-kit's lower bound).
+    ``post`` (n, G, L) receives the posteriors when it has n rows (else 0 rows).
+    """
+    n = item_ptr.size - 1
+    G = log_weights.size
+    L = log_prior.size
+    GL = G * L
+    lcf = lc.ravel()
+    keep = post.shape[0] == n
+    flat = post.reshape(post.shape[0], GL)
+    acc = np.zeros((n_chunks, n_raters * L * GL))
+    tpart = np.zeros((n_chunks, GL))
+    kpart = np.zeros((n_chunks, GL))
+    lpart = np.zeros(n_chunks)
+    hpart = np.zeros(n_chunks)
+    for c in prange(n_chunks):
+        t = np.empty(GL)
+        a = acc[c]
+        lo = c * n // n_chunks
+        hi = (c + 1) * n // n_chunks
+        for i in range(lo, hi):
             w = weights[i]
-            for g in range(G):
-                for z in range(L):
-                    part[b, g, z] += w * post[i, g, z]
-    out = np.zeros((G, L))
-    for b in range(nb):
-        out += part[b]
-    return out
+            lpart[c] += w * _item_log_joint(t, i, item_ptr, rater, label, lcf, log_prior,
+                                            log_weights, fixed, G, L)
+            if keep:
+                flat[i] = t
+            k = item_ptr[i + 1] - item_ptr[i]
+            if k == 0 or w == 0.0:
+                continue
+            h = 0.0
+            for q in range(GL):
+                tpart[c, q] += w * t[q]
+                kpart[c, q] += w * k * t[q]
+                x = max(t[q], 1e-10)
+                h += x * math.log(x)
+                t[q] *= w
+            hpart[c] += w * h
+            for v in range(item_ptr[i], item_ptr[i + 1]):
+                base = (rater[v] * L + label[v]) * GL
+                for q in range(GL):
+                    a[base + q] += t[q]
+    S = np.zeros(n_raters * L * GL)
+    T = np.zeros(GL)
+    Tk = np.zeros(GL)
+    ll = 0.0
+    H = 0.0
+    for c in range(n_chunks):
+        S += acc[c]
+        T += tpart[c]
+        Tk += kpart[c]
+        ll += lpart[c]
+        H += hpart[c]
+    return ll, S.reshape(n_raters, L, G, L), T.reshape(G, L), Tk.reshape(G, L), H
 
 
 @njit(cache=True, parallel=True)
@@ -272,3 +317,69 @@ def plurality_hist(item_ptr, rater, label, lc, log_prior, log_weights, n_max, n_
         ex += exp_part[b]
         ob += obs_part[b]
     return ex, ob
+
+
+@njit(cache=True)
+def int_codes(values, lo, span, sort):
+    """pandas.factorize of whole numbers in [lo, lo + span): (codes, uniques).
+
+    Uniques in order of first appearance, or increasing with ``sort`` (serial, O(n + span)).
+    """
+    table = np.full(span, -1, dtype=np.int64)
+    n = values.size
+    codes = np.empty(n, dtype=np.int64)
+    c = 0
+    if sort:
+        for i in range(n):
+            table[values[i] - lo] = 0
+        for t in range(span):
+            if table[t] == 0:
+                table[t] = c
+                c += 1
+        for i in range(n):
+            codes[i] = table[values[i] - lo]
+        uniq = np.empty(c, dtype=np.int64)
+        for t in range(span):
+            if table[t] >= 0:
+                uniq[table[t]] = t + lo
+        return codes, uniq
+    uniq = np.empty(min(n, span), dtype=np.int64)
+    for i in range(n):
+        t = values[i] - lo
+        if table[t] < 0:
+            table[t] = c
+            uniq[c] = values[i]
+            c += 1
+        codes[i] = table[t]
+    return codes, uniq[:c]
+
+
+@njit(cache=True)
+def share_stats(item_ptr, rater, label, fixed, weights, n_raters, n_labels):
+    """The vote-share start (gold items at their truth): S (J, L, L) and T (L,).
+
+    S[j, l, z] = sum over rater j's votes with label l of weight x the share of label z
+    among the item's votes; T[z] the same summed per item.
+    """
+    n = item_ptr.size - 1
+    L = n_labels
+    S = np.zeros((n_raters, L, L))
+    T = np.zeros(L)
+    share = np.empty(L)
+    for i in range(n):
+        k = item_ptr[i + 1] - item_ptr[i]
+        if k == 0:
+            continue
+        for z in range(L):
+            share[z] = 0.0
+        if fixed[i] >= 0:
+            share[fixed[i]] = weights[i]
+        else:
+            for v in range(item_ptr[i], item_ptr[i + 1]):
+                share[label[v]] += weights[i] / k
+        for z in range(L):
+            T[z] += share[z]
+        for v in range(item_ptr[i], item_ptr[i + 1]):
+            for z in range(L):
+                S[rater[v], label[v], z] += share[z]
+    return S, T
