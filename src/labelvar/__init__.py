@@ -46,9 +46,11 @@ _EXPORTS = {
                      "PairedTestResult"), "labelvar.inference"),
     # systems that give several sampled answers per item (LLM judges)
     **dict.fromkeys(("modal_answer", "sample_shares", "parse_answer"), "labelvar._samples"),
-    **dict.fromkeys(("fleiss_kappa", "krippendorff_alpha", "dawid_skene"), "labelvar.agreement"),
+    **dict.fromkeys(("fleiss_kappa", "krippendorff_alpha", "dawid_skene", "cross_replication",
+                     "independent_normalized_kappa", "CrossReplication"), "labelvar.agreement"),
     # rater models (identified raters: skill, item difficulty)
     **dict.fromkeys(("fit_raters", "RaterFit", "RaterModel"), "labelvar.raters"),
+    **dict.fromkeys(("panel_ceilings", "coin_model", "Ceilings"), "labelvar.ceilings"),
     # study design and pilots
     **dict.fromkeys(("Scenario", "plan_study", "DesignResult"), "labelvar.design"),
     **dict.fromkeys(("fit_pilot", "read_pilot", "PilotFit", "ItemModelFit", "predict_agreement"),
@@ -56,7 +58,7 @@ _EXPORTS = {
 }
 
 #: topic modules reachable as ``labelvar.<name>`` without an import statement
-_SUBMODULES = {"agreement", "analytic", "cli", "config", "design", "engine", "inference", "io",
+_SUBMODULES = {"agreement", "analytic", "ceilings", "cli", "config", "design", "engine", "inference", "io",
                "models", "pilot", "plots", "priors", "raters", "report", "stratified", "sweep"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

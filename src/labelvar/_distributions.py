@@ -194,27 +194,74 @@ def binomial_sum_sf(counts, probs, k) -> float:
     if k > counts.sum():
         return 0.0
     big = int(np.argmax(counts))
-    parts = []  # (first value, pmf) of every other group
-    for c, q in zip(np.delete(counts, big).tolist(), np.delete(probs, big).tolist()):
+    lo, pmf = _product_pmf(np.delete(counts, big), np.delete(probs, big))
+    j = lo + np.arange(pmf.size)
+    tail = binom.sf(k - j - 1, int(counts[big]), float(probs[big]))
+    return float(min(1.0, np.dot(pmf, tail)))
+
+
+def _product_pmf(counts, probs) -> tuple[int, np.ndarray]:
+    """(first value, pmf) of a sum of independent Bin(counts[c], probs[c]) (a tree of products).
+
+    Every binomial of up to :data:`_FULL_PMF_MAX` trials enters with its whole pmf, a
+    larger one with its pmf >= 1e-22 (:func:`_binom_support`); the polynomials are
+    multiplied by direct convolutions (relative precision in far tails) unless that
+    takes seconds (FFT beyond :data:`_DIRECT_MAX` multiplications).
+    """
+    parts = []  # (first value, pmf) of every group
+    for c, q in zip(np.asarray(counts).tolist(), np.asarray(probs).tolist()):
+        if c <= 0:
+            continue
         if c + 1 <= _FULL_PMF_MAX:
             parts.append((0, binom.pmf(np.arange(c + 1), c, q)))
         else:
             vals, pmf = _binom_support(c, q)
             parts.append((int(vals[0]), pmf))
+
     def product(a, b):  # direct (relative precision) unless that takes seconds
         if a.size * b.size <= _DIRECT_MAX:
             return np.convolve(a, b)
         return np.clip(_correlate(a, b[::-1], "full"), 0.0, None)
 
-    lo, pmf = 0, np.ones(1)
     while len(parts) > 1:  # a tree of pairwise products: short polynomials first
         parts = [(a0 + b0, product(a, b)) for (a0, a), (b0, b) in zip(parts[::2], parts[1::2])
                  ] + parts[len(parts) // 2 * 2:]
-    if parts:
-        lo, pmf = parts[0]
-    j = lo + np.arange(pmf.size)
-    tail = binom.sf(k - j - 1, int(counts[big]), float(probs[big]))
-    return float(min(1.0, np.dot(pmf, tail)))
+    return parts[0] if parts else (0, np.ones(1))
+
+
+def binomial_sum_distribution(counts, probs) -> DiscreteDistribution:
+    r"""The distribution of the share right, :math:`X / n`, for X a sum of Bin(``counts[c]``, ``probs[c]``).
+
+    :math:`n = \sum_c` ``counts[c]``; the pmf is :func:`_product_pmf`'s (direct
+    convolutions: far tails keep their relative precision), so :meth:`DiscreteDistribution.sf`
+    agrees with :func:`binomial_sum_sf`.
+
+    Parameters
+    ----------
+    counts : array_like of int
+        Trials per group (>= 0, at least one > 0).
+    probs : array_like of float
+        Success probability per group, in [0, 1].
+
+    Returns
+    -------
+    DiscreteDistribution
+
+    Examples
+    --------
+    >>> d = binomial_sum_distribution([2, 1], [0.7, 1.0])
+    >>> d.values.round(4).tolist(), d.probs.round(4).tolist()
+    ([0.3333, 0.6667, 1.0], [0.09, 0.42, 0.49])
+    """
+    counts = np.asarray(counts, dtype=np.int64).ravel()
+    probs = np.asarray(probs, dtype=float).ravel()
+    n = int(counts[counts > 0].sum())
+    if n == 0:
+        raise ValueError("counts must hold at least one trial")
+    lo, pmf = _product_pmf(counts, probs)
+    k = lo + np.arange(pmf.size)
+    keep = pmf > 0
+    return DiscreteDistribution(values=k[keep] / n, probs=pmf[keep])
 
 
 def _distribution(values: np.ndarray, probs: np.ndarray) -> DiscreteDistribution:

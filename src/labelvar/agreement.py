@@ -7,6 +7,10 @@ r"""Agreement among the panel's annotators, and ground truth by aggregation.
   any number of votes per item (missing ratings allowed), from the coincidence
   matrix; pinned to Krippendorff's published worked examples;
 - :func:`bootstrap_agreement`: percentile intervals of both over items;
+- :func:`cross_replication`: cross-replication reliability κx of two rater groups
+  (Wong, Paritosh & Aroyo 2021), normalised by the groups' own agreement, per agreement
+  bin, with bootstrap intervals and the value conditional independence predicts
+  (:func:`independent_normalized_kappa`);
 - :func:`dawid_skene`: the Dawid-Skene (1979) EM estimate of each item's label
   posterior from an items x raters code matrix, a wrapper over
   :mod:`labelvar.raters` in crowd-kit's ``DawidSkene`` setting (majority-vote
@@ -33,11 +37,15 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+import pandas as pd
 
 from labelvar import _validate as v
 
-__all__ = ["LEVELS", "bootstrap_agreement", "dawid_skene", "fleiss_kappa", "krippendorff_alpha"]
+__all__ = ["LEVELS", "CrossReplication", "bootstrap_agreement", "cross_replication", "dawid_skene",
+           "fleiss_kappa", "independent_normalized_kappa", "krippendorff_alpha"]
 
 #: levels of measurement of :func:`krippendorff_alpha`
 LEVELS = ("nominal", "ordinal", "interval")
@@ -339,3 +347,216 @@ def dawid_skene(codes, n_labels: int, *, n_iter: int = 100, tol: float = 1e-5):
     from labelvar.raters import dawid_skene_codes
 
     return dawid_skene_codes(codes, n_labels, n_iter=n_iter, tol=tol)
+
+
+# --------------------------------------------------------------------------- cross-replication
+@dataclass(frozen=True)
+class CrossReplication:
+    """Cross-replication reliability of two rater groups (:func:`cross_replication`).
+
+    ``table`` has one row per stratum (``"all"`` first, then the agreement bins of
+    group X), with ``n_items``, ``kappa_x``, ``kappa_X``, ``kappa_Y``, ``normalized``
+    (each with ``*_low``/``*_high`` bootstrap limits), ``p_X``, ``p_Y`` (the groups'
+    share of the last value: the positive rate for binary labels) and
+    ``independent`` (the normalised κx conditional independence predicts; binary only).
+    """
+
+    table: pd.DataFrame
+    level: str
+    n_boot: int
+    confidence_level: float
+    seed: int
+
+    def __repr__(self) -> str:
+        r = self.table.iloc[0]
+        return (f"CrossReplication(kappa_x={r.kappa_x:.4f}, kappa_X={r.kappa_X:.4f}, "
+                f"kappa_Y={r.kappa_Y:.4f}, normalized={r.normalized:.4f}, "
+                f"n_items={int(r.n_items)})")
+
+
+def _cross_parts(cx: np.ndarray, cy: np.ndarray):
+    """Per item: the cross-pair, within-X and within-Y pair shares (n x V x V each).
+
+    Cross: ``cx ⊗ cy / (n_x n_y)``; within a group: ``(c ⊗ c - diag c) / (n (n - 1))``
+    (ordered pairs of distinct raters), zero for an item with fewer than 2 votes there.
+    """
+    nx, ny = cx.sum(axis=1), cy.sum(axis=1)
+    cross = cx[:, :, None] * cy[:, None, :] / (nx * ny)[:, None, None]
+
+    def within(c, n):
+        outer = c[:, :, None] * c[:, None, :]
+        idx = np.arange(c.shape[1])
+        outer[:, idx, idx] -= c
+        ok = n >= 2
+        return np.where(ok[:, None, None], outer / np.where(ok, n * (n - 1), 1.0)[:, None, None],
+                        0.0), ok.astype(float)
+
+    wx, okx = within(cx, nx)
+    wy, oky = within(cy, ny)
+    return cross, wx, okx, wy, oky
+
+
+def _cross_stats(parts, cx, cy, w, level, values) -> np.ndarray:
+    """κx, κ_X, κ_Y and normalised κx for item weights ``w`` (B x n) -> (B, 4)."""
+    cross, wx, okx, wy, oky = parts
+    V = cx.shape[1]
+    px, py = w @ cx, w @ cy  # (B, V) pooled ratings
+    d_all = _delta(level, px + py, values)  # (B, V, V); ordinal ranks by the pooled ratings
+    dx, dy = _delta(level, px, values), _delta(level, py, values)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shx = px / px.sum(axis=1, keepdims=True)
+        shy = py / py.sum(axis=1, keepdims=True)
+
+        def kappa(parts_, ok, d, a, b):
+            o = (w @ parts_.reshape(parts_.shape[0], V * V)).reshape(-1, V, V)
+            d_o = (o * d).sum(axis=(1, 2)) / (w @ ok)
+            d_e = np.einsum("bc,bck,bk->b", a, d, b)
+            return np.where(d_e > 1e-15, 1.0 - d_o / d_e, np.nan)
+
+        kx = kappa(cross, np.ones(cx.shape[0]), d_all, shx, shy)
+        k_x = kappa(wx, okx, dx, shx, shx)
+        k_y = kappa(wy, oky, dy, shy, shy)
+        norm = np.where((k_x > 0) & (k_y > 0), kx / np.sqrt(np.abs(k_x * k_y)), np.nan)
+    return np.stack([kx, k_x, k_y, norm], axis=1)
+
+
+def independent_normalized_kappa(p_x, p_y):
+    r"""Normalised κx of two binary rater groups whose raters err independently given the truth.
+
+    Parameters
+    ----------
+    p_x, p_y : array_like
+        The groups' positive rates, in (0, 1).
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    With one binary truth and raters independent given it (exchangeable within each
+    group), every covariance between two votes on an item is
+    :math:`\pi(1-\pi) a_r a_s` (:math:`a` = sensitivity + specificity - 1), so the
+    skills cancel in :math:`\kappa_x / \sqrt{\kappa_X \kappa_Y}` and
+
+    .. math:: \frac{2 \sqrt{p_X (1 - p_X)\, p_Y (1 - p_Y)}}{p_X (1 - p_Y) + p_Y (1 - p_X)} \le 1,
+
+    with equality iff :math:`p_X = p_Y`. A value above it points at shared item
+    difficulty, below it at groups applying different standards.
+
+    Examples
+    --------
+    >>> independent_normalized_kappa(0.3, 0.3)
+    1.0
+    >>> round(independent_normalized_kappa(0.2, 0.4), 4)
+    0.8907
+    """
+    px = v.probability("p_x", p_x, open_lo=True, open_hi=True)
+    py = v.probability("p_y", p_y, open_lo=True, open_hi=True)
+    v.broadcast(p_x=px, p_y=py)
+    out = 2 * np.sqrt(px * (1 - px) * py * (1 - py)) / (px * (1 - py) + py * (1 - px))
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def cross_replication(counts_x, counts_y, *, level: str = "nominal", values=None,
+                      n_boot: int = 1000, confidence_level: float = 0.95, seed=0,
+                      bins: bool = True) -> CrossReplication:
+    r"""Cross-replication reliability κx of two rater groups on the same items (Wong et al. 2021).
+
+    Parameters
+    ----------
+    counts_x, counts_y : array_like, shape (n_items, V)
+        Votes per item and value of group X (e.g. the panel) and group Y, row ``i`` of
+        both the same item. Items without a vote in both groups are left out.
+    level : {"nominal", "ordinal", "interval"}
+        The disagreement δ² of :func:`krippendorff_alpha` (ordinal ranks by all
+        ratings of the pairs compared).
+    values : array_like of float, optional
+        The numeric value of each column (interval; ordinal ranks by it); default 0, 1, ...
+    n_boot : int
+        Bootstrap resamples of the items (0: no intervals).
+    confidence_level : float
+    seed : int, Generator or None
+        Of the bootstrap (:func:`labelvar._seeding.generator`).
+    bins : bool
+        Also one row per agreement bin of group X (its top vote share on the item, at
+        two decimals). Within a bin the groups' agreement is conditioned on X's
+        votes: κ_X there is not a reliability, κx compares Y with X on those items.
+
+    Returns
+    -------
+    CrossReplication
+
+    Notes
+    -----
+    :math:`\kappa_x = 1 - d_o / d_e` with :math:`d_o` the mean over items of the mean
+    δ² over the item's (X rater, Y rater) pairs and :math:`d_e = \sum_{c,k}
+    p_X(c)\, p_Y(k)\, \delta^2_{ck}` (every cross pair of ratings, any items; p the
+    groups' pooled rating shares). κ_X and κ_Y are the same statistic within a group
+    (pairs of distinct raters on an item; with every rater on every item, nominal,
+    it is Fleiss' kappa), and the normalised value is
+    :math:`\kappa_x / \sqrt{\kappa_X \kappa_Y}` (NaN when a within-group κ is not
+    positive). ``independent`` is :func:`independent_normalized_kappa` of the groups'
+    positive rates (binary labels only). Intervals: percentiles over item resamples,
+    drawn as multinomial counts of the distinct (X counts, Y counts) rows, as
+    :func:`bootstrap_agreement` does.
+
+    Examples
+    --------
+    >>> x = [[3, 0], [2, 1], [0, 3], [1, 2], [3, 0], [0, 3]]
+    >>> y = [[2, 0], [1, 1], [0, 2], [0, 2], [2, 0], [1, 1]]
+    >>> r = cross_replication(x, y, n_boot=0, bins=False)
+    >>> round(float(r.table.kappa_x[0]), 4), round(float(r.table.kappa_X[0]), 4)
+    (0.5556, 0.5556)
+    """
+    from labelvar._seeding import as_seed, generator
+
+    v.choice("level", level, LEVELS)
+    cx, cy = _counts(counts_x), _counts(counts_y)
+    if cx.shape != cy.shape:
+        raise ValueError(f"counts_x and counts_y must have the same shape (items x values), got "
+                         f"{cx.shape} and {cy.shape}")
+    n_boot = int(v.single("n_boot", v.integer("n_boot", n_boot, lo=0)))
+    lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level,
+                                                     open_lo=True, open_hi=True))
+    both = (cx.sum(axis=1) > 0) & (cy.sum(axis=1) > 0)
+    cx, cy = cx[both].astype(float), cy[both].astype(float)
+    V = cx.shape[1]
+    cx, vals = _in_value_order(cx, values)
+    cy, _ = _in_value_order(cy, values)
+    seed_int = as_seed(seed)
+    rows = []
+    strata = [("all", np.ones(cx.shape[0], bool))]
+    if bins and cx.shape[0]:
+        share = cx.max(axis=1) / cx.sum(axis=1)
+        labels = np.array([f"{s:.2f}" for s in share])
+        strata += [(s, labels == s) for s in sorted(set(labels.tolist()), key=float)]
+    q = (1 - lvl) / 2
+    for stratum, sel in strata:
+        row = {"stratum": stratum, "n_items": int(sel.sum()), "level": level}
+        uniq, freq = _patterns(np.concatenate([cx[sel], cy[sel]], axis=1))
+        ux, uy = uniq[:, :V], uniq[:, V:]
+        parts = _cross_parts(ux, uy)
+        est = (_cross_stats(parts, ux, uy, freq[None, :], level, vals)[0] if len(freq)
+               else np.full(4, np.nan))
+        boot = np.full((0, 4), np.nan)
+        if n_boot and len(freq):
+            rng = generator(seed_int, "cross_replication", stratum)
+            n = int(freq.sum())
+            w = rng.multinomial(n, freq / n, size=n_boot).astype(float)
+            boot = _cross_stats(parts, ux, uy, w, level, vals)
+        for j, name in enumerate(("kappa_x", "kappa_X", "kappa_Y", "normalized")):
+            row[name] = float(est[j])
+            b = boot[:, j][np.isfinite(boot[:, j])]
+            row[f"{name}_low"], row[f"{name}_high"] = ((float(np.quantile(b, q)),
+                                                        float(np.quantile(b, 1 - q)))
+                                                       if b.size else (np.nan, np.nan))
+        sx, sy = cx[sel].sum(axis=0), cy[sel].sum(axis=0)
+        row["p_X"] = float(sx[-1] / sx.sum()) if sx.sum() else np.nan
+        row["p_Y"] = float(sy[-1] / sy.sum()) if sy.sum() else np.nan
+        row["independent"] = (independent_normalized_kappa(row["p_X"], row["p_Y"])
+                              if V == 2 and 0 < row["p_X"] < 1 and 0 < row["p_Y"] < 1
+                              else np.nan)
+        rows.append(row)
+    return CrossReplication(table=pd.DataFrame(rows), level=level, n_boot=n_boot,
+                            confidence_level=lvl, seed=seed_int)

@@ -10,7 +10,8 @@ labelvar report is refused rather than replaced.
 
 - :func:`write_stratify_report`: a stratified evaluation (``labelvar stratify --out``);
 - :func:`write_design_report`: a study plan (``labelvar design --out``,
-  ``DesignResult.write``).
+  ``DesignResult.write``);
+- :func:`write_raters_report`: rater skills, model check, ceilings, κx (``labelvar raters --out``).
 
 :func:`stratify_markdown` is the markdown the command line prints and
 ``table.md`` holds.
@@ -30,6 +31,7 @@ from labelvar._format import markdown_table
 
 __all__ = [
     "DESIGN_FILES",
+    "RATERS_FILES",
     "STRATIFY_FILES",
     "bin_test_table",
     "check_report_dir",
@@ -39,6 +41,7 @@ __all__ = [
     "stratify_blocks",
     "stratify_markdown",
     "write_design_report",
+    "write_raters_report",
     "write_stratify_report",
 ]
 
@@ -516,4 +519,27 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
             files += plots.save(fig, tmp / "power")
         files.append(atomic_write(tmp / "report.json",
                                   _metadata("design", files, message=result.message)))
+    return [out / p.name for p in files]
+
+
+# --------------------------------------------------------------------------- raters
+#: files of a raters report (``labelvar raters --out``)
+RATERS_FILES = ("report.json", "table.md", "skills.csv", "check.csv", "ceilings.csv",
+                "kappa_x.csv")
+
+
+def write_raters_report(rep, out_dir, markdown: str) -> list[Path]:
+    """Write a rater-model report directory; return the paths written (under ``out_dir``).
+
+    Files: ``skills.csv``, ``check.csv``, ``ceilings.csv`` (tidy, one row per task x
+    target x ceiling x stratum), ``kappa_x.csv`` (with ``--groups``), ``table.md`` (what
+    was printed) and ``report.json``. The directory is replaced as a whole.
+    """
+    out = Path(out_dir)
+    with replaced_directory(out, allowed=_allowed(RATERS_FILES)) as tmp:
+        files = [write_results(getattr(rep, name), tmp / f"{name}.csv")
+                 for name in ("skills", "check", "ceilings", "kappa_x")
+                 if getattr(rep, name) is not None]
+        files.append(atomic_write(tmp / "table.md", markdown))
+        files.append(atomic_write(tmp / "report.json", _metadata("raters", files, **rep.settings)))
     return [out / p.name for p in files]
