@@ -34,7 +34,8 @@ binomial (or multinomial) with probabilities obtained by enumerating all K-vote
 count vectors and integrating over θ with Gauss-Jacobi quadrature (exact for
 these polynomials in θ). The powers are therefore exact under the model, except
 for the F1 comparison (a Wald test: normal approximation) and the unpaired test
-beyond :data:`labelvar.design._power.UNPAIRED_EXACT_MAX_TERMS` terms per N.
+beyond :data:`labelvar.design._power.UNPAIRED_EXACT_MAX_TERMS` terms per N (each
+pair of scored counts computed once per scan).
 
 Questions
 ---------
