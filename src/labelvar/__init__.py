@@ -45,6 +45,8 @@ _EXPORTS = {
     **dict.fromkeys(("bin_tests", "paired_test", "BinTestResult", "PairedTestResult"),
                     "labelvar.inference"),
     **dict.fromkeys(("fleiss_kappa", "krippendorff_alpha", "dawid_skene"), "labelvar.agreement"),
+    # rater models (identified raters: skill, item difficulty)
+    **dict.fromkeys(("fit_raters", "RaterFit", "RaterModel"), "labelvar.raters"),
     # study design and pilots
     **dict.fromkeys(("Scenario", "plan_study", "DesignResult"), "labelvar.design"),
     **dict.fromkeys(("fit_pilot", "read_pilot", "PilotFit", "ItemModelFit", "predict_agreement"),
@@ -53,7 +55,7 @@ _EXPORTS = {
 
 #: topic modules reachable as ``labelvar.<name>`` without an import statement
 _SUBMODULES = {"agreement", "analytic", "cli", "config", "design", "engine", "inference", "io",
-               "models", "pilot", "plots", "priors", "report", "stratified", "sweep"}
+               "models", "pilot", "plots", "priors", "raters", "report", "stratified", "sweep"}
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

@@ -8,9 +8,10 @@ r"""Agreement among the panel's annotators, and ground truth by aggregation.
   matrix; pinned to Krippendorff's published worked examples;
 - :func:`bootstrap_agreement`: percentile intervals of both over items;
 - :func:`dawid_skene`: the Dawid-Skene (1979) EM estimate of each item's label
-  posterior from rater-identified votes, following crowd-kit's ``DawidSkene``
-  (majority-vote initialisation, the same M-step, E-step and stopping rule;
-  tested against values crowd-kit 1.4.2 gives).
+  posterior from an items x raters code matrix, a wrapper over
+  :mod:`labelvar.raters` in crowd-kit's ``DawidSkene`` setting (majority-vote
+  initialisation, the same M-step, E-step and stopping rule; tested against values
+  crowd-kit 1.4.2 gives).
 
 Cohen's kappa of a rater against the panel's majority is a confusion-matrix
 metric: :func:`labelvar._metrics.kappa` (``metric="kappa"`` in
@@ -40,7 +41,6 @@ __all__ = ["LEVELS", "bootstrap_agreement", "dawid_skene", "fleiss_kappa", "krip
 
 #: levels of measurement of :func:`krippendorff_alpha`
 LEVELS = ("nominal", "ordinal", "interval")
-_EPS = 1e-10  # crowd-kit's floor of error rates and priors
 #: items keyed at a time by :func:`_patterns`
 _BLOCK = 1 << 18
 
@@ -319,7 +319,11 @@ def dawid_skene(codes, n_labels: int, *, n_iter: int = 100, tol: float = 1e-5):
 
     Notes
     -----
-    As crowd-kit 1.4.2's ``DawidSkene``: start from the vote shares (majority-vote
+    A thin wrapper over the rater models of :mod:`labelvar.raters` (their sparse
+    kernels), in the setting that reproduces crowd-kit 1.4.2's ``DawidSkene``
+    (maximum likelihood, no priors); :func:`labelvar.fit_raters` fits the MAP model
+    with weak priors, gold items, skills with intervals and a model check. As
+    crowd-kit 1.4.2's ``DawidSkene``: start from the vote shares (majority-vote
     probabilities); M-step: class priors = mean posterior, each rater's confusion
     :math:`\pi_r[c, l] \propto \sum_i T_{ic} [\text{rater } r \text{ said } l]`,
     its observed entries floored at 1e-10; E-step:
@@ -332,50 +336,6 @@ def dawid_skene(codes, n_labels: int, *, n_iter: int = 100, tol: float = 1e-5):
     >>> post.argmax(axis=1).tolist()
     [0, 1, 0, 1]
     """
-    codes = np.asarray(codes, dtype=np.int64)
-    n, R = codes.shape
-    L = int(n_labels)
-    voted = codes >= 0
-    onehot = np.zeros((n, R, L))
-    ii, rr = np.nonzero(voted)
-    onehot[ii, rr, codes[ii, rr]] = 1.0
-    counts = onehot.sum(axis=1)
-    has = counts.sum(axis=1) > 0
-    n_votes = int(voted.sum())
-    post = np.where(has[:, None], counts / np.maximum(counts.sum(axis=1, keepdims=True), 1), 1 / L)
-    used = onehot[has].sum(axis=0) > 0  # (R, L): labels each rater used
+    from labelvar.raters import dawid_skene_codes
 
-    def m_step(t):
-        err = np.einsum("ic,irl->rcl", t[has], onehot[has])
-        err = np.where(used[:, None, :], np.maximum(err, _EPS), 0.0)
-        return err / err.sum(axis=2, keepdims=True)
-
-    def log_err(err):
-        with np.errstate(divide="ignore"):
-            return np.log(err)
-
-    prior = post[has].mean(axis=0)
-    err = m_step(post)
-    loss = -np.inf
-    it = 0
-    while it < int(n_iter):
-        it += 1
-        le = log_err(err)  # (R, C, L)
-        ll = np.log(np.maximum(prior, _EPS))[None, :] + np.einsum(
-            "irl,rcl->ic", onehot, np.where(np.isfinite(le), le, 0.0))
-        ll -= ll.max(axis=1, keepdims=True)
-        post = np.exp(ll)
-        post /= post.sum(axis=1, keepdims=True)
-        prior = post[has].mean(axis=0)
-        err = m_step(post)
-        le = log_err(err)
-        per_vote = np.einsum("irl,rcl->irc", onehot, np.where(np.isfinite(le), le, 0.0))
-        per_vote += np.log(np.maximum(prior, _EPS))
-        tc = post[has]
-        joint = (per_vote[has] * voted[has][:, :, None] * tc[:, None, :]).sum()
-        tcl = np.maximum(tc, _EPS)
-        new = float((joint - (np.log(tcl) * tcl).sum()) / n_votes)
-        if new - loss < tol:
-            break
-        loss = new
-    return post, it
+    return dawid_skene_codes(codes, n_labels, n_iter=n_iter, tol=tol)
