@@ -63,12 +63,20 @@ Layout
 :mod:`labelvar._panel`, exact power of each test, critical values, the F1 delta-method
 variance), ``_binom.py`` (binomial and normal tails from scipy.special),
 ``_simulated.py`` (simulated power), ``_planner.py`` (:func:`plan_study`,
-:class:`DesignResult`). Pilot fitting is :mod:`labelvar.pilot`.
+:class:`DesignResult`), ``_raters.py`` (rater questions: :func:`compare_raters`,
+:func:`panel_accuracy`, :func:`cheapest_panel`). Pilot fitting is :mod:`labelvar.pilot`.
 """
 
 from __future__ import annotations
 
 from labelvar.design._planner import DesignResult, plan_study
+from labelvar.design._raters import (
+    PanelChoice,
+    RaterComparison,
+    cheapest_panel,
+    compare_raters,
+    panel_accuracy,
+)
 from labelvar.design._power import (
     f1_difference_variance,
     mcnemar_lower_critical,
@@ -78,5 +86,7 @@ from labelvar.design._power import (
 )
 from labelvar.design._scenario import Scenario
 
-__all__ = ["DesignResult", "Scenario", "f1_difference_variance", "mcnemar_lower_critical",
-           "panel_probabilities", "plan_study", "separability_critical", "wilson_half_width"]
+__all__ = ["DesignResult", "PanelChoice", "RaterComparison", "Scenario", "cheapest_panel",
+           "compare_raters", "f1_difference_variance", "mcnemar_lower_critical",
+           "panel_accuracy", "panel_probabilities", "plan_study", "separability_critical",
+           "wilson_half_width"]
