@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from labelvar.design import cheapest_panel, compare_raters, panel_accuracy
 from labelvar.design import _power as P
+from labelvar.design import cheapest_panel, compare_raters, panel_accuracy
 from labelvar.raters import RaterModel
 
 

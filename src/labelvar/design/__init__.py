@@ -70,19 +70,19 @@ variance), ``_binom.py`` (binomial and normal tails from scipy.special),
 from __future__ import annotations
 
 from labelvar.design._planner import DesignResult, plan_study
-from labelvar.design._raters import (
-    PanelChoice,
-    RaterComparison,
-    cheapest_panel,
-    compare_raters,
-    panel_accuracy,
-)
 from labelvar.design._power import (
     f1_difference_variance,
     mcnemar_lower_critical,
     panel_probabilities,
     separability_critical,
     wilson_half_width,
+)
+from labelvar.design._raters import (
+    PanelChoice,
+    RaterComparison,
+    cheapest_panel,
+    compare_raters,
+    panel_accuracy,
 )
 from labelvar.design._scenario import Scenario
 
