@@ -144,7 +144,8 @@ def test_predictions_outside_the_label_set_named_in_order_of_appearance(tmp_path
     path = _votes_file(tmp_path, "p.csv", rows)
     msgs = {_error(path, block, monkeypatch) for block in (None, 4, 25)}
     assert msgs == {"predictions['ai'] (task 'p') has labels outside the label set {0, 1} "
-                    "(inferred from the panel; give labels=...): 'zeta', 'alpha'"}
+                    "(inferred from the panel; or declare it, labels=...): 'zeta', 'alpha'; "
+                    "map them onto the panel's labels (recode='ai:zeta=...,alpha=...')"}
 
 
 def test_many_distinct_values_and_lone_carriage_returns(tmp_path, monkeypatch):

@@ -4,7 +4,12 @@ A large wide file is read a block of rows at a time, keeping only the columns us
 votes and predictions as small integer codes (categoricals), ids as read, with no
 block held once it is read. Item ids become text without a Python string per id
 (:func:`as_text`) and are checked for repeats by sorting (:func:`has_repeats`).
-Parser problems become one ValueError line naming the file (:func:`parsing`).
+Parser problems become one ValueError line naming the file (:func:`parsing`), and so
+do what the parser would take silently: two columns of one name (:func:`header`; pandas
+would rename the second ``weak.1``) and a row with fewer cells than the header (a file
+cut mid-row, a cell left out: pandas would pad it with missing cells, shifting nothing
+back; :func:`_check_rows`). Id columns (``text=``) are read as text, exactly as written:
+``0001``, ``01`` and ``1.0`` are three ids, not the number 1.
 """
 
 from __future__ import annotations
@@ -43,12 +48,44 @@ def parsing(path: Path):
         raise ValueError(f"cannot read {path} as a table: {str(exc).splitlines()[0]}") from None
 
 
-def read_table(path: Path, sep: str) -> pd.DataFrame:
-    """A whole CSV/TSV file as strings-or-numbers, empty cells missing, names stripped."""
+def header(path: Path, sep: str) -> list[str]:
+    """The column names of a CSV/TSV file (stripped), as written; a repeated name refused.
+
+    (Read as the file's first row, so that pandas' renaming of a repeated name,
+    ``weak`` and ``weak.1``, cannot hide it.)
+    """
     with parsing(path):
-        df = pd.read_csv(path, sep=sep, skipinitialspace=True, index_col=False)
+        first = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str,
+                            keep_default_na=False, skipinitialspace=True, index_col=False)
+    names = [str(c).strip() for c in first.iloc[0]] if len(first) else []
+    seen: dict[str, int] = {}
+    for j, name in enumerate(names):
+        if name and name in seen:
+            raise ValueError(f"cannot read {path} as a table: columns {seen[name] + 1} and "
+                             f"{j + 1} are both named {name!r}; give every column its own name")
+        seen.setdefault(name, j)
+    return names
+
+
+def read_table(path: Path, sep: str, text=()) -> pd.DataFrame:
+    """A whole CSV/TSV file as strings-or-numbers, empty cells missing, names stripped.
+
+    The columns named in ``text`` (ids) are read as text, exactly as written.
+    """
+    names = header(path, sep)
+    _check_rows(path, sep, len(names))
+    with parsing(path):
+        df = pd.read_csv(path, sep=sep, skipinitialspace=True, index_col=False,
+                         dtype=_text_dtypes(names, text))
     df.columns = [str(c).strip() for c in df.columns]
     return df
+
+
+def _text_dtypes(names: list[str], text) -> dict | None:
+    """``read_csv``'s ``dtype`` reading the columns ``text`` (stripped names) as text."""
+    want = set(text)
+    # (read_csv keys dtypes by the names as written, before they are stripped)
+    return {j: str for j, n in enumerate(names) if n in want} or None
 
 
 def read_columns(path: Path, sep: str, choose, chunk_rows: int | None = None) -> pd.DataFrame:
@@ -65,25 +102,38 @@ def read_columns(path: Path, sep: str, choose, chunk_rows: int | None = None) ->
     When ``choose`` raises ValueError the whole file is read by :func:`read_table`,
     and the caller names the problem as from the whole table.
     """
-    opts = dict(sep=sep, skipinitialspace=True, index_col=False)
-    with parsing(path):
-        header = [str(c).strip() for c in pd.read_csv(path, nrows=0, **opts).columns]
+    names = header(path, sep)
     try:
-        keep, plain = choose(header)
+        keep, plain = choose(names)
     except ValueError:
         return read_table(path, sep)
-    at = [header.index(c) for c in keep]
-    rows = _line_count(path)  # at least the rows, unless lines end in a lone carriage return
-    columns = {c: _Plain(rows) if c in plain else _Coded(rows) for c in keep}
-    n_rows = 0
-    with parsing(path), pd.read_csv(path, chunksize=chunk_rows or _CHUNK_ROWS,
-                                    **opts) as reader:
-        for chunk in reader:
-            n_rows += len(chunk)
-            for c, j in zip(keep, at, strict=True):
-                columns[c].add(chunk.iloc[:, j])
+    at = [names.index(c) for c in keep]
+    # at least the rows, unless lines end in a lone carriage return; ids an integer
+    # would not spell as written are read as text, the others as numbers (compact)
+    rows, as_text_at = _check_rows(path, sep, len(names), [names.index(c) for c in plain])
+    text = [names[j] for j in as_text_at]
+    while True:
+        columns = {c: _Plain(rows) if c in plain else _Coded(rows) for c in keep}
+        n_rows = 0
+        opts = dict(sep=sep, skipinitialspace=True, index_col=False,
+                    dtype=_text_dtypes(names, text))
+        with parsing(path), pd.read_csv(path, chunksize=chunk_rows or _CHUNK_ROWS,
+                                        **opts) as reader:
+            for chunk in reader:
+                n_rows += len(chunk)
+                for c, j in zip(keep, at, strict=True):
+                    col = chunk.iloc[:, j]
+                    if c in plain and c not in text and col.dtype.kind in "fb":
+                        break  # ids such as 1.0, 1e3 or true: as written, from the start
+                    columns[c].add(col)
+                else:
+                    continue
+                break
+            else:
+                break
+        text.append(c)
     if not n_rows:  # a header without rows
-        return read_table(path, sep)
+        return read_table(path, sep, plain)
     return pd.DataFrame({c: col.column() for c, col in columns.items()})
 
 
@@ -94,6 +144,125 @@ def _line_count(path: Path) -> int:
         for block in iter(lambda: fh.read(1 << 20), b""):
             n += block.count(b"\n")
     return n
+
+
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[list(b" \t\r\n")] = True
+
+
+def _check_rows(path: Path, sep: str, n_cols: int, text_at=()) -> tuple[int, set]:
+    """Refuse a row with fewer cells than the header's; the line count, and ids to read as text.
+
+    A row cut short (a file truncated mid-row, a cell left out) would be padded with
+    missing cells by the parser, its values read into the wrong columns or as missing
+    votes. Cells are counted by separators outside double quotes (RFC 4180 quoting:
+    a quoted separator or line break is part of a cell), :data:`_ROW_BLOCK` bytes of
+    whole rows at a time; blank lines are skipped as the parser skips them. Longer rows are refused
+    by the parser (:func:`parsing`). With a separator of several characters (a
+    regular expression) only the lines are counted.
+
+    ``text_at``: positions of id columns; returned are those of them holding a cell
+    an integer would not spell as written (``0001``, ``+1``, ``-0``, a leading
+    space), which must be read as text (the others are parsed as numbers, compactly,
+    and turned to text exactly).
+    """
+    if len(sep.encode()) != 1 or n_cols < 2:
+        return _line_count(path), set(text_at)
+    sep_code = sep.encode()[0]
+    lines = 1  # physical lines before this block (newlines + 1)
+    header_seen = False
+    needs_text: set = set()
+    for b, final in _row_blocks(path):
+        if b is None:  # a line beyond any block: count the lines only
+            return _line_count(path), set(text_at)
+        is_nl = b == _NL
+        if (b == _QUOTE).any():  # after an odd number of quotes: inside a cell
+            out = (np.cumsum(b == _QUOTE, dtype=np.int32) & 1) == 0
+            ends = np.flatnonzero(is_nl & out)
+            seps = np.flatnonzero((b == sep_code) & out)
+        else:
+            ends = np.flatnonzero(is_nl)
+            seps = np.flatnonzero(b == sep_code)
+        if final and (not ends.size or ends[-1] != b.size - 1):
+            ends = np.append(ends, b.size)  # the last row, without a newline
+        if not ends.size:
+            continue
+        starts = np.concatenate([[0], ends[:-1] + 1])
+        cells = np.diff(np.searchsorted(seps, ends), prepend=0) + 1
+        if header_seen and (cells >= n_cols).all():  # (the common case: no blank line)
+            rows = np.arange(ends.size)
+        else:  # blank lines are no rows
+            filled = np.concatenate([[0], np.cumsum(~_BLANK[b], dtype=np.int32)])
+            rows = np.flatnonzero(filled[ends] > filled[starts])
+        if rows.size and not header_seen:
+            header_seen, rows = True, rows[1:]
+        short = rows[cells[rows] < n_cols]
+        if short.size:
+            k = int(short[0])
+            _short_row(path, lines + int(np.count_nonzero(is_nl[:starts[k]])), int(cells[k]),
+                       n_cols, last=final and k == ends.size - 1 and ends[-1] == b.size)
+        for j in set(text_at) - needs_text:
+            at = starts[rows] if j == 0 else seps[np.searchsorted(seps, starts[rows]) + j - 1] + 1
+            if _odd_number(b, at):
+                needs_text.add(j)
+        lines += int(np.count_nonzero(is_nl))
+    return lines, needs_text
+
+
+def _odd_number(b: np.ndarray, at: np.ndarray) -> bool:
+    """Whether a cell starting at ``at`` is a number not spelt as its integer would be."""
+    pad = np.concatenate([b, np.zeros(3, dtype=np.uint8)])
+    first, second = pad[at], pad[at + 1]
+    quoted = first == _QUOTE
+    first, second = np.where(quoted, second, first), np.where(quoted, pad[at + 2], second)
+    digit = (second >= ord("0")) & (second <= ord("9"))
+    return bool(((first == ord("0")) & digit | (first == ord("+")) | (first == ord(" "))
+                 | (first == ord("\t")) | (first == ord("-")) & (second == ord("0"))).any())
+
+
+_NL, _QUOTE = ord("\n"), ord('"')
+#: bytes of a file checked at a time (small: the temporaries are a few times this)
+_ROW_BLOCK = 1 << 18
+#: a row longer than this is not checked (a file whose lines end in a lone carriage return)
+_MAX_ROW = 1 << 24
+
+
+def _row_blocks(path: Path):
+    """The bytes of a file, whole rows at a time (about :data:`_ROW_BLOCK`), and if the block is last.
+
+    A block ends after the last line break outside quotes; (None, True) when no line
+    break comes for :data:`_MAX_ROW` bytes.
+    """
+    carry = b""
+    with path.open("rb") as fh:
+        while True:
+            chunk = fh.read(_ROW_BLOCK)
+            data = carry + chunk
+            if not chunk:
+                if data:
+                    yield np.frombuffer(data, dtype=np.uint8), True
+                return
+            b = np.frombuffer(data, dtype=np.uint8)
+            nl = np.flatnonzero(b == _NL)
+            if nl.size and ((b == _QUOTE).any()):
+                par = np.cumsum(b == _QUOTE, dtype=np.int32) & 1
+                nl = nl[par[nl] == 0]
+            if not nl.size:
+                if len(data) > _MAX_ROW:
+                    yield None, True
+                    return
+                carry = data
+                continue
+            cut = int(nl[-1]) + 1
+            yield b[:cut], False
+            carry = data[cut:]
+
+
+def _short_row(path, line: int, cells: int, n_cols: int, last: bool) -> None:
+    why = ("the file ends mid-row (cut short?)" if last
+           else "a row cut short, or a cell left out")
+    raise ValueError(f"cannot read {path} as a table: line {line} has {cells} cell(s), the "
+                     f"header {n_cols}: {why}; write an empty cell for a missing value")
 
 
 class _Plain:
@@ -209,6 +378,8 @@ def as_text(col: pd.Series) -> pd.Series:
             and getattr(pd.Series([0]).astype(str).dtype, "storage", None) == "pyarrow"):
         return pd.Series(pd.array(_int_text(col.to_numpy(np.int64)), dtype="str"),
                          index=col.index)
+    if pd.api.types.is_string_dtype(col.dtype) and not pd.api.types.is_object_dtype(col.dtype):
+        return col  # ids read as text: as written
     if len(col) <= _TEXT_ROWS:
         return col.astype(str)
     return pd.concat([col.iloc[i:i + _TEXT_ROWS].astype(str)

@@ -25,7 +25,15 @@ A declared label set (``labels=``) lets text and numbers (and ``inf``) mix: valu
 outside it are stray (:func:`check_declared`: rare ones, under :data:`RARE_SHARE` of
 the task's votes, are missing with a note; common ones are refused). Booleans never
 mix: ``True`` is the label 1 to :func:`canon`, and no label set can tell them apart.
-An inferred label set is refused when it looks wrong (:func:`check_inferred`).
+An inferred label set is refused when it looks wrong (:func:`check_inferred`). A
+label list (``labels``, count labels, prediction classes) names each label once
+(:func:`distinct`). Two text labels of one task that differ only in case or spacing
+(``Entailment`` among ``entailment``) are one label spelt two ways, and are refused
+(:func:`check_spellings`) unless the declared label set lists both spellings (then
+they are two labels).
+
+Recoding a system's labels onto the panel's, and rating scales of another range, are
+:mod:`labelvar._scales`'s.
 
 Examples
 --------
@@ -56,6 +64,8 @@ MISSING_TEXT = frozenset({"", "nan", "none", "null", "na", "n/a"})
 RARE_SHARE = 0.005
 #: an inferred label set of more integers than this is refused (counts given as votes?)
 MAX_INT_LABELS = 20
+#: the name in a recode map (:mod:`labelvar._scales`) that stands for the panel's votes
+PANEL = "panel"
 
 _PLURAL = {"number": "numbers", "text": "text", "boolean": "booleans",
            "non-finite": "non-finite numbers"}
@@ -150,12 +160,78 @@ def fmt_labels(labels) -> str:
     return "[" + ", ".join(map(repr, labels)) + "]"
 
 
+def distinct(values, field: str = "labels") -> list:
+    """The canonical labels of a label list (``labels``, count labels, classes), each once.
+
+    A label given twice (``e,n,e`` for ``e,n,c``) or a missing one is refused, naming
+    ``field``: a repeated count label would lose the counts of the label it stood for.
+
+    Examples
+    --------
+    >>> distinct(["e", "n", "c"])
+    ['e', 'n', 'c']
+    >>> distinct(["e", "n", "e"], "pred_classes")
+    Traceback (most recent call last):
+    ...
+    ValueError: pred_classes: 'e' is given twice in ['e', 'n', 'e']; name each label once
+    """
+    values = list(values)
+    lab = [canon(x) for x in values]
+    for i, x in enumerate(lab):
+        if x is None:
+            raise ValueError(f"{field}: {plain(values[i])!r} is a missing value, not a label "
+                             f"(in {[plain(v) for v in values]!r})")
+        if x in lab[:i]:
+            raise ValueError(f"{field}: {plain(values[i])!r} is given twice in "
+                             f"{[plain(v) for v in values]!r}; name each label once")
+    return lab
+
+
 def declared(labels) -> list:
     """The canonical labels of a declared set; distinct and non-missing, else ValueError."""
-    lab = [canon(x) for x in labels]
-    if len(set(lab)) != len(lab) or any(x is None for x in lab):
-        raise ValueError(f"labels must be distinct non-missing values, got {list(labels)!r}")
-    return lab
+    return distinct(labels, "labels")
+
+
+def _fold(x):
+    """A text label without case and spacing differences (other labels as they are)."""
+    return "".join(x.split()).casefold() if isinstance(x, str) else x
+
+
+def check_spellings(task: str, seen: dict, lab=None) -> None:
+    """Refuse two text labels of one task that differ only in case or spacing.
+
+    ``seen`` maps the labels found to their number of votes (or labels); ``lab`` is
+    the declared label set, which may list both spellings (they are then two labels).
+    The message names both spellings and the recode map folding the rarer into the
+    commoner.
+
+    Examples
+    --------
+    >>> check_spellings("snli", {"entailment": 900, "neutral": 800, "Entailment": 3})
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: panel of task 'snli': labels 'entailment' and 'Entailment' differ only in case ...
+    >>> check_spellings("t", {"A": 5, "a": 4}, lab=["A", "a"])  # declared: two labels
+    """
+    known = set(lab or ())
+    pool = dict(seen)
+    for x in known:
+        pool.setdefault(x, 0)
+    first: dict = {}
+    for x in pool:
+        if not isinstance(x, str):
+            continue
+        k = _fold(x)
+        y = first.setdefault(k, x)
+        if y != x and not (x in known and y in known):
+            # fold the rarer spelling (or the undeclared one) into the other
+            a, b = sorted((y, x), key=lambda z: (z not in known, -pool[z]))
+            raise ValueError(
+                f"panel of task {task!r}: labels {a!r} and {b!r} differ only in case or "
+                f"spacing ({pool[a]:,} and {pool[b]:,} votes): one label spelt two ways? recode "
+                f"one into the other (recode='{PANEL}:{b}={a}'), or declare both in the label "
+                "set (labels=...) if they are two labels")
 
 
 def match_label(value, labels: list, field: str):
@@ -455,3 +531,41 @@ def check_table(task: str, panel, systems, *, labels, where: str | None = None,
                        other_at=(f"column {col0!r}", repr(v0), at0), strings=False,
                        missing="empty and NaN cells: missing",
                        hint=_hint((odd, other), declarable=True))
+
+
+# --------------------------------------------------------------------------- probabilities
+def probability_column(col, where: str) -> np.ndarray:
+    """A column of probabilities as floats; text that is no number refused (empty: missing).
+
+    Examples
+    --------
+    >>> probability_column(pd.Series(["0.2", None, 1]), "p").tolist()
+    [0.2, nan, 1.0]
+    >>> probability_column(pd.Series([0.2, "high"]), "p")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: p: 'high' (row 2) is no probability; a probability is a number in [0, 1] ...
+    """
+    col = col if isinstance(col, pd.Series) else pd.Series(col)
+    num = pd.to_numeric(col, errors="coerce")
+    bad = num.isna().to_numpy() & np.array([canon(x) is not None for x in col.to_numpy(object)],
+                                           dtype=bool)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{where}: {plain(col.iloc[i])!r} (row {i + 1}) is no probability; a "
+                         "probability is a number in [0, 1] (empty or NaN: missing)")
+    return num.to_numpy(dtype=float)
+
+
+def check_probabilities(where: str, arr: np.ndarray, lab: list) -> None:
+    """Refuse probabilities (items x labels) that are infinite or outside [0, 1]; NaN is missing.
+
+    Cross-entropy and total variation of such values are NaN or meaningless, with no
+    word said.
+    """
+    bad = ~np.isnan(arr) & ~((arr >= 0) & (arr <= 1))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"{where}: row {i + 1} has {plain(arr[i, j])!r} for label "
+                         f"{plain(lab[j])!r} ({int(bad.any(axis=1).sum()):,} row(s) in all); a "
+                         "probability is a number in [0, 1] (NaN: missing)")

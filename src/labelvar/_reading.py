@@ -30,8 +30,26 @@ def _lines(fh, path):
                          "save the file as UTF-8") from None
 
 
+class _RepeatedKey(Exception):
+    """A JSON object with a key twice (``json`` would keep the last value unseen)."""
+
+
+def _one_value_per_key(pairs):
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set = set()
+        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return obj
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_one_value_per_key)
+
+
 def read_jsonl_records(path, lines: list | None = None) -> list[dict]:
     r"""The objects of a JSON-lines file (blank lines skipped); their line numbers into ``lines``.
+
+    An object with a field twice (``{"gpt": "e", "gpt": "n"}``, which ``json`` reads as
+    its last value) is refused, naming the file, line and field.
 
     Examples
     --------
@@ -41,6 +59,11 @@ def read_jsonl_records(path, lines: list | None = None) -> list[dict]:
     >>> lines = []
     >>> read_jsonl_records(p, lines), lines
     ([{'v': [1, 0]}, {'v': [1]}], [1, 3])
+    >>> _ = open(p, "w").write('{"v": [1], "v": [0]}\n')
+    >>> read_jsonl_records(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...r.jsonl:1: field 'v' appears twice in one object; give every field its own name
     """
     path = Path(path)
     check_file(path)
@@ -51,9 +74,12 @@ def read_jsonl_records(path, lines: list | None = None) -> list[dict]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = _DECODER.decode(line.strip())
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+            except _RepeatedKey as exc:
+                raise ValueError(f"{path}:{lineno}: field {exc.args[0]!r} appears twice in one "
+                                 "object; give every field its own name") from None
             if not isinstance(obj, dict):
                 raise ValueError(f"{path}:{lineno}: expected a JSON object per line")
             rows.append(obj)

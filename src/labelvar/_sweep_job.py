@@ -42,9 +42,10 @@ CELL_AXES = ("n_items", "n_labels", "panel_size", "m", "p_d")
 _FLOAT_AXES = ("m", "p_d")
 #: bump when the meaning of a chunk file changes (invalidates old chunk files)
 _CHUNK_SCHEMA = 1
-#: engine sources whose content enters every chunk key (edit the engine -> recompute)
+#: engine sources whose content enters every chunk key (edit the engine -> recompute; a
+#: folder stands for its modules)
 _ENGINE_SOURCES = ("engine/_simulate.py", "engine/_spec.py", "engine/_tables.py", "models.py",
-                   "priors.py", "_panel.py", "_metrics.py", "_kernels.py", "analytic.py")
+                   "priors.py", "_panel.py", "_metrics.py", "_kernels", "analytic.py")
 
 
 # --------------------------------------------------------------------------- chunk plan
@@ -239,8 +240,10 @@ def _engine_digest() -> str:
         here = Path(__file__).resolve().parent
         for name in _ENGINE_SOURCES:
             path = here / name
-            h.update(name.encode())
-            h.update(path.read_bytes() if path.is_file() else b"<missing>")
+            files = sorted(path.glob("*.py")) if path.is_dir() else [path]  # a package: its modules
+            for f in files:
+                h.update(str(f.relative_to(here)).encode())
+                h.update(f.read_bytes() if f.is_file() else b"<missing>")
         _ENGINE_DIGEST = h.hexdigest()
     return _ENGINE_DIGEST
 

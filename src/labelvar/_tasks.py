@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar import _labels, _panel
+from labelvar import _labels, _panel, _scales
 from labelvar._labels import canon, declared, match_label, plain, sort_key
 
 
@@ -200,6 +200,7 @@ def _vote_counts(task: str, pdf: pd.DataFrame, labels, notes: list):
         raise ValueError(f"panel of task {task!r} has no votes (every cell is missing)")
     seen: dict = {x: int(c) for x, c in zip(found, seen_n, strict=True)}
     total = sum(seen.values())
+    _labels.check_spellings(task, seen, None if labels is None else declared(labels))
     if labels is not None:  # rare values outside the declared set: missing, with a note
         lab = declared(labels)
         _labels.check_declared(task, seen, total, lab, notes)
@@ -284,7 +285,7 @@ def _as_probabilities(task: str, probabilities, lab: list, pos_code, n_items: in
             cols = [match_label(c, lab, f"{where} column") for c in val.columns]
             arr = np.full((len(val), len(lab)), np.nan)
             for j, c in enumerate(cols):
-                arr[:, lab.index(c)] = pd.to_numeric(val.iloc[:, j], errors="coerce")
+                arr[:, lab.index(c)] = _labels.probability_column(val.iloc[:, j], where)
         else:
             raw = val.to_numpy() if isinstance(val, pd.Series) else val
             if len(raw) and isinstance(raw[0], (list, tuple, np.ndarray)):
@@ -301,13 +302,14 @@ def _as_probabilities(task: str, probabilities, lab: list, pos_code, n_items: in
         if arr.shape != (n_items, len(lab)):
             raise ValueError(f"{where} has shape {arr.shape}; expected ({n_items}, {len(lab)}): "
                              "one row per panel item, one column per label")
+        _labels.check_probabilities(where, arr, lab)
         out[str(name)] = arr
     return out
 
 
 def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, missing,
              rng, panel_counts: bool = False, notes: list | None = None, probabilities=None,
-             aggregation: str = "majority", ordinal: bool = False) -> _Task:
+             aggregation: str = "majority", ordinal: bool = False, recode=None) -> _Task:
     notes = [] if notes is None else notes
     pdf = _as_panel(panel)
     n_items, n_cols = pdf.shape
@@ -331,6 +333,8 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
             raise ValueError(f"{both[0]!r} is both a panel rater and an evaluated rater of task "
                              f"{task!r}: it would be scored against a majority it voted in; "
                              "take it out of the panel or out of the systems/humans")
+    # recode maps (another spelling or scale onto the panel's labels), before any check
+    pdf, preds = _scales.recoded(task, pdf, preds, recode, counts=panel_counts)
     # what a label may be, as for every input (one kind per task, no inf; a declared set
     # lets text and numbers mix): refused here too, for tables not read from files
     _labels.check_table(task, None if panel_counts else pdf, preds, labels=labels,
@@ -351,11 +355,9 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
     for name, arr in preds.items():
         raw, found = _factorize(arr)
         uniq = [x for x in found if x not in index]
-        if uniq:
-            hint = "" if labels is not None else " (inferred from the panel; give labels=...)"
-            raise ValueError(f"predictions[{name!r}] (task {task!r}) has labels outside the "
-                             f"label set {{{', '.join(map(repr, lab))}}}{hint}: "
-                             f"{', '.join(map(repr, uniq[:5]))}")
+        if uniq:  # (the message names the fix: a recode map)
+            raise _scales.outside_error(task, name, uniq, lab, labels is not None)
+        _scales.check_scale(task, name, found, lab, counts.sum(axis=0), name in (recode or {}))
         pcodes[name] = np.array([index[x] for x in found] + [-1], dtype=dt)[raw]
 
     # positive label

@@ -163,6 +163,8 @@ def _num(x: float) -> str:
 SUM_TOL = 1e-9
 #: environment variable that sets the memory limit (bytes, or with a unit: "8GB", "500MB")
 MEMORY_ENV = "LABELVAR_MEMORY_LIMIT"
+#: the largest memory limit accepted (1 EB: beyond any machine, and an int64 still)
+_MEMORY_MAX = 1e18
 _UNITS = {"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
           "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 
@@ -185,9 +187,11 @@ def memory_limit() -> int:
     if text:
         match = re.fullmatch(r"([0-9.]+(?:[eE][0-9]+)?)\s*([A-Za-z]*)", text)
         unit = match.group(2).upper() if match else None
-        if not match or unit not in _UNITS:
-            raise ValueError(f"{MEMORY_ENV} must be a size such as 8GB or 500MB, got {text!r}")
-        return int(float(match.group(1)) * _UNITS[unit])
+        size = float(match.group(1)) * _UNITS[unit] if match and unit in _UNITS else math.nan
+        if not 1 <= size <= _MEMORY_MAX:  # (NaN, inf: 1e400GB; 0; beyond 1 EB)
+            raise ValueError(f"{MEMORY_ENV} must be a size such as 8GB or 500MB, from 1 B to "
+                             f"1000 PB, got {text!r}")
+        return int(size)
     try:
         return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2)
     except (ValueError, OSError, AttributeError):

@@ -268,6 +268,15 @@ def _add_stratify(sub) -> None:
     p.add_argument("--labels", type=_strs, default=None,
                    help="the label set (default inferred; rare votes outside a given set are "
                    "dropped as missing, with a note)")
+    p.add_argument("--recode", action="append", default=None, metavar="NAME:OLD=NEW,...",
+                   help="map a system's labels onto the panel's (NAME 'panel': the panel's "
+                   "votes), e.g. gpt4:1=1,2=3,3=5, or a .json/.yaml file {name: {old: new}}; "
+                   "repeatable. Needed for system labels outside the panel's set, two "
+                   "spellings of one label (Entailment, entailment), and a rating scale of "
+                   "another range: a system rating from the bottom of a 3+ point scale but "
+                   "never its top, with 5%% or more of the panel's votes above its ratings "
+                   "(G-Eval's 1-3 against 1-5), is refused unless mapped (or given the "
+                   "identity map gpt4:1=1,2=2,3=3: the same scale, used narrowly)")
     p.add_argument("--bins", type=_floats, default=None, help="p_d bin edges, e.g. 0.5,0.7,1")
     p.add_argument("--metrics", type=_strs, default=None,
                    help="accuracy, precision, recall, f1, kappa; with --ordinal mae, within1, "
@@ -323,7 +332,8 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "panel": "--panel", "task_column": "--task-column", "group_sep": "--group-sep",
                    "seed": "--seed", "compare": "--compare", "ordinal": "--ordinal",
                    "aggregation": "--aggregation", "probabilities": "--probabilities",
-                   "prob_field": "--prob-field", "boot_raters": "--boot-raters"}
+                   "prob_field": "--prob-field", "boot_raters": "--boot-raters",
+                   "recode": "--recode", "pred_classes": "--pred-classes"}
 _NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 
@@ -402,9 +412,12 @@ def _run_stratify(args) -> int:
                 n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed,
                 panel_counts=counts, min_bin_size=args.min_bin_size, ordinal=args.ordinal,
                 aggregation=args.aggregation, agreement=not args.no_agreement,
-                compare=args.compare, progress=None)
+                compare=args.compare, progress=None, recode=args.recode)
     except ValueError as exc:
-        raise _flag_error(exc) from None
+        msg = str(_flag_error(exc))
+        if counts and msg.startswith("--panel:"):  # (the panel was given as its counts)
+            msg = "--panel-counts" + msg[len("--panel"):]
+        raise ValueError(msg) from None
     for line in result.describe():  # what was read, on stderr: piped tables stay clean
         print(f"labelvar: {line}", file=sys.stderr)
     for w in caught:

@@ -24,11 +24,17 @@ with :func:`attach_predictions`, probability outputs with
 :func:`attach_probabilities`. :func:`load_tasks` picks the layout from the
 files and does all of this in one call (the ``labelvar stratify`` input).
 
-Every problem (a pattern that matches no column, a duplicated item id, a
-prediction file without an id the panel needs, label values of mixed kinds) raises
-:class:`ValueError` with one line naming it. What a label value may be is defined
-once, in :mod:`labelvar._labels` (which :func:`labelvar.stratify` applies to the
-tables it is given, read here or not).
+What a loader was told travels with the data, in :class:`TaskData`'s role fields:
+the humans (:func:`load_tasks`), count panels, the declared label set, and whether the
+panel's columns are raters (not for a JSON list of votes or count vectors).
+
+Item ids are text exactly as written (``0001``, ``01`` and ``1.0`` are three ids), in
+every layout and in the files joined to them. Every problem (a pattern that matches no
+column or is given twice, two columns of one name, a row with fewer cells than the
+header, a duplicated item id, a prediction file without an id the panel needs, label
+values of mixed kinds) raises :class:`ValueError` with one line naming it. What a
+label value may be is defined once, in :mod:`labelvar._labels` (which
+:func:`labelvar.stratify` applies to the tables it is given, read here or not).
 """
 
 from __future__ import annotations
@@ -126,7 +132,7 @@ def select_columns(columns: Iterable[str], patterns, field: str, what: str = "co
     Raises
     ------
     ValueError
-        If a pattern matches no column.
+        If a pattern matches no column, or one is given twice.
 
     Examples
     --------
@@ -136,10 +142,19 @@ def select_columns(columns: Iterable[str], patterns, field: str, what: str = "co
     Traceback (most recent call last):
     ...
     ValueError: panel: 'r9' matches no column; available: 'id', 'r1'
+    >>> select_columns(["e", "n", "c"], "e,n,e", "panel")
+    Traceback (most recent call last):
+    ...
+    ValueError: panel: 'e' is given twice in e,n,e; name each column once
     """
     cols = [str(c) for c in columns]
     chosen: list[str] = []
-    for pat in _patterns(patterns):
+    pats = _patterns(patterns)
+    twice = next((p for i, p in enumerate(pats) if p in pats[:i]), None)
+    if twice is not None:  # (a typo: e,n,e for e,n,c would lose the votes of c)
+        raise ValueError(f"{field}: {twice!r} is given twice in {','.join(pats)}; name each "
+                         f"{what} once")
+    for pat in pats:
         hits = [c for c in cols if c == pat] or fnmatch.filter(cols, pat)
         if not hits:
             avail = ", ".join(repr(c) for c in cols[:12]) + (", ..." if len(cols) > 12 else "")
@@ -149,8 +164,11 @@ def select_columns(columns: Iterable[str], patterns, field: str, what: str = "co
 
 
 @fill
-def read_frame(path, sep: str | None = None) -> pd.DataFrame:
+def read_frame(path, sep: str | None = None, text: Sequence[str] = ()) -> pd.DataFrame:
     r"""Read a CSV/TSV file as strings-or-numbers, keeping empty cells as missing.
+
+    Two columns of one name, and a row with fewer cells than the header (a file cut
+    mid-row), are refused naming the file (and the columns or the line).
 
     Parameters
     ----------
@@ -158,6 +176,9 @@ def read_frame(path, sep: str | None = None) -> pd.DataFrame:
         ``.tsv``/``.tab`` files are tab separated, anything else comma separated
         unless ``sep`` is given.
     {{sep}}
+    text : sequence of str
+        Columns read as text, exactly as written (item ids: ``0001``, ``01`` and
+        ``1.0`` are three ids).
 
     Returns
     -------
@@ -170,10 +191,13 @@ def read_frame(path, sep: str | None = None) -> pd.DataFrame:
     >>> _ = open(p, "w").write("item\tr1\n a\t1\n")
     >>> read_frame(p).columns.tolist()
     ['item', 'r1']
+    >>> _ = open(p, "w").write("item\tr1\n0001\t1\n01\t0\n")
+    >>> read_frame(p, text=["item"])["item"].tolist()
+    ['0001', '01']
     """
     path = Path(path)
     check_file(path)
-    return _csv.read_table(path, _csv.separator(path, sep))
+    return _csv.read_table(path, _csv.separator(path, sep), text)
 
 
 def _wide_columns(header: list[str], *, panel, systems, item, task_column,
@@ -183,8 +207,6 @@ def _wide_columns(header: list[str], *, panel, systems, item, task_column,
     Raises ValueError when the selection fails (the caller then reads the whole
     file, so the problem is reported as from the whole table).
     """
-    if len(set(header)) != len(header):
-        raise ValueError("two columns share a name")
     plain = _patterns(item) + ([task_column] if task_column is not None else [])
     if any(c not in header for c in plain):
         raise ValueError("an item or task column is missing")
@@ -256,9 +278,28 @@ def _no_overlap(panel_names, system_names) -> list:
     return list(system_names)
 
 
-def _task_data(df: pd.DataFrame, panel_cols, system_cols) -> TaskData:
+def _task_data(df: pd.DataFrame, panel_cols, system_cols, **roles) -> TaskData:
     _no_overlap(panel_cols, system_cols)
-    return TaskData(df[list(panel_cols)], df[list(system_cols)])  # new frames, shared index
+    # new frames, shared index
+    return TaskData(df[list(panel_cols)], df[list(system_cols)], **roles)
+
+
+def _roles(labels, counts: bool = False, listed: bool = False) -> dict:
+    """The role fields of :class:`TaskData` a reader was told: label set, counts, rater ids.
+
+    ``listed``: the panel is a list of votes per item (JSON), whose positions are no
+    raters; count panels name no rater either.
+    """
+    return dict(counts=bool(counts), labels=None if labels is None else tuple(labels),
+                raters_identified=not (counts or listed))
+
+
+def _no_repeated_columns(df: pd.DataFrame, where: str) -> None:
+    """Refuse a frame with two columns of one name (a name would pick one of them)."""
+    dup = df.columns[df.columns.duplicated()]
+    if len(dup):
+        raise ValueError(f"{where}: two columns are named {plain(dup[0])!r}; give every "
+                         "column its own name")
 
 
 def _chosen(names, tasks) -> list[str]:
@@ -342,6 +383,7 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
     if isinstance(path_or_frame, pd.DataFrame):
         df, where = path_or_frame, "the table"
         default_task = task or "task"
+        _no_repeated_columns(df, where)
     else:
         path = Path(path_or_frame)
         check_file(path)
@@ -353,6 +395,7 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         raise ValueError("panel: no panel columns given (names or globs of the annotator columns)")
     if task_column is not None and group_sep is not None:
         raise ValueError("task_column and group_sep cannot both be given")
+    roles = _roles(labels, counts)
     if task_column is not None:
         if task_column not in df.columns:
             raise ValueError(f"task_column: column {task_column!r} not found in {where}")
@@ -366,7 +409,7 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
                          f"{where} (task {name!r})")
             cols = [c for c in sub.columns]
             out[name] = _task_data(sub, select_columns(cols, panel, "panel"),
-                                   select_columns(cols, systems, "systems"))
+                                   select_columns(cols, systems, "systems"), **roles)
         return _checked(out, where, labels, counts)
     df = _index(df, item, where)
     if group_sep is None:
@@ -374,7 +417,8 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         cols = list(df.columns)
         pcols = select_columns(cols, panel, "panel")
         scols = select_columns(cols, systems, "systems")
-        return _checked({default_task: _task_data(df, pcols, scols)}, where, labels, counts)
+        return _checked({default_task: _task_data(df, pcols, scols, **roles)}, where, labels,
+                        counts)
     groups: dict[str, dict[str, str]] = {}
     for c in df.columns:
         if group_sep in c:
@@ -390,7 +434,7 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         sr = select_columns(raters, systems, f"systems (task {t!r})")
         sub = df[[raters[r] for r in pr + sr]].copy()
         sub.columns = pr + sr
-        out[t] = _task_data(sub, pr, sr)
+        out[t] = _task_data(sub, pr, sr, **roles)
     return _checked(out, where, labels, counts)
 
 
@@ -458,7 +502,8 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
     names = list(named)
     pnames = select_columns(names, panel, "panel")
     snames = _no_overlap(pnames, select_columns(names, systems, "systems"))
-    frames = {n: _index(read_frame(named[n], sep), item, str(named[n])) for n in pnames + snames}
+    frames = {n: _index(read_frame(named[n], sep, text=[item]), item, str(named[n]))
+              for n in pnames + snames}
     ref = frames[pnames[0]]
     task_names = _chosen(ref.columns, tasks)
     order = ref.index
@@ -477,7 +522,7 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
         pan = pd.DataFrame({n: frames[n].loc[order, t].to_numpy() for n in pnames}, index=order)
         pred = pd.DataFrame({n: frames[n].loc[order, t].to_numpy() for n in snames
                              if t in frames[n].columns}, index=order)
-        out[t] = TaskData(pan, pred)
+        out[t] = TaskData(pan, pred, **_roles(labels))
     return _checked(out, "the rater files", labels)
 
 
@@ -543,8 +588,10 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
     if isinstance(path_or_frame, pd.DataFrame):
         df, where = path_or_frame, "the table"
         default_task = task or "task"
-    else:
-        df, where = read_frame(path_or_frame, sep), str(path_or_frame)
+        _no_repeated_columns(df, where)
+    else:  # ids, raters and tasks as written
+        df, where = read_frame(path_or_frame, sep, text=[item, rater]
+                               + ([task_column] if task_column else [])), str(path_or_frame)
         default_task = task or Path(path_or_frame).stem
     need = [item, rater, label] + ([task_column] if task_column else [])
     for c in need:
@@ -578,7 +625,7 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
         wide.index.name = "item"
         pan = wide.reindex(columns=pnames)
         pred = wide.reindex(columns=snames)
-        out[t] = TaskData(pan, pred)
+        out[t] = TaskData(pan, pred, **_roles(labels))
     return _checked(out, where, labels)
 
 
@@ -683,7 +730,7 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
             for f in sysf:
                 seen.add([r.get(f)], "systems", f, line)
         seen.check()
-        return {name: TaskData(pan, pred)}
+        return {name: TaskData(pan, pred, **_roles(list(pan.columns), counts=True))}
     for i, r in enumerate(rows):
         if not isinstance(r[panel], list):
             raise ValueError(f"panel: field {panel!r} must hold a list of labels per item; "
@@ -705,7 +752,7 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         votes = [list(r[panel]) + [None] * (width - len(r[panel])) for r in rows]
         pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
         pred = pd.DataFrame({f: [r.get(f) for r in rows] for f in sysf}, index=index)
-        return {name: TaskData(pan, pred)}
+        return {name: TaskData(pan, pred, **_roles(labels, listed=True))}
     for line, r in zip(lines, rows, strict=True):
         odd = next((a for a in r[panel] if not isinstance(a, dict)), None)
         if odd is not None:
@@ -728,7 +775,7 @@ def read_jsonl(path, *, panel: str, systems=(), item=None, task: str | None = No
         pan = pd.DataFrame(votes, index=index, columns=[f"{panel}_{j + 1}" for j in range(width)])
         pred = pd.DataFrame({f: [r[f].get(t) if isinstance(r.get(f), dict) else r.get(f)
                                  for r in rows] for f in sysf}, index=index)
-        out[t] = TaskData(pan, pred)
+        out[t] = TaskData(pan, pred, **_roles(labels, listed=True))
     return out
 
 
@@ -746,7 +793,7 @@ def _count_panel(path, rows, field, labels, index, lines) -> pd.DataFrame:
                              "a count is a whole number >= 0 (0 for a label nobody chose)")
     if all(isinstance(x, dict) for x in vals):
         keys = list(dict.fromkeys(k for x in vals for k in x))
-        names = keys if labels is None else list(labels)
+        names = keys if labels is None else _count_labels(labels)
         if not set(map(str, keys)) <= set(map(str, names)):
             raise ValueError(f"panel counts: {path} has labels {keys!r} in {field!r}, "
                              f"not among labels {names!r}")
@@ -763,7 +810,7 @@ def _count_panel(path, rows, field, labels, index, lines) -> pd.DataFrame:
             raise ValueError(f"panel counts: lists in {field!r} of {path} differ in length "
                              f"({min(width)} to {max(width)}); one count per label, always")
         n = width.pop()
-        names = list(range(n)) if labels is None else list(labels)
+        names = list(range(n)) if labels is None else _count_labels(labels)
         if len(names) != n:
             raise ValueError(f"labels: {len(names)} labels for {n} counts per item in "
                              f"{field!r}; name every count, in order")
@@ -772,6 +819,12 @@ def _count_panel(path, rows, field, labels, index, lines) -> pd.DataFrame:
 
 
 _OK = object()  # (no bad count found)
+
+
+def _count_labels(labels) -> list:
+    """The labels of count positions as given, each once (a repeat loses a label's counts)."""
+    _labels.distinct(labels, "labels")
+    return list(labels)
 
 
 # --------------------------------------------------------------------------- predictions files
@@ -848,7 +901,7 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
                                  f"with classes it must be a class index (a whole number)")
             df = pd.DataFrame.from_records(recs)
         else:
-            df = read_frame(p)
+            df = read_frame(p, text=[item])  # ids as written
         for c in (item, label):
             if c not in df.columns:
                 raise ValueError(f"predictions {name!r}: field {c!r} not found in {p}")
@@ -860,7 +913,7 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
         raise ValueError(f"predictions {name!r}: item id {dup!r} appears more than once")
     labels = df[label]
     if classes is not None:
-        classes = list(classes)
+        classes = _labels.distinct(classes, "pred_classes" if one_task == "tasks" else "classes")
         idx = pd.to_numeric(labels, errors="coerce")
         bad = idx.isna() | (idx < 0) | (idx >= len(classes)) | (idx != np.round(idx))
         if bad.any():
@@ -875,7 +928,7 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
             continue
         pred = td.predictions.copy()
         pred[name] = series.reindex(td.panel.index.astype(str)).to_numpy()
-        out[t] = TaskData(td.panel, pred, td.probabilities)
+        out[t] = td._replace(predictions=pred)  # (the roles travel on)
     if task is not None and task not in data:
         raise ValueError(f"task: {task!r} not found; tasks: {', '.join(map(repr, data))}")
     if task is None:
@@ -945,10 +998,10 @@ def _one_task_per_field(data: Mapping[str, TaskData], name: str, kind: str, fiel
                          "answers in a file of its own")
 
 
-def _read_records(p: Path) -> pd.DataFrame:
+def _read_records(p: Path, item: str) -> pd.DataFrame:
     if p.suffix.lower() in (".json", ".jsonl"):
         return pd.DataFrame.from_records(read_jsonl_records(p))
-    return read_frame(p)
+    return read_frame(p, text=[item])  # ids as written
 
 
 def attach_probabilities(data: Mapping[str, TaskData], name: str, paths, *, item: str,
@@ -1013,7 +1066,7 @@ def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_
     plist = [paths] if isinstance(paths, (str, Path)) else list(paths)
     frames = []
     for p in map(Path, plist):
-        df = _read_records(p)
+        df = _read_records(p, item)
         need = [item] + ([field] if field else [])
         for c in need:
             if c not in df.columns:
@@ -1032,17 +1085,25 @@ def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_
             if len(width) != 1:
                 raise ValueError(f"probabilities {name!r}: lists in {field!r} differ in length")
             n = width.pop()
-            cols = list(classes) if classes is not None else list(range(n))
+            cols = (_labels.distinct(classes, "pred_classes" if one_task == "tasks" else "classes")
+                    if classes is not None else list(range(n)))
             if len(cols) != n:
                 raise ValueError(f"probabilities {name!r}: {len(cols)} classes for {n} "
                                  f"probabilities per item in {field!r}")
             table = pd.DataFrame([x if isinstance(x, list) else [np.nan] * n for x in vals],
                                  index=vals.index, columns=cols)
+            for c in table.columns:  # (text in a list: refused, not read as missing)
+                table[c] = _labels.probability_column(table[c], f"probabilities {name!r}: "
+                                                                f"field {field!r}")
         else:
-            table = pd.to_numeric(vals, errors="coerce")
+            table = pd.Series(_labels.probability_column(vals, f"probabilities {name!r}: "
+                                                              f"field {field!r}"),
+                              index=vals.index)
         per_task = {t: table for t in data}
     else:
-        per_task = {t: pd.to_numeric(df[t], errors="coerce") for t in data if t in df.columns}
+        per_task = {t: pd.Series(_labels.probability_column(
+            df[t], f"probabilities {name!r}: column {t!r}"), index=df.index)
+            for t in data if t in df.columns}
         if not per_task:
             raise ValueError(f"probabilities {name!r}: no column of {plist[0]} names a task "
                              f"({', '.join(map(repr, list(data)[:5]))}); give the field "
@@ -1055,7 +1116,7 @@ def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_
         if t in per_task and (task is None or t == task):
             probs[name] = per_task[t].reindex(td.panel.index.astype(str))
             probs[name].index = td.panel.index
-        out[t] = TaskData(td.panel, td.predictions, probs or None)
+        out[t] = td._replace(probabilities=probs or None)
     if task is None and field is not None:  # (without a field: one column per task)
         _one_task_per_field(out, name, "probabilities", field, one_task)
     return out
@@ -1087,7 +1148,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         else ``wide``.
     systems, humans : str or sequence of str
         Columns/raters/fields evaluated; the humans are loaded like the systems
-        (a pattern matching nothing is reported under ``humans``).
+        (a pattern matching nothing is reported under ``humans``), and each task's
+        are its :attr:`TaskData.humans`.
     item : str, optional
         Item id column/field (required with several files).
     task_column, group_sep : str, optional
@@ -1158,6 +1220,10 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         raise ValueError(f"panel_counts: count vectors are read from wide or JSONL files, "
                          f"not the {layout} layout")
     human_patterns = _patterns(humans)
+    both = [h for h in human_patterns if h in _patterns(systems)]
+    if both:
+        raise ValueError(f"humans: {both[0]!r} is also given as a system; a rater is evaluated "
+                         "as a system or as a human, not both")
     evaluated = _patterns(systems) + human_patterns
     try:
         if layout == "wide":
@@ -1197,7 +1263,9 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         data = _attach_probabilities(data, name, paths, item=pred_item or item,
                                      field=prob_field, classes=pred_classes, task=None,
                                      one_task="tasks", field_param="prob_field")
-    return data
+    return {t: td._replace(humans=tuple(c for c in map(str, td.predictions.columns)
+                                        if any(fnmatch.fnmatchcase(c, h) for h in human_patterns)))
+            for t, td in data.items()}
 
 
 # --------------------------------------------------------------------------- synthetic example

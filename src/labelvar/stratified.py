@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar import _metrics, _seeding
+from labelvar import _labels, _metrics, _scales, _seeding
 from labelvar import _validate as v
 from labelvar._bins import (
     _bootstrap_items,
@@ -299,7 +299,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
              min_bin_size: int = MIN_BIN_SIZE, probabilities=None, ordinal: bool = False,
              aggregation: str = "majority", agreement: bool = True,
              compare: Sequence[str] | None = None,
-             progress: bool | None = None) -> StratifiedResult:
+             progress: bool | None = None, recode=None) -> StratifiedResult:
     r"""Score systems and humans per bin of the ground-truth panel's observed agreement.
 
     Parameters
@@ -443,6 +443,18 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     progress : bool, optional
         Show a progress bar (tqdm, on stderr) over the bins of every task, scored and
         bootstrapped. Default None: only when stderr is a terminal; False: never.
+    recode : mapping, str or sequence, optional
+        Maps a system's (or, under ``"panel"``, the panel's) labels onto the panel's
+        labels before anything is read: ``{"gpt4": {1: 1, 2: 3, 3: 5}}``, the text
+        ``"gpt4:1=1,2=3,3=5"`` or a JSON/YAML file of such a mapping
+        (:func:`labelvar._scales.recode_map`). A system label outside the panel's set
+        is refused naming it; so is a system whose ratings on a scale of 3+ whole
+        numbers start at its bottom and stop below its top, with 5 % or more of the
+        panel's votes above them (G-Eval's 1-3 against 1-5), unless it has a map:
+        onto the panel's scale, or the identity (``"gpt4:1=1,2=2,3=3"``: it rates on
+        the panel's scale and never used the rest). Two spellings of one text label
+        (``Entailment``, ``entailment``) are refused unless recoded or both declared
+        in ``labels``.
 
     Returns
     -------
@@ -536,6 +548,12 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         raise ValueError("boot_raters: the rater bootstrap recomputes each replicate's panel "
                          "plurality, not the Dawid-Skene label (aggregation=dawid_skene), so "
                          "its intervals would be about another ground truth; use one of the two")
+    if aggregation == "dawid_skene" and isinstance(panel, Mapping) and any(
+            not getattr(td, "raters_identified", True) for td in panel.values()):
+        raise ValueError("aggregation: Dawid-Skene learns each rater from their column, and "
+                         "this panel is a list of votes per item (or counts), whose positions "
+                         "are no raters; use aggregation='majority', or give one column per "
+                         "rater")
     if aggregation == "dawid_skene" and bins is None:
         bins = POSTERIOR_BINS
     confidence_level = v.single("confidence_level", v.probability(
@@ -558,6 +576,13 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     else:
         tasks = [(str(task), panel, predictions, probabilities)]
     humans = [humans] if isinstance(humans, str) else list(humans)
+    recode = _scales.recode_map(recode)
+    rated = sorted({str(n) for _, _, pred, _ in tasks for n in (
+        pred.columns if isinstance(pred, pd.DataFrame) else pred or ())})
+    unknown = [n for n in recode if n != _labels.PANEL and n not in rated]
+    if unknown:  # (a map for no system: a typo, which would leave that system unmapped)
+        raise ValueError(f"recode: {unknown[0]!r} is no evaluated rater of any task "
+                         f"({', '.join(map(repr, rated)) or 'none'}; 'panel': the panel's votes)")
     seed = _seeding.as_seed(seed)
     notes: list[str] = []
     prepared = []
@@ -565,7 +590,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         t = _prepare(name, pan, pred, labels=labels, pos_label=pos_label, tie_rule=tie_rule,
                      missing=missing, rng=_seeding.generator(seed, "ties", name),
                      panel_counts=panel_counts, notes=notes, probabilities=prob,
-                     aggregation=aggregation, ordinal=ordinal)
+                     aggregation=aggregation, ordinal=ordinal, recode=recode)
         absent = [h for h in humans if h not in t.preds]
         if absent:
             raise ValueError(f"humans: {absent[0]!r} is not among the predictions of task "
