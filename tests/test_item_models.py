@@ -130,9 +130,9 @@ def test_predict_agreement_by_hand():
     pred = predict_agreement("dirichlet:1,2,0.5", [[3, 1, 0], [2, 2, 0], [0, 0, 1]])
     # (3 + 1) / (4 + 3.5); tie: mean of (2 + 1) / 7.5 and (2 + 2) / 7.5; (1 + .5) / (1 + 3.5)
     np.testing.assert_allclose(pred.items["predicted"], [4 / 7.5, 3.5 / 7.5, 1.5 / 4.5])
-    assert pred.bins["bin"].tolist() == ["0.75", "0.50", "1.00"]
+    assert pred.bins["bin"].tolist() == ["0.50", "0.75", "1.00"]  # numeric order
     cmp = pred.compare([[6, 4, 0], [1, 3, 6], [0, 0, 10]])
-    np.testing.assert_allclose(cmp["held_out"][:3], [0.6, 0.2, 1.0])
+    np.testing.assert_allclose(cmp["held_out"][:3], [0.2, 0.6, 1.0])
     assert cmp["error"].iloc[-1] == pytest.approx(np.mean(np.abs(
         np.array([4 / 7.5, 3.5 / 7.5, 1.5 / 4.5]) - [0.6, 0.2, 1.0])))
     # mixture predictive = posterior-weighted component predictives

@@ -178,3 +178,17 @@ def test_engine_planner_and_pilot_agree_with_the_panel_core(K, L, tie_rule):
             want = np.mean([stats.multinomial.pmf(cnt, cnt.sum(), np.roll(P.symmetric_probs(t, L), j))
                             for j in range(L)])
             assert math.exp(got[i, n]) == pytest.approx(want, rel=1e-12)
+
+
+def test_log_multinomial_pmf_of_1e12_votes_needs_no_table():
+    """Fuzz: log k! was tabulated up to the largest count (1e12 votes: out of memory)."""
+    from scipy import stats
+
+    from labelvar._panel import log_multinomial_pmf
+
+    for n in (99_995, 100_001, 10**7):
+        c = [n - 5, 5]
+        assert float(log_multinomial_pmf(c, [0.9, 0.1])) == pytest.approx(
+            stats.multinomial.logpmf(c, n, [0.9, 0.1]), rel=1e-12)
+    big = float(log_multinomial_pmf([10**12 - 5, 5], [0.9, 0.1]))
+    assert big == pytest.approx(stats.binom.logpmf(5, 10**12, 0.1), rel=1e-12)

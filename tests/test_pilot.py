@@ -337,3 +337,77 @@ def test_snli_two_systems_plan_brackets_target():
         below, at = P.exact_power(sc, cell, np.array([first - 1, first]))
         assert below < 0.8 <= at and row["power_analytic"] >= 0.8
     assert (res.evaluated["power_z"].abs() < 4).all()
+
+
+# --------------------------------------------------------------------------- limits (fuzz)
+def _pilot_with_a_big_item(votes):
+    c = _simulate_pilot(3, 1, 2, [5] * 40, seed=4)
+    c[0] = [votes - 3, 3]
+    return c
+
+
+@pytest.mark.parametrize("votes", [10**4, 10**12])
+def test_a_pilot_item_with_1e4_to_1e12_votes_fits_a_mixture_exactly(votes):
+    """Fuzz: an item with 1e4-1e12 votes hung (its vote patterns were enumerated one by one,
+    its log k! tabulated up to k = 1e12). The mixture's likelihood of that item is exact:
+    the same fit as the likelihood computed independently with scipy's multinomial."""
+    c = _pilot_with_a_big_item(votes)
+    fit = fit_pilot(c, method="mixture")
+    th, w = np.array(fit.prior.values), np.array(fit.prior.weights)
+    from scipy.special import logsumexp
+
+    ll = 0.0
+    for row in c:  # (1/L) sum_j Multinomial(c; theta on j) per grid point, scipy's logpmf
+        lj = [np.logaddexp(stats.multinomial.logpmf(row, row.sum(), [t, 1 - t]),
+                           stats.multinomial.logpmf(row, row.sum(), [1 - t, t])) for t in th]
+        ll += float(logsumexp(np.array(lj) - math.log(2), b=w))
+    # (the reported log-likelihood is the EM's, before support points of weight < 1e-4 are
+    # dropped and the rest renormalised: equal to ~1e-8)
+    assert fit.loglik == pytest.approx(ll, rel=1e-7)
+    big = c[:1]
+    for t in (0.6, 0.9, 0.99):  # the big item's likelihood itself, to 1e-12
+        want = np.logaddexp(stats.multinomial.logpmf(big[0], votes, [t, 1 - t]),
+                            stats.multinomial.logpmf(big[0], votes, [1 - t, t])) - math.log(2)
+        assert log_pattern_likelihood(big, [t], 2)[0, 0] == pytest.approx(want, rel=1e-12)
+
+
+def test_a_beta_fit_refuses_an_item_beyond_its_quadrature():
+    with pytest.raises(ValueError, match=r"^pilot vote counts: method='beta' takes items with "
+                                         r"at most 1000 votes .*got an item with 1000000000000; "
+                                         r"use method='mixture'"):
+        fit_pilot(_pilot_with_a_big_item(10**12), method="beta")
+
+
+def test_a_theta_prior_with_a_1e6_vote_item_is_refused_or_exact():
+    """Fuzz: a Beta theta prior with a 1e6-vote item built 5e5 Gauss-Jacobi nodes (hang)."""
+    from labelvar.pilot import predict_agreement
+
+    with pytest.raises(ValueError, match=r"^counts: a Beta theta prior .* at most 1000 votes"):
+        predict_agreement("beta:2,1", [[10**6 - 3, 3], [3, 2]])
+    # a discrete prior needs no quadrature: exact posterior over its two points
+    ts, n, c0 = np.array([0.6, 0.6005]), 10**6, 600_000
+    p = predict_agreement(("mixture", ts.tolist(), [0.5, 0.5]), [[c0, n - c0]])
+    # posterior over (theta, modal label j): Binomial(c_j; n, theta), scipy's logpmf
+    lj = np.stack([stats.binom.logpmf(c0, n, ts), stats.binom.logpmf(n - c0, n, ts)])
+    post = np.exp(lj - lj.max())
+    post /= post.sum()
+    want = float(post[0] @ ts + post[1] @ (1 - ts))  # P(next vote = label 0, the plurality)
+    assert 0.6 < want < 0.6005
+    assert p.items["predicted"].iloc[0] == pytest.approx(want, rel=1e-9)
+
+
+def test_n_starts_below_one_is_refused_in_one_line():
+    """Fuzz: fit_pilot(n_starts=0) raised AttributeError ('NoneType' has no attribute 'x')."""
+    votes = [[3, 2], [4, 1], [5, 0], [2, 3]]
+    for method in ("dirichlet_mixture", "beta"):
+        with pytest.raises(ValueError, match=r"^n_starts must be >= 1, got 0$"):
+            fit_pilot(votes, method=method, n_starts=0)
+
+
+def test_predicted_agreement_bins_are_in_numeric_order():
+    from labelvar.pilot import predict_agreement
+
+    p = predict_agreement("dirichlet:1,1,2", [[2, 0, 0], [1, 1, 0], [3, 0, 0], [2, 1, 0],
+                                                [10, 1, 0], [3, 3, 3]])
+    assert p.bins["bin"].tolist() == ["0.33", "0.50", "0.67", "0.91", "1.00"]
+    assert p.bins["n_items"].tolist() == [1, 1, 1, 1, 2]

@@ -271,6 +271,41 @@ def test_collect_refuses_a_truncated_or_edited_results_table(tmp_path):
         sweep.collect(tmp_path)
 
 
+def test_collect_refuses_a_truncated_table_whose_metadata_was_deleted(tmp_path):
+    """Fuzz: a job's results.csv cut mid-row with its metadata.json deleted was merged."""
+    sweep.run_job(small_cfg(name="alpha"), tmp_path / "0_alpha", engine=fake_engine)
+    job = sweep.run_job(small_cfg(name="beta", seed=3), tmp_path / "1_beta", engine=fake_engine)
+    (job.out_dir / ".hydra").mkdir()  # a multirun's job directory
+    text = job.results.read_text()
+    job.results.write_text(text[: len(text) // 2])  # cut mid-row
+    (job.out_dir / "metadata.json").unlink()
+    with pytest.raises(ValueError, match=r"1_beta/results.csv: its job's metadata.json .* is "
+                                         r"missing.*rerun the job"):
+        sweep.collect(tmp_path)
+    assert not (tmp_path / "collected.csv").exists()
+
+
+@pytest.mark.parametrize("cut", ["mid-row", "short row"])
+def test_collect_refuses_a_bare_table_cut_mid_row(tmp_path, cut):
+    """A results table with no job around it (no record to check) must at least be whole."""
+    write_results(pd.DataFrame({"mean": [0.5, 0.6], "n": [1, 2]}), tmp_path / "0_a" / "results.csv")
+    path = write_results(pd.DataFrame({"mean": [0.7, 0.8], "n": [3, 4]}),
+                         tmp_path / "1_b" / "results.csv")
+    text = path.read_text()
+    path.write_text(text[:-3] if cut == "mid-row" else text + "0.9\n")
+    with pytest.raises(ValueError, match="1_b/results.csv (ends mid-row|line 4 has 1 fields)"):
+        sweep.collect(tmp_path)
+
+
+def test_stop_with_parent_watches_only_a_direct_child_of_the_sweep(monkeypatch):
+    import os
+
+    monkeypatch.setenv(_sweep_job.PARENT_ENV, str(os.getpid()))  # the sweep process itself
+    assert _sweep_job.stop_with_parent() is False
+    monkeypatch.setenv(_sweep_job.PARENT_ENV, "1")  # not our parent (a cluster job): no watch
+    assert os.getppid() == 1 or _sweep_job.stop_with_parent() is False
+
+
 def test_a_figure_that_fails_never_leaves_the_run_running(tmp_path, monkeypatch):
     from labelvar import plots
 

@@ -52,7 +52,8 @@ _EXPORTS = {
     **dict.fromkeys(("fit_raters", "RaterFit", "RaterModel"), "labelvar.raters"),
     **dict.fromkeys(("panel_ceilings", "coin_model", "Ceilings"), "labelvar.ceilings"),
     # study design and pilots
-    **dict.fromkeys(("Scenario", "plan_study", "DesignResult"), "labelvar.design"),
+    **dict.fromkeys(("Scenario", "plan_study", "DesignResult", "compare_raters", "panel_accuracy",
+                     "cheapest_panel", "RaterComparison", "PanelChoice"), "labelvar.design"),
     **dict.fromkeys(("fit_pilot", "read_pilot", "PilotFit", "ItemModelFit", "predict_agreement"),
                     "labelvar.pilot"),
 }

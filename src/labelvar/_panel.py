@@ -148,6 +148,10 @@ def compositions(panel_size: int, n_labels: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- probabilities
+#: largest vote count whose log k! comes from a table (beyond: scipy's gammaln)
+_LOG_FACTORIAL_TABLE = 100_000
+
+
 def _log_factorials(n: int) -> np.ndarray:
     """log(k!) for k = 0..n (a cumulative sum of logs)."""
     return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
@@ -184,7 +188,9 @@ def log_multinomial_pmf(counts, probs) -> np.ndarray:
 
     Notes
     -----
-    log P = log n! - sum_p log c_p! + sum_p c_p log pi_p, with 0 log 0 = 0.
+    log P = log n! - sum_p log c_p! + sum_p c_p log pi_p, with 0 log 0 = 0; log k! from a
+    table of summed logs up to :data:`_LOG_FACTORIAL_TABLE` votes, log Gamma(k + 1)
+    beyond (any count, no table of n entries).
 
     Examples
     --------
@@ -196,8 +202,15 @@ def log_multinomial_pmf(counts, probs) -> np.ndarray:
     counts = np.asarray(counts, dtype=np.int64)
     if counts.size and counts.min() < 0:
         raise ValueError(f"counts must be >= 0, got {int(counts.min())}")
-    lf = _log_factorials(int(counts.sum(axis=-1).max()) if counts.size else 0)
-    logcoef = lf[counts.sum(axis=-1)] - lf[counts].sum(axis=-1)
+    n = counts.sum(axis=-1)
+    top = int(n.max()) if counts.size else 0
+    if top <= _LOG_FACTORIAL_TABLE:  # a table of log k! (exact sums of logs)
+        lf = _log_factorials(top)
+        logcoef = lf[n] - lf[counts].sum(axis=-1)
+    else:  # many votes (e.g. 1e12 on one item): log Gamma, no table of n entries
+        from scipy.special import gammaln
+
+        logcoef = gammaln(n + 1.0) - gammaln(counts + 1.0).sum(axis=-1)
     return logcoef + _xlogy(counts, probs).sum(axis=-1)
 
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import itertools
 import json
 import logging
 import os
 import platform
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields, is_dataclass
@@ -349,6 +351,53 @@ def _progress(total: int, desc: str, quiet: bool):
     return tqdm(total=total, desc=desc, unit="cell", delay=1.0, leave=False)
 
 
+#: environment variable holding the pid of the `labelvar sweep` process (set by
+#: :func:`labelvar.sweep.cli_main`): a launcher's worker that is its child stops when it dies
+PARENT_ENV = "LABELVAR_SWEEP_PARENT"
+#: held while a chunk file and its marker are written: a worker stopping because its
+#: parent died waits for it, so every file it leaves is whole (and a rerun reuses it)
+WRITING = threading.Lock()
+
+
+def stop_with_parent(poll: float = 0.2) -> bool:
+    """In a launcher's worker process (a child of `labelvar sweep`), exit when that parent dies.
+
+    A multirun through joblib runs jobs in worker processes that would otherwise go on
+    computing and writing after the `labelvar sweep` process was killed. A daemon thread
+    checks every ``poll`` seconds whether this process was re-parented; then it waits for
+    :data:`WRITING` (a chunk being written is finished) and exits with code 3. Jobs in the
+    sweep process itself, and processes that are not its direct children (a cluster's
+    jobs), are not watched. Returns whether a watcher was started (once per process).
+
+    Examples
+    --------
+    >>> stop_with_parent()  # not a worker of a `labelvar sweep` process: nothing to watch
+    False
+    """
+    parent = os.environ.get(PARENT_ENV, "")
+    if not parent.isdigit() or int(parent) == os.getpid() or os.getppid() != int(parent):
+        return False
+    global _WATCHING
+    if _WATCHING:
+        return True
+    _WATCHING = True
+
+    def watch():
+        while os.getppid() == int(parent):
+            time.sleep(poll)
+        with WRITING:
+            logging.getLogger(__name__).error("the labelvar sweep process %s ended: this "
+                                              "worker stops (its complete chunks are kept)",
+                                              parent)
+            os._exit(3)
+
+    threading.Thread(target=watch, name="labelvar-parent-watch", daemon=True).start()
+    return True
+
+
+_WATCHING = False
+
+
 def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = None,
             overrides: Sequence[str] = ()) -> JobResult:
     """Evaluate the grid of ``cfg`` chunk by chunk into ``out_dir``; return a :class:`JobResult`.
@@ -422,12 +471,13 @@ def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: f
                 table = engine(**kwargs, progress=False)
                 seconds = time.perf_counter() - t1
                 t_engine += seconds
-                write_results(table, table_path)
-                marker = {"key": key, "file": table_path.name, "rows": len(table),
-                          "sha256": _sha256(table_path), "cells": chunk.n_cells,
-                          "seconds": round(seconds, 4), "kwargs": kwargs}
-                atomic_write(marker_path,
-                              json.dumps(marker, indent=1, default=_json_default).encode())
+                with WRITING:  # a chunk and its marker (a stopping worker waits for both)
+                    write_results(table, table_path)
+                    marker = {"key": key, "file": table_path.name, "rows": len(table),
+                              "sha256": _sha256(table_path), "cells": chunk.n_cells,
+                              "seconds": round(seconds, 4), "kwargs": kwargs}
+                    atomic_write(marker_path,
+                                 json.dumps(marker, indent=1, default=_json_default).encode())
                 computed += 1
             files.append(table_path)
             bar.update(chunk.n_cells)
@@ -689,6 +739,12 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
         name = info.get("name", job_dir.name)
         record = info.get("results") if isinstance(info.get("results"), dict) else {}
         rel = found[job_dir].relative_to(sweep_dir)
+        if not record.get("sha256") and job_dir in job_dirs:  # a job's table, unverifiable
+            raise ValueError(f"{rel}: its job's metadata.json (the table's row count and "
+                             "checksum) is missing, so a truncated table cannot be told from a "
+                             "whole one; rerun the job")
+        if not record.get("sha256"):  # a bare table: refuse one cut mid-row
+            _check_whole(found[job_dir], rel)
         if record.get("sha256") and record["sha256"] != _sha256(found[job_dir]):
             raise ValueError(f"{rel} is not the table its job wrote (checksum differs from "
                              f"metadata.json: truncated or edited); rerun the job")
@@ -710,6 +766,24 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
         merged[c] = merged[c].astype(str)
     write_results(merged, path)
     return merged, path
+
+
+def _check_whole(path: Path, rel) -> None:
+    """Refuse a CSV results table without a record that is cut (no final newline, short rows)."""
+    if path.suffix != ".csv":
+        return  # Parquet checks its own footer when read
+    import csv
+
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        raise ValueError(f"{rel} ends mid-row (no final newline): a truncated table; rerun the job")
+    rows = csv.reader(io.StringIO(data.decode("utf-8", errors="replace")))
+    width = None
+    for line, row in enumerate(rows, start=1):
+        width = len(row) if width is None else width
+        if row and len(row) != width:
+            raise ValueError(f"{rel} line {line} has {len(row)} fields, the header {width}: a "
+                             "truncated or edited table; rerun the job")
 
 
 def _job_metadata(job_dir: Path, sweep_dir: Path) -> dict:

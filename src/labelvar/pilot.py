@@ -11,6 +11,7 @@ prior's own quadrature; the result (:class:`PilotFit`) goes into
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -333,6 +334,7 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
     from scipy.special import chdtrc, logsumexp
 
     V.choice("method", method, ("beta", "mixture") + ITEM_METHODS)
+    V.integer("n_starts", n_starts, lo=1)  # (every method: a typo is not ignored)
     if method in ITEM_METHODS:  # an item label-distribution model (fit_item_model)
         if selection is not None:
             raise ValueError("selection applies to the theta-prior methods (beta, mixture), not "
@@ -354,12 +356,19 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
         by_k = {int(kk): selection_log_prob(sel, kk, th, L) for kk in ks}
         return np.stack([by_k[int(kk)] for kk in kpat])
 
-    free = _free_proportions(ks, L, sel)
+    free = _free_proportions(ks, L, sel, cap=len(pats) + 2)  # dof <= observed patterns
     if method == "beta" and free < 2:
         notes.append(f"the patterns {'the selection admits' if sel else 'possible'} leave "
                      f"{free} free proportion(s), too few for a Beta (2 parameters): one "
                      f"theta fitted for every item")
         method = "fixed"
+    if method == "beta":
+        _check_quadrature("pilot vote counts", int(k.max()), "method='beta'",
+                          "use method='mixture' (a grid of theta, any number of votes) or "
+                          "method='dirichlet'")
+        V.memory(f"the Beta fit's likelihood of {len(pats)} vote patterns x "
+                 f"{int(k.max())} votes", 8.0 * 4 * len(pats) * (k.max() + 3) * L * L,
+                 "use fewer distinct vote patterns, or method='mixture'")
     if method == "mixture" and sel is not None and len(ks) > 1:
         raise ValueError(f"pilot: method='mixture' with a selection needs one number of votes "
                          f"per item, got {', '.join(map(str, ks))}; use method='beta'")
@@ -458,29 +467,63 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
                     selection=sel, notes=notes)
 
 
+#: most votes on one item that a Beta θ prior's Gauss-Jacobi quadrature takes (degree
+#: 2 K + 2, about K nodes: scipy's nodes cost O(K^2), ~27 s for a Beta fit at 1000 votes)
+MAX_QUADRATURE_VOTES = 1000
+
+
+def _check_quadrature(field: str, votes: int, what: str, way_out: str) -> None:
+    """Refuse, before computing nodes, an item with more votes than the quadrature takes."""
+    if votes > MAX_QUADRATURE_VOTES:
+        raise ValueError(f"{field}: {what} takes items with at most "
+                         f"{MAX_QUADRATURE_VOTES} votes (exact quadrature of degree 2K + 2), "
+                         f"got an item with {votes}; {way_out}")
+
+
 #: bounds of log a and log b in the Beta fit (a + b < ~1000 keeps the Gauss-Jacobi weights
 #: finite)
 _LOG_AB = (-5.0, 6.0)
 
 
-def _partitions(k: int, parts: int, largest: int | None = None):
-    """Sorted vote patterns of k votes over at most ``parts`` labels (descending tuples)."""
+def _partitions(k: int, parts: int, largest: int | None = None, firsts=None):
+    """Sorted vote patterns of k votes over at most ``parts`` labels (descending tuples).
+
+    ``firsts``: the top counts to enumerate (default every feasible one). Only feasible
+    branches are entered (the top count is at least ceil(k / parts)), so every step
+    yields a pattern: the first n patterns cost O(n parts), whatever k (1e12 votes).
+    """
     largest = k if largest is None else largest
     if k == 0:
         yield ()
         return
-    if parts == 0:
+    if parts == 0 or k > parts * largest:
         return
-    for first in range(min(k, largest), 0, -1):
+    lo = -(-k // parts)  # ceil(k / parts)
+    tops = range(min(k, largest), lo - 1, -1) if firsts is None else \
+        (t for t in firsts if lo <= t <= min(k, largest))
+    for first in tops:
         for rest in _partitions(k - first, parts - 1, first):
             yield (first, *rest)
 
 
-def _free_proportions(ks, L: int, sel: Selection | None) -> int:
-    """Free pattern proportions: per K, the admitted sorted patterns minus one, summed."""
+def _free_proportions(ks, L: int, sel: Selection | None, cap: int | None = None) -> int:
+    """Free pattern proportions: per K, the admitted sorted patterns minus one, summed.
+
+    With ``cap``, at most ``cap + 1`` patterns are counted per K (the result is then
+    min(true count, >= cap)): enough for the degrees of freedom, which never exceed the
+    observed patterns, without enumerating the patterns of 1e12 votes.
+    """
     total = 0
     for kk in ks:
-        n = sum(1 for p in _partitions(int(kk), L) if sel is None or sel.admits(p[0]))
+        kk = int(kk)
+        if sel is None:
+            firsts = None
+        elif sel.at_least is not None:
+            firsts = range(kk, sel.at_least - 1, -1)
+        else:
+            firsts = sorted(sel.tops, reverse=True)
+        pats = _partitions(kk, L, firsts=firsts)
+        n = sum(1 for _ in (pats if cap is None else itertools.islice(pats, cap + 1)))
         total += max(n - 1, 0)
     return total
 
@@ -524,7 +567,7 @@ def _pilot_input(counts, n_labels, sel: Selection | None) -> tuple[np.ndarray, i
                          "unanimous: the pilot looks selected by agreement (as ChaosNLI's "
                          f"items); declare it (selection='top={t}', --pilot-selection top={t}) "
                          "so it enters the likelihood")
-    if sel is not None and _free_proportions(np.unique(k), L, sel) == 0:
+    if sel is not None and _free_proportions(np.unique(k), L, sel, cap=1) == 0:
         raise ValueError(f"pilot: the selection {sel} admits one vote pattern per number of "
                          "votes, so the votes carry no information about theta")
     return c, L, notes
@@ -706,6 +749,7 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     from labelvar.priors import DirichletItems, DirichletMixture, EmpiricalItems
 
     V.choice("method", method, ITEM_METHODS)
+    n_starts = int(V.single("n_starts", V.integer("n_starts", n_starts, lo=1)))
     if isinstance(counts, pd.DataFrame):
         counts = counts.select_dtypes("number").to_numpy()
     c = _item_counts(counts, n_labels)
@@ -786,7 +830,15 @@ def predictive(model, counts, n_labels: int | None = None) -> np.ndarray:
     prior = as_theta_prior(model, L)
     if isinstance(prior, ItemModel):
         return prior.predictive(c)
-    th, w = prior.nodes(L, 2 * int(c.sum(axis=1).max()) + 2)
+    n = c.sum(axis=1)
+    if isinstance(prior, BetaPrior):
+        _check_quadrature("counts", int(n.max()),
+                          f"a Beta theta prior ({prior.describe(L)})",
+                          "use a discrete theta prior (fit_pilot(..., method='mixture')) or "
+                          "an item model")
+    th, w = prior.nodes(L, 2 * int(n.max()) + 2)
+    V.memory(f"the predictive of {len(c)} items x {len(th)} theta nodes x L = {L}",
+             8.0 * 4 * len(c) * len(th) * L * L, "predict fewer items at a time")
     rel = _panel.symmetric_probs(np.clip(th, 1.0 / L, 1.0), L)  # (nodes, L)
     shift = (np.arange(L)[None, :] - np.arange(L)[:, None]) % L  # modal j: label h at (h - j)
     absolute = rel[:, shift]  # (nodes, j, L)
@@ -809,8 +861,8 @@ class AgreementPrediction:
         ``predicted`` (P(one more annotator votes the plurality label | counts),
         averaged over tied labels).
     bins : pandas.DataFrame
-        Per observed-agreement bin (``"0.60"``, top / n at two decimals): ``n_items``,
-        ``agreement`` and mean ``predicted``.
+        Per observed-agreement bin (``"0.60"``, top / n at two decimals), in numeric
+        order: ``n_items``, ``agreement`` and mean ``predicted``.
     """
 
     items: pd.DataFrame
@@ -879,8 +931,8 @@ def predict_agreement(model, counts, n_labels: int | None = None) -> AgreementPr
     >>> p = predict_agreement("dirichlet:1,1,2", [[2, 0, 0], [1, 1, 0]])
     >>> p.items[["agreement", "predicted"]].values.tolist()
     [[1.0, 0.5], [0.5, 0.3333333333333333]]
-    >>> p.bins.values.tolist()
-    [['1.00', 1, 1.0, 0.5], ['0.50', 1, 0.5, 0.3333333333333333]]
+    >>> p.bins.values.tolist()  # bins in numeric order
+    [['0.50', 1, 0.5, 0.3333333333333333], ['1.00', 1, 1.0, 0.5]]
     """
     if isinstance(counts, pd.DataFrame):
         counts = counts.select_dtypes("number").to_numpy()
@@ -896,6 +948,8 @@ def predict_agreement(model, counts, n_labels: int | None = None) -> AgreementPr
     bins = (items.groupby("bin", sort=False)
             .agg(n_items=("votes", "size"), agreement=("agreement", "mean"),
                  predicted=("predicted", "mean")).reset_index())
+    bins = bins.iloc[np.argsort(bins["bin"].astype(float).to_numpy(), kind="stable")]
+    bins = bins.reset_index(drop=True)  # in numeric order of observed agreement
     return AgreementPrediction(items=items, bins=bins, tied=tied.astype(float))
 
 

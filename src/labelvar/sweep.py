@@ -53,6 +53,7 @@ from pathlib import Path
 
 from labelvar._sweep_job import (  # the sweep engine (the public names live there)
     CELL_AXES,
+    PARENT_ENV,
     Chunk,
     JobResult,
     check_engine_limits,
@@ -61,6 +62,7 @@ from labelvar._sweep_job import (  # the sweep engine (the public names live the
     engine_kwargs,
     plan_chunks,
     run_job,
+    stop_with_parent,
 )
 from labelvar.config import (
     SweepConfig,
@@ -124,6 +126,7 @@ def _task(dcfg) -> str:
     from hydra.errors import CompactHydraException
     from hydra.types import RunMode
 
+    stop_with_parent()  # a launcher's worker process stops when `labelvar sweep` dies
     cfg = _to_config(dcfg)
     try:
         validate(cfg)
@@ -489,6 +492,8 @@ def cli_main(args: Sequence[str]) -> int:
     GlobalHydra.instance().clear()
     global _figure_failures
     _figure_failures = [os.getpid(), 0]
+    saved_parent = os.environ.get(PARENT_ENV)
+    os.environ[PARENT_ENV] = str(os.getpid())  # its launcher's workers watch this process
     try:
         hydra_app()()
     except SystemExit as exc:
@@ -499,6 +504,10 @@ def cli_main(args: Sequence[str]) -> int:
         return 0
     finally:
         failed, _figure_failures = _figure_failures[1], None
+        if saved_parent is None:
+            os.environ.pop(PARENT_ENV, None)
+        else:
+            os.environ[PARENT_ENV] = saved_parent
         sys.argv = saved
         if saved_line is not None:
             os.environ["COMP_LINE"] = saved_line

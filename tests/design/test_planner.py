@@ -449,3 +449,31 @@ def test_a_points_stream_does_not_depend_on_the_search():
     assert direct["power_simulated"] == row["power_simulated"]
     assert res.seed == 9
     assert plan_study(sc, panel_sizes=[3], replicates=50, seed=None).seed >= 0
+
+
+def test_unpaired_scan_computes_each_pair_of_scored_counts_once():
+    """Fuzz: an unpaired Dirichlet design with min_agreement hung (P(reject | n_A, n_B) was
+    recomputed for every N: w^2 pairs per N). The table of pairs is filled once per pair,
+    and the cached power equals the brute-force sum at N = 40 (scipy's binomials)."""
+    sc = Scenario("two_systems", theta="dirichlet:2,1", accuracy_b=0.7, delta=0.1,
+                  test="unpaired", min_agreement=0.8)
+    cell = P.cell_probabilities(sc, 5)
+    assert 0 < cell.p_eval < 1
+    P._rejection_table.cache_clear()
+    n = np.arange(1, 301)
+    pw = P.exact_power(sc, cell, n)
+    table = P._rejection_table(float(cell.p_a), float(cell.p_b), float(sc.alpha))
+    computed = int(np.isfinite(table.g).sum())
+    windows = [len(P._unpaired_window(int(N), cell.p_eval)) for N in n]
+    assert computed < 0.2 * sum(w * w for w in windows)  # not w^2 per N: about one band
+    N = 40
+    ns = np.arange(N + 1)
+    wn = stats.binom.pmf(ns, N, cell.p_eval)
+    total = 0.0
+    for na in ns[1:]:
+        for nb in ns[1:]:
+            xa, xb = np.arange(na + 1)[:, None], np.arange(nb + 1)[None, :]
+            rej = P.unpaired_z(xa, na, xb, nb) >= stats.norm.isf(sc.alpha / 2)
+            total += wn[na] * wn[nb] * float(stats.binom.pmf(xa[:, 0], na, cell.p_a) @ rej
+                                             @ stats.binom.pmf(xb[0], nb, cell.p_b))
+    assert pw[N - 1] == pytest.approx(total, abs=1e-12)

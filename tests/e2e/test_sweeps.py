@@ -90,3 +90,37 @@ def test_sigkill_midway_then_resume(tmp_path):
     meta = json.loads((job / "metadata.json").read_text())
     assert (meta["reused"], meta["computed"]) == (done, total - done)
     assert_frame_equal(pd.read_csv(job / "results.csv"), pd.read_csv(ref / "results.csv"))
+
+
+def test_joblib_workers_stop_when_the_sweep_process_is_killed(tmp_path):
+    """SIGKILL the `labelvar sweep -m` process of a joblib multirun: its workers stop writing
+    (before: they went on computing every chunk), and a rerun reuses every chunk they left."""
+    pytest.importorskip("hydra_plugins.hydra_joblib_launcher")
+    sweep_dir = tmp_path / "multi"
+    args = ["sweep", "-m", "experiment=figure1,table1", "replicates=20000", "chunk_cells=2",
+            "output.plots=[]", "--quiet", "hydra/launcher=joblib", "hydra.launcher.n_jobs=2",
+            f"hydra.sweep.dir={sweep_dir}"]
+    exe = Path(sys.executable).with_name("labelvar")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "labelvar.cli"]
+
+    def markers():
+        return sorted(p for p in sweep_dir.glob("*/chunks/*.json"))
+
+    proc = subprocess.Popen(cmd + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while len(markers()) < 3 and time.time() < deadline:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    time.sleep(3.0)  # the watchers poll every 0.2 s; a chunk being written is finished
+    left = markers()
+    time.sleep(6.0)
+    assert markers() == left, "workers went on writing after the sweep process died"
+    assert 3 <= len(left)
+    for marker in left:  # every chunk left is whole: its table matches its marker
+        info = json.loads(marker.read_text())
+        assert len(read_results(marker.with_name(info["file"]))) == info["rows"]
+    subprocess.run(cmd + args, check=True, capture_output=True, timeout=900)
+    reused = sum(json.loads((d / "metadata.json").read_text())["reused"]
+                 for d in sweep_dir.iterdir() if (d / "metadata.json").is_file())
+    assert reused == len(left)

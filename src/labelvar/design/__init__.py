@@ -34,7 +34,8 @@ binomial (or multinomial) with probabilities obtained by enumerating all K-vote
 count vectors and integrating over θ with Gauss-Jacobi quadrature (exact for
 these polynomials in θ). The powers are therefore exact under the model, except
 for the F1 comparison (a Wald test: normal approximation) and the unpaired test
-beyond :data:`labelvar.design._power.UNPAIRED_EXACT_MAX_TERMS` terms per N.
+beyond :data:`labelvar.design._power.UNPAIRED_EXACT_MAX_TERMS` terms per N (each
+pair of scored counts computed once per scan).
 
 Questions
 ---------
@@ -62,7 +63,8 @@ Layout
 :mod:`labelvar._panel`, exact power of each test, critical values, the F1 delta-method
 variance), ``_binom.py`` (binomial and normal tails from scipy.special),
 ``_simulated.py`` (simulated power), ``_planner.py`` (:func:`plan_study`,
-:class:`DesignResult`). Pilot fitting is :mod:`labelvar.pilot`.
+:class:`DesignResult`), ``_raters.py`` (rater questions: :func:`compare_raters`,
+:func:`panel_accuracy`, :func:`cheapest_panel`). Pilot fitting is :mod:`labelvar.pilot`.
 """
 
 from __future__ import annotations
@@ -75,7 +77,16 @@ from labelvar.design._power import (
     separability_critical,
     wilson_half_width,
 )
+from labelvar.design._raters import (
+    PanelChoice,
+    RaterComparison,
+    cheapest_panel,
+    compare_raters,
+    panel_accuracy,
+)
 from labelvar.design._scenario import Scenario
 
-__all__ = ["DesignResult", "Scenario", "f1_difference_variance", "mcnemar_lower_critical",
-           "panel_probabilities", "plan_study", "separability_critical", "wilson_half_width"]
+__all__ = ["DesignResult", "PanelChoice", "RaterComparison", "Scenario", "cheapest_panel",
+           "compare_raters", "f1_difference_variance", "mcnemar_lower_critical",
+           "panel_accuracy", "panel_probabilities", "plan_study", "separability_critical",
+           "wilson_half_width"]

@@ -11,6 +11,7 @@ the power of each exact test is a finite sum (:func:`exact_power`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -397,23 +398,101 @@ def unpaired_rejection(xa, na, nb, alpha: float) -> tuple[np.ndarray, np.ndarray
 
 
 #: The unpaired test's exact power sums over the scored counts of both systems and A's
-#: correct count: about w_A w_B (N pi + 1) terms per N (w: the +/- 8 sd windows of the
-#: scored counts; w = 1 when every item is scored, pi = 1). Above this many terms per N
-#: the normal approximation is used instead (``power_method`` says which).
+#: correct count: about w_A w_B x_A terms per N (w: the +/- 9 sd windows of the scored
+#: counts, w = 1 when every item is scored, pi = 1; x_A: the +/- 9 sd window of A's
+#: correct count). Above this many terms per N the normal approximation is used instead
+#: (``power_method`` says which).
 UNPAIRED_EXACT_MAX_TERMS = 2_000_000
+_SD_WINDOW = 9.0  # binomial mass beyond 9 sd (+ 2) is below 1e-18
+
+
+def _window(n: int, p: float) -> tuple[int, int]:
+    """[lo, hi] of Binomial(n, p) within +/- 9 sd (+ 2): the mass outside is below 1e-18."""
+    sd = math.sqrt(n * p * (1 - p))
+    return (max(0, int(n * p - _SD_WINDOW * sd - 2)),
+            min(n, int(math.ceil(n * p + _SD_WINDOW * sd + 2))))
+
+
+@functools.lru_cache(maxsize=8192)
+def _cdf_window(n: int, p: float) -> tuple[int, np.ndarray]:
+    """(k0, c): c[i] = P(X <= k0 + i - 1) for X ~ Binomial(n, p) on its window (c[0] = 0)."""
+    k0, k1 = _window(n, p)
+    pmf = binom.pmf(np.arange(k0, k1 + 1), n, p)
+    return k0, np.concatenate([[0.0], np.cumsum(pmf)])
 
 
 def _unpaired_window(N: int, pi: float) -> np.ndarray:
     if pi >= 1 - 1e-15:
         return np.array([N])
-    sd = math.sqrt(N * pi * (1 - pi))
-    return np.arange(max(0, int(N * pi - 8 * sd - 2)), min(N, int(N * pi + 8 * sd + 2)) + 1)
+    lo, hi = _window(int(N), pi)
+    return np.arange(lo, hi + 1)
 
 
-def unpaired_terms(N: int, pi: float) -> int:
+def unpaired_terms(N: int, pi: float, pa: float = 0.5) -> int:
     """Number of terms of the exact unpaired power at N (see :data:`UNPAIRED_EXACT_MAX_TERMS`)."""
     w = len(_unpaired_window(int(N), pi))
-    return w * w * (int(round(N * pi)) + 1)
+    lo, hi = _window(int(round(N * min(pi, 1.0))), pa)
+    return w * w * (hi - lo + 1)
+
+
+class _CdfRows:
+    """P(X_n <= k) of Binomial(n, p) for the rows n in ``ns``, as one flat table (vectorised)."""
+
+    def __init__(self, ns, p: float):
+        rows = [_cdf_window(int(n), float(p)) for n in np.asarray(ns).tolist()]
+        self.k0 = np.array([k0 for k0, _ in rows])[:, None]
+        self.size = np.array([len(c) for _, c in rows])[:, None]
+        self.offset = np.concatenate([[0], np.cumsum(self.size[:, 0])[:-1]])[:, None]
+        self.flat = np.concatenate([c for _, c in rows])
+
+    def __call__(self, k) -> np.ndarray:
+        """P(X_n <= k[i, j]) for row i (k of shape (rows, ...))."""
+        return self.flat[self.offset + np.clip(k - self.k0 + 1, 0, self.size - 1)]
+
+
+class _RejectionTable:
+    """g(na, nb) = P(the z-test rejects | scored counts na, nb), computed once per pair.
+
+    g sums A's correct count (its window) against B's binomial tails; it does not depend on
+    N or pi, so a scan over N computes each pair once (NaN = not yet computed).
+    """
+
+    def __init__(self, pa: float, pb: float, alpha: float):
+        self.pa, self.pb, self.alpha = pa, pb, alpha
+        self.g = np.full((0, 0), np.nan)
+
+    def __call__(self, ns: np.ndarray) -> np.ndarray:
+        """The table on the grid ns x ns, shape (len(ns), len(ns))."""
+        top = int(ns.max()) + 1
+        if top > len(self.g):
+            size = max(top, 2 * len(self.g))
+            V.memory(f"the unpaired test's exact power up to {size} scored items",
+                     8.0 * size * size, "use the normal approximation (fewer items)")
+            grown = np.full((size, size), np.nan)
+            grown[: len(self.g), : len(self.g)] = self.g
+            self.g = grown
+        sub = self.g[np.ix_(ns, ns)]
+        rows, cols = np.nonzero(np.isnan(sub))
+        na, nb = ns[rows], ns[cols]
+        step = 4096
+        for b0 in range(0, len(na), step):  # the missing pairs, vectorised over A's window
+            self.g[na[b0:b0 + step], nb[b0:b0 + step]] = self._compute(na[b0:b0 + step],
+                                                                     nb[b0:b0 + step])
+        return self.g[np.ix_(ns, ns)]
+
+    def _compute(self, na: np.ndarray, nb: np.ndarray) -> np.ndarray:
+        """The rejection probabilities of the pairs (na[i], nb[i])."""
+        cdf_a, cdf_b = _CdfRows(na, self.pa), _CdfRows(nb, self.pb)
+        width = int(cdf_a.size.max())  # A's window (+ 1): P(xa) = 0 beyond it
+        xa = cdf_a.k0 + np.arange(width)[None, :]
+        pxa = cdf_a(xa) - cdf_a(xa - 1)
+        lo, hi = unpaired_rejection(xa, na[:, None], nb[:, None], self.alpha)
+        return ((cdf_b(lo) + 1.0 - cdf_b(hi - 1)) * pxa).sum(axis=1)
+
+
+@functools.lru_cache(maxsize=8)
+def _rejection_table(pa: float, pb: float, alpha: float) -> _RejectionTable:
+    return _RejectionTable(pa, pb, alpha)
 
 
 def unpaired_power_exact(N: int, pi: float, pa: float, pb: float, alpha: float) -> float:
@@ -421,22 +500,18 @@ def unpaired_power_exact(N: int, pi: float, pa: float, pb: float, alpha: float) 
 
     Each system's scored count is Binomial(N, pi) and its correct count Binomial(n, p);
     the power sums P(reject) over both systems' scored and correct counts (B's correct
-    count through its binomial tails beyond :func:`unpaired_rejection`).
+    count through its binomial tails beyond :func:`unpaired_rejection`), each count over
+    its +/- 9 sd window (the mass left out is below 1e-18 per count). P(reject | both
+    scored counts) is computed once per pair (:class:`_RejectionTable`), so a scan over
+    N costs about one new row and column of pairs per N.
     """
     ns = _unpaired_window(int(N), pi)
     w = binom.pmf(ns, N, pi) if len(ns) > 1 else np.ones(1)
-    total = 0.0
-    for na, wa in zip(ns, w):
-        if na == 0:
-            continue
-        xa = np.arange(na + 1)
-        pxa = binom.pmf(xa, na, pa)
-        nb = ns[ns > 0][:, None]
-        lo, hi = unpaired_rejection(xa[None, :], na, nb, alpha)
-        rej = binom.cdf(lo, nb, pb) + binom.sf(hi - 1, nb, pb)
-        wb = (w[ns > 0] if len(ns) > 1 else np.ones(1))
-        total += wa * float(wb @ (rej @ pxa))
-    return total
+    keep = ns > 0
+    nbs, wb = ns[keep], w[keep]
+    if not len(nbs):
+        return 0.0
+    return float(wb @ _rejection_table(float(pa), float(pb), float(alpha))(nbs) @ wb)
 
 
 def _unpaired_normal(n: np.ndarray, pa: float, pb: float, alpha: float) -> np.ndarray:
@@ -455,7 +530,7 @@ def power_method(sc: Scenario, cell: Cell, N: int) -> str:
     if sc.question == "two_systems" and sc.metric == "f1":
         return "normal"
     if sc.question == "two_systems" and sc.test == "unpaired" and \
-            unpaired_terms(N, cell.p_eval) > UNPAIRED_EXACT_MAX_TERMS:
+            unpaired_terms(N, cell.p_eval, cell.p_a) > UNPAIRED_EXACT_MAX_TERMS:
         return "normal"
     return "exact"
 
@@ -506,24 +581,17 @@ def exact_power(sc: Scenario, cell: Cell, n_grid: np.ndarray) -> np.ndarray:
         return _unpaired_full(n_grid, pa, pb, sc.alpha)
     out = _unpaired_normal(n_grid * pi, pa, pb, sc.alpha)
     for i, N in enumerate(n_grid):
-        if unpaired_terms(int(N), pi) <= UNPAIRED_EXACT_MAX_TERMS:
+        if unpaired_terms(int(N), pi, pa) <= UNPAIRED_EXACT_MAX_TERMS:
             out[i] = unpaired_power_exact(int(N), pi, pa, pb, sc.alpha)
     return out
 
 
 def _unpaired_full(n_grid: np.ndarray, pa: float, pb: float, alpha: float) -> np.ndarray:
-    """Exact unpaired power when every item is scored (n_A = n_B = N), vectorised over N."""
-    out = np.zeros(len(n_grid))
-    for b0 in range(0, len(n_grid), 64):
-        ns = n_grid[b0:b0 + 64]
-        xa = np.arange(int(ns.max()) + 1)[None, :]
-        n = ns[:, None]
-        lo, hi = unpaired_rejection(xa, n, n, alpha)
-        with np.errstate(invalid="ignore"):
-            rej = binom.cdf(lo, n, pb) + binom.sf(hi - 1, n, pb)
-            pxa = binom.pmf(xa, n, pa)
-        out[b0:b0 + 64] = np.where(xa <= n, np.nan_to_num(rej) * pxa, 0.0).sum(axis=1)
-    return out
+    """Exact unpaired power when every item is scored (n_A = n_B = N): g(N, N) per N in n_grid."""
+    n = np.asarray(n_grid, dtype=np.int64)
+    table = _rejection_table(float(pa), float(pb), float(alpha))
+    return np.concatenate([table._compute(n[b0:b0 + 1024], n[b0:b0 + 1024])
+                           for b0 in range(0, len(n), 1024)]) if len(n) else np.zeros(0)
 
 
 class PowerScan:
