@@ -35,7 +35,7 @@ _EXPORTS = {
     **dict.fromkeys(("Expert", "Random", "Prior", "Constant", "Model", "CorrelatedModel",
                      "ModelPair"), "labelvar.models"),
     # the Monte Carlo engine
-    **dict.fromkeys(("simulate", "SimulationResult"), "labelvar.engine"),
+    **dict.fromkeys(("simulate", "simulate_raters", "SimulationResult"), "labelvar.engine"),
     # sweeps
     **dict.fromkeys(("run_job", "collect"), "labelvar.sweep"),
     "SweepConfig": "labelvar.config",

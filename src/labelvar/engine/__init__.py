@@ -44,14 +44,16 @@ Layout
 ``_spec.py``      validated input, grid cells and their random-stream keys
 ``_tables.py``    exact per-item outcome tables and exact expectations
 ``_result.py``    :class:`SimulationResult`
+``_rater_panels.py`` :func:`simulate_raters`: panels drawn from a rater model (skills, difficulty)
 
 Two systems on separate item sets (an unpaired comparison) need no engine
 feature: simulate 2R replicates with the pair (or both models) and score A on
 replicate r and B on replicate R + r; the replicates are independent.
 """
 
+from labelvar.engine._rater_panels import simulate_raters
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._simulate import METRICS, PARAM_COLUMNS, RAW_FIELDS, SUMMARY_COLUMNS, simulate
 
-__all__ = ["simulate", "SimulationResult", "METRICS", "PARAM_COLUMNS", "RAW_FIELDS",
+__all__ = ["simulate", "simulate_raters", "SimulationResult", "METRICS", "PARAM_COLUMNS", "RAW_FIELDS",
            "SUMMARY_COLUMNS"]
