@@ -131,3 +131,32 @@ def test_bad_model_and_panel_refused():
         simulate_raters(m, "r0", n_items=5, replicates=5)
     with pytest.raises(ValueError, match="panel names a rater twice"):
         simulate_raters(m, ["r0", "r0"], n_items=5, replicates=5)
+
+
+def test_simulate_with_a_rater_model_is_simulate_raters():
+    from labelvar import simulate
+
+    m = _difficulty_model(2, [[1.5, 2.5], [2.0, 1.0], [0.8, 1.2], [3.0, 2.0]])
+    kw = dict(n_items=30, replicates=200, seed=4, tie_rule="drop")
+    direct = simulate_raters(m, ["r0", "r1", "r2"], expert="r3", **kw)
+    via = simulate(panel=m, expert="r3", **kw)  # panel_raters default: the others
+    pd.testing.assert_frame_equal(via.summary, direct.summary, check_exact=True)
+    conf = [[0.8, 0.2], [0.1, 0.9]]
+    via = simulate(panel=m, panel_raters=3, expert=conf, n_items=30, replicates=200, seed=4)
+    direct = simulate_raters(m, 3, skill=conf, n_items=30, replicates=200, seed=4)
+    pd.testing.assert_frame_equal(via.summary, direct.summary, check_exact=True)
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(panel_size=5), "panel_size do not apply"),
+    (dict(p_d=0.8, mode="panel"), "p_d, mode do not apply"),
+    (dict(expert="r1"), "need panel="),
+])
+def test_simulate_refuses_conflicting_arguments(kw, message):
+    from labelvar import simulate
+
+    m = _difficulty_model(2, [[1.5, 2.5], [2.0, 1.0], [0.8, 1.2]])
+    args = {"panel": m, **kw} if "expert" not in kw else kw
+    with pytest.raises(ValueError, match=message) as err:
+        simulate(n_items=5, replicates=5, **args)
+    assert "\n" not in str(err.value)

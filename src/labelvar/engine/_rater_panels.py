@@ -171,3 +171,55 @@ def _key(seed, n_items, tie_rule, *arrays) -> int:
         h.update(repr(a.shape).encode())
         h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
     return int.from_bytes(h.digest(), "little")
+
+
+#: the arguments of :func:`labelvar.simulate` that apply to rater panels
+_SIMULATE_SHARED = ("n_items", "replicates", "seed", "thresholds", "tie_rule", "raw", "expected",
+                    "parallel")
+
+
+def from_simulate(args: dict) -> SimulationResult:
+    """:func:`labelvar.simulate` with ``panel=``: refuse the arguments that do not apply, run.
+
+    ``args`` are simulate's arguments (its ``locals()``); any other argument not at its
+    default is refused (one line naming them), as is ``expert`` / ``panel_raters``
+    without ``panel``.
+    """
+    import inspect
+
+    from labelvar.engine._simulate import simulate
+
+    if args["panel"] is None:
+        raise ValueError("expert= and panel_raters= need panel=<RaterModel or RaterFit> "
+                         "(the rater model the panels are drawn from)")
+    defaults = {k: p.default for k, p in inspect.signature(simulate).parameters.items()}
+    shared = _SIMULATE_SHARED + ("panel", "panel_raters", "expert", "progress")
+    bad = [k for k, v in args.items() if k in defaults and k not in shared
+           and not _same(v, defaults[k])]
+    if bad:
+        raise ValueError(f"simulate(panel=<rater model>) draws items from the rater model; "
+                         f"{', '.join(bad)} do not apply (only {', '.join(_SIMULATE_SHARED)})")
+    model = args["panel"]
+    model = getattr(model, "model", model)  # a RaterFit's RaterModel
+    expert = args["expert"]
+    skill = None
+    if isinstance(expert, dict) or isinstance(expert, (list, np.ndarray)):
+        skill, expert = expert, None
+    raters = args["panel_raters"]
+    if raters is None:
+        raters = [r for r in getattr(model, "raters", ()) if r != expert]
+        if not raters:
+            raise ValueError("panel_raters is needed: the model has no fitted raters besides "
+                             "the expert (give rater ids or a panel size K)")
+    tie = args["tie_rule"]
+    return simulate_raters(model, raters, expert=expert, skill=skill, n_items=args["n_items"],
+                           replicates=args["replicates"], seed=args["seed"],
+                           tie_rule=tie, thresholds=args["thresholds"], raw=args["raw"],
+                           expected=args["expected"], parallel=args["parallel"])
+
+
+def _same(value, default) -> bool:
+    try:
+        return bool(value == default) if not isinstance(value, np.ndarray) else False
+    except (TypeError, ValueError):
+        return False

@@ -62,7 +62,8 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
              labellers=("expert", "random"), mode="coin", replicates=10_000, seed=0,
              thresholds=(), theta_prior=None, tie_rule="random", positives="fixed",
              raw=False, progress=False, *, joint=False, class_prior=None, panel_skills=None,
-             method="auto", expected=True, parallel=None) -> SimulationResult:
+             method="auto", expected=True, parallel=None, panel=None, panel_raters=None,
+             expert=None) -> SimulationResult:
     """Simulate labellers against a (possibly disagreeing) ground truth over a parameter grid.
 
     Parameters
@@ -151,6 +152,13 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
         Use the ``prange`` kernels (False: their serial twins; the numbers are
         identical). None: parallel unless a cell's work is small (a serial
         kernel starts faster).
+    panel, panel_raters, expert : optional
+        Panels drawn from a rater model (:func:`labelvar.simulate_raters`, which see):
+        ``panel`` a :class:`labelvar.RaterModel` or :class:`labelvar.RaterFit`,
+        ``panel_raters`` its panel (rater ids or K; default: every fitted rater but the
+        expert), ``expert`` a rater id or a stated skill (a dict or an L x L matrix;
+        default: the population rater). Only ``n_items``, ``replicates``, ``seed``,
+        ``thresholds``, ``tie_rule``, ``raw``, ``expected`` and ``parallel`` apply then.
 
     Returns
     -------
@@ -233,6 +241,12 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     """
     import pandas as pd
 
+    # ---- rater panels: a separate runner (labelvar.engine._rater_panels) ----
+    if panel is not None or panel_raters is not None or expert is not None:
+        from labelvar.engine._rater_panels import from_simulate
+
+        return from_simulate(dict(locals()))
+    # ---- end rater panels ----
     spec = _Spec.build(p_d, m, n_items, n_labels, panel_size, labellers, mode, replicates, seed,
                        thresholds, theta_prior, tie_rule, positives, class_prior, method,
                        panel_skills)
