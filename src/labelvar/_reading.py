@@ -45,6 +45,17 @@ def _one_value_per_key(pairs):
 _DECODER = json.JSONDecoder(object_pairs_hook=_one_value_per_key)
 
 
+def _decode(path, decode, line_of):
+    """``decode()``, its failures as one line naming the file and line (``line_of(position)``)."""
+    try:
+        return decode()
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{line_of(exc.pos)}: not valid JSON ({exc.msg})") from None
+    except _RepeatedKey as exc:
+        raise ValueError(f"{path}:{line_of(None)}: field {exc.args[0]!r} appears twice in one "
+                         "object; give every field its own name") from None
+
+
 def read_jsonl_records(path, lines: list | None = None) -> list[dict]:
     r"""The objects of a JSON-lines file (blank lines skipped); their line numbers into ``lines``.
 
@@ -81,13 +92,7 @@ def read_jsonl_records(path, lines: list | None = None) -> list[dict]:
         for lineno, line in enumerate(_lines(fh, path), 1):
             if not line.strip():
                 continue
-            try:
-                obj = _DECODER.decode(line.strip())
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            except _RepeatedKey as exc:
-                raise ValueError(f"{path}:{lineno}: field {exc.args[0]!r} appears twice in one "
-                                 "object; give every field its own name") from None
+            obj = _decode(path, lambda t=line: _DECODER.decode(t.strip()), lambda _, n=lineno: n)
             if not isinstance(obj, dict):
                 raise ValueError(f"{path}:{lineno}: expected a JSON object per line")
             rows.append(obj)
@@ -138,13 +143,8 @@ def _array_records(path: Path, lines: list | None) -> list[dict]:
             pos += 1
             expect_value = True
             continue
-        try:
-            obj, end = _DECODER.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{line_of(exc.pos)}: not valid JSON ({exc.msg})") from None
-        except _RepeatedKey as exc:
-            raise ValueError(f"{path}:{line_of(pos)}: field {exc.args[0]!r} appears twice in one "
-                             "object; give every field its own name") from None
+        obj, end = _decode(path, lambda p=pos: _DECODER.raw_decode(text, p),
+                           lambda at, p=pos: line_of(p if at is None else at))
         if not isinstance(obj, dict):
             raise ValueError(f"{path}:{line_of(pos)}: expected an array of JSON objects, record "
                              f"{len(rows) + 1} is a {type(obj).__name__}")
