@@ -457,3 +457,32 @@ def test_compare_with_nothing_in_common_is_one_line(tmp_path):
         stratify({"t1": ([[1, 1, 0], [0, 0, 0]] * 3, {"a": [1, 0] * 3}),
                   "t2": ([[1, 1, 0], [0, 0, 0]] * 3, {"b": [1, 0] * 3})},
                  compare=("a", "b"), n_boot=0)
+
+
+def test_compare_across_tasks_with_probabilities_writes_the_report(tmp_path, capsys):
+    """--compare, --compare-across-tasks and --probabilities together: exit 0 and a report
+    (issue 22: it computed everything, then exited 2 writing nothing)."""
+    import random
+
+    rnd = random.Random(0)
+    rows, probs = ["id,task,r1,r2,r3,a,b"], ["id,t1,t2"]
+    for t in ("t1", "t2"):
+        for i in range(60):
+            truth = rnd.randint(0, 1)
+            votes = [truth if rnd.random() < 0.8 else 1 - truth for _ in range(3)]
+            a = truth if rnd.random() < 0.8 else 1 - truth
+            b = truth if rnd.random() < 0.7 else 1 - truth
+            rows.append(f"i{i},{t},{votes[0]},{votes[1]},{votes[2]},{a},{b}")
+    for i in range(60):
+        probs.append(f"i{i},{rnd.random():.3f},{rnd.random():.3f}")
+    (tmp_path / "w.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "pa.csv").write_text("\n".join(probs) + "\n")
+    out = tmp_path / "rep"
+    code = main(["stratify", str(tmp_path / "w.csv"), "--panel", "r*", "--systems", "a,b",
+                 "--item", "id", "--task-column", "task", "--compare", "a,b",
+                 "--compare-across-tasks", "--probabilities", f"a={tmp_path / 'pa.csv'}",
+                 "--pred-item", "id", "--n-boot", "50", "--out", str(out)])
+    assert code == 0
+    table = pd.read_csv(out / "comparisons.csv")
+    assert set(table["system_a"]) == {"a"} and set(table["system_b"]) == {"b"}
+    assert (out / "stratified.csv").exists()
