@@ -47,8 +47,8 @@ from scipy.special import expit
 from labelvar import _labels, _seeding
 from labelvar import _rater_data as rd
 from labelvar import _rater_em as em
-from labelvar import _rater_kernels as rk
 from labelvar import _validate as V
+from labelvar._kernels import raters as rk
 
 __all__ = ["MODELS", "RaterCheck", "RaterFit", "RaterModel", "fit_raters"]
 
