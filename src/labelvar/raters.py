@@ -292,7 +292,7 @@ class RaterModel:
         if tie_rule == "drop":
             keep = n_tied == 1
             if not keep.all():
-                from labelvar.stratified import ExcludedItemsWarning
+                from labelvar._warnings import ExcludedItemsWarning
 
                 warnings.warn(f"predict_agreement: {int((~keep).sum())} of {d.n_items} items have a "
                               "tied panel plurality and are left out (tie_rule='drop')",
