@@ -12,19 +12,21 @@ from labelvar.plots._style import title as set_title
 __all__ = ["plot_power_curves", "plot_power_sawtooth"]
 
 
-def _scenario_titles(scenario):
-    """``(title, subtitle)`` of a planned study, or ``(None, None)`` without one.
+def _scenario_titles(scenario, subtitle):
+    """``(title, subtitle)``: the given subtitle, else the planned study's own words.
 
     The scenario describes itself (:meth:`labelvar.design.Scenario.describe`), so the
     figures never import the planner.
     """
     if scenario is None:
-        return None, None
-    return scenario.describe()
+        return None, subtitle
+    head, sub = scenario.describe()
+    return head, sub if subtitle is None else subtitle
 
 
 def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | None = None,
-                      title: str | None = None, scenario=None) -> Figure:
+                      title: str | None = None, subtitle: str | None = None,
+                      scenario=None) -> Figure:
     """Power against the number of items N, one curve per panel size K (study planner).
 
     With a ``cost`` column in ``curves`` a second panel shows power against total cost,
@@ -46,9 +48,12 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
     title : str, optional
         Figure title; default: the scenario's question
         (:meth:`labelvar.design.Scenario.describe`).
+    subtitle : str, optional
+        Line under the title (e.g. the test, α, target power and θ).
     scenario : labelvar.design.Scenario, optional
-        The planned study (``DesignResult.scenario``); states the question, test,
-        α, target power and θ in the title. ``target`` defaults to its power.
+        The planned study (``DesignResult.scenario``), instead of ``title`` and
+        ``subtitle``: its :meth:`~labelvar.design.Scenario.describe` states the question,
+        test, α, target power and θ. ``target`` defaults to its power.
 
     Returns
     -------
@@ -65,7 +70,7 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
     (1, 3)
     """
     with_cost = "cost" in curves.columns
-    head, sub = _scenario_titles(scenario)
+    head, sub = _scenario_titles(scenario, subtitle)
     if target is None and scenario is not None:
         target = float(scenario.power)
     fig, axes = new_figure(1, 2 if with_cost else 1, width=4.4, height=3.4, sharey=True)
@@ -126,7 +131,7 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
 
 def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = None,
                         n_stable: int | None = None, title: str | None = None,
-                        scenario=None) -> Figure:
+                        subtitle: str | None = None, scenario=None) -> Figure:
     """Exact power at every N near the target: the sawtooth of a discrete test.
 
     Parameters
@@ -140,8 +145,11 @@ def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = 
         (``plans["n_items_first"]``, ``plans["n_items_stable"]``), marked by vertical lines.
     title : str, optional
         Figure title.
+    subtitle : str, optional
+        Line under the title (e.g. the test, α, target power and θ).
     scenario : labelvar.design.Scenario, optional
-        The planned study; its test, α, target power and θ become the subtitle.
+        The planned study, instead of ``subtitle``: its test, α, target power and θ
+        (:meth:`~labelvar.design.Scenario.describe`) become the subtitle.
 
     Returns
     -------
@@ -172,7 +180,6 @@ def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = 
     ax.set_xlabel("items N")
     ax.set_ylabel("power")
     legend(fig, ax.get_legend_handles_labels()[0], ncol=3)
-    head, sub = _scenario_titles(scenario)
-    set_title(fig, title or "Exact power of a discrete test is a sawtooth in N",
-              sub if scenario is not None else None)
+    _, sub = _scenario_titles(scenario, subtitle)
+    set_title(fig, title or "Exact power of a discrete test is a sawtooth in N", sub)
     return fig
