@@ -4,4 +4,5 @@ import sys
 
 from labelvar.cli._main import main
 
-sys.exit(main())
+if __name__ == "__main__":  # pragma: no cover (importing this module runs nothing)
+    sys.exit(main())
