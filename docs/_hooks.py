@@ -29,7 +29,7 @@ PAGES = {
     "labelvar.engine": "engine", "labelvar.sweep": "sweeps", "labelvar.config": "sweeps",
     "labelvar.stratified": "stratified", "labelvar.inference": "inference",
     "labelvar.design": "design", "labelvar.pilot": "pilot", "labelvar.agreement": "agreement",
-    "labelvar._samples": "samples",
+    "labelvar._samples": "samples", "labelvar.ceilings": "ceilings", "labelvar.raters": "raters",
 }
 
 
