@@ -20,6 +20,8 @@ while [[ "${1:-}" == "--slow" || "${1:-}" == "--wheel" ]]; do
     shift
 done
 [[ "${CI:-}" == "true" ]] && { run_slow=1; run_wheel=1; }
+# the layering (pyproject.toml [tool.importlinter]): a broken contract stops here
+lint-imports --no-cache
 python -m pytest -m "not slow" "$@"
 if (( run_slow )); then
     # exit code 5 = no test is marked slow: not a failure (the default suite ran tests)

@@ -43,7 +43,7 @@ sdist = [n.split("/", 1)[1] for n in tarfile.open(sys.argv[1]).getnames() if "/"
 wheel = zipfile.ZipFile(sys.argv[2]).namelist()
 need = ["labelvar/configs/config.yaml", "labelvar/configs/experiment/figure1.yaml",
         "labelvar/configs/hydra/launcher/slurm.yaml", "labelvar/configs_design/snli.yaml",
-        "labelvar/configs_design/separability.yaml", "labelvar/cli.py"]
+        "labelvar/configs_design/separability.yaml", "labelvar/cli/__init__.py"]
 missing = [n for n in need if n not in wheel] + [n for n in need if "src/" + n not in sdist]
 missing += [n for n in ("pyproject.toml", "README.md", "LICENSE") if n not in sdist]
 if missing:

@@ -13,7 +13,7 @@ from scipy.special import expit
 import labelvar
 from labelvar import _rater_data as rd
 from labelvar import _rater_em as em
-from labelvar import _rater_kernels as rk
+from labelvar._kernels import raters as rk
 from labelvar.raters import RaterModel, fit_raters
 from labelvar.stratified import ExcludedItemsWarning
 

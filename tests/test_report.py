@@ -84,10 +84,10 @@ def test_refuses_a_directory_with_other_files(tmp_path, result):
     assert names(tmp_path) == ["notes.txt"]
 
 
-def test_design_report_and_result_write(tmp_path):
+def test_design_report(tmp_path):
     res = D.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
                        replicates=0)
-    paths = res.write(tmp_path / "d")
+    paths = report.write_design_report(res, tmp_path / "d")
     assert sorted(p.name for p in paths) == names(tmp_path / "d") == sorted(
         ["design.csv", "design_bins.csv", "design_evaluated.csv", "design_curves.csv",
          "scenario.json", "power.png", "power.pdf", "report.json"])

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from labelvar import _labels
-from labelvar import _rater_kernels as rk
 from labelvar import _validate as V
+from labelvar._kernels import raters as rk
 
 #: bytes per vote of the fit (codes, two sparse orders, the DataFrame's factorisation)
 BYTES_PER_VOTE = 72

@@ -2,7 +2,7 @@ r"""EM / MAP fits of the rater models on encoded votes (:mod:`labelvar._rater_da
 
 Parameters are held in the kernels' layout: ``lc`` (J + 1, L, G, L) = log P(rater j
 says l | truth z, node g), row J the population rater. The E-step and the per-rater
-statistics are numba kernels (:mod:`labelvar._rater_kernels`); the M-steps work on
+statistics are numba kernels (:mod:`labelvar._kernels.raters`); the M-steps work on
 the small (J, L, G, L) statistics in numpy.
 
 Priors (MAP; weak, none gives a zero rate):
@@ -29,7 +29,7 @@ import numba
 import numpy as np
 from scipy.special import expit
 
-from labelvar import _rater_kernels as rk
+from labelvar._kernels import raters as rk
 
 MODELS = ("one_coin", "dawid_skene", "dawid_skene_difficulty")
 #: Gauss-Hermite nodes of the difficulty model
@@ -77,7 +77,7 @@ class Data:
 
 #: bytes of the per-range rater statistics the fit may hold at once
 STATS_BYTES = 256e6
-#: item ranges of :func:`labelvar._rater_kernels.em_pass` (fewer when raters are many)
+#: item ranges of :func:`labelvar._kernels.raters.em_pass` (fewer when raters are many)
 MAX_CHUNKS = 16
 
 
@@ -112,7 +112,7 @@ def from_votes(votes, fixed) -> Data:
 
 
 def run_pass(d: Data, p, weights, post=None):
-    """(log_lik, S, T, Tk, H) of :func:`labelvar._rater_kernels.em_pass` at ``p``."""
+    """(log_lik, S, T, Tk, H) of :func:`labelvar._kernels.raters.em_pass` at ``p``."""
     G = p.log_weights.size
     out = np.empty((0, G, d.n_labels)) if post is None else post
     return rk.em_pass(d.item_ptr, d.rater, d.label, p.lc, p.log_prior, p.log_weights, d.fixed,

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from labelvar.stratified import _as_table, stratum_order
+from labelvar._paper_layout import _as_table, stratum_order
 
 __all__ = ["BinTestResult", "McNemarResult", "PairedBootstrapResult", "PairedTestResult",
            "bin_tests", "expected_gap_test", "holm", "mcnemar_exact", "paired_bootstrap",

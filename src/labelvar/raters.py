@@ -47,8 +47,8 @@ from scipy.special import expit
 from labelvar import _labels, _seeding
 from labelvar import _rater_data as rd
 from labelvar import _rater_em as em
-from labelvar import _rater_kernels as rk
 from labelvar import _validate as V
+from labelvar._kernels import raters as rk
 
 __all__ = ["MODELS", "RaterCheck", "RaterFit", "RaterModel", "fit_raters"]
 
@@ -292,7 +292,7 @@ class RaterModel:
         if tie_rule == "drop":
             keep = n_tied == 1
             if not keep.all():
-                from labelvar.stratified import ExcludedItemsWarning
+                from labelvar._warnings import ExcludedItemsWarning
 
                 warnings.warn(f"predict_agreement: {int((~keep).sum())} of {d.n_items} items have a "
                               "tied panel plurality and are left out (tie_rule='drop')",

@@ -59,6 +59,7 @@ from labelvar._tables import (  # noqa: F401 (AGREEMENT_COLUMNS: documented here
     _task_table,
 )
 from labelvar._tasks import _prepare, task_roles
+from labelvar._warnings import DataNoteWarning, ExcludedItemsWarning  # noqa: F401 (public names)
 
 __all__ = [
     "COLUMNS",
@@ -97,14 +98,6 @@ MAX_BOOT = 1_000_000
 MAX_DRAWS = 10_000
 #: most H' draws x items of a task (each draw holds a vote and a reference per item)
 MAX_DRAW_CELLS = 200_000_000
-
-
-class DataNoteWarning(UserWarning):
-    """Something about the input worth one line (a small bin, votes dropped, items excluded)."""
-
-
-class ExcludedItemsWarning(DataNoteWarning):
-    """Items were excluded (< 2 panel votes, ties with ``tie_rule='drop'``, no prediction)."""
 
 
 # --------------------------------------------------------------------------- result

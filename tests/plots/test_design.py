@@ -45,3 +45,20 @@ def test_sawtooth_figure_marks_both_crossings(drawn):
     assert "first crossing N = 245" in labels and "stable from N = 258" in labels
     hollow = next(ln for ln in fig.axes[0].lines if ln.get_label() == "power < 0.8")
     assert 246 in hollow.get_xdata() and 245 not in hollow.get_xdata()
+
+
+def test_titles_from_text_equal_titles_from_the_scenario():
+    """Figures take text: title/subtitle from Scenario.describe() draw the same suptitle."""
+    from labelvar.plots.design import plot_power_sawtooth
+
+    sc = D.Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85, delta=0.05,
+                  error_correlation=0.3, min_agreement=0.8)
+    head, sub = sc.describe()
+    assert head.startswith("Two systems: detect an accuracy gain of 0.05")
+    assert sub.split("; ")[0] == "exact McNemar, α = 0.05, target power 0.8"
+    curves = pd.DataFrame({"panel_size": [1, 1], "n_items": [10, 100], "power_analytic": [0.2, 0.9]})
+    by_text = plots.plot_power_curves(curves, target=sc.power, title=head, subtitle=sub).get_suptitle()
+    by_scenario = plots.plot_power_curves(curves, scenario=sc).get_suptitle()
+    assert by_text == by_scenario and by_text.splitlines()[0] == head
+    saw = plot_power_sawtooth([10, 11], [0.81, 0.79], target=0.8, subtitle=sub).get_suptitle()
+    assert saw == plot_power_sawtooth([10, 11], [0.81, 0.79], target=0.8, scenario=sc).get_suptitle()

@@ -26,6 +26,9 @@ Kernels
                        of conditional binomials from per-cell tables
                        (``binomial_table``), cost independent of the number of items
 ``summary_stats``      mean, sd and 5/50/95 % quantiles of many series at once
+``raters``             the rater models' E-step, EM statistics and checks
+                       (:mod:`labelvar._kernels.raters`: ``csr``, ``e_step``,
+                       ``em_pass``, ``count_hist``, ``plurality_hist``, ...)
 
 Each has a ``_serial`` twin compiled without ``parallel=True``; tests check
 that both give bit-identical results.
@@ -89,6 +92,16 @@ from labelvar._kernels.metrics import (  # noqa: F401
     _finish_replicate,
     _macro_metrics,
     metrics_into,
+)
+from labelvar._kernels.raters import (  # noqa: F401
+    count_hist,
+    csr,
+    e_step,
+    em_pass,
+    first_duplicate,
+    int_codes,
+    plurality_hist,
+    share_stats,
 )
 from labelvar._kernels.rng import (  # noqa: F401
     _INV53,
@@ -173,6 +186,10 @@ __all__ = [
     "categorical",
     "collapsed",
     "collapsed_serial",
+    "count_hist",
+    "csr",
+    "e_step",
+    "em_pass",
     "explicit_binary",
     "explicit_binary_fast",
     "explicit_binary_fast_serial",
@@ -181,11 +198,15 @@ __all__ = [
     "explicit_generic_serial",
     "explicit_symmetric",
     "explicit_symmetric_serial",
+    "first_duplicate",
     "gamma",
+    "int_codes",
     "item_model",
     "item_model_serial",
     "metrics_into",
+    "plurality_hist",
     "replicate_key",
+    "share_stats",
     "splitmix64",
     "std_normal",
     "summary_stats",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -76,12 +75,6 @@ class DesignResult:
                 "power_simulated", "power_se", "meets_target", "recommended",
                 "n_items_first", "n_items_stable", "p_gt_error", "items_per_bin"]
         return markdown_table(self.plans[[c for c in cols if c in self.plans]]) + "\n\n" + self.message
-
-    def write(self, out_dir: str | Path, figure: bool = True) -> list[Path]:
-        """Write the report directory (:func:`labelvar.report.write_design_report`)."""
-        from labelvar.report import write_design_report
-
-        return write_design_report(self, out_dir, figure=figure)
 
 
 N_RULES = ("stable", "first")

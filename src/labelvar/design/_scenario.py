@@ -180,6 +180,16 @@ class Scenario:
             return float(self.accuracy_b + self.delta), float(self.accuracy_b)
         return self.accuracy_a, None
 
+    def describe(self) -> tuple[str, str]:
+        """``(title, subtitle)``: the question, then the test, α, target power and θ.
+
+        Examples
+        --------
+        >>> Scenario("separability", theta=0.7).describe()[0]
+        'Separability: tell the expert from a random labeller'
+        """
+        return scenario_text(self)
+
     def to_dict(self) -> dict:
         """Return the scenario as plain data; ``Scenario(**d)`` rebuilds an equal scenario.
 
@@ -206,3 +216,58 @@ def correlation_bounds(qa: float, qb: float) -> tuple[float, float]:
         return 0.0, 0.0
     return (max(0.0, qa + qb - 1) - qa * qb) / s, (min(qa, qb) - qa * qb) / s
 
+
+def scenario_text(scenario) -> tuple[str, str]:
+    """``(title, subtitle)`` of a planned study: the question, then the test and theta.
+
+    The figures of :mod:`labelvar.plots.design` read it through
+    :meth:`Scenario.describe` (they never import the planner).
+
+    Parameters
+    ----------
+    scenario : labelvar.design.Scenario or dict
+        The scenario (or its :meth:`~labelvar.design.Scenario.to_dict`).
+
+    Examples
+    --------
+    >>> from labelvar.design._scenario import Scenario
+    >>> scenario_text(Scenario("separability", theta=0.7))[0]
+    'Separability: tell the expert from a random labeller'
+    >>> scenario_text(Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85,
+    ...                        delta=0.05, error_correlation=0.3, min_agreement=0.8))[1].split("; ")
+    ['exact McNemar, α = 0.05, target power 0.8', 'θ ~ Beta(8, 2) on [1/3, 1], L = 3', \
+'scored where observed agreement ≥ 0.8']
+    """
+    if isinstance(scenario, dict):
+        scenario = Scenario(**scenario)
+    sc = scenario
+    q = sc.question
+    if q == "separability":
+        who = "the system" if sc.accuracy_a is not None else "the expert"
+        head = f"Separability: tell {who} from a {sc.baseline} labeller"
+        if sc.accuracy_a is not None:
+            head += f" (accuracy {_g(sc.accuracy_a)})"
+    elif q == "two_systems":
+        qa, qb = sc.accuracies
+        metric = "F1" if sc.metric == "f1" else "accuracy"
+        article = "an" if metric[0] in "aeiou" else "a"
+        head = (f"Two systems: detect {article} {metric} gain of {_g(sc.delta)} "
+                f"({_g(qa)} vs {_g(qb)}, error correlation {_g(sc.error_correlation)})")
+    else:
+        head = f"Precision: Wilson interval of the score within ±{_g(sc.half_width)}"
+    if q == "two_systems":
+        test = ("exact McNemar" if sc.test == "paired" else "two-proportion z-test") \
+            if sc.metric == "accuracy" else "Wald z-test of the F1 difference"
+        level = f"{test}, α = {_g(sc.alpha)}, target power {_g(sc.power)}"
+    elif q == "separability":
+        level = f"one-sided exact binomial test, α = {_g(sc.alpha)}, target power {_g(sc.power)}"
+    else:
+        level = (f"{_g(100 * sc.confidence_level)} % interval, "
+                 f"target assurance {_g(sc.power)}")
+    theta = as_theta_prior(sc.theta)
+    desc = theta.describe(sc.n_labels)
+    desc = desc.replace("theta", "θ") if desc.startswith("theta") else f"θ ~ {desc}"
+    parts = [level, f"{desc}, L = {sc.n_labels}"]
+    if sc.min_agreement > 0:
+        parts.append(f"scored where observed agreement ≥ {_g(sc.min_agreement)}")
+    return head, "; ".join(parts)

@@ -96,7 +96,7 @@ class _ItemTable:
 
 def run_item_model_cell(cell, spec, key, parallel, want_expected, want):
     """Simulate one grid cell under an item model; return its tables (as ``_run_cell``)."""
-    from labelvar.engine._simulate import _PARALLEL_WORK, _raw_table, _summarise
+    from labelvar.engine._summary import _PARALLEL_WORK, _raw_table, _summarise
 
     model = spec.theta_prior
     lab, kk = cell.n_labels, cell.panel_size

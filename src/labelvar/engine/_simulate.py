@@ -9,15 +9,14 @@ expectations are in :mod:`labelvar.engine._tables`, the validated input in
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from labelvar import _kernels as K
 from labelvar import _metrics, _panel
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import _Spec
+from labelvar.engine._summary import _PARALLEL_WORK, _raw_table, _summarise
 from labelvar.engine._tables import (
-    _EPS,
     _composition_tables,
     _expected,
     _Infeasible,
@@ -37,8 +36,6 @@ SUMMARY_COLUMNS = PARAM_COLUMNS + ("labeller", "stratum", "metric", "threshold",
                                    "seed")
 RAW_FIELDS = ("n", "correct", "tp", "fp", "fn", "tn") + METRICS
 _BINARY_MAX_K = 64      # K above this uses the generic kernel (one compile per K otherwise)
-_PARALLEL_WORK = 2_000_000  # draws per cell from which parallel kernels are used
-_PARALLEL_SUMMARY = 250_000  # values per cell from which the summary runs in parallel
 _FAST_MAX_K = 7         # the vectorised L = 2 kernel packs vote counts 0..K in 8-bit lanes
 # "auto" picks the path with the lower cost per replicate (both are exact). Measured on one
 # thread with scripts/bench.py's time_kernel (2-core reference machine, N = 200, two
@@ -466,22 +463,6 @@ def _explicit_item_ns(fast_binary, symmetric, panel_size, n_labellers):
     return a + b * (panel_size + n_labellers)
 
 
-def _raw_table(out, names, strata, path, theta: bool):
-    """The per-replicate table: one row per replicate x labeller x stratum."""
-    import pandas as pd
-
-    n_rep, n_j, n_strata = out.shape[:3]
-    r, j, s = np.meshgrid(np.arange(n_rep), np.arange(n_j), np.arange(n_strata), indexing="ij")
-    flat = out.reshape(-1, K.N_FIELDS)
-    raw = pd.DataFrame({"labeller": np.asarray(names, dtype=object)[j.ravel()],
-                        "stratum": np.asarray(strata, dtype=object)[s.ravel()],
-                        "replicate": r.ravel()})
-    for f, name in enumerate(K.FIELDS):
-        if name == "theta" and not theta:
-            continue
-        raw[name] = flat[:, f].astype(np.int64) if f < 6 else flat[:, f]
-    raw["method"] = path
-    return raw
 
 
 def _joint_table(joint, codes, names, strata, n_lab, path):
@@ -509,54 +490,3 @@ def _theta_args(cell, spec):
     kind, par, cum = spec.theta_prior.kernel_args(cell.n_labels)
     return _THETA_KIND[kind], par, cum
 
-
-def _summarise(out, names, strata, spec, exp, panel, path, theta_ok):
-    """Summary columns (mean, sd, quantiles, expected, z) of every labeller x stratum x metric.
-
-    One kernel call (:func:`labelvar._kernels.summary_stats`) reads every series (one
-    metric of one labeller and stratum over the replicates where the stratum is
-    non-empty) straight from the kernel output ``out``.
-    """
-    series = [(name, np.nan, K.FIELDS.index(name)) for name in METRICS]
-    if theta_ok:
-        series.append(("theta", np.nan, K.FIELDS.index("theta")))
-    for t in spec.thresholds:
-        series += [("prob_accuracy_ge", t, K.FIELDS.index("accuracy")),
-                   ("prob_f1_ge", t, K.FIELDS.index("f1"))]
-    n_j, n_strata = out.shape[1:3]
-    fields = np.array([f for _, _, f in series], dtype=np.int64)
-    above = np.array([t - _EPS for _, t, _ in series], dtype=float)  # NaN: the value itself
-    st = np.empty((n_j, n_strata, len(series), 5))
-    n_ok = np.empty((n_j, n_strata), dtype=np.int64)  # replicates where (j, s) is non-empty
-    if out.shape[0] * n_j * n_strata * len(series) >= _PARALLEL_SUMMARY:
-        K.summary_stats(out, fields, above, st, n_ok, numba.get_num_threads())
-    else:
-        K.summary_stats_serial(out, fields, above, st, n_ok)
-    blocks = np.argwhere(n_ok > 0)  # (j, s), labellers outer
-    st = st[n_ok > 0].reshape(-1, 5)
-    n_series = len(series)
-    j_of, s_of = np.repeat(blocks[:, 0], n_series), np.repeat(blocks[:, 1], n_series)
-    metric = [m for m, _, _ in series] * len(blocks)
-    threshold = np.tile(np.array([t for _, t, _ in series], dtype=float), len(blocks))
-    if exp is None:
-        expected = np.full(len(metric), np.nan)
-    else:
-        expected = np.array([exp.get((j, s, m, None if t != t else t), np.nan)
-                             for j, s, m, t in zip(j_of.tolist(), s_of.tolist(), metric,
-                                                   threshold.tolist())], dtype=float)
-    n_rep = np.repeat(n_ok[blocks[:, 0], blocks[:, 1]], n_series).astype(np.int64)
-    mean, sd = st[:, 0], st[:, 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        se = sd / np.sqrt(n_rep)
-        diff = mean - expected
-        z = diff / se
-        # no spread beyond rounding noise (e.g. theta when fixed, constant labellers)
-        flat = (sd <= 1e-9) | np.isnan(se)
-        z[flat & (np.abs(diff) <= 1e-9)] = 0.0
-        z[flat & (np.abs(diff) > 1e-12)] = np.nan  # no spread seen: z undefined
-    # plain columns (simulate() makes one DataFrame of all cells); "method" is set by the caller
-    return {"labeller": np.asarray(names, dtype=object)[j_of],
-            "stratum": np.asarray(strata, dtype=object)[s_of], "metric": metric,
-            "threshold": threshold, "mean": mean, "sd": sd,
-            "q05": st[:, 2], "q50": st[:, 3], "q95": st[:, 4], "expected": expected,
-            "replicates": n_rep, "se": se, "z": z}

@@ -6,71 +6,27 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from labelvar._format import short_float as _g
 from labelvar.plots._style import LINESTYLES, MARKERS, PALETTE, legend, new_figure, series_colors
 from labelvar.plots._style import title as set_title
 
-__all__ = ["plot_power_curves", "plot_power_sawtooth", "scenario_text"]
+__all__ = ["plot_power_curves", "plot_power_sawtooth"]
 
 
-def scenario_text(scenario) -> tuple[str, str]:
-    """``(title, subtitle)`` of a planned study: the question, then the test and theta.
+def _scenario_titles(scenario, subtitle):
+    """``(title, subtitle)``: the given subtitle, else the planned study's own words.
 
-    Parameters
-    ----------
-    scenario : labelvar.design.Scenario or dict
-        The scenario (or its :meth:`~labelvar.design.Scenario.to_dict`).
-
-    Examples
-    --------
-    >>> from labelvar.design import Scenario
-    >>> scenario_text(Scenario("separability", theta=0.7))[0]
-    'Separability: tell the expert from a random labeller'
-    >>> scenario_text(Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85,
-    ...                        delta=0.05, error_correlation=0.3, min_agreement=0.8))[1].split("; ")
-    ['exact McNemar, α = 0.05, target power 0.8', 'θ ~ Beta(8, 2) on [1/3, 1], L = 3', \
-'scored where observed agreement ≥ 0.8']
+    The scenario describes itself (:meth:`labelvar.design.Scenario.describe`), so the
+    figures never import the planner.
     """
-    from labelvar.design import Scenario
-    from labelvar.priors import as_theta_prior
-
-    if isinstance(scenario, dict):
-        scenario = Scenario(**scenario)
-    sc = scenario
-    q = sc.question
-    if q == "separability":
-        who = "the system" if sc.accuracy_a is not None else "the expert"
-        head = f"Separability: tell {who} from a {sc.baseline} labeller"
-        if sc.accuracy_a is not None:
-            head += f" (accuracy {_g(sc.accuracy_a)})"
-    elif q == "two_systems":
-        qa, qb = sc.accuracies
-        metric = "F1" if sc.metric == "f1" else "accuracy"
-        article = "an" if metric[0] in "aeiou" else "a"
-        head = (f"Two systems: detect {article} {metric} gain of {_g(sc.delta)} "
-                f"({_g(qa)} vs {_g(qb)}, error correlation {_g(sc.error_correlation)})")
-    else:
-        head = f"Precision: Wilson interval of the score within ±{_g(sc.half_width)}"
-    if q == "two_systems":
-        test = ("exact McNemar" if sc.test == "paired" else "two-proportion z-test") \
-            if sc.metric == "accuracy" else "Wald z-test of the F1 difference"
-        level = f"{test}, α = {_g(sc.alpha)}, target power {_g(sc.power)}"
-    elif q == "separability":
-        level = f"one-sided exact binomial test, α = {_g(sc.alpha)}, target power {_g(sc.power)}"
-    else:
-        level = (f"{_g(100 * sc.confidence_level)} % interval, "
-                 f"target assurance {_g(sc.power)}")
-    theta = as_theta_prior(sc.theta)
-    desc = theta.describe(sc.n_labels)
-    desc = desc.replace("theta", "θ") if desc.startswith("theta") else f"θ ~ {desc}"
-    parts = [level, f"{desc}, L = {sc.n_labels}"]
-    if sc.min_agreement > 0:
-        parts.append(f"scored where observed agreement ≥ {_g(sc.min_agreement)}")
-    return head, "; ".join(parts)
+    if scenario is None:
+        return None, subtitle
+    head, sub = scenario.describe()
+    return head, sub if subtitle is None else subtitle
 
 
 def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | None = None,
-                      title: str | None = None, scenario=None) -> Figure:
+                      title: str | None = None, subtitle: str | None = None,
+                      scenario=None) -> Figure:
     """Power against the number of items N, one curve per panel size K (study planner).
 
     With a ``cost`` column in ``curves`` a second panel shows power against total cost,
@@ -90,10 +46,14 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
     target : float, optional
         Target power (dashed line).
     title : str, optional
-        Figure title; default: the scenario's question (:func:`scenario_text`).
-    scenario : labelvar.design.Scenario or dict, optional
-        The planned study (``DesignResult.scenario``); states the question, test,
-        α, target power and θ in the title. ``target`` defaults to its power.
+        Figure title; default: the scenario's question
+        (:meth:`labelvar.design.Scenario.describe`).
+    subtitle : str, optional
+        Line under the title (e.g. the test, α, target power and θ).
+    scenario : labelvar.design.Scenario, optional
+        The planned study (``DesignResult.scenario``), instead of ``title`` and
+        ``subtitle``: its :meth:`~labelvar.design.Scenario.describe` states the question,
+        test, α, target power and θ. ``target`` defaults to its power.
 
     Returns
     -------
@@ -110,9 +70,9 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
     (1, 3)
     """
     with_cost = "cost" in curves.columns
-    head, sub = scenario_text(scenario) if scenario is not None else (None, None)
+    head, sub = _scenario_titles(scenario, subtitle)
     if target is None and scenario is not None:
-        target = float(getattr(scenario, "power", None) or scenario["power"])
+        target = float(scenario.power)
     fig, axes = new_figure(1, 2 if with_cost else 1, width=4.4, height=3.4, sharey=True)
     ks = sorted(curves["panel_size"].unique())
     colors = series_colors(len(ks))
@@ -171,7 +131,7 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
 
 def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = None,
                         n_stable: int | None = None, title: str | None = None,
-                        scenario=None) -> Figure:
+                        subtitle: str | None = None, scenario=None) -> Figure:
     """Exact power at every N near the target: the sawtooth of a discrete test.
 
     Parameters
@@ -185,8 +145,11 @@ def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = 
         (``plans["n_items_first"]``, ``plans["n_items_stable"]``), marked by vertical lines.
     title : str, optional
         Figure title.
-    scenario : labelvar.design.Scenario or dict, optional
-        The planned study; its test, α, target power and θ become the subtitle.
+    subtitle : str, optional
+        Line under the title (e.g. the test, α, target power and θ).
+    scenario : labelvar.design.Scenario, optional
+        The planned study, instead of ``subtitle``: its test, α, target power and θ
+        (:meth:`~labelvar.design.Scenario.describe`) become the subtitle.
 
     Returns
     -------
@@ -217,7 +180,6 @@ def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = 
     ax.set_xlabel("items N")
     ax.set_ylabel("power")
     legend(fig, ax.get_legend_handles_labels()[0], ncol=3)
-    head, sub = scenario_text(scenario) if scenario is not None else (None, None)
-    set_title(fig, title or "Exact power of a discrete test is a sawtooth in N",
-              sub if scenario is not None else None)
+    _, sub = _scenario_titles(scenario, subtitle)
+    set_title(fig, title or "Exact power of a discrete test is a sawtooth in N", sub)
     return fig

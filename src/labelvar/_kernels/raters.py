@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from labelvar._kernels import uniform
+from labelvar._kernels.rng import uniform
 
 #: items per block of the parallel item loops (fixed: results do not depend on threads)
 BLOCK = 4096
