@@ -44,7 +44,8 @@ _FLOAT_AXES = ("m", "p_d")
 _CHUNK_SCHEMA = 1
 #: engine sources whose content enters every chunk key (edit the engine -> recompute; a
 #: folder stands for its modules)
-_ENGINE_SOURCES = ("engine/_simulate.py", "engine/_spec.py", "engine/_tables.py", "models.py",
+_ENGINE_SOURCES = ("engine/_simulate.py", "engine/_spec.py", "engine/_tables.py",
+                   "engine/_collapsed_inputs.py", "engine/_expected.py", "models.py",
                    "priors.py", "_panel.py", "_metrics.py", "_kernels", "analytic.py")
 
 
