@@ -156,7 +156,7 @@ def test_snli_panel_only_h_prime_e_and_chance():
                          "--format", "csv")
     assert code == 0, err
     assert "labelvar:" not in out  # the summary goes to stderr: the piped table stays clean
-    assert ("snli_1.0_dev_first1288: 1,289 items, 5 raters, 4-5 votes per item, labels "
+    assert ("snli_1.0_dev_first1288: 1,289 items, unidentified raters, 4-5 votes per item, labels "
             "contradiction (2,088), entailment (2,183), neutral (2,171); systems none") in err
     t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
     assert set(t.role) == {"H'", "H'-loo"}
@@ -176,7 +176,7 @@ def test_dialsummeval_panel_only():
     paper = out.split("### panel agreement")[0]
     assert len(re.findall(r"\|\s+fluency \|", paper)) == 4 and "accuracy H'" in out
     # fluency's 16 ratings of 1 (0.4 % of votes) are a real rating next to the others: kept
-    assert "fluency: 1,400 items, 3 raters, 3 votes per item, labels 1 (16), 2 (71)" in err
+    assert "fluency: 1,400 items, unidentified raters, 3 votes per item, labels 1 (16), 2 (71)" in err
 
 
 def test_chexpert_without_tasks_partial_coverage(tmp_path):
