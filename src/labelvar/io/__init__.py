@@ -37,9 +37,8 @@ label value may be is defined once, in :mod:`labelvar._labels` (which
 :func:`labelvar.stratify` applies to the tables it is given, read here or not).
 
 The code is in private modules, one per layout (``_wide``, ``_rater_files``, ``_long``,
-``_jsonl``), the
-prediction and probability files (``_predictions``), :func:`load_tasks` (``_load``), the
-:func:`synthetic_panel` example (``_synthetic``) and the shared pieces (``_common``:
+``_jsonl``), the prediction and probability files (``_predictions``), :func:`load_tasks`
+(``_load``), the :func:`synthetic_panel` example (``_synthetic``) and the shared pieces (``_common``:
 :class:`TaskData`, column selection, :func:`read_frame`, the checks). This face only
 re-exports; import from ``labelvar.io``. The readers may import pandas, numpy and the
 lower helpers (``labelvar._csv``, ``_labels``, ``_reading``, ``_docs``, ``_validate``,
