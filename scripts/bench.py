@@ -143,9 +143,9 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="fewer replicates")
     ap.add_argument("--no-stratify", action="store_true",
                     help="skip the stratify rows (2e6-item file, minutes)")
-    ap.add_argument("--readme", action="store_true",
-                    help="also write this run's output into README.md's Performance section "
-                         "(between the bench markers)")
+    ap.add_argument("--docs", action="store_true",
+                    help="also write this run's output into docs/guides/development.md's "
+                         "benchmark section (between the bench markers)")
     ap.add_argument("--raters", action="store_true",
                     help="only the rater-model rows (fit_raters on 1e7 votes, DS vs crowd-kit)")
     args = ap.parse_args(argv)
@@ -154,8 +154,8 @@ def main(argv=None):
             print(f"  {what}  {value}  {target}  {verdict}")
         print(f"load average: {os.getloadavg()[0]:.2f} (1 min)")
         return 0
-    if args.readme:
-        return _to_readme(lambda: main([a for a in (argv or sys.argv[1:]) if a != "--readme"]))
+    if args.docs:
+        return _to_docs(lambda: main([a for a in (argv or sys.argv[1:]) if a != "--docs"]))
     scale = 0.25 if args.quick else 1.0
     n_items, panel_k, theta = 1000, 5, 0.7
     rows = []
@@ -564,7 +564,7 @@ def _stratify_rows(quick, runs=3):
     return [(w, v, t, "PASS" if ok else "FAIL") for w, v, t, ok in rows]
 
 
-# --------------------------------------------------------------------------- README section
+# --------------------------------------------------------------------------- docs section
 _MARKERS = ("<!-- bench output: start -->", "<!-- bench output: end -->")
 
 
@@ -582,10 +582,10 @@ class _Tee:
         self.stream.flush()
 
 
-def _to_readme(run):
-    """Run ``run()`` printing as usual, then put its output into README.md's section.
+def _to_docs(run):
+    """Run ``run()`` printing as usual, then put its output into the development notes.
 
-    The README's Performance section holds the output of one full run between
+    ``docs/guides/development.md``'s benchmark section holds the output of one full run between
     :data:`_MARKERS`; this replaces exactly that block (atomically), so the section is
     always a real run's output.
     """
@@ -593,19 +593,19 @@ def _to_readme(run):
 
     from labelvar._files import atomic_write
 
-    readme = REPO / "README.md"
-    text = readme.read_text()
+    page = REPO / "docs" / "guides" / "development.md"
+    text = page.read_text()
     start, end = (text.find(m) for m in _MARKERS)
     if start < 0 or end < start:
-        raise SystemExit(f"README.md has no {_MARKERS[0]} ... {_MARKERS[1]} block")
+        raise SystemExit(f"{page} has no {_MARKERS[0]} ... {_MARKERS[1]} block")
     tee = _Tee(sys.stdout)
     with contextlib.redirect_stdout(tee):
         run()
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    block = (f"{_MARKERS[0]}\n```\n# scripts/bench.py {' '.join(sys.argv[1:])} -- {when}, "
+    block = (f"{_MARKERS[0]}\n```text\n# scripts/bench.py {' '.join(sys.argv[1:])} -- {when}, "
              f"{os.cpu_count()} cores\n{''.join(tee.parts).strip()}\n```\n")
-    atomic_write(readme, text[:start] + block + text[end:])
-    print(f"\nwrote this output into {readme}")
+    atomic_write(page, text[:start] + block + text[end:])
+    print(f"\nwrote this output into {page}")
 
 
 # --------------------------------------------------------------------------- scaling table

@@ -1,23 +1,39 @@
-"""The tutorials (docs/tutorials/*.md) run end to end and print what the pages show.
+"""The tutorials, the guides and the README run end to end and print what the pages show.
 
 Each page is executed as a reader would: its fenced blocks in order, in a fresh temporary
 directory that has ``../shared/data`` beside it (a link to the real data), so the commands
-read exactly as typed from a checkout.
+read exactly as typed from a checkout. For the README and the guides (``docs/guides/*.md``)
+the directory also holds links to the checkout's ``examples/`` and ``scripts/``, as a
+reader's clone does.
 
 - ```` ```python ```` blocks run in one namespace per page;
 - ```` ```console ```` blocks run each ``$ ...`` line (``\\`` continues it) with bash, where
-  ``labelvar`` is this interpreter's ``python -m labelvar.cli``; a command must exit 0;
+  ``labelvar`` is this interpreter's ``python -m labelvar.cli`` and ``python`` this
+  interpreter; a command must exit 0, or the exit code a line ``<!-- exit: N -->`` right
+  before the block names (for commands that show a refusal);
 - a ```` ```text ```` block right after a code block is that block's output: every one of
   its non-blank lines must appear, in order, among the lines printed (stderr, then stdout;
   trailing blanks and Hydra's time stamps ignored; a line ``...`` stands for lines left
-  out). These are the
-  tutorials' assertions: the numbers on the page are the numbers the code prints;
-- other fences (```` ```bash ````, ```` ```yaml ````) are shown only, never run.
+  out). These are the pages' assertions: the numbers on the page are the numbers the code
+  prints;
+- a block right after a line ``<!-- not run: why -->`` is shown only, and the test prints
+  why. On the README and the guides every other block must be run or be an output
+  (:func:`unmarked` is checked in the default suite, without running anything); on the
+  tutorials other fences (```` ```bash ````, ```` ```yaml ````) are shown only.
 
 A page starting with ``<!-- requires: a, b -->`` needs ``../shared/data/a`` and ``.../b``
 and is skipped, naming the missing path, without them; ``<!-- needs: module -->`` skips
 when a Python module (e.g. a Hydra launcher plugin) is not installed. Pages with data
-are ``slow``; the synthetic one runs in the default suite.
+are ``slow``; the synthetic tutorial runs in the default suite.
+
+**Re-syncing the outputs** after a change that alters what the code prints (a repr, a
+table's columns, a seeded number): run the pages with ``LABELVAR_RESYNC_DOCS=1``, e.g.
+``LABELVAR_RESYNC_DOCS=1 pytest tests/e2e/test_tutorials.py -m slow -k "readme or guides"``.
+Each output block that no longer matches is rewritten in the page (:func:`resync`: a
+block without ``...`` becomes the printed output; in a block with ``...`` each stale line
+is replaced by the next printed line of the same shape, its numbers aside) and the test
+fails saying which blocks it rewrote: review ``git diff``, mend the prose that quotes the
+numbers, and run again without the variable.
 """
 
 from __future__ import annotations
@@ -36,23 +52,59 @@ import pytest
 from conftest import SHARED_DATA
 
 REPO = Path(__file__).resolve().parents[2]
-PAGES = sorted(p for p in (REPO / "docs" / "tutorials").glob("*.md") if p.name != "index.md")
+TUTORIALS = sorted(p for p in (REPO / "docs" / "tutorials").glob("*.md") if p.name != "index.md")
+#: pages where every block is run or marked: the front page and the guides
+STRICT = [REPO / "README.md", *sorted((REPO / "docs" / "guides").glob("*.md"))]
+PAGES = TUTORIALS + STRICT
 FAST = {"synthetic.md"}
+#: what a checkout gives the README's and the guides' commands (linked into their directory)
+CHECKOUT = ("examples", "scripts")
 #: the time stamp that starts Hydra's log lines, not shown on the pages
 STAMP = re.compile(r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\]")
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+NOT_RUN = re.compile(r"<!-- not run: ([^>]*?) -->\s*$")
+EXIT = re.compile(r"<!-- exit: (\d+) -->\s*$")
+RUN = ("python", "console")
 
 
-def blocks(text: str) -> list[tuple[str, str, str | None]]:
-    """(language, code, expected output or None) for each executed block of a page."""
-    fences = [(m.group(1), m.group(2)) for m in FENCE.finditer(text)]
-    out = []
-    for i, (lang, code) in enumerate(fences):
-        if lang not in ("python", "console"):
-            continue
-        expected = fences[i + 1][1] if i + 1 < len(fences) and fences[i + 1][0] == "text" else None
-        out.append((lang, code, expected))
+class Block:
+    """One fenced block of a page: its language, code, where it is, and what precedes it."""
+
+    def __init__(self, match: re.Match, before: str):
+        self.lang, self.code = match.group(1), match.group(2)
+        self.span = match.span(2)
+        self.why_not = (m.group(1) if (m := NOT_RUN.search(before)) else None)
+        self.exit = int(m.group(1)) if (m := EXIT.search(before)) else 0
+
+
+def fences(text: str) -> list[Block]:
+    """Every fenced block of a page, in order."""
+    out, prev = [], 0
+    for m in FENCE.finditer(text):
+        out.append(Block(m, text[prev:m.start()]))
+        prev = m.end()
     return out
+
+
+def blocks(text: str) -> list[tuple[Block, Block | None]]:
+    """(block, its output block or None) for each executed block of a page."""
+    fs = fences(text)
+    out = []
+    for i, b in enumerate(fs):
+        if b.lang in RUN and b.why_not is None:
+            nxt = fs[i + 1] if i + 1 < len(fs) and fs[i + 1].lang == "text" else None
+            out.append((b, nxt))
+    return out
+
+
+def unmarked(text: str) -> list[str]:
+    """The blocks of a strict page that are neither run, nor an output, nor marked not run."""
+    fs, bad = fences(text), []
+    for i, b in enumerate(fs):
+        is_output = b.lang == "text" and i > 0 and (fs[i - 1].lang in RUN or fs[i - 1].why_not)
+        if b.why_not is None and b.lang not in RUN and not is_output:
+            bad.append(f"block {i + 1} (```{b.lang}): {b.code.splitlines()[0][:60] if b.code else ''}")
+    return bad
 
 
 def commands(console: str) -> list[str]:
@@ -72,9 +124,13 @@ def commands(console: str) -> list[str]:
     return cmds
 
 
+def _lines(printed: str) -> list[str]:
+    return [STAMP.sub("", ln).rstrip() for ln in printed.splitlines()]
+
+
 def check_output(expected: str, printed: str, where: str) -> None:
     """Every non-blank expected line appears in ``printed``, in order (``...`` skips)."""
-    lines = [STAMP.sub("", ln).rstrip() for ln in printed.splitlines()]
+    lines = _lines(printed)
     pos = 0
     for want in (ln.rstrip() for ln in expected.splitlines()):
         if not want.strip() or want.strip() == "...":
@@ -84,6 +140,49 @@ def check_output(expected: str, printed: str, where: str) -> None:
         except ValueError:
             raise AssertionError(f"{where}: the page shows\n  {want}\nbut the code printed:\n"
                                  + printed[-6000:]) from None
+
+
+#: a number as printed (signs, decimals, exponents, thousands separators)
+NUMBER = re.compile(r"[-+−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?|[-+−]?\.\d+|nan|inf", re.IGNORECASE)
+
+
+def shape(line: str) -> str:
+    """A line with its numbers and runs of spaces or dashes collapsed: what a re-sync keeps."""
+    return re.sub(r"[ \t]+|-{2,}", " ", NUMBER.sub("#", line)).strip()
+
+
+def resync(expected: str, printed: str) -> str:
+    """``expected`` brought up to date with ``printed`` (see the module docstring).
+
+    Raises AssertionError when a stale line has no printed line of its shape left.
+    """
+    lines = [ln for ln in _lines(printed)]
+    if not any(ln.strip() == "..." for ln in expected.splitlines()):
+        while lines and not lines[-1].strip():
+            lines.pop()
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        return "\n".join(lines) + "\n"
+    out, pos = [], 0
+    for want in expected.splitlines():
+        w = want.rstrip()
+        if not w.strip() or w.strip() == "...":
+            out.append(want)
+            continue
+        if w in lines[pos:]:
+            pos = lines.index(w, pos) + 1
+            out.append(w)
+            continue
+        same = [i for i in range(pos, len(lines)) if shape(lines[i]) == shape(w)]
+        if not same:
+            raise AssertionError(f"no printed line has the shape of\n  {w}")
+        pos = same[0] + 1
+        out.append(lines[same[0]])
+    return "\n".join(out) + "\n"
+
+
+def label(page: Path) -> str:
+    return str(page.relative_to(REPO))
 
 
 @pytest.fixture
@@ -96,9 +195,10 @@ def reader_dir(tmp_path):
         (tmp_path / "shared" / "data").symlink_to(SHARED_DATA.resolve())
     bindir = tmp_path / "bin"
     bindir.mkdir()
-    shim = bindir / "labelvar"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m labelvar.cli "$@"\n')
-    shim.chmod(0o755)
+    for name, exe in (("labelvar", f'"{sys.executable}" -m labelvar.cli'), ("python", f'"{sys.executable}"')):
+        shim = bindir / name
+        shim.write_text(f'#!/bin/sh\nexec {exe} "$@"\n')
+        shim.chmod(0o755)
     env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "src"),
                                                         os.environ.get("PYTHONPATH")])),
@@ -109,55 +209,93 @@ def reader_dir(tmp_path):
 def _params():
     for page in PAGES:
         marks = [] if page.name in FAST else [pytest.mark.slow]
-        yield pytest.param(page, id=page.stem, marks=marks)
+        pid = page.stem if page in TUTORIALS else label(page).removesuffix(".md").lower()
+        yield pytest.param(page, id=pid, marks=marks)
 
 
 @pytest.mark.parametrize("page", list(_params()))
-def test_tutorial_runs_and_prints_what_the_page_shows(page, reader_dir, monkeypatch):
+def test_page_runs_and_prints_what_the_page_shows(page, reader_dir, monkeypatch):
     text = page.read_text(encoding="utf-8")
     for m in re.finditer(r"<!-- requires: ([^>]*) -->", text):
         for rel in (r.strip() for r in m.group(1).split(",")):
             if not (SHARED_DATA / rel).exists():
-                pytest.skip(f"tutorial {page.name} needs the real data at {SHARED_DATA / rel} "
+                pytest.skip(f"{label(page)} needs the real data at {SHARED_DATA / rel} "
                             "(see ../shared/data/README.md)")
     for m in re.finditer(r"<!-- needs: ([\w.]+) -->", text):
         if importlib.util.find_spec(m.group(1)) is None:
-            pytest.skip(f"tutorial {page.name} needs the Python module {m.group(1)} "
+            pytest.skip(f"{label(page)} needs the Python module {m.group(1)} "
                         "(pip install labelvar[cluster])")
     work, env = reader_dir
+    if page in STRICT:
+        for name in CHECKOUT:
+            (work / name).symlink_to(REPO / name)
     monkeypatch.chdir(work)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     namespace: dict = {"__name__": "__tutorial__"}
     start = time.perf_counter()
-    executed = 0
-    for n, (lang, code, expected) in enumerate(blocks(text), 1):
-        where = f"{page.name}, block {n} ({lang})"
-        if lang == "python":
+    executed, stale = 0, []
+    resyncing = os.environ.get("LABELVAR_RESYNC_DOCS") == "1"
+    for n, (block, output) in enumerate(blocks(text), 1):
+        where = f"{label(page)}, block {n} ({block.lang})"
+        if block.lang == "python":
             buf = io.StringIO()
             with contextlib.redirect_stdout(buf):
-                exec(compile(code, f"<{page.name} block {n}>", "exec"), namespace)
+                exec(compile(block.code, f"<{page.name} block {n}>", "exec"), namespace)
             printed = buf.getvalue()
         else:
             printed = ""
-            for cmd in commands(code):
+            for cmd in commands(block.code):
                 proc = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, text=True,
                                       capture_output=True, timeout=600)
-                assert proc.returncode == 0, f"{where}: `{cmd}` exited {proc.returncode}:\n" \
-                                             f"{proc.stderr[-4000:]}"
+                assert proc.returncode == block.exit, \
+                    f"{where}: `{cmd}` exited {proc.returncode}, not {block.exit}:\n{proc.stderr[-4000:]}"
                 printed += proc.stderr + proc.stdout  # notes on stderr come first
-        if expected is not None:
-            check_output(expected, printed, where)
+        if output is not None:
+            try:
+                check_output(output.code, printed, where)
+            except AssertionError:
+                if not resyncing:
+                    raise
+                stale.append((output, resync(output.code, printed), where))
         executed += 1
-    assert executed, f"{page.name} has no executable block"
-    print(f"{page.name}: {executed} blocks in {time.perf_counter() - start:.1f} s")
+    shown = [b.why_not for b in fences(text) if b.why_not]
+    assert executed or shown, f"{label(page)} has no executable block"
+    if stale:
+        for output, new, _ in sorted(stale, key=lambda s: -s[0].span[0]):
+            text = text[:output.span[0]] + new + text[output.span[1]:]
+        page.write_text(text, encoding="utf-8")
+        pytest.fail(f"re-synced {len(stale)} output blocks of {label(page)} ("
+                    + "; ".join(w for _, _, w in stale) + "): review `git diff`, mend the prose")
+    print(f"{label(page)}: {executed} blocks in {time.perf_counter() - start:.1f} s"
+          + (f"; shown only: {'; '.join(shown)}" if shown else ""))
+
+
+@pytest.mark.parametrize("page", STRICT, ids=lambda p: label(p))
+def test_every_block_of_the_readme_and_guides_is_run_or_says_why_not(page):
+    bad = unmarked(page.read_text(encoding="utf-8"))
+    assert not bad, (f"{label(page)}: blocks neither run (```python, ```console) nor an output "
+                     "nor marked <!-- not run: why -->:\n  " + "\n  ".join(bad))
 
 
 def test_block_parser():
     page = ("x\n```python\nprint(1)\n```\n```text\n1\n```\n```bash\nnot run\n```\n"
-            "```console\n$ labelvar a \\\n    b\n$ echo c\n```\n")
+            "```console\n$ labelvar a \\\n    b\n$ echo c\n```\n"
+            "<!-- not run: a cluster -->\n```console\n$ sbatch x\n```\n```text\nshown\n```\n"
+            "<!-- exit: 2 -->\n```console\n$ false\n```\n")
     got = blocks(page)
-    assert [(lang, exp) for lang, _, exp in got] == [("python", "1\n"), ("console", None)]
-    assert commands(got[1][1]) == ["labelvar a \\\n    b", "echo c"]
+    assert [(b.lang, o.code if o else None) for b, o in got] == \
+        [("python", "1\n"), ("console", None), ("console", None)]
+    assert [b.exit for b, _ in got] == [0, 0, 2]
+    assert commands(got[1][0].code) == ["labelvar a \\\n    b", "echo c"]
+    assert unmarked(page) == ["block 3 (```bash): not run"]
     check_output("a\n...\nc\n", "a\nb\nc\n", "here")
     with pytest.raises(AssertionError):
         check_output("c\na\n", "a\nb\nc\n", "here")
+
+
+def test_resync_rewrites_stale_numbers_and_keeps_what_was_left_out():
+    printed = "title\n| x | 0.51 |\n| y | -0.20 |\nnoise\n| z | 1.00 |\n"
+    assert resync("| x | 0.50 |\n...\n| z | 1.00 |\n", printed) == "| x | 0.51 |\n...\n| z | 1.00 |\n"
+    assert resync("old\n", "\nnew 1\nnew 2\n\n") == "new 1\nnew 2\n"
+    with pytest.raises(AssertionError, match="shape"):
+        resync("| w | 0.5 |\n...\n", printed)
