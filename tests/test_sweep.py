@@ -324,7 +324,7 @@ def test_a_figure_that_fails_never_leaves_the_run_running(tmp_path, monkeypatch)
 
 
 def test_extra_grid_axes_get_one_figure_each(tmp_path):
-    """The README's sweep example varies N as well as p_d and m: one Figure 1 per N."""
+    """The sweeps guide's example varies N as well as p_d and m: one Figure 1 per N."""
     cfg = small_cfg(name="fig")
     cfg.output.plots = ["figure1"]
     cfg.output.figure_formats = ["png"]

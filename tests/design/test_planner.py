@@ -206,7 +206,7 @@ def test_plans_are_the_exact_first_or_stable_crossing(name, kw, L):
 
 
 def test_sawtooth_separability_theta07_k1_is_pinned():
-    """The README's sawtooth: 0.8038 at N = 245, 0.7880 at 246, >= 0.8 only from 258."""
+    """The planning guide's sawtooth: 0.8038 at N = 245, 0.7880 at 246, >= 0.8 only from 258."""
     sc = Scenario("separability", theta=0.7)
     cell = P.cell_probabilities(sc, 1)
     pw = P.exact_power(sc, cell, np.arange(240, 260))
