@@ -42,8 +42,8 @@ The code is in private modules, one per layout (``_wide``, ``_rater_files``, ``_
 :class:`TaskData`, column selection, :func:`read_frame`, the checks). This face only
 re-exports; import from ``labelvar.io``. The readers may import pandas, numpy and the
 lower helpers (``labelvar._csv``, ``_labels``, ``_reading``, ``_docs``, ``_validate``,
-``_seeding``, ``_samples``), never planning, the engine, figures or the command line; one
-exception today: ``_predictions`` imports :class:`labelvar.stratified.DataNoteWarning` lazily.
+``_seeding``, ``_samples``, ``_warnings``), never evaluation, planning, the engine, figures or
+the command line.
 """
 
 from __future__ import annotations

@@ -165,6 +165,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         data = _attach_probabilities(data, name, paths, item=pred_item or item,
                                      field=prob_field, classes=pred_classes, task=None,
                                      one_task="tasks", field_param="prob_field")
-    return {t: td._replace(humans=tuple(c for c in map(str, td.predictions.columns)
-                                        if any(fnmatch.fnmatchcase(c, h) for h in human_patterns)))
+    # (a reader that expanded a humans field itself, e.g. a JSON list of objects, named them)
+    return {t: td._replace(humans=td.humans or tuple(
+                c for c in map(str, td.predictions.columns)
+                if any(fnmatch.fnmatchcase(c, h) for h in human_patterns)))
             for t, td in data.items()}

@@ -208,7 +208,7 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
     sampled = listed or bool(samples)
     n_answers = sum(sum(x is not None for x in r) for r in answers)
     if parse != "none":
-        from labelvar.stratified import DataNoteWarning
+        from labelvar._warnings import DataNoteWarning
 
         lost = raw - n_answers
         if n_answers == 0:
