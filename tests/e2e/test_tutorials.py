@@ -302,3 +302,13 @@ def test_resync_rewrites_stale_numbers_and_keeps_what_was_left_out():
     assert resync("old\n", "\nnew 1\nnew 2\n\n") == "new 1\nnew 2\n"
     with pytest.raises(AssertionError, match="shape"):
         resync("| w | 0.5 |\n...\n", printed)
+
+
+def test_readme_is_a_front_page():
+    """At most 250 lines, starting with the two set-up commands, linking every guide."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    first = fences(text)[0].code.splitlines()
+    assert [ln.split("#")[0].strip() for ln in first] == ["scripts/reproduce.sh", "scripts/test.sh"]
+    unlinked = [label(p) for p in STRICT[1:] if f"]({label(p)})" not in text]
+    assert not unlinked, f"README.md does not link {unlinked}"
