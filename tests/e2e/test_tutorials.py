@@ -177,8 +177,12 @@ def resync(expected: str, printed: str) -> str:
         same = [i for i in range(pos, len(lines)) if shape(lines[i]) == shape(w)]
         if not same:
             raise AssertionError(f"no printed line has the shape of\n  {w}")
-        pos = same[0] + 1
-        out.append(lines[same[0]])
+        # of the lines of that shape, the one whose numbers differ least (rows of a table
+        # share a shape; the stale row is the one that kept its other numbers)
+        old = NUMBER.findall(w)
+        best = min(same, key=lambda i: sum(a != b for a, b in zip(NUMBER.findall(lines[i]), old)))
+        pos = best + 1
+        out.append(lines[best])
     return "\n".join(out) + "\n"
 
 
@@ -300,6 +304,9 @@ def test_resync_rewrites_stale_numbers_and_keeps_what_was_left_out():
     printed = "title\n| x | 0.51 |\n| y | -0.20 |\nnoise\n| z | 1.00 |\n"
     assert resync("| x | 0.50 |\n...\n| z | 1.00 |\n", printed) == "| x | 0.51 |\n...\n| z | 1.00 |\n"
     assert resync("old\n", "\nnew 1\nnew 2\n\n") == "new 1\nnew 2\n"
+    rows = "| 0.60 | 89 | 0.52 |\n| 0.80 | 112 | 0.65 |\n| 1.00 | 199 | 0.67 |\n"
+    assert resync("| 0.60 | 89 | 0.52 |\n...\n| 1.00 | 199 | 0.70 |\n", rows) == \
+        "| 0.60 | 89 | 0.52 |\n...\n| 1.00 | 199 | 0.67 |\n"
     with pytest.raises(AssertionError, match="shape"):
         resync("| w | 0.5 |\n...\n", printed)
 
