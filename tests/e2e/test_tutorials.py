@@ -24,14 +24,17 @@ reader's clone does.
 A page starting with ``<!-- requires: a, b -->`` needs ``../shared/data/a`` and ``.../b``
 and is skipped, naming the missing path, without them; ``<!-- needs: module -->`` skips
 when a Python module (e.g. a Hydra launcher plugin) is not installed. Pages with data
-are ``slow``; the synthetic tutorial runs in the default suite.
+are ``slow``; the synthetic tutorial runs in the default suite. The README and the guides
+take about 4 minutes together on a loaded 2-core machine (``-m slow -k "readme or guides"``:
+the README 41 s, the sweeps guide 70 s, planning 58 s, stratified 43 s).
 
 **Re-syncing the outputs** after a change that alters what the code prints (a repr, a
 table's columns, a seeded number): run the pages with ``LABELVAR_RESYNC_DOCS=1``, e.g.
 ``LABELVAR_RESYNC_DOCS=1 pytest tests/e2e/test_tutorials.py -m slow -k "readme or guides"``.
 Each output block that no longer matches is rewritten in the page (:func:`resync`: a
 block without ``...`` becomes the printed output; in a block with ``...`` each stale line
-is replaced by the next printed line of the same shape, its numbers aside) and the test
+is replaced by a later printed line of the same shape, numbers aside, the one whose
+numbers differ least; a line with no such match is left to you) and the test
 fails saying which blocks it rewrote: review ``git diff``, mend the prose that quotes the
 numbers, and run again without the variable.
 """
