@@ -1,4 +1,4 @@
-"""Write examples/synthetic_panel.csv, the README's stratify demo, from labelvar.io.synthetic_panel.
+"""Write examples/synthetic_panel.csv, the stratified guide's demo, from labelvar.io.synthetic_panel.
 
     .venv/bin/python scripts/make_synthetic_panel.py [--seed 0] [--n-items 400] [--out PATH]
 
