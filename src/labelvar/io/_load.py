@@ -6,7 +6,7 @@ import fnmatch
 from collections.abc import Sequence
 from pathlib import Path
 
-from labelvar._docs import fill
+from labelvar._base._docs import fill
 from labelvar.io._common import TaskData, _patterns
 from labelvar.io._jsonl import read_jsonl
 from labelvar.io._long import read_long
