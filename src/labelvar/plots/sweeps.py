@@ -206,8 +206,8 @@ def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
                     ax.plot(s["p_d"], s["expected"], linestyle="--", color=colors[i],
                             linewidth=0.9, alpha=0.9)
             if shared and slab["expected"].notna().any():  # once, black, above the MC lines
-                one = sub[(sub[color_by] == color_values[0])
-                          & (sub["labeller"] == lab)].sort_values("p_d")
+                # over every p_d drawn (the colors' grids may differ, e.g. p_d >= 1/L)
+                one = slab.groupby("p_d", as_index=False)["expected"].first()
                 ax.plot(one["p_d"], one["expected"], linestyle="--", color=HUMAN_COLOR,
                         linewidth=1.3, zorder=5, gid=f"closed form:{lab}")
         if shared_labs:
