@@ -26,6 +26,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 0
+#: resolution of the figures written here and by the docs build
+DPI = 110
 #: the shared real data (``../shared/data`` beside the checkout, as tests/conftest.py)
 DATA = Path(os.environ.get("LABELVAR_SHARED_DATA") or ROOT.parent / "shared" / "data")
 sys.path.insert(0, str(ROOT / "scripts"))  # the data scripts' loaders (one definition)
@@ -265,7 +267,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default=str(ROOT / "docs"))
     p.add_argument("--only", nargs="*", choices=sorted(FIGURES), default=None)
-    p.add_argument("--dpi", type=int, default=110)
+    p.add_argument("--dpi", type=int, default=DPI)
     args = p.parse_args(argv)
     from labelvar import plots
 
