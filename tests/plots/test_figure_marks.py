@@ -161,3 +161,24 @@ def test_figure1_shared_closed_form_covers_every_colors_grid():
     (line,) = [ln for ln in fig.axes[0].get_lines() if ln.get_gid() == "closed form:expert"]
     np.testing.assert_allclose(line.get_xdata(), [0.25, 0.4, 0.5, 0.6, 1.0])
     np.testing.assert_allclose(line.get_ydata(), [0.25, 0.4, 0.5, 0.6, 1.0])
+
+
+def test_figure1_does_not_draw_an_expert_below_one_over_L():
+    """A grid shared by several L (the multiclass sweep preset): the expert only from 1/L."""
+    grid = (0.2, 0.3, 0.5, 0.8, 1.0)
+    rows = [dict(p_d=p, n_labels=n_labels, labeller=lab, metric="accuracy", stratum="all",
+                 mean=p if lab == "expert" else 1 / n_labels, m=0.5, n_items=100,
+                 expected=p if lab == "expert" else 1 / n_labels)
+            for n_labels in (2, 4) for p in grid for lab in ("expert", "random")]
+    fig = plots.plot_figure1(pd.DataFrame(rows), color_by="n_labels", metrics=("accuracy",))
+    ax = fig.axes[0]
+    xs = sorted(set(np.round(np.concatenate([ln.get_xdata() for ln in ax.get_lines()
+                                             if ln.get_linestyle() == "-"]), 6)))
+    assert xs == [0.3, 0.5, 0.8, 1.0]  # expert (solid): 0.2 < 1/4 is drawn for no L
+    (closed,) = [ln for ln in ax.get_lines() if ln.get_gid() == "closed form:expert"]
+    assert min(closed.get_xdata()) == 0.3
+    random_x = {float(v) for ln in ax.get_lines() if ln.get_linestyle() == ":"
+                for v in ln.get_xdata()}
+    assert 0.2 in random_x  # the random labeller is drawn everywhere
+    assert ("expert drawn from $p_d$ = 1/$L$ (below it no label is the majority)"
+            in legend_texts(fig))
