@@ -218,11 +218,8 @@ def _figure8_dialsummeval():
 def _item_models():
     import validate_item_models
 
-    from labelvar import plots
-
-    t = validate_item_models.validate_all(DATA / "chaosnli" / "chaosNLI_v1.0", (3, 5, 10), SEED)
-    return plots.plot_item_models(t, title="ChaosNLI: agreement of one more annotator with "
-                                  "the K-vote plurality")
+    return validate_item_models.figure(validate_item_models.validate_all(
+        DATA / "chaosnli" / "chaosNLI_v1.0", (3, 5, 10), SEED))
 
 
 FIGURES = {"figure1": _figure1, "multiclass": _multiclass, "panel_bias": _panel_bias,

@@ -97,6 +97,14 @@ def validate_all(data_dir: Path = DEFAULT_DATA, ks=(3, 5, 10), seed: int = 0) ->
     return pd.concat(parts, ignore_index=True)
 
 
+def figure(table: pd.DataFrame):
+    """The validation figure (the docs' ``item_models.png``, drawn by scripts/render_figures.py)."""
+    from labelvar import plots
+
+    return plots.plot_item_models(table, title="ChaosNLI: agreement of one more annotator "
+                                  "with the K-vote plurality")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -127,7 +135,8 @@ def main(argv=None) -> int:
 
         stem = args.figure.with_suffix("") if args.figure.suffix else args.figure
         fmt = args.figure.suffix.lstrip(".") or "png"
-        (path,) = plots.save(plots.plot_item_models(table), stem, formats=(fmt,), dpi=150)
+        # the resolution of scripts/render_figures.py, which draws the same figure for the docs
+        (path,) = plots.save(figure(table), stem, formats=(fmt,), dpi=110)
         print(f"figure: {path}")
     return 0
 

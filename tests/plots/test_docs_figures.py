@@ -165,6 +165,8 @@ def test_figure7_and_8_draw_their_tables(rf):
     (pts,) = [ln for ln in ax.get_lines() if ln.get_gid() == "points:[0.90, 1.00]"]
     np.testing.assert_allclose(np.sort(pts.get_ydata()),
                                np.sort(scores[scores.stratum == "[0.90, 1.00]"].score))
+    # RoBERTa and BERT on SNLI, RoBERTa only on MNLI: 6 runs, said so
+    assert fig.get_suptitle().splitlines()[1] == "6 (system, task) pairs of 4 systems × 2 tasks"
     fig8 = rf._figure8_dialsummeval()
     ticks = [x.get_text().split("\n")[0] for x in fig8.axes[0].get_xticklabels()]
     assert ticks == ["0.33", "0.67", "1.00", "all"]

@@ -465,10 +465,18 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     ax.set_ylabel(f"{vlabel} ({mlabel})")
     ax.grid(False, axis="x")
     legend(fig, handles, ncol=2)
-    set_title(fig, title or f"{vlabel} per agreement bin ({mlabel})",
-              f"{_count(sub['system'].nunique(), 'system')} × {_count(sub['task'].nunique(), 'task')}"
-              if {"system", "task"} <= set(sub.columns) else None)
+    set_title(fig, title or f"{vlabel} per agreement bin ({mlabel})", _grid_text(sub))
     return fig
+
+
+def _grid_text(sub) -> str | None:
+    """``4 systems × 2 tasks``; ``6 of 4 systems × 2 tasks`` when not every system ran every task."""
+    if not {"system", "task"} <= set(sub.columns):
+        return None
+    n_sys, n_task = sub["system"].nunique(), sub["task"].nunique()
+    pairs = len(sub[["system", "task"]].drop_duplicates())
+    grid = f"{_count(n_sys, 'system')} × {_count(n_task, 'task')}"
+    return grid if pairs == n_sys * n_task else f"{pairs} (system, task) pairs of {grid}"
 
 
 def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1", *,
