@@ -97,6 +97,8 @@ def _design_power():
 
 
 def _design_sawtooth():
+    import pandas as pd
+
     from labelvar.design import Scenario, plan_study
     from labelvar.design import _power as P
     from labelvar.plots.design import plot_power_sawtooth
@@ -104,8 +106,9 @@ def _design_sawtooth():
     sc = Scenario("separability", theta=0.7)
     row = plan_study(sc, panel_sizes=[1], replicates=0).plans.iloc[0]
     n = np.arange(200, 301)
-    pw = P.exact_power(sc, P.cell_probabilities(sc, 1), n)
-    return plot_power_sawtooth(n, pw, target=sc.power, n_first=int(row["n_items_first"]),
+    curve = pd.DataFrame({"n_items": n, "power_analytic": P.exact_power(
+        sc, P.cell_probabilities(sc, 1), n)})
+    return plot_power_sawtooth(curve, target=sc.power, n_first=int(row["n_items_first"]),
                                n_stable=int(row["n_items_stable"]), scenario=sc)
 
 
