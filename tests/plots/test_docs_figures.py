@@ -93,7 +93,14 @@ def test_hook_adds_drawn_figures_replacing_committed_ones(rf, monkeypatch, tmp_p
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1 and "figure figure2_chexpert.png: its data is missing" in warnings[0]
     assert str(tmp_path / "no-data" / "chexpert_test") in warnings[0]
-    assert any("2 figures drawn in" in r.getMessage() for r in caplog.records)
+    assert any("2 figures in" in r.getMessage() for r in caplog.records)
+    # a rebuild in the same process reuses what nothing has changed since (mkdocs serve)
+    monkeypatch.setitem(rf.FIGURES, "design_sawtooth", lambda: pytest.fail("drawn again"))
+    again = hook.on_files(Files([]), cfg)
+    assert again.get_file_from_path("design_sawtooth.png").content_bytes == drawn
+    monkeypatch.setattr(hook, "_fingerprint", lambda rf, name: ("changed",))
+    with pytest.raises(pytest.fail.Exception, match="drawn again"):
+        hook.on_files(Files([]), cfg)
 
 
 @pytest.fixture(scope="module")
@@ -192,3 +199,21 @@ def test_committed_pngs_are_what_their_generator_draws(rf):
         assert now.shape == old.shape, (path.name, "re-render: python scripts/render_figures.py")
         rms = calculate_rms((old * 255).astype(float), (now * 255).astype(float))
         assert rms < 2.0, (path.name, rms, "re-render: python scripts/render_figures.py")
+
+
+@pytest.mark.parametrize("name", ["figure2_chexpert", "figure3_chexpert", "figure4_chexpert",
+                                  "figure7_chaosnli", "figure8_dialsummeval"])
+def test_real_data_figures_are_legible(rf, name, drawn):
+    """Labelled, titled, a legend, no overlapping tick labels (drawn) and no two texts of
+    a panel (stars, test labels, notes) on top of each other."""
+    for folder in rf.NEEDS[name]:
+        shared_data(folder)
+    fig = drawn(rf.FIGURES[name]())
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text()]
+        assert not [(i, j) for i in range(len(boxes)) for j in range(i + 1, len(boxes))
+                    if boxes[i].overlaps(boxes[j])], name
+        if ax.axison and ax.get_ylabel():
+            label = ax.yaxis.label.get_window_extent(renderer)
+            assert not label.overlaps(fig._suptitle.get_window_extent(renderer)), name
