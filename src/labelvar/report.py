@@ -64,7 +64,7 @@ def _table(result) -> pd.DataFrame:
 def _paper_table(result, system):
     from labelvar.stratified import paper_table
 
-    return paper_table(result, system)
+    return paper_table(result, system, digits=2)
 
 
 def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:

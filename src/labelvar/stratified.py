@@ -45,6 +45,7 @@ import pandas as pd
 from labelvar import _labels, _metrics, _samples, _scales, _seeding
 from labelvar import _validate as v
 from labelvar._bins import _has, _index_dtype, _strata
+from labelvar._format import result_html, short_repr
 from labelvar._labels import plain
 from labelvar._panel_loo import rater_majorities
 from labelvar._paper_layout import _as_table, _stratum_key, paper_table, stratum_order  # noqa: F401
@@ -176,13 +177,14 @@ class StratifiedResult:
         """Metrics reported, in table order."""
         return list(dict.fromkeys(self.table["metric"]))
 
-    def describe(self) -> list[str]:
-        """One line per task: items, raters, votes per item, labels found, systems.
+    def describe(self) -> str:
+        """What was read, one line per task: items, raters, votes per item, labels, systems.
 
         Examples
         --------
-        >>> stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0, min_bin_size=1).describe()
-        ['task: 2 items, 3 raters, 3 votes per item, labels 0 (4), 1 (2); systems ai']
+        >>> print(stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0,
+        ...                min_bin_size=1).describe())
+        task: 2 items, 3 raters, 3 votes per item, labels 0 (4), 1 (2); systems ai
         """
         lines = []
         for task, d in self.inputs.items():
@@ -208,16 +210,40 @@ class StratifiedResult:
                 line += "; small bins (no bin test) " + ", ".join(
                     f"{a} ({n})" for a, n in d["small_bins"].items())
             lines.append(line)
-        return lines
+        return "\n".join(lines)
 
     def paper_table(self, system: str | None = None, metrics: Sequence[str] | None = None,
-                    digits: int = 2) -> pd.DataFrame:
-        """The paper's Table 3 layout of :attr:`table` (see :func:`paper_table`)."""
+                    digits: int | None = None) -> pd.DataFrame:
+        """The paper's Table 3 layout of :attr:`table`: numbers, or text with ``digits``.
+
+        See :func:`paper_table`.
+
+        Examples
+        --------
+        >>> r = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1]], {"ai": [1, 0, 0]}, n_boot=0)
+        >>> r.paper_table("ai")["f1 AI"].round(3).tolist()
+        [1.0, 0.0, 0.667]
+        """
         return paper_table(self.table, system, metrics=metrics, digits=digits)
 
+    def _shown(self) -> dict:
+        return {"tasks": self.tasks, "systems": self.systems, "metrics": self.metrics,
+                "rows": len(self.table), "seed": self.seed}
+
     def __repr__(self) -> str:
-        return (f"StratifiedResult(tasks={self.tasks!r}, systems={self.systems!r}, "
-                f"metrics={self.metrics!r}, rows={len(self.table)}, seed={self.seed})")
+        return short_repr("StratifiedResult", self._shown())
+
+    def _repr_html_(self) -> str:
+        """The notebook view: what was read, then the paper-layout table per system."""
+        tables = {f"paper_table({s!r})": paper_table(self, s, digits=3) for s in self.systems[:5]}
+        if not tables:
+            tables["paper_table()"] = paper_table(self, None, digits=3)
+        if self.comparisons is not None:
+            tables["comparisons"] = self.comparisons
+        fields = {"humans": self.humans, "seed": self.seed}
+        fields.update({f"excluded ({task})": ", ".join(f"{k} {n:,}" for k, n in ex.items() if n)
+                       for task, ex in self.excluded.items() if any(ex.values())})
+        return result_html("StratifiedResult", fields, tables, self.describe().splitlines())
 
 
 def _progress_bar(progress: bool | None, desc: str, unit: str):

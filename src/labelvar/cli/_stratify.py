@@ -272,7 +272,7 @@ def _run_stratify(args) -> int:
         if counts and msg.startswith("--panel:"):  # (the panel was given as its counts)
             msg = "--panel-counts" + msg[len("--panel"):]
         raise ValueError(msg) from None
-    for line in result.describe():  # what was read, on stderr: piped tables stay clean
+    for line in result.describe().splitlines():  # what was read, on stderr: piped tables stay clean
         print(f"labelvar: {line}", file=sys.stderr)
     for w in caught:
         if issubclass(w.category, st.DataNoteWarning):
