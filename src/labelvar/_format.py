@@ -221,6 +221,13 @@ def brief(value) -> str:
     return text
 
 
+class Text(str):
+    """Text a repr shows as it is, without quotes (``panel=5 raters [...]``)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def short_repr(name: str, fields: dict) -> str:
     """``name(field=value, ...)`` with each value :func:`brief`.
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from labelvar._files import atomic_write, directory_lock, read_results, write_results
+from labelvar._format import Shown
 from labelvar._sweep_chunks import (  # noqa: F401  (re-exported)
     _ENGINE_SOURCES,
     CELL_AXES,
@@ -59,8 +60,8 @@ from labelvar.config import (
 log = logging.getLogger("labelvar.sweep")
 
 # --------------------------------------------------------------------------- one job
-@dataclass
-class JobResult:
+@dataclass(repr=False)
+class JobResult(Shown):
     """What :func:`run_job` produced.
 
     Attributes

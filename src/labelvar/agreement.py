@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from labelvar import _validate as v
+from labelvar._format import result_html
 
 __all__ = ["LEVELS", "CrossReplication", "bootstrap_agreement", "cross_replication", "dawid_skene",
            "fleiss_kappa", "independent_normalized_kappa", "krippendorff_alpha"]
@@ -372,6 +373,12 @@ class CrossReplication:
         return (f"CrossReplication(kappa_x={r.kappa_x:.4f}, kappa_X={r.kappa_X:.4f}, "
                 f"kappa_Y={r.kappa_Y:.4f}, normalized={r.normalized:.4f}, "
                 f"n_items={int(r.n_items)})")
+
+    def _repr_html_(self) -> str:
+        return result_html("CrossReplication", {"level": self.level, "n_boot": self.n_boot,
+                                                "confidence_level": self.confidence_level,
+                                                "seed": self.seed}, {"table": self.table},
+                           [repr(self)])
 
 
 def _cross_parts(cx: np.ndarray, cy: np.ndarray):

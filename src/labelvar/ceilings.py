@@ -61,6 +61,7 @@ import pandas as pd
 from labelvar import _panel
 from labelvar import _validate as V
 from labelvar._distributions import DiscreteDistribution, binomial_sum_distribution
+from labelvar._format import Shown
 
 __all__ = ["CEILINGS", "Ceilings", "coin_model", "panel_ceilings"]
 
@@ -70,8 +71,8 @@ CEILINGS = ("exchangeable", "oracle", "rater")
 _POPULATION = "population"
 
 
-@dataclass(frozen=True)
-class Ceilings:
+@dataclass(frozen=True, repr=False)
+class Ceilings(Shown):
     """Ceilings per agreement bin (:func:`panel_ceilings`).
 
     Attributes
@@ -93,6 +94,14 @@ class Ceilings:
 
     table: pd.DataFrame
     distributions: dict = field(repr=False)
+
+    def _shown(self) -> dict:
+        t = self.table
+        return {"ceilings": list(dict.fromkeys(t["ceiling"])), "K": sorted(set(t["K"].tolist())),
+                "strata": list(dict.fromkeys(t["stratum"])), "table": t}
+
+    def _shown_tables(self) -> dict:
+        return {"table": self.table}
 
     def distribution(self, ceiling: str, stratum: str) -> DiscreteDistribution:
         """The finite-sample distribution of ``ceiling``'s accuracy in ``stratum``.

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from labelvar._format import Shown
 from labelvar._paper_layout import _as_table, stratum_order
 
 __all__ = ["BinTestResult", "McNemarResult", "PairedBootstrapResult", "PairedTestResult",
@@ -67,8 +68,8 @@ def _cell(column: str, kind, doc: str) -> property:
     return property(lambda self: kind(self.table[column].iloc[0]), doc=doc)
 
 
-@dataclass(frozen=True, eq=False)
-class BinTestResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class BinTestResult(Shown):
     """Welch's t-test and Levene's test of one column between two bins (:func:`bin_tests`).
 
     Attributes
@@ -87,9 +88,17 @@ class BinTestResult:
     levene_stat = _cell("levene_stat", float, "Levene's statistic (trimmed centre).")
     levene_p = _cell("levene_p", float, "p-value of Levene's test.")
 
+    def _shown(self) -> dict:
+        r = self.table.iloc[0]
+        return {"metric": r.metric, "value": r.value, "stratum_a": r.stratum_a,
+                "stratum_b": r.stratum_b, "welch_p": r.welch_p, "levene_p": r.levene_p}
 
-@dataclass(frozen=True, eq=False)
-class PairedTestResult:
+    def _shown_tables(self) -> dict:
+        return {"table": self.table}
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PairedTestResult(Shown):
     """Paired t-tests of two systems per bin and pooled (:func:`paired_test`).
 
     Attributes
@@ -108,6 +117,16 @@ class PairedTestResult:
     system_a: str
     system_b: str
     metric: str
+
+    def _shown(self) -> dict:
+        shown = {"system_a": self.system_a, "system_b": self.system_b, "metric": self.metric}
+        pooled = self.table[self.table["stratum"] == "pooled"]
+        if len(pooled):
+            shown.update(pooled_mean_diff=pooled["mean_diff"].iloc[0], pooled_p=pooled["p"].iloc[0])
+        return shown
+
+    def _shown_tables(self) -> dict:
+        return {"table": self.table}
 
 
 def _metric_rows(table: pd.DataFrame, metric: str) -> pd.DataFrame:

@@ -48,6 +48,7 @@ from labelvar import _labels, _seeding
 from labelvar import _rater_data as rd
 from labelvar import _rater_em as em
 from labelvar import _validate as V
+from labelvar._format import Shown
 from labelvar._kernels import raters as rk
 
 __all__ = ["MODELS", "RaterCheck", "RaterFit", "RaterModel", "fit_raters"]
@@ -63,8 +64,8 @@ def _log(x):
         return np.log(x)
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
-class RaterModel:
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class RaterModel(Shown):
     """A fitted (or stated) rater model: arrays over raters, difficulty nodes, truth, label.
 
     Attributes
@@ -93,6 +94,12 @@ class RaterModel:
     log_weights: np.ndarray
     log_conf: np.ndarray
     population_log_conf: np.ndarray
+
+    def _shown(self) -> dict:
+        return {"labels": self.labels, "raters": self.raters, "nodes": len(self.nodes)}
+
+    def _shown_tables(self) -> dict:
+        return {"skill": pd.DataFrame({"rater": list(self.raters), **_skill_columns(self)})}
 
     @property
     def kernel_log_conf(self) -> np.ndarray:
@@ -362,8 +369,8 @@ def _gold_codes(gold, d: rd.Votes, labels) -> np.ndarray:
     return fixed
 
 
-@dataclasses.dataclass(frozen=True)
-class RaterCheck:
+@dataclasses.dataclass(frozen=True, repr=False)
+class RaterCheck(Shown):
     """Posterior predictive check of the histogram of votes per item.
 
     Attributes
@@ -385,6 +392,9 @@ class RaterCheck:
     p: float
     statistic: str
     table: pd.DataFrame = dataclasses.field(repr=False)
+
+    def _shown_tables(self) -> dict:
+        return {"table": self.table}
 
 
 def _pool(expected: np.ndarray, observed: np.ndarray, k: int):
@@ -410,8 +420,8 @@ def _pool(expected: np.ndarray, observed: np.ndarray, k: int):
     return cells
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
-class RaterFit:
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class RaterFit(Shown):
     """The result of :func:`fit_raters`.
 
     Attributes
@@ -453,6 +463,19 @@ class RaterFit:
     def raters(self) -> tuple:
         """The fitted raters' ids."""
         return self.model.raters
+
+    def _shown(self) -> dict:
+        return {"kind": self.kind, "raters": self.raters, "labels": self.model.labels,
+                "items": len(self._items), "n_iter": self.n_iter, "converged": self.converged,
+                "log_lik": self.log_lik, "sigma": self.sigma, "n_boot": self.n_boot,
+                "seed": self.seed}
+
+    def _shown_tables(self) -> dict:
+        """The skills (with intervals once computed: ``n_boot`` refits are not run here)."""
+        if "skills" in self.__dict__ or self.n_boot == 0:
+            return {"skills": self.skills}
+        return {"skills (point estimates; .skills adds the bootstrap intervals)":
+                pd.DataFrame({"rater": list(self.raters), **_skill_columns(self.model)})}
 
     @property
     def truth(self) -> pd.DataFrame:

@@ -513,7 +513,7 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
         files.append(atomic_write(tmp / "scenario.json",
                                   json.dumps(result.scenario.to_dict(), indent=2, default=str)))
         if figure:
-            head, sub = result.scenario.describe()  # figures take tables and text
+            head, _, sub = result.scenario.describe().partition("\n")  # figures take text
             fig = plots.plot_power_curves(result.curves, result.evaluated, result.plans,
                                           target=result.scenario.power, title=head, subtitle=sub)
             files += plots.save(fig, tmp / "power")

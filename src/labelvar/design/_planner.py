@@ -11,7 +11,7 @@ import pandas as pd
 
 from labelvar import _seeding
 from labelvar import _validate as V
-from labelvar._format import markdown_table
+from labelvar._format import Shown, markdown_table
 from labelvar.design._power import (
     Cell,
     PowerScan,
@@ -27,8 +27,8 @@ from labelvar.design._scenario import Scenario
 from labelvar.design._simulated import simulated_power
 
 
-@dataclasses.dataclass
-class DesignResult:
+@dataclasses.dataclass(repr=False)
+class DesignResult(Shown):
     """Output of :func:`plan_study`.
 
     Attributes
@@ -68,6 +68,20 @@ class DesignResult:
         """The recommended plan (cheapest meeting the target), or None."""
         rows = self.plans[self.plans["recommended"]]
         return None if rows.empty else rows.iloc[0]
+
+    def _shown(self) -> dict:
+        rec = self.recommended
+        shown = {"question": self.scenario.question}
+        if rec is not None:
+            shown.update(panel_size=int(rec["panel_size"]), n_items=int(rec["n_items"]))
+        shown.update(plans=self.plans, found=self.found, seed=self.seed)
+        return shown
+
+    def _shown_tables(self) -> dict:
+        return {"plans": self.plans, "bins": self.bins, "evaluated": self.evaluated}
+
+    def _shown_lines(self) -> list:
+        return [*self.scenario.describe().splitlines(), self.message]
 
     def to_markdown(self) -> str:
         """Plans as a markdown table plus the conclusion line."""

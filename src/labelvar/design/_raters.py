@@ -21,6 +21,7 @@ import pandas as pd
 
 from labelvar import _panel
 from labelvar import _validate as V
+from labelvar._format import Shown
 
 
 @dataclasses.dataclass(frozen=True)
@@ -188,8 +189,8 @@ def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
     return {"accuracy": float(right / kept) if kept > 0 else float("nan"), "p_kept": float(kept)}
 
 
-@dataclasses.dataclass(frozen=True)
-class PanelChoice:
+@dataclasses.dataclass(frozen=True, repr=False)
+class PanelChoice(Shown):
     """Panels compared by :func:`cheapest_panel`.
 
     Attributes
@@ -205,6 +206,17 @@ class PanelChoice:
     table: pd.DataFrame
     best: pd.Series | None
     message: str
+
+    def _shown(self) -> dict:
+        best = {} if self.best is None else {"option": self.best["option"],
+                                             "panel_size": int(self.best["panel_size"])}
+        return {**best, "table": self.table}
+
+    def _shown_tables(self) -> dict:
+        return {"table": self.table}
+
+    def _shown_lines(self) -> list:
+        return [self.message]
 
 
 def cheapest_panel(options: dict, target: float, *, sizes: Sequence[int] = (1, 3, 5, 7, 9),

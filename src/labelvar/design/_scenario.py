@@ -180,15 +180,18 @@ class Scenario:
             return float(self.accuracy_b + self.delta), float(self.accuracy_b)
         return self.accuracy_a, None
 
-    def describe(self) -> tuple[str, str]:
-        """``(title, subtitle)``: the question, then the test, α, target power and θ.
+    def describe(self) -> str:
+        """Two lines of text: the question, then the test, α, target power and θ.
+
+        The figures take the first line as their title and the second as the subtitle.
 
         Examples
         --------
-        >>> Scenario("separability", theta=0.7).describe()[0]
-        'Separability: tell the expert from a random labeller'
+        >>> print(Scenario("separability", theta=0.7).describe())
+        Separability: tell the expert from a random labeller
+        one-sided exact binomial test, α = 0.05, target power 0.8; θ = 0.7, L = 2
         """
-        return scenario_text(self)
+        return "\n".join(scenario_text(self))
 
     def to_dict(self) -> dict:
         """Return the scenario as plain data; ``Scenario(**d)`` rebuilds an equal scenario.
