@@ -33,7 +33,7 @@ def test_expect_csv_has_the_closed_forms_for_every_combination():
     assert row.SE == pytest.approx(analytic.accuracy_se(0.6, 100))
     f1 = analytic.exact_f1(0.6, 0.1, 100)
     assert row.F1_exact_mean == pytest.approx(f1.mean)
-    assert (row.F1_lo, row.F1_hi) == pytest.approx(f1.interval(0.9))
+    assert (row.F1_lo, row.F1_hi) == pytest.approx(f1.interval(0.95))  # the one default level
 
 
 def test_expect_markdown_table():

@@ -60,6 +60,7 @@ import pandas as pd
 
 from labelvar import _panel
 from labelvar import _validate as V
+from labelvar._defaults import CONFIDENCE_LEVEL
 from labelvar._distributions import DiscreteDistribution, binomial_sum_distribution
 from labelvar._format import Shown
 
@@ -269,7 +270,7 @@ def _scores(model, post, counts, tie, target_conf):
 
 # --------------------------------------------------------------------------- the ceilings
 def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n_items=None,
-             tie_rule="random", confidence_level: float = 0.95, item: str = "item",
+             tie_rule="random", confidence_level: float = CONFIDENCE_LEVEL, item: str = "item",
              rater: str = "rater", label: str = "label") -> Ceilings:
     r"""Expected accuracy and its finite-sample distribution of three labellers, per agreement bin.
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from labelvar._defaults import CONFIDENCE_LEVEL
 from labelvar._format import Shown
 from labelvar._paper_layout import _as_table, stratum_order
 
@@ -439,7 +440,7 @@ class PairedBootstrapResult:
     p: float        #: two-sided p-value of "no difference" (see :func:`paired_bootstrap`)
 
 
-def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: float = 0.95,
+def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: float = CONFIDENCE_LEVEL,
                      stacked: bool = False) -> PairedBootstrapResult:
     r"""Paired bootstrap of a score difference (resample the items, keep the pairs).
 

@@ -48,6 +48,7 @@ from labelvar import _labels, _seeding
 from labelvar import _rater_data as rd
 from labelvar import _rater_em as em
 from labelvar import _validate as V
+from labelvar._defaults import CONFIDENCE_LEVEL
 from labelvar._format import Shown
 from labelvar._kernels import raters as rk
 
@@ -617,7 +618,7 @@ def _as_model(template: RaterModel | None, p, labels=None, raters=None) -> Rater
 
 def fit_raters(votes, model: str = "dawid_skene", *, item="item", rater="rater", label="label",
                labels=None, gold=None, prior_strength: float = 2.0, n_boot: int = 200,
-               confidence_level: float = 0.95, seed=0, max_iter: int = 1000,
+               confidence_level: float = CONFIDENCE_LEVEL, seed=0, max_iter: int = 1000,
                tol: float = 1e-7, n_nodes: int = em.N_NODES) -> RaterFit:
     """Fit a rater model to long-format votes of identified raters.
 

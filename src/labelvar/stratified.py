@@ -45,6 +45,7 @@ import pandas as pd
 from labelvar import _labels, _metrics, _samples, _scales, _seeding
 from labelvar import _validate as v
 from labelvar._bins import _has, _index_dtype, _strata
+from labelvar._defaults import CONFIDENCE_LEVEL
 from labelvar._format import result_html, short_repr
 from labelvar._labels import plain
 from labelvar._panel_loo import rater_majorities
@@ -265,7 +266,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
              leave_one_out: bool = True, panel_loo: bool = False,
              skill_model: str | None = None, p_d_one: float | None = None,
              human_round: int | None = None, tie_rule: str = "random",
-             missing: str = "error", confidence_level: float = 0.95, n_boot: int = 1000,
+             missing: str = "error", confidence_level: float = CONFIDENCE_LEVEL, n_boot: int = 1000,
              boot_raters: bool = False, seed: int | np.random.Generator | None = 0,
              task: str = "task", exact_limit: int = 4_000_000, panel_counts: bool | None = None,
              min_bin_size: int = MIN_BIN_SIZE, probabilities=None, ordinal: bool = False,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from labelvar._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import _floats, _ints
 
 # --------------------------------------------------------------------------- design
@@ -66,7 +67,7 @@ def _add_design(sub) -> None:
                    help="score only items with observed agreement >= this (default 0: all)")
     p.add_argument("--alpha", type=float, help="tests: significance level (default 0.05)")
     p.add_argument("--confidence-level", type=float,
-                   help="precision: confidence level of the interval (default 0.95)")
+                   help=f"precision: confidence level of the interval (default {CONFIDENCE_LEVEL:g})")
     p.add_argument("--power", type=float, help="target power (default 0.8)")
     p.add_argument("--baseline", help="separability: random | prior (default random)")
     p.add_argument("--accuracy-a", type=float,

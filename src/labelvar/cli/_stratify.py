@@ -6,6 +6,7 @@ import argparse
 import re
 import sys
 
+from labelvar._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import _floats, _print_table, _strs, _write
 
 # --------------------------------------------------------------------------- stratify
@@ -131,8 +132,8 @@ def _add_stratify(sub) -> None:
                    "paper's code) or drop (the paper's Table 5)")
     p.add_argument("--missing-predictions", choices=("error", "drop"), default="error",
                    help="items some system has no prediction for: error, or drop (counted)")
-    p.add_argument("--confidence-level", type=float, default=0.95,
-                   help="of every interval (default 0.95)")
+    p.add_argument("--confidence-level", type=float, default=CONFIDENCE_LEVEL,
+                   help=f"of every interval (default {CONFIDENCE_LEVEL:g})")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for F1 CIs")
     p.add_argument("--boot-raters", action="store_true",
                    help="bootstrap over items and each item's panel votes (all CIs)")

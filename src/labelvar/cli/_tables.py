@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from labelvar._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import _floats, _ints, _print_table
 
 
@@ -23,8 +24,8 @@ def _add_expect(sub) -> None:
                    help="number of items (default 100)")
     p.add_argument("--threshold", type=_floats, default=[0.8], metavar="A",
                    help="accuracy threshold for P(accuracy >= A), in [0, 1] (default 0.8)")
-    p.add_argument("--confidence-level", type=float, default=0.9, metavar="C",
-                   help="coverage of the exact F1 interval (default 0.9)")
+    p.add_argument("--confidence-level", type=float, default=CONFIDENCE_LEVEL, metavar="C",
+                   help=f"coverage of the exact F1 interval (default {CONFIDENCE_LEVEL:g})")
     p.add_argument("--format", choices=("markdown", "csv"), default="markdown",
                    help="table format on stdout")
     p.set_defaults(func=_run_expect)

@@ -6,6 +6,7 @@ import dataclasses
 import math
 
 from labelvar import _validate as V
+from labelvar._defaults import CONFIDENCE_LEVEL
 from labelvar._format import short_float as _g
 from labelvar.priors import ThetaPrior, as_theta_prior, class_prior
 
@@ -17,7 +18,7 @@ METRICS = ("accuracy", "f1")
 #: defaults resolved in ``Scenario.__post_init__`` (alpha for the tests, the confidence
 #: level for the ``precision`` question's interval)
 DEFAULT_ALPHA = 0.05
-DEFAULT_CONFIDENCE_LEVEL = 0.95
+DEFAULT_CONFIDENCE_LEVEL = CONFIDENCE_LEVEL
 
 
 @dataclasses.dataclass(frozen=True)
