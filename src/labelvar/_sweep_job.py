@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from labelvar._files import atomic_write, directory_lock, read_results, write_results
-from labelvar._format import Shown
+from labelvar._format import Shown, count
 from labelvar._sweep_chunks import (  # noqa: F401  (re-exported)
     _ENGINE_SOURCES,
     CELL_AXES,
@@ -272,8 +272,8 @@ def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: f
                               "sha256": _sha256(results)},
                      files=written)
     atomic_write(out_dir / "metadata.json", json.dumps(meta, indent=1).encode())
-    log.info("%s: %d cells in %d chunks (%d computed, %d reused) -> %s",
-             cfg.name, n_cells, len(chunks), computed, reused, results)
+    log.info("%s: %s in %s (%d computed, %d reused) -> %s",
+             cfg.name, count(n_cells, "cell"), count(len(chunks), "chunk"), computed, reused, results)
     return JobResult(table, out_dir, results, figures, computed, reused, figure_error)
 
 

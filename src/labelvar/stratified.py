@@ -46,7 +46,7 @@ from labelvar import _labels, _metrics, _samples, _scales, _seeding
 from labelvar import _validate as v
 from labelvar._bins import _has, _index_dtype, _strata
 from labelvar._defaults import CONFIDENCE_LEVEL
-from labelvar._format import result_html, short_repr
+from labelvar._format import count, result_html, short_repr
 from labelvar._labels import plain
 from labelvar._panel_loo import rater_majorities
 from labelvar._paper_layout import _as_table, _stratum_key, paper_table, stratum_order  # noqa: F401
@@ -194,7 +194,7 @@ class StratifiedResult:
             who = ("count vectors" if d.get("counts", d["raters"] is None) else
                    "unidentified raters" if d["raters"] is None else f"{d['raters']} raters")
             labs = ", ".join(f"{lab} ({n:,})" for lab, n in d["labels"].items())
-            line = f"{task}: {d['items']:,} items, {who}, {k} votes per item, labels {labs}"
+            line = f"{task}: {count(d['items'], 'item')}, {who}, {k} votes per item, labels {labs}"
             sy = d["systems"]
             line += "; systems " + (", ".join(sy[:3]) + (f", ... ({len(sy)})" if len(sy) > 3
                                                          else "") if sy else "none")

@@ -154,7 +154,7 @@ def _run_design(args) -> int:
     plan_kw = {k: st.pop(k) for k in _DESIGN_PLAN_KEYS if k in st}
     if pilot is not None:
         if "theta" in st:
-            raise ValueError("give either theta or pilot, not both")
+            raise ValueError("give either --theta or --pilot (or a config's theta or pilot), not both")
         from labelvar.pilot import fit_pilot, read_pilot
 
         fit = fit_pilot(read_pilot(pilot, field=field, columns=columns, counts=counts,

@@ -285,6 +285,6 @@ def _run_stratify(args) -> int:
     else:
         _write(report.stratify_markdown(result, compare=across, paired=paired))
     if args.out:
-        report.write_stratify_report(result, args.out, compare=across, paired=paired)
-        print(f"labelvar: wrote {args.out}/stratified.csv, table.md, figures", file=sys.stderr)
+        paths = report.write_stratify_report(result, args.out, compare=across, paired=paired)
+        print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}", file=sys.stderr)
     return 0

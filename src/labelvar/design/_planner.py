@@ -11,7 +11,7 @@ import pandas as pd
 
 from labelvar import _seeding
 from labelvar import _validate as V
-from labelvar._format import Shown, markdown_table
+from labelvar._format import Shown, count, markdown_table
 from labelvar.design._power import (
     Cell,
     PowerScan,
@@ -301,8 +301,8 @@ def _recommendation(sc: Scenario, r) -> str:
         why = (f"first N reaching {sc.power:g}"
                + ("" if pd.isna(stable) or int(stable) == int(first) else
                   f"; it stays >= {sc.power:g} only from N = {int(stable)}"))
-    return (f"recommended: K = {int(r['panel_size'])} annotators per item, N = "
-            f"{int(r['n_items'])} items, {int(r['annotations'])} annotations, cost "
+    return (f"recommended: K = {count(r['panel_size'], 'annotator')} per item, N = "
+            f"{count(r['n_items'], 'item')}, {count(r['annotations'], 'annotation')}, cost "
             f"{r['cost']:.6g}; {r['power_method']} power {_power_text(r)} ({why})")
 
 

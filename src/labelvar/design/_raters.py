@@ -21,7 +21,7 @@ import pandas as pd
 
 from labelvar import _panel
 from labelvar import _validate as V
-from labelvar._format import Shown
+from labelvar._format import Shown, count
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,7 +119,7 @@ def compare_raters(agreement_a: float, agreement_b: float, *, test: str = "unpai
     first = None if pd.isna(row["n_items_first"]) else int(row["n_items_first"])
     how = "the same items (exact McNemar)" if test == "paired" else \
         "separate items (pooled z-test)"
-    msg = (f"{n} items per rater tell agreement {hi:g} from {lo:g} at power "
+    msg = (f"{count(n, 'item')} per rater tell{'s' if n == 1 else ''} agreement {hi:g} from {lo:g} at power "
            f"{float(row['power_analytic']):.4f} >= {power:g} ({row['power_method']}, alpha "
            f"{sc.alpha:g}, {how}; first reached at N = {first})" if found else
            f"no N <= {n_max} tells agreement {hi:g} from {lo:g} at power {power:g} (best "

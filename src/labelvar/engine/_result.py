@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from labelvar._format import result_html
+from labelvar._format import count, result_html
 
 
 @dataclass(frozen=True, repr=False)
@@ -42,7 +42,7 @@ class SimulationResult:
 
     def __repr__(self) -> str:
         def size(table):
-            return "None" if table is None else f"{len(table)} rows"
+            return "None" if table is None else count(len(table), "row")
 
         return (f"SimulationResult(summary: {size(self.summary)}, raw: {size(self.raw)}, "
                 f"joint: {size(self.joint)}, seed={self.seed})")
