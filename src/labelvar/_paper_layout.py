@@ -54,9 +54,10 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
     r"""Lay the tidy table out as the paper's Table 3: numbers, or the printed text.
 
     Columns: ``task, agreement, S, m`` then per metric ``AI, H, E, Δ(H−AI), Δ(E−H),
-    Δ(E−AI)``, where H is the human group (its sd in ``H sd``) or, without humans,
-    H'-loo (``stratify``'s default) or H' (the paper heads the agreement column
-    :math:`p_d`); the self-inclusive H' beside H'-loo is headed ``H' (self-incl.)``.
+    Δ(E−AI)``, where H is the human group or, without humans, H'-loo (``stratify``'s
+    default) or H' (the paper heads the agreement column :math:`p_d`), its sd (over the
+    humans, or the draws) in ``H sd`` (``H'-loo sd``, ...); the self-inclusive H' beside
+    H'-loo is headed ``H' (self-incl.)``.
     Without a ``system`` only the ``H, E, Δ(E−H)`` columns are shown, and ``chance``
     (a uniform guesser's expected score). Rows: per task, the bins in increasing
     agreement, then ``All``; with a ``system``, only the tasks it has predictions
@@ -136,8 +137,8 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
             if ai is not None:
                 row[f"{metric} AI"] = float(ai.score)
             row[f"{metric} {hn}"] = float(h.score) if h is not None else nan
-            if ref_role == "H":
-                row[f"{metric} H sd"] = float(h.sd)
+            if h is not None:  # H's sd over the humans (H': over the draws)
+                row[f"{metric} {hn} sd"] = float(h.sd)
             for role, head in (("H'-loo", "H'-loo"), ("H'", "H' (self-incl.)")):
                 extra = gm[gm.role == role]  # beside the reference, labelled
                 if role != ref_role and len(extra):
@@ -167,7 +168,7 @@ def _as_text(numbers: pd.DataFrame, metrics, hn: str, has_ref: bool, digits: int
     refs = {f"{metric} {c}" for metric in metrics for c in (hn, f"Δ({hn}−AI)", f"Δ(E−{hn})")}
     for col in numbers.columns:
         values = numbers[col]
-        if col.endswith(" H sd"):
+        if col.endswith(" sd"):
             continue
         if col in ("task", "agreement", "note"):
             text[col] = values
