@@ -182,7 +182,7 @@ def test_impossible_design_sizes_and_bad_priors_are_one_line(capsys, argv, needl
 def test_huge_panel_is_planned_without_materialising_a_composition_table(capsys):
     """--panel-sizes 100001 used to allocate a 100,002 x 100,002 matrix (80 GB)."""
     assert main(["design", "--panel-sizes", "100001", "--replicates", "0"]) == 0
-    assert "recommended: K = 100,001 annotators per item" in capsys.readouterr().out
+    assert "recommended: K = 100001 annotators per item" in capsys.readouterr().out
 
 
 def test_simulation_sizes_are_refused_before_allocating():

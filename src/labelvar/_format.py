@@ -39,16 +39,20 @@ def exact_float(x) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def count(n, word: str, plural: str | None = None) -> str:
+def count(n, word: str, plural: str | None = None, *, sep: str = ",") -> str:
     """``n`` and ``word``, plural unless ``n`` is 1 (``"1 chunk"``, ``"3 chunks"``).
+
+    ``sep`` groups the thousands (``""``: none, beside numbers printed without).
 
     Examples
     --------
     >>> count(1, "annotator"), count(1500, "item"), count(2, "entry", "entries")
     ('1 annotator', '1,500 items', '2 entries')
+    >>> count(2340, "annotation", sep="")
+    '2340 annotations'
     """
     n = int(n)
-    return f"{n:,} " + (word if n == 1 else plural or word + "s")
+    return f"{n:,}".replace(",", sep) + " " + (word if n == 1 else plural or word + "s")
 
 
 def format_cell(value) -> str:

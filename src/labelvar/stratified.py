@@ -251,10 +251,12 @@ def _progress_bar(progress: bool | None, desc: str, unit: str):
     """A tqdm bar on stderr: shown when ``progress`` is True, or None and stderr is a terminal."""
     import sys
 
-    from tqdm.auto import tqdm
-
     show = (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()) if progress is None \
         else bool(progress)
+    if show:  # tqdm.auto only for a bar: in a notebook without ipywidgets it warns on import
+        from tqdm.auto import tqdm
+    else:
+        from tqdm import tqdm
     return tqdm(total=0, desc=desc, unit=unit, disable=not show, delay=0.5, leave=False,
                 file=sys.stderr)
 

@@ -283,10 +283,12 @@ def _progress_bar(progress: bool | None, total: int):
     """A tqdm bar over the panel sizes on stderr (None: only on a terminal, after a second)."""
     import sys
 
-    from tqdm.auto import tqdm
-
     show = (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()) if progress is None \
         else bool(progress)
+    if show:  # tqdm.auto only for a bar: in a notebook without ipywidgets it warns on import
+        from tqdm.auto import tqdm
+    else:
+        from tqdm import tqdm
     return tqdm(total=total, desc="design", unit="K", disable=not show, delay=1.0,
                 leave=False, file=sys.stderr)
 
@@ -301,8 +303,8 @@ def _recommendation(sc: Scenario, r) -> str:
         why = (f"first N reaching {sc.power:g}"
                + ("" if pd.isna(stable) or int(stable) == int(first) else
                   f"; it stays >= {sc.power:g} only from N = {int(stable)}"))
-    return (f"recommended: K = {count(r['panel_size'], 'annotator')} per item, N = "
-            f"{count(r['n_items'], 'item')}, {count(r['annotations'], 'annotation')}, cost "
+    return (f"recommended: K = {count(r['panel_size'], 'annotator', sep='')} per item, N = "
+            f"{count(r['n_items'], 'item', sep='')}, {count(r['annotations'], 'annotation', sep='')}, cost "
             f"{r['cost']:.6g}; {r['power_method']} power {_power_text(r)} ({why})")
 
 
