@@ -129,7 +129,7 @@ def test_short_reprs_and_html_of_the_other_results(stratified):
 
 
 def test_shared_helpers():
-    from labelvar._format import brief, count, short_repr
+    from labelvar._base._format import brief, count, short_repr
 
     assert [count(n, "chunk") for n in (0, 1, 2)] == ["0 chunks", "1 chunk", "2 chunks"]
     assert brief(np.zeros((3, 4))) == "array(shape (3, 4))" and brief(np.array([0.5, 1.0])) == "[0.5, 1]"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from labelvar._defaults import CONFIDENCE_LEVEL
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import _floats, _ints
 
 # --------------------------------------------------------------------------- design
@@ -109,7 +109,7 @@ def _design_settings(args) -> dict:
     if args.config:
         import yaml
 
-        from labelvar.config import design_config
+        from labelvar.sweep.config import design_config
 
         path = design_config(args.config)  # a file, else a packaged config by name
         with open(path) as fh:
@@ -155,7 +155,7 @@ def _run_design(args) -> int:
     if pilot is not None:
         if "theta" in st:
             raise ValueError("give either --theta or --pilot (or a config's theta or pilot), not both")
-        from labelvar.pilot import fit_pilot, read_pilot
+        from labelvar.votes.pilot import fit_pilot, read_pilot
 
         fit = fit_pilot(read_pilot(pilot, field=field, columns=columns, counts=counts,
                                    labels=labels),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from labelvar._defaults import CONFIDENCE_LEVEL
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import _strs
 
 
@@ -45,8 +45,8 @@ def _add_raters(sub) -> None:
 
 
 def _run_raters(args) -> int:
-    from labelvar import _rater_report as rr
     from labelvar import report
+    from labelvar.report import _raters as rr
 
     if args.out:
         report.check_report_dir(args.out, report.RATERS_FILES)

@@ -6,7 +6,7 @@ import argparse
 import re
 import sys
 
-from labelvar._defaults import CONFIDENCE_LEVEL
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import _floats, _print_table, _strs, _write
 
 # --------------------------------------------------------------------------- stratify
@@ -208,7 +208,7 @@ def _run_stratify(args) -> int:
     import warnings
 
     from labelvar import io, report
-    from labelvar import stratified as st
+    from labelvar.evaluation import stratified as st
 
     if (args.panel is None) == (args.panel_counts is None):
         raise ValueError("give the panel's votes (--panel) or its per-label counts "

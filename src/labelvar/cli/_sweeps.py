@@ -44,7 +44,7 @@ def _run_collect(args) -> int:
     from labelvar import sweep
 
     table, path = sweep.collect(args.sweep_dir, out=args.out, allow_missing=args.allow_missing)
-    from labelvar._format import count
+    from labelvar._base._format import count
 
     print(f"{path} ({count(len(table), 'row')} from {count(table['job'].nunique(), 'job')})")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from labelvar._defaults import CONFIDENCE_LEVEL
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import _floats, _ints, _print_table
 
 

@@ -60,7 +60,7 @@ Questions
 Layout
 ------
 ``_scenario.py`` (:class:`Scenario`), ``_power.py`` (per-item cell probabilities from
-:mod:`labelvar._panel`, exact power of each test, critical values, the F1 delta-method
+:mod:`labelvar._base._panel`, exact power of each test, critical values, the F1 delta-method
 variance), ``_binom.py`` (binomial and normal tails from scipy.special),
 ``_simulated.py`` (simulated power), ``_planner.py`` (:func:`plan_study`,
 :class:`DesignResult`), ``_raters.py`` (rater questions: :func:`compare_raters`,

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from labelvar import _seeding
-from labelvar import _validate as V
-from labelvar._format import Shown, count, markdown_table
+from labelvar._base import _seeding
+from labelvar._base import _validate as V
+from labelvar._base._format import Shown, count, markdown_table
 from labelvar.design._power import (
     Cell,
     PowerScan,
@@ -128,7 +128,7 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     replicates : int
         Simulated studies verifying each plan; 0 = no simulation.
     seed : int, numpy.random.Generator or None
-        Seed of the verification (:func:`labelvar._seeding.as_seed`; the int used is
+        Seed of the verification (:func:`labelvar._base._seeding.as_seed`; the int used is
         ``DesignResult.seed``); each (K, N) has its own stream derived from it.
     progress : bool, optional
         Show a progress bar (tqdm, on stderr) over the panel sizes, each with its power

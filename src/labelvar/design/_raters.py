@@ -19,9 +19,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from labelvar import _panel
-from labelvar import _validate as V
-from labelvar._format import Shown, count
+from labelvar._base import _panel
+from labelvar._base import _validate as V
+from labelvar._base._format import Shown, count
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,9 +133,9 @@ def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
 
     Sums over the truth z (the model's prior), the difficulty node g (its weights) and
     every vote pattern of the panel: identical raters through the multinomial
-    compositions (:func:`labelvar._panel.composition_probs`, any panel size up to the
+    compositions (:func:`labelvar._base._panel.composition_probs`, any panel size up to the
     enumeration limit), a mixed panel through its L**K joint votes
-    (:func:`labelvar._panel.skill_composition_probs`).
+    (:func:`labelvar._base._panel.skill_composition_probs`).
 
     Parameters
     ----------

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from labelvar._format import count, result_html
+from labelvar._base._format import count, result_html
 
 
 @dataclass(frozen=True, repr=False)

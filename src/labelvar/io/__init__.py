@@ -33,7 +33,7 @@ every layout and in the files joined to them. Every problem (a pattern that matc
 column or is given twice, two columns of one name, a row with fewer cells than the
 header, a duplicated item id, a prediction file without an id the panel needs, label
 values of mixed kinds) raises :class:`ValueError` with one line naming it. What a
-label value may be is defined once, in :mod:`labelvar._labels` (which
+label value may be is defined once, in :mod:`labelvar._base._labels` (which
 :func:`labelvar.stratify` applies to the tables it is given, read here or not).
 
 The code is in private modules, one per layout (``_wide``, ``_rater_files``, ``_long``,
@@ -41,9 +41,9 @@ The code is in private modules, one per layout (``_wide``, ``_rater_files``, ``_
 (``_load``), the :func:`synthetic_panel` example (``_synthetic``) and the shared pieces (``_common``:
 :class:`TaskData`, column selection, :func:`read_frame`, the checks). This face only
 re-exports; import from ``labelvar.io``. The readers may import pandas, numpy and the
-lower helpers (``labelvar._csv``, ``_labels``, ``_reading``, ``_docs``, ``_validate``,
-``_seeding``, ``_samples``), never planning, the engine, figures or the command line; one
-exception today: ``_predictions`` imports :class:`labelvar.stratified.DataNoteWarning` lazily.
+the foundations (``labelvar._base``: ``_labels``, ``_docs``, ``_validate``, ``_seeding``,
+``_warnings``) and the part's own helpers (``_csv``, ``_reading``, ``_scales``, ``_samples``),
+never the models of votes, evaluation, planning, the engine, figures or the command line.
 """
 
 from __future__ import annotations

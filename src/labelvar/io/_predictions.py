@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar import _labels
-from labelvar._labels import JsonLabels, plain
-from labelvar._reading import read_jsonl_records
+from labelvar._base import _labels
+from labelvar._base._labels import JsonLabels, plain
 from labelvar.io._common import TaskData, _patterns, read_frame, select_columns
+from labelvar.io._reading import read_jsonl_records
 
 
 def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item,
@@ -22,7 +22,7 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item,
     r"""Add a system whose predictions live in separate files (one row per item, or per answer).
 
     A system that gave several sampled answers per item (an LLM judge asked n times)
-    is read into :attr:`TaskData.samples` (:mod:`labelvar._samples`: stratify scores its
+    is read into :attr:`TaskData.samples` (:mod:`labelvar.io._samples`: stratify scores its
     modal answer, its sample shares and its self-agreement) when its file has
 
     - a list of answers per item in the ``label`` field (G-Eval's ``all_responses``),
@@ -55,7 +55,7 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item,
         Several rows per item are sampled answers, in file order.
     parse : {"none", "number"}
         ``"number"``: each answer is the number it starts with
-        (:func:`labelvar._samples.parse_answer`: G-Eval's ``" 4"`` is 4); an answer that
+        (:func:`labelvar.io._samples.parse_answer`: G-Eval's ``" 4"`` is 4); an answer that
         starts with no number is missing, and a note says how many.
     task_field : str, optional
         Column/field naming each row's task: one file holding several tasks' answers
@@ -120,7 +120,7 @@ def _prediction_frame(p: Path, name: str, keys: list, label, task_field, parse) 
     Returns (id and task columns, answers per row, label fields, the JSON labels seen,
     whether a label field holds lists, the answers before parsing).
     """
-    from labelvar._samples import parse_answer
+    from labelvar.io._samples import parse_answer
 
     need = keys + ([task_field] if task_field else [])
     if p.suffix.lower() in (".json", ".jsonl"):
@@ -167,7 +167,7 @@ def _prediction_frame(p: Path, name: str, keys: list, label, task_field, parse) 
 def _attach_predictions(data, name, paths, *, item, label, classes, task, one_task,
                         samples=False, parse="none", task_field=None):
     """:func:`attach_predictions`; ``one_task``: the caller's parameter choosing one task."""
-    from labelvar._samples import PARSERS
+    from labelvar.io._samples import PARSERS
 
     if parse not in PARSERS:
         raise ValueError(f"parse must be one of {', '.join(PARSERS)}; got {parse!r}")
@@ -208,7 +208,7 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
     sampled = listed or bool(samples)
     n_answers = sum(sum(x is not None for x in r) for r in answers)
     if parse != "none":
-        from labelvar.stratified import DataNoteWarning
+        from labelvar._base._warnings import DataNoteWarning
 
         lost = raw - n_answers
         if n_answers == 0:
