@@ -245,7 +245,11 @@ class StratifiedResult:
         fields = {"humans": self.humans, "seed": self.seed}
         fields.update({f"excluded ({task})": ", ".join(f"{k} {n:,}" for k, n in ex.items() if n)
                        for task, ex in self.excluded.items() if any(ex.values())})
-        return result_html("StratifiedResult", fields, tables, self.describe().splitlines())
+        lines = self.describe().splitlines()
+        if len(self.systems) > 5:
+            lines.append(f"paper tables of the first 5 of {len(self.systems)} systems; "
+                         ".paper_table(system) gives any")
+        return result_html("StratifiedResult", fields, tables, lines)
 
 
 def _progress_bar(progress: bool | None, desc: str, unit: str):
