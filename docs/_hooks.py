@@ -40,8 +40,6 @@ def _readme() -> str:
 
 
 def _public_api() -> str:
-    import importlib
-
     sys.path.insert(0, str(ROOT / "src"))
     import labelvar
 
@@ -50,12 +48,11 @@ def _public_api() -> str:
         if name == "__version__":
             continue
         module = labelvar._EXPORTS[name]
-        where = importlib.import_module(module).__name__  # the folder module a public path is
         obj = getattr(labelvar, name)
         kind = "class" if isinstance(obj, type) else "function"
         doc = (obj.__doc__ or "").strip().splitlines()
         summary = doc[0].replace("|", "\\|") if doc else ""
-        rows.append(f"| [`{name}`][{where}.{name}] | {kind} | "
+        rows.append(f"| [`{name}`][{module}.{name}] | {kind} | "
                     f"[`{module}`](api/{PAGES[module]}.md) | {summary} |".replace("(api/", "("))
     return "\n".join(rows)
 
@@ -66,11 +63,8 @@ def _module(match: re.Match) -> str:
 
     sys.path.insert(0, str(ROOT / "src"))
     name, extra = match.group(1), (match.group(2) or "").split()
-    module = importlib.import_module(name)
-    members = list(getattr(module, "__all__", [])) + extra
-    # a public path such as labelvar.stratified *is* the module in its folder
-    # (labelvar.evaluation.stratified): document the module where its code lives
-    return (f"::: {module.__name__}\n    options:\n      show_root_heading: false\n"
+    members = list(getattr(importlib.import_module(name), "__all__", [])) + extra
+    return (f"::: {name}\n    options:\n      show_root_heading: false\n"
             f"      members: [{', '.join(members)}]")
 
 
@@ -85,28 +79,6 @@ def _role(match: re.Match) -> str:
     return f"<code>{target.rsplit('.', 1)[-1] if short else target}</code>"
 
 
-#: a cross-reference ``][labelvar.x.name]`` or a ``::: labelvar.x`` line
-PUBLIC_PATH = re.compile(r"(\]\[|^::: )labelvar\.(\w+)\b", re.MULTILINE)
-
-
-def _public_path(match: re.Match) -> str:
-    """``labelvar.priors`` -> ``labelvar.votes.priors``: the objects are documented where they live.
-
-    The modules at the top of the package keep public paths; each *is* a module in a part
-    folder (``sys.modules`` holds the folder module under both names), whose path is the
-    one mkdocstrings and its cross-references know.
-    """
-    import importlib
-
-    sys.path.insert(0, str(ROOT / "src"))
-    name = f"labelvar.{match.group(2)}"
-    try:
-        real = importlib.import_module(name).__name__
-    except ImportError:  # a name inside labelvar, not a module: left as written
-        return match.group(0)
-    return match.group(1) + real
-
-
 def on_page_content(html, page, config, files):
     """Render the docstrings' Sphinx roles as plain code (see the module docstring)."""
     return ROLE.sub(_role, html)
@@ -117,7 +89,6 @@ def on_page_markdown(markdown, page, config, files):
     if page.file.src_uri == "readme.md":
         return _readme()
     markdown = MODULE.sub(_module, markdown)
-    markdown = PUBLIC_PATH.sub(_public_path, markdown)
     if MARKER in markdown:
         return markdown.replace(MARKER, _public_api())
     return markdown
