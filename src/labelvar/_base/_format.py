@@ -293,38 +293,57 @@ def result_html(name: str, fields: dict, tables: dict | None = None, lines=()) -
     return "\n".join(parts) + "\n</div>"
 
 
-class Shown:
-    """Mixin: a short ``repr`` and a notebook ``_repr_html_`` for a result dataclass.
+def _fields_shown(self) -> dict:
+    import dataclasses
+
+    return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr}
+
+
+def _tables_shown(self) -> dict:
+    return {k: v for k, v in self._shown().items() if hasattr(v, "columns") and hasattr(v, "to_html")}
+
+
+def _lines_shown(self) -> list:
+    return []
+
+
+def _short_repr(self) -> str:
+    return short_repr(type(self).__name__, self._shown())
+
+
+def _repr_html(self) -> str:
+    return result_html(type(self).__name__, self._shown(), self._shown_tables(), self._shown_lines())
+
+
+def shown(cls):
+    """Class decorator: a short ``repr`` and a notebook ``_repr_html_`` for a result dataclass.
 
     ``_shown()`` gives the fields of the repr (default: the dataclass fields with
     ``repr=True``), ``_shown_tables()`` the tables of the HTML view (default: the
-    DataFrame fields). Declare the dataclass with ``repr=False`` so that this
-    ``__repr__`` is used.
+    DataFrame fields), ``_shown_lines()`` text lines above them (default none); a class
+    defines its own to choose. Declare the dataclass with ``repr=False`` (under this
+    decorator) so that this ``__repr__`` is kept. A decorator, not a base class: the
+    public classes' bases stay their own.
 
     Examples
     --------
     >>> import dataclasses, pandas as pd
-    >>> @dataclasses.dataclass(frozen=True, repr=False)
-    ... class Result(Shown):
+    >>> @shown
+    ... @dataclasses.dataclass(frozen=True, repr=False)
+    ... class Result:
     ...     table: pd.DataFrame
     ...     seed: int
     >>> Result(pd.DataFrame({"a": [1, 2]}), 0)
     Result(table=DataFrame(2 rows x 1 column), seed=0)
+    >>> Result.__bases__
+    (<class 'object'>,)
     """
-
-    def _shown(self) -> dict:
-        import dataclasses
-
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr}
-
-    def _shown_tables(self) -> dict:
-        return {k: v for k, v in self._shown().items() if hasattr(v, "columns") and hasattr(v, "to_html")}
-
-    def _shown_lines(self) -> list:
-        return []
-
-    def __repr__(self) -> str:
-        return short_repr(type(self).__name__, self._shown())
-
-    def _repr_html_(self) -> str:
-        return result_html(type(self).__name__, self._shown(), self._shown_tables(), self._shown_lines())
+    for name, default in (("_shown", _fields_shown), ("_shown_tables", _tables_shown),
+                          ("_shown_lines", _lines_shown)):
+        if not hasattr(cls, name):
+            setattr(cls, name, default)
+    if "__repr__" not in cls.__dict__ or getattr(cls.__repr__, "__qualname__", "").endswith(
+            "__create_fn__.<locals>.__repr__"):
+        cls.__repr__ = _short_repr
+    cls._repr_html_ = _repr_html
+    return cls

@@ -11,7 +11,7 @@ import pandas as pd
 
 from labelvar._base import _seeding
 from labelvar._base import _validate as V
-from labelvar._base._format import Shown, count, markdown_table
+from labelvar._base._format import count, markdown_table, shown
 from labelvar.design._power import (
     Cell,
     PowerScan,
@@ -27,8 +27,9 @@ from labelvar.design._scenario import Scenario
 from labelvar.design._simulated import simulated_power
 
 
+@shown
 @dataclasses.dataclass(repr=False)
-class DesignResult(Shown):
+class DesignResult:
     """Output of :func:`plan_study`.
 
     Attributes

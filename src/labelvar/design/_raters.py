@@ -21,7 +21,7 @@ import pandas as pd
 
 from labelvar._base import _panel
 from labelvar._base import _validate as V
-from labelvar._base._format import Shown, count
+from labelvar._base._format import count, shown
 
 
 @dataclasses.dataclass(frozen=True)
@@ -189,8 +189,9 @@ def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
     return {"accuracy": float(right / kept) if kept > 0 else float("nan"), "p_kept": float(kept)}
 
 
+@shown
 @dataclasses.dataclass(frozen=True, repr=False)
-class PanelChoice(Shown):
+class PanelChoice:
     """Panels compared by :func:`cheapest_panel`.
 
     Attributes

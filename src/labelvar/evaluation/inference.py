@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from labelvar._base._defaults import CONFIDENCE_LEVEL
-from labelvar._base._format import Shown
+from labelvar._base._format import shown
 from labelvar.evaluation._paper_layout import _as_table, stratum_order
 
 __all__ = ["BinTestResult", "McNemarResult", "PairedBootstrapResult", "PairedTestResult",
@@ -69,8 +69,9 @@ def _cell(column: str, kind, doc: str) -> property:
     return property(lambda self: kind(self.table[column].iloc[0]), doc=doc)
 
 
+@shown
 @dataclass(frozen=True, eq=False, repr=False)
-class BinTestResult(Shown):
+class BinTestResult:
     """Welch's t-test and Levene's test of one column between two bins (:func:`bin_tests`).
 
     Attributes
@@ -98,8 +99,9 @@ class BinTestResult(Shown):
         return {"table": self.table}
 
 
+@shown
 @dataclass(frozen=True, eq=False, repr=False)
-class PairedTestResult(Shown):
+class PairedTestResult:
     """Paired t-tests of two systems per bin and pooled (:func:`paired_test`).
 
     Attributes

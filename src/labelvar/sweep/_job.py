@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from labelvar._base._files import atomic_write, directory_lock, read_results, write_results
-from labelvar._base._format import Shown, count
+from labelvar._base._format import count, shown
 from labelvar.sweep._chunks import (  # noqa: F401  (re-exported)
     _ENGINE_SOURCES,
     CELL_AXES,
@@ -60,8 +60,9 @@ from labelvar.sweep.config import (
 log = logging.getLogger("labelvar.sweep")
 
 # --------------------------------------------------------------------------- one job
+@shown
 @dataclass(repr=False)
-class JobResult(Shown):
+class JobResult:
     """What :func:`run_job` produced.
 
     Attributes

@@ -15,12 +15,13 @@ import pandas as pd
 
 from labelvar._base import _panel
 from labelvar._base import _validate as V
-from labelvar._base._format import Shown, Text
+from labelvar._base._format import Text, shown
 from labelvar.votes.priors import BetaPrior
 
 
+@shown
 @dataclasses.dataclass(repr=False)
-class PilotFit(Shown):
+class PilotFit:
     """A θ prior fitted to pilot vote counts.
 
     Attributes
@@ -239,8 +240,9 @@ def predictive(model, counts, n_labels: int | None = None) -> np.ndarray:
     return np.einsum("inj,njh->ih", post, absolute)
 
 
+@shown
 @dataclasses.dataclass(repr=False)
-class AgreementPrediction(Shown):
+class AgreementPrediction:
     """Predicted agreement of one more annotator with each item's plurality label.
 
     Attributes

@@ -61,7 +61,7 @@ import pandas as pd
 from labelvar._base import _panel
 from labelvar._base import _validate as V
 from labelvar._base._defaults import CONFIDENCE_LEVEL
-from labelvar._base._format import Shown
+from labelvar._base._format import shown
 from labelvar.analytic._distributions import DiscreteDistribution, binomial_sum_distribution
 
 __all__ = ["CEILINGS", "Ceilings", "coin_model", "panel_ceilings"]
@@ -72,8 +72,9 @@ CEILINGS = ("exchangeable", "oracle", "rater")
 _POPULATION = "population"
 
 
+@shown
 @dataclass(frozen=True, repr=False)
-class Ceilings(Shown):
+class Ceilings:
     """Ceilings per agreement bin (:func:`panel_ceilings`).
 
     Attributes

@@ -47,7 +47,7 @@ from scipy.special import expit
 from labelvar._base import _labels, _seeding
 from labelvar._base import _validate as V
 from labelvar._base._defaults import CONFIDENCE_LEVEL
-from labelvar._base._format import Shown
+from labelvar._base._format import shown
 from labelvar._kernels import raters as rk
 from labelvar.votes import _rater_data as rd
 from labelvar.votes import _rater_em as em
@@ -65,8 +65,9 @@ def _log(x):
         return np.log(x)
 
 
+@shown
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
-class RaterModel(Shown):
+class RaterModel:
     """A fitted (or stated) rater model: arrays over raters, difficulty nodes, truth, label.
 
     Attributes
@@ -370,8 +371,9 @@ def _gold_codes(gold, d: rd.Votes, labels) -> np.ndarray:
     return fixed
 
 
+@shown
 @dataclasses.dataclass(frozen=True, repr=False)
-class RaterCheck(Shown):
+class RaterCheck:
     """Posterior predictive check of the histogram of votes per item.
 
     Attributes
@@ -421,8 +423,9 @@ def _pool(expected: np.ndarray, observed: np.ndarray, k: int):
     return cells
 
 
+@shown
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
-class RaterFit(Shown):
+class RaterFit:
     """The result of :func:`fit_raters`.
 
     Attributes
