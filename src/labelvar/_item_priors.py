@@ -21,7 +21,7 @@ from labelvar._validate import SUM_TOL
 
 
 class ItemModel:
-    """Base class of the item label-distribution models (one π over the L labels per item).
+    r"""Base class of the item label-distribution models (one π over the L labels per item).
 
     An item model draws each item's label distribution π (absolute labels, no symmetry);
     its K panel votes are Multinomial(K, π), the ground truth is their plurality (tie
@@ -33,9 +33,10 @@ class ItemModel:
 
     The exact calculation uses :meth:`modal_composition_probs` (P(votes, modal label) over
     absolute labels) and, for the expert, the same table of K + 1 votes (votes are
-    exchangeable: P(votes c, next vote h, modal j) = P_{K+1}(c + e_h, modal j)
-    (c_h + 1) / (K + 1)). The θ-prior methods ``nodes`` and ``kernel_args`` do not apply
-    and raise ``TypeError``, so no symmetric formula can use an item model by mistake.
+    exchangeable: P(votes c, next vote h, modal j) =
+    :math:`P_{K+1}(c + e_h, \text{modal } j)\,(c_h + 1) / (K + 1)`). The θ-prior methods
+    ``nodes`` and ``kernel_args`` do not apply and raise ``TypeError``, so no symmetric
+    formula can use an item model by mistake.
 
     Examples
     --------

@@ -31,8 +31,15 @@ ROLE = re.compile(r"(?<![\w:]):(?:py:)?(?:func|class|meth|mod|attr|data|obj|exc|
                   r"|math|sup|sub|eq|numref|abbr|samp|file|kbd|envvar):(?=[`~\w])")
 #: a reST directive (``.. math::``, ``.. note::``) left as text
 DIRECTIVE = re.compile(r"(?<!\S)\.\. [a-z-]+::")
-#: TeX source: a control word (``\frac``, ``\sum``) or a braced sub/superscript
-TEX = re.compile(r"\\(?:[a-zA-Z]{2,})\b|[_^]\{")
+#: TeX source: a control word (``\frac``, ``\sum``, ``\alpha``) or a braced sub/superscript
+#: (``n_{pos}``; not in a path or URL, where ``gpt4_{coh,con}.json`` is a shell pattern)
+TEX = re.compile(r"\\(?:[dt]?frac|sum|prod|int|sqrt|binom|math[a-z]+|operatorname|text|le|leq|ge"
+                 r"|geq|ne|neq|sim|approx|propto|cdot|times|pm|infty|left|right|[lr]floor|[lr]ceil"
+                 r"|q?quad|bar|hat|tilde|log|exp|max|min|arg|mid|in|[lc]?dots"
+                 r"|alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|iota|kappa"
+                 r"|lambda|mu|nu|xi|pi|rho|sigma|tau|upsilon|phi|varphi|chi|psi|omega"
+                 r"|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma|Phi|Psi|Omega)(?![a-zA-Z])"
+                 r"|[_^]\{")
 #: a private labelvar module or name (``labelvar._metrics``, ``labelvar.engine._tables``)
 PRIVATE = re.compile(r"\blabelvar(?:\.[A-Za-z]\w*)*\._[A-Za-z]\w*")
 #: the first line of the docstring of each builtin type a dataclass or NamedTuple field
@@ -85,6 +92,11 @@ class _Page(HTMLParser):
         (self.code if "pre" in self.stack else self.prose).append(data)
 
 
+def _token(text: str, at: int) -> str:
+    """The whitespace-delimited word of ``text`` around position ``at``."""
+    return re.search(r"\S*\Z", text[:at]).group() + re.match(r"\S*", text[at:]).group()
+
+
 def site_defects(html: str) -> list[str]:
     """What a reader of this page would not trust, one line each (empty when none).
 
@@ -104,7 +116,8 @@ def site_defects(html: str) -> list[str]:
 
     found = [f"raw role: {around(m, text)!r}" for m in ROLE.finditer(text)]
     found += [f"reST directive: {around(m, text)!r}" for m in DIRECTIVE.finditer(text)]
-    found += [f"TeX source: {around(m, prose)!r}" for m in TEX.finditer(prose)]
+    found += [f"TeX source: {around(m, prose)!r}" for m in TEX.finditer(prose)
+              if not (m.group().endswith("{") and "/" in _token(prose, m.start()))]
     found += [f"builtin docstring: {doc!r}" for doc in BUILTIN_DOCS if doc in text]
     found += [f"private name: {m.group()}" for m in PRIVATE.finditer(text)]
     found += [f"external {u}" for u in page.external]
@@ -145,6 +158,7 @@ def test_site_defects_passes_what_a_reader_trusts():
             "10<sup>9</sup> items, see <a href='#x'><code>stratify</code></a> and "
             "<code>labelvar.stratified</code>; ratio: 2:1</p>"
             "<pre><code>d = {'a_{b}': 1}  # a dict key\n</code></pre>"
+            "<p><code>results/gpt4_{coh,con}_detailed.json</code>, <code>'4\\n\\nThe'</code></p>"
             "<a href='https://example.org/paper'>the paper</a></body></html>")
     assert site_defects(html) == []
 
