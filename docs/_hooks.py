@@ -16,6 +16,9 @@
   cross-references to the API entry when the target is documented (``~a.b`` shows ``b``,
   as Sphinx does), plain code otherwise; ``:sup:`` / ``:sub:`` become ``<sup>`` / ``<sub>``.
   A formula latex2mathml cannot read fails the build.
+- a class's "Bases:" line names a private base by its public path
+  (``labelvar._pilot_predict.PilotFit`` -> ``labelvar.pilot.PilotFit``) and leaves out a
+  private base class that has none (``_DirichletFamily``).
 """
 
 from __future__ import annotations
@@ -164,8 +167,24 @@ def _role(match: re.Match, page=None) -> str:
     return f'<autoref identifier="{identifier}" optional>{shown}</autoref>'
 
 
+#: a class's "Bases:" line as mkdocstrings writes it
+BASES = re.compile(r"Bases: ((?:<code>[^<]*</code>(?:, )?)+)</p>")
+
+
+def _bases(match: re.Match) -> str:
+    """A private base (``labelvar._pilot_predict.PilotFit``) named by its public path, if any."""
+    shown = []
+    for base in re.findall(r"<code>([^<]*)</code>", match.group(1)):
+        if base.startswith("labelvar") and "._" in base:
+            base = _names().get(base.rsplit(".", 1)[-1])
+        if base:
+            shown.append(f"<code>{base}</code>")
+    return f"Bases: {', '.join(shown)}</p>" if shown else "</p>"
+
+
 def on_page_content(html_text, page, config, files):
     """Render the docstrings' maths and roles (see the module docstring)."""
+    html_text = BASES.sub(_bases, html_text)
     html_text = DISPLAY.sub(lambda m: _mathml(m.group(1), True, page), html_text)
     html_text = ARITHMATEX.sub(lambda m: _mathml(m.group(3), m.group(1) == "div", page), html_text)
     return ROLE.sub(lambda m: _role(m, page), html_text)

@@ -94,7 +94,7 @@ class ItemModel:
         return self.modal_composition_probs(0)[1][0]
 
     def composition_probs(self, panel_size: int) -> tuple[np.ndarray, np.ndarray]:
-        """Vote compositions (absolute labels, :func:`labelvar._panel.compositions`) and P.
+        """Vote compositions (absolute labels, one row of L counts per composition) and P.
 
         Examples
         --------
@@ -109,7 +109,7 @@ class ItemModel:
         """Compositions and P(votes = composition, modal label = j), shape (n_comp, L).
 
         Exact up to rounding (Dirichlet models: a one-dimensional integral per
-        composition, see :func:`labelvar._panel.dirichlet_argmax_probs`); cached.
+        composition); cached.
         """
         kk = v.single("panel_size", v.integer("panel_size", panel_size, lo=0))
         _panel.check_enumerable(kk, self.n_labels)

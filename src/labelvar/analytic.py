@@ -319,7 +319,7 @@ def prob_correct_at_least_heterogeneous(p, k):
     Notes
     -----
     Items with equal ``p`` form one binomial; the tail of the sum of these binomials
-    is :func:`labelvar._distributions.binomial_sum_sf` (the largest through scipy's
+    is computed exactly (the largest binomial through scipy's
     exact ``sf``, the others' pmfs multiplied as polynomials by a tree of direct
     convolutions: every entry is a sum of non-negative terms, so far tails keep
     their relative precision). ``scipy.stats.poisson_binom``'s ``sf`` returns 0 in
