@@ -14,7 +14,7 @@ line naming the argument and the allowed range.
 Beyond the paper: the paper's :math:`E(F_1)` is a ratio of expectations, not the
 expectation of :math:`F_1` on a finite sample. :func:`exact_f1` and
 :func:`exact_binary_metrics` give the exact finite-sample distributions (beyond
-about 10\ :sup:`9` items, where exact sums take seconds to minutes, a quadrature:
+about 10⁹ items, where exact sums take seconds to minutes, a quadrature:
 :class:`QuadratureDistribution`, moments to rounding, quantiles within about 1e-5 sd).
 """
 
