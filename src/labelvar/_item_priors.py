@@ -269,6 +269,11 @@ class DirichletItems(_DirichletFamily):
     - log Γ(K + α_0) + sum_p [log Γ(c_p + α_p) - log Γ(α_p)] (α_0 = sum α). E[π] = α / α_0;
     a small α_0 means strong disagreement between items, not within them.
 
+    Parameters
+    ----------
+    alpha : sequence of float
+        α, one concentration (> 0) per label.
+
     Examples
     --------
     >>> d = DirichletItems((2, 1, 0.5))
@@ -302,6 +307,13 @@ class DirichletItems(_DirichletFamily):
 @dataclass(frozen=True)
 class DirichletMixture(_DirichletFamily):
     """π ~ Dirichlet(α_k) with probability ``weights[k]`` (equal weights when omitted).
+
+    Parameters
+    ----------
+    alphas : sequence of sequences of float
+        α_k, one row of per-label concentrations (> 0) per component.
+    weights : sequence of float or None
+        The components' probabilities (default None: equal).
 
     Examples
     --------
@@ -355,6 +367,13 @@ class EmpiricalItems(ItemModel):
     ``label_distributions`` has one row per item (>= 0, summing to 1;
     :meth:`from_counts` normalises vote counts); ``weights`` default equal. The modal
     label of a row with tied top probabilities is one of them at random.
+
+    Parameters
+    ----------
+    label_distributions : sequence of sequences of float
+        One label distribution (>= 0, summing to 1) per item.
+    weights : sequence of float or None
+        The items' resampling probabilities (default None: equal).
 
     Examples
     --------

@@ -344,7 +344,14 @@ def prob_correct_at_least_heterogeneous(p, k):
 # --------------------------------------------------------------------------- precision / recall / F1
 @dataclass(frozen=True)
 class Confusion:
-    """Expected (or observed) confusion counts for the positive class."""
+    """Expected (or observed) confusion counts for the positive class.
+
+    Attributes
+    ----------
+    tp, fp, fn, tn : ndarray or float
+        True positives, false positives, false negatives and true negatives, broadcast
+        over the inputs.
+    """
 
     tp: np.ndarray | float
     fp: np.ndarray | float
@@ -490,7 +497,17 @@ def expected_f1(p_d, m):
 
 @dataclass(frozen=True)
 class StratifiedExpectation:
-    """Expected scores over agreement bins (paper's stratified equations)."""
+    """Expected scores over agreement bins (paper's stratified equations).
+
+    Attributes
+    ----------
+    precision, recall, f1, accuracy : float
+        The expected scores over all the bins' items.
+    n_items : int
+        Items over all bins.
+    m : float
+        Positive ratio over all bins.
+    """
 
     precision: float
     recall: float

@@ -205,6 +205,11 @@ class ThetaPrior:
 class FixedTheta(ThetaPrior):
     """Every item has agreement θ = ``value``.
 
+    Parameters
+    ----------
+    value : float
+        θ, in [0, 1].
+
     Examples
     --------
     >>> p = FixedTheta(0.8)
@@ -262,6 +267,15 @@ class FixedTheta(ThetaPrior):
 @dataclass(frozen=True)
 class BetaPrior(ThetaPrior):
     """Per-item agreement θ = lo + (hi - lo) Beta(a, b); ``lo=None`` means 1/L.
+
+    Parameters
+    ----------
+    a, b : float
+        The Beta shape parameters (> 0).
+    lo : float or None
+        Lower end of θ (default None: 1/L, the agreement of random votes).
+    hi : float
+        Upper end of θ (default 1).
 
     Examples
     --------
@@ -405,6 +419,13 @@ class DiscretePrior(ThetaPrior):
     ``weights`` must be >= 0 and sum to 1 within :data:`SUM_TOL` (equal weights when
     omitted); relative weights are refused rather than rescaled, so a typo cannot
     silently change the prior. Stored as tuples of floats.
+
+    Parameters
+    ----------
+    values : sequence of float
+        The θ values, in [0, 1].
+    weights : sequence of float or None
+        Their probabilities (default None: equal).
 
     Examples
     --------
