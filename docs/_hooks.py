@@ -102,8 +102,12 @@ def _mathml(tex: str, display: bool, page) -> str:
     tex = source = html.unescape(tex).strip()
     for word, spelling in TEX_SPELLINGS.items():
         tex = re.sub(re.escape(word) + r"(?![a-zA-Z])", lambda _, s=spelling: s, tex)
-    out = convert(tex, display="block" if display else "inline")
-    if "\\" in out or "merror" in out:
+    try:
+        out = convert(tex, display="block" if display else "inline")
+    except Exception as error:  # latex2mathml's own errors name no formula
+        raise ValueError(f"{page.file.src_uri}: latex2mathml cannot read the formula {source!r}: "
+                         f"{type(error).__name__} {error}") from error
+    if "\\" in out or "merror" in out:  # an unknown command stays as its TeX
         raise ValueError(f"{page.file.src_uri}: latex2mathml cannot read the formula {source!r}")
     head, body = out.split(">", 1)
     body = body.rsplit("</math>", 1)[0]
@@ -186,7 +190,7 @@ def on_page_content(html_text, page, config, files):
     """Render the docstrings' maths and roles (see the module docstring)."""
     html_text = BASES.sub(_bases, html_text)
     html_text = DISPLAY.sub(lambda m: _mathml(m.group(1), True, page), html_text)
-    html_text = ARITHMATEX.sub(lambda m: _mathml(m.group(3), m.group(1) == "div", page), html_text)
+    html_text = ARITHMATEX.sub(lambda m: _mathml(m.group(2), m.group(1) == "div", page), html_text)
     return ROLE.sub(lambda m: _role(m, page), html_text)
 
 

@@ -132,6 +132,7 @@ def site_defects(html: str) -> list[str]:
     ("<p><code>E(F_1) = \\frac{2 m p}{2 m p + 1}</code></p>", "TeX source"),
     ("<p>the sum \\sum over bins</p>", "TeX source"),
     ("<p>n_{pos} items</p>", "TeX source"),
+    ("<li>Carpenter's \\alpha_j (sensitivity)</li>", "TeX source"),
     ("<div><p>Create a new string object from the given object.</p></div>", "builtin docstring"),
     ("<p>int([x]) -&gt; integer</p>", "builtin docstring"),
     ("<p>Convert a string or number to a floating point number, if possible.</p>",
@@ -161,6 +162,45 @@ def test_site_defects_passes_what_a_reader_trusts():
             "<p><code>results/gpt4_{coh,con}_detailed.json</code>, <code>'4\\n\\nThe'</code></p>"
             "<a href='https://example.org/paper'>the paper</a></body></html>")
     assert site_defects(html) == []
+
+
+def _hooks():
+    """docs/_hooks.py, the site's MkDocs hooks, as a module."""
+    import importlib.util
+
+    pytest.importorskip("latex2mathml", reason="the docs build needs `pip install labelvar[docs]`")
+    spec = importlib.util.spec_from_file_location("labelvar_site_hooks", REPO / "docs" / "_hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _MkdocsPage:
+    class file:  # noqa: N801  (stands in for mkdocs' Page.file)
+        src_uri = "api/x.md"
+
+
+def test_hooks_render_maths_and_roles_as_a_reader_trusts():
+    hooks = _hooks()
+    html = ("<p>the ratio :math:<code>E(F_1) = \\frac{2 m p_d}{2 m p_d + 1 - p_d}</code> and "
+            ":math:`a &lt; b` in a type line</p>"
+            "<p>.. math::\n    P(R \\ge x) = \\sum_j w_j\\,P(FP \\le t_j)</p>"
+            '<p>a page\'s <span class="arithmatex">\\(x^{2}\\)</span> and</p>'
+            '<div class="arithmatex">\\[\\sqrt{p_d (1 - p_d) / N}\\]</div>'
+            "<p>10\\ :sup:<code>9</code> items, :func:<code>~labelvar.stratified.stratify</code>, "
+            ":class:<code>TaskData</code>, :mod:<code>numpy.random</code>, "
+            ":func:<code>labelvar.stratify</code></p>"
+            "<p>Bases: <code>labelvar._pilot_predict.PilotFit</code></p>")
+    out = hooks.on_page_content(html, _MkdocsPage, None, None)
+    assert out.count("<math ") == 5 and out.count('display="block"') == 2, out
+    assert "10<sup>9</sup> items" in out
+    assert '<autoref identifier="labelvar.stratified.stratify" optional><code>stratify</code>' in out
+    assert '<autoref identifier="labelvar.io.TaskData" optional><code>TaskData</code>' in out
+    assert "<code>numpy.random</code>" in out and "Bases: <code>labelvar.pilot.PilotFit</code>" in out
+    assert site_defects(f"<html><body>{out}</body></html>") == []
+    for bad in (":math:<code>\\foo x</code>", ":math:<code>x^</code>", "<p>.. math:: \\frac</p>"):
+        with pytest.raises(ValueError, match="api/x.md: latex2mathml cannot read the formula"):
+            hooks.on_page_content(bad, _MkdocsPage, None, None)
 
 
 def _inventory(path: Path) -> set[str]:
@@ -197,6 +237,12 @@ def test_docs_build_strict_and_document_every_public_name(tmp_path):
     # the README page is the README, with its figures found
     readme = (site / "readme" / "index.html").read_text(encoding="utf-8")
     assert 'src="../figure1.png"' in readme and (site / "figure1.png").is_file()
+    # the maths is rendered: every :math: of the analytic page's docstrings is a <math>
+    import labelvar.analytic
+
+    analytic = (site / "api" / "analytic" / "index.html").read_text(encoding="utf-8")
+    assert analytic.count("<math ") >= (labelvar.analytic.__doc__ or "").count(":math:") > 0
+    assert analytic.count('<math xmlns="http://www.w3.org/1998/Math/MathML" display="block"') >= 3
     # every page reads as a reader trusts (see site_defects)
     defects = {str(p.relative_to(site)): site_defects(p.read_text(encoding="utf-8"))
                for p in sorted(site.rglob("*.html"))}
