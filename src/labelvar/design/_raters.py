@@ -34,6 +34,8 @@ class RaterComparison:
     test : str
         ``"paired"`` (both rate the same items, exact McNemar) or ``"unpaired"`` (each its
         own items, pooled two-proportion z-test).
+    alpha, target_power : float
+        The test's level and the power asked for.
     n_items : int or None
         Items per rater at the plan (the stable crossing), None if none up to ``n_max``.
     n_items_first : int or None
