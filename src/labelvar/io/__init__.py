@@ -33,18 +33,17 @@ every layout and in the files joined to them. Every problem (a pattern that matc
 column or is given twice, two columns of one name, a row with fewer cells than the
 header, a duplicated item id, a prediction file without an id the panel needs, label
 values of mixed kinds) raises :class:`ValueError` with one line naming it. What a
-label value may be is defined once, in :mod:`labelvar._labels` (which
-:func:`labelvar.stratify` applies to the tables it is given, read here or not).
-
-The code is in private modules, one per layout (``_wide``, ``_rater_files``, ``_long``,
-``_jsonl``), the prediction and probability files (``_predictions``), :func:`load_tasks`
-(``_load``), the :func:`synthetic_panel` example (``_synthetic``) and the shared pieces (``_common``:
-:class:`TaskData`, column selection, :func:`read_frame`, the checks). This face only
-re-exports; import from ``labelvar.io``. The readers may import pandas, numpy and the
-lower helpers (``labelvar._csv``, ``_labels``, ``_reading``, ``_docs``, ``_validate``,
-``_seeding``, ``_samples``), never planning, the engine, figures or the command line; one
-exception today: ``_predictions`` imports :class:`labelvar.stratified.DataNoteWarning` lazily.
+label value may be is checked the same way here and in :func:`labelvar.stratify`, for the
+tables it is given, read here or not.
 """
+
+# The code is in private modules, one per layout (_wide, _rater_files, _long, _jsonl), the
+# prediction and probability files (_predictions), load_tasks (_load), the synthetic_panel
+# example (_synthetic) and the shared pieces (_common: TaskData, column selection,
+# read_frame, the checks). This face only re-exports; import from labelvar.io. The readers
+# may import pandas, numpy and the lower helpers (labelvar._csv, _labels, _reading, _docs,
+# _validate, _seeding, _samples, _warnings), never planning, the engine, figures or the
+# command line. What a label value may be is defined once, in labelvar._labels.
 
 from __future__ import annotations
 
