@@ -119,7 +119,7 @@ def site_defects(html: str) -> list[str]:
     found += [f"TeX source: {around(m, prose)!r}" for m in TEX.finditer(prose)
               if not (m.group().endswith("{") and "/" in _token(prose, m.start()))]
     found += [f"builtin docstring: {doc!r}" for doc in BUILTIN_DOCS if doc in text]
-    found += [f"private name: {m.group()}" for m in PRIVATE.finditer(text)]
+    found += [f"private name: {m.group()} in {around(m, text)!r}" for m in PRIVATE.finditer(text)]
     found += [f"external {u}" for u in page.external]
     return found
 
