@@ -41,7 +41,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from labelvar import _panel
+from labelvar._base import _panel
 from labelvar.engine import _simulate as sim
 from labelvar.engine import _tables
 from labelvar.engine._spec import _Spec
@@ -480,7 +480,7 @@ def _rater_rows():
 _STRATIFY_IMPORTS = ("pandas", "pyarrow.pandas_compat", "scipy.stats", "scipy.signal",
                      "tqdm.auto", "labelvar.cli", "labelvar.io", "labelvar.stratified",
                      "labelvar.report", "labelvar.analytic", "labelvar.agreement",
-                     "labelvar.inference", "labelvar._provenance")
+                     "labelvar.inference", "labelvar._base._provenance")
 
 # one `labelvar stratify` in a fresh process: seconds, peak RSS (VmHWM), RSS after the
 # imports, and the top-level modules first imported while it ran
@@ -591,7 +591,7 @@ def _to_readme(run):
     """
     import contextlib
 
-    from labelvar._files import atomic_write
+    from labelvar._base._files import atomic_write
 
     readme = REPO / "README.md"
     text = readme.read_text()

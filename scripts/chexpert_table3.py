@@ -94,7 +94,7 @@ def compare(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _md(df: pd.DataFrame) -> str:
-    from labelvar._format import render_table
+    from labelvar._base._format import render_table
 
     return render_table(df, "markdown")
 

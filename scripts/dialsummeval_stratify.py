@@ -97,8 +97,8 @@ def main(argv=None) -> int:
     data = build(args.data, metrics)
     table = stratify(data, metrics=["accuracy"], simulated_human=5, leave_one_out=True,
                      seed=args.seed, n_boot=0).table
-    from labelvar._files import write_results
-    from labelvar._format import markdown_table
+    from labelvar._base._files import write_results
+    from labelvar._base._format import markdown_table
 
     for m in metrics:
         print(f"### {m} (rank-matched to the majority-label marginals)")

@@ -137,7 +137,7 @@ def table6(geval_dir, summeval, tie_rule: str = FIRST_VOTE,
 
 
 def main(argv=None) -> int:
-    from labelvar._format import markdown_table
+    from labelvar._base._format import markdown_table
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--mnli", type=Path, default=DEFAULT_MNLI,
@@ -183,7 +183,7 @@ def main(argv=None) -> int:
         for crit in GEVAL_FILES:
             print("  labelvar " + " ".join(geval_command(crit, args.geval, args.summeval, rule)))
     if args.out:
-        from labelvar._files import write_results
+        from labelvar._base._files import write_results
 
         args.out.mkdir(parents=True, exist_ok=True)
         for name, t in tables.items():

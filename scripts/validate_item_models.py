@@ -4,7 +4,7 @@
         [--seed 0] [--figure docs/item_models.png] [--table out.csv]
 
 For each data set and pilot size K: draw K of each item's votes at random without
-replacement (seeded, :mod:`labelvar._seeding`), fit every model on the K-vote counts only,
+replacement (seeded, :mod:`labelvar._base._seeding`), fit every model on the K-vote counts only,
 predict for every item the probability that one more annotator agrees with the item's
 K-vote plurality label (:func:`labelvar.pilot.predict_agreement`; tied labels averaged),
 and compare with the held-out votes (the item's other 100 - K votes: the share equal to
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar import _seeding
+from labelvar._base import _seeding
 from labelvar.pilot import fit_pilot, predict_agreement
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ default (``--many-seeds``); the slow test runs CheXpert and caries with 3 seeds.
 Protocol (cross-fitted over items; the same for every data set):
 
 1. The items are split at random into ``--folds`` folds (seeded per data set and seed,
-   :mod:`labelvar._seeding`); each fold in turn is the test half, the rest the training half.
+   :mod:`labelvar._base._seeding`); each fold in turn is the test half, the rest the training half.
 2. Every model is fitted on the training items with *all* raters' votes: the rater models
    (``labelvar.fit_raters``: ``one_coin``, ``dawid_skene``, ``dawid_skene_difficulty``)
    on the long votes, the Dirichlet item model (:func:`labelvar.pilot.fit_item_model`,
@@ -71,7 +71,7 @@ import numpy as np
 import pandas as pd
 
 import labelvar
-from labelvar import _seeding
+from labelvar._base import _seeding
 from labelvar.pilot import fit_item_model, predictive
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar import _metrics, agreement, inference
+from labelvar import agreement, inference
+from labelvar._base import _metrics
 from labelvar.stratified import stratify
 
 sm_ir = pytest.importorskip("statsmodels.stats.inter_rater")

@@ -357,7 +357,7 @@ def test_zero_division_nan_with_a_score_undefined_on_every_sample(monkeypatch):
     cases = [(a.exact_binary_metrics(0, 10, 0.5, 0.5, zero_division=np.nan), "recall"),
              (a.exact_binary_metrics(3, 7, 0.0, 1.0, zero_division=np.nan), "precision"),
              (a.exact_binary_metrics(0, 10, 1.0, 1.0, zero_division=np.nan), "f1")]
-    from labelvar import _distributions
+    from labelvar.analytic import _distributions
 
     monkeypatch.setattr(_distributions, "_OUTER_MAX", 0)  # the large-sample path
     cases.append((a.exact_binary_metrics(0, 1000, 0.5, 0.5, zero_division=np.nan), "recall"))
@@ -596,7 +596,7 @@ def test_bad_input_message_is_one_short_line():
 def test_large_sample_path_matches_the_outer_product(monkeypatch, npos, nneg, s, t):
     # the O(support) path (RatioDistribution, accuracy by convolution) against the full
     # TP x FP table where both run: moments to rounding, quantiles and tails exactly
-    from labelvar import _distributions
+    from labelvar.analytic import _distributions
 
     monkeypatch.setattr(_distributions, "_OUTER_MAX", 10**12)
     ref = a.exact_binary_metrics(npos, nneg, s, t)
@@ -630,7 +630,7 @@ QS = [0.001, 0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99, 0.999]
 
 def _two_pass_sd(npos, nneg, s, t, a_, c):
     """sd of a TP / (TP + FP + c) by the full double sum, mean first (no E[R^2] - E[R]^2)."""
-    from labelvar import _distributions
+    from labelvar.analytic import _distributions
 
     tp, pt = _distributions._binom_support(npos, s)
     fp, pf = _distributions._binom_support(nneg, 1 - t)
@@ -739,8 +739,8 @@ def test_quadrature_at_extreme_sizes_and_class_ratios(n, m):
 
 
 def test_binomial_cdf_interpolated_near_the_mean_equals_boost():
-    from labelvar import _distributions
-    from labelvar._binom import binom
+    from labelvar._base._binom import binom
+    from labelvar.analytic import _distributions
 
     for n, p in ((10**9, 0.6), (3 * 10**10, 0.02)):
         cdf = _distributions._Cdf(n, p)
@@ -766,7 +766,7 @@ def test_binomial_sum_tail_against_enumeration_and_fft_reference():
     """P(sum of Bin(n_c, p_c) >= k), the one tail of simulate, stratify and the calculator."""
     from scipy import signal
 
-    from labelvar._distributions import binomial_sum_sf
+    from labelvar.analytic._distributions import binomial_sum_sf
 
     rng = np.random.default_rng(7)
     for _ in range(30):  # small groups (p = 0 and 1 too) against scipy's Poisson-binomial pmf

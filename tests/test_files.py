@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar._files import atomic_write, read_results, write_results
+from labelvar._base._files import atomic_write, read_results, write_results
 
 
 def test_atomic_write_permissions_and_no_leftovers(tmp_path):

@@ -1,4 +1,4 @@
-"""Wide files read a block of rows at a time (labelvar._csv): the same answers as one block.
+"""Wide files read a block of rows at a time (labelvar.io._csv): the same answers as one block.
 
 Every file is read with blocks of a few rows (a private block size) and as one block;
 ``stratify`` must give identical tables, notes, exclusions and errors either way, and
@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar import _csv, io
+from labelvar import io
 from labelvar.agreement import bootstrap_agreement, fleiss_kappa, krippendorff_alpha
+from labelvar.io import _csv
 from labelvar.stratified import ExcludedItemsWarning, stratify
 
 

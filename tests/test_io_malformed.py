@@ -16,8 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar import _csv, _validate, io
+from labelvar import io
+from labelvar._base import _validate
 from labelvar.cli import main
+from labelvar.io import _csv
 from labelvar.stratified import stratify
 
 

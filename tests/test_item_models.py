@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from labelvar import Scenario, fit_pilot, plan_study, simulate
-from labelvar._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
+from labelvar._base._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
 from labelvar.design._power import cell_probabilities
 from labelvar.models import CorrelatedModel, Model
 from labelvar.pilot import predict_agreement, predictive

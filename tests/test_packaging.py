@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 import labelvar
-from labelvar import _provenance, _sweep_job, cli, config, sweep
+from labelvar import cli, config, sweep
+from labelvar._base import _provenance
+from labelvar.sweep import _job as _sweep_job
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = Path(labelvar.__file__).resolve().parent

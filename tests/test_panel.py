@@ -1,4 +1,4 @@
-"""The exact panel core (labelvar._panel) against brute-force enumeration of all L**K votes."""
+"""The exact panel core (labelvar._base._panel) against brute-force enumeration of all L**K votes."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from labelvar import _panel as P
 from labelvar import design as D
+from labelvar._base import _panel as P
 from labelvar.engine import _tables as S
 
 TIES = ("random", "drop", 0, 2)
@@ -184,7 +184,7 @@ def test_log_multinomial_pmf_of_1e12_votes_needs_no_table():
     """Fuzz: log k! was tabulated up to the largest count (1e12 votes: out of memory)."""
     from scipy import stats
 
-    from labelvar._panel import log_multinomial_pmf
+    from labelvar._base._panel import log_multinomial_pmf
 
     for n in (99_995, 100_001, 10**7):
         c = [n - 5, 5]

@@ -9,7 +9,7 @@ import pytest
 from conftest import shared_data
 from scipy import integrate, stats
 
-from labelvar._panel import log_pattern_likelihood
+from labelvar._base._panel import log_pattern_likelihood
 from labelvar.design import Scenario, plan_study
 from labelvar.pilot import Selection, as_selection, fit_pilot, read_pilot
 from labelvar.priors import BetaPrior, DiscretePrior

@@ -11,11 +11,11 @@ from conftest import shared_data
 from scipy.special import expit
 
 import labelvar
-from labelvar import _rater_data as rd
-from labelvar import _rater_em as em
 from labelvar._kernels import raters as rk
 from labelvar.raters import RaterModel, fit_raters
 from labelvar.stratified import ExcludedItemsWarning
+from labelvar.votes import _rater_data as rd
+from labelvar.votes import _rater_em as em
 
 
 def _long(said, raters=None):

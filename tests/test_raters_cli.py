@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from labelvar import cli
-from labelvar._files import read_results
+from labelvar._base._files import read_results
 from labelvar.agreement import cross_replication
 from labelvar.ceilings import panel_ceilings
 from labelvar.raters import fit_raters

@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar import _scales, io
+from labelvar import io
 from labelvar.cli import main
+from labelvar.io import _scales
 from labelvar.stratified import stratify
 
 

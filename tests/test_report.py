@@ -11,7 +11,7 @@ import pytest
 
 from labelvar import design as D
 from labelvar import plots, report, stratify
-from labelvar._files import read_results
+from labelvar._base._files import read_results
 from labelvar.io import synthetic_panel
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "labelvar"
@@ -100,7 +100,7 @@ def test_design_report(tmp_path):
 
 
 def test_one_atomic_writer_in_src():
-    """Only labelvar._files renames files into place or opens temporaries."""
+    """Only labelvar._base._files renames files into place or opens temporaries."""
     pattern = re.compile(r"os\.replace\(|\.replace\(path\)|mkstemp|NamedTemporaryFile|"
                          r"\.rename\(")
     offenders = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py")

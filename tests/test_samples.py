@@ -1,4 +1,4 @@
-"""Sampled systems (labelvar._samples), the file shapes they come in, and reports without humans."""
+"""Sampled systems (labelvar.io._samples), the file shapes they come in, and reports without humans."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 from scipy import stats
 
 from labelvar import io, stratify
-from labelvar._samples import modal_answer, parse_answer, sample_shares
 from labelvar.inference import expected_gap_test
+from labelvar.io._samples import modal_answer, parse_answer, sample_shares
 from labelvar.stratified import DataNoteWarning
 
 
@@ -116,7 +116,7 @@ def test_sampled_system_with_a_label_too_is_refused():
 
 # --------------------------------------------------------------------------- JSON arrays
 def test_json_array_records_keep_their_lines(tmp_path):
-    from labelvar._reading import read_jsonl_records
+    from labelvar.io._reading import read_jsonl_records
 
     p = tmp_path / "a.json"
     p.write_text(json.dumps([{"a": 1}, {"a": [2, 3]}], indent=4))

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from labelvar._seeding import MAX_SEED, as_seed, derive, generator
+from labelvar._base._seeding import MAX_SEED, as_seed, derive, generator
 
 
 def test_large_seeds_are_exact():

@@ -604,7 +604,7 @@ def test_multinomial_item_bootstrap_matches_index_resampling():
     row = r.table[(r.table.stratum == "all")].iloc[0]
     truth = (panel.sum(axis=1) >= 3).astype(int)
     idx = rng.integers(0, n, size=(4000, n))
-    from labelvar import _metrics
+    from labelvar._base import _metrics
 
     vals = _metrics.score("f1", truth[idx], pred[idx], 2, pos_label=1)
     lo, hi = np.quantile(vals, [0.025, 0.975])

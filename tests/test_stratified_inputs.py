@@ -71,7 +71,7 @@ def test_one_stray_label_among_2000_binary_votes_is_refused():
 
 # --------------------------------------------------------------------------- label values
 # Tables given to stratify directly are refused as the same table in a file is
-# (labelvar._labels): one kind per task, no inf, booleans apart, however frequent.
+# (labelvar._base._labels): one kind per task, no inf, booleans apart, however frequent.
 def odd_panel(value, every):
     """binary_panel's 2,000 votes as objects, ``value`` in column r3 of every ``every``-th item."""
     panel = binary_panel(n=400, k=5).astype(object)
@@ -214,7 +214,7 @@ def test_counts_panel_hand_computed():
                            "all": 6}
     assert r.inputs["task"]["votes_min"] == 100 and r.inputs["task"]["raters"] is None
     # H' by hand: a vote drawn uniformly from the item's 100, in label order
-    from labelvar import _seeding
+    from labelvar._base import _seeding
 
     rng = _seeding.generator(3, "simulated_human", "task")
     c = counts.to_numpy()

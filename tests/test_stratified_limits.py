@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 from tests.test_stratify_cli import EXAMPLE, run
 
-from labelvar import _bins, inference, report
+from labelvar import inference, report
 from labelvar.cli import main
+from labelvar.evaluation import _bins
 from labelvar.stratified import MAX_DRAW_CELLS, paper_table, stratify
 
 

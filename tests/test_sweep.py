@@ -17,9 +17,10 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from labelvar import _sweep_job, sweep
-from labelvar._files import read_results, write_results
+from labelvar import sweep
+from labelvar._base._files import read_results, write_results
 from labelvar.config import SweepConfig
+from labelvar.sweep import _job as _sweep_job
 
 # --------------------------------------------------------------------------- stand-in engine
 
@@ -337,7 +338,7 @@ def test_extra_grid_axes_get_one_figure_each(tmp_path):
 
 def test_two_runs_into_one_job_directory_never_interleave(tmp_path):
     """While one run holds a job directory, a second run is refused at once (one line)."""
-    from labelvar._files import directory_lock
+    from labelvar._base._files import directory_lock
 
     job = tmp_path / "job"
     with directory_lock(job):

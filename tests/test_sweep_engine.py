@@ -10,8 +10,9 @@ import pytest
 from pandas.testing import assert_frame_equal
 from scipy.stats import binom
 
-from labelvar import _sweep_job, analytic, cli, sweep
-from labelvar._files import read_results
+from labelvar import analytic, cli, sweep
+from labelvar._base._files import read_results
+from labelvar.sweep import _job as _sweep_job
 
 SMALL = ["grid=small", "replicates=400", "output.plots=[]", "quiet=true"]
 

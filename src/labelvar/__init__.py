@@ -45,7 +45,7 @@ _EXPORTS = {
     **dict.fromkeys(("bin_tests", "paired_test", "expected_gap_test", "BinTestResult",
                      "PairedTestResult"), "labelvar.inference"),
     # systems that give several sampled answers per item (LLM judges)
-    **dict.fromkeys(("modal_answer", "sample_shares", "parse_answer"), "labelvar._samples"),
+    **dict.fromkeys(("modal_answer", "sample_shares", "parse_answer"), "labelvar.io._samples"),
     **dict.fromkeys(("fleiss_kappa", "krippendorff_alpha", "dawid_skene", "cross_replication",
                      "independent_normalized_kappa", "CrossReplication"), "labelvar.agreement"),
     # rater models (identified raters: skill, item difficulty)
@@ -67,7 +67,7 @@ __all__ = sorted(_EXPORTS) + ["__version__"]
 
 def __getattr__(name: str):
     if name == "__version__":  # single-sourced: pyproject.toml -> the installed metadata
-        from labelvar._provenance import version
+        from labelvar._base._provenance import version
 
         value = version()
     elif name in _EXPORTS:

@@ -16,7 +16,7 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 from labelvar import cli
-from labelvar._files import read_results
+from labelvar._base._files import read_results
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ design    study sizing: items and annotators per item
 raters    rater skills, the model check, ceilings per bin and kappa_x from long votes
 
 This package parses, calls and prints (one module per subcommand family): tables are printed by
-:func:`labelvar._format.render_table`, inputs loaded by :mod:`labelvar.io`, report
+:func:`labelvar._base._format.render_table`, inputs loaded by :mod:`labelvar.io`, report
 directories written by :mod:`labelvar.report`.
 """
 

@@ -74,14 +74,14 @@ def _ints(text: str) -> list[int]:
 
 
 def _print_table(table, fmt: str) -> None:
-    from labelvar._format import render_table
+    from labelvar._base._format import render_table
 
     _write(render_table(table, fmt))
 
 
 def _write(text: str) -> None:
     """Write to stdout, in ASCII spellings when it cannot encode the table's symbols."""
-    from labelvar._format import for_stream
+    from labelvar._base._format import for_stream
 
     sys.stdout.write(for_stream(text, sys.stdout))
 

@@ -108,7 +108,7 @@ def _design_settings(args) -> dict:
     if args.config:
         import yaml
 
-        from labelvar.config import design_config
+        from labelvar.sweep.config import design_config
 
         path = design_config(args.config)  # a file, else a packaged config by name
         with open(path) as fh:
@@ -154,7 +154,7 @@ def _run_design(args) -> int:
     if pilot is not None:
         if "theta" in st:
             raise ValueError("give either theta or pilot, not both")
-        from labelvar.pilot import fit_pilot, read_pilot
+        from labelvar.votes.pilot import fit_pilot, read_pilot
 
         fit = fit_pilot(read_pilot(pilot, field=field, columns=columns, counts=counts,
                                    labels=labels),

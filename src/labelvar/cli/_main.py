@@ -24,7 +24,7 @@ def build_parser() -> _Parser:
         "(bash, zsh) of the commands and of `labelvar sweep`'s config groups and keys: "
         'eval "$(labelvar -sc install=bash)".',
     )
-    from labelvar._provenance import version
+    from labelvar._base._provenance import version
 
     parser.add_argument("--version", action="version", version=f"labelvar {version()}",
                         help="print labelvar's version (the installed package's metadata)")

@@ -43,8 +43,8 @@ def _add_raters(sub) -> None:
 
 
 def _run_raters(args) -> int:
-    from labelvar import _rater_report as rr
     from labelvar import report
+    from labelvar.report import _raters as rr
 
     if args.out:
         report.check_report_dir(args.out, report.RATERS_FILES)

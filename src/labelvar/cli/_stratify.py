@@ -207,7 +207,7 @@ def _run_stratify(args) -> int:
     import warnings
 
     from labelvar import io, report
-    from labelvar import stratified as st
+    from labelvar.evaluation import stratified as st
 
     if (args.panel is None) == (args.panel_counts is None):
         raise ValueError("give the panel's votes (--panel) or its per-label counts "

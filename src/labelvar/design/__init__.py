@@ -60,7 +60,7 @@ Pilot fitting is :mod:`labelvar.pilot`.
 """
 
 # Layout: _scenario.py (Scenario), _power.py (per-item cell probabilities from
-# labelvar._panel, exact power of each test, critical values, the F1 delta-method variance),
+# labelvar._base._panel, exact power of each test, critical values, the F1 delta-method variance),
 # _binom.py (binomial and normal tails from scipy.special), _simulated.py (simulated power),
 # _planner.py (plan_study, DesignResult), _raters.py (rater questions: compare_raters,
 # panel_accuracy, cheapest_panel).

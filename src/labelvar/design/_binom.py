@@ -1,10 +1,10 @@
-"""The planner's monotone search helper (binomial/normal tails are in :mod:`labelvar._binom`)."""
+"""The planner's monotone search helper (binomial/normal tails are in :mod:`labelvar._base._binom`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from labelvar._binom import binom, norm
+from labelvar._base._binom import binom, norm
 
 __all__ = ["binom", "norm", "smallest_true"]
 

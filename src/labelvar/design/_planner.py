@@ -9,9 +9,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from labelvar import _seeding
-from labelvar import _validate as V
-from labelvar._format import markdown_table
+from labelvar._base import _seeding
+from labelvar._base import _validate as V
+from labelvar._base._format import markdown_table
 from labelvar.design._power import (
     Cell,
     PowerScan,

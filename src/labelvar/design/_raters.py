@@ -19,8 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from labelvar import _panel
-from labelvar import _validate as V
+from labelvar._base import _panel
+from labelvar._base import _validate as V
 
 
 @dataclasses.dataclass(frozen=True)

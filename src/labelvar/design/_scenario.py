@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from labelvar import _validate as V
-from labelvar._format import short_float as _g
-from labelvar.priors import ThetaPrior, as_theta_prior, class_prior
+from labelvar._base import _validate as V
+from labelvar._base._format import short_float as _g
+from labelvar.votes.priors import ThetaPrior, as_theta_prior, class_prior
 
 QUESTIONS = ("separability", "two_systems", "precision")
 TIE_RULES = ("random", "drop")

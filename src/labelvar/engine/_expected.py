@@ -2,7 +2,7 @@
 
 :func:`_expected` turns the per-labeller marginals of a :class:`labelvar.engine._tables._Table`
 into each metric's exact expected value (ratio means by Gauss-Legendre quadrature, F1 by
-:mod:`labelvar._distributions`).
+:mod:`labelvar.analytic._distributions`).
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 
-from labelvar._counts import ceil_count
+from labelvar._base._counts import ceil_count
 from labelvar.engine._collapsed_inputs import _p_some
 
 _EPS = 1e-12            # metric >= t is evaluated as metric >= t - _EPS
@@ -135,7 +135,7 @@ def _expected(table, cell, spec, labels):
 
 def _prob_correct_ge(groups, q, t, n_items):
     """P(sum_g Binomial(n_g, q_g) >= smallest k with k / N >= t) (exact, any N)."""
-    from labelvar._distributions import binomial_sum_sf
+    from labelvar.analytic._distributions import binomial_sum_sf
 
     return binomial_sum_sf(groups, q, ceil_count(t, n_items))  # robust ceil(t N)
 
@@ -148,7 +148,8 @@ def _f1_mean(n_pos, n_neg, sens, spec):
     (and sorting) the whole distribution. Cached: a sweep repeats it (e.g. the random
     labeller's F1 is the same for every p_d).
     """
-    from labelvar import _distributions, analytic
+    from labelvar import analytic
+    from labelvar.analytic import _distributions
 
     k1, p1 = _distributions._binom_support(n_pos, sens)
     k2, p2 = _distributions._binom_support(n_neg, 1.0 - spec)

@@ -18,11 +18,11 @@ import types
 
 import numpy as np
 
-from labelvar import _panel
-from labelvar import _validate as V
+from labelvar._base import _panel
+from labelvar._base import _validate as V
+from labelvar._base._seeding import as_seed
 from labelvar._kernels import N_FIELDS, TIE_DROP, TIE_RANDOM
 from labelvar._kernels import rater_panels as RK
-from labelvar._seeding import as_seed
 from labelvar.engine._result import SimulationResult
 
 _PARALLEL_WORK = 2_000_000  # draws from which the parallel kernel is used (as simulate's)
@@ -94,9 +94,9 @@ def simulate_raters(model, panel, *, expert=None, skill=None, n_items=100, repli
     >>> bool(abs(acc.loc["all", "z"]) < 4), round(float(acc.loc["all", "expected"]), 4)
     (True, 0.7814)
     """
-    from labelvar.ceilings import _panel_ids, panel_ceilings
-    from labelvar.engine._simulate import _raw_table, _summarise, _summary_frame
-    from labelvar.raters import RaterFit
+    from labelvar.engine._summary import _raw_table, _summarise, _summary_frame
+    from labelvar.votes.ceilings import _panel_ids, panel_ceilings
+    from labelvar.votes.raters import RaterFit
 
     if isinstance(model, RaterFit):
         model = model.model
@@ -178,21 +178,16 @@ _SIMULATE_SHARED = ("n_items", "replicates", "seed", "thresholds", "tie_rule", "
                     "parallel")
 
 
-def from_simulate(args: dict) -> SimulationResult:
+def from_simulate(args: dict, defaults: dict) -> SimulationResult:
     """:func:`labelvar.simulate` with ``panel=``: refuse the arguments that do not apply, run.
 
-    ``args`` are simulate's arguments (its ``locals()``); any other argument not at its
-    default is refused (one line naming them), as is ``expert`` / ``panel_raters``
+    ``args`` are simulate's arguments (its ``locals()``), ``defaults`` its defaults; any
+    other argument not at its default is refused (one line naming them), as is ``expert`` / ``panel_raters``
     without ``panel``.
     """
-    import inspect
-
-    from labelvar.engine._simulate import simulate
-
     if args["panel"] is None:
         raise ValueError("expert= and panel_raters= need panel=<RaterModel or RaterFit> "
                          "(the rater model the panels are drawn from)")
-    defaults = {k: p.default for k, p in inspect.signature(simulate).parameters.items()}
     shared = _SIMULATE_SHARED + ("panel", "panel_raters", "expert", "progress")
     bad = [k for k, v in args.items() if k in defaults and k not in shared
            and not _same(v, defaults[k])]

@@ -12,10 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar import _metrics, _panel
+from labelvar._base import _metrics, _panel
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import _Spec
-from labelvar.engine._summary import _PARALLEL_WORK, _raw_table, _summarise
+from labelvar.engine._summary import (
+    _PARALLEL_WORK,
+    PARAM_COLUMNS,
+    _raw_table,
+    _summarise,
+    _summary_frame,
+)
 from labelvar.engine._tables import (
     _composition_tables,
     _expected,
@@ -24,16 +30,11 @@ from labelvar.engine._tables import (
     _Table,
     collapsed_inputs,
 )
-from labelvar.models import Model
-from labelvar.priors import ItemModel
+from labelvar.votes.models import Model
+from labelvar.votes.priors import ItemModel
 
-#: the per-replicate metrics (the one definition: :mod:`labelvar._metrics`)
+#: the per-replicate metrics (the one definition: :mod:`labelvar._base._metrics`)
 METRICS = _metrics.METRICS
-PARAM_COLUMNS = ("p_d", "m", "n_items", "n_labels", "panel_size", "mode", "theta_prior",
-                 "tie_rule", "positives", "method")
-SUMMARY_COLUMNS = PARAM_COLUMNS + ("labeller", "stratum", "metric", "threshold", "mean", "sd",
-                                   "se", "q05", "q50", "q95", "expected", "z", "replicates",
-                                   "seed")
 RAW_FIELDS = ("n", "correct", "tp", "fp", "fn", "tn") + METRICS
 _BINARY_MAX_K = 64      # K above this uses the generic kernel (one compile per K otherwise)
 _FAST_MAX_K = 7         # the vectorised L = 2 kernel packs vote counts 0..K in 8-bit lanes
@@ -243,7 +244,7 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     if panel is not None or panel_raters is not None or expert is not None:
         from labelvar.engine._rater_panels import from_simulate
 
-        return from_simulate(dict(locals()))
+        return from_simulate(dict(locals()), _simulate_defaults())
     # ---- end rater panels ----
     spec = _Spec.build(p_d, m, n_items, n_labels, panel_size, labellers, mode, replicates, seed,
                        thresholds, theta_prior, tie_rule, positives, class_prior, method,
@@ -282,30 +283,13 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
                             seed=spec.seed)
 
 
-def _summary_frame(parts, seed):
-    """One DataFrame (columns :data:`SUMMARY_COLUMNS`) from per-cell summary columns.
+def _simulate_defaults() -> dict:
+    """:func:`simulate`'s argument defaults (the rater-panel runner refuses the others)."""
+    import inspect
 
-    ``parts``: (summary columns of a cell, its parameter values); every column is one
-    typed numpy array (text as Python strings), so pandas infers the same dtypes as
-    from the values themselves, without a Series per cell.
-    """
-    import pandas as pd
-
-    cols: dict[str, list] = {c: [] for c in SUMMARY_COLUMNS if c != "seed"}
-    for table, params in parts:
-        n = len(table["mean"])
-        for c, pieces in cols.items():
-            x = table[c] if c in table else np.full(n, params[c])
-            pieces.append(np.asarray(x, dtype=object) if isinstance(x, list) else x)
-    data = {}
-    for c, pieces in cols.items():
-        x = np.concatenate(pieces) if pieces else np.empty(0, dtype=object)
-        data[c] = x.astype(object) if x.dtype.kind == "U" else x
-    data["seed"] = np.full(len(data["mean"]), seed, dtype=np.int64)
-    return pd.DataFrame(data)
+    return {k: p.default for k, p in inspect.signature(simulate).parameters.items()}
 
 
-# --------------------------------------------------------------------------- running a cell
 def _kernels_tuple(parallel):
     if parallel:
         return (K.explicit_binary, K.explicit_generic, K.collapsed, K.explicit_binary_fast,

@@ -11,12 +11,12 @@ import itertools
 
 import numpy as np
 
-from labelvar import _validate as v
-from labelvar._counts import n_positives
-from labelvar._seeding import as_seed
-from labelvar.models import as_labellers, labeller_columns
-from labelvar.priors import FixedTheta, ItemModel, as_theta_prior
-from labelvar.priors import class_prior as _class_prior
+from labelvar._base import _validate as v
+from labelvar._base._counts import n_positives
+from labelvar._base._seeding import as_seed
+from labelvar.votes.models import as_labellers, labeller_columns
+from labelvar.votes.priors import FixedTheta, ItemModel, as_theta_prior
+from labelvar.votes.priors import class_prior as _class_prior
 
 
 class _Spec:

@@ -10,9 +10,15 @@ import numba
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar._metrics import METRICS
+from labelvar._base._metrics import METRICS
 from labelvar.engine._tables import _EPS
 
+#: the parameter columns of every summary row, then the summary's own
+PARAM_COLUMNS = ("p_d", "m", "n_items", "n_labels", "panel_size", "mode", "theta_prior",
+                 "tie_rule", "positives", "method")
+SUMMARY_COLUMNS = PARAM_COLUMNS + ("labeller", "stratum", "metric", "threshold", "mean", "sd",
+                                   "se", "q05", "q50", "q95", "expected", "z", "replicates",
+                                   "seed")
 _PARALLEL_WORK = 2_000_000  # draws per cell from which parallel kernels are used
 _PARALLEL_SUMMARY = 250_000  # values per cell from which the summary runs in parallel
 
@@ -85,3 +91,29 @@ def _summarise(out, names, strata, spec, exp, panel, path, theta_ok):
             "threshold": threshold, "mean": mean, "sd": sd,
             "q05": st[:, 2], "q50": st[:, 3], "q95": st[:, 4], "expected": expected,
             "replicates": n_rep, "se": se, "z": z}
+
+
+def _summary_frame(parts, seed):
+    """One DataFrame (columns :data:`SUMMARY_COLUMNS`) from per-cell summary columns.
+
+    ``parts``: (summary columns of a cell, its parameter values); every column is one
+    typed numpy array (text as Python strings), so pandas infers the same dtypes as
+    from the values themselves, without a Series per cell.
+    """
+    import pandas as pd
+
+    cols: dict[str, list] = {c: [] for c in SUMMARY_COLUMNS if c != "seed"}
+    for table, params in parts:
+        n = len(table["mean"])
+        for c, pieces in cols.items():
+            x = table[c] if c in table else np.full(n, params[c])
+            pieces.append(np.asarray(x, dtype=object) if isinstance(x, list) else x)
+    data = {}
+    for c, pieces in cols.items():
+        x = np.concatenate(pieces) if pieces else np.empty(0, dtype=object)
+        data[c] = x.astype(object) if x.dtype.kind == "U" else x
+    data["seed"] = np.full(len(data["mean"]), seed, dtype=np.int64)
+    return pd.DataFrame(data)
+
+
+# --------------------------------------------------------------------------- running a cell

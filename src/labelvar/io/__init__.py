@@ -41,9 +41,10 @@ tables it is given, read here or not.
 # prediction and probability files (_predictions), load_tasks (_load), the synthetic_panel
 # example (_synthetic) and the shared pieces (_common: TaskData, column selection,
 # read_frame, the checks). This face only re-exports; import from labelvar.io. The readers
-# may import pandas, numpy and the lower helpers (labelvar._csv, _labels, _reading, _docs,
-# _validate, _seeding, _samples, _warnings), never planning, the engine, figures or the
-# command line. What a label value may be is defined once, in labelvar._labels.
+# may import pandas, numpy, the foundations (labelvar._base: _labels, _docs, _validate,
+# _seeding, _warnings) and the part's own helpers (_csv, _reading, _scales, _samples), never
+# the models of votes, evaluation, planning, the engine, figures or the command line. What a
+# label value may be is defined once, in labelvar._base._labels.
 
 from __future__ import annotations
 

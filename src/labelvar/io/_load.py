@@ -6,7 +6,7 @@ import fnmatch
 from collections.abc import Sequence
 from pathlib import Path
 
-from labelvar._docs import fill
+from labelvar._base._docs import fill
 from labelvar.io._common import TaskData, _patterns
 from labelvar.io._jsonl import read_jsonl
 from labelvar.io._long import read_long
@@ -165,6 +165,8 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
         data = _attach_probabilities(data, name, paths, item=pred_item or item,
                                      field=prob_field, classes=pred_classes, task=None,
                                      one_task="tasks", field_param="prob_field")
-    return {t: td._replace(humans=tuple(c for c in map(str, td.predictions.columns)
-                                        if any(fnmatch.fnmatchcase(c, h) for h in human_patterns)))
+    # (a reader that expanded a humans field itself, e.g. a JSON list of objects, named them)
+    return {t: td._replace(humans=td.humans or tuple(
+                c for c in map(str, td.predictions.columns)
+                if any(fnmatch.fnmatchcase(c, h) for h in human_patterns)))
             for t, td in data.items()}

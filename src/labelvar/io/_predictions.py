@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar import _labels
-from labelvar._labels import JsonLabels, plain
-from labelvar._reading import read_jsonl_records
+from labelvar._base import _labels
+from labelvar._base._labels import JsonLabels, plain
 from labelvar.io._common import TaskData, _patterns, read_frame, select_columns
+from labelvar.io._reading import read_jsonl_records
 
 
 def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item,
@@ -120,7 +120,7 @@ def _prediction_frame(p: Path, name: str, keys: list, label, task_field, parse) 
     Returns (id and task columns, answers per row, label fields, the JSON labels seen,
     whether a label field holds lists, the answers before parsing).
     """
-    from labelvar._samples import parse_answer
+    from labelvar.io._samples import parse_answer
 
     need = keys + ([task_field] if task_field else [])
     if p.suffix.lower() in (".json", ".jsonl"):
@@ -167,7 +167,7 @@ def _prediction_frame(p: Path, name: str, keys: list, label, task_field, parse) 
 def _attach_predictions(data, name, paths, *, item, label, classes, task, one_task,
                         samples=False, parse="none", task_field=None):
     """:func:`attach_predictions`; ``one_task``: the caller's parameter choosing one task."""
-    from labelvar._samples import PARSERS
+    from labelvar.io._samples import PARSERS
 
     if parse not in PARSERS:
         raise ValueError(f"parse must be one of {', '.join(PARSERS)}; got {parse!r}")
@@ -208,7 +208,7 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
     sampled = listed or bool(samples)
     n_answers = sum(sum(x is not None for x in r) for r in answers)
     if parse != "none":
-        from labelvar.stratified import DataNoteWarning
+        from labelvar._base._warnings import DataNoteWarning
 
         lost = raw - n_answers
         if n_answers == 0:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from labelvar._docs import fill
+from labelvar._base._docs import fill
 from labelvar.io._common import (
     TaskData,
     _checked,

@@ -38,11 +38,11 @@ def synthetic_panel(n_items: int = 400, n_panel: int = 5, seed: int = 0) -> pd.D
     >>> bool((synthetic_panel(10, seed=1) == df).all().all())
     True
     """
-    from labelvar import _validate as v
+    from labelvar._base import _validate as v
 
     n = v.single("n_items", v.integer("n_items", n_items, lo=1))
     k = v.single("n_panel", v.integer("n_panel", n_panel, lo=2))
-    from labelvar._seeding import as_seed
+    from labelvar._base._seeding import as_seed
 
     rng = np.random.default_rng(as_seed(seed))
     truth = (rng.random(n) < 0.3).astype(int)

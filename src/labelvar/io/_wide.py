@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from labelvar import _csv
-from labelvar._docs import fill
-from labelvar._reading import check_file
+from labelvar._base._docs import fill
+from labelvar.io import _csv
 from labelvar.io._common import (
     TaskData,
     _checked,
@@ -24,6 +23,7 @@ from labelvar.io._common import (
     _wide_columns,
     select_columns,
 )
+from labelvar.io._reading import check_file
 
 
 @fill

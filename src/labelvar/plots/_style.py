@@ -20,7 +20,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from labelvar._files import atomic_write
+from labelvar._base._files import atomic_write
 
 __all__ = ["HUMAN_COLOR", "LINESTYLES", "MARKERS", "PALETTE", "TOL_MUTED", "legend",
            "metric_label", "new_figure", "save", "series_colors", "series_style", "title"]
@@ -76,7 +76,7 @@ _METRIC_LABELS = {"accuracy": "accuracy", "precision": "precision", "recall": "r
 
 
 def metric_label(metric: str, n_labels=()) -> str:
-    """Axis text of a metric; F1 is macro-F1 for L > 2 labels (as :mod:`labelvar._metrics`).
+    """Axis text of a metric; F1 is macro-F1 for L > 2 labels (as :mod:`labelvar._base._metrics`).
 
     Examples
     --------

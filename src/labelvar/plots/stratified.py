@@ -34,7 +34,7 @@ _XLABEL = "observed agreement (stratum)"
 
 def _stars(p) -> str:
     """Significance stars of a p-value (the display rule of :mod:`labelvar.inference`)."""
-    from labelvar.inference import stars
+    from labelvar.evaluation.inference import stars
 
     return stars(float(p))
 
@@ -46,7 +46,7 @@ def _rows(tests) -> pd.DataFrame:
 
 def _strata_order(table) -> list:
     """Bins in agreement order (the :data:`AGREEMENT` column, else the labels' values), ``all`` last."""
-    from labelvar.stratified import stratum_order
+    from labelvar.evaluation.stratified import stratum_order
 
     strata = [s for s in stratum_order(table["stratum"]) if s != "all"]
     if AGREEMENT in table.columns:
