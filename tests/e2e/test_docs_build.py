@@ -4,7 +4,7 @@
 cross-reference (the generated public-API table references every name in
 ``labelvar.__all__``, so an undocumented public name fails), a docstring mkdocstrings
 cannot parse. The built HTML is then read as a browser shows it (:func:`site_defects`):
-no raw Sphinx role or reST directive, no TeX source outside rendered maths, no docstring
+no raw Sphinx role or reST markup, no TeX source outside rendered maths, no docstring
 of a Python builtin standing in for a field's, no private ``labelvar._x`` name, and no
 script or stylesheet fetched from the internet at view time. The build is slow (skipped,
 naming the extra, when mkdocs is not installed); the checks themselves are tested on small
@@ -29,8 +29,8 @@ REPO = Path(__file__).resolve().parents[2]
 #: (``:func:`` before a code span): its name followed by a backquote or a word
 ROLE = re.compile(r"(?<![\w:]):(?:py:)?(?:func|class|meth|mod|attr|data|obj|exc|const|term|ref|doc"
                   r"|math|sup|sub|eq|numref|abbr|samp|file|kbd|envvar):(?=[`~\w])")
-#: a reST directive (``.. math::``, ``.. note::``) left as text
-DIRECTIVE = re.compile(r"(?<!\S)\.\. [a-z-]+::")
+#: a reST directive (``.. math::``, ``.. note::``) or a reST literal (````x````) left as text
+DIRECTIVE = re.compile(r"(?<!\S)\.\. [a-z-]+::|``")
 #: TeX source: a control word (``\frac``, ``\sum``, ``\alpha``) or a braced sub/superscript
 #: (``n_{pos}``; not in a path or URL, where ``gpt4_{coh,con}.json`` is a shell pattern)
 TEX = re.compile(r"\\(?:[dt]?frac|sum|prod|int|sqrt|binom|math[a-z]+|operatorname|text|le|leq|ge"
@@ -115,7 +115,7 @@ def site_defects(html: str) -> list[str]:
         return " ".join(s[max(m.start() - 40, 0):m.end() + 40].split())
 
     found = [f"raw role: {around(m, text)!r}" for m in ROLE.finditer(text)]
-    found += [f"reST directive: {around(m, text)!r}" for m in DIRECTIVE.finditer(text)]
+    found += [f"reST markup: {around(m, prose)!r}" for m in DIRECTIVE.finditer(prose)]
     found += [f"TeX source: {around(m, prose)!r}" for m in TEX.finditer(prose)
               if not (m.group().endswith("{") and "/" in _token(prose, m.start()))]
     found += [f"builtin docstring: {doc!r}" for doc in BUILTIN_DOCS if doc in text]
@@ -128,7 +128,8 @@ def site_defects(html: str) -> list[str]:
     ("<p>see :func:<code>stratify</code></p>", "raw role"),
     ("<p>10\\ :sup:<code>9</code> items</p>", "raw role"),
     ("<td>:math:`p_d`</td>", "raw role"),
-    ("<p>.. math::\n    E = 1</p>", "reST directive"),
+    ("<p>.. math::\n    E = 1</p>", "reST markup"),
+    ("<td><code>mapping of task to ``(panel, predictions)``</code></td>", "reST markup"),
     ("<p><code>E(F_1) = \\frac{2 m p}{2 m p + 1}</code></p>", "TeX source"),
     ("<p>the sum \\sum over bins</p>", "TeX source"),
     ("<p>n_{pos} items</p>", "TeX source"),

@@ -252,7 +252,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
 
     Parameters
     ----------
-    panel : array_like, DataFrame, or mapping of task to ``(panel, predictions)``
+    panel : array_like, DataFrame, or mapping of task to (panel, predictions)
         Items x annotators votes of the ground-truth panel; missing votes as
         NaN/None (panels may differ in size per item). With ``panel_counts=True``
         items x L per-label vote counts instead. A mapping (as returned by the

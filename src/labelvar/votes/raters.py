@@ -245,7 +245,7 @@ class RaterModel:
         tie_rule : {"drop", "random"}
             "drop": items whose panel plurality is tied are left out (a warning says
             how many); "random": the prediction averages over the tied labels.
-        item, rater_column, label : column names of ``panel_votes``
+        item, rater_column, label : column names of panel_votes
 
         Returns
         -------
