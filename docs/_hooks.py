@@ -49,8 +49,6 @@ def _readme() -> str:
 
 
 def _public_api() -> str:
-    import importlib
-
     sys.path.insert(0, str(ROOT / "src"))
     import labelvar
 
@@ -59,13 +57,12 @@ def _public_api() -> str:
         if name == "__version__":
             continue
         module = labelvar._EXPORTS[name]
-        where = importlib.import_module(module).__name__  # the folder module a public path is
         obj = getattr(labelvar, name)
         kind = "class" if isinstance(obj, type) else "function"
         doc = (obj.__doc__ or "").strip().splitlines()
         summary = doc[0].replace("|", "\\|") if doc else ""
         shown = "labelvar" if "._" in module else module  # a private module's names are flat
-        rows.append(f"| [`{name}`][{where}.{name}] | {kind} | "
+        rows.append(f"| [`{name}`][{module}.{name}] | {kind} | "
                     f"[`{shown}`]({PAGES[module]}.md) | {summary} |")
     return '<div class="api-index" markdown>\n\n' + "\n".join(rows) + "\n\n</div>"
 
@@ -76,11 +73,8 @@ def _module(match: re.Match) -> str:
 
     sys.path.insert(0, str(ROOT / "src"))
     name, extra = match.group(1), (match.group(2) or "").split()
-    module = importlib.import_module(name)
-    members = list(getattr(module, "__all__", [])) + extra
-    # a public path such as labelvar.stratified *is* the module in its folder
-    # (labelvar.evaluation.stratified): document the module where its code lives
-    return (f"::: {module.__name__}\n    options:\n      show_root_heading: false\n"
+    members = list(getattr(importlib.import_module(name), "__all__", [])) + extra
+    return (f"::: {name}\n    options:\n      show_root_heading: false\n"
             f"      members: [{', '.join(members)}]")
 
 
@@ -138,20 +132,19 @@ def _names() -> dict[str, str]:
         import labelvar
 
         for name, module in labelvar._EXPORTS.items():
-            where = importlib.import_module(module).__name__  # the folder module it is
-            _NAMES.setdefault(name, f"{where}.{name}")
-            _NAMES.setdefault(f"labelvar.{name}", f"{where}.{name}")
-        for module in _documented():
+            _NAMES.setdefault(name, f"{module}.{name}")
+            _NAMES.setdefault(f"labelvar.{name}", f"{module}.{name}")
+        for module in _documented():  # documented at its public path (labelvar.stratified)
             try:
                 imported = importlib.import_module(module)
             except ImportError:  # ``::: labelvar.x.function``: an object, not a module
                 continue
             where = imported.__name__  # labelvar.stratified is labelvar.evaluation.stratified
             for path in (module, where):
-                _NAMES.setdefault(path, where)
+                _NAMES.setdefault(path, module)
             for name in getattr(imported, "__all__", []):
                 for key in (name, f"{module}.{name}", f"{where}.{name}"):
-                    _NAMES.setdefault(key, f"{where}.{name}")
+                    _NAMES.setdefault(key, f"{module}.{name}")
     return _NAMES
 
 
@@ -178,28 +171,6 @@ def _role(match: re.Match, page=None) -> str:
     if identifier is None or role in ("term", "ref"):
         return shown
     return f'<autoref identifier="{identifier}" optional>{shown}</autoref>'
-
-
-#: a cross-reference ``][labelvar.x.name]`` or a ``::: labelvar.x`` line
-PUBLIC_PATH = re.compile(r"(\]\[|^::: )labelvar\.(\w+)\b", re.MULTILINE)
-
-
-def _public_path(match: re.Match) -> str:
-    """``labelvar.priors`` -> ``labelvar.votes.priors``: the objects are documented where they live.
-
-    The modules at the top of the package keep public paths; each *is* a module in a part
-    folder (``sys.modules`` holds the folder module under both names), whose path is the
-    one mkdocstrings and its cross-references know.
-    """
-    import importlib
-
-    sys.path.insert(0, str(ROOT / "src"))
-    name = f"labelvar.{match.group(2)}"
-    try:
-        real = importlib.import_module(name).__name__
-    except ImportError:  # a name inside labelvar, not a module: left as written
-        return match.group(0)
-    return match.group(1) + real
 
 
 #: a class's "Bases:" line as mkdocstrings writes it
@@ -230,7 +201,6 @@ def on_page_markdown(markdown, page, config, files):
     if page.file.src_uri == "readme.md":
         return _readme()
     markdown = MODULE.sub(_module, markdown)
-    markdown = PUBLIC_PATH.sub(_public_path, markdown)
     if MARKER in markdown:
         return markdown.replace(MARKER, _public_api())
     return markdown

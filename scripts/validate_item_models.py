@@ -90,40 +90,19 @@ def validate(counts: np.ndarray, k: int, seed: int = 0, name: str = "data") -> p
     return out[first + [c for c in out.columns if c not in first]]
 
 
-def plot(table: pd.DataFrame):
-    """Predicted vs held-out agreement per bin: one panel per (data set, K)."""
-    import matplotlib.pyplot as plt
+def validate_all(data_dir: Path = DEFAULT_DATA, ks=(3, 5, 10), seed: int = 0) -> pd.DataFrame:
+    """:func:`validate` on every data set of :data:`DATASETS` and every K, one table."""
+    parts = [validate(load(Path(data_dir) / file), k, seed, name)
+             for name, file in DATASETS.items() for k in ks]
+    return pd.concat(parts, ignore_index=True)
 
-    keys = list(dict.fromkeys(zip(table["data"], table["K"])))
-    n_k = len(dict.fromkeys(table["K"]))
-    n_d = len(keys) // n_k
-    fig, axes = plt.subplots(n_d, n_k, figsize=(3.4 * n_k, 3.0 * n_d), squeeze=False,
-                             sharey=True)
-    styles = {"E = p_d": ("k", "--"), "theta ~ Beta (symmetric)": ("tab:orange", "-"),
-              "Dirichlet": ("tab:blue", "-"), "Dirichlet mixture (2)": ("tab:green", "-"),
-              "Dirichlet mixture (3)": ("tab:purple", ":"),
-              "empirical (K-vote shares)": ("tab:gray", "-.")}
-    for ax, (data, k) in zip(axes.ravel(), keys):
-        t = table[(table["data"] == data) & (table["K"] == k) & (table["bin"] != "weighted")]
-        first = t[t["model"] == "E = p_d"].sort_values("agreement")
-        ax.plot(first["agreement"], first["held_out"], "o", color="red", ms=6,
-                label="held-out votes", zorder=5)
-        for model, g in t[~t["model"].str.startswith("AIC")].groupby("model", sort=False):
-            g = g.sort_values("agreement")
-            color, ls = styles.get(model, ("k", "-"))
-            err = table[(table["data"] == data) & (table["K"] == k)
-                        & (table["bin"] == "weighted") & (table["model"] == model)]["error"]
-            ax.plot(g["agreement"], g["predicted"], color=color, ls=ls, marker=".",
-                    label=f"{model} ({float(err.iloc[0]):.3f})")
-        ax.set_title(f"{data}, K = {k}", fontsize=9)
-        ax.set_xlabel("observed agreement of the K votes (top / K)", fontsize=8)
-        ax.set_ylabel("P(next annotator agrees)", fontsize=8)
-        ax.legend(fontsize=5.5, loc="upper left")
-        ax.tick_params(labelsize=7)
-    fig.suptitle("Agreement of one more annotator with the K-vote plurality: predicted vs "
-                 "held-out (ChaosNLI); legend: weighted mean |error|", fontsize=9)
-    fig.tight_layout()
-    return fig
+
+def figure(table: pd.DataFrame):
+    """The validation figure (the docs' ``item_models.png``, drawn by scripts/render_figures.py)."""
+    from labelvar import plots
+
+    return plots.plot_item_models(table, title="ChaosNLI: agreement of one more annotator "
+                                  "with the K-vote plurality")
 
 
 def main(argv=None) -> int:
@@ -137,12 +116,7 @@ def main(argv=None) -> int:
     if not args.data.is_dir():
         print(f"ChaosNLI not found at {args.data}", file=sys.stderr)
         return 2
-    parts = []
-    for name, file in DATASETS.items():
-        counts = load(args.data / file)
-        for k in args.k:
-            parts.append(validate(counts, k, args.seed, name))
-    table = pd.concat(parts, ignore_index=True)
+    table = validate_all(args.data, args.k, args.seed)
     weighted = table[table["bin"] == "weighted"]
     score = weighted.assign(model=weighted["model"].str.replace(r"AIC-selected: .*",
                                                                 "AIC-selected Dirichlet family",
@@ -157,11 +131,13 @@ def main(argv=None) -> int:
     if args.table:
         table.to_csv(args.table, index=False)
     if args.figure:
-        import matplotlib
+        from labelvar import plots
 
-        matplotlib.use("Agg")
-        plot(table).savefig(args.figure, dpi=150)
-        print(f"figure: {args.figure}")
+        stem = args.figure.with_suffix("") if args.figure.suffix else args.figure
+        fmt = args.figure.suffix.lstrip(".") or "png"
+        # the resolution of scripts/render_figures.py, which draws the same figure for the docs
+        (path,) = plots.save(figure(table), stem, formats=(fmt,), dpi=110)
+        print(f"figure: {path}")
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from labelvar import design as D
 from labelvar import plots
@@ -39,12 +40,21 @@ def test_sawtooth_figure_marks_both_crossings(drawn):
     row = D.plan_study(sc, panel_sizes=[1], replicates=0).plans.iloc[0]
     n = np.arange(200, 301)
     pw = P.exact_power(sc, P.cell_probabilities(sc, 1), n)
-    fig = drawn(plot_power_sawtooth(n, pw, target=0.8, n_first=int(row["n_items_first"]),
+    curve = pd.DataFrame({"n_items": n[::-1], "power_analytic": pw[::-1]})  # any row order
+    fig = drawn(plot_power_sawtooth(curve, target=0.8, n_first=int(row["n_items_first"]),
                                     n_stable=int(row["n_items_stable"])))
     labels = [ln.get_label() for ln in fig.axes[0].lines]
     assert "first crossing N = 245" in labels and "stable from N = 258" in labels
     hollow = next(ln for ln in fig.axes[0].lines if ln.get_label() == "power < 0.8")
     assert 246 in hollow.get_xdata() and 245 not in hollow.get_xdata()
+    line = next(ln for ln in fig.axes[0].lines if ln.get_label() == "exact power")
+    np.testing.assert_array_equal(line.get_xdata(), n)  # the table's numbers, in N order
+    np.testing.assert_allclose(line.get_ydata(), pw)
+    two = pd.concat([curve.assign(panel_size=1), curve.assign(panel_size=3)])
+    with pytest.raises(ValueError, match="one panel size per sawtooth, got K = 1, 3"):
+        plot_power_sawtooth(two, target=0.8)
+    with pytest.raises(ValueError, match="curves: a table with columns n_items"):
+        plot_power_sawtooth(curve.drop(columns="power_analytic"), target=0.8)
 
 
 def test_titles_from_text_equal_titles_from_the_scenario():
@@ -60,5 +70,6 @@ def test_titles_from_text_equal_titles_from_the_scenario():
     by_text = plots.plot_power_curves(curves, target=sc.power, title=head, subtitle=sub).get_suptitle()
     by_scenario = plots.plot_power_curves(curves, scenario=sc).get_suptitle()
     assert by_text == by_scenario and by_text.splitlines()[0] == head
-    saw = plot_power_sawtooth([10, 11], [0.81, 0.79], target=0.8, subtitle=sub).get_suptitle()
-    assert saw == plot_power_sawtooth([10, 11], [0.81, 0.79], target=0.8, scenario=sc).get_suptitle()
+    c = pd.DataFrame({"n_items": [10, 11], "power_analytic": [0.81, 0.79]})
+    saw = plot_power_sawtooth(c, target=0.8, subtitle=sub).get_suptitle()
+    assert saw == plot_power_sawtooth(c, target=0.8, scenario=sc).get_suptitle()

@@ -8,7 +8,9 @@ One module per domain, one naming scheme (``plot_*``):
   :func:`plot_delta_by_bin`, :func:`plot_gap_to_expected`, :func:`plot_system_vs_system`
   (stratified reports;
   the tests are computed by the caller and passed in);
-- :mod:`labelvar.plots.design`: :func:`plot_power_curves` (study planner).
+- :mod:`labelvar.plots.design`: :func:`plot_power_curves` (study planner);
+- :mod:`labelvar.plots.items`: :func:`plot_item_models` (item models against
+  held-out votes).
 
 Plot functions never call ``plt.show()``, never write files and compute no
 statistics; :func:`save` writes a figure (PNG and PDF by default) atomically.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 from labelvar.plots._style import PALETTE, new_figure, save
 from labelvar.plots.design import plot_power_curves
+from labelvar.plots.items import plot_item_models
 from labelvar.plots.stratified import (
     plot_delta_by_bin,
     plot_gap_to_expected,
@@ -34,6 +37,7 @@ __all__ = [
     "plot_delta_by_bin",
     "plot_figure1",
     "plot_gap_to_expected",
+    "plot_item_models",
     "plot_panel_bias",
     "plot_power_curves",
     "plot_stratified_scores",

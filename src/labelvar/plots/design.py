@@ -129,20 +129,25 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
     return fig
 
 
-def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = None,
-                        n_stable: int | None = None, title: str | None = None,
-                        subtitle: str | None = None, scenario=None) -> Figure:
+def plot_power_sawtooth(curves, *, target: float, n_first: int | None = None,
+                        n_stable: int | None = None, power: str = "power_analytic",
+                        title: str | None = None, subtitle: str | None = None,
+                        scenario=None) -> Figure:
     """Exact power at every N near the target: the sawtooth of a discrete test.
 
     Parameters
     ----------
-    n_items, power : array_like
-        Consecutive N and the exact power at each (e.g. ``exact_power`` over a range).
+    curves : pandas.DataFrame
+        Consecutive N (``n_items``) and the exact power at each (column ``power``), e.g.
+        ``DesignResult.curves`` of one panel size; a ``panel_size`` column with several
+        values is refused (select one K).
     target : float
         Target power (dashed line); points below it are drawn hollow.
     n_first, n_stable : int, optional
         The first N reaching the target and the N from which it stays reached
         (``plans["n_items_first"]``, ``plans["n_items_stable"]``), marked by vertical lines.
+    power : str
+        The column of ``curves`` holding the power.
     title : str, optional
         Figure title.
     subtitle : str, optional
@@ -157,13 +162,23 @@ def plot_power_sawtooth(n_items, power, *, target: float, n_first: int | None = 
 
     Examples
     --------
-    >>> fig = plot_power_sawtooth([10, 11, 12], [0.81, 0.79, 0.82], target=0.8, n_first=10,
-    ...                           n_stable=12)
+    >>> import pandas as pd
+    >>> c = pd.DataFrame({"n_items": [10, 11, 12], "power_analytic": [0.81, 0.79, 0.82]})
+    >>> fig = plot_power_sawtooth(c, target=0.8, n_first=10, n_stable=12)
     >>> [ln.get_label() for ln in fig.axes[0].lines][-2:]
     ['first crossing N = 10', 'stable from N = 12']
     """
-    n = np.asarray(n_items)
-    pw = np.asarray(power, float)
+    missing = [c for c in ("n_items", power) if c not in getattr(curves, "columns", ())]
+    if missing:
+        raise ValueError(f"curves: a table with columns n_items and {power!r} is needed "
+                         f"(missing {', '.join(missing)})")
+    if "panel_size" in curves.columns and curves["panel_size"].nunique() > 1:
+        ks = ", ".join(str(k) for k in sorted(curves["panel_size"].unique()))
+        raise ValueError(f"curves: one panel size per sawtooth, got K = {ks} "
+                         "(select one: curves[curves.panel_size == K])")
+    curves = curves.sort_values("n_items")
+    n = curves["n_items"].to_numpy()
+    pw = curves[power].to_numpy(float)
     fig, axes = new_figure(1, 1, width=6.4, height=3.4)
     ax = axes[0, 0]
     ax.plot(n, pw, color=PALETTE[0], lw=0.8, label="exact power")

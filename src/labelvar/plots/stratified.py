@@ -7,6 +7,8 @@ and passed in as ``tests``; a figure only turns their p-values into stars.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -82,6 +84,23 @@ def _bin_ticks(ax, x, order, counts=None) -> None:
         ax.set_xticks(x, labels)
 
 
+def _bin_size_ticks(ax, x, first) -> None:
+    """Bin tick labels with the bin's S (items) and, where defined, m (positive share).
+
+    ``first``: one row per bin (columns ``S``, ``m``), in the order of ``x``. An interval
+    bin's label is split over two lines so that the labels stay side by side unrotated.
+    """
+    labels = []
+    for s, row in first.iterrows():
+        text = str(s).replace(", ", ",\n") if _is_interval(s) else str(s)
+        if "S" in first.columns and row["S"] == row["S"]:
+            text += f"\nS = {int(row['S'])}"
+        if "m" in first.columns and row["m"] == row["m"]:
+            text += f"\nm = {float(row['m']):.3f}"
+        labels.append(text)
+    ax.set_xticks(x, labels)
+
+
 def _human_text(g, ref_role) -> str:
     """Legend text of the human reference: what its error bar is."""
     if ref_role == "H":
@@ -92,7 +111,8 @@ def _human_text(g, ref_role) -> str:
 
 
 def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all: bool = False,
-                           ncols: int = 4, title: str | None = None) -> Figure:
+                           ncols: int = 4, connectors: bool = True,
+                           title: str | None = None) -> Figure:
     """Score against agreement bin per task, with the expected curve (Figure 2 style).
 
     Parameters
@@ -107,6 +127,10 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
         Also draw the ``all`` stratum at the right end of each panel.
     ncols : int
         Panels per row.
+    connectors : bool
+        Join each system's point to the human reference's in its bin by a thin vertical
+        line (its length is the table's ``delta_human``, Δ = H − system), as the
+        paper's Figure 2 does. Drawn only where the reference was computed.
     title : str, optional
         Figure title (default: the metric, per agreement bin).
 
@@ -123,7 +147,9 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
         the table's ``chance``, or :func:`labelvar.analytic.random_accuracy` for
         accuracy and :func:`labelvar.analytic.expected_f1` at p_d = 1/L for
         binary F1). Points of small bins (the table's ``small_bin``) are drawn
-        open: they enter no test. The legend says what each bar and mark is.
+        open: they enter no test. Each bin's tick gives its S (items) and m (share
+        of positive majority labels, binary tasks only), the table's ``S`` and ``m``.
+        The legend says what each bar, line and mark is.
 
     Examples
     --------
@@ -147,12 +173,12 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
     colors = series_colors(len(systems_all))
     # one or two panels: wide enough for the legend below them and the title
     fig, axes = new_figure(nr, nc, width=max(3.6, 6.4 / nc), height=3.0, sharey=True)
-    any_small = False
+    any_small = any_connector = False
     drawn: set = set()
     flat = axes.ravel()
     has_ci = {"ci_low", "ci_high"} <= set(sub.columns)
     any_ci = False
-    ref_text = None
+    ref_text, ref_word = None, "H"
     for ax, task in zip(flat, task_list, strict=False):
         g = sub[sub["task"] == task]
         order = _strata_order(g)
@@ -172,11 +198,19 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
         if not (g["role"] == ref_role).any():
             ref = ref.iloc[:0]
         systems = [s for s in systems_all if (g["system"] == s).any()]
-        step = min(0.07, 0.5 / max(len(systems_all), 1))
+        step = min(0.12, 0.5 / max(len(systems_all), 1))
         for s in systems:
             i = systems_all.index(s)
             off = (i - (len(systems_all) - 1) / 2) * step
             rows = g[g["system"] == s].set_index("stratum").reindex(order)
+            if connectors and not ref.empty:  # Δ = H − system, the paper's vertical lines
+                ok = np.isfinite(rows["score"].to_numpy(float)) & np.isfinite(
+                    ref["score"].to_numpy(float))
+                if ok.any():
+                    any_connector = True
+                    ax.vlines((x + off)[ok], ref["score"].to_numpy(float)[ok],
+                              rows["score"].to_numpy(float)[ok], color=colors[i], lw=2.4,
+                              alpha=0.4, zorder=1.5, gid=f"connector:{s}")
             err = None
             if has_ci and rows[["ci_low", "ci_high"]].notna().any().any():
                 any_ci = True
@@ -188,6 +222,7 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
             any_small |= _open_small(ax, x + off, rows, colors[i], MARKERS[i % len(MARKERS)],
                                      3.5, 3, f"small:{s}")
         if not ref.empty:
+            ref_word = ref_role
             drawn.add("humans" if ref_role == "H" else "simulated human")
             ref_text = _human_text(g, ref_role)
             ax.errorbar(x, ref["score"].to_numpy(float),
@@ -195,7 +230,7 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
                         color=HUMAN_COLOR, ms=4, lw=1.5, capsize=2.5, label=ref_role,
                         zorder=5, gid=f"reference:{ref_role}")
             any_small |= _open_small(ax, x, ref, HUMAN_COLOR, "s", 4, 6, f"small:{ref_role}")
-        _bin_ticks(ax, x, order)
+        _bin_size_ticks(ax, x, first)
         ax.set_title(str(task))
         ax.set_xlabel(_XLABEL)
         vals = g[["score"] + [c for c in ("ci_low", "ci_high") if c in g.columns]]
@@ -219,8 +254,14 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
     if any_ci:
         handles.append(Line2D([], [], color="0.3", marker="|", ms=8, ls="none",
                               label="system bars: confidence interval (ci_low, ci_high)"))
+    if any_connector:
+        handles.append(Line2D([], [], color="0.3", lw=2.4, alpha=0.4,
+                              label=f"vertical line: Δ = {ref_word} − system"))
     if any_small:
         handles.append(_small_handle("open marker"))
+    handles.append(Line2D([], [], ls="none", label="under each bin: S items, m positive share"
+                          if "m" in sub.columns and sub["m"].notna().any()
+                          else "under each bin: S items"))
     if n < flat.size:  # a free panel holds the legend
         spare = flat[n]
         spare.set_visible(True)
@@ -259,9 +300,12 @@ def _small_handle(what: str) -> Line2D:
                   label=f"{what}: small bin (no test)")
 
 
-def _bracket(ax, x0, x1, y, text, color="black"):
-    ax.plot([x0, x0, x1, x1], [y, y + 0.02, y + 0.02, y], color=color, lw=0.8)
-    ax.text((x0 + x1) / 2, y + 0.025, text, ha="center", va="bottom", fontsize=8, color=color)
+def _bracket(ax, x0, x1, y, tick, text, color="black", gid=None):
+    """A bracket over bins ``x0..x1`` at height ``y`` (legs ``tick`` long) and its text."""
+    ax.plot([x0, x0, x1, x1], [y - tick, y, y, y - tick], color=color, lw=0.8,
+            gid=gid and f"bracket:{gid}")
+    ax.text((x0 + x1) / 2, y + tick / 2, text, ha="center", va="bottom", fontsize=8,
+            color=color, gid=gid and f"label:{gid}")
 
 
 #: what the stars mean (:data:`labelvar.inference.STAR_LEVELS`)
@@ -377,23 +421,32 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     small = [flags[vals["stratum"] == s].to_numpy() for s in order]
     wide = any(_is_interval(s) for s in order)
     fig, axes = new_figure(1, 1, width=max(5.6, 1.4 + (1.05 if wide else 0.85) * len(order)),
-                           height=3.8)
+                           height=4.2)
     ax = axes[0, 0]
     bp = _boxes(ax, data, order, PALETTE[0], small)
     handles = _box_handles(bp, "system × task", PALETTE[0])
     if any(m.any() for m in small):
         handles.append(_small_handle("open point"))
-    ax.axhline(0, color="grey", lw=0.8, ls=":")
+    if value != "score":  # a gap's zero line
+        ax.axhline(0, color="grey", lw=0.8, ls=":")
     row = _select_test(tests, metric, value) if tests is not None else None
     if row is not None and row["stratum_a"] in order and row["stratum_b"] in order:
         x0, x1 = order.index(row["stratum_a"]) + 1, order.index(row["stratum_b"]) + 1
-        top = max(float(np.nanmax(np.concatenate(data))), 0.0) + 0.03
+        allv = np.concatenate(data)
+        top, bottom = float(np.nanmax(allv)), float(np.nanmin(allv))
+        if value != "score":  # a gap: its zero line stays in view
+            top, bottom = max(top, 0.0), min(bottom, 0.0)
+        # the data fill the lower 68 % of the axes, each bracket and its text ~13 % above:
+        # an 8-pt label is ~7 % of an axes 2.2 in high, so text and next bracket stay apart
+        rng = max(top - bottom, 0.05) / 0.68
         for i, (name, p, color) in enumerate((("Welch", row["welch_p"], "black"),
                                               ("Levene", row["levene_p"], PALETTE[0]))):
             # no test (fewer than 3 values per bin, NaN p): said, never a star
-            _bracket(ax, x0, x1, top + 0.08 * i, f"{name} {_stars(p) or 'no test'}",
-                     color=color)
-        ax.set_ylim(top=top + 0.16)
+            _bracket(ax, x0, x1, bottom + rng * (0.74 + 0.13 * i), 0.02 * rng,
+                     f"{name} {_stars(p) or 'no test'}", color=color, gid=name.lower())
+        ax.set_ylim(bottom - 0.03 * rng, bottom + rng)
+        ticks = ax.get_yticks()  # no value ticks beside the brackets (e.g. accuracy 1.2)
+        ax.set_yticks(ticks[(ticks >= bottom - 0.03 * rng) & (ticks <= top + 1e-9)])
         handles += [Line2D([], [], color="black", lw=0.8,
                            label="Welch's t-test: same mean?"),
                     Line2D([], [], color=PALETTE[0], lw=0.8,
@@ -412,10 +465,18 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     ax.set_ylabel(f"{vlabel} ({mlabel})")
     ax.grid(False, axis="x")
     legend(fig, handles, ncol=2)
-    set_title(fig, title or f"{vlabel} per agreement bin ({mlabel})",
-              f"{_count(sub['system'].nunique(), 'system')} × {_count(sub['task'].nunique(), 'task')}"
-              if {"system", "task"} <= set(sub.columns) else None)
+    set_title(fig, title or f"{vlabel} per agreement bin ({mlabel})", _grid_text(sub))
     return fig
+
+
+def _grid_text(sub) -> str | None:
+    """``4 systems × 2 tasks``; ``6 of 4 systems × 2 tasks`` when not every system ran every task."""
+    if not {"system", "task"} <= set(sub.columns):
+        return None
+    n_sys, n_task = sub["system"].nunique(), sub["task"].nunique()
+    pairs = len(sub[["system", "task"]].drop_duplicates())
+    grid = f"{_count(n_sys, 'system')} × {_count(n_task, 'task')}"
+    return grid if pairs == n_sys * n_task else f"{pairs} (system, task) pairs of {grid}"
 
 
 def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1", *,
@@ -496,9 +557,13 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
                 ha="center", fontsize=8)
     ax.axhline(0, color="grey", lw=0.8, ls=":")
     mlabel = metric_label(metric, sub["n_labels"].unique() if "n_labels" in sub.columns else ())
-    ax.set_title(f"{system_a} − {system_b} ({mlabel})")
+    # the names go in the panel title (wrapped), the y label stays short: a rotated
+    # label longer than the axes runs up into the titles
+    ax.set_title(textwrap.fill(f"{system_a} − {system_b} ({mlabel})",
+                               max(30, int(fig.get_figwidth() * 11))))
     ax.set_xlabel(_XLABEL)
-    ax.set_ylabel(f"Δ = {system_a} − {system_b} ({mlabel})")
+    ax.set_ylabel(f"Δ, as titled ({mlabel})" if len(system_a) + len(system_b) > 24
+                  else f"Δ = {system_a} − {system_b} ({mlabel})")
     ax.grid(False, axis="x")
     legend(fig, handles, ncol=2)
     n_tasks = wide.index.get_level_values("task").nunique()

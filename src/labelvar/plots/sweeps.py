@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import numbers
 
+import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -131,7 +132,9 @@ def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
     form is the same for every ``color_by`` value (accuracy does not depend on m),
     it is drawn once, black, on top of thin colored MC means, with one grey band
     (the envelope of the replicates' 5-95 % ranges), and the legend says so.
-    F1 is labelled macro-F1 for L > 2 labels.
+    F1 is labelled macro-F1 for L > 2 labels. The expert follows the majority
+    label, whose share p_d is at least 1/L: its rows with p_d < 1/L (a grid shared
+    by several L) are not drawn, and the legend says so.
 
     Parameters
     ----------
@@ -169,6 +172,11 @@ def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
         raise ValueError(f"color_by must be a column of the table, got {color_by!r}")
     metrics, labellers = _names("metrics", metrics), _names("labellers", labellers)
     rows = _sweep_rows(table, metrics=metrics, labellers=labellers, vary=(color_by,))
+    below = np.zeros(len(rows), bool)
+    if "n_labels" in rows.columns:  # no label is the majority below p_d = 1/L
+        below = ((rows["labeller"] == "expert")
+                 & (rows["p_d"].to_numpy(float) < 1 / rows["n_labels"].to_numpy(float) - 1e-9))
+        rows = rows[~below]
     present = [lab for lab in labellers if lab in set(rows["labeller"])]
     color_values = sorted(rows[color_by].unique())
     colors = series_colors(len(color_values))
@@ -206,8 +214,8 @@ def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
                     ax.plot(s["p_d"], s["expected"], linestyle="--", color=colors[i],
                             linewidth=0.9, alpha=0.9)
             if shared and slab["expected"].notna().any():  # once, black, above the MC lines
-                one = sub[(sub[color_by] == color_values[0])
-                          & (sub["labeller"] == lab)].sort_values("p_d")
+                # over every p_d drawn (the colors' grids may differ, e.g. p_d >= 1/L)
+                one = slab.groupby("p_d", as_index=False)["expected"].first()
                 ax.plot(one["p_d"], one["expected"], linestyle="--", color=HUMAN_COLOR,
                         linewidth=1.3, zorder=5, gid=f"closed form:{lab}")
         if shared_labs:
@@ -231,6 +239,9 @@ def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
     handles.append(Patch(color="0.3", alpha=0.18,
                          label="5–95 % of replicates" + (f" (grey: envelope over ${sym}$)"
                                                          if any_shared else "")))
+    if below.any():
+        handles.append(Line2D([], [], ls="none", label="expert drawn from $p_d$ = 1/$L$ "
+                              "(below it no label is the majority)"))
     legend(fig, handles, ncol=4)
     if title is None:
         fixed = [f"{name} = {v:g}" for name, col in (("$N$", "n_items"), ("$m$", "m"),
