@@ -41,7 +41,7 @@ TEX = re.compile(r"\\(?:[dt]?frac|sum|prod|int|sqrt|binom|math[a-z]+|operatornam
                  r"|Gamma|Delta|Theta|Lambda|Xi|Pi|Sigma|Phi|Psi|Omega)(?![a-zA-Z])"
                  r"|[_^]\{")
 #: a private labelvar module or name (``labelvar._metrics``, ``labelvar.engine._tables``)
-PRIVATE = re.compile(r"\blabelvar(?:\.[A-Za-z]\w*)*\._[A-Za-z]\w*")
+PRIVATE = re.compile(r"\blabelvar(?:\.[A-Za-z]\w*)*\._[A-Za-z]\w*(?:\.\w+)*")
 #: the first line of the docstring of each builtin type a dataclass or NamedTuple field
 #: may inherit, and the one NamedTuple gives its fields
 BUILTIN_DOCS = tuple({(t.__doc__ or "").strip().splitlines()[0] for t in (
