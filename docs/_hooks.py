@@ -6,6 +6,8 @@
 - ``api/index.md``'s marker line ``<!-- public-api -->`` becomes a table of every name in
   ``labelvar.__all__`` with a cross-reference to where it is documented. The references
   are mkdocstrings autorefs, so a public name without an API entry fails the strict build.
+  The table sits in a ``<div class="api-index">``, whose names and modules never break
+  inside a word (docs/stylesheets/labelvar.css).
 - a line ``<!-- module: labelvar.x -->`` becomes ``::: labelvar.x`` rendering exactly the
   names in ``labelvar.x.__all__`` (extra names may follow the module name).
 - the docstrings' Sphinx roles (``:func:`x` ``, ``:math:`x` ``, ...) and ``.. math::``
