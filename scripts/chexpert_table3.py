@@ -123,11 +123,11 @@ def main(argv=None) -> int:
     if not cmp_.match.all():
         text.append("mismatches:\n" + _md(cmp_[~cmp_.match]))
     text.append("\nAll 14 findings: H (3 benchmark radiologists) and E\n")
-    text.append(_md(paper_table(table)))
+    text.append(_md(paper_table(table, digits=2)))
     for model in MODELS:
         sub = table[table.task.isin(table.loc[table.system == model, "task"].unique())]
         text.append(f"\n### {model}\n")
-        text.append(_md(paper_table(sub, model)))
+        text.append(_md(paper_table(sub, model, digits=2)))
     out = "".join(text)
     print(out)
     if args.out:

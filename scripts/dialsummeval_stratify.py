@@ -102,7 +102,7 @@ def main(argv=None) -> int:
 
     for m in metrics:
         print(f"### {m} (rank-matched to the majority-label marginals)")
-        print(markdown_table(paper_table(table, m)))
+        print(markdown_table(paper_table(table, m, digits=2)))
         print()
     if args.out:
         write_results(table, args.out / "stratified.csv")

@@ -33,7 +33,7 @@ def test_expect_csv_has_the_closed_forms_for_every_combination():
     assert row.SE == pytest.approx(analytic.accuracy_se(0.6, 100))
     f1 = analytic.exact_f1(0.6, 0.1, 100)
     assert row.F1_exact_mean == pytest.approx(f1.mean)
-    assert (row.F1_lo, row.F1_hi) == pytest.approx(f1.interval(0.9))
+    assert (row.F1_lo, row.F1_hi) == pytest.approx(f1.interval(0.95))  # the one default level
 
 
 def test_expect_markdown_table():
@@ -43,12 +43,27 @@ def test_expect_markdown_table():
     assert lines[0].startswith("| p_d") and "1.64e-05" in lines[2] and "0.2308" in lines[2]
 
 
-def test_tables_csv_matches_analytic():
-    code, out = run("tables", "--table", "2", "--format", "csv")
-    assert code == 0
-    body = out.split("\n", 1)[1]
-    t = pd.read_csv(io.StringIO(body))
+def test_tables_csv_matches_analytic(capsys):
+    """stdout is CSV only (no title line): it parses as the analytic tables."""
+    import csv
+
+    assert main(["tables", "--table", "2", "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    t = pd.read_csv(io.StringIO(out))
     pd.testing.assert_frame_equal(t, analytic.paper_table2(), check_dtype=False)
+    assert err == "labelvar: Table 2: expected precision and F1 for given p_d (expected recall) and m\n"
+    assert main(["tables", "--format", "csv"]) == 0  # both: one CSV, "table" says which
+    out, err = capsys.readouterr()
+    rows = list(csv.reader(io.StringIO(out)))
+    assert len({len(r) for r in rows}) == 1 and rows[0][0] == "table"
+    both = pd.read_csv(io.StringIO(out))
+    t1, t2 = analytic.paper_table1(), analytic.paper_table2()
+    assert both.table.tolist() == [1] * len(t1) + [2] * len(t2)
+    pd.testing.assert_frame_equal(both[both.table == 2][list(t2.columns)].reset_index(drop=True), t2,
+                                  check_dtype=False)
+    one = both[both.table == 1][list(t1.columns)].reset_index(drop=True).fillna({"baseline": ""})
+    pd.testing.assert_frame_equal(one, t1, check_dtype=False)  # (an empty baseline reads as NaN)
+    assert err.count("labelvar: Table ") == 2
 
 
 @pytest.mark.parametrize("argv,needle", [
@@ -167,7 +182,7 @@ def test_impossible_design_sizes_and_bad_priors_are_one_line(capsys, argv, needl
 def test_huge_panel_is_planned_without_materialising_a_composition_table(capsys):
     """--panel-sizes 100001 used to allocate a 100,002 x 100,002 matrix (80 GB)."""
     assert main(["design", "--panel-sizes", "100001", "--replicates", "0"]) == 0
-    assert "recommended: K = 100001" in capsys.readouterr().out
+    assert "recommended: K = 100001 annotators per item" in capsys.readouterr().out
 
 
 def test_simulation_sizes_are_refused_before_allocating():

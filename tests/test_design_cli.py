@@ -160,3 +160,27 @@ def test_yaml_snli_config(capsys, monkeypatch):
     assert code == 0
     assert err.startswith("pilot: 1289 items, L = 3; fitted Beta(")
     assert "recommended: K = " in out
+
+
+@pytest.mark.parametrize("argv,line", [
+    (["--question", "precision", "--theta", "0.8", "--alpha", "0.1"],
+     "labelvar: error: precision has no test, so no alpha: give --confidence-level (of the Wilson "
+     "interval), got --alpha 0.1"),
+    (["--question", "two_systems", "--theta", "0.8"],
+     "labelvar: error: two_systems needs --accuracy-b and --delta (accuracies against the modal "
+     "label: B and A = B + delta)"),
+    (["--question", "precision", "--theta", "0.8"],
+     "labelvar: error: precision needs --half-width (target CI half-width, in (0, 0.5])"),
+    (["--theta", "0.8", "--metric", "f1"],
+     "labelvar: error: --metric f1 needs --question two_systems and --n-labels 2, got "
+     "--question separability, --n-labels 2"),
+    (["--theta", "0.8", "--pilot", "pilot.jsonl"],
+     "labelvar: error: give either --theta or --pilot (or a config's theta or pilot), not both"),
+])
+def test_errors_name_the_flags_not_the_python_fields(capsys, argv, line):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and err == line + "\n"
+    # the same check from Python names the fields
+    if "--metric" in argv:
+        with pytest.raises(ValueError, match=r"^metric='f1' needs question='two_systems'"):
+            D.Scenario("separability", theta=0.8, metric="f1")

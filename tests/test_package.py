@@ -69,3 +69,19 @@ def test_every_export_is_a_function_or_class_of_labelvar():
     assert not inspect.ismodule(labelvar.simulate) and not inspect.ismodule(labelvar.stratify)
     for module in ("analytic", "design", "plots", "priors"):  # topic modules by attribute
         assert inspect.ismodule(getattr(labelvar, module)) and module not in labelvar.__all__
+
+
+def test_help_opens_with_the_map_of_every_public_name():
+    """help(labelvar) starts with "which function answers which question", naming every export."""
+    import re
+
+    import labelvar
+
+    doc = labelvar.__doc__
+    assert doc.splitlines()[2].startswith("Which function answers which question")
+    words = set(re.findall(r"[\w.]+", doc))
+    missing = [n for n in labelvar.__all__ if n != "__version__" and n not in words]
+    assert not missing, f"not in the package docstring's map: {missing}"
+    for dotted in sorted(w for w in words if re.fullmatch(r"(io|plots|report)\.\w+", w)):
+        module, name = dotted.split(".")
+        assert hasattr(getattr(labelvar, module), name), dotted  # the map names real functions

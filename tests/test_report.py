@@ -115,7 +115,7 @@ def test_a_system_with_probabilities_only_is_named_as_read():
     prob = [0.9, 0.1, 0.4, 0.8, 0.7, 0.2] * 3
     r = stratify(panel, probabilities={"model": prob}, humans=[], n_boot=0)
     assert r.inputs["task"]["systems"] == ["model"]
-    assert "; systems model;" in r.describe()[0]
+    assert "; systems model;" in r.describe()
     auroc = r.table[(r.table.metric == "auroc") & (r.table.stratum == "all")]
     assert auroc.system.tolist() == ["model"]
     md = report.stratify_markdown(r)

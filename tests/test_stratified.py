@@ -367,13 +367,33 @@ def test_multi_task_mapping_and_package_attribute():
 
 
 def test_paper_table_layout(table):
-    p = paper_table(table, "sys")
+    p = paper_table(table, "sys", digits=2)
     assert p.columns.tolist()[:5] == ["task", "agreement", "S", "m", "f1 AI"]
     assert "f1 Δ(H−AI)" in p.columns and "accuracy Δ(E−AI)" in p.columns
+    assert "f1 H sd" not in p.columns  # folded into "mean±sd"
     row = p[p.agreement == "0.80"].iloc[0]
     h = _row(table, "H", "0.80", "f1")
     assert row["f1 H"] == f"{h.score:.2f}±{h.sd:.2f}"
     assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "All"]
+
+
+def test_paper_table_numbers_are_the_tidy_tables_values(table):
+    """Without digits every cell is the number of the tidy table (not its text)."""
+    p = paper_table(table, "sys")
+    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "All"]
+    assert p["S"].dtype.kind == "i" and p["f1 AI"].dtype.kind == "f"
+    for stratum, agreement in (("0.80", "0.80"), ("all", "All")):
+        row = p[p.agreement == agreement].iloc[0]
+        h, ai = _row(table, "H", stratum, "f1"), _row(table, "sys", stratum, "f1")
+        assert row["S"] == h.S and row["m"] == h.m
+        assert row["f1 H"] == h.score and row["f1 H sd"] == h.sd and row["f1 E"] == h.expected
+        assert row["f1 AI"] == ai.score and row["f1 Δ(H−AI)"] == ai.delta_human
+        assert row["f1 Δ(E−AI)"] == pytest.approx(h.expected - ai.score)
+    text = paper_table(table, "sys", digits=3)  # the same numbers, printed
+    assert text["f1 AI"].tolist() == [f"{x:.3f}" for x in p["f1 AI"]]
+    assert text["m"].tolist() == [f"{x:.4f}" for x in p["m"]]
+    with pytest.raises(ValueError, match=r"digits must be None \(numbers\) or a whole number"):
+        paper_table(table, "sys", digits=2.5)
 
 
 def test_no_warnings_on_clean_input():

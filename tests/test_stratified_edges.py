@@ -24,9 +24,11 @@ def test_bad_bins_message_shows_the_edges_as_typed(bins, shown):
 
 
 def test_paper_table_without_humans_leaves_the_human_gap_blank():
-    # no humans, no H': H, Delta(H-AI) and Delta(E-H) are all blank, never "NaN"
+    # no humans, no H': H, Delta(H-AI) and Delta(E-H) are all blank in print, never "NaN"
     r = stratify(PANEL, PRED, n_boot=0, metrics=["accuracy"])
-    pt = r.paper_table("s")
+    numbers = r.paper_table("s")
+    assert numbers[["accuracy H", "accuracy Δ(H−AI)", "accuracy Δ(E−H)"]].isna().all().all()
+    pt = r.paper_table("s", digits=2)
     assert pt["accuracy H"].tolist() == ["", "", ""]
     assert pt["accuracy Δ(H−AI)"].tolist() == ["", "", ""]
     assert pt["accuracy Δ(E−H)"].tolist() == ["", "", ""]
@@ -34,7 +36,7 @@ def test_paper_table_without_humans_leaves_the_human_gap_blank():
     assert pt["accuracy AI"].tolist() == ["0.67", "0.50", "0.60"]
     assert pt["accuracy Δ(E−AI)"].tolist() == ["0.00", "0.50", "0.20"]
     # with H' the gap is there
-    pt = stratify(PANEL, PRED, n_boot=0, metrics=["accuracy"], simulated_human=2).paper_table("s")
+    pt = stratify(PANEL, PRED, n_boot=0, metrics=["accuracy"], simulated_human=2).paper_table("s", digits=2)
     assert all(re.fullmatch(r"-?\d\.\d\d", x) for x in pt["accuracy Δ(H'-loo−AI)"])
 
 

@@ -32,6 +32,10 @@ def test_panel_only_reports_h_prime_e_and_chance():
     p = r.paper_table()
     assert {"f1 H'-loo", "f1 H' (self-incl.)", "f1 E", "f1 chance",
             "accuracy chance"} <= set(p.columns)
+    loo = t[(t.role == "H'-loo") & (t.stratum == "all") & (t.metric == "f1")].iloc[0]
+    assert p.loc[p.agreement == "All", "f1 H'-loo sd"].item() == loo.sd  # over the draws
+    text = r.paper_table(digits=2)
+    assert text.loc[text.agreement == "All", "f1 H'-loo"].item() == f"{loo.score:.2f}±{loo.sd:.2f}"
     r = stratify(binary_panel(), n_boot=0, leave_one_out=False)  # the paper's Table 4
     assert set(r.table.role) == {"H'"}
     assert {"f1 H'", "f1 E"} <= set(r.paper_table().columns)

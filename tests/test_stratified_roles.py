@@ -59,7 +59,7 @@ def test_list_positions_are_not_raters():
     panel, preds = _task()
     data = {"t": TaskData(panel, preds, raters_identified=False)}
     r = stratify(data, metrics=["accuracy"], n_boot=0)
-    assert "unidentified raters, 3 votes per item" in r.describe()[0]
+    assert "unidentified raters, 3 votes per item" in r.describe()
     with pytest.raises(ValueError, match=r"aggregation: Dawid-Skene fits one confusion matrix "
                        r"per rater, and the votes of task 't' are lists whose positions are not "
                        r"raters"):

@@ -1,19 +1,60 @@
 """labelvar: evaluation when the ground-truth annotators disagree.
 
-The flat public API holds functions and classes only (``__all__``); each lives in a
-private implementation module or a topic module and is re-exported here, so its
-signature and help are the real ones (scipy's pattern). Names are imported lazily, so
-``import labelvar`` stays cheap (scipy.stats alone costs ~0.4 s) until one is used.
-Topic modules (``labelvar.analytic``, ``labelvar.design``, ``labelvar.plots``,
-``labelvar.priors``, ...) are reachable as attributes too. ``labelvar.__version__`` is
-the installed distribution's version (written once, in ``pyproject.toml``).
+Which function answers which question (``help(labelvar.<name>)`` for one name):
+
+What score does a labeller get, in closed form?  (the paper's coin model; ``labelvar.analytic``)
+    expected_accuracy, expected_precision, expected_recall, expected_f1,
+    expected_confusion, accuracy_se, random_accuracy, stratified_expectation;
+    exact distributions on N items: exact_f1, exact_binary_metrics,
+    DiscreteDistribution, prob_correct_at_least, prob_correct_at_least_heterogeneous,
+    prob_accuracy_at_least, prob_accuracy_between, prob_random_accuracy_at_least
+
+How do the scores spread, by simulation?  (``labelvar.engine``, ``labelvar.sweep``)
+    simulate -> SimulationResult, simulate_raters; labellers Expert, Random, Prior,
+    Constant, Model, CorrelatedModel, ModelPair; item models FixedTheta, BetaPrior,
+    DiscretePrior, DirichletItems, DirichletMixture, EmpiricalItems, as_theta_prior;
+    sweeps of many grids: SweepConfig, run_job, collect
+
+How do my systems and humans score per agreement bin?  (real results; ``labelvar.stratified``)
+    stratify -> StratifiedResult (.table, .describe(), .paper_table()), paper_table;
+    tests: bin_tests -> BinTestResult, paired_test -> PairedTestResult,
+    expected_gap_test; DataNoteWarning, ExcludedItemsWarning;
+    panel agreement: fleiss_kappa, krippendorff_alpha, dawid_skene;
+    systems answering several samples per item (LLM judges): modal_answer,
+    sample_shares, parse_answer
+
+How good is each rater, and what can a panel reach?  (rater models; ``labelvar.raters``)
+    fit_raters -> RaterFit, RaterModel; panel_ceilings -> Ceilings, coin_model;
+    two rater groups: cross_replication -> CrossReplication,
+    independent_normalized_kappa
+
+How many items and annotators does a study need?  (planning; ``labelvar.design``)
+    Scenario, plan_study -> DesignResult; compare_raters -> RaterComparison;
+    panel_accuracy, cheapest_panel -> PanelChoice; from a pilot: fit_pilot,
+    read_pilot -> PilotFit, ItemModelFit, predict_agreement
+
+How do I read my data?  (``labelvar.io``)
+    io.load_tasks (any layout), io.read_wide, io.read_long, io.read_jsonl,
+    io.read_rater_files, io.attach_predictions, io.attach_probabilities ->
+    a dict of io.TaskData; io.synthetic_panel (a dataset with no download)
+
+Figures and reports  (``labelvar.plots``, ``labelvar.report``)
+    plots.plot_stratified_scores, plots.plot_delta_by_bin, plots.plot_gap_to_expected,
+    plots.plot_system_vs_system, plots.plot_figure1, plots.plot_power_curves, ...;
+    report.write_stratify_report, report.write_design_report, report.write_raters_report
+
+The command line  (``labelvar --help``)
+    labelvar stratify (real results per bin), expect (closed forms), tables (the
+    paper's Tables 1-2), sweep / collect (simulation grids), design (study size),
+    raters (rater skills and ceilings)
+
+Every name above is importable from ``labelvar`` (``from labelvar import stratify``)
+except the ``io.``, ``plots.`` and ``report.`` ones, which live in those modules.
+Names load on first use, so ``import labelvar`` is cheap.
 
 >>> import labelvar
 >>> round(float(labelvar.expected_f1(0.9, 0.1)), 4)
 0.6429
->>> import inspect
->>> list(inspect.signature(labelvar.simulate).parameters)[:3]
-['p_d', 'm', 'n_items']
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def test_titles_from_text_equal_titles_from_the_scenario():
 
     sc = D.Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85, delta=0.05,
                   error_correlation=0.3, min_agreement=0.8)
-    head, sub = sc.describe()
+    head, sub = sc.describe().split("\n")
     assert head.startswith("Two systems: detect an accuracy gain of 0.05")
     assert sub.split("; ")[0] == "exact McNemar, α = 0.05, target power 0.8"
     curves = pd.DataFrame({"panel_size": [1, 1], "n_items": [10, 100], "power_analytic": [0.2, 0.9]})

@@ -39,6 +39,22 @@ def exact_float(x) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
+def count(n, word: str, plural: str | None = None, *, sep: str = ",") -> str:
+    """``n`` and ``word``, plural unless ``n`` is 1 (``"1 chunk"``, ``"3 chunks"``).
+
+    ``sep`` groups the thousands (``""``: none, beside numbers printed without).
+
+    Examples
+    --------
+    >>> count(1, "annotator"), count(1500, "item"), count(2, "entry", "entries")
+    ('1 annotator', '1,500 items', '2 entries')
+    >>> count(2340, "annotation", sep="")
+    '2340 annotations'
+    """
+    n = int(n)
+    return f"{n:,}".replace(",", sep) + " " + (word if n == 1 else plural or word + "s")
+
+
 def format_cell(value) -> str:
     """Text of one table cell.
 
@@ -161,3 +177,173 @@ def for_stream(text: str, stream) -> str:
     for sym, plain_text in ASCII.items():
         text = text.replace(sym, plain_text)
     return text.encode(enc, errors="replace").decode(enc)
+
+
+# --------------------------------------------------------------------------- result objects
+#: longest repr of one field value before it is abbreviated
+BRIEF_WIDTH = 60
+#: rows of each table a notebook shows (head and tail beyond it)
+HTML_ROWS = 12
+
+
+def brief(value) -> str:
+    """A short text of one field value, for a result object's repr.
+
+    Tables and arrays give their shape, long sequences their first items and length,
+    floats 4 significant digits; anything else its repr, abbreviated past
+    :data:`BRIEF_WIDTH` characters.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> brief(pd.DataFrame({"a": range(500), "b": 0})), brief(np.zeros((5, 2, 2)))
+    ('DataFrame(500 rows x 2 columns)', 'array(shape (5, 2, 2))')
+    >>> brief(["bc1", "bc2"]), brief(list(range(100))), brief(2 / 3)
+    ("['bc1', 'bc2']", '[0, 1, 2, ... (100)]', '0.6667')
+    """
+    kind = type(value).__name__
+    if hasattr(value, "shape") and hasattr(value, "ndim") and value.ndim == 2 and hasattr(value, "columns"):
+        return f"{kind}({count(value.shape[0], 'row')} x {count(value.shape[1], 'column')})"
+    if hasattr(value, "shape") and hasattr(value, "index"):  # a Series
+        return f"{kind}({count(len(value), 'row')})"
+    if isinstance(value, np.ndarray):
+        if value.size <= 6 and value.ndim <= 1:
+            return "[" + ", ".join(brief(x) for x in value.tolist()) + "]"
+        return f"array(shape {value.shape})"
+    if isinstance(value, (float, np.floating)) and not isinstance(value, bool):
+        return short_float(value)
+    if isinstance(value, dict) and len(value) > 6:
+        return f"dict({count(len(value), 'entry', 'entries')})"
+    if isinstance(value, (list, tuple)) and (len(value) > 6 or len(repr(value)) > BRIEF_WIDTH):
+        head = ", ".join(repr(x) if len(repr(x)) < 20 else type(x).__name__ for x in value[:3])
+        open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
+        return f"{open_}{head}, ... ({len(value):,}){close}"
+    text = repr(value)
+    if len(text) > BRIEF_WIDTH:
+        name = type(value).__name__
+        return f"{name}(...)" if text.startswith(name + "(") else text[:BRIEF_WIDTH - 3] + "..."
+    return text
+
+
+class Text(str):
+    """Text a repr shows as it is, without quotes (``panel=5 raters [...]``)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def short_repr(name: str, fields: dict) -> str:
+    """``name(field=value, ...)`` with each value :func:`brief`.
+
+    Examples
+    --------
+    >>> short_repr("Fit", {"kind": "one_coin", "log_lik": -1234.56789, "raters": ("a", "b")})
+    "Fit(kind='one_coin', log_lik=-1235, raters=('a', 'b'))"
+    """
+    return f"{name}(" + ", ".join(f"{k}={brief(v)}" for k, v in fields.items()) + ")"
+
+
+def html_table(table, max_rows: int = HTML_ROWS) -> str:
+    """A DataFrame as a compact HTML table (numbers as :func:`format_cell` prints them).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> "<td>0.3333</td>" in html_table(pd.DataFrame({"p": [1 / 3]}))
+    True
+    """
+    return table.to_html(max_rows=max_rows, border=0, index=False, na_rep="",
+                         formatters=None, float_format=format_cell, notebook=False)
+
+
+def result_html(name: str, fields: dict, tables: dict | None = None, lines=()) -> str:
+    """The notebook view of a result object: its fields, text lines and tables.
+
+    Parameters
+    ----------
+    name : str
+        The class name (the heading).
+    fields : dict
+        Field -> value, shown as :func:`brief` text in a two-column table.
+    tables : dict of str to DataFrame, optional
+        Title -> table, each shown after the fields (at most :data:`HTML_ROWS` rows).
+    lines : sequence of str
+        Text lines shown under the heading (a ``describe()``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> html = result_html("Fit", {"kind": "one_coin"}, {"skills": pd.DataFrame({"a": [1]})})
+    >>> html.startswith("<div") and "<th>kind</th>" in html and "skills" in html
+    True
+    """
+    from html import escape
+
+    parts = [f"<div><strong>{escape(name)}</strong>"]
+    parts += [f"<p>{escape(line)}</p>" for line in lines]
+    if fields:
+        parts.append("<table border=\"0\">" + "".join(
+            f"<tr><th>{escape(str(k))}</th><td>{escape(brief(v))}</td></tr>"
+            for k, v in fields.items()) + "</table>")
+    for title, table in (tables or {}).items():
+        if table is None:
+            continue
+        parts.append(f"<p><em>{escape(str(title))}</em> ({count(len(table), 'row')})</p>")
+        parts.append(html_table(table))
+    return "\n".join(parts) + "\n</div>"
+
+
+def _fields_shown(self) -> dict:
+    import dataclasses
+
+    return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr}
+
+
+def _tables_shown(self) -> dict:
+    return {k: v for k, v in self._shown().items() if hasattr(v, "columns") and hasattr(v, "to_html")}
+
+
+def _lines_shown(self) -> list:
+    return []
+
+
+def _short_repr(self) -> str:
+    return short_repr(type(self).__name__, self._shown())
+
+
+def _repr_html(self) -> str:
+    return result_html(type(self).__name__, self._shown(), self._shown_tables(), self._shown_lines())
+
+
+def shown(cls):
+    """Class decorator: a short ``repr`` and a notebook ``_repr_html_`` for a result dataclass.
+
+    ``_shown()`` gives the fields of the repr (default: the dataclass fields with
+    ``repr=True``), ``_shown_tables()`` the tables of the HTML view (default: the
+    DataFrame fields), ``_shown_lines()`` text lines above them (default none); a class
+    defines its own to choose. Declare the dataclass with ``repr=False`` (under this
+    decorator) so that this ``__repr__`` is kept. A decorator, not a base class: the
+    public classes' bases stay their own.
+
+    Examples
+    --------
+    >>> import dataclasses, pandas as pd
+    >>> @shown
+    ... @dataclasses.dataclass(frozen=True, repr=False)
+    ... class Result:
+    ...     table: pd.DataFrame
+    ...     seed: int
+    >>> Result(pd.DataFrame({"a": [1, 2]}), 0)
+    Result(table=DataFrame(2 rows x 1 column), seed=0)
+    >>> Result.__bases__
+    (<class 'object'>,)
+    """
+    for name, default in (("_shown", _fields_shown), ("_shown_tables", _tables_shown),
+                          ("_shown_lines", _lines_shown)):
+        if not hasattr(cls, name):
+            setattr(cls, name, default)
+    if "__repr__" not in cls.__dict__ or getattr(cls.__repr__, "__qualname__", "").endswith(
+            "__create_fn__.<locals>.__repr__"):
+        cls.__repr__ = _short_repr
+    cls._repr_html_ = _repr_html
+    return cls

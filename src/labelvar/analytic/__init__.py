@@ -33,6 +33,7 @@ import numpy as np
 from labelvar._base import _validate as v
 from labelvar._base._binom import binom
 from labelvar._base._counts import ceil_count, floor_count, n_positives
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._docs import fill
 from labelvar.analytic._distributions import (
     DiscreteDistribution,
@@ -583,7 +584,7 @@ def stratified_expectation(p_d, m, n_items):
 
 
 # --------------------------------------------------------------------------- tables for the CLI
-def expectation_table(p_d, m=(0.5,), n_items=(100,), threshold=(0.8,), confidence_level=0.9):
+def expectation_table(p_d, m=(0.5,), n_items=(100,), threshold=(0.8,), confidence_level=CONFIDENCE_LEVEL):
     """Closed forms for every combination of the given values, as a DataFrame.
 
     Parameters
@@ -591,7 +592,7 @@ def expectation_table(p_d, m=(0.5,), n_items=(100,), threshold=(0.8,), confidenc
     p_d, m, n_items, threshold : sequence
         Values to combine (Cartesian product).
     confidence_level : float, optional
-        Coverage of the exact finite-sample F1 interval (default 0.9).
+        Coverage of the exact finite-sample F1 interval (default 0.95).
 
     Returns
     -------

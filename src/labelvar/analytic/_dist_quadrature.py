@@ -12,6 +12,7 @@ import numpy as np
 
 from labelvar._base import _validate as v
 from labelvar._base._binom import binom
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.analytic._dist_types import _NODES_PER_SD, _QUAD_MIN_SD, _TRIM, _binom_support, _out
 
 
@@ -286,7 +287,7 @@ class QuadratureDistribution:
         out = np.array([self._quantile1(float(x)) for x in qq.ravel()]).reshape(qq.shape)
         return _out(out)
 
-    def interval(self, confidence_level: float = 0.9):
+    def interval(self, confidence_level: float = CONFIDENCE_LEVEL):
         """Central interval ``(quantile((1-c)/2), quantile((1+c)/2))``, c the confidence level."""
         lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level))
         return float(self.quantile((1 - lvl) / 2)), float(self.quantile((1 + lvl) / 2))
@@ -303,9 +304,9 @@ class QuadratureDistribution:
         return self.values
 
     def __repr__(self) -> str:
-        lo, hi = self.interval(0.9)
+        lo, hi = self.interval()
         return (f"QuadratureDistribution({self._kind}, mean={self.mean:.6g}, sd={self.sd:.6g}, "
-                f"90% interval=[{lo:.6g}, {hi:.6g}])")
+                f"{100 * CONFIDENCE_LEVEL:g}% interval=[{lo:.6g}, {hi:.6g}])")
 
 
 def _window(lo: float, hi: float, centre: float, size: int) -> np.ndarray:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from labelvar._base import _validate as v
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.analytic._dist_types import _correlate, _distribution, _out
 
 
@@ -113,7 +114,7 @@ class RatioDistribution:
         out = np.array([min(self._ge(float(y) - 1e-12) / self.total, 1.0) for y in xx.ravel()])
         return _out(out.reshape(xx.shape))
 
-    def interval(self, confidence_level: float = 0.9):
+    def interval(self, confidence_level: float = CONFIDENCE_LEVEL):
         """Central interval ``(quantile((1-c)/2), quantile((1+c)/2))``, c the confidence level."""
         lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level))
         return float(self.quantile((1 - lvl) / 2)), float(self.quantile((1 + lvl) / 2))
@@ -137,6 +138,7 @@ class RatioDistribution:
         return self._outer().probs
 
     def __repr__(self) -> str:
-        lo, hi = self.interval(0.9)
+        lo, hi = self.interval()
         return (f"RatioDistribution(mean={self.mean:.6g}, sd={self.sd:.6g}, "
-                f"90% interval=[{lo:.6g}, {hi:.6g}], pairs={self._tp.size * self._fp.size})")
+                f"{100 * CONFIDENCE_LEVEL:g}% interval=[{lo:.6g}, {hi:.6g}], "
+                f"pairs={self._tp.size * self._fp.size})")

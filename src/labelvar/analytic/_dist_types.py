@@ -13,6 +13,7 @@ import numpy as np
 
 from labelvar._base import _validate as v
 from labelvar._base._binom import binom
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 
 # Binomial pmf values below this are left out of the exact finite-sample
 # distributions (the mass left out is far below double-precision resolution of 1).
@@ -89,15 +90,15 @@ class DiscreteDistribution:
         tail = np.concatenate([np.cumsum(self.probs[::-1])[::-1], [0.0]]) / self.total
         return _out(np.minimum(tail[i], 1.0))
 
-    def interval(self, confidence_level: float = 0.9):
+    def interval(self, confidence_level: float = CONFIDENCE_LEVEL):
         """Central interval ``(quantile((1-c)/2), quantile((1+c)/2))``, c the confidence level."""
         lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level))
         return float(self.quantile((1 - lvl) / 2)), float(self.quantile((1 + lvl) / 2))
 
     def __repr__(self) -> str:
-        lo, hi = self.interval(0.9)
+        lo, hi = self.interval()
         return (f"DiscreteDistribution(mean={self.mean:.6g}, sd={self.sd:.6g}, "
-                f"90% interval=[{lo:.6g}, {hi:.6g}], support={self.values.size})")
+                f"{100 * CONFIDENCE_LEVEL:g}% interval=[{lo:.6g}, {hi:.6g}], support={self.values.size})")
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import _floats, _ints
 
 # --------------------------------------------------------------------------- design
@@ -66,7 +67,7 @@ def _add_design(sub) -> None:
                    help="score only items with observed agreement >= this (default 0: all)")
     p.add_argument("--alpha", type=float, help="tests: significance level (default 0.05)")
     p.add_argument("--confidence-level", type=float,
-                   help="precision: confidence level of the interval (default 0.95)")
+                   help=f"precision: confidence level of the interval (default {CONFIDENCE_LEVEL:g})")
     p.add_argument("--power", type=float, help="target power (default 0.8)")
     p.add_argument("--baseline", help="separability: random | prior (default random)")
     p.add_argument("--accuracy-a", type=float,
@@ -153,7 +154,7 @@ def _run_design(args) -> int:
     plan_kw = {k: st.pop(k) for k in _DESIGN_PLAN_KEYS if k in st}
     if pilot is not None:
         if "theta" in st:
-            raise ValueError("give either theta or pilot, not both")
+            raise ValueError("give either --theta or --pilot (or a config's theta or pilot), not both")
         from labelvar.votes.pilot import fit_pilot, read_pilot
 
         fit = fit_pilot(read_pilot(pilot, field=field, columns=columns, counts=counts,

@@ -129,22 +129,38 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _as_flag(msg: str, parser: _Parser, argv: Sequence[str]) -> str:
-    """A message that starts with a parameter name names the flag the user typed instead.
+    """A message naming Python parameters names the flags the user typed instead.
 
     ``n_items must be >= 1`` becomes ``--n-items must be >= 1`` when the command has
     that flag (Python names and flags differ only by ``_``/``-``); the pilot's
     parameters (``labels``, ``selection``) are ``labelvar design``'s ``--pilot-*`` flags.
+    Inside the message, ``name=value`` becomes ``--name value``, a name with an
+    underscore becomes its flag, and so does a plain name listed beside a flag
+    (``needs accuracy_b and delta`` -> ``needs --accuracy-b and --delta``); other
+    words are left alone (``power`` in "target power" is prose).
     """
-    head = re.match(r"[a-z][a-z0-9_]*(?=( must| is |:| '| \())", msg)
-    if not head:
-        return msg
     sub = next((a for a in argv if not a.startswith("-")), None)
     command = parser.commands.get(sub)
     if command is None:
         return msg
-    name = head.group().replace("_", "-")
-    flag = next((f for f in (f"--{name}", f"--pilot-{name}") if f in command.flags), None)
-    return msg if flag is None else flag + msg[head.end():]
+
+    def flag(name: str) -> str | None:
+        name = name.replace("_", "-")
+        return next((f for f in (f"--{name}", f"--pilot-{name}") if f in command.flags), None)
+
+    head = re.match(r"[a-z][a-z0-9_]*(?=( must| is |:| '| \())", msg)
+    if head and flag(head.group()):
+        msg = flag(head.group()) + msg[head.end():]
+
+    def assigned(m: re.Match) -> str:  # name=value, name='value' -> --name value
+        f = flag(m.group(1))
+        return m.group() if f is None else f"{f} {m.group(3) if m.group(3) is not None else m.group(4)}"
+
+    msg = re.sub(r"(?<![\w-])([a-z][a-z0-9_]*)=('([^']*)'|([^\s,;)]+))", assigned, msg)
+    msg = re.sub(r"(?<![\w'-])(?<![-+*/<>] )([a-z][a-z0-9]*_[a-z0-9_]+)(?![\w'])(?! [-+*/<>])",
+                 lambda m: flag(m.group(1)) or m.group(), msg)  # (not inside a formula)
+    listed = re.compile(r"(--[a-z0-9-]+)( and | or |, )([a-z][a-z0-9_]*)(?![\w'-])")
+    return listed.sub(lambda m: m.group(1) + m.group(2) + (flag(m.group(3)) or m.group(3)), msg)
 
 
 def _silence_stdout() -> None:

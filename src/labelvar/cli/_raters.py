@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import _strs
 
 
@@ -36,7 +37,8 @@ def _add_raters(sub) -> None:
     p.add_argument("--tie-rule", choices=("random", "drop"), default="random",
                    help="tied panel plurality: uniform over the tied labels, or drop the item")
     p.add_argument("--n-boot", type=int, default=200, help="bootstrap resamples over items")
-    p.add_argument("--confidence-level", type=float, default=0.95, help="of every interval")
+    p.add_argument("--confidence-level", type=float, default=CONFIDENCE_LEVEL,
+                   help=f"of every interval (default {CONFIDENCE_LEVEL:g})")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstraps and the check")
     p.add_argument("--out", default=None, metavar="DIR", help="write the tables here (CSV)")
     p.set_defaults(func=_run_raters)

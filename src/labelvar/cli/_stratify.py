@@ -6,6 +6,7 @@ import argparse
 import re
 import sys
 
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import _floats, _print_table, _strs, _write
 
 # --------------------------------------------------------------------------- stratify
@@ -131,8 +132,8 @@ def _add_stratify(sub) -> None:
                    "paper's code) or drop (the paper's Table 5)")
     p.add_argument("--missing-predictions", choices=("error", "drop"), default="error",
                    help="items some system has no prediction for: error, or drop (counted)")
-    p.add_argument("--confidence-level", type=float, default=0.95,
-                   help="of every interval (default 0.95)")
+    p.add_argument("--confidence-level", type=float, default=CONFIDENCE_LEVEL,
+                   help=f"of every interval (default {CONFIDENCE_LEVEL:g})")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for F1 CIs")
     p.add_argument("--boot-raters", action="store_true",
                    help="bootstrap over items and each item's panel votes (all CIs)")
@@ -272,7 +273,7 @@ def _run_stratify(args) -> int:
         if counts and msg.startswith("--panel:"):  # (the panel was given as its counts)
             msg = "--panel-counts" + msg[len("--panel"):]
         raise ValueError(msg) from None
-    for line in result.describe():  # what was read, on stderr: piped tables stay clean
+    for line in result.describe().splitlines():  # what was read, on stderr: piped tables stay clean
         print(f"labelvar: {line}", file=sys.stderr)
     for w in caught:
         if issubclass(w.category, st.DataNoteWarning):
@@ -284,6 +285,6 @@ def _run_stratify(args) -> int:
     else:
         _write(report.stratify_markdown(result, compare=across, paired=paired))
     if args.out:
-        report.write_stratify_report(result, args.out, compare=across, paired=paired)
-        print(f"labelvar: wrote {args.out}/stratified.csv, table.md, figures", file=sys.stderr)
+        paths = report.write_stratify_report(result, args.out, compare=across, paired=paired)
+        print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}", file=sys.stderr)
     return 0

@@ -44,5 +44,7 @@ def _run_collect(args) -> int:
     from labelvar import sweep
 
     table, path = sweep.collect(args.sweep_dir, out=args.out, allow_missing=args.allow_missing)
-    print(f"{path} ({len(table)} rows from {table['job'].nunique()} jobs)")
+    from labelvar._base._format import count
+
+    print(f"{path} ({count(len(table), 'row')} from {count(table['job'].nunique(), 'job')})")
     return 0

@@ -11,7 +11,7 @@ import pandas as pd
 
 from labelvar._base import _seeding
 from labelvar._base import _validate as V
-from labelvar._base._format import markdown_table
+from labelvar._base._format import count, markdown_table, shown
 from labelvar.design._power import (
     Cell,
     PowerScan,
@@ -27,7 +27,8 @@ from labelvar.design._scenario import Scenario
 from labelvar.design._simulated import simulated_power
 
 
-@dataclasses.dataclass
+@shown
+@dataclasses.dataclass(repr=False)
 class DesignResult:
     """Output of :func:`plan_study`.
 
@@ -68,6 +69,20 @@ class DesignResult:
         """The recommended plan (cheapest meeting the target), or None."""
         rows = self.plans[self.plans["recommended"]]
         return None if rows.empty else rows.iloc[0]
+
+    def _shown(self) -> dict:
+        rec = self.recommended
+        shown = {"question": self.scenario.question}
+        if rec is not None:
+            shown.update(panel_size=int(rec["panel_size"]), n_items=int(rec["n_items"]))
+        shown.update(plans=self.plans, found=self.found, seed=self.seed)
+        return shown
+
+    def _shown_tables(self) -> dict:
+        return {"plans": self.plans, "bins": self.bins, "evaluated": self.evaluated}
+
+    def _shown_lines(self) -> list:
+        return [*self.scenario.describe().splitlines(), self.message]
 
     def to_markdown(self) -> str:
         """Plans as a markdown table plus the conclusion line."""
@@ -268,10 +283,12 @@ def _progress_bar(progress: bool | None, total: int):
     """A tqdm bar over the panel sizes on stderr (None: only on a terminal, after a second)."""
     import sys
 
-    from tqdm.auto import tqdm
-
     show = (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()) if progress is None \
         else bool(progress)
+    if show:  # tqdm.auto only for a bar: in a notebook without ipywidgets it warns on import
+        from tqdm.auto import tqdm
+    else:
+        from tqdm import tqdm
     return tqdm(total=total, desc="design", unit="K", disable=not show, delay=1.0,
                 leave=False, file=sys.stderr)
 
@@ -286,8 +303,8 @@ def _recommendation(sc: Scenario, r) -> str:
         why = (f"first N reaching {sc.power:g}"
                + ("" if pd.isna(stable) or int(stable) == int(first) else
                   f"; it stays >= {sc.power:g} only from N = {int(stable)}"))
-    return (f"recommended: K = {int(r['panel_size'])} annotators per item, N = "
-            f"{int(r['n_items'])} items, {int(r['annotations'])} annotations, cost "
+    return (f"recommended: K = {count(r['panel_size'], 'annotator', sep='')} per item, N = "
+            f"{count(r['n_items'], 'item', sep='')}, {count(r['annotations'], 'annotation', sep='')}, cost "
             f"{r['cost']:.6g}; {r['power_method']} power {_power_text(r)} ({why})")
 
 

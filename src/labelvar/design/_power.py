@@ -18,6 +18,7 @@ import numpy as np
 
 from labelvar._base import _panel
 from labelvar._base import _validate as V
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.design._binom import binom, norm, smallest_true
 from labelvar.design._scenario import TIE_RULES, Scenario
 from labelvar.votes.priors import ItemModel
@@ -285,7 +286,7 @@ def mcnemar_lower_critical(d, alpha: float) -> np.ndarray:
     return np.where(2 * j >= d, -1, j)
 
 
-def wilson_half_width(x, n, confidence_level: float = 0.95) -> np.ndarray:
+def wilson_half_width(x, n, confidence_level: float = CONFIDENCE_LEVEL) -> np.ndarray:
     """Half-width of the Wilson score interval (``confidence_level``) for x of n.
 
     Examples

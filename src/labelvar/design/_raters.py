@@ -21,6 +21,7 @@ import pandas as pd
 
 from labelvar._base import _panel
 from labelvar._base import _validate as V
+from labelvar._base._format import count, shown
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,7 +121,7 @@ def compare_raters(agreement_a: float, agreement_b: float, *, test: str = "unpai
     first = None if pd.isna(row["n_items_first"]) else int(row["n_items_first"])
     how = "the same items (exact McNemar)" if test == "paired" else \
         "separate items (pooled z-test)"
-    msg = (f"{n} items per rater tell agreement {hi:g} from {lo:g} at power "
+    msg = (f"{count(n, 'item')} per rater tell{'s' if n == 1 else ''} agreement {hi:g} from {lo:g} at power "
            f"{float(row['power_analytic']):.4f} >= {power:g} ({row['power_method']}, alpha "
            f"{sc.alpha:g}, {how}; first reached at N = {first})" if found else
            f"no N <= {n_max} tells agreement {hi:g} from {lo:g} at power {power:g} (best "
@@ -190,7 +191,8 @@ def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
     return {"accuracy": float(right / kept) if kept > 0 else float("nan"), "p_kept": float(kept)}
 
 
-@dataclasses.dataclass(frozen=True)
+@shown
+@dataclasses.dataclass(frozen=True, repr=False)
 class PanelChoice:
     """Panels compared by :func:`cheapest_panel`.
 
@@ -207,6 +209,17 @@ class PanelChoice:
     table: pd.DataFrame
     best: pd.Series | None
     message: str
+
+    def _shown(self) -> dict:
+        best = {} if self.best is None else {"option": self.best["option"],
+                                             "panel_size": int(self.best["panel_size"])}
+        return {**best, "table": self.table}
+
+    def _shown_tables(self) -> dict:
+        return {"table": self.table}
+
+    def _shown_lines(self) -> list:
+        return [self.message]
 
 
 def cheapest_panel(options: dict, target: float, *, sizes: Sequence[int] = (1, 3, 5, 7, 9),

@@ -6,6 +6,7 @@ import dataclasses
 import math
 
 from labelvar._base import _validate as V
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import short_float as _g
 from labelvar.votes.priors import ThetaPrior, as_theta_prior, class_prior
 
@@ -17,7 +18,7 @@ METRICS = ("accuracy", "f1")
 #: defaults resolved in ``Scenario.__post_init__`` (alpha for the tests, the confidence
 #: level for the ``precision`` question's interval)
 DEFAULT_ALPHA = 0.05
-DEFAULT_CONFIDENCE_LEVEL = 0.95
+DEFAULT_CONFIDENCE_LEVEL = CONFIDENCE_LEVEL
 
 
 @dataclasses.dataclass(frozen=True)
@@ -180,15 +181,18 @@ class Scenario:
             return float(self.accuracy_b + self.delta), float(self.accuracy_b)
         return self.accuracy_a, None
 
-    def describe(self) -> tuple[str, str]:
-        """``(title, subtitle)``: the question, then the test, α, target power and θ.
+    def describe(self) -> str:
+        """Two lines of text: the question, then the test, α, target power and θ.
+
+        The figures take the first line as their title and the second as the subtitle.
 
         Examples
         --------
-        >>> Scenario("separability", theta=0.7).describe()[0]
-        'Separability: tell the expert from a random labeller'
+        >>> print(Scenario("separability", theta=0.7).describe())
+        Separability: tell the expert from a random labeller
+        one-sided exact binomial test, α = 0.05, target power 0.8; θ = 0.7, L = 2
         """
-        return scenario_text(self)
+        return "\n".join(scenario_text(self))
 
     def to_dict(self) -> dict:
         """Return the scenario as plain data; ``Scenario(**d)`` rebuilds an equal scenario.

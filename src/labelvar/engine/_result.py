@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from labelvar._base._format import count, result_html
+
 
 @dataclass(frozen=True, repr=False)
 class SimulationResult:
@@ -40,7 +42,12 @@ class SimulationResult:
 
     def __repr__(self) -> str:
         def size(table):
-            return "None" if table is None else f"{len(table)} rows"
+            return "None" if table is None else count(len(table), "row")
 
         return (f"SimulationResult(summary: {size(self.summary)}, raw: {size(self.raw)}, "
                 f"joint: {size(self.joint)}, seed={self.seed})")
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the seed and the first rows of each table."""
+        return result_html("SimulationResult", {"seed": self.seed},
+                           {"summary": self.summary, "raw": self.raw, "joint": self.joint})

@@ -42,6 +42,8 @@ import numpy as np
 import pandas as pd
 
 from labelvar._base import _validate as v
+from labelvar._base._defaults import CONFIDENCE_LEVEL
+from labelvar._base._format import result_html
 
 __all__ = ["LEVELS", "CrossReplication", "bootstrap_agreement", "cross_replication", "dawid_skene",
            "fleiss_kappa", "independent_normalized_kappa", "krippendorff_alpha"]
@@ -246,7 +248,7 @@ def krippendorff_alpha(counts, level: str = "nominal", values=None) -> float:
 
 
 def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
-                        confidence_level: float = 0.95, values=None) -> tuple[float, float]:
+                        confidence_level: float = CONFIDENCE_LEVEL, values=None) -> tuple[float, float]:
     """Percentile interval of ``statistic`` over items resampled with replacement.
 
     A resample is drawn as how often each distinct count row occurs (a multinomial
@@ -372,6 +374,12 @@ class CrossReplication:
                 f"kappa_Y={r.kappa_Y:.4f}, normalized={r.normalized:.4f}, "
                 f"n_items={int(r.n_items)})")
 
+    def _repr_html_(self) -> str:
+        return result_html("CrossReplication", {"level": self.level, "n_boot": self.n_boot,
+                                                "confidence_level": self.confidence_level,
+                                                "seed": self.seed}, {"table": self.table},
+                           [repr(self)])
+
 
 def _cross_parts(cx: np.ndarray, cy: np.ndarray):
     """Per item: the cross-pair, within-X and within-Y pair shares (n x V x V each).
@@ -458,7 +466,7 @@ def independent_normalized_kappa(p_x, p_y):
 
 
 def cross_replication(counts_x, counts_y, *, level: str = "nominal", values=None,
-                      n_boot: int = 1000, confidence_level: float = 0.95, seed=0,
+                      n_boot: int = 1000, confidence_level: float = CONFIDENCE_LEVEL, seed=0,
                       bins: bool = True) -> CrossReplication:
     r"""Cross-replication reliability κx of two rater groups on the same items (Wong et al. 2021).
 

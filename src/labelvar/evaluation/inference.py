@@ -28,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from labelvar._base._defaults import CONFIDENCE_LEVEL
+from labelvar._base._format import shown
 from labelvar.evaluation._paper_layout import _as_table, stratum_order
 
 __all__ = ["BinTestResult", "McNemarResult", "PairedBootstrapResult", "PairedTestResult",
@@ -67,7 +69,8 @@ def _cell(column: str, kind, doc: str) -> property:
     return property(lambda self: kind(self.table[column].iloc[0]), doc=doc)
 
 
-@dataclass(frozen=True, eq=False)
+@shown
+@dataclass(frozen=True, eq=False, repr=False)
 class BinTestResult:
     """Welch's t-test and Levene's test of one column between two bins (:func:`bin_tests`).
 
@@ -87,8 +90,17 @@ class BinTestResult:
     levene_stat = _cell("levene_stat", float, "Levene's statistic (trimmed centre).")
     levene_p = _cell("levene_p", float, "p-value of Levene's test.")
 
+    def _shown(self) -> dict:
+        r = self.table.iloc[0]
+        return {"metric": r.metric, "value": r.value, "stratum_a": r.stratum_a,
+                "stratum_b": r.stratum_b, "welch_p": r.welch_p, "levene_p": r.levene_p}
 
-@dataclass(frozen=True, eq=False)
+    def _shown_tables(self) -> dict:
+        return {"table": self.table}
+
+
+@shown
+@dataclass(frozen=True, eq=False, repr=False)
 class PairedTestResult:
     """Paired t-tests of two systems per bin and pooled (:func:`paired_test`).
 
@@ -108,6 +120,16 @@ class PairedTestResult:
     system_a: str
     system_b: str
     metric: str
+
+    def _shown(self) -> dict:
+        shown = {"system_a": self.system_a, "system_b": self.system_b, "metric": self.metric}
+        pooled = self.table[self.table["stratum"] == "pooled"]
+        if len(pooled):
+            shown.update(pooled_mean_diff=pooled["mean_diff"].iloc[0], pooled_p=pooled["p"].iloc[0])
+        return shown
+
+    def _shown_tables(self) -> dict:
+        return {"table": self.table}
 
 
 def _metric_rows(table: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -438,7 +460,7 @@ class PairedBootstrapResult:
     p: float
 
 
-def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: float = 0.95,
+def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: float = CONFIDENCE_LEVEL,
                      stacked: bool = False) -> PairedBootstrapResult:
     r"""Paired bootstrap of a score difference (resample the items, keep the pairs).
 

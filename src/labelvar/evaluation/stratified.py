@@ -45,6 +45,8 @@ import pandas as pd
 
 from labelvar._base import _labels, _metrics, _seeding
 from labelvar._base import _validate as v
+from labelvar._base._defaults import CONFIDENCE_LEVEL
+from labelvar._base._format import count, result_html, short_repr
 from labelvar._base._labels import plain
 from labelvar._base._warnings import DataNoteWarning, ExcludedItemsWarning  # noqa: F401 (public names)
 from labelvar.evaluation._bins import _has, _index_dtype, _strata
@@ -178,13 +180,14 @@ class StratifiedResult:
         """Metrics reported, in table order."""
         return list(dict.fromkeys(self.table["metric"]))
 
-    def describe(self) -> list[str]:
-        """One line per task: items, raters, votes per item, labels found, systems.
+    def describe(self) -> str:
+        """What was read, one line per task: items, raters, votes per item, labels, systems.
 
         Examples
         --------
-        >>> stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0, min_bin_size=1).describe()
-        ['task: 2 items, 3 raters, 3 votes per item, labels 0 (4), 1 (2); systems ai']
+        >>> print(stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0,
+        ...                min_bin_size=1).describe())
+        task: 2 items, 3 raters, 3 votes per item, labels 0 (4), 1 (2); systems ai
         """
         lines = []
         for task, d in self.inputs.items():
@@ -193,7 +196,7 @@ class StratifiedResult:
             who = ("count vectors" if d.get("counts", d["raters"] is None) else
                    "unidentified raters" if d["raters"] is None else f"{d['raters']} raters")
             labs = ", ".join(f"{lab} ({n:,})" for lab, n in d["labels"].items())
-            line = f"{task}: {d['items']:,} items, {who}, {k} votes per item, labels {labs}"
+            line = f"{task}: {count(d['items'], 'item')}, {who}, {k} votes per item, labels {labs}"
             sy = d["systems"]
             line += "; systems " + (", ".join(sy[:3]) + (f", ... ({len(sy)})" if len(sy) > 3
                                                          else "") if sy else "none")
@@ -210,26 +213,56 @@ class StratifiedResult:
                 line += "; small bins (no bin test) " + ", ".join(
                     f"{a} ({n})" for a, n in d["small_bins"].items())
             lines.append(line)
-        return lines
+        return "\n".join(lines)
 
     def paper_table(self, system: str | None = None, metrics: Sequence[str] | None = None,
-                    digits: int = 2) -> pd.DataFrame:
-        """The paper's Table 3 layout of :attr:`table` (see :func:`paper_table`)."""
+                    digits: int | None = None) -> pd.DataFrame:
+        """The paper's Table 3 layout of :attr:`table`: numbers, or text with ``digits``.
+
+        See :func:`paper_table`.
+
+        Examples
+        --------
+        >>> r = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1]], {"ai": [1, 0, 0]}, n_boot=0)
+        >>> r.paper_table("ai")["f1 AI"].round(3).tolist()
+        [1.0, 0.0, 0.667]
+        """
         return paper_table(self.table, system, metrics=metrics, digits=digits)
 
+    def _shown(self) -> dict:
+        return {"tasks": self.tasks, "systems": self.systems, "metrics": self.metrics,
+                "rows": len(self.table), "seed": self.seed}
+
     def __repr__(self) -> str:
-        return (f"StratifiedResult(tasks={self.tasks!r}, systems={self.systems!r}, "
-                f"metrics={self.metrics!r}, rows={len(self.table)}, seed={self.seed})")
+        return short_repr("StratifiedResult", self._shown())
+
+    def _repr_html_(self) -> str:
+        """The notebook view: what was read, then the paper-layout table per system."""
+        tables = {f"paper_table({s!r})": paper_table(self, s, digits=3) for s in self.systems[:5]}
+        if not tables:
+            tables["paper_table()"] = paper_table(self, None, digits=3)
+        if self.comparisons is not None:
+            tables["comparisons"] = self.comparisons
+        fields = {"humans": self.humans, "seed": self.seed}
+        fields.update({f"excluded ({task})": ", ".join(f"{k} {n:,}" for k, n in ex.items() if n)
+                       for task, ex in self.excluded.items() if any(ex.values())})
+        lines = self.describe().splitlines()
+        if len(self.systems) > 5:
+            lines.append(f"paper tables of the first 5 of {len(self.systems)} systems; "
+                         ".paper_table(system) gives any")
+        return result_html("StratifiedResult", fields, tables, lines)
 
 
 def _progress_bar(progress: bool | None, desc: str, unit: str):
     """A tqdm bar on stderr: shown when ``progress`` is True, or None and stderr is a terminal."""
     import sys
 
-    from tqdm.auto import tqdm
-
     show = (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()) if progress is None \
         else bool(progress)
+    if show:  # tqdm.auto only for a bar: in a notebook without ipywidgets it warns on import
+        from tqdm.auto import tqdm
+    else:
+        from tqdm import tqdm
     return tqdm(total=0, desc=desc, unit=unit, disable=not show, delay=0.5, leave=False,
                 file=sys.stderr)
 
@@ -241,7 +274,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
              leave_one_out: bool = True, panel_loo: bool = False,
              skill_model: str | None = None, p_d_one: float | None = None,
              human_round: int | None = None, tie_rule: str = "random",
-             missing: str = "error", confidence_level: float = 0.95, n_boot: int = 1000,
+             missing: str = "error", confidence_level: float = CONFIDENCE_LEVEL, n_boot: int = 1000,
              boot_raters: bool = False, seed: int | np.random.Generator | None = 0,
              task: str = "task", exact_limit: int = 4_000_000, panel_counts: bool | None = None,
              min_bin_size: int = MIN_BIN_SIZE, probabilities=None, ordinal: bool = False,

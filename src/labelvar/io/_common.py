@@ -12,6 +12,7 @@ import pandas as pd
 
 from labelvar._base import _labels
 from labelvar._base._docs import fill
+from labelvar._base._format import Text, brief, count, result_html, short_repr
 from labelvar._base._labels import plain
 from labelvar.io import _csv
 from labelvar.io._reading import check_file
@@ -36,6 +37,16 @@ class TaskData(NamedTuple):
       items x samples DataFrame on the panel's index (NaN where an item has fewer);
     - ``raters_identified``: the panel's columns are the same rater on every item
       (False for a list of votes per item, whose positions are not raters).
+
+    Its repr gives the sizes and the roles, not the tables; in a notebook it shows the
+    first rows of ``panel`` and ``predictions`` too.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> TaskData(pd.DataFrame({"r1": [1, 0], "r2": [1, 1], "r3": [0, 0]}),
+    ...          pd.DataFrame({"ai": [1, 0], "dr": [1, 1]}), humans=("dr",))
+    TaskData(items=2, panel=3 raters ['r1', 'r2', 'r3'], systems=['ai'], humans=['dr'])
     """
 
     panel: pd.DataFrame
@@ -46,6 +57,32 @@ class TaskData(NamedTuple):
     labels: tuple | None = None
     samples: dict | None = None
     raters_identified: bool = True
+
+    def _shown(self) -> dict:
+        """The repr's fields: sizes and roles (defaults left out)."""
+        cols = [str(c) for c in self.panel.columns]
+        panel = (count(len(cols), "label") + " (vote counts)" if self.counts else
+                 count(len(cols), "rater" if self.raters_identified else "vote position"))
+        humans = [str(h) for h in self.humans]
+        shown = {"items": len(self.panel), "panel": Text(f"{panel} {brief(cols)}"),
+                 "systems": [str(c) for c in self.predictions.columns if str(c) not in humans],
+                 "humans": humans}
+        if self.labels is not None:
+            shown["labels"] = list(self.labels)
+        if self.probabilities:
+            shown["probabilities"] = list(self.probabilities)
+        if self.samples:
+            shown["samples"] = list(self.samples)
+        return shown
+
+    def __repr__(self) -> str:
+        return short_repr("TaskData", self._shown())
+
+    def _repr_html_(self) -> str:
+        tables = {"panel": self.panel.reset_index()}
+        if len(self.predictions.columns):
+            tables["predictions"] = self.predictions.reset_index()
+        return result_html("TaskData", self._shown(), tables)
 
 
 def _patterns(value) -> list[str]:

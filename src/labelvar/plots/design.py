@@ -20,7 +20,7 @@ def _scenario_titles(scenario, subtitle):
     """
     if scenario is None:
         return None, subtitle
-    head, sub = scenario.describe()
+    head, _, sub = scenario.describe().partition("\n")
     return head, sub if subtitle is None else subtitle
 
 

@@ -68,7 +68,7 @@ def _table(result) -> pd.DataFrame:
 def _paper_table(result, system):
     from labelvar.evaluation.stratified import paper_table
 
-    return paper_table(result, system)
+    return paper_table(result, system, digits=2)
 
 
 def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:
@@ -517,7 +517,7 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
         files.append(atomic_write(tmp / "scenario.json",
                                   json.dumps(result.scenario.to_dict(), indent=2, default=str)))
         if figure:
-            head, sub = result.scenario.describe()  # figures take tables and text
+            head, _, sub = result.scenario.describe().partition("\n")  # figures take text
             fig = plots.plot_power_curves(result.curves, result.evaluated, result.plans,
                                           target=result.scenario.power, title=head, subtitle=sub)
             files += plots.save(fig, tmp / "power")

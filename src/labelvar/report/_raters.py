@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import markdown_table
 
 
@@ -85,7 +86,7 @@ def _group_counts(votes, group, labels, item, rater, label):
 
 def rater_tables(votes: pd.DataFrame, *, model: str, item: str, rater: str, label: str,
                  labels=None, gold=None, panel=None, targets=None, groups=None,
-                 tie_rule="random", n_boot: int = 200, confidence_level: float = 0.95,
+                 tie_rule="random", n_boot: int = 200, confidence_level: float = CONFIDENCE_LEVEL,
                  seed: int = 0, task: str = "task") -> RaterReport:
     """Fit, check and score one task's votes (see the module docstring)."""
     from labelvar.evaluation.agreement import cross_replication

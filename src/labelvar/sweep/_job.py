@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from labelvar._base._files import atomic_write, directory_lock, read_results, write_results
+from labelvar._base._format import count, shown
 from labelvar.sweep._chunks import (  # noqa: F401  (re-exported)
     _ENGINE_SOURCES,
     CELL_AXES,
@@ -59,7 +60,8 @@ from labelvar.sweep.config import (
 log = logging.getLogger("labelvar.sweep")
 
 # --------------------------------------------------------------------------- one job
-@dataclass
+@shown
+@dataclass(repr=False)
 class JobResult:
     """What :func:`run_job` produced.
 
@@ -271,8 +273,8 @@ def _run_job(cfg: SweepConfig, out_dir: Path, engine: Callable, overrides, t0: f
                               "sha256": _sha256(results)},
                      files=written)
     atomic_write(out_dir / "metadata.json", json.dumps(meta, indent=1).encode())
-    log.info("%s: %d cells in %d chunks (%d computed, %d reused) -> %s",
-             cfg.name, n_cells, len(chunks), computed, reused, results)
+    log.info("%s: %s in %s (%d computed, %d reused) -> %s",
+             cfg.name, count(n_cells, "cell"), count(len(chunks), "chunk"), computed, reused, results)
     return JobResult(table, out_dir, results, figures, computed, reused, figure_error)
 
 

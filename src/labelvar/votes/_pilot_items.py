@@ -19,7 +19,7 @@ from labelvar.votes._pilot_predict import PilotFit, _item_counts, _pooled_chi2
 ITEM_METHODS = ("dirichlet", "dirichlet_mixture", "empirical")
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(repr=False)
 class ItemModelFit(PilotFit):
     """An item label-distribution model fitted to pilot vote counts (absolute labels).
 

@@ -15,10 +15,12 @@ import pandas as pd
 
 from labelvar._base import _panel
 from labelvar._base import _validate as V
+from labelvar._base._format import Text, shown
 from labelvar.votes.priors import BetaPrior
 
 
-@dataclasses.dataclass
+@shown
+@dataclasses.dataclass(repr=False)
 class PilotFit:
     """A θ prior fitted to pilot vote counts.
 
@@ -63,6 +65,17 @@ class PilotFit:
     p_value: float
     selection: Selection | None = None
     notes: list = dataclasses.field(default_factory=list)
+
+    def _shown(self) -> dict:
+        return {"prior": Text(self.prior.describe(self.n_labels)), "method": self.method,
+                "n_items": self.n_items, "n_labels": self.n_labels, "loglik": self.loglik,
+                "aic": self.aic, "p_value": self.p_value}
+
+    def _shown_tables(self) -> dict:
+        return {"table": self.table}
+
+    def _shown_lines(self) -> list:
+        return [self.summary()]
 
     def summary(self) -> str:
         """One line: the fitted prior, its fit and the notes."""
@@ -227,7 +240,8 @@ def predictive(model, counts, n_labels: int | None = None) -> np.ndarray:
     return np.einsum("inj,njh->ih", post, absolute)
 
 
-@dataclasses.dataclass
+@shown
+@dataclasses.dataclass(repr=False)
 class AgreementPrediction:
     """Predicted agreement of one more annotator with each item's plurality label.
 

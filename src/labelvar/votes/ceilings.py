@@ -60,6 +60,8 @@ import pandas as pd
 
 from labelvar._base import _panel
 from labelvar._base import _validate as V
+from labelvar._base._defaults import CONFIDENCE_LEVEL
+from labelvar._base._format import shown
 from labelvar.analytic._distributions import DiscreteDistribution, binomial_sum_distribution
 
 __all__ = ["CEILINGS", "Ceilings", "coin_model", "panel_ceilings"]
@@ -70,7 +72,8 @@ CEILINGS = ("exchangeable", "oracle", "rater")
 _POPULATION = "population"
 
 
-@dataclass(frozen=True)
+@shown
+@dataclass(frozen=True, repr=False)
 class Ceilings:
     """Ceilings per agreement bin (:func:`panel_ceilings`).
 
@@ -93,6 +96,14 @@ class Ceilings:
 
     table: pd.DataFrame
     distributions: dict = field(repr=False)
+
+    def _shown(self) -> dict:
+        t = self.table
+        return {"ceilings": list(dict.fromkeys(t["ceiling"])), "K": sorted(set(t["K"].tolist())),
+                "strata": list(dict.fromkeys(t["stratum"])), "table": t}
+
+    def _shown_tables(self) -> dict:
+        return {"table": self.table}
 
     def distribution(self, ceiling: str, stratum: str) -> DiscreteDistribution:
         """The finite-sample distribution of ``ceiling``'s accuracy in ``stratum``.
@@ -260,7 +271,7 @@ def _scores(model, post, counts, tie, target_conf):
 
 # --------------------------------------------------------------------------- the ceilings
 def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n_items=None,
-             tie_rule="random", confidence_level: float = 0.95, item: str = "item",
+             tie_rule="random", confidence_level: float = CONFIDENCE_LEVEL, item: str = "item",
              rater: str = "rater", label: str = "label") -> Ceilings:
     r"""Expected accuracy and its finite-sample distribution of three labellers, per agreement bin.
 

@@ -45,6 +45,8 @@ from scipy.special import expit
 
 from labelvar._base import _labels, _seeding
 from labelvar._base import _validate as V
+from labelvar._base._defaults import CONFIDENCE_LEVEL
+from labelvar._base._format import shown
 from labelvar._kernels import raters as rk
 from labelvar.votes import _rater_data as rd
 from labelvar.votes import _rater_em as em
@@ -62,7 +64,8 @@ def _log(x):
         return np.log(x)
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@shown
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class RaterModel:
     """A fitted (or stated) rater model: arrays over raters, difficulty nodes, truth, label.
 
@@ -92,6 +95,12 @@ class RaterModel:
     log_weights: np.ndarray
     log_conf: np.ndarray
     population_log_conf: np.ndarray
+
+    def _shown(self) -> dict:
+        return {"labels": self.labels, "raters": self.raters, "nodes": len(self.nodes)}
+
+    def _shown_tables(self) -> dict:
+        return {"skill": pd.DataFrame({"rater": list(self.raters), **_skill_columns(self)})}
 
     @property
     def kernel_log_conf(self) -> np.ndarray:
@@ -361,7 +370,8 @@ def _gold_codes(gold, d: rd.Votes, labels) -> np.ndarray:
     return fixed
 
 
-@dataclasses.dataclass(frozen=True)
+@shown
+@dataclasses.dataclass(frozen=True, repr=False)
 class RaterCheck:
     """Posterior predictive check of the histogram of votes per item.
 
@@ -384,6 +394,9 @@ class RaterCheck:
     p: float
     statistic: str
     table: pd.DataFrame = dataclasses.field(repr=False)
+
+    def _shown_tables(self) -> dict:
+        return {"table": self.table}
 
 
 def _pool(expected: np.ndarray, observed: np.ndarray, k: int):
@@ -409,7 +422,8 @@ def _pool(expected: np.ndarray, observed: np.ndarray, k: int):
     return cells
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@shown
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class RaterFit:
     """The result of :func:`fit_raters`.
 
@@ -452,6 +466,19 @@ class RaterFit:
     def raters(self) -> tuple:
         """The fitted raters' ids."""
         return self.model.raters
+
+    def _shown(self) -> dict:
+        return {"kind": self.kind, "raters": self.raters, "labels": self.model.labels,
+                "items": len(self._items), "n_iter": self.n_iter, "converged": self.converged,
+                "log_lik": self.log_lik, "sigma": self.sigma, "n_boot": self.n_boot,
+                "seed": self.seed}
+
+    def _shown_tables(self) -> dict:
+        """The skills (with intervals once computed: ``n_boot`` refits are not run here)."""
+        if "skills" in self.__dict__ or self.n_boot == 0:
+            return {"skills": self.skills}
+        return {"skills (point estimates; .skills adds the bootstrap intervals)":
+                pd.DataFrame({"rater": list(self.raters), **_skill_columns(self.model)})}
 
     @property
     def truth(self) -> pd.DataFrame:
@@ -593,7 +620,7 @@ def _as_model(template: RaterModel | None, p, labels=None, raters=None) -> Rater
 
 def fit_raters(votes, model: str = "dawid_skene", *, item="item", rater="rater", label="label",
                labels=None, gold=None, prior_strength: float = 2.0, n_boot: int = 200,
-               confidence_level: float = 0.95, seed=0, max_iter: int = 1000,
+               confidence_level: float = CONFIDENCE_LEVEL, seed=0, max_iter: int = 1000,
                tol: float = 1e-7, n_nodes: int = em.N_NODES) -> RaterFit:
     """Fit a rater model to long-format votes of identified raters.
 
