@@ -6,15 +6,26 @@
 - ``api/index.md``'s marker line ``<!-- public-api -->`` becomes a table of every name in
   ``labelvar.__all__`` with a cross-reference to where it is documented. The references
   are mkdocstrings autorefs, so a public name without an API entry fails the strict build.
+  The table sits in a ``<div class="api-index">``, whose names and modules never break
+  inside a word (docs/stylesheets/labelvar.css).
 - a line ``<!-- module: labelvar.x -->`` becomes ``::: labelvar.x`` rendering exactly the
   names in ``labelvar.x.__all__`` (extra names may follow the module name).
-- the docstrings' Sphinx roles (``:func:`x` ``, ``:math:`x` ``, ...), which the numpydoc
-  docstrings keep for ``help()`` and IDEs, are rendered as plain code on the site
-  (``~a.b`` shows ``b``, as Sphinx does) instead of showing the role's name.
+- the docstrings' Sphinx roles (``:func:`x` ``, ``:math:`x` ``, ...) and ``.. math::``
+  blocks, which the numpydoc docstrings keep for ``help()`` and IDEs, are rendered for the
+  site: ``:math:``, ``.. math::`` and the pages' ``$...$`` / ``$$...$$`` (arithmatex) become
+  MathML at build time (latex2mathml; browsers render MathML natively, so the site loads
+  no maths script and nothing from the internet); ``:func:``, ``:class:``, ... become
+  cross-references to the API entry when the target is documented (``~a.b`` shows ``b``,
+  as Sphinx does), plain code otherwise; ``:sup:`` / ``:sub:`` become ``<sup>`` / ``<sub>``.
+  A formula latex2mathml cannot read fails the build.
+- a class's "Bases:" line names a private base by its public path
+  (``labelvar._pilot_predict.PilotFit`` -> ``labelvar.pilot.PilotFit``) and leaves out a
+  private base class that has none (``_DirichletFamily``).
 """
 
 from __future__ import annotations
 
+import html
 import re
 import sys
 from pathlib import Path
@@ -52,9 +63,10 @@ def _public_api() -> str:
         kind = "class" if isinstance(obj, type) else "function"
         doc = (obj.__doc__ or "").strip().splitlines()
         summary = doc[0].replace("|", "\\|") if doc else ""
+        shown = "labelvar" if "._" in module else module  # a private module's names are flat
         rows.append(f"| [`{name}`][{module}.{name}] | {kind} | "
-                    f"[`{module}`](api/{PAGES[module]}.md) | {summary} |".replace("(api/", "("))
-    return "\n".join(rows)
+                    f"[`{shown}`]({PAGES[module]}.md) | {summary} |")
+    return '<div class="api-index" markdown>\n\n' + "\n".join(rows) + "\n\n</div>"
 
 
 def _module(match: re.Match) -> str:
@@ -69,19 +81,121 @@ def _module(match: re.Match) -> str:
 
 
 #: a Sphinx role as the Markdown renderer leaves it, ``:func:<code>x</code>``, or as it
-#: stays in a parameter's type line, ``:func:`x` ``
-ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|attr|data|obj|exc|const|term|ref|math)"
-                  r":(?:<code>(~?)([^<]*)</code>|`(~?)([^`<]*)`)")
+#: stays in a parameter's type line, ``:func:`x` `` (a reST escaped space ``\ `` before it,
+#: as in ``10\ :sup:`9` ``, goes with it)
+ROLE = re.compile(r"(?:\\ )?:(?:py:)?(func|class|meth|mod|attr|data|obj|exc|const|term|ref|math"
+                  r"|sup|sub):(?:<code>(~?)([^<]*)</code>|`(~?)([^`<]*)`)")
+#: a ``.. math::`` block, which Markdown leaves as a paragraph of its own
+DISPLAY = re.compile(r"<p>\.\. math::\s*(.*?)</p>", re.DOTALL)
+#: arithmatex's output for ``$...$`` and ``$$...$$`` in the pages (``generic: true``)
+ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">\s*\\[(\[](.*?)\\[)\]]\s*</\1>', re.DOTALL)
+#: TeX that latex2mathml does not know, as TeX it does
+TEX_SPELLINGS = {"\\arg": "\\mathrm{arg}"}
+_NAMES: dict[str, str] = {}
 
 
-def _role(match: re.Match) -> str:
-    short, target = match.group(1, 2) if match.group(2) is not None else match.group(3, 4)
-    return f"<code>{target.rsplit('.', 1)[-1] if short else target}</code>"
+def _mathml(tex: str, display: bool, page) -> str:
+    """TeX as MathML (with the TeX as its annotation); the build fails on TeX it cannot read."""
+    from latex2mathml.converter import convert
+
+    if re.search(r"</?(?:em|strong|code|a|span)\b", tex):
+        raise ValueError(f"{page.file.src_uri}: Markdown rewrote the formula {tex!r}; "
+                         "write it as :math:`...` or fence it")
+    tex = source = html.unescape(tex).strip()
+    for word, spelling in TEX_SPELLINGS.items():
+        tex = re.sub(re.escape(word) + r"(?![a-zA-Z])", lambda _, s=spelling: s, tex)
+    try:
+        out = convert(tex, display="block" if display else "inline")
+    except Exception as error:  # latex2mathml's own errors name no formula
+        raise ValueError(f"{page.file.src_uri}: latex2mathml cannot read the formula {source!r}: "
+                         f"{type(error).__name__} {error}") from error
+    if "\\" in out or "merror" in out:  # an unknown command stays as its TeX
+        raise ValueError(f"{page.file.src_uri}: latex2mathml cannot read the formula {source!r}")
+    head, body = out.split(">", 1)
+    body = body.rsplit("</math>", 1)[0]
+    return (f'{head} class="math">'
+            f'<semantics>{body}<annotation encoding="application/x-tex">{html.escape(source)}'
+            f"</annotation></semantics></math>")
 
 
-def on_page_content(html, page, config, files):
-    """Render the docstrings' Sphinx roles as plain code (see the module docstring)."""
-    return ROLE.sub(_role, html)
+def _documented() -> list[str]:
+    """The modules the API pages render (``::: x`` and ``<!-- module: x -->`` lines)."""
+    pages = "".join(f.read_text(encoding="utf-8") for f in sorted((ROOT / "docs" / "api").glob("*.md")))
+    found = re.findall(r"^(?:::: |<!-- module: )(labelvar[\w.]*)", pages, re.MULTILINE)
+    return list(dict.fromkeys([*PAGES, *found]))
+
+
+def _names() -> dict[str, str]:
+    """Public names (``stratify``, ``labelvar.stratify``, ``TaskData``) -> their API identifier."""
+    if not _NAMES:
+        import importlib
+
+        sys.path.insert(0, str(ROOT / "src"))
+        import labelvar
+
+        for name, module in labelvar._EXPORTS.items():
+            _NAMES.setdefault(name, f"{module}.{name}")
+            _NAMES.setdefault(f"labelvar.{name}", f"{module}.{name}")
+        for module in _documented():  # documented at its public path (labelvar.stratified)
+            try:
+                imported = importlib.import_module(module)
+            except ImportError:  # ``::: labelvar.x.function``: an object, not a module
+                continue
+            where = imported.__name__  # labelvar.stratified is labelvar.evaluation.stratified
+            for path in (module, where):
+                _NAMES.setdefault(path, module)
+            for name in getattr(imported, "__all__", []):
+                for key in (name, f"{module}.{name}", f"{where}.{name}"):
+                    _NAMES.setdefault(key, f"{module}.{name}")
+    return _NAMES
+
+
+def _identifier(target: str) -> str | None:
+    """The API identifier a role's target names (``TaskData.humans`` included), or None."""
+    names = _names()
+    parts = target.split(".")
+    for cut in range(len(parts), 0, -1):  # the longest documented prefix, then its attributes
+        head = ".".join(parts[:cut])
+        if head in names:
+            return ".".join([names[head], *parts[cut:]])
+    return None
+
+
+def _role(match: re.Match, page=None) -> str:
+    role = match.group(1)
+    short, target = match.group(2, 3) if match.group(3) is not None else match.group(4, 5)
+    if role == "math":
+        return _mathml(target, False, page)
+    if role in ("sup", "sub"):
+        return f"<{role}>{target}</{role}>"
+    shown = f"<code>{target.rsplit('.', 1)[-1] if short else target}</code>"
+    identifier = _identifier(target.removesuffix("()"))
+    if identifier is None or role in ("term", "ref"):
+        return shown
+    return f'<autoref identifier="{identifier}" optional>{shown}</autoref>'
+
+
+#: a class's "Bases:" line as mkdocstrings writes it
+BASES = re.compile(r"Bases: ((?:<code>[^<]*</code>(?:, )?)+)</p>")
+
+
+def _bases(match: re.Match) -> str:
+    """A private base (``labelvar._pilot_predict.PilotFit``) named by its public path, if any."""
+    shown = []
+    for base in re.findall(r"<code>([^<]*)</code>", match.group(1)):
+        if base.startswith("labelvar") and "._" in base:
+            base = _names().get(base.rsplit(".", 1)[-1])
+        if base:
+            shown.append(f"<code>{base}</code>")
+    return f"Bases: {', '.join(shown)}</p>" if shown else "</p>"
+
+
+def on_page_content(html_text, page, config, files):
+    """Render the docstrings' maths and roles (see the module docstring)."""
+    html_text = BASES.sub(_bases, html_text)
+    html_text = DISPLAY.sub(lambda m: _mathml(m.group(1), True, page), html_text)
+    html_text = ARITHMATEX.sub(lambda m: _mathml(m.group(2), m.group(1) == "div", page), html_text)
+    return ROLE.sub(lambda m: _role(m, page), html_text)
 
 
 def on_page_markdown(markdown, page, config, files):

@@ -14,14 +14,14 @@ line naming the argument and the allowed range.
 Beyond the paper: the paper's :math:`E(F_1)` is a ratio of expectations, not the
 expectation of :math:`F_1` on a finite sample. :func:`exact_f1` and
 :func:`exact_binary_metrics` give the exact finite-sample distributions (beyond
-about 10\ :sup:`9` items, where exact sums take seconds to minutes, a quadrature:
+about 10⁹ items, where exact sums take seconds to minutes, a quadrature:
 :class:`QuadratureDistribution`, moments to rounding, quantiles within about 1e-5 sd).
-
-This folder is the part "closed forms and exact distributions": this module (the paper's
-expectations, tails and tables) and ``_distributions`` with ``_dist_types``,
-``_binomial_sum``, ``_dist_ratio`` and ``_dist_quadrature`` (exact finite-sample
-distributions). It may import the foundations (``labelvar._base``) only.
 """
+
+# This folder is the part "closed forms and exact distributions": this module (the paper's
+# expectations, tails and tables) and _distributions with _dist_types, _binomial_sum,
+# _dist_ratio and _dist_quadrature (exact finite-sample distributions). It may import the
+# foundations (labelvar._base) only.
 
 from __future__ import annotations
 
@@ -325,7 +325,7 @@ def prob_correct_at_least_heterogeneous(p, k):
     Notes
     -----
     Items with equal ``p`` form one binomial; the tail of the sum of these binomials
-    is :func:`labelvar.analytic._distributions.binomial_sum_sf` (the largest through scipy's
+    is computed exactly (the largest binomial through scipy's
     exact ``sf``, the others' pmfs multiplied as polynomials by a tree of direct
     convolutions: every entry is a sum of non-negative terms, so far tails keep
     their relative precision). ``scipy.stats.poisson_binom``'s ``sf`` returns 0 in
@@ -350,7 +350,14 @@ def prob_correct_at_least_heterogeneous(p, k):
 # --------------------------------------------------------------------------- precision / recall / F1
 @dataclass(frozen=True)
 class Confusion:
-    """Expected (or observed) confusion counts for the positive class."""
+    """Expected (or observed) confusion counts for the positive class.
+
+    Attributes
+    ----------
+    tp, fp, fn, tn : ndarray or float
+        True positives, false positives, false negatives and true negatives, broadcast
+        over the inputs.
+    """
 
     tp: np.ndarray | float
     fp: np.ndarray | float
@@ -496,7 +503,17 @@ def expected_f1(p_d, m):
 
 @dataclass(frozen=True)
 class StratifiedExpectation:
-    """Expected scores over agreement bins (paper's stratified equations)."""
+    """Expected scores over agreement bins (paper's stratified equations).
+
+    Attributes
+    ----------
+    precision, recall, f1, accuracy : float
+        The expected scores over all the bins' items.
+    n_items : int
+        Items over all bins.
+    m : float
+        Positive ratio over all bins.
+    """
 
     precision: float
     recall: float

@@ -100,12 +100,12 @@ class QuadratureDistribution:
 
     Used by :func:`exact_binary_metrics` and :func:`exact_f1` with
     ``method="quadrature"``, and with ``method="auto"`` above 600,000 binomial support
-    points (about 10\ :sup:`9` items), for F1 and precision (``kind="ratio"``,
+    points (about 10⁹ items), for F1 and precision (``kind="ratio"``,
     :math:`R = a\,TP / (TP + FP + c)`), accuracy (:math:`(TP - FP + n_{neg}) / n`) and
     recall (:math:`TP / n_{pos}`). Time and memory do not grow with the sample size:
-    F1's mean, sd and three quantiles take about 0.03 s at 10\ :sup:`10` items and at
-    10\ :sup:`15` (the exact method: 2.4 s at 10\ :sup:`10`, 32 s and 2.6 GB at
-    10\ :sup:`12`).
+    F1's mean, sd and three quantiles take about 0.03 s at 10¹⁰ items and at
+    10¹⁵ (the exact method: 2.4 s at 10¹⁰, 32 s and 2.6 GB at
+    10¹²).
 
     Method. Each binomial is represented by nodes: every point of its support when
     its sd is below 1024, else its pmf every ``h`` points weighted by ``h`` (the
@@ -125,18 +125,18 @@ class QuadratureDistribution:
     and recall have closed-form moments, recall's tails and quantiles are the exact
     binomial ones.
 
-    Accuracy (against the exact method where both run: 10\ :sup:`5` to
-    10\ :sup:`8` items in the tests, 10\ :sup:`9` to 10\ :sup:`10` once by hand):
+    Accuracy (against the exact method where both run: 10⁵ to
+    10⁸ items in the tests, 10⁹ to 10¹⁰ once by hand):
     means and sds to rounding (1e-14 relative; the exact method's sd, computed as
-    E[R^2] - E[R]^2, is the less precise of the two, by up to 1e-6 at 10\ :sup:`10`
+    E[R^2] - E[R]^2, is the less precise of the two, by up to 1e-6 at 10¹⁰
     items); with a binomial of sd < 1024 the result is exact (tails and quantiles to
     1e-13). Otherwise the tails sum a staircase (a cdf at whole arguments) every
     ``h`` points: their error is at most twice the largest pmf of the binomial
     entering by its cdf (0.8 / sd, below 8e-4); measured, at most 6e-6 with quantiles
-    within 1e-4 sd at 10\ :sup:`7` to 10\ :sup:`8` items (sd 1,000 to 5,000), and
-    2e-6 with quantiles within 1.1e-5 sd at 10\ :sup:`9` to 10\ :sup:`10` (where
+    within 1e-4 sd at 10⁷ to 10⁸ items (sd 1,000 to 5,000), and
+    2e-6 with quantiles within 1.1e-5 sd at 10⁹ to 10¹⁰ (where
     ``"auto"`` switches), falling like 1 / sd. Boost's binomial cdf itself is good to about 1e-12 at
-    10\ :sup:`9` items and 1e-10 at 10\ :sup:`12`. The 0/0 case (TP = FP = 0 with
+    10⁹ items and 1e-10 at 10¹². The 0/0 case (TP = FP = 0 with
     c = 0) has probability below 1e-22 here and is left out.
 
     Counts are floats here: beyond 2**53 (9e15 items) they are rounded (relative 1e-16).

@@ -34,8 +34,8 @@ class RatioDistribution:
     one pass over the TP support with the cumulative FP pmf; a quantile bisects on
     x and returns the smallest attained value. Time and memory grow with the
     supports (about 22 sd each, so with the square root of the sample size), not
-    with their product: 10\ :sup:`6` items take a few hundredths of a second,
-    10\ :sup:`9` well under a second. Same methods and conventions as
+    with their product: 10⁶ items take a few hundredths of a second,
+    10⁹ well under a second. Same methods and conventions as
     :class:`DiscreteDistribution` (values within 1e-12 count as equal);
     ``values``/``probs`` are built on request (the outer product, refused above the
     memory limit).

@@ -36,6 +36,16 @@ class DiscreteDistribution:
     ``mean``, ``sd``, :meth:`quantile` and :meth:`sf` normalise by their sum. A score
     that is undefined on every sample (``zero_division=np.nan`` and always 0/0) has an
     empty distribution: its mean, sd, quantiles and tails are NaN.
+
+    Attributes
+    ----------
+    values : ndarray
+        The sorted distinct values of the score.
+    probs : ndarray
+        Their probabilities.
+    method : str
+        How the distribution was computed: ``"exact"`` (this class and
+        :class:`RatioDistribution`) or ``"quadrature"`` (:class:`QuadratureDistribution`).
     """
 
     values: np.ndarray
@@ -93,7 +103,18 @@ class DiscreteDistribution:
 
 @dataclass(frozen=True)
 class ExactBinaryMetrics:
-    """Exact finite-sample distributions of a binary labeller's scores."""
+    """Exact finite-sample distributions of a binary labeller's scores.
+
+    Attributes
+    ----------
+    accuracy, precision, recall, f1 : DiscreteDistribution
+        The distribution of each score over samples of ``n_pos + n_neg`` items
+        (:class:`RatioDistribution` or :class:`QuadratureDistribution` for large samples).
+    n_pos, n_neg : int
+        The numbers of positive and negative items (by the majority label).
+    method : str
+        ``"exact"`` or ``"quadrature"``, as chosen by ``method`` (``"auto"``: by size).
+    """
 
     accuracy: DiscreteDistribution
     precision: DiscreteDistribution

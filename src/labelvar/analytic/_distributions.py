@@ -70,11 +70,11 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
         distribution whose mean, sd, quantiles and tails are NaN).
     method : {"auto", "exact", "quadrature"}
         ``"exact"``: every (TP, FP) pair counts (time grows with the square root of
-        the sample size: about a second at 10\ :sup:`9` items, half a minute at
-        10\ :sup:`12`). ``"quadrature"``: :class:`QuadratureDistribution` (milliseconds
+        the sample size: about a second at 10⁹ items, half a minute at
+        10¹²). ``"quadrature"``: :class:`QuadratureDistribution` (milliseconds
         at any size; the same as exact when both binomials have sd < 64).
         ``"auto"`` (default): exact while the two binomial supports hold at most
-        600,000 points together (about 10\ :sup:`9` items at sd 0.5; exact results
+        600,000 points together (about 10⁹ items at sd 0.5; exact results
         below that are unchanged), quadrature beyond.
 
     Returns
@@ -94,8 +94,8 @@ def exact_binary_metrics(n_pos, n_neg, sensitivity, specificity, zero_division=0
         R = \frac{TP}{n_{pos}},\quad F_1 = \frac{2\,TP}{2\,TP + FP + FN}.
 
     The joint pmf is the outer product of the two binomial pmfs, each without the
-    outer values whose pmf is below 1e-22 (so ``n`` of 10\ :sup:`4` takes a
-    fraction of a second). Above 2e6 (TP, FP) pairs (about 10\ :sup:`5` items)
+    outer values whose pmf is below 1e-22 (so ``n`` of 10⁴ takes a
+    fraction of a second). Above 2e6 (TP, FP) pairs (about 10⁵ items)
     that table is not built: precision and F1 are :class:`RatioDistribution`
     (exact moments by one correlation, exact tails by one pass over the TP
     support; time and memory grow with the square root of the sample size) and
@@ -229,10 +229,10 @@ def exact_f1(p_d, m, n_items, zero_division=0.0, method: str = "auto"):
         Value of F1 when it is 0/0 (no positive items and none predicted): 0.0
         (default) or ``np.nan``. See :func:`exact_binary_metrics`.
     method : {"auto", "exact", "quadrature"}
-        As :func:`exact_binary_metrics`: ``"auto"`` is exact up to about 10\ :sup:`9`
+        As :func:`exact_binary_metrics`: ``"auto"`` is exact up to about 10⁹
         items (600,000 binomial support points) and :class:`QuadratureDistribution`
         beyond (milliseconds at any size; means and sds to rounding, quantiles within
-        about 1e-5 sd of exact near the switch); ``"exact"`` at 10\ :sup:`12` items
+        about 1e-5 sd of exact near the switch); ``"exact"`` at 10¹² items
         takes half a minute.
 
     Returns

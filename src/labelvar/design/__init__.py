@@ -34,8 +34,7 @@ binomial (or multinomial) with probabilities obtained by enumerating all K-vote
 count vectors and integrating over θ with Gauss-Jacobi quadrature (exact for
 these polynomials in θ). The powers are therefore exact under the model, except
 for the F1 comparison (a Wald test: normal approximation) and the unpaired test
-beyond :data:`labelvar.design._power.UNPAIRED_EXACT_MAX_TERMS` terms per N (each
-pair of scored counts computed once per scan).
+beyond 2,000,000 terms per N (each pair of scored counts computed once per scan).
 
 Questions
 ---------
@@ -57,15 +56,14 @@ Questions
     stratum has half-width at most ``half_width``; "power" is the probability
     (assurance) that it does.
 
-Layout
-------
-``_scenario.py`` (:class:`Scenario`), ``_power.py`` (per-item cell probabilities from
-:mod:`labelvar._base._panel`, exact power of each test, critical values, the F1 delta-method
-variance), ``_binom.py`` (binomial and normal tails from scipy.special),
-``_simulated.py`` (simulated power), ``_planner.py`` (:func:`plan_study`,
-:class:`DesignResult`), ``_raters.py`` (rater questions: :func:`compare_raters`,
-:func:`panel_accuracy`, :func:`cheapest_panel`). Pilot fitting is :mod:`labelvar.pilot`.
+Pilot fitting is :mod:`labelvar.pilot`.
 """
+
+# Layout: _scenario.py (Scenario), _power.py (per-item cell probabilities from
+# labelvar._base._panel, exact power of each test, critical values, the F1 delta-method variance),
+# _binom.py (binomial and normal tails from scipy.special), _simulated.py (simulated power),
+# _planner.py (plan_study, DesignResult), _raters.py (rater questions: compare_raters,
+# panel_accuracy, cheapest_panel).
 
 from __future__ import annotations
 

@@ -100,10 +100,9 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
                seed=0, progress: bool | None = None) -> DesignResult:
     """Find, for every panel size K, the number of items N that meets the target power.
 
-    N is decided by the power P(N) of :func:`labelvar.design._power.exact_power`: exact
+    N is decided by the power P(N) of the chosen test, computed exactly
     for every test except the F1 comparison (a normal approximation, deterministic too)
-    and the unpaired test beyond
-    :data:`~labelvar.design._power.UNPAIRED_EXACT_MAX_TERMS` terms per N (normal
+    and the unpaired test beyond 2,000,000 terms per N (normal
     approximation; ``power_method`` says which). Exact tests are discrete, so P(N) is a
     sawtooth: it can reach the target at some N and fall below it again at N + 1. Two
     N are reported per K: ``n_items_first``, the first N with P(N) >= target, and
@@ -129,7 +128,7 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     replicates : int
         Simulated studies verifying each plan; 0 = no simulation.
     seed : int, numpy.random.Generator or None
-        Seed of the verification (:func:`labelvar._base._seeding.as_seed`; the int used is
+        Seed of the verification (an int, or None for a fresh one; the int used is
         ``DesignResult.seed``); each (K, N) has its own stream derived from it.
     progress : bool, optional
         Show a progress bar (tqdm, on stderr) over the panel sizes, each with its power

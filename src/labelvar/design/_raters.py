@@ -3,7 +3,7 @@
 :func:`compare_raters` sizes a comparison of two raters' agreement with a reference (e.g.
 a benchmark radiologist against a panel member, each scored against the panel's
 majority): the exact power of the paired McNemar test or of the unpaired pooled z-test
-(:mod:`labelvar.design._power`, through :func:`plan_study` with every item scored).
+(through :func:`plan_study` with every item scored).
 :func:`panel_accuracy` is the exact accuracy of a panel's plurality from its raters'
 skills (a :class:`labelvar.raters.RaterModel`: enumerating the panel's votes, integrating
 the difficulty); :func:`cheapest_panel` picks, among panels of several rater kinds and
@@ -35,6 +35,8 @@ class RaterComparison:
     test : str
         ``"paired"`` (both rate the same items, exact McNemar) or ``"unpaired"`` (each its
         own items, pooled two-proportion z-test).
+    alpha, target_power : float
+        The test's level and the power asked for.
     n_items : int or None
         Items per rater at the plan (the stable crossing), None if none up to ``n_max``.
     n_items_first : int or None
@@ -133,9 +135,9 @@ def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
 
     Sums over the truth z (the model's prior), the difficulty node g (its weights) and
     every vote pattern of the panel: identical raters through the multinomial
-    compositions (:func:`labelvar._base._panel.composition_probs`, any panel size up to the
+    compositions (the vote enumeration of the engine, any panel size up to the
     enumeration limit), a mixed panel through its L**K joint votes
-    (:func:`labelvar._base._panel.skill_composition_probs`).
+    (each rater with its own skill).
 
     Parameters
     ----------

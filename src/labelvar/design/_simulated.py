@@ -42,7 +42,7 @@ def simulated_power(sc: Scenario, K: int, N: int, replicates: int, seed: int,
     replicates : int
         Simulated studies.
     seed : int
-        The plan's seed (:func:`labelvar._base._seeding.as_seed`); the stream of (K, N) is
+        The plan's seed (an int, or None for a fresh one); the stream of (K, N) is
         derived from it.
     cell : Cell
         Exact per-item probabilities (the separability test's baseline accuracy).

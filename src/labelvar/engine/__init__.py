@@ -2,8 +2,8 @@
 
 :func:`simulate` validates its input, builds a stable 64-bit key per grid cell
 (from the seed and the cell's parameter values, so a cell gives the same numbers
-alone or inside any bigger grid), calls one kernel of :mod:`labelvar._kernels`
-per cell and returns a :class:`SimulationResult`: a tidy summary with the exact
+alone or inside any bigger grid), calls one compiled (numba) kernel per cell and
+returns a :class:`SimulationResult`: a tidy summary with the exact
 expectation beside each Monte Carlo mean, and on request the per-replicate
 tables.
 

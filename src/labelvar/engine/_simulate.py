@@ -107,7 +107,7 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
         distribution π per item instead (absolute labels; votes ~ Multinomial(K, π),
         expert = one more draw, models against argmax π): ``m``, ``class_prior`` and
         ``positives`` are then ignored (π defines the classes), the path is explicit
-        (see :mod:`labelvar.engine._item_models`).
+        (see the item models in :mod:`labelvar.priors`).
     tie_rule : {"random", "drop"} or int
         Panel mode: ties of the plurality go to a random tied label, drop the
         item, or go to the given label when it is among the tied ones (random
@@ -165,7 +165,8 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
         columns ``p_d, m, n_items, n_labels, panel_size, mode, theta_prior,
         tie_rule, positives, method, labeller, stratum, metric, threshold,
         mean, sd, se, q05, q50, q95, expected, z, replicates, seed``.
-        ``metric`` is accuracy, precision, recall, f1 (:mod:`labelvar._base._metrics`:
+        ``metric`` is accuracy, precision, recall, f1 (the metric definitions of
+        :func:`labelvar.stratify`:
         binary, positive class = label 1; L > 2: macro averages over all L
         classes; 0/0 counts as 0), ``prob_accuracy_ge`` / ``prob_f1_ge`` (with
         ``threshold``) and, in panel mode, ``theta`` (mean true theta of the

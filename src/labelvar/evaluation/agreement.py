@@ -18,8 +18,7 @@ r"""Agreement among the panel's annotators, and ground truth by aggregation.
   crowd-kit 1.4.2 gives).
 
 Cohen's kappa of a rater against the panel's majority is a confusion-matrix
-metric: :func:`labelvar._base._metrics.kappa` (``metric="kappa"`` in
-:func:`labelvar.stratify`).
+metric: ``metric="kappa"`` in :func:`labelvar.stratify`.
 
 Why not a library: the PyPI ``krippendorff`` package is GPL-3.0, statsmodels 0.15.0
 has no alpha (``statsmodels.stats.inter_rater.krippendorff_alpha`` appears in its
@@ -263,7 +262,7 @@ def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
     n_boot : int
         Resamples (0: NaN interval).
     rng : numpy.random.Generator
-        From :func:`labelvar._base._seeding.generator`.
+        A seeded generator (``numpy.random.default_rng(seed)``).
     confidence_level : float
     values : array_like, optional
         Column values (interval alpha; the ordinal level ranks the columns by them).
@@ -485,7 +484,8 @@ def cross_replication(counts_x, counts_y, *, level: str = "nominal", values=None
         Bootstrap resamples of the items (0: no intervals).
     confidence_level : float
     seed : int, Generator or None
-        Of the bootstrap (:func:`labelvar._base._seeding.generator`).
+        Of the bootstrap (an int or None, the seed of its own random stream, or a
+        Generator).
     bins : bool
         Also one row per agreement bin of group X (its top vote share on the item, at
         two decimals). Within a bin the groups' agreement is conditioned on X's

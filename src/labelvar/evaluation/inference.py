@@ -389,11 +389,19 @@ def expected_gap_test(table, *, metric: str = "accuracy", role: str = "system"
 # --------------------------------------------------------------------------- same items
 @dataclass(frozen=True)
 class McNemarResult:
-    """Exact McNemar test of two systems' correctness on the same items."""
+    """Exact McNemar test of two systems' correctness on the same items.
 
-    n_a_only: int   #: items only system a gets right
-    n_b_only: int   #: items only system b gets right
-    p: float        #: two-sided exact p-value (NaN without discordant items)
+    Attributes
+    ----------
+    n_a_only, n_b_only : int
+        Items only system a (b) gets right.
+    p : float
+        Two-sided exact p-value (NaN without discordant items).
+    """
+
+    n_a_only: int
+    n_b_only: int
+    p: float
 
 
 def mcnemar_exact(correct_a, correct_b) -> McNemarResult:
@@ -434,12 +442,22 @@ def mcnemar_exact(correct_a, correct_b) -> McNemarResult:
 
 @dataclass(frozen=True)
 class PairedBootstrapResult:
-    """Paired bootstrap of a difference of two systems' scores on the same items."""
+    """Paired bootstrap of a difference of two systems' scores on the same items.
 
-    diff: float     #: the observed difference
-    ci_low: float   #: percentile interval of the difference
+    Attributes
+    ----------
+    diff : float
+        The observed difference (a minus b).
+    ci_low, ci_high : float
+        Percentile interval of the difference.
+    p : float
+        Two-sided p-value of "no difference" (see :func:`paired_bootstrap`).
+    """
+
+    diff: float
+    ci_low: float
     ci_high: float
-    p: float        #: two-sided p-value of "no difference" (see :func:`paired_bootstrap`)
+    p: float
 
 
 def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: float = CONFIDENCE_LEVEL,

@@ -12,10 +12,11 @@ scores at least as well. It returns a :class:`StratifiedResult`;
 between bins and between systems (Figures 3 and 4) are in
 :mod:`labelvar.inference`.
 
-Every score is computed by :mod:`labelvar._base._metrics` (one confusion matrix over the
-task's declared label set; macro-F1 averages over all its L labels, 0/0 = 0), and
-every random draw comes from :func:`labelvar._base._seeding.generator` with a stream per
-(purpose, task, ...), so a task gets the same numbers alone or with other tasks.
+Every score is computed by the one metrics definition the engine uses too (one
+confusion matrix over the task's declared label set; macro-F1 averages over all its L
+labels, 0/0 = 0), and every random draw comes from a random stream of its own per
+(purpose, task, ...) derived from ``seed``, so a task gets the same numbers alone or
+with other tasks.
 
 Simulated humans
 ----------------
@@ -284,7 +285,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
 
     Parameters
     ----------
-    panel : array_like, DataFrame, or mapping of task to ``(panel, predictions)``
+    panel : array_like, DataFrame, or mapping of task to (panel, predictions)
         Items x annotators votes of the ground-truth panel; missing votes as
         NaN/None (panels may differ in size per item). With ``panel_counts=True``
         items x L per-label vote counts instead. A mapping (as returned by the
@@ -443,9 +444,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         or ``inf``, is refused.
         They are scored by :data:`PROBABILITY_METRICS` against each item's soft
         label (its panel's vote shares: cross-entropy, total variation) and the
-        majority (AUROC, AUPRC; macro one-vs-rest for L > 2); see
-        :func:`labelvar._base._metrics.probability_scores`. With a mapping of tasks,
-        each task's ``TaskData.probabilities``.
+        majority (AUROC, AUPRC; macro one-vs-rest for L > 2). With a mapping of
+        tasks, each task's ``TaskData.probabilities``.
     ordinal : bool
         The labels are ordered numeric ratings (e.g. 1-5): add
         :data:`ORDINAL_METRICS` (MAE and within-1 against the panel's mean rating,
@@ -473,9 +473,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     recode : mapping, str or sequence, optional
         Maps a system's (or, under ``"panel"``, the panel's) labels onto the panel's
         labels before anything is read: ``{"gpt4": {1: 1, 2: 3, 3: 5}}``, the text
-        ``"gpt4:1=1,2=3,3=5"`` or a JSON/YAML file of such a mapping
-        (:func:`labelvar.io._scales.recode_map`). A system label outside the panel's set
-        is refused naming it; so is a system whose ratings on a scale of 3+ whole
+        ``"gpt4:1=1,2=3,3=5"`` or a JSON/YAML file of such a mapping. A system label
+        outside the panel's set is refused naming it; so is a system whose ratings on a scale of 3+ whole
         numbers start at its bottom and stop below its top, with 5 % or more of the
         panel's votes above them (G-Eval's 1-3 against 1-5), unless it has a map:
         onto the panel's scale, or the identity (``"gpt4:1=1,2=2,3=3"``: it rates on

@@ -33,18 +33,18 @@ every layout and in the files joined to them. Every problem (a pattern that matc
 column or is given twice, two columns of one name, a row with fewer cells than the
 header, a duplicated item id, a prediction file without an id the panel needs, label
 values of mixed kinds) raises :class:`ValueError` with one line naming it. What a
-label value may be is defined once, in :mod:`labelvar._base._labels` (which
-:func:`labelvar.stratify` applies to the tables it is given, read here or not).
-
-The code is in private modules, one per layout (``_wide``, ``_rater_files``, ``_long``,
-``_jsonl``), the prediction and probability files (``_predictions``), :func:`load_tasks`
-(``_load``), the :func:`synthetic_panel` example (``_synthetic``) and the shared pieces (``_common``:
-:class:`TaskData`, column selection, :func:`read_frame`, the checks). This face only
-re-exports; import from ``labelvar.io``. The readers may import pandas, numpy and the
-the foundations (``labelvar._base``: ``_labels``, ``_docs``, ``_validate``, ``_seeding``,
-``_warnings``) and the part's own helpers (``_csv``, ``_reading``, ``_scales``, ``_samples``),
-never the models of votes, evaluation, planning, the engine, figures or the command line.
+label value may be is checked the same way here and in :func:`labelvar.stratify`, for the
+tables it is given, read here or not.
 """
+
+# The code is in private modules, one per layout (_wide, _rater_files, _long, _jsonl), the
+# prediction and probability files (_predictions), load_tasks (_load), the synthetic_panel
+# example (_synthetic) and the shared pieces (_common: TaskData, column selection,
+# read_frame, the checks). This face only re-exports; import from labelvar.io. The readers
+# may import pandas, numpy, the foundations (labelvar._base: _labels, _docs, _validate,
+# _seeding, _warnings) and the part's own helpers (_csv, _reading, _scales, _samples), never
+# the models of votes, evaluation, planning, the engine, figures or the command line. What a
+# label value may be is defined once, in labelvar._base._labels.
 
 from __future__ import annotations
 

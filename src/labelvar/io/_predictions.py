@@ -22,7 +22,7 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item,
     r"""Add a system whose predictions live in separate files (one row per item, or per answer).
 
     A system that gave several sampled answers per item (an LLM judge asked n times)
-    is read into :attr:`TaskData.samples` (:mod:`labelvar.io._samples`: stratify scores its
+    is read into :attr:`TaskData.samples` (:func:`labelvar.modal_answer`: stratify scores its
     modal answer, its sample shares and its self-agreement) when its file has
 
     - a list of answers per item in the ``label`` field (G-Eval's ``all_responses``),
@@ -55,7 +55,7 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item,
         Several rows per item are sampled answers, in file order.
     parse : {"none", "number"}
         ``"number"``: each answer is the number it starts with
-        (:func:`labelvar.io._samples.parse_answer`: G-Eval's ``" 4"`` is 4); an answer that
+        (:func:`labelvar.parse_answer`: G-Eval's ``" 4"`` is 4); an answer that
         starts with no number is missing, and a note says how many.
     task_field : str, optional
         Column/field naming each row's task: one file holding several tasks' answers

@@ -11,7 +11,7 @@ the panel's item index, NaN where an item has fewer samples). From it:
   sampled first; ``"label_order"``: the first in the task's label order;
 - the **sample shares** (:func:`sample_shares`): each item's distribution of the
   system's answers, scored as a probability output against the panel's vote shares
-  (cross-entropy, total variation: :func:`labelvar._base._metrics.probability_scores`);
+  (cross-entropy, total variation: the probability scores of :func:`labelvar.stratify`);
 - per bin, the system taken as **one more annotator panel** (:func:`sample_rows`):
   ``self_agreement``, the mean share of its samples at its own mode (its observed
   agreement, as the panel's is top count / K), and ``sample_accuracy``, the mean share

@@ -176,7 +176,7 @@ def save(fig: Figure, stem: str | Path, formats: tuple[str, ...] = ("png", "pdf"
     """Write ``fig`` as ``stem.<format>`` for each format (atomically); return the paths.
 
     Each format is rendered to memory and written with
-    :func:`labelvar._base._files.atomic_write`, so no half-written figure is ever seen.
+    an atomic replace, so no half-written figure is ever seen.
     The layout (constrained) is computed once, by the first format; the other
     formats reuse it (each ``savefig`` with a layout engine draws the figure twice:
     once to lay it out, once to render).

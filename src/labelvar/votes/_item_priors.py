@@ -21,7 +21,7 @@ from labelvar._base._validate import SUM_TOL
 
 
 class ItemModel:
-    """Base class of the item label-distribution models (one π over the L labels per item).
+    r"""Base class of the item label-distribution models (one π over the L labels per item).
 
     An item model draws each item's label distribution π (absolute labels, no symmetry);
     its K panel votes are Multinomial(K, π), the ground truth is their plurality (tie
@@ -33,9 +33,10 @@ class ItemModel:
 
     The exact calculation uses :meth:`modal_composition_probs` (P(votes, modal label) over
     absolute labels) and, for the expert, the same table of K + 1 votes (votes are
-    exchangeable: P(votes c, next vote h, modal j) = P_{K+1}(c + e_h, modal j)
-    (c_h + 1) / (K + 1)). The θ-prior methods ``nodes`` and ``kernel_args`` do not apply
-    and raise ``TypeError``, so no symmetric formula can use an item model by mistake.
+    exchangeable: P(votes c, next vote h, modal j) =
+    :math:`P_{K+1}(c + e_h, \text{modal } j)\,(c_h + 1) / (K + 1)`). The θ-prior methods
+    ``nodes`` and ``kernel_args`` do not apply and raise ``TypeError``, so no symmetric
+    formula can use an item model by mistake.
 
     Examples
     --------
@@ -93,7 +94,7 @@ class ItemModel:
         return self.modal_composition_probs(0)[1][0]
 
     def composition_probs(self, panel_size: int) -> tuple[np.ndarray, np.ndarray]:
-        """Vote compositions (absolute labels, :func:`labelvar._base._panel.compositions`) and P.
+        """Vote compositions (absolute labels, one row of L counts per composition) and P.
 
         Examples
         --------
@@ -108,7 +109,7 @@ class ItemModel:
         """Compositions and P(votes = composition, modal label = j), shape (n_comp, L).
 
         Exact up to rounding (Dirichlet models: a one-dimensional integral per
-        composition, see :func:`labelvar._base._panel.dirichlet_argmax_probs`); cached.
+        composition); cached.
         """
         kk = v.single("panel_size", v.integer("panel_size", panel_size, lo=0))
         _panel.check_enumerable(kk, self.n_labels)
@@ -268,6 +269,11 @@ class DirichletItems(_DirichletFamily):
     - log Γ(K + α_0) + sum_p [log Γ(c_p + α_p) - log Γ(α_p)] (α_0 = sum α). E[π] = α / α_0;
     a small α_0 means strong disagreement between items, not within them.
 
+    Parameters
+    ----------
+    alpha : sequence of float
+        α, one concentration (> 0) per label.
+
     Examples
     --------
     >>> d = DirichletItems((2, 1, 0.5))
@@ -301,6 +307,13 @@ class DirichletItems(_DirichletFamily):
 @dataclass(frozen=True)
 class DirichletMixture(_DirichletFamily):
     """π ~ Dirichlet(α_k) with probability ``weights[k]`` (equal weights when omitted).
+
+    Parameters
+    ----------
+    alphas : sequence of sequences of float
+        α_k, one row of per-label concentrations (> 0) per component.
+    weights : sequence of float or None
+        The components' probabilities (default None: equal).
 
     Examples
     --------
@@ -354,6 +367,13 @@ class EmpiricalItems(ItemModel):
     ``label_distributions`` has one row per item (>= 0, summing to 1;
     :meth:`from_counts` normalises vote counts); ``weights`` default equal. The modal
     label of a row with tied top probabilities is one of them at random.
+
+    Parameters
+    ----------
+    label_distributions : sequence of sequences of float
+        One label distribution (>= 0, summing to 1) per item.
+    weights : sequence of float or None
+        The items' resampling probabilities (default None: equal).
 
     Examples
     --------

@@ -123,7 +123,7 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     n_components : int
         ``"dirichlet_mixture"``: number of components (>= 1).
     seed : int, numpy.random.Generator or None
-        Seed of the mixture's random starts (:mod:`labelvar._base._seeding`).
+        Seed of the mixture's random starts (an int, or None for a fresh one).
     n_starts : int
         ``"dirichlet_mixture"``: random starts.
 

@@ -187,14 +187,14 @@ def _item_counts(counts, n_labels=None) -> np.ndarray:
 
 # --------------------------------------------------------------------------- prediction
 def predictive(model, counts, n_labels: int | None = None) -> np.ndarray:
-    """P(one more vote is label h | the item's counts) under an item model or θ prior.
+    r"""P(one more vote is label h | the item's counts) under an item model or θ prior.
 
     Parameters
     ----------
     model : ItemModel, ThetaPrior or anything :func:`labelvar.priors.as_theta_prior` parses
         Item models: their posterior predictive (a Dirichlet: (c_h + α_h) / (n + α_0)).
         θ priors (the symmetric panel model, modal label unknown and uniform): the
-        posterior over (θ node, modal label j) given the counts, averaging π^{j,θ}_h.
+        posterior over (θ node, modal label j) given the counts, averaging :math:`\pi^{j,\theta}_h`.
     counts : array (items, L)
         Votes per label.
     n_labels : int or None

@@ -58,7 +58,7 @@ def selection_log_prob(selection: Selection, panel_size: int, theta, n_labels: i
     """Log P(an item with ``panel_size`` votes is selected | θ), exactly, per θ.
 
     Sums the multinomial probabilities of the vote compositions whose top count the rule
-    admits (:func:`labelvar._base._panel.composition_probs`, the one vote enumeration).
+    admits (the one vote enumeration of the package).
 
     Examples
     --------

@@ -3,8 +3,8 @@ r"""Three ceilings per agreement bin for a panel of K raters, exact and for S it
 Score a labeller against the plurality label of a K-rater panel drawn from a rater
 model (:class:`labelvar.raters.RaterModel`, fitted by :func:`labelvar.fit_raters`,
 stated by :meth:`~labelvar.raters.RaterModel.from_skill`, or the paper's exchangeable
-coin model, :func:`coin_model`). Per agreement bin of the panel (top votes / K, as
-:func:`labelvar._base._panel.strata` labels them) three labellers' expected accuracy:
+coin model, :func:`coin_model`). Per agreement bin of the panel (top votes / K, the
+bins of :func:`labelvar.stratify`) three labellers' expected accuracy:
 
 ``exchangeable``
     one of the panel's own votes, drawn at random (the paper's H'): it agrees with the
@@ -29,7 +29,7 @@ labeller's probability of matching the plurality of v (under the tie rule). S it
 of bin b drawn from the model are i.i.d. given the bin, so the number right is
 Bin(S, :math:`E_b`). With ``panel_votes`` (real items) each item's q is conditional on
 its panel votes and the number right of a bin's S items is a sum of Bernoulli(q_i):
-exact (:func:`labelvar.analytic._distributions.binomial_sum_distribution`). The ``all`` row
+exact (a Poisson-binomial distribution, computed exactly). The ``all`` row
 combines the bins (model source: per-bin S fixed).
 
 The posterior over (truth, difficulty) given the panel's votes is the rater model's

@@ -65,6 +65,11 @@ def _symmetric(n_labels: int, q) -> np.ndarray:
 class Expert:
     """One more annotator drawn like the panel (coin mode: agrees with the truth w.p. p_d).
 
+    Parameters
+    ----------
+    name : str
+        The labeller's name in the results (default ``"expert"``).
+
     Examples
     --------
     >>> Expert().matrix(2, [0.5, 0.5], 0.7).tolist()
@@ -84,6 +89,11 @@ class Expert:
 @dataclass(frozen=True)
 class Random:
     """Uniform over the L labels.
+
+    Parameters
+    ----------
+    name : str
+        The labeller's name in the results (default ``"random"``).
 
     Examples
     --------
@@ -106,6 +116,11 @@ class Random:
 class Prior:
     """Predicts each class with its prior frequency, independently of the item.
 
+    Parameters
+    ----------
+    name : str
+        The labeller's name in the results (default ``"prior"``).
+
     Examples
     --------
     >>> Prior().matrix(2, [0.9, 0.1], 0.9)[1].tolist()
@@ -127,6 +142,13 @@ class Prior:
 @dataclass(frozen=True)
 class Constant:
     """Always predicts ``label`` (default 1, the positive class).
+
+    Parameters
+    ----------
+    label : int
+        The label it always predicts, in [0, L - 1] (default 1).
+    name : str
+        The labeller's name in the results (default ``"constant"``).
 
     Examples
     --------
@@ -164,6 +186,17 @@ class Model:
     Errors are independent of the panel and of the other labellers given the
     item's modal label (see :class:`CorrelatedModel` for errors that follow
     the items' difficulty).
+
+    Parameters
+    ----------
+    accuracy : float or None
+        P(the model returns the modal label), in [0, 1]; its wrong answers are uniform over
+        the other labels.
+    sensitivity, specificity : float or None
+        P(predict 1 | modal 1) and P(predict 0 | modal 0), in [0, 1] (L = 2; both or neither,
+        not with ``accuracy``).
+    name : str
+        The labeller's name in the results (default ``"model"``).
 
     Examples
     --------
@@ -222,6 +255,14 @@ class CorrelatedModel(Model):
     (``theta_prior``) its errors then concentrate on the items the panel
     disagrees on; with a fixed theta this only makes its agreement with the
     modal label rho theta + (1 - rho) q. rho = 0 is a plain :class:`Model`.
+
+    Parameters
+    ----------
+    accuracy, sensitivity, specificity, name
+        As for :class:`Model`.
+    correlation : float
+        rho in [0, 1], the share of items on which it answers like one more annotator
+        (default 0: a plain :class:`Model`).
 
     Examples
     --------

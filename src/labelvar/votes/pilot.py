@@ -3,19 +3,19 @@
 :func:`read_pilot` turns a pilot file into an (items x labels) vote-count matrix;
 :func:`fit_pilot` fits a :class:`labelvar.priors.BetaPrior` or a nonparametric
 :class:`labelvar.priors.DiscretePrior` to it, with the likelihood of each vote pattern
-from :func:`labelvar._base._panel.log_pattern_likelihood` (the one vote enumeration) and the
-prior's own quadrature; the result (:class:`PilotFit`) goes into
-``labelvar.Scenario(theta=fit.prior)``.
+from the enumeration of the panel's vote patterns and the prior's own quadrature; the
+result (:class:`PilotFit`) goes into ``labelvar.Scenario(theta=fit.prior)``.
 
 Item models (:func:`fit_item_model`) and what a fitted model predicts
-(:func:`predictive`, :func:`predict_agreement`) live here too. This module is the face:
-the code is in ``labelvar.votes._pilot_predict`` (the fit result :class:`PilotFit`, the shared
-checks and the predictions), ``labelvar.votes._pilot_items`` (item models, built on it) and
-``labelvar.votes._pilot_theta`` (the θ-prior fit, :func:`read_pilot`, the vote selection; it
-hands item-model methods on); import from ``labelvar.pilot``. They may import the priors,
-the vote enumeration (``labelvar._base._panel``), validation and the readers
-(:mod:`labelvar.io`), never planning, evaluation, figures or the command line.
+(:func:`predictive`, :func:`predict_agreement`) live here too.
 """
+
+# This module is the face: the code is in labelvar.votes._pilot_predict (the fit result
+# PilotFit, the shared checks and the predictions), labelvar.votes._pilot_items (item models,
+# built on it) and labelvar.votes._pilot_theta (the θ-prior fit, read_pilot, the vote
+# selection; it hands item-model methods on); import from labelvar.pilot. They may import the
+# priors, the vote enumeration (labelvar._base._panel), validation and the readers
+# (labelvar.io), never planning, evaluation, figures or the command line.
 
 from __future__ import annotations
 

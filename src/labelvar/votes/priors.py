@@ -26,7 +26,7 @@ Adding an item model
 --------------------
 Consumers of the exact calculation use the item model only through
 :meth:`ThetaPrior.label_nodes`: nodes π (per-vote label probabilities in positions
-relative to the modal label, :mod:`labelvar._base._panel` conventions) and weights, with
+relative to the modal label: position 0 is the modal label) and weights, with
 P(composition) = sum_n w_n Multinomial(composition; π_n). A later model of per-item
 label distributions (a Dirichlet with one α per label, Dirichlet mixtures, empirical
 resampling of pilot items) plugs in as another subclass: it returns its own π nodes
@@ -36,7 +36,7 @@ the exact composition probabilities directly (log P(c) = log K! - sum log c_p! +
 log Γ(α_0) - log Γ(K + α_0) + sum_p [log Γ(c_p + α_p) - log Γ(α_p)]) instead of
 quadrature nodes. A model whose π is not symmetric in the non-modal labels keeps the
 relative-position convention (position p = label (c + p) mod L) so the tie rules and
-strata of :mod:`labelvar._base._panel` apply unchanged.
+strata of the symmetric models apply unchanged.
 
 The item models that exist (:class:`ItemModel`: :class:`DirichletItems`,
 :class:`DirichletMixture`, :class:`EmpiricalItems`) work in *absolute* labels instead,
@@ -148,7 +148,7 @@ class ThetaPrior:
 
         ``kind`` is ``"fixed"`` (parameters [θ]), ``"beta"`` ([a, b, lo, hi]) or
         ``"discrete"`` (the values; cumulative weights beside them); the numba
-        kernels of :mod:`labelvar._kernels` draw θ from these arrays.
+        kernels of the engine draw θ from these arrays.
         """
         raise NotImplementedError
 
@@ -211,6 +211,11 @@ class ThetaPrior:
 class FixedTheta(ThetaPrior):
     """Every item has agreement θ = ``value``.
 
+    Parameters
+    ----------
+    value : float
+        θ, in [0, 1].
+
     Examples
     --------
     >>> p = FixedTheta(0.8)
@@ -268,6 +273,15 @@ class FixedTheta(ThetaPrior):
 @dataclass(frozen=True)
 class BetaPrior(ThetaPrior):
     """Per-item agreement θ = lo + (hi - lo) Beta(a, b); ``lo=None`` means 1/L.
+
+    Parameters
+    ----------
+    a, b : float
+        The Beta shape parameters (> 0).
+    lo : float or None
+        Lower end of θ (default None: 1/L, the agreement of random votes).
+    hi : float
+        Upper end of θ (default 1).
 
     Examples
     --------
@@ -411,6 +425,13 @@ class DiscretePrior(ThetaPrior):
     ``weights`` must be >= 0 and sum to 1 within :data:`SUM_TOL` (equal weights when
     omitted); relative weights are refused rather than rescaled, so a typo cannot
     silently change the prior. Stored as tuples of floats.
+
+    Parameters
+    ----------
+    values : sequence of float
+        The θ values, in [0, 1].
+    weights : sequence of float or None
+        Their probabilities (default None: equal).
 
     Examples
     --------

@@ -7,18 +7,17 @@ Three models of how rater j labels item i with true class z (L classes, any L):
 - ``"dawid_skene"`` (Dawid & Skene 1979): a confusion matrix per rater,
   P(j says l | z) = theta_j[z, l];
 - ``"dawid_skene_difficulty"`` (Carpenter 2019's binary model, extended to any L):
-  P(j is right | z, item i) = logit^-1(a_{j,z} - beta_i), and a wrong vote says l
-  with the rater's error share e_j[z, l] (the off-diagonal of its confusion row,
-  normalised; for L = 2 the one other label). For L = 2, a_{j,1} is Carpenter's
-  alpha_j (sensitivity) and a_{j,0} his gamma_j (specificity). The difficulty
-  beta_i ~ N(0, sigma^2), sigma fitted, is integrated by Gauss-Hermite quadrature
-  on G = 7 nodes (``n_nodes``; the fitted model *is* that G-node mixture, so predictions and
-  the check use the same nodes).
+  :math:`P(j \text{ is right} \mid z, i) = \mathrm{logit}^{-1}(a_{j,z} - \beta_i)`, and a
+  wrong vote says l with the rater's error share e_j[z, l] (the off-diagonal of its
+  confusion row, normalised; for L = 2 the one other label). For L = 2, :math:`a_{j,1}` is
+  Carpenter's :math:`\alpha_j` (sensitivity) and :math:`a_{j,0}` his :math:`\gamma_j`
+  (specificity). The difficulty :math:`\beta_i \sim N(0, \sigma^2)`, σ fitted, is integrated
+  by Gauss-Hermite quadrature on G = 7 nodes (``n_nodes``; the fitted model *is* that
+  G-node mixture, so predictions and the check use the same nodes).
 
-All three are fitted by EM to a MAP with weak priors (no zero rates; see
-:mod:`labelvar.votes._rater_em`), in log space, on sparse votes: any number of votes per
-item, raters who saw few items (pulled to the pooled raters), gold items
-(``gold={item: label}`` fixes their truth). Every model is a :class:`RaterModel`
+All three are fitted by EM to a MAP with weak priors (no zero rates), in log space, on
+sparse votes: any number of votes per item, raters who saw few items (pulled to the
+pooled raters), gold items (``gold={item: label}`` fixes their truth). Every model is a :class:`RaterModel`
 (arrays over raters x difficulty nodes x truth x label), the representation the
 ceilings, the simulation and the planner share.
 
@@ -255,7 +254,7 @@ class RaterModel:
         tie_rule : {"drop", "random"}
             "drop": items whose panel plurality is tied are left out (a warning says
             how many); "random": the prediction averages over the tied labels.
-        item, rater_column, label : column names of ``panel_votes``
+        item, rater_column, label : column names of panel_votes
 
         Returns
         -------
