@@ -79,6 +79,17 @@ def test_cli_pilot_messages_name_the_pilot_flags(tmp_path, capsys, extra, match)
     assert err.startswith(match), err
 
 
+def test_cli_selected_pilot_names_its_flag_once(tmp_path, capsys):
+    """The Python message names selection='top=2' and the flag; on the command line, one flag."""
+    p = tmp_path / "pilot.jsonl"
+    p.write_text("".join('{"v": [3, 1, 1]}\n{"v": [3, 2, 0]}\n{"v": [1, 3, 1]}\n{"v": [0, 2, 3]}\n'
+                         for _ in range(10)))  # vote counts: 5 votes, top exactly 3
+    code, out, err = run(capsys, "--pilot", str(p), "--pilot-field", "v", "--pilot-counts",
+                         "--replicates", "0")
+    assert code == 2 and err.count("\n") == 1
+    assert "declare it (--pilot-selection top=3) so it enters the likelihood" in err, err
+
+
 def test_cli_unidentifiable_pilot_refused_in_one_line(tmp_path, capsys):
     p = tmp_path / "pilot.csv"
     p.write_text("a,b\n3,0\n0,3\n")

@@ -160,7 +160,9 @@ def _as_flag(msg: str, parser: _Parser, argv: Sequence[str]) -> str:
     msg = re.sub(r"(?<![\w'-])(?<![-+*/<>] )([a-z][a-z0-9]*_[a-z0-9_]+)(?![\w'])(?! [-+*/<>])",
                  lambda m: flag(m.group(1)) or m.group(), msg)  # (not inside a formula)
     listed = re.compile(r"(--[a-z0-9-]+)( and | or |, )([a-z][a-z0-9_]*)(?![\w'-])")
-    return listed.sub(lambda m: m.group(1) + m.group(2) + (flag(m.group(3)) or m.group(3)), msg)
+    msg = listed.sub(lambda m: m.group(1) + m.group(2) + (flag(m.group(3)) or m.group(3)), msg)
+    # "(selection='top=3', --pilot-selection top=3)" names one flag twice once mapped
+    return re.sub(r"\((--[a-z0-9-]+ [^(),]+), \1\)", r"(\1)", msg)
 
 
 def _silence_stdout() -> None:
