@@ -1,7 +1,7 @@
 """Foundations every part may use: argument checks, seeds, files, formatting, label values.
 
 ``_validate`` (argument checks with one-line errors), ``_seeding`` (seeds and generators),
-``_files`` (atomic writes), ``_format`` (numbers as text, short reprs and notebook HTML of
+``_files`` (atomic writes), ``_progress`` (progress bars on stderr), ``_format`` (numbers as text, short reprs and notebook HTML of
 the result objects), ``_defaults`` (the confidence level), ``_docs`` (shared docstring
 pieces), ``_provenance`` (version and source hashes), ``_warnings`` (the public warning
 classes), ``_binom`` and ``_counts`` (binomial coefficients, item counts), ``_metrics``

@@ -12,6 +12,7 @@ import pandas as pd
 from labelvar._base import _seeding
 from labelvar._base import _validate as V
 from labelvar._base._format import count, markdown_table, shown
+from labelvar._base._progress import progress_bar
 from labelvar.design._power import (
     Cell,
     PowerScan,
@@ -192,7 +193,7 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     seed = _seeding.as_seed(seed)
     sets = 2 if (sc.question == "two_systems" and sc.test == "unpaired") else 1
     rows, bins, curves, evaluated = [], [], [], []
-    bar = _progress_bar(progress, ks.size)
+    bar = progress_bar(progress, desc="design", unit="K", total=ks.size, delay=1.0)
     for K in (int(k) for k in ks):
         bar.set_postfix_str(f"K={K}", refresh=True)
         cell = cell_probabilities(sc, K)
@@ -277,20 +278,6 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     return DesignResult(sc, plans, pd.concat(bins, ignore_index=True),
                         pd.concat(curves, ignore_index=True),
                         ev.sort_values(["panel_size", "n_items"], ignore_index=True), msg, seed)
-
-
-def _progress_bar(progress: bool | None, total: int):
-    """A tqdm bar over the panel sizes on stderr (None: only on a terminal, after a second)."""
-    import sys
-
-    show = (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()) if progress is None \
-        else bool(progress)
-    if show:  # tqdm.auto only for a bar: in a notebook without ipywidgets it warns on import
-        from tqdm.auto import tqdm
-    else:
-        from tqdm import tqdm
-    return tqdm(total=total, desc="design", unit="K", disable=not show, delay=1.0,
-                leave=False, file=sys.stderr)
 
 
 def _recommendation(sc: Scenario, r) -> str:

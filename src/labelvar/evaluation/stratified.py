@@ -48,6 +48,7 @@ from labelvar._base import _validate as v
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import count, result_html, short_repr
 from labelvar._base._labels import plain
+from labelvar._base._progress import progress_bar
 from labelvar._base._warnings import DataNoteWarning, ExcludedItemsWarning  # noqa: F401 (public names)
 from labelvar.evaluation._bins import _has, _index_dtype, _strata
 from labelvar.evaluation._panel_loo import rater_majorities
@@ -251,20 +252,6 @@ class StratifiedResult:
             lines.append(f"paper tables of the first 5 of {len(self.systems)} systems; "
                          ".paper_table(system) gives any")
         return result_html("StratifiedResult", fields, tables, lines)
-
-
-def _progress_bar(progress: bool | None, desc: str, unit: str):
-    """A tqdm bar on stderr: shown when ``progress`` is True, or None and stderr is a terminal."""
-    import sys
-
-    show = (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()) if progress is None \
-        else bool(progress)
-    if show:  # tqdm.auto only for a bar: in a notebook without ipywidgets it warns on import
-        from tqdm.auto import tqdm
-    else:
-        from tqdm import tqdm
-    return tqdm(total=0, desc=desc, unit=unit, disable=not show, delay=0.5, leave=False,
-                file=sys.stderr)
 
 
 # --------------------------------------------------------------------------- public API
@@ -677,7 +664,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     if not (n_draws or boot_raters):  # nothing draws from the votes themselves: let them go
         prepared = [dataclasses.replace(t, codes=None) for t in prepared]
     frames, excluded, inputs, agree, comps = [], {}, {}, [], []
-    bar = _progress_bar(progress, "stratify", "bin")
+    bar = progress_bar(progress, desc="stratify", unit="bin")
     for t in prepared:
         excluded[t.name] = t.excluded
         raters = list(dict.fromkeys(list(t.preds) + list(t.probs)))  # labels or probabilities
