@@ -329,6 +329,23 @@ def _box_handles(bp, points: str, color) -> list:
     return handles
 
 
+def _per_bin(rows: pd.DataFrame, value: str, order) -> tuple[list, list]:
+    """Per bin of ``order``: the values of ``value`` and which of them are in small bins."""
+    flags = (rows["small_bin"].fillna(False).astype(bool) if "small_bin" in rows.columns
+             else pd.Series(False, index=rows.index))
+    data = [rows.loc[rows["stratum"] == s, value].to_numpy(float) for s in order]
+    small = [flags[rows["stratum"] == s].to_numpy() for s in order]
+    return data, small
+
+
+def _bin_axes(order, height: float):
+    """One axes for box plots per bin, wide enough for the bins' labels."""
+    wide = any(_is_interval(s) for s in order)
+    fig, axes = new_figure(1, 1, width=max(5.6, 1.4 + (1.05 if wide else 0.85) * len(order)),
+                           height=height)
+    return fig, axes[0, 0]
+
+
 def _boxes(ax, data, order, color, small=None):
     """Box plots at 1..len(order) with the points jittered over them (seeded jitter).
 
@@ -414,15 +431,8 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     if sub.empty:
         raise ValueError(f"no system rows for metric {metric!r}")
     order = _strata_order(sub)
-    vals = sub[sub[value].notna()]
-    data = [vals.loc[vals["stratum"] == s, value].to_numpy(float) for s in order]
-    flags = (vals["small_bin"].fillna(False).astype(bool) if "small_bin" in vals.columns
-             else pd.Series(False, index=vals.index))
-    small = [flags[vals["stratum"] == s].to_numpy() for s in order]
-    wide = any(_is_interval(s) for s in order)
-    fig, axes = new_figure(1, 1, width=max(5.6, 1.4 + (1.05 if wide else 0.85) * len(order)),
-                           height=4.2)
-    ax = axes[0, 0]
+    data, small = _per_bin(sub[sub[value].notna()], value, order)
+    fig, ax = _bin_axes(order, height=4.2)
     bp = _boxes(ax, data, order, PALETTE[0], small)
     handles = _box_handles(bp, "system × task", PALETTE[0])
     if any(m.any() for m in small):
@@ -617,14 +627,8 @@ def plot_gap_to_expected(table, metric: str = "accuracy", *, tests=None,
     if sub.empty:
         raise ValueError(f"no system rows with an expected score for metric {metric!r}")
     order = _strata_order(sub)
-    data = [sub.loc[sub["stratum"] == s, "delta_expected"].to_numpy(float) for s in order]
-    flags = (sub["small_bin"].fillna(False).astype(bool) if "small_bin" in sub.columns
-             else pd.Series(False, index=sub.index))
-    small = [flags[sub["stratum"] == s].to_numpy() for s in order]
-    wide = any(_is_interval(s) for s in order)
-    fig, axes = new_figure(1, 1, width=max(5.6, 1.4 + (1.05 if wide else 0.85) * len(order)),
-                           height=3.8)
-    ax = axes[0, 0]
+    data, small = _per_bin(sub, "delta_expected", order)
+    fig, ax = _bin_axes(order, height=3.8)
     bp = _boxes(ax, data, order, PALETTE[2], small)
     n_tasks = sub["task"].nunique() if "task" in sub.columns else 1
     handles = _box_handles(bp, "system × task" if n_tasks > 1 else "system", PALETTE[2])
