@@ -1,0 +1,8 @@
+"""Is the AI as good as the readers? Multi-reader multi-case (MRMC) reader studies.
+
+This part answers the reader-study question: Obuchowski-Rockette and
+Dorfman-Berbaum-Metz analyses of readers x cases x modalities, a standalone AI against a
+panel of readers, and a truth that is itself a majority of readers (with its
+uncertainty). It may import evaluation and everything below it, never the judge test
+(``labelvar.judge``), planning, figures or the command line.
+"""
