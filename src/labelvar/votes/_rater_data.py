@@ -9,6 +9,7 @@ adds the rows by rater (the M-step's order).
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -65,13 +66,52 @@ def _factorize(col: pd.Series, sort: bool = False):
     return codes.astype(np.int64), uniques
 
 
+def _check_kinds(uniques, canon, counts, labels, what: str, name) -> None:
+    """Non-finite labels, and (labels not declared) text mixed with numbers, or a stray label."""
+    total = int(counts.sum())
+    for u, c in zip(uniques, canon, strict=True):
+        if _labels.kind(c) == "non-finite":
+            raise ValueError(f"{what}: column {name!r} (label) holds the non-finite value {u!r}; "
+                             "a label must be a finite number or a text")
+    if labels is not None:
+        return
+    seen: dict = {}
+    for c, n in zip(canon, counts, strict=True):
+        seen[c] = seen.get(c, 0) + int(n)
+    kinds = {_labels.kind(c) for c in seen}
+    if len(kinds) > 1:
+        odd = min(seen, key=lambda c: (seen[c], str(c)))
+        raise ValueError(f"{what}: column {name!r} (label) mixes numbers and text ({odd!r} in "
+                         f"{seen[odd]:,} of {total:,} votes); fix those votes, or declare the label "
+                         "set with labels=[...] (--labels) if they are all labels")
+    lab = sorted(seen, key=_labels.sort_key)
+    for x in lab:
+        if seen[x] >= _labels.RARE_SHARE * total:
+            continue
+        rest = [y for y in lab if y != x]
+        forms = {_labels._form(y) for y in rest}
+        stray = (len(rest) == 2 or _labels._form(x) not in forms
+                 or (_labels._form(x) == "whole" and forms == {"whole"}
+                     and min(abs(x - y) for y in rest) > 1))
+        if stray:
+            raise ValueError(
+                f"{what}: label {x!r} occurs in {seen[x]:,} of {total:,} votes "
+                f"({100 * seen[x] / total:.2f} %), which looks like a stray value; declare the "
+                f"label set: labels={_labels.fmt_labels(rest)} drops those votes as missing, "
+                f"labels={_labels.fmt_labels(lab)} keeps {x!r} as a class (--labels on the "
+                "command line)")
+
+
 def _label_codes(col: pd.Series, labels, what: str, name) -> tuple[np.ndarray, tuple]:
+    """Label codes (-1: a rare vote outside the declared set, dropped) and the label set."""
     codes, uniques = _factorize(col)
     canon = [_labels.canon(x) for x in uniques]
     if any(c is None for c in canon):
         bad = next(u for u, c in zip(uniques, canon, strict=True) if c is None)
         raise ValueError(f"{what}: column {name!r} (label) has missing values such as {bad!r}; "
                          "drop those rows (a missing label is not a vote)")
+    counts = np.bincount(codes, minlength=len(uniques))
+    _check_kinds(uniques, canon, counts, labels, what, name)
     if labels is None:
         lab = sorted(set(canon), key=_labels.sort_key)
         if len(lab) < 2:
@@ -80,11 +120,27 @@ def _label_codes(col: pd.Series, labels, what: str, name) -> tuple[np.ndarray, t
     else:
         lab = list(labels)
     pos = {x: k for k, x in enumerate(lab)}
-    table = np.empty(len(uniques), dtype=np.int64)
+    table = np.full(len(uniques), -1, dtype=np.int64)
     for k, c in enumerate(canon):
         if c not in pos:
-            c = _labels.match_label(uniques[k], lab, f"{what}: column {name!r} (label)")
+            try:
+                c = _labels.match_label(uniques[k], lab, f"{what}: column {name!r} (label)")
+            except ValueError:
+                continue
         table[k] = pos[c]
+    outside = table < 0
+    n_out, total = int(counts[outside].sum()), int(counts.sum())
+    if n_out:
+        bad = [_labels.plain(u) for u in np.asarray(uniques, dtype=object)[outside][:5]]
+        if n_out >= _labels.RARE_SHARE * total:
+            raise ValueError(f"{what}: column {name!r} (label) has labels outside the label set "
+                             f"{_labels.fmt_labels(lab)}: {', '.join(map(repr, bad))} ({n_out:,} "
+                             f"of {total:,} votes); add them to labels=[...] (--labels)")
+        from labelvar._base._warnings import DataNoteWarning
+
+        warnings.warn(f"{what}: {n_out:,} of {total:,} votes are outside the label set "
+                      f"{_labels.fmt_labels(lab)} ({', '.join(map(repr, bad))}) and are left out "
+                      "as missing votes", DataNoteWarning, stacklevel=4)
     return table[codes], tuple(lab)
 
 
@@ -133,6 +189,10 @@ def encode(votes, *, item="item", rater="rater", label="label", labels=None, rat
     lab_codes, lab = _label_codes(lcol, labels, what, label)
     icodes, items = _factorize(icol)
     rcodes, rat = _rater_codes(rcol)
+    if (lab_codes < 0).any():  # rare votes outside the declared labels: missing votes
+        keep = lab_codes >= 0
+        lab_codes, rcodes = lab_codes[keep], rcodes[keep]
+        icodes = icodes[keep]
     ptr, order = rk.csr(icodes.astype(np.int64), len(items))
     by_r, by_l = rcodes[order], lab_codes[order]
     dup = rk.first_duplicate(ptr, by_r, len(rat))

@@ -1,23 +1,15 @@
-r"""EM / MAP fits of the rater models on encoded votes (:mod:`labelvar.votes._rater_data`).
+r"""The EM shared by every rater model (:mod:`labelvar.votes._rater_models`).
 
 Parameters are held in the kernels' layout: ``lc`` (J + 1, L, G, L) = log P(rater j
 says l | truth z, node g), row J the population rater. The E-step and the per-rater
-statistics are numba kernels (:mod:`labelvar._kernels.raters`); the M-steps work on
-the small (J, L, G, L) statistics in numpy.
+statistics are numba kernels (:mod:`labelvar._kernels.raters`); a model's M-step works
+on the small (J, L, G, L) statistics in numpy. This module knows no model by name: it
+calls the methods of the rater-model protocol
+(:class:`labelvar.votes._rater_models._base.RaterModelSpec`).
 
-Priors (MAP; weak, none gives a zero rate):
-
-- truth prior: Dirichlet(2, ..., 2) (one pseudo-item per label);
-- Dawid-Skene rows: rater j's row z ~ Dirichlet(1 + s * pop_z), pop_z the pooled
-  confusion row of all raters (+ 1 pseudo-vote per cell), s = ``prior_strength``
-  (default 2): a rater who saw few items is pulled to the pool, MAP row
-  (S_jz + s pop_z) / (N_jz + s);
-- one-coin: accuracy a_j ~ Beta-like pull of ``prior_strength`` votes to the pooled
-  accuracy;
-- difficulty: the logit abilities a_jz ~ N(mu_z, ``tau``^2) (tau = 2.5), mu_z the mean
-  over raters (empirical Bayes); item difficulty beta ~ N(0, sigma^2), sigma fitted,
-  integrated by Gauss-Hermite quadrature on G nodes; the error label spread
-  e_j[z, .] as the Dawid-Skene rows (off the diagonal).
+The truth prior is Dirichlet(2, ..., 2) (one pseudo-item per label) with a positive
+``prior_strength``, the maximum-likelihood share (crowd-kit's) with ``prior_strength``
+0.
 """
 
 from __future__ import annotations
@@ -27,15 +19,11 @@ import dataclasses
 
 import numba
 import numpy as np
-from scipy.special import expit
 
 from labelvar._kernels import raters as rk
 
-MODELS = ("one_coin", "dawid_skene", "dawid_skene_difficulty")
-#: Gauss-Hermite nodes of the difficulty model
-N_NODES = 7
-TAU = 2.5
-_CK_EPS = 1e-10  # crowd-kit's floor
+#: floor of a maximum-likelihood rate (crowd-kit's 1e-10): no log of zero
+ML_FLOOR = 1e-10
 
 
 @dataclasses.dataclass
@@ -52,6 +40,7 @@ class Params:
     n_iter: int = 0
     log_lik: float = np.nan
     converged: bool = False
+    objective: float = -np.inf
 
 
 @dataclasses.dataclass
@@ -106,11 +95,6 @@ def n_chunks(d: Data, G: int) -> int:
     return int(max(1, min(MAX_CHUNKS, d.n_items, STATS_BYTES // max(per, 1))))
 
 
-def from_votes(votes, fixed) -> Data:
-    return Data(votes.item_ptr, votes.rater, votes.label, len(votes.raters), len(votes.labels),
-                fixed)
-
-
 def run_pass(d: Data, p, weights, post=None):
     """(log_lik, S, T, Tk, H) of :func:`labelvar._kernels.raters.em_pass` at ``p``."""
     G = p.log_weights.size
@@ -119,27 +103,30 @@ def run_pass(d: Data, p, weights, post=None):
                       weights, d.n_raters, n_chunks(d, G), out)
 
 
-def hermite(G: int, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-    """Standard Gauss-Hermite nodes x and log weights for N(0, 1)."""
-    if G == 1:
-        return np.zeros(1), np.zeros(1)
-    x, w = np.polynomial.hermite_e.hermegauss(G)
-    return x, np.log(w / w.sum())
-
-
-def _prior_step(d: Data, T) -> np.ndarray:
+# --------------------------------------------------------------------------- shared M-step parts
+def prior_step(d: Data, T, s: float) -> np.ndarray:
+    """log P(truth): Dirichlet(2) MAP with ``s`` > 0, the mean posterior (ML) with ``s`` = 0."""
     tot = T.sum(axis=0)
+    if s == 0:
+        share = np.maximum(tot / max(tot.sum(), ML_FLOOR), ML_FLOOR)
+        return np.log(share / share.sum())
     return np.log((tot + 1.0) / (tot.sum() + d.n_labels))
 
 
-def _rows(counts, s):
-    """MAP rows (counts + s pop) / (N + s), pop the pooled rows (+1 per cell); last axis sums."""
+def rows(counts, s):
+    """MAP rows (counts + s pop) / (N + s), pop the pooled rows (+1 per cell); last axis sums.
+
+    ``s`` = 0: the maximum-likelihood rows counts / N, floored at :data:`ML_FLOOR`.
+    """
+    if s == 0:
+        r = np.maximum(counts, ML_FLOOR)
+        return r / r.sum(axis=-1, keepdims=True)
     pool = counts.sum(axis=0) + 1.0
     pop = pool / pool.sum(axis=-1, keepdims=True)
     return (counts + s * pop) / (counts.sum(axis=-1, keepdims=True) + s)
 
 
-def _with_population(conf: np.ndarray, n_votes: np.ndarray) -> np.ndarray:
+def with_population(conf: np.ndarray, n_votes: np.ndarray) -> np.ndarray:
     """Append the population row: the vote-weighted mean rater (J, ...) -> (J + 1, ...)."""
     w = n_votes / max(n_votes.sum(), 1)
     if n_votes.sum() == 0:
@@ -148,166 +135,43 @@ def _with_population(conf: np.ndarray, n_votes: np.ndarray) -> np.ndarray:
     return np.concatenate([conf, pop[None]], axis=0)
 
 
-def _ds_m(d: Data, S, s: float, one_coin: bool) -> np.ndarray:
-    C = S[:, :, 0, :].transpose(0, 2, 1)  # (J, z, l)
-    L = d.n_labels
-    if one_coin:
-        corr = np.trace(C, axis1=1, axis2=2)
-        tot = C.sum(axis=(1, 2))
-        pool = (corr.sum() + 1.0) / (tot.sum() + 2.0)
-        a = (corr + s * pool) / (tot + s)
-        conf = np.broadcast_to(((1 - a) / (L - 1))[:, None, None], C.shape).copy()
-        idx = np.arange(L)
-        conf[:, idx, idx] = a[:, None]
-    else:
-        conf = _rows(C, s)
-    conf = _with_population(conf, d.rater_votes.astype(float))
-    return np.log(conf).transpose(0, 2, 1)[:, :, None, :].copy()  # (J + 1, l, 1, z)
-
-
-def _spread(d: Data, S, s: float) -> np.ndarray:
-    """Error shares e[j, z, l] (l != z, rows sum to 1 off the diagonal); zero on it."""
-    L = d.n_labels
-    W = S.sum(axis=2).transpose(0, 2, 1).copy()  # (J, z, l)
-    idx = np.arange(L)
-    W[:, idx, idx] = 0.0
-    pool = W.sum(axis=0) + 1.0
-    pool[idx, idx] = 0.0
-    pop = pool / pool.sum(axis=-1, keepdims=True)
-    e = (W + s * pop) / (W.sum(axis=-1, keepdims=True) + s)
-    e[:, idx, idx] = 0.0
-    return e
-
-
-def difficulty_lc(a, sigma, x, e, n_votes) -> np.ndarray:
-    """Kernel log confusion of the difficulty model (with the population row)."""
-    J, L = a.shape
-    eta = a[:, :, None] - sigma * x[None, None, :]  # (J, z, G)
-    conf = np.empty((J, x.size, L, L))  # (J, G, z, l)
-    right = expit(eta).transpose(0, 2, 1)  # (J, G, z)
-    conf[:] = (1.0 - right)[:, :, :, None] * e[:, None, :, :]
-    idx = np.arange(L)
-    conf[:, :, idx, idx] = right
-    conf = _with_population(conf, n_votes)
+def kernel_lc(conf: np.ndarray, d: Data) -> np.ndarray:
+    """(J, z, l) confusion rows without difficulty -> kernel log confusion (J + 1, l, 1, z)."""
+    conf = with_population(conf, d.rater_votes.astype(float))
     with np.errstate(divide="ignore"):
-        return np.log(conf).transpose(0, 3, 1, 2).copy()  # (J + 1, l, G, z)
+        return np.log(conf).transpose(0, 2, 1)[:, :, None, :].copy()
 
 
-def _difficulty_m(d: Data, S, p: Params, x, s: float, steps: int = 3):
-    J, L = d.n_raters, d.n_labels
-    idx = np.arange(L)
-    C = S[:, idx, :, idx].transpose(1, 0, 2)  # (J, z, G): said z given truth z
-    N = S.sum(axis=1).transpose(0, 2, 1)  # (J, z, G)
-    a, sigma = p.a.copy(), p.sigma
-    for _ in range(steps):
-        mu = a.mean(axis=0, keepdims=True)
-        for _ in range(2):
-            q = expit(a[:, :, None] - sigma * x)
-            grad = (C - N * q).sum(axis=2) - (a - mu) / TAU ** 2
-            hess = -(N * q * (1 - q)).sum(axis=2) - 1 / TAU ** 2
-            a = a - grad / hess
-        for _ in range(2):
-            q = expit(a[:, :, None] - sigma * x)
-            r = C - N * q
-            grad = -(x * r).sum()
-            hess = -(x ** 2 * N * q * (1 - q)).sum()
-            if hess < 0:
-                sigma = float(np.clip(sigma - grad / hess, 1e-3, 10.0))
-    e = _spread(d, S, s) if L > 2 else np.ones((J, L, L)) - np.eye(L)
-    p.a, p.sigma, p.e = a, sigma, e
-    p.nodes = sigma * x
-    p.lc = difficulty_lc(a, sigma, x, e, d.rater_votes.astype(float))
-
-
-def _penalty(p: Params) -> float:
-    """Log prior density terms that the EM maximises besides the evidence (difficulty: a)."""
-    if p.a is None:
-        return 0.0
-    return float(-((p.a - p.a.mean(axis=0)) ** 2).sum() / (2 * TAU ** 2))
-
-
-def _start_stats(d: Data, w):
+def start_stats(d: Data, w):
     """Statistics of the vote-share start (gold items at their truth): S (J, L, 1, L), T."""
     S, T = rk.share_stats(d.item_ptr, d.rater, d.label, d.fixed, w, d.n_raters, d.n_labels)
     return S[:, :, None, :], T[None, :]
 
 
-def fit(d: Data, model: str, *, prior_strength: float = 2.0, weights=None, start: Params | None = None,
-        max_iter: int = 1000, tol: float = 1e-7, n_nodes: int = N_NODES, keep_post: bool = True) -> Params:
-    """EM to a MAP of ``model``; stops when the log posterior per vote gains < ``tol``.
+# --------------------------------------------------------------------------- the EM
+def fit(d: Data, spec, *, weights=None, start: Params | None = None, max_iter: int = 1000,
+        tol: float = 1e-7, keep_post: bool = True, gold_start: bool = False) -> Params:
+    """EM of the rater model ``spec`` to its MAP; stops when the objective per vote gains < ``tol``.
 
     ``start``: parameters to start from (a bootstrap's warm start); otherwise the
-    vote shares (Dawid-Skene, one-coin) or a Dawid-Skene fit (difficulty).
-    ``keep_post``: store the items' final posteriors (``p.post``, (n, G, L)).
+    model's :meth:`start` from the vote shares, or with ``gold_start`` from the gold
+    items alone (the orientation they anchor). ``keep_post``: store the items' final
+    posteriors (``p.post``, (n, G, L)).
     """
     n, L = d.n_items, d.n_labels
     w = np.ones(n) if weights is None else weights
     n_votes = max(float(np.repeat(w, np.diff(d.item_ptr)).sum()), 1.0)
-    diff = model == "dawid_skene_difficulty"
-    if diff:
-        x, logw = hermite(n_nodes, 1.0)
-        if start is None:
-            ds = fit(d, "dawid_skene", prior_strength=prior_strength, weights=weights,
-                     max_iter=200, tol=1e-6, keep_post=False)
-            J = d.n_raters
-            cz = np.clip(np.exp(ds.lc[:J, np.arange(L), 0, np.arange(L)]), 1e-6, 1 - 1e-6)  # (J, z)
-            # abilities whose mean accuracy over N(0, 1) difficulty is about the DS one
-            # (the logistic-normal mean ~ logit^-1(a / sqrt(1 + pi sigma^2 / 8)))
-            a = np.log(cz / (1 - cz)) * np.sqrt(1 + np.pi / 8)
-            e = _spread(d, run_pass(d, ds, w)[1], prior_strength) if L > 2 else 1 - np.eye(L)[None]
-            e = np.broadcast_to(e, (J, L, L)).copy()
-            p = Params(ds.log_prior, x.copy(), logw,
-                       difficulty_lc(a, 1.0, x, e, d.rater_votes.astype(float)), a=a, sigma=1.0, e=e)
-        else:
-            p = dataclasses.replace(start, a=start.a.copy())
-    elif start is None:
-        S, T = _start_stats(d, w)
-        p = Params(_prior_step(d, T), np.zeros(1), np.zeros(1),
-                   _ds_m(d, S, prior_strength, model == "one_coin"))
+    if start is not None:
+        p = spec.copy_params(start)
+    elif gold_start:
+        p = spec.start(d, np.where(d.fixed >= 0, w, 0.0))
     else:
-        p = dataclasses.replace(start)
-    one_coin = model == "one_coin"
-    J = d.n_raters
-    votes_j = d.rater_votes.astype(float)
+        p = spec.start(d, w)
 
     def update(p):
-        """(log posterior per vote at p, the EM update of p)."""
+        """(objective per vote at p, log likelihood at p, the EM update of p)."""
         ll, S, T, _, _ = run_pass(d, p, w)
-        q = dataclasses.replace(p, log_prior=_prior_step(d, T))
-        if diff:
-            _difficulty_m(d, S, q, x, prior_strength)
-        else:
-            q.lc = _ds_m(d, S, prior_strength, one_coin)
-        return (ll + _penalty(p)) / n_votes, ll, q
-
-    def pack(p):
-        if diff:
-            parts = [p.a.ravel(), [np.log(p.sigma)], p.log_prior]
-            if L > 2:
-                off = ~np.eye(L, dtype=bool)
-                parts.append(np.log(p.e[:, off]).ravel())
-            return np.concatenate(parts)
-        return np.concatenate([p.lc[:J, :, 0, :].ravel(), p.log_prior])
-
-    def unpack(theta, like):
-        lp = theta[-L:] - np.logaddexp.reduce(theta[-L:])
-        if diff:
-            a = theta[:J * L].reshape(J, L)
-            sigma = float(np.clip(np.exp(theta[J * L]), 1e-3, 10.0))
-            e = like.e
-            if L > 2:
-                off = ~np.eye(L, dtype=bool)
-                le = theta[J * L + 1:-L].reshape(J, L, L - 1)
-                le = le - np.logaddexp.reduce(le, axis=2, keepdims=True)
-                e = np.zeros((J, L, L))
-                e[:, off] = np.exp(le).reshape(J, -1)
-            return dataclasses.replace(like, a=a, sigma=sigma, e=e, nodes=sigma * x, log_prior=lp,
-                                       lc=difficulty_lc(a, sigma, x, e, votes_j))
-        lc = theta[:-L].reshape(J, L, L)  # (j, said, truth)
-        conf = np.exp(lc - np.logaddexp.reduce(lc, axis=1, keepdims=True)).transpose(0, 2, 1)
-        conf = _with_population(conf, votes_j)
-        return dataclasses.replace(like, log_prior=lp,
-                                   lc=np.log(conf).transpose(0, 2, 1)[:, :, None, :].copy())
+        return (ll + spec.penalty(p)) / n_votes, ll, spec.m_step(d, S, T, p)
 
     # SQUAREM (Varadhan & Roland 2008, scheme S3): two EM updates, an extrapolated point
     # theta0 - 2 alpha r + alpha^2 v, one EM update from it; back to the plain EM point
@@ -316,19 +180,19 @@ def fit(d: Data, model: str, *, prior_strength: float = 2.0, weights=None, start
     while passes < max_iter:
         obj0, ll0, p1 = update(p)
         passes += 1
-        p.n_iter, p.log_lik = passes, ll0
+        p.n_iter, p.log_lik, p.objective = passes, ll0, obj0
         if obj0 - old < tol:
             p.converged = True
             break
         old = obj0
         obj1, _, p2 = update(p1)
         passes += 1
-        t0, t1, t2 = pack(p), pack(p1), pack(p2)
+        t0, t1, t2 = spec.pack(p, d), spec.pack(p1, d), spec.pack(p2, d)
         r, v = t1 - t0, t2 - 2 * t1 + t0
         alpha = -np.sqrt((r @ r) / (v @ v)) if v @ v > 0 else -1.0
         alpha = min(alpha, -1.0) if np.isfinite(alpha) else -1.0
         if alpha < -1.0:
-            pe = unpack(t0 - 2 * alpha * r + alpha ** 2 * v, p2)
+            pe = spec.unpack(t0 - 2 * alpha * r + alpha ** 2 * v, p2, d)
             obj_e, _, p_next = update(pe)
             passes += 1
             if np.isfinite(obj_e) and obj_e >= obj1:
@@ -342,42 +206,35 @@ def fit(d: Data, model: str, *, prior_strength: float = 2.0, weights=None, start
     return p
 
 
-def crowdkit(d: Data, n_iter: int, tol: float):
-    """crowd-kit 1.4.2's ``DawidSkene`` EM on these kernels.
+def gold_rejects(d: Data, p: Params) -> bool:
+    """Whether the gold items reject the fit's orientation.
 
-    Maximum likelihood, the 1e-10 floor of observed rates, the vote-share start, its
-    lower bound and stopping rule.
+    The fitted model's posterior mode of each gold item, *not* told its truth, is
+    compared with the gold label: a relabelling of the classes (the label switch EM
+    can converge to) that matches more gold items than the identity rejects the fit.
+    Checked over every permutation of the labels up to L = 6, else over the swaps of
+    two labels.
     """
-    n, L, J = d.n_items, d.n_labels, d.n_raters
-    w = np.ones(n)
-    has = np.diff(d.item_ptr) > 0
-    used = np.zeros((J, L), dtype=bool)
-    used[d.rater, d.label] = True
+    gold = np.flatnonzero(d.fixed >= 0)
+    if gold.size == 0:
+        return False
+    free = dataclasses.replace(d, fixed=np.full(d.n_items, -1, np.int64))
+    post = np.empty((d.n_items, p.log_weights.size, d.n_labels))
+    rk.e_step(free.item_ptr, free.rater, free.label, p.lc, p.log_prior, p.log_weights, free.fixed,
+              np.ones(d.n_items), post)
+    mode = post.sum(axis=1)[gold].argmax(axis=1)
+    truth = d.fixed[gold]
+    hits = int((mode == truth).sum())
+    L = d.n_labels
+    if L <= 6:
+        import itertools
 
-    def m_step(S):  # S (J, l, 1, z) -> kernel log confusion with a (zero) population row
-        err = np.where(used[:, :, None], np.maximum(S[:, :, 0, :], _CK_EPS), 0.0)
-        err = err / err.sum(axis=1, keepdims=True)
-        with np.errstate(divide="ignore"):
-            le = np.log(err)
-        le = np.where(np.isfinite(le), le, 0.0)
-        return le, np.concatenate([le, np.zeros((1, L, L))])[:, :, None, :]
-
-    S, T = _start_stats(d, w)
-    prior = T[0] / max(has.sum(), 1)
-    le, lc = m_step(S)
-    loss, it = -np.inf, 0
-    n_votes = d.rater.size
-    p = Params(np.log(np.maximum(prior, _CK_EPS)), np.zeros(1), np.zeros(1), lc)
-    post = np.empty((n, 1, L))
-    while it < int(n_iter):
-        it += 1
-        _, S, T, Tk, H = run_pass(d, p, w, post)
-        prior = T[0] / max(has.sum(), 1)
-        le, p.lc = m_step(S)
-        p.log_prior = np.log(np.maximum(prior, _CK_EPS))
-        joint = (S[:, :, 0, :] * le).sum() + Tk[0] @ p.log_prior
-        new = float((joint - H) / n_votes)
-        if new - loss < tol:
-            break
-        loss = new
-    return post[:, 0], it
+        perms = (np.array(q) for q in itertools.permutations(range(L)))
+    else:
+        perms = []
+        for a in range(L):
+            for b in range(a + 1, L):
+                q = np.arange(L)
+                q[[a, b]] = q[[b, a]]
+                perms.append(q)
+    return any(int((q[mode] == truth).sum()) > hits for q in perms)

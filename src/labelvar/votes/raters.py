@@ -15,11 +15,27 @@ Three models of how rater j labels item i with true class z (L classes, any L):
   by Gauss-Hermite quadrature on G = 7 nodes (``n_nodes``; the fitted model *is* that
   G-node mixture, so predictions and the check use the same nodes).
 
-All three are fitted by EM to a MAP with weak priors (no zero rates), in log space, on
+Each model is one class in one file of :mod:`labelvar.votes._rater_models`
+(:class:`DawidSkene`, :class:`OneCoin`, :class:`DawidSkeneDifficulty`), registered by
+name in :data:`RATER_MODELS`; a new model is one more class following
+:class:`RaterModelSpec`, registered with :func:`register_rater_model`.
+:func:`fit_raters` takes a registered name or a model object; its default, and the
+command line's, is ``"dawid_skene_difficulty"`` (:data:`DEFAULT_MODEL`), the model the
+caries check accepts where plain Dawid-Skene is rejected.
+
+All are fitted by one EM to a MAP with weak priors (no zero rates), in log space, on
 sparse votes: any number of votes per item, raters who saw few items (pulled to the
-pooled raters), gold items (``gold={item: label}`` fixes their truth). Every model is a :class:`RaterModel`
-(arrays over raters x difficulty nodes x truth x label), the representation the
-ceilings, the simulation and the planner share.
+pooled raters), gold items (``gold={item: label}`` fixes their truth and anchors the
+labels' orientation). ``prior_strength=0`` gives the maximum-likelihood estimate.
+There is one Dawid-Skene estimator: :class:`DawidSkene`, MAP with ``prior_strength=2``
+by default, used by :func:`fit_raters`, by :func:`labelvar.agreement.dawid_skene` and
+so by ``stratify(aggregation="dawid_skene")``. MAP rather than maximum likelihood
+because the maximum-likelihood rates of a rater who saw few items, or never said a
+label, are 0 or 1 (the posterior of every item that rater voted on then rests on one
+vote), and the weak prior costs nothing where the data are many (the pull is two
+pseudo-votes per row). Every fitted model is a :class:`RaterModel` (arrays over raters x
+difficulty nodes x truth x label), the representation the ceilings, the simulation and
+the planner share.
 
 Examples
 --------
@@ -27,7 +43,7 @@ Examples
 >>> votes = pd.DataFrame({"item": [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4],
 ...                       "rater": ["a", "b", "c"] * 4,
 ...                       "label": [1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0]})
->>> fit = fit_raters(votes, model="dawid_skene", n_boot=0)
+>>> fit = fit_raters(votes, model="dawid_skene", n_resamples=0)
 >>> fit.skills[["rater", "n_items"]].values.tolist()
 [['a', 4], ['b', 4], ['c', 4]]
 """
@@ -35,25 +51,33 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import functools
 import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from scipy.special import expit
 
-from labelvar._base import _labels, _seeding
+from labelvar._base import _labels
 from labelvar._base import _validate as V
-from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import shown
 from labelvar._kernels import raters as rk
 from labelvar.votes import _rater_data as rd
 from labelvar.votes import _rater_em as em
+from labelvar.votes._rater_models import (
+    REGISTRY,
+    DawidSkene,
+    DawidSkeneDifficulty,
+    OneCoin,
+    RaterModelSpec,
+)
+from labelvar.votes._rater_models import register as register_rater_model
 
-__all__ = ["MODELS", "RaterCheck", "RaterFit", "RaterModel", "fit_raters"]
+__all__ = ["DEFAULT_MODEL", "RATER_MODELS", "DawidSkene", "DawidSkeneDifficulty", "OneCoin",
+           "RaterCheck", "RaterFit", "RaterModel", "RaterModelSpec", "fit_raters",
+           "register_rater_model"]
 
-MODELS = em.MODELS
+#: the registered rater models, name -> class (:func:`register_rater_model` adds one)
+RATER_MODELS = REGISTRY
 TIE_RULES = ("drop", "random")
 #: expected count below which the check pools a histogram cell with its neighbour
 MIN_EXPECTED = 5.0
@@ -146,9 +170,15 @@ class RaterModel:
         conf = np.stack([_confusion(s, L) for s in skills])[:, None]  # (J, 1, L, L)
         if raters is None:
             raters = ("skill",) if not many else tuple(f"skill{k}" for k in range(len(skills)))
+        if isinstance(raters, str):
+            raise ValueError(f"raters must be a list of rater ids, got the string {raters!r}")
         raters = tuple(raters)
         if len(raters) != len(skills):
             raise ValueError(f"raters must name each of the {len(skills)} skills, got {len(raters)}")
+        if len(set(map(str, raters))) != len(raters):
+            twice = next(r for i, r in enumerate(raters) if str(r) in map(str, raters[:i]))
+            raise ValueError(f"raters: {twice!r} is named twice in {list(raters)!r}; give each "
+                             "rater one id (several raters of one skill: one id each)")
         pri = np.full(L, 1.0 / L) if prior is None else V.probability("prior", prior)
         if pri.shape != (L,) or abs(pri.sum() - 1) > 1e-9:
             raise ValueError(f"prior must give {L} probabilities summing to 1, got {pri.tolist()}")
@@ -354,358 +384,12 @@ def _confusion(skill, L: int, rows: int | None = None) -> np.ndarray:
     return conf
 
 
-def _gold_codes(gold, d: rd.Votes, labels) -> np.ndarray:
-    fixed = np.full(d.n_items, -1, dtype=np.int64)
-    if gold is None:
-        return fixed
-    if not hasattr(gold, "items"):
-        raise ValueError("gold must be a mapping item -> true label (a dict or a pandas Series)")
-    lab = list(labels)
-    g = pd.Series(dict(gold.items()) if not isinstance(gold, pd.Series) else gold)
-    pos = d.items.get_indexer(g.index)
-    if (pos < 0).any():
-        raise ValueError(f"gold: item {_labels.plain(g.index[pos < 0][0])!r} has no votes; gold "
-                         "items must be among the voted items")
-    fixed[pos] = [lab.index(_labels.match_label(x, lab, "gold")) for x in g.to_numpy()]
-    return fixed
-
-
-@shown
-@dataclasses.dataclass(frozen=True, repr=False)
-class RaterCheck:
-    """Posterior predictive check of the histogram of votes per item.
-
-    Attributes
-    ----------
-    chi2, df, p : float
-        Pearson's chi-squared of observed vs expected item counts over the pooled
-        cells, its degrees of freedom (cells minus vote-count groups) and p-value.
-    statistic : str
-        What is counted per item: ``"votes for <label>"`` (L = 2: the positive label,
-        exact Poisson-binomial expectation) or ``"plurality count"`` (L > 2, Monte
-        Carlo expectation).
-    table : pandas.DataFrame
-        One row per pooled cell: ``votes`` (votes per item), ``low``..``high`` (the
-        counts pooled), ``expected``, ``observed``, ``chi2`` (the cell's term).
-    """
-
-    chi2: float
-    df: int
-    p: float
-    statistic: str
-    table: pd.DataFrame = dataclasses.field(repr=False)
-
-    def _shown_tables(self) -> dict:
-        return {"table": self.table}
-
-
-def _pool(expected: np.ndarray, observed: np.ndarray, k: int):
-    """Cells 0..k of one vote count, pooled left to right until each expects >= MIN_EXPECTED.
-
-    A short last cell joins the one before; a group expecting < MIN_EXPECTED in total
-    is one cell (no degree of freedom).
-    """
-    cells, lo, e, o = [], 0, 0.0, 0.0
-    for c in range(k + 1):
-        e += expected[c]
-        o += observed[c]
-        if e >= MIN_EXPECTED:
-            cells.append([lo, c, e, o])
-            lo, e, o = c + 1, 0.0, 0.0
-    if lo <= k:
-        if cells:
-            cells[-1][1] = k
-            cells[-1][2] += e
-            cells[-1][3] += o
-        else:
-            cells.append([0, k, e, o])
-    return cells
-
-
-@shown
-@dataclasses.dataclass(frozen=True, eq=False, repr=False)
-class RaterFit:
-    """The result of :func:`fit_raters`.
-
-    Attributes
-    ----------
-    model : RaterModel
-    kind : str
-        ``"one_coin"``, ``"dawid_skene"`` or ``"dawid_skene_difficulty"``.
-    n_iter : int
-        EM iterations; ``converged`` whether the tolerance was met.
-    log_lik : float
-        log P(votes) at the fit (the marginal likelihood, difficulty integrated).
-    sigma : float
-        The fitted sd of item difficulty (0 without difficulty).
-    truth : pandas.DataFrame
-        P(truth = label | votes) per item (rows: items, columns: labels).
-    skills : pandas.DataFrame
-        One row per rater: ``rater``, ``n_items``, ``accuracy`` = P(correct) under the
-        fitted prior and difficulty, for L = 2 ``sensitivity`` (P(says labels[1] |
-        truth labels[1])) and ``specificity``, each with ``_low`` / ``_high``: a
-        percentile bootstrap interval over items (``n_boot`` refits warm-started at the
-        fit, ``confidence_level``; NaN with ``n_boot=0``). Computed on first access.
-    """
-
-    model: RaterModel
-    kind: str
-    n_iter: int
-    converged: bool
-    log_lik: float
-    sigma: float
-    n_boot: int
-    confidence_level: float
-    seed: int
-    _data: object = dataclasses.field(repr=False)
-    _params: object = dataclasses.field(repr=False)
-    _items: pd.Index = dataclasses.field(repr=False)
-    _options: dict = dataclasses.field(repr=False)
-
-    @property
-    def raters(self) -> tuple:
-        """The fitted raters' ids."""
-        return self.model.raters
-
-    def _shown(self) -> dict:
-        return {"kind": self.kind, "raters": self.raters, "labels": self.model.labels,
-                "items": len(self._items), "n_iter": self.n_iter, "converged": self.converged,
-                "log_lik": self.log_lik, "sigma": self.sigma, "n_boot": self.n_boot,
-                "seed": self.seed}
-
-    def _shown_tables(self) -> dict:
-        """The skills (with intervals once computed: ``n_boot`` refits are not run here)."""
-        if "skills" in self.__dict__ or self.n_boot == 0:
-            return {"skills": self.skills}
-        return {"skills (point estimates; .skills adds the bootstrap intervals)":
-                pd.DataFrame({"rater": list(self.raters), **_skill_columns(self.model)})}
-
-    @property
-    def truth(self) -> pd.DataFrame:
-        """P(truth = label | votes) per item (rows: items, columns: labels)."""
-        post = self._params.post.sum(axis=1)
-        return pd.DataFrame(post, index=self._items, columns=list(self.model.labels))
-
-    @functools.cached_property
-    def skills(self) -> pd.DataFrame:
-        """The per-rater skill table with bootstrap intervals (see the class)."""
-        base = _skill_columns(self.model)
-        out = pd.DataFrame({"rater": list(self.model.raters),
-                            "n_items": self._data.rater_votes.astype(np.int64)})
-        boots = []
-        if self.n_boot > 0:
-            rng = _seeding.generator(self.seed, "raters", "bootstrap")
-            n = self._data.n_items
-            with em.threads_for(self._data.rater.size):
-                for _ in range(self.n_boot):
-                    w = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
-                    p = em.fit(self._data, self.kind, weights=w, start=self._params, max_iter=50,
-                               keep_post=False, **self._options)
-                    boots.append(_skill_columns(_as_model(self.model, p)))
-        q = (1 - self.confidence_level) / 2
-        for name, val in base.items():
-            out[name] = val
-            if boots:
-                b = np.stack([x[name] for x in boots])
-                out[f"{name}_low"] = np.quantile(b, q, axis=0)
-                out[f"{name}_high"] = np.quantile(b, 1 - q, axis=0)
-            else:
-                out[f"{name}_low"] = np.nan
-                out[f"{name}_high"] = np.nan
-        return out
-
-    def check(self, *, n_draws: int = 200, seed=0) -> RaterCheck:
-        """Posterior predictive check of the per-item vote histogram, by vote count.
-
-        For L = 2 the histogram of the number of votes for the positive label
-        (``labels[1]``) per item, among items with the same number of votes; each
-        item's expectation is the model's exact marginal predictive for its raters (a
-        mixture over truth and difficulty of Poisson-binomials). For L > 2 the
-        histogram of the plurality count (votes for the item's most voted label),
-        expected from ``n_draws`` simulated vote sets per item (counter-based draws
-        from ``seed``). Cells expecting fewer than 5 items are pooled with the next
-        (see :func:`_pool`); df = cells - vote-count groups (the fitted parameters are
-        not subtracted, as in Carpenter's case study). With items of different rater
-        sets in one group the statistic is a sum over independent non-identical items:
-        the chi-squared p is then approximate (conservative).
-
-        Returns
-        -------
-        RaterCheck
-
-        Examples
-        --------
-        >>> rng = np.random.default_rng(0)
-        >>> truth = rng.random(300) < 0.3
-        >>> said = np.where(rng.random((300, 4)) < 0.85, truth[:, None], ~truth[:, None])
-        >>> v = pd.DataFrame({"item": np.repeat(np.arange(300), 4), "rater": list("abcd") * 300,
-        ...                   "label": said.ravel().astype(int)})
-        >>> bool(fit_raters(v, n_boot=0).check().p > 0.01)
-        True
-        """
-        d, m = self._data, self.model
-        L = len(m.labels)
-        n_max = int(np.diff(d.item_ptr).max())
-        V.memory(f"the check's histograms of items with up to {n_max} votes",
-                 16.0 * (n_max + 1) ** 2 * (d.n_items // rk.BLOCK + 1), "fit fewer votes per item")
-        if L > 2:
-            n_draws = int(V.single("n_draws", V.integer("n_draws", n_draws, lo=1)))
-        with em.threads_for(d.rater.size):
-            ex, ob, what = self._histograms(n_max, n_draws, seed)
-        return self._finish_check(ex, ob, what, n_max)
-
-    def _histograms(self, n_max, n_draws, seed):
-        d, m = self._data, self.model
-        lc = m.kernel_log_conf
-        if len(m.labels) == 2:
-            ex, ob = rk.count_hist(d.item_ptr, d.rater, d.label, lc, m.log_prior, m.log_weights, 1,
-                                   n_max)
-            return ex, ob, f"votes for {m.labels[1]!r}"
-        key = np.uint64(_seeding.derive(_seeding.as_seed(seed), "raters", "check"))
-        ex, ob = rk.plurality_hist(d.item_ptr, d.rater, d.label, lc, m.log_prior, m.log_weights,
-                                   n_max, n_draws, key)
-        return ex, ob, "plurality count"
-
-    @staticmethod
-    def _finish_check(ex, ob, what, n_max):
-        rows = []
-        for k in range(n_max + 1):
-            if ob[k].sum() == 0:
-                continue
-            for lo, hi, e, o in _pool(ex[k], ob[k], k):
-                rows.append({"votes": k, "low": lo, "high": hi, "expected": e, "observed": o})
-        table = pd.DataFrame(rows)
-        table["chi2"] = (table["observed"] - table["expected"]) ** 2 / table["expected"]
-        chi2 = float(table["chi2"].sum())
-        df = int(len(table) - table["votes"].nunique())
-        p = float(stats.chi2.sf(chi2, df)) if df > 0 else np.nan
-        return RaterCheck(chi2=chi2, df=df, p=p, statistic=what, table=table)
-
-    def predict_agreement(self, panel_votes, rater=None, *, skill=None, tie_rule: str = "drop",
-                          item="item", rater_column="rater", label="label"):
-        """:meth:`RaterModel.predict_agreement` of the fitted model (same arguments).
-
-        Examples
-        --------
-        >>> v = pd.DataFrame({"item": np.repeat(np.arange(50), 3), "rater": list("abc") * 50,
-        ...                   "label": np.repeat(np.arange(50) % 2, 3)})
-        >>> p = fit_raters(v, n_boot=0).predict_agreement(v[v.rater != "c"], "c")
-        >>> bool(p.items["predicted"].min() > 0.9)
-        True
-        """
-        return self.model.predict_agreement(panel_votes, rater, skill=skill, tie_rule=tie_rule,
-                                            item=item, rater_column=rater_column, label=label)
-
-
-def _skill_columns(m: RaterModel) -> dict:
-    conf = np.exp(m.log_conf)  # (J, G, z, l)
-    w = np.exp(m.log_weights)
-    marg = np.einsum("g,jgzl->jzl", w, conf)
-    idx = np.arange(len(m.labels))
-    right = marg[:, idx, idx]  # (J, z)
-    out = {"accuracy": right @ np.exp(m.log_prior)}
-    if len(m.labels) == 2:
-        out["sensitivity"] = right[:, 1]
-        out["specificity"] = right[:, 0]
-    return out
-
-
-def _as_model(template: RaterModel | None, p, labels=None, raters=None) -> RaterModel:
-    labels = template.labels if template is not None else labels
-    raters = template.raters if template is not None else raters
-    lc = p.lc.transpose(0, 2, 3, 1)  # (J + 1, G, z, l)
-    return RaterModel(tuple(labels), tuple(raters), p.log_prior.copy(), np.asarray(p.nodes, float).copy(),
-                      p.log_weights.copy(), np.ascontiguousarray(lc[:-1]), np.ascontiguousarray(lc[-1]))
-
-
-def fit_raters(votes, model: str = "dawid_skene", *, item="item", rater="rater", label="label",
-               labels=None, gold=None, prior_strength: float = 2.0, n_boot: int = 200,
-               confidence_level: float = CONFIDENCE_LEVEL, seed=0, max_iter: int = 1000,
-               tol: float = 1e-7, n_nodes: int = em.N_NODES) -> RaterFit:
-    """Fit a rater model to long-format votes of identified raters.
-
-    Parameters
-    ----------
-    votes : pandas.DataFrame
-        One row per vote: item, rater, label (any hashable values; labels follow
-        labelvar's label rules: ``"1"`` and ``1`` are one label). One vote per (item,
-        rater); missing values are refused.
-    model : {"one_coin", "dawid_skene", "dawid_skene_difficulty"}
-    item, rater, label : column names
-    labels : sequence or None
-        The declared label set (default: the labels seen, sorted).
-    gold : mapping or None
-        Gold/control items: item -> true label (their truth is fixed in the fit).
-    prior_strength : float
-        Pseudo-votes pulling each rater's rates to the pooled raters' (> 0).
-    n_boot : int
-        Bootstrap refits over items for the intervals of :attr:`RaterFit.skills`
-        (run when ``skills`` is first read; 0: no intervals).
-    confidence_level : float
-    seed : int
-        The bootstrap's seed.
-    max_iter, tol : EM limits (tol: gain of the log posterior per vote).
-    n_nodes : int
-        Gauss-Hermite nodes of the difficulty distribution (difficulty model only).
-
-    Returns
-    -------
-    RaterFit
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(1)
-    >>> truth = rng.integers(0, 2, 400)
-    >>> acc = np.array([0.95, 0.85, 0.75, 0.65, 0.55])
-    >>> said = np.where(rng.random((400, 5)) < acc, truth[:, None], 1 - truth[:, None])
-    >>> v = pd.DataFrame({"item": np.repeat(np.arange(400), 5), "rater": list("abcde") * 400,
-    ...                   "label": said.ravel()})
-    >>> (said == truth[:, None]).mean(axis=0).round(2).tolist()  # the simulated raters' hits
-    [0.96, 0.82, 0.75, 0.64, 0.56]
-    >>> fit_raters(v, model="one_coin", n_boot=0).skills["accuracy"].round(2).tolist()
-    [0.94, 0.83, 0.76, 0.64, 0.59]
-    """
-    V.choice("model", model, MODELS)
-    n_boot = int(V.single("n_boot", V.integer("n_boot", n_boot, lo=0)))
-    max_iter = int(V.single("max_iter", V.integer("max_iter", max_iter, lo=1)))
-    s = float(V.single("prior_strength", V.probability("prior_strength", prior_strength, lo=0,
-                                                        hi=np.inf, open_lo=True)))
-    cl = float(V.single("confidence_level", V.probability("confidence_level", confidence_level,
-                                                          open_lo=True, open_hi=True)))
-    tol = float(V.single("tol", V.probability("tol", tol, hi=np.inf)))
-    seed = _seeding.as_seed(seed)
-    lab = None if labels is None else _labels.declared(labels)
-    G = int(V.single("n_nodes", V.integer("n_nodes", n_nodes, lo=2, hi=101))) \
-        if model == "dawid_skene_difficulty" else 1
-    d = rd.encode(votes, item=item, rater=rater, label=label, labels=lab,
-                  extra_bytes_per_item=2 * 8 * G * (2 if lab is None else len(lab)))
-    data = em.from_votes(d, _gold_codes(gold, d, d.labels))
-    options = {"prior_strength": s, "tol": tol, "n_nodes": max(G, 2)}
-    with em.threads_for(d.n_votes):
-        p = em.fit(data, model, max_iter=max_iter, **options)
-    m = _as_model(None, p, d.labels, d.raters)
-    return RaterFit(model=m, kind=model, n_iter=p.n_iter, converged=p.converged,
-                    log_lik=float(p.log_lik), sigma=float(p.sigma), n_boot=n_boot,
-                    confidence_level=cl, seed=seed, _data=data, _params=p, _items=d.items,
-                    _options=options)
-
-
-def dawid_skene_codes(codes, n_labels: int, *, n_iter: int = 100, tol: float = 1e-5):
-    """crowd-kit 1.4.2's maximum-likelihood Dawid-Skene on an items x raters code matrix.
-
-    The engine of :func:`labelvar.agreement.dawid_skene` (see there).
-    """
-    c = np.asarray(codes, dtype=np.int64)
-    if c.ndim != 2:
-        raise ValueError(f"codes must be items x raters, got shape {c.shape}")
-    L = int(V.single("n_labels", V.n_labels(n_labels)))
-    if c.size and (c.max() >= L or c.min() < -1):
-        raise ValueError(f"codes must be in [-1, {L - 1}] (-1: no vote), got {c.min()}..{c.max()}")
-    n, R = c.shape
-    ii, jj = np.nonzero(c >= 0)  # row-major: item order
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(ii, minlength=n), out=ptr[1:])
-    data = em.Data(ptr, jj.astype(np.int64), c[ii, jj], R, L, np.full(n, -1, np.int64))
-    with em.threads_for(data.rater.size):
-        return em.crowdkit(data, n_iter, tol)
-
+from labelvar.votes._rater_fit import (  # noqa: E402  (they build RaterModel objects)
+    DEFAULT_MODEL,
+    MAX_RESAMPLE_VOTES,
+    MAX_RESAMPLES,
+    RaterCheck,
+    RaterFit,
+    _gold_codes,
+    fit_raters,
+)
