@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from labelvar._base._defaults import CONFIDENCE_LEVEL
-from labelvar.cli._common import _strs
+from labelvar.cli._common import UsageError, _strs
+
+#: flags renamed to the one vocabulary: the old spelling is refused naming the new one
+_RENAMED = {"--n-boot": "--n-resamples"}
 
 
 # --------------------------------------------------------------------------- raters
@@ -22,8 +26,9 @@ def _add_raters(sub) -> None:
     p.add_argument("--task-column", default=None, help="column naming each vote's task "
                    "(one fit per task)")
     p.add_argument("--tasks", type=_strs, default=None, help="tasks to fit (default all)")
-    p.add_argument("--model", choices=("one_coin", "dawid_skene", "dawid_skene_difficulty"),
-                   default="dawid_skene_difficulty", help="rater model")
+    p.add_argument("--model", default=None,
+                   help="rater model: a name of labelvar.votes.raters.RATER_MODELS (default: "
+                   "fit_raters' default, dawid_skene_difficulty)")
     p.add_argument("--labels", type=_strs, default=None, help="the label set (default: seen)")
     p.add_argument("--gold", default=None, metavar="FILE",
                    help="gold items: a file with the --item and --label columns")
@@ -36,7 +41,11 @@ def _add_raters(sub) -> None:
                    help="two rater groups for cross-replication reliability kappa_x")
     p.add_argument("--tie-rule", choices=("random", "drop"), default="random",
                    help="tied panel plurality: uniform over the tied labels, or drop the item")
-    p.add_argument("--n-boot", type=int, default=200, help="bootstrap resamples over items")
+    p.add_argument("--n-resamples", type=int, default=200,
+                   help="bootstrap resamples over items (each one a refit of the skills)")
+    for old, new in _RENAMED.items():
+        p.add_argument(old, dest=f"renamed_{old[2:].replace('-', '_')}", default=None,
+                       metavar="N", help=argparse.SUPPRESS)
     p.add_argument("--confidence-level", type=float, default=CONFIDENCE_LEVEL,
                    help=f"of every interval (default {CONFIDENCE_LEVEL:g})")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstraps and the check")
@@ -48,6 +57,17 @@ def _run_raters(args) -> int:
     from labelvar import report
     from labelvar.report import _raters as rr
 
+    for old, new in _RENAMED.items():
+        if getattr(args, f"renamed_{old[2:].replace('-', '_')}") is not None:
+            raise UsageError(f"labelvar raters: error: {old} is now {new} (same meaning); "
+                             f"use {new} {getattr(args, 'renamed_' + old[2:].replace('-', '_'))}")
+    from labelvar._base import _validate as V
+    from labelvar.votes.raters import DEFAULT_MODEL, MAX_RESAMPLES, RATER_MODELS
+
+    model = DEFAULT_MODEL if args.model is None else args.model
+    if model not in RATER_MODELS:
+        raise ValueError(f"--model must be one of {', '.join(RATER_MODELS)}, got {model!r}")
+    V.integer("n_resamples", args.n_resamples, lo=0, hi=MAX_RESAMPLES)  # before reading
     if args.out:
         report.check_report_dir(args.out, report.RATERS_FILES)
     groups = None
@@ -58,9 +78,10 @@ def _run_raters(args) -> int:
                              f"{args.groups!r}")
     rep = rr.from_file(args.votes, item=args.item, rater=args.rater, label=args.label,
                        task_column=args.task_column, tasks=args.tasks, gold=args.gold,
-                       model=args.model, labels=args.labels, panel=args.panel,
+                       model=model, labels=args.labels, panel=args.panel,
                        targets=args.target, groups=groups, tie_rule=args.tie_rule,
-                       n_boot=args.n_boot, confidence_level=args.confidence_level, seed=args.seed)
+                       n_resamples=args.n_resamples, confidence_level=args.confidence_level,
+                       seed=args.seed)
     text = rr.markdown(rep)
     sys.stdout.write(text)
     if args.out:

@@ -52,17 +52,34 @@ __all__ = ["LEVELS", "CrossReplication", "bootstrap_agreement", "cross_replicati
 LEVELS = ("nominal", "ordinal", "interval")
 #: items keyed at a time by :func:`_patterns`
 _BLOCK = 1 << 18
+#: most bootstrap resamples (``n_resamples``) of :func:`bootstrap_agreement` and
+#: :func:`cross_replication` (their percentile's Monte Carlo error is far below the
+#: interval's width long before)
+MAX_RESAMPLES = 1_000_000
+#: bytes the resample weights of :func:`cross_replication` may take at once
+_WEIGHT_BYTES = 256 * 2 ** 20
 
 
-def _counts(counts) -> np.ndarray:
-    """Items x values counts, checked; integer arrays as given (no float copy of every item)."""
+def _counts(counts, name: str = "counts") -> np.ndarray:
+    """Items x values counts, checked: whole numbers >= 0 (integer arrays as given)."""
     c = np.asarray(counts)
+    if c.dtype == object or c.dtype.kind in "USb":
+        try:
+            c = c.astype(float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be numbers (votes per item and label)") from None
     if not np.issubdtype(c.dtype, np.integer):
         c = c.astype(float)
     if c.ndim != 2 or c.shape[1] < 2:
-        raise ValueError(f"counts must be items x labels (at least 2 labels), got shape {c.shape}")
+        raise ValueError(f"{name} must be items x labels (at least 2 labels), got shape {c.shape}")
+    if c.dtype.kind == "f" and c.size:
+        bad = ~np.isfinite(c) | (c != np.floor(c))
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise ValueError(f"{name} must be whole numbers of votes, got {c[i, j]!r} (item {i}, "
+                             f"column {j})")
     if c.size and c.min() < 0:
-        raise ValueError("counts must be >= 0")
+        raise ValueError(f"{name} must be >= 0")
     return c
 
 
@@ -247,7 +264,7 @@ def krippendorff_alpha(counts, level: str = "nominal", values=None) -> float:
     return float(_alpha(_coincidence_parts(uniq), freq[None, :], level, vals)[0])
 
 
-def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
+def bootstrap_agreement(counts, statistic: str, n_resamples: int, rng, *,
                         confidence_level: float = CONFIDENCE_LEVEL, values=None) -> tuple[float, float]:
     """Percentile interval of ``statistic`` over items resampled with replacement.
 
@@ -259,7 +276,7 @@ def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
     ----------
     counts : array_like, shape (n_items, V)
     statistic : {"fleiss_kappa", "alpha_nominal", "alpha_ordinal", "alpha_interval"}
-    n_boot : int
+    n_resamples : int
         Resamples (0: NaN interval).
     rng : numpy.random.Generator
         A seeded generator (``numpy.random.default_rng(seed)``).
@@ -281,7 +298,9 @@ def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
     """
     c = _counts(counts)
     n = c.shape[0]
-    if n_boot <= 0 or n == 0:
+    n_resamples = int(v.single("n_resamples", v.integer("n_resamples", n_resamples, lo=0,
+                                                        hi=MAX_RESAMPLES)))
+    if n_resamples <= 0 or n == 0:
         return np.nan, np.nan
     c, vals = _in_value_order(c, values)
     c, freq = _patterns(c)  # a resample is a multinomial draw of how often each row occurs
@@ -291,11 +310,11 @@ def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
         parts = _coincidence_parts(c)
     else:
         raise ValueError(f"statistic must be fleiss_kappa or alpha_<level>, got {statistic!r}")
-    out = np.empty(n_boot)
+    out = np.empty(n_resamples)
     shares = freq / n
     chunk = max(1, 5_000_000 // max(c.shape[0] * max(c.shape[1] ** 2, 1), 1))
-    for start in range(0, n_boot, chunk):
-        b = min(n_boot, start + chunk) - start
+    for start in range(0, n_resamples, chunk):
+        b = min(n_resamples, start + chunk) - start
         w = rng.multinomial(n, shares, size=b).astype(float)
         out[start:start + b] = (_fleiss(c, w) if parts is None
                                 else _alpha(parts, w, statistic[len("alpha_"):], vals))
@@ -306,38 +325,44 @@ def bootstrap_agreement(counts, statistic: str, n_boot: int, rng, *,
     return float(np.quantile(out, q)), float(np.quantile(out, 1 - q))
 
 
-def dawid_skene(codes, n_labels: int, *, n_iter: int = 100, tol: float = 1e-5):
+def dawid_skene(codes, n_labels: int, *, prior_strength: float = 2.0, max_iter: int = 1000,
+                tol: float = 1e-7):
     r"""Dawid-Skene EM: each item's label posterior from rater-identified votes.
 
     Parameters
     ----------
     codes : array_like of int, shape (n_items, n_raters)
-        Label code of each rater's vote, -1 where a rater did not vote.
+        Label code of each rater's vote, -1 where a rater did not vote (whole numbers;
+        others are refused).
     n_labels : int
         Number of declared labels L.
-    n_iter : int
-        Largest number of EM iterations (crowd-kit's default 100).
+    prior_strength : float
+        Pseudo-votes pulling each rater's confusion rows to the pooled raters' (the MAP
+        of :class:`labelvar.votes.raters.DawidSkene`); 0: maximum likelihood.
+    max_iter : int
+        Largest number of EM passes.
     tol : float
-        Stop when the evidence lower bound per vote improves by less (crowd-kit's 1e-5).
+        Stop when the log posterior per vote improves by less.
 
     Returns
     -------
     posterior : ndarray, shape (n_items, L)
         Items without votes get the prior.
     iterations : int
+        EM passes.
 
     Notes
     -----
-    A thin wrapper over the rater models of :mod:`labelvar.raters` (their sparse
-    kernels), in the setting that reproduces crowd-kit 1.4.2's ``DawidSkene``
-    (maximum likelihood, no priors); :func:`labelvar.fit_raters` fits the MAP model
-    with weak priors, gold items, skills with intervals and a model check. As
-    crowd-kit 1.4.2's ``DawidSkene``: start from the vote shares (majority-vote
-    probabilities); M-step: class priors = mean posterior, each rater's confusion
-    :math:`\pi_r[c, l] \propto \sum_i T_{ic} [\text{rater } r \text{ said } l]`,
-    its observed entries floored at 1e-10; E-step:
-    :math:`T_{ic} \propto p_c \prod_r \pi_r[c, l_{ir}]`; the lower bound as
-    crowd-kit writes it (the log prior counted once per vote).
+    The one Dawid-Skene estimator of labelvar, :class:`labelvar.votes.raters.DawidSkene`
+    (the EM of :func:`labelvar.fit_raters` with ``model="dawid_skene"``), on a code
+    matrix. Start: the vote shares; M-step: class priors and each rater's confusion
+    rows :math:`\pi_r[c, l] \propto \sum_i T_{ic} [\text{rater } r \text{ said } l]`,
+    pulled to the pooled rows by ``prior_strength`` pseudo-votes (MAP; with 0 the
+    maximum-likelihood rates, floored at 1e-10, the estimate crowd-kit's
+    ``DawidSkene`` converges to); E-step: :math:`T_{ic} \propto p_c \prod_r
+    \pi_r[c, l_{ir}]`. MAP by default: the maximum-likelihood rates of a rater who saw
+    few items, or never said a label, are 0 or 1, and one such vote then decides an
+    item.
 
     Examples
     --------
@@ -347,7 +372,8 @@ def dawid_skene(codes, n_labels: int, *, n_iter: int = 100, tol: float = 1e-5):
     """
     from labelvar.votes.raters import dawid_skene_codes
 
-    return dawid_skene_codes(codes, n_labels, n_iter=n_iter, tol=tol)
+    return dawid_skene_codes(codes, n_labels, prior_strength=prior_strength, max_iter=max_iter,
+                             tol=tol)
 
 
 # --------------------------------------------------------------------------- cross-replication
@@ -364,7 +390,7 @@ class CrossReplication:
 
     table: pd.DataFrame
     level: str
-    n_boot: int
+    n_resamples: int
     confidence_level: float
     seed: int
 
@@ -375,7 +401,7 @@ class CrossReplication:
                 f"n_items={int(r.n_items)})")
 
     def _repr_html_(self) -> str:
-        return result_html("CrossReplication", {"level": self.level, "n_boot": self.n_boot,
+        return result_html("CrossReplication", {"level": self.level, "n_resamples": self.n_resamples,
                                                 "confidence_level": self.confidence_level,
                                                 "seed": self.seed}, {"table": self.table},
                            [repr(self)])
@@ -466,8 +492,8 @@ def independent_normalized_kappa(p_x, p_y):
 
 
 def cross_replication(counts_x, counts_y, *, level: str = "nominal", values=None,
-                      n_boot: int = 1000, confidence_level: float = CONFIDENCE_LEVEL, seed=0,
-                      bins: bool = True) -> CrossReplication:
+                      n_resamples: int = 1000, confidence_level: float = CONFIDENCE_LEVEL,
+                      seed=0, bins: bool = True) -> CrossReplication:
     r"""Cross-replication reliability κx of two rater groups on the same items (Wong et al. 2021).
 
     Parameters
@@ -480,8 +506,9 @@ def cross_replication(counts_x, counts_y, *, level: str = "nominal", values=None
         ratings of the pairs compared).
     values : array_like of float, optional
         The numeric value of each column (interval; ordinal ranks by it); default 0, 1, ...
-    n_boot : int
-        Bootstrap resamples of the items (0: no intervals).
+    n_resamples : int
+        Bootstrap resamples of the items (0: no intervals; at most
+        :data:`MAX_RESAMPLES`). Drawn in blocks of bounded memory.
     confidence_level : float
     seed : int, Generator or None
         Of the bootstrap (an int or None, the seed of its own random stream, or a
@@ -513,18 +540,19 @@ def cross_replication(counts_x, counts_y, *, level: str = "nominal", values=None
     --------
     >>> x = [[3, 0], [2, 1], [0, 3], [1, 2], [3, 0], [0, 3]]
     >>> y = [[2, 0], [1, 1], [0, 2], [0, 2], [2, 0], [1, 1]]
-    >>> r = cross_replication(x, y, n_boot=0, bins=False)
+    >>> r = cross_replication(x, y, n_resamples=0, bins=False)
     >>> round(float(r.table.kappa_x[0]), 4), round(float(r.table.kappa_X[0]), 4)
     (0.5556, 0.5556)
     """
     from labelvar._base._seeding import as_seed, generator
 
     v.choice("level", level, LEVELS)
-    cx, cy = _counts(counts_x), _counts(counts_y)
+    cx, cy = _counts(counts_x, "counts_x"), _counts(counts_y, "counts_y")
     if cx.shape != cy.shape:
         raise ValueError(f"counts_x and counts_y must have the same shape (items x values), got "
                          f"{cx.shape} and {cy.shape}")
-    n_boot = int(v.single("n_boot", v.integer("n_boot", n_boot, lo=0)))
+    n_resamples = int(v.single("n_resamples", v.integer("n_resamples", n_resamples, lo=0,
+                                                        hi=MAX_RESAMPLES)))
     lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level,
                                                      open_lo=True, open_hi=True))
     both = (cx.sum(axis=1) > 0) & (cy.sum(axis=1) > 0)
@@ -548,11 +576,16 @@ def cross_replication(counts_x, counts_y, *, level: str = "nominal", values=None
         est = (_cross_stats(parts, ux, uy, freq[None, :], level, vals)[0] if len(freq)
                else np.full(4, np.nan))
         boot = np.full((0, 4), np.nan)
-        if n_boot and len(freq):
+        if n_resamples and len(freq):
             rng = generator(seed_int, "cross_replication", stratum)
             n = int(freq.sum())
-            w = rng.multinomial(n, freq / n, size=n_boot).astype(float)
-            boot = _cross_stats(parts, ux, uy, w, level, vals)
+            # blocks of resamples: the weights (and the V x V statistics) of a block in
+            # bounded memory; the draws are those of one (n_resamples, patterns) draw
+            rows = max(1, int(_WEIGHT_BYTES // (8 * len(freq) * max(V * V, 4))))
+            boot = np.concatenate([
+                _cross_stats(parts, ux, uy, rng.multinomial(n, freq / n, size=min(
+                    rows, n_resamples - s)).astype(float), level, vals)
+                for s in range(0, n_resamples, rows)])
         for j, name in enumerate(("kappa_x", "kappa_X", "kappa_Y", "normalized")):
             row[name] = float(est[j])
             b = boot[:, j][np.isfinite(boot[:, j])]
@@ -566,5 +599,5 @@ def cross_replication(counts_x, counts_y, *, level: str = "nominal", values=None
                               if V == 2 and 0 < row["p_X"] < 1 and 0 < row["p_Y"] < 1
                               else np.nan)
         rows.append(row)
-    return CrossReplication(table=pd.DataFrame(rows), level=level, n_boot=n_boot,
+    return CrossReplication(table=pd.DataFrame(rows), level=level, n_resamples=n_resamples,
                             confidence_level=lvl, seed=seed_int)

@@ -31,21 +31,22 @@ class RaterReport:
     settings: dict
 
 
-def _read(path: Path) -> pd.DataFrame:
-    """A votes (or gold) table: CSV/TSV by :func:`labelvar.io.read_frame`, JSON lines by records."""
+def _read(path: Path, text=()) -> pd.DataFrame:
+    """A votes (or gold) table: CSV/TSV by :func:`labelvar.io.read_frame` (the id columns
+    ``text`` read as written: ``0001`` stays ``0001``), JSON lines by records."""
     from labelvar.io import read_frame
     from labelvar.io._reading import read_jsonl_records
 
     if path.suffix.lower() in (".json", ".jsonl"):
         return pd.DataFrame.from_records(read_jsonl_records(path))
-    return read_frame(path)
+    return read_frame(path, text=list(text))
 
 
 def from_file(path, *, item: str, rater: str, label: str, task_column=None, tasks=None,
               gold=None, **options) -> RaterReport:
     """Read a long votes file (and a gold file), one :func:`rater_tables` per task, combined."""
     path = Path(path)
-    votes = _read(path)
+    votes = _read(path, [item, rater])
     need = [item, rater, label] + ([task_column] if task_column else [])
     missing = [c for c in need if c not in votes.columns]
     if missing:
@@ -53,10 +54,10 @@ def from_file(path, *, item: str, rater: str, label: str, task_column=None, task
                          f"--task-column); columns: {', '.join(map(str, votes.columns[:12]))}")
     gold_map = None
     if gold is not None:
-        g = _read(Path(gold))
+        g = _read(Path(gold), [item])
         if item not in g.columns or label not in g.columns:
             raise ValueError(f"--gold {gold}: needs the columns {item!r} and {label!r}")
-        gold_map = dict(zip(g[item], g[label]))
+        gold_map = list(zip(g[item], g[label]))  # an item given twice is checked, not overwritten
     groups = ([(str(t), sub) for t, sub in votes.groupby(task_column, sort=False)]
               if task_column else [(path.stem, votes)])
     if tasks is not None:
@@ -78,27 +79,23 @@ def _ids(values, known: list, flag: str) -> list:
     return [by_text[str(x)] for x in values]
 
 
-def _group_counts(votes, group, labels, item, rater, label):
-    sub = votes[votes[rater].isin(group)]
-    counts = pd.crosstab(sub[item], sub[label].map(str))
-    return counts.reindex(columns=[str(x) for x in labels], fill_value=0)
-
-
 def rater_tables(votes: pd.DataFrame, *, model: str, item: str, rater: str, label: str,
                  labels=None, gold=None, panel=None, targets=None, groups=None,
-                 tie_rule="random", n_boot: int = 200, confidence_level: float = CONFIDENCE_LEVEL,
-                 seed: int = 0, task: str = "task") -> RaterReport:
+                 tie_rule="random", n_resamples: int = 200,
+                 confidence_level: float = CONFIDENCE_LEVEL, seed: int = 0,
+                 task: str = "task") -> RaterReport:
     """Fit, check and score one task's votes (see the module docstring)."""
     from labelvar.evaluation.agreement import cross_replication
     from labelvar.votes.ceilings import panel_ceilings
     from labelvar.votes.raters import fit_raters
 
     fit = fit_raters(votes, model=model, item=item, rater=rater, label=label, labels=labels,
-                     gold=gold, n_boot=n_boot, confidence_level=confidence_level, seed=seed)
+                     gold=gold, n_resamples=n_resamples, confidence_level=confidence_level,
+                     seed=seed)
     known = list(fit.raters)
     skills = fit.skills.copy()
     chk = fit.check(seed=seed)
-    check = pd.DataFrame([{"model": model, "statistic": chk.statistic, "chi2": chk.chi2,
+    check = pd.DataFrame([{"model": fit.kind, "statistic": chk.statistic, "chi2": chk.chi2,
                            "df": chk.df, "p": chk.p}])
     pan = None if panel is None else _ids(panel, known, "--panel")
     tgt = None if targets is None else _ids(targets, known, "--target")
@@ -122,14 +119,11 @@ def rater_tables(votes: pd.DataFrame, *, model: str, item: str, rater: str, labe
         gx, gy = (_ids(g, known, "--groups") for g in groups)
         if set(gx) & set(gy):
             raise ValueError(f"--groups: a rater is in both groups ({sorted(set(gx) & set(gy))})")
-        cx = _group_counts(votes, gx, fit.model.labels, item, rater, label)
-        cy = _group_counts(votes, gy, fit.model.labels, item, rater, label)
-        idx = cx.index.union(cy.index)
-        r = cross_replication(cx.reindex(idx, fill_value=0).to_numpy(),
-                              cy.reindex(idx, fill_value=0).to_numpy(), n_boot=n_boot,
-                              confidence_level=confidence_level, seed=seed)
+        r = cross_replication(fit.label_counts(gx).to_numpy(), fit.label_counts(gy).to_numpy(),
+                              n_resamples=n_resamples, confidence_level=confidence_level,
+                              seed=seed)
         kx = r.table.assign(group_x=",".join(map(str, gx)), group_y=",".join(map(str, gy)))
-    settings = {"model": model, "tie_rule": str(tie_rule), "n_boot": n_boot,
+    settings = {"model": fit.kind, "tie_rule": str(tie_rule), "n_resamples": n_resamples,
                 "confidence_level": confidence_level, "seed": seed}
     return RaterReport(*(None if df is None else df.assign(task=task).pipe(_task_first)
                          for df in (skills, check, ceil, kx)), settings=settings)

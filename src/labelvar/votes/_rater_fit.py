@@ -233,6 +233,37 @@ class RaterFit:
                 out[f"{name}_high"] = np.nan
         return out
 
+    def label_counts(self, raters=None) -> pd.DataFrame:
+        """Votes per item and label of ``raters`` (default all): items x labels, as fitted.
+
+        Counted from the encoded votes, so the labels are the fit's canonical ones
+        (``1.0`` and ``1`` are one label) and the items its items, in its order.
+
+        Examples
+        --------
+        >>> v = pd.DataFrame({"item": [1, 1, 2, 2], "rater": list("abab"),
+        ...                   "label": ["1.0", "1", "0.0", "1"]})
+        >>> fit_raters(v, model="dawid_skene", n_resamples=0).label_counts(["a"]).values.tolist()
+        [[0, 1], [1, 0]]
+        """
+        d, known = self._data, list(map(str, self.model.raters))
+        if raters is None:
+            pick = np.ones(d.n_raters, dtype=bool)
+        else:
+            if isinstance(raters, str):
+                raise ValueError(f"raters must be a list of rater ids, got the string {raters!r}")
+            unknown = [r for r in raters if str(r) not in known]
+            if unknown:
+                raise ValueError(f"raters: {unknown[0]!r} is not a fitted rater; raters: "
+                                 f"{', '.join(known[:12])}")
+            pick = np.isin(np.arange(d.n_raters), [known.index(str(r)) for r in raters])
+        L = len(self.model.labels)
+        item_of = np.repeat(np.arange(d.n_items), np.diff(d.item_ptr))
+        sel = pick[d.rater]
+        counts = np.zeros((d.n_items, L), dtype=np.int64)
+        np.add.at(counts, (item_of[sel], d.label[sel]), 1)
+        return pd.DataFrame(counts, index=self._items, columns=list(self.model.labels))
+
     def check(self, *, n_draws: int = 200, seed=0) -> RaterCheck:
         """Posterior predictive check of the per-item vote histogram, by vote count.
 

@@ -391,5 +391,6 @@ from labelvar.votes._rater_fit import (  # noqa: E402  (they build RaterModel ob
     RaterCheck,
     RaterFit,
     _gold_codes,
+    dawid_skene_codes,
     fit_raters,
 )
