@@ -306,7 +306,7 @@ def _fit_raters(votes: pd.DataFrame, model: str, labels=None):
     """``labelvar.fit_raters`` on long votes, with the data set's label set (test votes may
     hold a label the training half lacks); no bootstrap (the skills' intervals are not used)."""
     return labelvar.fit_raters(votes, model=model, item="item", rater="rater", label="label",
-                               labels=None if labels is None else list(labels), n_boot=0)
+                               labels=None if labels is None else list(labels), n_resamples=0)
 
 
 def has_rater_models() -> bool:

@@ -221,7 +221,7 @@ class _nothing:
 
 
 def test_stated_skill_and_population_target():
-    m = RaterModel.from_skill([{"sensitivity": 0.9, "specificity": 0.8}] * 3, raters="abc")
+    m = RaterModel.from_skill([{"sensitivity": 0.9, "specificity": 0.8}] * 3, raters=list("abc"))
     a = panel_ceilings(m, ["a", "b"], skill={"sensitivity": 0.9, "specificity": 0.8}).table
     b = panel_ceilings(m, ["a", "b"], target="c").table
     assert np.allclose(a.expected, b.expected, atol=1e-12)

@@ -26,7 +26,7 @@ def _binary(positives, k):
 def test_hand_computed_example():
     # cross pairs disagreeing per item: 0, 3/6, 0, 2/6, 0, 3/6 -> d_o = 2/9; p_X = p_Y = 1/2 -> d_e = 1/2
     # within X: 0, 4/6, 0, 4/6, 0, 0 -> d_o = 2/9; within Y (pairs of 2): 0, 1, 0, 0, 0, 1 -> 1/3
-    r = cross_replication(X, Y, n_boot=0, bins=False).table.iloc[0]
+    r = cross_replication(X, Y, n_resamples=0, bins=False).table.iloc[0]
     assert r.kappa_x == pytest.approx(1 - (2 / 9) / 0.5, abs=1e-12)
     assert r.kappa_X == pytest.approx(1 - (2 / 9) / 0.5, abs=1e-12)
     assert r.kappa_Y == pytest.approx(1 - (1 / 3) / 0.5, abs=1e-12)
@@ -38,7 +38,7 @@ def test_within_group_is_fleiss_and_levels_agree_on_binary():
     rng = np.random.default_rng(3)
     q = rng.beta(0.5, 0.5, size=200)  # items that both groups see alike
     x, y = _binary(rng.binomial(5, q), 5), _binary(rng.binomial(3, q), 3)
-    r = {lv: cross_replication(x, y, level=lv, n_boot=0, bins=False).table.iloc[0]
+    r = {lv: cross_replication(x, y, level=lv, n_resamples=0, bins=False).table.iloc[0]
          for lv in ("nominal", "ordinal", "interval")}
     assert r["nominal"].kappa_X == pytest.approx(fleiss_kappa(x), abs=1e-12)
     assert r["nominal"].kappa_Y == pytest.approx(fleiss_kappa(y), abs=1e-12)
@@ -56,7 +56,7 @@ def test_interval_level_against_direct_pairs():
     vals = np.array([1.0, 2.0, 4.0])
     x = rng.multinomial(4, [0.5, 0.3, 0.2], size=50)
     y = rng.multinomial(2, [0.2, 0.3, 0.5], size=50)
-    got = cross_replication(x, y, level="interval", values=vals, n_boot=0, bins=False).table.iloc[0]
+    got = cross_replication(x, y, level="interval", values=vals, n_resamples=0, bins=False).table.iloc[0]
     # direct: expand the ratings and average squared differences over pairs
     rx = [np.repeat(vals, c) for c in x]
     ry = [np.repeat(vals, c) for c in y]
@@ -72,8 +72,8 @@ def test_bins_bootstrap_and_seed():
     rng = np.random.default_rng(0)
     q = rng.beta(0.5, 0.5, size=300)
     x, y = _binary(rng.binomial(5, q), 5), _binary(rng.binomial(3, q), 3)
-    a = cross_replication(x, y, n_boot=300, seed=1)
-    b = cross_replication(x, y, n_boot=300, seed=1)
+    a = cross_replication(x, y, n_resamples=300, seed=1)
+    b = cross_replication(x, y, n_resamples=300, seed=1)
     pd.testing.assert_frame_equal(a.table, b.table)
     t = a.table
     assert t.stratum.tolist() == ["all", "0.60", "0.80", "1.00"]
@@ -83,7 +83,7 @@ def test_bins_bootstrap_and_seed():
     # a bin's kappa_x is the statistic on that bin's items alone
     sel = x.max(axis=1) == 4
     assert t.iloc[2].kappa_x == pytest.approx(
-        cross_replication(x[sel], y[sel], n_boot=0, bins=False).table.kappa_x[0], abs=1e-12)
+        cross_replication(x[sel], y[sel], n_resamples=0, bins=False).table.kappa_x[0], abs=1e-12)
 
 
 def test_conditional_independence_value_by_simulation():
@@ -100,7 +100,7 @@ def test_conditional_independence_value_by_simulation():
             return np.stack([(~v).sum(1), v.sum(1)], axis=1)
         x = votes([0.8, 0.8, 0.8, 0.8, 0.8], [0.9] * 5)
         y = votes([0.6, 0.6, 0.6], [0.95] * 3)
-        r = cross_replication(x, y, n_boot=0, bins=False).table.iloc[0]
+        r = cross_replication(x, y, n_resamples=0, bins=False).table.iloc[0]
         diff.append(r.normalized - r.independent)
     diff = np.asarray(diff)
     se = diff.std(ddof=1) / np.sqrt(reps)
@@ -123,8 +123,8 @@ def test_bad_inputs_one_line():
     assert "\n" not in str(e.value)
     with pytest.raises(ValueError, match="level"):
         cross_replication(X, Y, level="ratio")
-    with pytest.raises(ValueError, match="n_boot"):
-        cross_replication(X, Y, n_boot=-1)
+    with pytest.raises(ValueError, match="n_resamples"):
+        cross_replication(X, Y, n_resamples=-1)
 
 
 def _chexpert_counts():
@@ -144,7 +144,7 @@ def _chexpert_counts():
 def test_chexpert_pinned():
     # RATERS.md: kappa within the 5 panel radiologists 0.375, within the 3 benchmark ones 0.420,
     # kappa_x 0.405, normalised 1.045 (means over the 14 findings)
-    rows = [cross_replication(x, y, n_boot=0, bins=False).table.iloc[0]
+    rows = [cross_replication(x, y, n_resamples=0, bins=False).table.iloc[0]
             for _, x, y in _chexpert_counts()]
     t = pd.DataFrame(rows)
     assert len(t) == 14
@@ -153,7 +153,7 @@ def test_chexpert_pinned():
     assert round(t.kappa_x.mean(), 3) == 0.405
     assert round(t.normalized.mean(), 3) == 1.045
     x, y = next((x, y) for t_, x, y in _chexpert_counts() if t_ == "Cardiomegaly")
-    assert cross_replication(x, y, n_boot=0, bins=False).table.kappa_X[0] == pytest.approx(
+    assert cross_replication(x, y, n_resamples=0, bins=False).table.kappa_X[0] == pytest.approx(
         fleiss_kappa(x), abs=1e-12)
 
 
@@ -161,7 +161,7 @@ def test_hs_brexit_different_standard():
     d = pd.read_csv(shared_data("raters/hs_brexit/HS-Brexit_votes_long.csv"))
     c = d.pivot_table(index="item", columns=["annotator_group", "hate_speech"], values="annotator",
                       aggfunc="count", fill_value=0)
-    r = cross_replication(c["group1"].to_numpy(), c["group2"].to_numpy(), n_boot=400,
+    r = cross_replication(c["group1"].to_numpy(), c["group2"].to_numpy(), n_resamples=400,
                           seed=0).table.iloc[0]
     # the target group and the controls apply different standards: the normalised kappa_x
     # lies far below what independent errors would give at their positive rates

@@ -45,12 +45,12 @@ def test_tables_equal_the_python_api(votes_file, capsys, tmp_path):
     path, df = votes_file
     out_dir = tmp_path / "rep"
     code, out, err = run(["raters", str(path), "--model", "dawid_skene", "--panel", "a,b,c",
-                          "--target", "d,e", "--groups", "a,b,c:d,e", "--n-boot", "0",
+                          "--target", "d,e", "--groups", "a,b,c:d,e", "--n-resamples", "0",
                           "--out", str(out_dir)], capsys)
     assert code == 0, err
     assert "### rater skills" in out and "### cross-replication reliability" in out
     ceil = read_results(out_dir / "ceilings.csv")
-    fit = fit_raters(df, model="dawid_skene", n_boot=0)
+    fit = fit_raters(df, model="dawid_skene", n_resamples=0)
     for t in ("d", "e"):
         want = panel_ceilings(fit, ["a", "b", "c"], target=t, panel_votes=df).table
         got = ceil[ceil.target == t].reset_index(drop=True)
@@ -70,7 +70,7 @@ def test_tables_equal_the_python_api(votes_file, capsys, tmp_path):
     cx = np.stack([(wide[["a", "b", "c"]] == v).sum(axis=1) for v in (0, 1)], axis=1)
     cy = np.stack([(wide[["d", "e"]] == v).sum(axis=1) for v in (0, 1)], axis=1)
     assert kx.kappa_x[0] == pytest.approx(
-        cross_replication(cx, cy, n_boot=0).table.kappa_x[0], abs=1e-12)
+        cross_replication(cx, cy, n_resamples=0).table.kappa_x[0], abs=1e-12)
     meta = json.loads((out_dir / "report.json").read_text())
     assert meta["kind"] == "raters" and "ceilings.csv" in meta["files"]
 
@@ -79,13 +79,13 @@ def test_default_each_rater_against_the_others_and_jsonl(votes_file, capsys, tmp
     path, df = votes_file
     js = tmp_path / "votes.jsonl"
     js.write_text("".join(json.dumps(r) + "\n" for r in df.to_dict("records")))
-    code, out, err = run(["raters", str(js), "--model", "one_coin", "--n-boot", "0",
+    code, out, err = run(["raters", str(js), "--model", "one_coin", "--n-resamples", "0",
                           "--tie-rule", "drop"], capsys)
     assert code == 0, err
     for r in "abcde":
         others = ",".join(x for x in "abcde" if x != r)
         assert re.search(rf"\|\s*{r}\s*\|\s*{others}\s*\|", out), r
-    fit = fit_raters(df, model="one_coin", n_boot=0)
+    fit = fit_raters(df, model="one_coin", n_resamples=0)
     want = panel_ceilings(fit, list("bcde"), target="a", panel_votes=df, tie_rule="drop").table
     r = want[(want.ceiling == "rater") & (want.stratum == "all")].iloc[0]
     assert f"{r.expected:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]" in out
@@ -97,13 +97,13 @@ def test_default_each_rater_against_the_others_and_jsonl(votes_file, capsys, tmp
     (["--panel", "a,b", "--target", "a"], "--target 'a' is in --panel"),
     (["--groups", "a,b"], "--groups must be X1,X2:Y1,Y2"),
     (["--groups", "a,b:b,c"], "--groups: a rater is in both groups"),
-    (["--n-boot", "-1"], "--n-boot must be"),
+    (["--n-resamples", "-1"], "--n-resamples must be"),
     (["--tasks", "x"], "--tasks: x not in --task-column"),
-    (["--model", "glad"], "invalid choice"),
+    (["--model", "glad"], "--model must be one of one_coin, dawid_skene, dawid_skene_difficulty, got 'glad'"),
 ])
 def test_bad_inputs_exit_2_one_line(votes_file, capsys, argv, msg):
     path, _ = votes_file
-    code, out, err = run(["raters", str(path), "--n-boot", "0", *argv], capsys)
+    code, out, err = run(["raters", str(path), "--n-resamples", "0", *argv], capsys)
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and msg in lines[0], err
@@ -123,7 +123,7 @@ def test_foreign_out_dir_is_refused_before_work(votes_file, capsys, tmp_path):
 def test_subprocess_no_traceback(tmp_path):
     bad = tmp_path / "v.csv"
     bad.write_text("item,rater,label\n1,a,0\n1,a,1\n")
-    p = subprocess.run([sys.executable, "-m", "labelvar.cli", "raters", str(bad), "--n-boot", "0"],
+    p = subprocess.run([sys.executable, "-m", "labelvar.cli", "raters", str(bad), "--n-resamples", "0"],
                        capture_output=True, text=True)
     assert p.returncode == 2
     assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1

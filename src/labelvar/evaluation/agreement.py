@@ -76,7 +76,7 @@ def _counts(counts, name: str = "counts") -> np.ndarray:
         bad = ~np.isfinite(c) | (c != np.floor(c))
         if bad.any():
             i, j = np.argwhere(bad)[0]
-            raise ValueError(f"{name} must be whole numbers of votes, got {c[i, j]!r} (item {i}, "
+            raise ValueError(f"{name} must be whole numbers of votes, got {c[i, j]:g} (item {i}, "
                              f"column {j})")
     if c.size and c.min() < 0:
         raise ValueError(f"{name} must be >= 0")
@@ -581,11 +581,11 @@ def cross_replication(counts_x, counts_y, *, level: str = "nominal", values=None
             n = int(freq.sum())
             # blocks of resamples: the weights (and the V x V statistics) of a block in
             # bounded memory; the draws are those of one (n_resamples, patterns) draw
-            rows = max(1, int(_WEIGHT_BYTES // (8 * len(freq) * max(V * V, 4))))
+            block = max(1, int(_WEIGHT_BYTES // (8 * len(freq) * max(V * V, 4))))
             boot = np.concatenate([
                 _cross_stats(parts, ux, uy, rng.multinomial(n, freq / n, size=min(
-                    rows, n_resamples - s)).astype(float), level, vals)
-                for s in range(0, n_resamples, rows)])
+                    block, n_resamples - s)).astype(float), level, vals)
+                for s in range(0, n_resamples, block)])
         for j, name in enumerate(("kappa_x", "kappa_X", "kappa_Y", "normalized")):
             row[name] = float(est[j])
             b = boot[:, j][np.isfinite(boot[:, j])]

@@ -102,8 +102,11 @@ def _check_kinds(uniques, canon, counts, labels, what: str, name) -> None:
                 "command line)")
 
 
-def _label_codes(col: pd.Series, labels, what: str, name) -> tuple[np.ndarray, tuple]:
-    """Label codes (-1: a rare vote outside the declared set, dropped) and the label set."""
+def _label_codes(col: pd.Series, labels, what: str, name, model: bool = False):
+    """Label codes (-1: a rare vote outside the declared set, dropped) and the label set.
+
+    ``model``: the labels are a fitted model's (every vote outside them refused).
+    """
     codes, uniques = _factorize(col)
     canon = [_labels.canon(x) for x in uniques]
     if any(c is None for c in canon):
@@ -132,6 +135,10 @@ def _label_codes(col: pd.Series, labels, what: str, name) -> tuple[np.ndarray, t
     n_out, total = int(counts[outside].sum()), int(counts.sum())
     if n_out:
         bad = [_labels.plain(u) for u in np.asarray(uniques, dtype=object)[outside][:5]]
+        if model:
+            raise ValueError(f"{what}: column {name!r} (label) has labels outside the model's "
+                             f"label set {_labels.fmt_labels(lab)}: {', '.join(map(repr, bad))} "
+                             f"({n_out:,} of {total:,} votes)")
         if n_out >= _labels.RARE_SHARE * total:
             raise ValueError(f"{what}: column {name!r} (label) has labels outside the label set "
                              f"{_labels.fmt_labels(lab)}: {', '.join(map(repr, bad))} ({n_out:,} "
@@ -186,7 +193,7 @@ def encode(votes, *, item="item", rater="rater", label="label", labels=None, rat
     icol = _column(votes, item, "item", what)
     rcol = _column(votes, rater, "rater", what)
     lcol = _column(votes, label, "label", what)
-    lab_codes, lab = _label_codes(lcol, labels, what, label)
+    lab_codes, lab = _label_codes(lcol, labels, what, label, model=raters is not None)
     icodes, items = _factorize(icol)
     rcodes, rat = _rater_codes(rcol)
     if (lab_codes < 0).any():  # rare votes outside the declared labels: missing votes

@@ -537,7 +537,7 @@ def dawid_skene_codes(codes, n_labels: int, *, prior_strength: float = 2.0, max_
         bad = ~np.isfinite(c) | (c != np.round(c))
         if bad.any():
             i, j = np.argwhere(bad)[0]
-            raise ValueError(f"codes must be whole label codes (-1: no vote), got {c[i, j]!r} at "
+            raise ValueError(f"codes must be whole label codes (-1: no vote), got {c[i, j]:g} at "
                              f"item {i}, rater {j}")
     elif c.dtype.kind not in "iub":
         raise ValueError(f"codes must be whole label codes (-1: no vote), got dtype {c.dtype}")
