@@ -164,6 +164,9 @@ def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
     0.896
     """
     V.choice("tie_rule", tie_rule, _panel.TIE_RULES)
+    if isinstance(panel, str) or not hasattr(panel, "__iter__"):
+        raise ValueError(f"panel must be a list of rater ids (repeat an id for raters of one "
+                         f"skill: [{panel!r}] * 3), got {panel!r}")
     ids = list(panel)
     if not ids:
         raise ValueError("panel must list at least one rater")

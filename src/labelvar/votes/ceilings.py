@@ -230,8 +230,11 @@ def _patterns(model, ids, same: bool):
     for k in range(K):
         log_v += np.moveaxis(lc[k][:, :, votes[:, k]], -1, 0)  # (P, G, z)
     m = log_v.max(axis=(1, 2))
-    with np.errstate(invalid="ignore"):
-        log_p = m + np.log(np.exp(log_v - m[:, None, None]).sum(axis=(1, 2)))
+    ok = np.isfinite(m)  # a pattern of probability 0 (a rate of 0 or 1) has log P = -inf
+    safe = np.where(ok, m, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        log_p = np.where(ok, safe + np.log(np.exp(log_v - safe[:, None, None]).sum(axis=(1, 2))),
+                         -np.inf)
     return votes, log_p + log_mult
 
 
