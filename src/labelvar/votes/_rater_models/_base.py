@@ -90,6 +90,18 @@ class RaterModelSpec:
         conf = np.exp(lc - np.logaddexp.reduce(lc, axis=1, keepdims=True)).transpose(0, 2, 1)
         return dataclasses.replace(like, log_prior=lp, lc=em.kernel_lc(conf, d))
 
+    def with_confusion(self, p, d, conf, prior):
+        """``p`` with confusion rows ``conf`` (J, z, l) (no difficulty) and truth prior (L,).
+
+        The kernel layout (log, said label first, the population row appended) is built
+        here: a model without difficulty needs only its rows.
+        """
+        from labelvar.votes import _rater_em as em
+
+        with np.errstate(divide="ignore"):
+            return dataclasses.replace(p, log_prior=np.log(np.asarray(prior, float)),
+                                       lc=em.kernel_lc(np.asarray(conf, float), d))
+
     def copy_params(self, p):
         """A copy of ``p`` the EM may change (a warm start)."""
         return dataclasses.replace(p, a=None if p.a is None else p.a.copy())
