@@ -456,15 +456,15 @@ def _rater_rows():
     """Issue 21's speed rows: DS + difficulty on 1e7 votes; plain DS against crowd-kit."""
     rows = []
     # a warm-up fit of 2000 votes first: it loads the kernels from the numba cache
-    warm = "import labelvar\nlabelvar.fit_raters(votes.iloc[:2000], model={!r}, n_boot=0)"
+    warm = "import labelvar\nlabelvar.fit_raters(votes.iloc[:2000], model={!r}, n_resamples=0)"
     setup = _RATER_VOTES.format(n=1_000_000) + warm.format("dawid_skene_difficulty")
     sec, mb = _timed_child(setup, "labelvar.fit_raters(votes, model='dawid_skene_difficulty', "
-                                  "n_boot=0)")
+                                  "n_resamples=0)")
     rows.append(("fit_raters DS + difficulty, 1e7 votes (1e6 items x 10 of 10,000 raters)",
                  f"{sec:.1f} s, peak {mb:.0f} MB (with the votes)", "<= 60 s, <= 2 GB",
                  "PASS" if sec <= 60 and mb <= 2000 else "FAIL"))
     sec, _ = _timed_child(_RATER_VOTES.format(n=100_000) + warm.format("dawid_skene"),
-                          "labelvar.fit_raters(votes, model='dawid_skene', n_boot=0)")
+                          "labelvar.fit_raters(votes, model='dawid_skene', n_resamples=0)")
     ck = _crowdkit_seconds(100_000)
     what = "fit_raters DS vs crowd-kit DawidSkene, 1e6 votes (1e5 items x 10)"
     if ck is None:

@@ -120,7 +120,7 @@ def test_short_reprs_and_html_of_the_other_results(stratified):
     truth = rng.integers(0, 2, 200)
     votes = pd.DataFrame([(i, f"r{j}", int(truth[i] if rng.random() < 0.8 else 1 - truth[i]))
                           for i in range(200) for j in range(4)], columns=["item", "rater", "label"])
-    fit = labelvar.fit_raters(votes, n_boot=0)
+    fit = labelvar.fit_raters(votes, model="dawid_skene", n_resamples=0)
     assert repr(fit).startswith("RaterFit(kind='dawid_skene', raters=('r0', 'r1', 'r2', 'r3'), "
                                 "labels=(0, 1), items=200, ")
     assert len(repr(fit)) < 250 and len(repr(fit.model)) < 120

@@ -45,7 +45,7 @@ def skill_expectations(t: _Task, model: str, seed) -> dict:
     panel = _long(t.codes, t.raters)
     own = _long(np.stack([t.preds[h] for h in humans], axis=1), humans)
     fit = fit_raters(pd.concat([panel, own], ignore_index=True), model=model,
-                     labels=list(range(len(t.labels))), n_boot=0, seed=seed)
+                     labels=list(range(len(t.labels))), n_resamples=0, seed=seed)
     out = {}
     n = t.k.size
     for h in humans:
