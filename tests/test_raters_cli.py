@@ -127,4 +127,4 @@ def test_subprocess_no_traceback(tmp_path):
                        capture_output=True, text=True)
     assert p.returncode == 2
     assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1
-    assert "two votes from one rater" in p.stderr
+    assert "item '1' has votes from rater 'a' with different labels (0, 1)" in p.stderr

@@ -61,7 +61,7 @@ def test_a_toy_model_registered_from_a_test_module_fits(toy_registered):
     np.testing.assert_allclose(fit.skills["accuracy"], 0.8, rtol=1e-12)
     # the object, with its own option, works without the registry as well
     fit7 = fit_raters(votes, model=FixedAccuracy(accuracy=0.7), n_resamples=0)
-    np.testing.assert_allclose(fit7.truth.loc[1, 1], 0.49 * 0.3 / (0.49 * 0.3 + 0.09 * 0.7),
+    np.testing.assert_allclose(fit7.truth.loc["1", 1], 0.49 * 0.3 / (0.49 * 0.3 + 0.09 * 0.7),
                                rtol=1e-12)
 
 

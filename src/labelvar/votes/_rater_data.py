@@ -1,29 +1,27 @@
-"""Long-format votes (item, rater, label) read into the sparse layout of the rater kernels.
+"""Votes read by the one reader (:func:`labelvar.io.read_votes`), laid out for the rater kernels.
 
-:func:`encode` checks a votes DataFrame (one line per refusal, before allocating) and
-returns :class:`Votes`: integer codes of items (in order of first appearance), raters
-and labels, and the votes as compressed sparse rows by item; :meth:`Votes.by_rater`
-adds the rows by rater (the M-step's order).
+:func:`encode` reads long votes through :func:`labelvar.io.read_votes` (every rule on
+labels and ids is there: ids as written, labels canonical, stray / non-finite / mixed
+labels and duplicates refused) and returns :class:`Encoded`: the votes as compressed
+sparse rows by item, with rater and label codes.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import warnings
 
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _labels
 from labelvar._base import _validate as V
 from labelvar._kernels import raters as rk
 
-#: bytes per vote of the fit (codes, two sparse orders, the DataFrame's factorisation)
+#: bytes per vote of the fit (codes, two sparse orders, the reader's factorisation)
 BYTES_PER_VOTE = 72
 
 
 @dataclasses.dataclass(frozen=True)
-class Votes:
+class Encoded:
     """Votes as codes. ``rater`` codes index ``raters``; ``len(raters)`` = a rater not known."""
 
     items: pd.Index
@@ -42,137 +40,19 @@ class Votes:
         return int(self.rater.size)
 
 
-def _column(votes: pd.DataFrame, name, role: str, what: str) -> pd.Series:
-    if name not in votes.columns:
-        raise ValueError(f"{what}: no column {name!r} for the {role} ({role}={name!r}); "
-                         f"columns are {list(votes.columns)[:8]}")
-    col = votes[name]
-    if col.isna().any():
-        row = int(np.flatnonzero(col.isna().to_numpy())[0])
-        raise ValueError(f"{what}: column {name!r} ({role}) has {int(col.isna().sum())} missing "
-                         f"values (first at row {row}); every vote needs an item, a rater and a label")
-    return col
-
-
-def _factorize(col: pd.Series, sort: bool = False):
-    """pandas.factorize (no missing values); whole numbers of a compact range in O(n)."""
-    if col.dtype.kind in "iu" and len(col):
-        values = col.to_numpy()
-        lo, hi = int(values.min()), int(values.max())
-        if hi - lo < 4 * len(values) + 1024:
-            codes, uniq = rk.int_codes(values.astype(np.int64), lo, hi - lo + 1, sort)
-            return codes, pd.Index(uniq.astype(values.dtype))
-    codes, uniques = pd.factorize(col, sort=sort)
-    return codes.astype(np.int64), uniques
-
-
-def _check_kinds(uniques, canon, counts, labels, what: str, name) -> None:
-    """Non-finite labels, and (labels not declared) text mixed with numbers, or a stray label."""
-    total = int(counts.sum())
-    for u, c in zip(uniques, canon, strict=True):
-        if _labels.kind(c) == "non-finite":
-            raise ValueError(f"{what}: column {name!r} (label) holds the non-finite value {u!r}; "
-                             "a label must be a finite number or a text")
-    if labels is not None:
-        return
-    seen: dict = {}
-    for c, n in zip(canon, counts, strict=True):
-        seen[c] = seen.get(c, 0) + int(n)
-    kinds = {_labels.kind(c) for c in seen}
-    if len(kinds) > 1:
-        odd = min(seen, key=lambda c: (seen[c], str(c)))
-        raise ValueError(f"{what}: column {name!r} (label) mixes numbers and text ({odd!r} in "
-                         f"{seen[odd]:,} of {total:,} votes); fix those votes, or declare the label "
-                         "set with labels=[...] (--labels) if they are all labels")
-    lab = sorted(seen, key=_labels.sort_key)
-    for x in lab:
-        if seen[x] >= _labels.RARE_SHARE * total:
-            continue
-        rest = [y for y in lab if y != x]
-        forms = {_labels._form(y) for y in rest}
-        stray = (len(rest) == 2 or _labels._form(x) not in forms
-                 or (_labels._form(x) == "whole" and forms == {"whole"}
-                     and min(abs(x - y) for y in rest) > 1))
-        if stray:
-            raise ValueError(
-                f"{what}: label {x!r} occurs in {seen[x]:,} of {total:,} votes "
-                f"({100 * seen[x] / total:.2f} %), which looks like a stray value; declare the "
-                f"label set: labels={_labels.fmt_labels(rest)} drops those votes as missing, "
-                f"labels={_labels.fmt_labels(lab)} keeps {x!r} as a class (--labels on the "
-                "command line)")
-
-
-def _label_codes(col: pd.Series, labels, what: str, name, model: bool = False):
-    """Label codes (-1: a rare vote outside the declared set, dropped) and the label set.
-
-    ``model``: the labels are a fitted model's (every vote outside them refused).
-    """
-    codes, uniques = _factorize(col)
-    canon = [_labels.canon(x) for x in uniques]
-    if any(c is None for c in canon):
-        bad = next(u for u, c in zip(uniques, canon, strict=True) if c is None)
-        raise ValueError(f"{what}: column {name!r} (label) has missing values such as {bad!r}; "
-                         "drop those rows (a missing label is not a vote)")
-    counts = np.bincount(codes, minlength=len(uniques))
-    _check_kinds(uniques, canon, counts, labels, what, name)
-    if labels is None:
-        lab = sorted(set(canon), key=_labels.sort_key)
-        if len(lab) < 2:
-            raise ValueError(f"{what}: the votes use one label only ({lab!r}); declare the label "
-                             "set with labels=[...] (at least 2 labels)")
-    else:
-        lab = list(labels)
-    pos = {x: k for k, x in enumerate(lab)}
-    table = np.full(len(uniques), -1, dtype=np.int64)
-    for k, c in enumerate(canon):
-        if c not in pos:
-            try:
-                c = _labels.match_label(uniques[k], lab, f"{what}: column {name!r} (label)")
-            except ValueError:
-                continue
-        table[k] = pos[c]
-    outside = table < 0
-    n_out, total = int(counts[outside].sum()), int(counts.sum())
-    if n_out:
-        bad = [_labels.plain(u) for u in np.asarray(uniques, dtype=object)[outside][:5]]
-        if model:
-            raise ValueError(f"{what}: column {name!r} (label) has labels outside the model's "
-                             f"label set {_labels.fmt_labels(lab)}: {', '.join(map(repr, bad))} "
-                             f"({n_out:,} of {total:,} votes)")
-        if n_out >= _labels.RARE_SHARE * total:
-            raise ValueError(f"{what}: column {name!r} (label) has labels outside the label set "
-                             f"{_labels.fmt_labels(lab)}: {', '.join(map(repr, bad))} ({n_out:,} "
-                             f"of {total:,} votes); add them to labels=[...] (--labels)")
-        from labelvar._base._warnings import DataNoteWarning
-
-        warnings.warn(f"{what}: {n_out:,} of {total:,} votes are outside the label set "
-                      f"{_labels.fmt_labels(lab)} ({', '.join(map(repr, bad))}) and are left out "
-                      "as missing votes", DataNoteWarning, stacklevel=4)
-    return table[codes], tuple(lab)
-
-
-def _rater_codes(col: pd.Series) -> tuple[np.ndarray, tuple]:
-    try:
-        codes, uniques = _factorize(col, sort=True)
-    except TypeError:  # raters of mixed types: order of first appearance
-        codes, uniques = _factorize(col)
-    return codes, tuple(uniques.tolist())
-
-
 def encode(votes, *, item="item", rater="rater", label="label", labels=None, raters=None,
-           what: str = "votes", extra_bytes_per_item: int = 0) -> Votes:
-    """Check and encode long-format votes.
+           what: str = "votes", extra_bytes_per_item: int = 0) -> Encoded:
+    """Read long votes with :func:`labelvar.io.read_votes` and lay them out by item.
 
     Parameters
     ----------
-    votes : pandas.DataFrame
+    votes : pandas.DataFrame, path or labelvar.io.Votes
         One row per vote.
     item, rater, label : column names
     labels : sequence or None
-        The declared label set (canonical, see :func:`labelvar._base._labels.declared`); None:
-        the labels seen, sorted (numbers first).
+        The declared label set (a model's, or the user's); None: the labels seen.
     raters : sequence or None
-        Known raters (a fitted model's): others get the code ``len(raters)``.
+        Known raters (a model's): others get the code ``len(raters)``; matched as text.
     what : str
         The argument's name in messages.
     extra_bytes_per_item : int
@@ -180,36 +60,38 @@ def encode(votes, *, item="item", rater="rater", label="label", labels=None, rat
 
     Returns
     -------
-    Votes
+    Encoded
     """
-    if not isinstance(votes, pd.DataFrame):
+    from labelvar.io import Votes, read_votes
+
+    if not isinstance(votes, (pd.DataFrame, Votes)) and not hasattr(votes, "__fspath__") \
+            and not isinstance(votes, str):
         raise ValueError(f"{what} must be a pandas DataFrame with one row per vote (columns item, "
-                         f"rater, label), got {type(votes).__name__}")
-    if len(votes) == 0:
-        raise ValueError(f"{what} has no rows; give at least one vote")
-    n_votes = len(votes)
-    V.memory(f"rater models of {n_votes} votes", n_votes * BYTES_PER_VOTE
-             + n_votes * extra_bytes_per_item, "fit a sample of the items")
-    icol = _column(votes, item, "item", what)
-    rcol = _column(votes, rater, "rater", what)
-    lcol = _column(votes, label, "label", what)
-    lab_codes, lab = _label_codes(lcol, labels, what, label, model=raters is not None)
-    icodes, items = _factorize(icol)
-    rcodes, rat = _rater_codes(rcol)
-    if (lab_codes < 0).any():  # rare votes outside the declared labels: missing votes
-        keep = lab_codes >= 0
-        lab_codes, rcodes = lab_codes[keep], rcodes[keep]
-        icodes = icodes[keep]
-    ptr, order = rk.csr(icodes.astype(np.int64), len(items))
-    by_r, by_l = rcodes[order], lab_codes[order]
-    dup = rk.first_duplicate(ptr, by_r, len(rat))
-    if dup >= 0:
-        raise ValueError(f"{what}: item {items[dup]!r} has two votes from one rater; give one vote "
-                         "per (item, rater) (a rater who labelled an item twice: keep one vote, or "
-                         "give the repeat another rater id)")
+                         f"rater, label), a votes file or labelvar.io.Votes, got "
+                         f"{type(votes).__name__}")
+    if isinstance(votes, pd.DataFrame):
+        n_votes = len(votes)
+        V.memory(f"rater models of {n_votes} votes", n_votes * BYTES_PER_VOTE
+                 + n_votes * extra_bytes_per_item, "fit a sample of the items")
+    try:
+        v = read_votes(votes, item=item, rater=rater, label=label, labels=labels)
+    except ValueError as e:  # the reader names its argument "data": here it is `what`
+        msg = str(e)
+        if msg.startswith("data: "):
+            msg = f"{what}: {msg[len('data: '):]}"
+        elif raters is not None and msg.startswith("labels: the votes use"):  # a model's labels
+            msg = (f"{what}: {msg[len('labels: '):].split('; add')[0]}".replace(
+                "the declared labels", "the model's labels") + "; the model knows no other label")
+        raise ValueError(msg) from None
+    if labels is None and len(v.labels) < 2:
+        raise ValueError(f"{what}: the votes use one label only ({list(v.labels)!r}); declare the "
+                         "label set with labels=[...] (at least 2 labels)")
+    ptr, order = rk.csr(v.item_code, v.n_items)
+    by_r, by_l = v.rater_code[order], v.label_code[order]
+    rat = tuple(v.raters)
     if raters is not None:  # the known raters' codes; every other rater: len(raters)
-        known = pd.Index(list(raters)).get_indexer(pd.Index(list(rat), dtype=object))
+        known = pd.Index([str(r) for r in raters]).get_indexer(pd.Index(rat, dtype=object))
         by_r = np.where(known < 0, len(raters), known)[by_r].astype(np.int64)
         rat = tuple(raters)
-    return Votes(items=pd.Index(items), raters=rat, labels=lab, item_ptr=ptr, rater=by_r,
-                 label=by_l)
+    return Encoded(items=v.items, raters=rat, labels=tuple(v.labels), item_ptr=ptr, rater=by_r,
+                   label=by_l)

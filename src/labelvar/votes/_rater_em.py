@@ -53,6 +53,8 @@ class Data:
     n_raters: int
     n_labels: int
     fixed: np.ndarray
+    #: truth classes held at prior 0 (not identified by the votes), or None
+    blocked: np.ndarray | None = None
 
     @property
     def n_items(self) -> int:
@@ -105,12 +107,31 @@ def run_pass(d: Data, p, weights, post=None):
 
 # --------------------------------------------------------------------------- shared M-step parts
 def prior_step(d: Data, T, s: float) -> np.ndarray:
-    """log P(truth): Dirichlet(2) MAP with ``s`` > 0, the mean posterior (ML) with ``s`` = 0."""
+    """log P(truth): Dirichlet(2) MAP with ``s`` > 0, the mean posterior (ML) with ``s`` = 0.
+
+    A blocked class (``d.blocked``) keeps prior 0.
+    """
     tot = T.sum(axis=0)
     if s == 0:
         share = np.maximum(tot / max(tot.sum(), ML_FLOOR), ML_FLOOR)
+    else:
+        share = tot + 1.0
+    if d.blocked is not None:
+        share = np.where(d.blocked, 0.0, share)
+    with np.errstate(divide="ignore"):
         return np.log(share / share.sum())
-    return np.log((tot + 1.0) / (tot.sum() + d.n_labels))
+
+
+def pack_prior(log_prior: np.ndarray) -> np.ndarray:
+    """The log prior for the extrapolation (a blocked class's -inf held at 0)."""
+    return np.where(np.isfinite(log_prior), log_prior, 0.0)
+
+
+def unpack_prior(theta: np.ndarray, d: Data) -> np.ndarray:
+    """A packed log prior, normalised, blocked classes back at -inf."""
+    if d.blocked is not None:
+        theta = np.where(d.blocked, -np.inf, theta)
+    return theta - np.logaddexp.reduce(theta)
 
 
 def rows(counts, s):

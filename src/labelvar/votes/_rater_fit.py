@@ -43,7 +43,7 @@ MAX_RESAMPLES = 10_000
 MAX_RESAMPLE_VOTES = 2e8
 
 
-def _gold_codes(gold, d: rd.Votes, labels, what: str = "gold") -> np.ndarray:
+def _gold_codes(gold, d: rd.Encoded, labels, what: str = "gold") -> np.ndarray:
     """Truth codes of the gold items (-1: none), matched to the votes' items by id text.
 
     An item given twice with different labels is refused naming it; an item without
@@ -412,6 +412,23 @@ def _em_fit(d: em.Data, spec, **kw):
     return p
 
 
+def _identified(d: em.Data) -> np.ndarray:
+    """Per class: whether the votes identify it (a plurality label of some item, or a gold label).
+
+    A class whose label is never an item's plurality (ties count) has no item of its own:
+    the model can only make it a copy of another class (Dawid-Skene then moves whole
+    groups of items to it on the strength of one vote), so it is held at prior 0.
+    """
+    L = d.n_labels
+    item_of = np.repeat(np.arange(d.n_items), np.diff(d.item_ptr))
+    counts = np.zeros((d.n_items, L), dtype=np.int64)
+    np.add.at(counts, (item_of, d.label), 1)
+    top = counts.max(axis=1, keepdims=True)
+    out = ((counts == top) & (top > 0)).any(axis=0)
+    out[d.fixed[d.fixed >= 0]] = True
+    return out
+
+
 def _anchored_fit(d: em.Data, spec, max_iter: int, tol: float):
     """The fit from the vote shares and, with gold items, from the gold items alone.
 
@@ -505,17 +522,23 @@ def fit_raters(votes, *, model=DEFAULT_MODEL, item="item", rater="rater", label=
     data = em.Data(d.item_ptr, d.rater, d.label, len(d.raters), len(d.labels), fixed)
     used = np.flatnonzero(np.bincount(np.concatenate([d.label, fixed[fixed >= 0]]),
                                       minlength=len(d.labels)) > 0)
-    unidentified = tuple(d.labels[k] for k in range(len(d.labels)) if k not in set(used))
-    if unidentified:
-        from labelvar._base._warnings import DataNoteWarning
-
-        warnings.warn(f"fit_raters: no vote and no gold item uses the label(s) "
-                      f"{', '.join(map(repr, unidentified))}: not identified, they get zero "
-                      "weight (prior 0, their rates NaN)", DataNoteWarning, stacklevel=2)
     remap = np.full(len(d.labels), -1, np.int64)
     remap[used] = np.arange(used.size)
     fit_data = em.Data(d.item_ptr, d.rater, remap[d.label], len(d.raters), int(used.size),
                        np.where(fixed >= 0, remap[np.maximum(fixed, 0)], -1))
+    ident = _identified(fit_data)
+    if not ident.all():
+        fit_data = dataclasses.replace(fit_data, blocked=~ident)
+    held = set(used[~ident].tolist())
+    unidentified = tuple(d.labels[k] for k in range(len(d.labels))
+                         if k not in set(used) or k in held)
+    if unidentified:
+        from labelvar._base._warnings import DataNoteWarning
+
+        warnings.warn(f"fit_raters: the label(s) {', '.join(map(repr, unidentified))} are not "
+                      "identified (no item has them as its plurality label, and no gold item): "
+                      "they get zero weight (prior 0, their rates NaN)", DataNoteWarning,
+                      stacklevel=2)
     with em.threads_for(d.n_votes):
         p = _anchored_fit(fit_data, spec, max_iter, tol)
     m = _as_model(None, p, used, d.labels, d.raters)
@@ -555,6 +578,11 @@ def dawid_skene_codes(codes, n_labels: int, *, prior_strength: float = 2.0, max_
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(ii, minlength=n), out=ptr[1:])
     data = em.Data(ptr, jj.astype(np.int64), c[ii, jj], R, L, np.full(n, -1, np.int64))
+    ident = _identified(data)
+    if not ident.any():  # no votes at all: the prior
+        return np.full((n, L), 1.0 / L), 0
+    if not ident.all():
+        data = dataclasses.replace(data, blocked=~ident)
     with em.threads_for(data.rater.size):
         p = em.fit(data, spec, max_iter=max_iter, tol=tol)
     return p.post[:, 0], p.n_iter

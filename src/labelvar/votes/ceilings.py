@@ -243,7 +243,7 @@ def _posterior(model, votes: np.ndarray, codes: np.ndarray) -> np.ndarray:
     from labelvar.votes import _rater_data as rd
 
     P, K = votes.shape
-    d = rd.Votes(items=pd.RangeIndex(P), raters=model.raters, labels=model.labels,
+    d = rd.Encoded(items=pd.RangeIndex(P), raters=model.raters, labels=model.labels,
                  item_ptr=np.arange(0, P * K + 1, K, dtype=np.int64),
                  rater=np.tile(codes, P).astype(np.int64), label=votes.ravel().astype(np.int64))
     return model._posterior(d)
@@ -480,7 +480,9 @@ def _target_codes(model, panel_votes, target, items, item, rater, label) -> np.n
     code = {}
     for x in pd.unique(mine[label]):
         code[x] = lab.index(_labels.match_label(x, lab, "panel_votes label"))
-    pos = pd.Index(items).get_indexer(mine[item])
+    from labelvar.io._csv import as_text
+
+    pos = pd.Index(items).get_indexer(as_text(mine[item].reset_index(drop=True)))
     ok = pos >= 0
     out[pos[ok]] = np.array([code[x] for x in mine[label][ok]], dtype=np.int64)
     return out

@@ -255,7 +255,7 @@ class RaterModel:
         post = self._posterior(d, _gold_codes(gold, d, self.labels))
         return d.items, post
 
-    def _posterior(self, d: rd.Votes, fixed=None) -> np.ndarray:
+    def _posterior(self, d: rd.Encoded, fixed=None) -> np.ndarray:
         n = d.n_items
         post = np.empty((n, self.nodes.size, len(self.labels)))
         with em.threads_for(d.n_votes):
@@ -308,7 +308,8 @@ class RaterModel:
                       extra_bytes_per_item=8 * self.nodes.size * len(self.labels))
         if skill is None and rater is None:
             raise ValueError("predict_agreement needs rater=R (a rater id) or skill=...")
-        if skill is None and rater_column in panel_votes and (panel_votes[rater_column] == rater).any():
+        if skill is None and rater_column in panel_votes and \
+                (panel_votes[rater_column].astype(str) == str(rater)).any():
             raise ValueError(f"panel_votes must not contain the target rater's votes (rater={rater!r}); "
                              "drop them: the panel is the other raters")
         conf = np.exp(self.rater_log_conf(rater, skill))  # (G, z, l)

@@ -77,15 +77,17 @@ class RaterModelSpec:
 
         Default: the raters' log confusion rows and the log prior.
         """
+        from labelvar.votes import _rater_em as em
+
         J = d.n_raters
-        return np.concatenate([p.lc[:J, :, 0, :].ravel(), p.log_prior])
+        return np.concatenate([p.lc[:J, :, 0, :].ravel(), em.pack_prior(p.log_prior)])
 
     def unpack(self, theta, like, d):
         """The parameters of a packed vector (``like`` supplies what is not packed)."""
         from labelvar.votes import _rater_em as em
 
         J, L = d.n_raters, d.n_labels
-        lp = theta[-L:] - np.logaddexp.reduce(theta[-L:])
+        lp = em.unpack_prior(theta[-L:], d)
         lc = theta[:-L].reshape(J, L, L)  # (j, said, truth)
         conf = np.exp(lc - np.logaddexp.reduce(lc, axis=1, keepdims=True)).transpose(0, 2, 1)
         return dataclasses.replace(like, log_prior=lp, lc=em.kernel_lc(conf, d))

@@ -135,7 +135,7 @@ class DawidSkeneDifficulty(RaterModelSpec):
 
     def pack(self, p, d) -> np.ndarray:
         L = d.n_labels
-        parts = [p.a.ravel(), [np.log(p.sigma)], p.log_prior]
+        parts = [p.a.ravel(), [np.log(p.sigma)], em.pack_prior(p.log_prior)]
         if L > 2:
             off = ~np.eye(L, dtype=bool)
             parts.append(np.log(p.e[:, off]).ravel())
@@ -143,8 +143,7 @@ class DawidSkeneDifficulty(RaterModelSpec):
 
     def unpack(self, theta, like, d):
         J, L, x = d.n_raters, d.n_labels, self._x
-        lp = theta[J * L + 1:J * L + 1 + L]
-        lp = lp - np.logaddexp.reduce(lp)
+        lp = em.unpack_prior(theta[J * L + 1:J * L + 1 + L], d)
         a = theta[:J * L].reshape(J, L)
         sigma = float(np.clip(np.exp(theta[J * L]), 1e-3, 10.0))
         e = like.e
