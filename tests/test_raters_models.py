@@ -103,8 +103,11 @@ def test_one_dawid_skene_and_one_default():
 
 
 def test_public_callables_have_at_most_12_parameters():
+    from labelvar.votes.pilot import ItemModelFit, PilotFit
+
     owned = [fit_raters, RaterModel.from_skill, RaterModel.predict_agreement, vr.RaterFit.check,
-             panel_ceilings, coin_model, cross_replication, bootstrap_agreement, dawid_skene]
+             panel_ceilings, coin_model, cross_replication, bootstrap_agreement, dawid_skene,
+             vr.RaterFit, RaterModel, PilotFit, ItemModelFit, DawidSkeneDifficulty]
     for f in owned:
         assert len(inspect.signature(f).parameters) <= 12, f.__qualname__
     names = set(inspect.signature(fit_raters).parameters)

@@ -182,8 +182,8 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     free = sum(math.comb(int(kk) + L - 1, L - 1) - 1 for kk in n_k)  # labelled patterns per K
     chi2, dof = _pooled_chi2(table, n_params, free)
     top = np.where(c == c.max(axis=1, keepdims=True), 1.0, 0.0)
-    return ItemModelFit(prior=model, method=method, n_items=int(c.shape[0]), n_labels=L,
-                        loglik=loglik, n_params=n_params, aic=2 * n_params - 2 * loglik,
+    return ItemModelFit(prior=model, method=method, n_items=int(c.shape[0]),
+                        loglik=loglik, n_params=n_params,
                         class_prior=(top / top.sum(axis=1, keepdims=True)).mean(axis=0),
                         table=table, chi2=chi2, dof=dof,
                         p_value=float(chdtrc(dof, chi2)) if dof > 0 else np.nan)

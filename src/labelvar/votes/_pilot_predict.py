@@ -54,10 +54,8 @@ class PilotFit:
     prior: object
     method: str
     n_items: int
-    n_labels: int
     loglik: float
     n_params: int
-    aic: float
     class_prior: np.ndarray
     table: pd.DataFrame
     chi2: float
@@ -65,6 +63,16 @@ class PilotFit:
     p_value: float
     selection: Selection | None = None
     notes: list = dataclasses.field(default_factory=list)
+
+    @property
+    def n_labels(self) -> int:
+        """L, the number of labels (one plurality share each in ``class_prior``)."""
+        return int(np.asarray(self.class_prior).size)
+
+    @property
+    def aic(self) -> float:
+        """Akaike's information criterion, 2 ``n_params`` - 2 ``loglik``."""
+        return 2 * self.n_params - 2 * self.loglik
 
     def _shown(self) -> dict:
         return {"prior": Text(self.prior.describe(self.n_labels)), "method": self.method,

@@ -363,8 +363,8 @@ def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,
                      "vote model cannot produce these shares")
     top = np.where(c == c.max(axis=1, keepdims=True), 1.0, 0.0)
     class_prior = (top / top.sum(axis=1, keepdims=True)).mean(axis=0)
-    return PilotFit(prior=prior, method=method, n_items=int(c.shape[0]), n_labels=L,
-                    loglik=loglik, n_params=n_params, aic=2 * n_params - 2 * loglik,
+    return PilotFit(prior=prior, method=method, n_items=int(c.shape[0]),
+                    loglik=loglik, n_params=n_params,
                     class_prior=class_prior, table=table, chi2=chi2, dof=dof,
                     p_value=float(chdtrc(dof, chi2)) if dof > 0 else np.nan,
                     selection=sel, notes=notes)

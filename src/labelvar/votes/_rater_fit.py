@@ -131,6 +131,20 @@ def _pool(expected: np.ndarray, observed: np.ndarray, k: int):
             cells.append([0, k, e, o])
     return cells
 
+@dataclasses.dataclass(frozen=True)
+class _FitState:
+    """What a :class:`RaterFit` keeps to refit and check: the votes (declared labels and the
+    used ones), the fitted parameters, the model object, the EM tolerance."""
+
+    data: em.Data  # codes over the declared labels
+    params: object  # em.Params on the used labels
+    items: pd.Index
+    spec: object
+    fit_data: em.Data  # codes over the used labels (what the EM fits)
+    used: np.ndarray
+    tol: float
+
+
 @shown
 @dataclasses.dataclass(frozen=True, eq=False, repr=False)
 class RaterFit:
@@ -172,13 +186,19 @@ class RaterFit:
     confidence_level: float
     seed: int
     unidentified: tuple
-    _data: object = dataclasses.field(repr=False)
-    _params: object = dataclasses.field(repr=False)
-    _items: pd.Index = dataclasses.field(repr=False)
-    _spec: object = dataclasses.field(repr=False)
-    _fit_data: object = dataclasses.field(repr=False)
-    _used: np.ndarray = dataclasses.field(repr=False)
-    _options: dict = dataclasses.field(repr=False)
+    _state: _FitState = dataclasses.field(repr=False)
+
+    @property
+    def _data(self) -> em.Data:
+        return self._state.data
+
+    @property
+    def _params(self):
+        return self._state.params
+
+    @property
+    def _items(self) -> pd.Index:
+        return self._state.items
 
     @property
     def raters(self) -> tuple:
@@ -203,7 +223,7 @@ class RaterFit:
     def truth(self) -> pd.DataFrame:
         """P(truth = label | votes) per item (rows: items, columns: labels)."""
         post = np.zeros((len(self._items), len(self.model.labels)))
-        post[:, self._used] = self._params.post.sum(axis=1)
+        post[:, self._state.used] = self._params.post.sum(axis=1)
         return pd.DataFrame(post, index=self._items, columns=list(self.model.labels))
 
     @functools.cached_property
@@ -219,9 +239,10 @@ class RaterFit:
             with em.threads_for(self._data.rater.size):
                 for _ in range(self.n_resamples):
                     w = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
-                    p = _em_fit(self._fit_data, self._spec, weights=w, start=self._params,
-                                max_iter=50, keep_post=False, tol=self._options["tol"])
-                    boots.append(_skill_columns(_as_model(self.model, p, self._used)))
+                    st = self._state
+                    p = _em_fit(st.fit_data, st.spec, weights=w, start=st.params, max_iter=50,
+                                keep_post=False, tol=st.tol)
+                    boots.append(_skill_columns(_as_model(self.model, p, st.used)))
         q = (1 - self.confidence_level) / 2
         for name, val in base.items():
             out[name] = val
@@ -544,9 +565,8 @@ def fit_raters(votes, *, model=DEFAULT_MODEL, item="item", rater="rater", label=
     m = _as_model(None, p, used, d.labels, d.raters)
     return RaterFit(model=m, kind=spec.name, n_iter=p.n_iter, converged=p.converged,
                     log_lik=float(p.log_lik), sigma=float(p.sigma), n_resamples=n_resamples,
-                    confidence_level=cl, seed=seed, unidentified=unidentified, _data=data,
-                    _params=p, _items=d.items, _spec=spec, _fit_data=fit_data, _used=used,
-                    _options={"tol": tol})
+                    confidence_level=cl, seed=seed, unidentified=unidentified,
+                    _state=_FitState(data, p, d.items, spec, fit_data, used, tol))
 
 
 def dawid_skene_codes(codes, n_labels: int, *, prior_strength: float = 2.0, max_iter: int = 1000,
