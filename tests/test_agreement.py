@@ -90,7 +90,8 @@ def test_dawid_skene_matches_crowd_kit():
 
 
 def test_counts_must_be_whole_numbers():
-    with pytest.raises(ValueError, match=r"^counts must be whole numbers of votes, got 2.5 \(item 0, column 0\)$"):
+    with pytest.raises(ValueError,
+                       match=r"^counts must be whole numbers of votes, got 2.5 \(item 0, column 0\)$"):
         agreement.fleiss_kappa([[2.5, 0.5], [1, 2]])
     with pytest.raises(ValueError, match=r"^counts_y must be whole numbers of votes"):
         agreement.cross_replication([[2, 1], [1, 2]], [[1.5, 0.5], [1, 1]], n_resamples=0)

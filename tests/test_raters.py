@@ -282,7 +282,8 @@ def test_plurality_check_expectation_is_within_monte_carlo_error():
 
 @pytest.mark.parametrize("change, msg", [
     (lambda v: v.drop(columns="rater"), "no column 'rater'"),
-    (lambda v: v.assign(label=v.label.where(v.index != 2)), "1 of 9 rows of the table have no label \\(column 'label'"),
+    (lambda v: v.assign(label=v.label.where(v.index != 2)),
+     "1 of 9 rows of the table have no label \\(column 'label'"),
     (lambda v: pd.concat([v, v.iloc[:1]]), "the vote of rater 'r0' on item '0' \\(0\\) is given 2 times"),
     (lambda v: v.assign(label=1), "one label only"),
 ])
@@ -302,7 +303,8 @@ def test_bad_arguments_are_refused():
         fit.predict_agreement(votes, "r0")
     with pytest.raises(ValueError, match="skill must be"):
         fit.predict_agreement(votes, skill={"sens": 0.9})
-    with pytest.raises(ValueError, match="^panel_votes: the votes use 7 .* outside the model's labels \\[0, 1\\]"):
+    with pytest.raises(ValueError,
+                       match="^panel_votes: the votes use 7 .* outside the model's labels \\[0, 1\\]"):
         fit.predict_agreement(votes.assign(label=7), "x")
     with pytest.raises(ValueError, match="gold: item 99 has no votes"):
         fit_raters(votes, gold={99: 1})

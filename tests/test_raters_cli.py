@@ -99,7 +99,7 @@ def test_default_each_rater_against_the_others_and_jsonl(votes_file, capsys, tmp
     (["--groups", "a,b:b,c"], "--groups: a rater is in both groups"),
     (["--n-resamples", "-1"], "--n-resamples must be"),
     (["--tasks", "x"], "--tasks: x not in --task-column"),
-    (["--model", "glad"], "--model must be one of one_coin, dawid_skene, dawid_skene_difficulty, got 'glad'"),
+    (["--model", "glad"], "--model must be one of dawid_skene, dawid_skene_difficulty, one_coin, got 'glad'"),
 ])
 def test_bad_inputs_exit_2_one_line(votes_file, capsys, argv, msg):
     path, _ = votes_file

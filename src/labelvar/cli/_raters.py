@@ -43,7 +43,7 @@ def _add_raters(sub) -> None:
                    help="tied panel plurality: uniform over the tied labels, or drop the item")
     p.add_argument("--n-resamples", type=int, default=200,
                    help="bootstrap resamples over items (each one a refit of the skills)")
-    for old, new in _RENAMED.items():
+    for old in _RENAMED:
         p.add_argument(old, dest=f"renamed_{old[2:].replace('-', '_')}", default=None,
                        metavar="N", help=argparse.SUPPRESS)
     p.add_argument("--confidence-level", type=float, default=CONFIDENCE_LEVEL,

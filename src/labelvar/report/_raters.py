@@ -32,8 +32,11 @@ class RaterReport:
 
 
 def _read(path: Path, text=()) -> pd.DataFrame:
-    """A votes (or gold) table: CSV/TSV by :func:`labelvar.io.read_frame` (the id columns
-    ``text`` read as written: ``0001`` stays ``0001``), JSON lines by records."""
+    """A votes (or gold) table: CSV/TSV by :func:`labelvar.io.read_frame`, JSON lines by records.
+
+    The id columns ``text`` are read as written (``0001`` stays ``0001``), as
+    :func:`labelvar.io.read_votes` reads them.
+    """
     from labelvar.io import read_frame
     from labelvar.io._reading import read_jsonl_records
 

@@ -107,7 +107,7 @@ def run_pass(d: Data, p, weights, post=None):
 
 # --------------------------------------------------------------------------- shared M-step parts
 def prior_step(d: Data, T, s: float) -> np.ndarray:
-    """log P(truth): Dirichlet(2) MAP with ``s`` > 0, the mean posterior (ML) with ``s`` = 0.
+    """Log P(truth): Dirichlet(2) MAP with ``s`` > 0, the mean posterior (ML) with ``s`` = 0.
 
     A blocked class (``d.blocked``) keeps prior 0.
     """

@@ -133,8 +133,11 @@ def _pool(expected: np.ndarray, observed: np.ndarray, k: int):
 
 @dataclasses.dataclass(frozen=True)
 class _FitState:
-    """What a :class:`RaterFit` keeps to refit and check: the votes (declared labels and the
-    used ones), the fitted parameters, the model object, the EM tolerance."""
+    """What a :class:`RaterFit` keeps to refit and check.
+
+    The votes (over the declared labels and over the used ones), the fitted
+    parameters, the model object and the EM tolerance.
+    """
 
     data: em.Data  # codes over the declared labels
     params: object  # em.Params on the used labels
@@ -371,7 +374,7 @@ class RaterFit:
 
 
 def _skill_columns(m) -> dict:
-    """accuracy (and L = 2 sensitivity, specificity) per rater; NaN for a class of prior 0."""
+    """Accuracy (and L = 2 sensitivity, specificity) per rater; NaN for a class of prior 0."""
     conf = np.exp(m.log_conf)  # (J, G, z, l)
     w = np.exp(m.log_weights)
     marg = np.einsum("g,jgzl->jzl", w, conf)

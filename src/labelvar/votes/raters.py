@@ -72,7 +72,8 @@ from labelvar.votes._rater_models import (
 )
 from labelvar.votes._rater_models import register as register_rater_model
 
-__all__ = ["DEFAULT_MODEL", "RATER_MODELS", "DawidSkene", "DawidSkeneDifficulty", "OneCoin",
+__all__ = ["DEFAULT_MODEL", "MAX_RESAMPLES", "MAX_RESAMPLE_VOTES", "RATER_MODELS", "DawidSkene",
+           "DawidSkeneDifficulty", "OneCoin",
            "RaterCheck", "RaterFit", "RaterModel", "RaterModelSpec", "fit_raters",
            "register_rater_model"]
 
@@ -124,6 +125,8 @@ class RaterModel:
         return {"labels": self.labels, "raters": self.raters, "nodes": len(self.nodes)}
 
     def _shown_tables(self) -> dict:
+        from labelvar.votes._rater_fit import _skill_columns
+
         return {"skill": pd.DataFrame({"rater": list(self.raters), **_skill_columns(self)})}
 
     @property
@@ -392,6 +395,6 @@ from labelvar.votes._rater_fit import (  # noqa: E402  (they build RaterModel ob
     RaterCheck,
     RaterFit,
     _gold_codes,
-    dawid_skene_codes,
+    dawid_skene_codes,  # noqa: F401  (the engine of labelvar.agreement.dawid_skene)
     fit_raters,
 )

@@ -14,8 +14,10 @@ import dataclasses
 
 from labelvar.votes import _rater_em as em
 from labelvar.votes._rater_models._base import RaterModelSpec
+from labelvar.votes._rater_models._registry import register
 
 
+@register
 class DawidSkene(RaterModelSpec):
     """Dawid-Skene: a confusion matrix per rater (MAP with weak priors; ML with ``prior_strength=0``).
 

@@ -23,6 +23,7 @@ from scipy.special import expit
 from labelvar._base import _validate as V
 from labelvar.votes import _rater_em as em
 from labelvar.votes._rater_models._base import RaterModelSpec
+from labelvar.votes._rater_models._registry import register
 from labelvar.votes._rater_models.dawid_skene import DawidSkene
 
 #: Gauss-Hermite nodes of the difficulty distribution (default)
@@ -67,6 +68,7 @@ def difficulty_lc(a, sigma, x, e, n_votes) -> np.ndarray:
         return np.log(conf).transpose(0, 3, 1, 2).copy()  # (J + 1, l, G, z)
 
 
+@register
 class DawidSkeneDifficulty(RaterModelSpec):
     """Dawid-Skene with item difficulty integrated over ``n_nodes`` Gauss-Hermite nodes.
 

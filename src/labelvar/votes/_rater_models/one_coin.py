@@ -13,8 +13,10 @@ import numpy as np
 
 from labelvar.votes import _rater_em as em
 from labelvar.votes._rater_models._base import RaterModelSpec
+from labelvar.votes._rater_models._registry import register
 
 
+@register
 class OneCoin(RaterModelSpec):
     """One accuracy per rater, errors uniform over the other labels.
 
