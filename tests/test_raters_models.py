@@ -92,6 +92,10 @@ def test_one_dawid_skene_and_one_default():
     post, _ = dawid_skene(said, 2)
     fit = fit_raters(votes, model="dawid_skene", n_resamples=0)
     np.testing.assert_allclose(fit.truth.to_numpy(), post, atol=1e-12)
+    from labelvar.io import read_votes  # votes already read are taken as they are
+
+    again = fit_raters(read_votes(votes), model="dawid_skene", n_resamples=0)
+    assert again.truth.equals(fit.truth)
     ml, _ = dawid_skene(said, 2, prior_strength=0)
     fit_ml = fit_raters(votes, model=DawidSkene(prior_strength=0), n_resamples=0)
     np.testing.assert_allclose(fit_ml.truth.to_numpy(), ml, atol=1e-12)

@@ -480,11 +480,11 @@ def fit_raters(votes, *, model=DEFAULT_MODEL, item="item", rater="rater", label=
 
     Parameters
     ----------
-    votes : pandas.DataFrame
-        One row per vote: item, rater, label (any hashable values; labels follow
-        labelvar's label rules: ``"1"`` and ``1`` are one label). One vote per (item,
-        rater); missing values, non-finite labels, and (labels not declared) text mixed
-        with numbers or a stray rare label are refused.
+    votes : pandas.DataFrame, labelvar.io.Votes or a votes file
+        One row per vote: item, rater, label, read by :func:`labelvar.io.read_votes`
+        (its rules: ids are text as written, ``"1"``, ``1.0`` and ``1`` are one label;
+        one vote per (item, rater); missing values, non-finite labels, and with labels
+        not declared text mixed with numbers or a stray rare label are refused).
     model : str or rater model object
         A registered name (``"dawid_skene_difficulty"``, the default, ``"dawid_skene"``,
         ``"one_coin"``) or an object such as ``DawidSkene(prior_strength=0)``; see
@@ -534,11 +534,12 @@ def fit_raters(votes, *, model=DEFAULT_MODEL, item="item", rater="rater", label=
     tol = float(V.single("tol", V.probability("tol", tol, hi=np.inf)))
     seed = _seeding.as_seed(seed)
     lab = None if labels is None else _labels.declared(labels)
-    if isinstance(votes, pd.DataFrame) and n_resamples * len(votes) > MAX_RESAMPLE_VOTES:
-        raise ValueError(f"n_resamples: {n_resamples:,} bootstrap refits of {len(votes):,} votes "
+    n_rows = len(votes) if isinstance(votes, pd.DataFrame) else getattr(votes, "n_votes", 0)
+    if n_resamples * n_rows > MAX_RESAMPLE_VOTES:
+        raise ValueError(f"n_resamples: {n_resamples:,} bootstrap refits of {n_rows:,} votes "
                          f"exceed {MAX_RESAMPLE_VOTES:.0e} vote refits (each resample refits the "
-                         f"model: about {n_resamples * len(votes) * 3.2e-6 / 3600:.1f} hours of "
-                         f"CPU); use at most {int(MAX_RESAMPLE_VOTES // max(len(votes), 1)):,}")
+                         f"model: about {n_resamples * n_rows * 3.2e-6 / 3600:.1f} hours of "
+                         f"CPU); use at most {int(MAX_RESAMPLE_VOTES // max(n_rows, 1)):,}")
     G = spec.n_nodes
     d = rd.encode(votes, item=item, rater=rater, label=label, labels=lab,
                   extra_bytes_per_item=2 * 8 * G * (2 if lab is None else len(lab)))
