@@ -13,6 +13,7 @@ from scipy.special import expit
 import labelvar
 from labelvar._kernels import raters as rk
 from labelvar.raters import RaterModel, fit_raters
+from labelvar._base._warnings import DataNoteWarning
 from labelvar.stratified import ExcludedItemsWarning
 from labelvar.votes import _rater_data as rd
 from labelvar.votes import _rater_em as em
@@ -315,8 +316,9 @@ def test_skill_intervals_and_declared_labels():
     conf = np.stack([np.array([[0.85, 0.15], [0.25, 0.75]])] * 3)
     _, said = _simulate_ds(rng, 400, conf, np.array([0.5, 0.5]))
     votes = _long(said).assign(label=lambda v: np.where(v.label == 1, "yes", "no"))
-    fit = fit_raters(votes, labels=["no", "yes", "maybe"], n_resamples=40, seed=1)
-    assert fit.model.labels == ("no", "yes", "maybe")
+    with pytest.warns(DataNoteWarning, match=r"the label\(s\) 'maybe' are not identified"):
+        fit = fit_raters(votes, labels=["no", "yes", "maybe"], n_resamples=40, seed=1)
+    assert fit.model.labels == ("no", "yes", "maybe") and fit.unidentified == ("maybe",)
     sk = fit.skills
     assert "sensitivity" not in sk and {"accuracy_low", "accuracy_high"} <= set(sk)
     assert (sk["accuracy_low"] <= sk["accuracy"]).all() and (sk["accuracy"] <= sk["accuracy_high"]).all()
