@@ -391,6 +391,7 @@ def cross_fit(ds: Dataset, seed, n_folds: int = 2, models=None) -> tuple[pd.Data
                     if m in RATER_MODELS:
                         got = fits[m].predict_agreement(panel_votes, rater=r, tie_rule="drop")
                         p = got.items.set_index("item")["predicted"]
+                        p.index = p.index.astype(np.int64)  # ids come back as text, as read
                         missing = pd.Index(items).difference(p.index)
                         if len(missing):
                             raise ValueError(f"{ds.name} {group}: {m} predicted no agreement for "

@@ -11,9 +11,9 @@ from conftest import shared_data
 from scipy.special import expit
 
 import labelvar
+from labelvar._base._warnings import DataNoteWarning
 from labelvar._kernels import raters as rk
 from labelvar.raters import RaterModel, fit_raters
-from labelvar._base._warnings import DataNoteWarning
 from labelvar.stratified import ExcludedItemsWarning
 from labelvar.votes import _rater_data as rd
 from labelvar.votes import _rater_em as em

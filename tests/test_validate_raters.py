@@ -229,6 +229,7 @@ def test_rater_model_predictions_equal_the_true_models(vr):
     np.add.at(counts, (code, panel["label"].to_numpy()), 1)
     untied = counts[:, 0] != counts[:, 1]
     want = vr.true_agreement(tr, lp[untied], target, counts[untied].argmax(axis=1))
+    got["item"] = got["item"].astype(np.int64)  # ids come back as text, as read
     pred = got.set_index("item")["predicted"].reindex(items[untied]).to_numpy()
     assert untied.sum() > 20
     np.testing.assert_allclose(pred, want, rtol=1e-10)

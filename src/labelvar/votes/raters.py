@@ -189,10 +189,16 @@ class RaterModel:
                    _log(conf.mean(axis=0)))
 
     def _index(self, rater) -> int:
-        try:
+        """The rater's code: matched as given, else by its text; the population if unknown.
+
+        Votes are read with ids as text, so a fitted rater 3 is ``"3"``; an unknown rater
+        gets ``len(raters)``, the population rater.
+        """
+        if rater in self.raters:
             return self.raters.index(rater)
-        except ValueError:
-            return len(self.raters)
+        text = [str(r) for r in self.raters]
+        return text.index(str(rater)) if rater is not None and str(rater) in text \
+            else len(self.raters)
 
     def rater_log_conf(self, rater=None, skill=None) -> np.ndarray:
         """(G, L, L) log confusion of a fitted rater, the population (unseen) or a stated skill.
