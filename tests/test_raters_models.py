@@ -118,3 +118,16 @@ def test_public_callables_have_at_most_12_parameters():
     names = set(inspect.signature(fit_raters).parameters)
     assert {"n_resamples", "max_iter", "confidence_level"} <= names
     assert not {"n_boot", "n_iter", "prior_strength"} & names
+
+
+def test_integer_rater_ids_are_found_by_their_text():
+    # votes are read with ids as text: a fitted rater 3 is "3", and rater=3 still finds it
+    votes, _ = _votes(np.random.default_rng(4), acc=(0.95, 0.9, 0.6, 0.55))
+    votes["rater"] = votes["rater"].str[1:].astype(int)
+    fit = fit_raters(votes, model="dawid_skene", n_resamples=0)
+    assert fit.raters == ("0", "1", "2", "3")
+    panel = votes[votes.rater != 0]
+    by_int = fit.predict_agreement(panel, 0).items["predicted"]
+    by_text = fit.predict_agreement(panel, "0").items["predicted"]
+    population = fit.predict_agreement(panel, "nobody").items["predicted"]
+    assert by_int.equals(by_text) and by_int.mean() > population.mean() + 0.01
