@@ -200,6 +200,9 @@ def _predictions(specs, flag: str = "--predictions") -> dict:
         name, sep, paths = spec.partition("=")
         if not sep or not name.strip() or not paths:
             raise ValueError(f"{flag} must be NAME=PATH[,PATH...], got {spec!r}")
+        if name.strip() in out:  # (a dict would keep the second file silently)
+            raise ValueError(f"{flag}: {name.strip()!r} is given twice; give each system one "
+                             f"name (its several files: {name.strip()}=PATH,PATH)")
         out[name.strip()] = _strs(paths)
     return out
 

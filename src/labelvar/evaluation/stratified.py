@@ -537,7 +537,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     v.choice("tie_rule", tie_rule, TIE_RULES)
     v.choice("missing", missing, ("error", "drop"))
     # systems given as sampled answers (TaskData.samples): modal answer + shares (_samples)
-    panel, sampled = _samples.expand(panel, labels, panel_counts)
+    panel, sampled, recode = _samples.expand(panel, labels, panel_counts,
+                                             _scales.recode_map(recode))
     v.choice("aggregation", aggregation, AGGREGATIONS)
     has_probs = probabilities is not None or (isinstance(panel, Mapping) and any(
         len(td) > 2 and td[2] for td in panel.values()))

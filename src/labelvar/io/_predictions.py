@@ -255,6 +255,11 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
         if tasks is not None and not mine.any():
             out[t] = td
             continue
+        if name in map(str, td.predictions.columns) or name in (td.samples or {}):
+            raise ValueError(f"predictions {name!r}: task {t!r} already has a system {name!r} "
+                             "(a column of the panel's file or another predictions file); give "
+                             "each system its own name (one system's several files: one name "
+                             "with all its paths)")
         where = td.panel.index.astype(str)
         sel = np.flatnonzero(mine)
         if not sampled:
@@ -458,6 +463,10 @@ def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_
     for t, td in data.items():
         probs = dict(td.probabilities or {})
         if t in per_task and (task is None or t == task):
+            if name in probs:
+                raise ValueError(f"probabilities {name!r}: task {t!r} already has probabilities "
+                                 f"of {name!r}; give each system its own name (one system's "
+                                 "several files: one name with all its paths)")
             probs[name] = per_task[t].reindex(td.panel.index.astype(str))
             probs[name].index = td.panel.index
         out[t] = td._replace(probabilities=probs or None)
