@@ -115,9 +115,9 @@ def test_a_repeated_count_label_is_refused_not_dropped(tmp_path, capsys):
     code, err = _cli([p, "--panel-counts", "e,n,c", "--labels", "e,n,e", "--item", "id"], capsys)
     assert code == 2 and "--labels: 'e' is given twice in ['e', 'n', 'e']" in err
     with pytest.raises(ValueError, match="'e' is given twice"):
-        io.load_tasks(p, panel="e,n,e", item="id", panel_counts=True)
+        io.load_tasks(p, columns=io.Columns(panel="e,n,e", item="id", counts=True))
     # the right columns: every vote counted (the sum of the file's counts)
-    r = stratify(io.load_tasks(p, panel="e,n,c", item="id", panel_counts=True),
+    r = stratify(io.load_tasks(p, columns=io.Columns(panel="e,n,c", item="id", counts=True)),
                  panel_counts=True, n_boot=0)
     assert sum(r.inputs["c"]["labels"].values()) == int(counts.sum())
 
@@ -129,13 +129,13 @@ def test_repeated_labels_in_jsonl_counts_and_prediction_classes(tmp_path, capsys
         io.read_jsonl(p, panel="n", item="id", counts=True, labels=["e", "n", "e"])
     panel = _write(tmp_path / "w.csv", "id,r1,r2\na,e,e\nb,n,c\n")
     pred = _write(tmp_path / "p.jsonl", '{"id": "a", "pred": 0}\n{"id": "b", "pred": 2}\n')
-    with pytest.raises(ValueError, match=r"^pred_classes: 'e' is given twice"):
-        io.load_tasks(panel, panel="r*", item="id", predictions={"m": pred},
-                      pred_classes=["e", "n", "e"])
+    with pytest.raises(ValueError, match=r"^predictions\.classes: 'e' is given twice"):
+        io.load_tasks(panel, columns=io.Columns(panel="r*", item="id"),
+                      predictions=io.Predictions(files={"m": pred}, classes=["e", "n", "e"]))
     code, err = _cli([panel, "--panel", "r*", "--item", "id", "--predictions", f"m={pred}",
                       "--pred-classes", "e,n,e"], capsys)
     assert code == 2 and "--pred-classes: 'e' is given twice" in err
-    data = io.load_tasks(panel, panel="r*", item="id")
+    data = io.load_tasks(panel, columns=io.Columns(panel="r*", item="id"))
     with pytest.raises(ValueError, match=r"^classes: 'n' is given twice"):
         io.attach_probabilities(data, "m", _write(tmp_path / "q.jsonl",
                                                   '{"id": "a", "p": [0.5, 0.3, 0.2]}\n'),
@@ -205,7 +205,7 @@ def test_dawid_skene_refused_on_a_list_of_votes(tmp_path, capsys):
     p = _write(tmp_path / "snli.jsonl", "".join(
         json.dumps({"pairID": f"p{i}", "annotator_labels": list(labels[rng.integers(0, 3, 5)])})
         + "\n" for i in range(40)))
-    data = io.load_tasks(p, panel="annotator_labels", item="pairID")
+    data = io.load_tasks(p, columns=io.Columns(panel="annotator_labels", item="pairID"))
     assert data["snli"].raters_identified is False
     with pytest.raises(ValueError, match=r"^aggregation: Dawid-Skene .*(list of votes|are "
                                          r"lists).*aggregation='majority'"):

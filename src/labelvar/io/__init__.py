@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from labelvar.io._common import TaskData, read_frame, select_columns
 from labelvar.io._jsonl import read_jsonl
-from labelvar.io._load import LAYOUTS, load_tasks
+from labelvar.io._load import LAYOUTS, Columns, Predictions, load_tasks
 from labelvar.io._long import read_long
 from labelvar.io._predictions import attach_predictions, attach_probabilities
 from labelvar.io._rater_files import read_rater_files
@@ -64,6 +64,8 @@ from labelvar.io._wide import read_wide
 
 __all__ = [
     "LAYOUTS",
+    "Columns",
+    "Predictions",
     "TaskData",
     "Votes",
     "attach_predictions",

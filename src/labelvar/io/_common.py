@@ -260,6 +260,22 @@ def _no_overlap(panel_names, system_names) -> list:
     return list(system_names)
 
 
+def _evaluated(cols, systems, humans, of: str = "") -> tuple[list, tuple]:
+    """The evaluated columns (systems, then humans) among ``cols``, and the humans.
+
+    ``systems`` and ``humans`` are names or globs, each refused under its own name when
+    it matches nothing (``of``: `` (task 't')`` in the message); a column matched by both
+    is refused (it would be scored as a system and taken as a human).
+    """
+    scols = select_columns(cols, systems, f"systems{of}")
+    hcols = select_columns(cols, humans, f"humans{of}") if _patterns(humans) else []
+    both = [c for c in hcols if c in scols]
+    if both:
+        raise ValueError(f"humans{of}: {both[0]!r} is also among the systems; a rater is "
+                         "evaluated as a system or as a human, not both")
+    return scols + hcols, tuple(hcols)
+
+
 def _task_data(df: pd.DataFrame, panel_cols, system_cols, **roles) -> TaskData:
     _no_overlap(panel_cols, system_cols)
     # new frames, shared index

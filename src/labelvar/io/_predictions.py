@@ -221,7 +221,7 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
             warnings.warn(f"predictions {name!r}: {lost:,} of {raw:,} answers start with no "
                           "number and are missing", DataNoteWarning, stacklevel=3)
     if classes is not None:
-        classes = _labels.distinct(classes, "pred_classes" if one_task == "tasks" else "classes")
+        classes = _labels.distinct(classes, "predictions.classes" if one_task == "tasks" else "classes")
         flat = [x for r in answers for x in r if x is not None]
         idx = pd.to_numeric(pd.Series(flat, dtype=object), errors="coerce")
         bad = idx.isna() | (idx < 0) | (idx >= len(classes)) | (idx != np.round(idx))
@@ -434,7 +434,7 @@ def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_
             if len(width) != 1:
                 raise ValueError(f"probabilities {name!r}: lists in {field!r} differ in length")
             n = width.pop()
-            cols = (_labels.distinct(classes, "pred_classes" if one_task == "tasks" else "classes")
+            cols = (_labels.distinct(classes, "predictions.classes" if one_task == "tasks" else "classes")
                     if classes is not None else list(range(n)))
             if len(cols) != n:
                 raise ValueError(f"probabilities {name!r}: {len(cols)} classes for {n} "

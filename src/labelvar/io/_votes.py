@@ -451,7 +451,8 @@ def _label_codes(col: pd.Series, lab: list | None, name: str, where: str):
             some = ", ".join(f"{x!r} ({seen[x]:,} of {total:,} votes)" for x in out[:5])
             raise ValueError(f"labels: the votes use {some}{', ...' if len(out) > 5 else ''}, "
                              f"outside the declared labels {_labels.fmt_labels(lab)} "
-                             f"({n_out:,} votes in all); add {'them' if len(out) > 1 else 'it'}"
+                             f"({n_out:,} vote{'s' if n_out > 1 else ''} in all); add "
+                             f"{'them' if len(out) > 1 else 'it'}"
                              " to labels=[...], or correct, drop or recode those votes")
     pos = {x: k for k, x in enumerate(lab)}
     table = np.array([pos[c] for c in canon], dtype=np.int64)
