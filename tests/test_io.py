@@ -659,7 +659,7 @@ def test_probabilities_without_a_task_column_name_the_python_parameter(tmp_path)
 def test_label_kinds_of_a_categorical_leave_a_text_index_compact():
     """Checking a categorical column's label kinds must not turn a text item index into
     Python strings (np.asarray of ``.cat.codes`` did: 2e6 items cost 200 MB more)."""
-    from labelvar._base import _labels
+    from labelvar.io import _labels
 
     n = 50_000
     index = pd.Index(pd.array([f"item{i}" for i in range(n)], dtype="string"), name="item")

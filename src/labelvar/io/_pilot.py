@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _labels
 from labelvar._base import _validate as V
-from labelvar._base._labels import JsonLabels, canon, kind
+from labelvar.io import _labels
 from labelvar.io._common import read_frame
 from labelvar.io._jsonl import read_jsonl
+from labelvar.io._labels import JsonLabels, canon, kind
 from labelvar.io._reading import read_jsonl_records
 
 #: column names (case-insensitive) that name items, not labels

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _labels
-from labelvar._base._labels import JsonLabels, plain
+from labelvar.io import _labels
 from labelvar.io._common import TaskData, _patterns, read_frame, select_columns
+from labelvar.io._labels import JsonLabels, plain
 from labelvar.io._reading import read_jsonl_records
 
 

@@ -45,7 +45,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from labelvar._base._labels import PANEL, canon, kind, sort_key
+from labelvar.io._labels import PANEL, canon, kind, sort_key
 
 __all__ = ["PARSERS", "SAMPLE_METRICS", "SAMPLE_TIE_RULES", "modal_answer", "parse_answer",
            "recode_samples", "sample_shares"]

@@ -3,7 +3,7 @@
 Every entry point that takes votes reads them here (:func:`read_votes`), so one set of
 rules holds everywhere:
 
-- **labels** are canonicalised once (:func:`labelvar._base._labels.canon`): ``1``,
+- **labels** are canonicalised once (:func:`labelvar.io._labels.canon`): ``1``,
   ``1.0`` and ``"1"`` are the label 1, booleans are 0/1, text is a label as written
   (stripped). Every label is of one kind: numbers and text mixed are refused unless
   ``labels=`` is declared, booleans never mix, and a label that is no finite number
@@ -37,12 +37,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _labels
 from labelvar._base import _validate as V
 from labelvar._base._format import brief, result_html, short_repr
-from labelvar._base._labels import plain
-from labelvar.io import _csv
+from labelvar.io import _csv, _labels
 from labelvar.io._common import _no_repeated_columns, read_frame
+from labelvar.io._labels import plain
 from labelvar.io._reading import check_file, read_jsonl_records
 
 #: file suffixes read as CSV/TSV, parquet and JSON (lines or one array of objects)
