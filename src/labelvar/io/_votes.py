@@ -365,6 +365,14 @@ def _distinct_values(col: pd.Series) -> tuple[np.ndarray, list]:
     """
     if isinstance(col.dtype, pd.CategoricalDtype):
         return col.array.codes.astype(np.int64), list(col.cat.categories)
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu" and len(col):
+        values = col.to_numpy()  # whole numbers of a small range: counted, not hashed
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo <= 4 * len(values) + 1024:
+            at = (values - lo).astype(np.intp)
+            present = np.bincount(at, minlength=hi - lo + 1) > 0
+            codes = (np.cumsum(present) - 1)[at]
+            return codes.astype(np.int64), (lo + np.flatnonzero(present)).tolist()
     arr = col.to_numpy(dtype=object) if col.dtype == object else col
     is_bool = None
     if col.dtype == object:
@@ -462,9 +470,10 @@ def _label_codes(col: pd.Series, lab: list | None, name: str, where: str):
 def _one_vote(icode, rcode, lcode, items, raters, labels, where: str) -> None:
     """Refuse an (item, rater) pair voted twice: different labels, or one row repeated."""
     key = icode * len(raters) + rcode
-    dup = pd.Series(key).duplicated(keep=False).to_numpy()
-    if not dup.any():
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():  # (the common case, by sorting: no hash table)
         return
+    dup = pd.Series(key).duplicated(keep=False).to_numpy()
     rows = np.flatnonzero(dup)
     pairs = pd.DataFrame({"key": key[rows], "label": lcode[rows], "row": rows})
     distinct = pairs.drop_duplicates(["key", "label"])
