@@ -268,3 +268,59 @@ def test_probabilities_out_of_range_infinite_or_text_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"^probabilities 'm': column 't': 'high' \(row 2\) is "
                                          r"no probability"):
         io.attach_probabilities(base, "m", f, item="id")
+
+
+# --------------------------------------------------------------------------- every reader (issue 31)
+def _layout_files(tmp_path, layout, stray):
+    """400 items, 3 raters voting 0.0/1.0 (floats), ids 0000..0399, one vote replaced."""
+    rng = np.random.default_rng(0)
+    n = 400
+    ids = [f"{i:04d}" for i in range(n)]
+    votes = rng.integers(0, 2, (n, 3)).astype(float).astype(object)
+    if stray is not None:
+        votes[3, 1] = stray
+    sysv = rng.integers(0, 2, n)
+    if layout == "wide":
+        df = pd.DataFrame(votes, columns=["r1", "r2", "r3"]).assign(sys=sysv)
+        df.insert(0, "id", ids)
+        df.to_csv(tmp_path / "w.csv", index=False)
+        return [tmp_path / "w.csv"], io.Columns(panel="r*", systems="sys", item="id"), {}
+    if layout == "long":
+        rows = [(ids[i], f"r{j + 1}", votes[i, j]) for i in range(n) for j in range(3)]
+        rows += [(ids[i], "sys", sysv[i]) for i in range(n)]
+        pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(tmp_path / "l.csv",
+                                                                       index=False)
+        return [tmp_path / "l.csv"], io.Columns(panel="r*", systems="sys"), {"layout": "long"}
+    if layout == "jsonl":
+        with open(tmp_path / "j.jsonl", "w") as f:
+            for i in range(n):
+                f.write(json.dumps({"id": ids[i], "v": list(votes[i]), "sys": int(sysv[i])})
+                        + "\n")
+        return [tmp_path / "j.jsonl"], io.Columns(panel="v", systems="sys", item="id"), {}
+    files = []
+    for j in range(3):
+        pd.DataFrame({"id": ids, "t": votes[:, j]}).to_csv(tmp_path / f"r{j + 1}.csv",
+                                                          index=False)
+        files.append(tmp_path / f"r{j + 1}.csv")
+    pd.DataFrame({"id": ids, "t": sysv}).to_csv(tmp_path / "sys.csv", index=False)
+    return files + [tmp_path / "sys.csv"], io.Columns(panel="r*", systems="sys", item="id"), {}
+
+
+@pytest.mark.parametrize("layout", ["wide", "long", "jsonl", "raters"])
+def test_every_reader_keeps_ids_reads_float_labels_and_refuses_stray_ones(tmp_path, layout):
+    files, cols, kw = _layout_files(tmp_path, layout, None)
+    data = io.load_tasks(files, columns=cols, **kw)
+    (task,) = data
+    assert data[task].panel.index[:2].tolist() == ["0000", "0001"]
+    r = stratify(data, n_boot=0, agreement=False, tie_rule="lowest", metrics=["accuracy"])
+    assert list(r.inputs[task]["labels"]) == [0, 1]
+    for stray, says in ((2, r"label 2 occurs in 1 of 1,200 votes"),
+                        (0.5, r"label 0\.5 occurs in 1 of 1,200 votes"),
+                        ("x", r"mix numbers and (text|strings).*'?\"?x"),
+                        (float("inf"), r"(inf|Infinity)")):
+        if layout == "jsonl" and stray == float("inf"):
+            says = r"holds Infinity, which is not JSON"
+        files, cols, kw = _layout_files(tmp_path, layout, stray)
+        with pytest.raises(ValueError, match=says):
+            stratify(io.load_tasks(files, columns=cols, **kw), n_boot=0, agreement=False,
+                     tie_rule="lowest", metrics=["accuracy"])
