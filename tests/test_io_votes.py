@@ -304,3 +304,10 @@ def test_votes_pass_through_and_redeclared():
     assert read_votes(v) is v
     w = read_votes(v, labels=[0, 1, 2])
     assert isinstance(w, Votes) and w.labels == (0, 1, 2) and w.codes.tolist() == [[0, 1]]
+
+
+def test_frame_keeps_whole_labels_whole_beside_fractions():
+    v = read_votes(frame(["i", "i", "i"], ["a", "b", "c"], [1, 0.5, "0"]), labels=[0, 0.5, 1])
+    assert v.frame["label"].tolist() == [1, 0.5, 0]
+    assert [type(x) for x in v.frame["label"]] == [int, float, int]
+    assert v.numeric and v.values.tolist() == [0.0, 0.5, 1.0]

@@ -135,7 +135,8 @@ class Votes:
     @functools.cached_property
     def frame(self) -> pd.DataFrame:
         """One row per vote: item, rater, label (canonical)."""
-        lab = pd.Index(list(self.labels), dtype=None if self.numeric else object)
+        whole = all(isinstance(x, int) for x in self.labels)  # (else 1 would show as 1.0)
+        lab = pd.Index(list(self.labels), dtype=np.int64 if whole else object)
         return pd.DataFrame({"item": self.items.take(self.item_code),
                              "rater": self.raters.take(self.rater_code),
                              "label": lab.take(self.label_code)})
