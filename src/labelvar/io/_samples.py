@@ -59,9 +59,11 @@ SAMPLE_METRICS = ("self_agreement", "sample_accuracy")
 #: the tie rule :func:`labelvar.stratify` uses for a sampled system's modal answer
 STRATIFY_TIE_RULE = "first_sample"
 
-#: a leading number read whole: sign, digits, decimals, exponent, then no letter, digit or
-#: point (``"1e3"`` is 1000, ``"4abc"`` and ``"4.5.6"`` no number)
-_LEADING_NUMBER = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.])")
+#: a leading number read whole: sign, digits, decimals, exponent, then no letter, digit,
+#: point or comma before a digit (``"1e3"`` is 1000; ``"4abc"``, ``"4.5.6"`` and ``"1,000"``
+#: or ``"4,5"`` are no number it could read whole)
+_LEADING_NUMBER = re.compile(
+    r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.]|,\d)")
 
 
 def parse_answer(x, parse: str = "number"):
@@ -79,8 +81,8 @@ def parse_answer(x, parse: str = "number"):
     --------
     >>> [parse_answer(x) for x in (" 4", "3.5 points", "2\n\nThe summary", 5, "Score: 4", None)]
     [4, 3.5, 2, 5, None, None]
-    >>> [parse_answer(x) for x in ("1e3", "4/5", "4abc", "1e999")]
-    [1000, 4, None, None]
+    >>> [parse_answer(x) for x in ("1e3", "4/5", "4, fluent", "4abc", "1,000", "1e999")]
+    [1000, 4, 4, None, None, None]
     >>> parse_answer(" 4", "none")
     ' 4'
     """
