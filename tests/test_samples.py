@@ -352,3 +352,16 @@ def test_predictions_flag_with_one_name_twice_is_refused(tmp_path, capsys):
                  f"m={a}", "--predictions", f"m={b}", "--n-boot", "0"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "--predictions: 'm' is given twice" in err and "\n" not in err
+
+
+def test_a_sampled_answer_outside_the_labels_names_the_recode():
+    pan = _panel(6, labels=(1, 2, 3))
+    s = pd.DataFrame([[1, 2, 9]] * 6, index=pan.index)
+    td = io.TaskData(pan, pd.DataFrame(index=pan.index), samples={"judge": s})
+    with pytest.raises(ValueError, match=r"has the answer 9, outside the label set \[1, 2, 3\]; "
+                                         r"map it onto them \(recode='judge:9=1,\.\.\.'\)"):
+        stratify({"t": td}, n_boot=0, tie_rule="lowest")
+    r = stratify({"t": td}, n_boot=0, tie_rule="lowest", recode="judge:9=3",
+                 metrics=["accuracy"], agreement=False)
+    row = r.table[(r.table.system == "judge") & (r.table.metric == "self_agreement")]
+    assert set(row["score"].round(6)) == {round(1 / 3, 6)}

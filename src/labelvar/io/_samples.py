@@ -161,12 +161,13 @@ def _tied(rows: list[list]) -> int:
     return n
 
 
-def sample_shares(samples: pd.DataFrame, labels: Sequence, where: str = "samples"
-                  ) -> pd.DataFrame:
+def sample_shares(samples: pd.DataFrame, labels: Sequence, where: str = "samples",
+                  name: str | None = None) -> pd.DataFrame:
     """Each item's distribution of sampled answers over ``labels`` (rows sum to 1).
 
     An item without an answer has a row of NaN; an answer outside ``labels`` is
-    refused, naming it (no share of it would be scored).
+    refused, naming it (no share of it would be scored) and, for the system ``name``,
+    the recode map that would send it onto the labels.
 
     Examples
     --------
@@ -181,8 +182,10 @@ def sample_shares(samples: pd.DataFrame, labels: Sequence, where: str = "samples
             continue
         odd = [x for x in r if x not in pos]
         if odd:
+            fix = "" if name is None else (f"; map it onto them (recode='{name}:{odd[0]}="
+                                           f"{labels[0]},...')")
             raise ValueError(f"{where}: item {samples.index[i]!r} has the answer {odd[0]!r}, "
-                             f"outside the label set {labels!r}"
+                             f"outside the label set {labels!r}{fix}"
                              + ("; free-text answers are read as their leading number with "
                                 "parse='number'" if isinstance(odd[0], str) else ""))
         out[i] = np.bincount([pos[x] for x in r], minlength=len(labels)) / len(r)
@@ -277,7 +280,8 @@ def expand(data, labels=None, panel_counts: bool = False, recode: Mapping | None
             rows = _rows(s)
             n = np.array([len(r) for r in rows])
             pred[sys_name] = modal_answer(s, STRATIFY_TIE_RULE).to_numpy()
-            probs[sys_name] = sample_shares(s, lab, f"samples of {sys_name!r} (task {name!r})")
+            probs[sys_name] = sample_shares(s, lab, f"samples of {sys_name!r} (task {name!r})",
+                                            name=str(sys_name))
             info[str(name)][str(sys_name)] = dict(
                 samples_min=int(n[n > 0].min()) if (n > 0).any() else 0,
                 samples_max=int(n.max()) if n.size else 0, tied=_tied(rows),
