@@ -5,7 +5,8 @@ rules holds everywhere:
 
 - **labels** are canonicalised once (:func:`labelvar.io._labels.canon`): ``1``,
   ``1.0`` and ``"1"`` are the label 1, booleans are 0/1, text is a label as written
-  (stripped). Every label is of one kind: numbers and text mixed are refused unless
+  (stripped); two text labels differing only in case or spacing (``Yes``, ``yes``) are
+  refused unless both are declared. Every label is of one kind: numbers and text mixed are refused unless
   ``labels=`` is declared, booleans never mix, and a label that is no finite number
   (``inf``) is refused. A missing label (empty, NaN, ``NA``) is no vote and refused.
 - **a declared label set** (``labels=``): a vote outside it is refused, naming the label,
@@ -437,6 +438,7 @@ def _label_codes(col: pd.Series, lab: list | None, name: str, where: str):
     seen: dict = {}
     for c, k in zip(canon, n.tolist(), strict=True):
         seen[c] = seen.get(c, 0) + k
+    _one_spelling(seen, lab or (), where)
     if lab is None:
         lab = sorted(seen, key=_labels.sort_key)
         if _labels.looks_like_counts(lab):
@@ -465,6 +467,20 @@ def _label_codes(col: pd.Series, lab: list | None, name: str, where: str):
     pos = {x: k for k, x in enumerate(lab)}
     table = np.array([pos[c] for c in canon], dtype=np.int64)
     return table[codes], lab
+
+
+def _one_spelling(seen: dict, declared, where: str) -> None:
+    """Refuse two text labels differing only in case or spacing, unless both are declared."""
+    first: dict = {}
+    for x in sorted(seen, key=lambda y: -seen[y]):
+        if not isinstance(x, str):
+            continue
+        y = first.setdefault("".join(x.split()).casefold(), x)
+        if y != x and not (x in declared and y in declared):
+            raise ValueError(f"data: labels {y!r} and {x!r} of {where} differ only in case or "
+                             f"spacing ({seen[y]:,} and {seen[x]:,} votes): one label spelt two "
+                             f"ways? correct or recode the {seen[x]:,} (or declare both, "
+                             f"labels=[...], if they are two labels)")
 
 
 # --------------------------------------------------------------------------- one vote each
