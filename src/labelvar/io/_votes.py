@@ -6,9 +6,10 @@ rules holds everywhere:
 - **labels** are canonicalised once (:func:`labelvar.io._labels.canon`): ``1``,
   ``1.0`` and ``"1"`` are the label 1, booleans are 0/1, text is a label as written
   (stripped); two text labels differing only in case or spacing (``Yes``, ``yes``) are
-  refused unless both are declared. Every label is of one kind: numbers and text mixed are refused unless
-  ``labels=`` is declared, booleans never mix, and a label that is no finite number
-  (``inf``) is refused. A missing label (empty, NaN, ``NA``) is no vote and refused.
+  refused unless both are declared. Every label is of one kind: numbers and text mixed
+  are refused unless ``labels=`` is declared, booleans never mix, and a label that is no
+  finite number (``inf``) is refused. A missing label (empty, NaN, ``NA``) is no vote and
+  refused.
 - **a declared label set** (``labels=``): a vote outside it is refused, naming the label,
   its count and the fix; a declared label no vote uses is kept (zero counts).
 - **an inferred label set** (no ``labels=``): a rare label that looks stray (``2`` among
