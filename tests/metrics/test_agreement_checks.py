@@ -1,0 +1,133 @@
+"""Chance-corrected agreement: Monte Carlo checks of the analytic standard errors, refusals."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from labelvar.metrics import agreement_coefficient
+from labelvar.metrics._agreement import (
+    agreement_weights,
+    counts_coefficient,
+    counts_variance,
+    table_coefficient,
+    table_variance,
+)
+
+TABLE_COEFS = ["cohen_kappa", "scott_pi", "gwet_ac1", "brennan_prediger", "percent_agreement"]
+COUNT_COEFS = ["fleiss_kappa", "gwet_ac1", "brennan_prediger", "percent_agreement"]
+
+
+def sd_check(values, ses):
+    """The spread of the estimates against the mean analytic se, within 3 of its SEs."""
+    values = values[np.isfinite(values)]
+    sd = values.std(ddof=1)
+    se_sd = sd / np.sqrt(2 * (values.size - 1))
+    return abs(np.mean(ses) - sd), 3 * se_sd + 0.02 * sd  # (2 %: the large-sample approximation)
+
+
+@pytest.mark.parametrize("weights", [None, "quadratic"])
+@pytest.mark.parametrize("coefficient", TABLE_COEFS)
+def test_table_standard_error_matches_the_spread_of_simulated_studies(coefficient, weights):
+    rng = np.random.default_rng(zlib.crc32(f"{coefficient} {weights}".encode()))
+    cells = np.array([[30, 6, 2, 1], [5, 20, 5, 1], [1, 4, 14, 3], [0, 1, 3, 4]], float)
+    cells /= cells.sum()
+    w, _ = agreement_weights(weights, 4)
+    n, reps = 300, 3000
+    tables = rng.multinomial(n, cells.ravel(), size=reps).reshape(reps, 4, 4)
+    gammas = table_coefficient(tables, coefficient, w)[2]
+    ses = np.sqrt([table_variance(t, coefficient, w) for t in tables[:400]])
+    gap, allowed = sd_check(gammas, ses)
+    assert gap < allowed
+
+
+def _panel_counts(rng, reps, n_items, n_raters, prevalence, theta, missing):
+    q = len(prevalence)
+    truth = rng.choice(q, size=(reps, n_items), p=prevalence)
+    agree = rng.random((reps, n_items, n_raters)) < theta
+    other = rng.integers(0, q, size=(reps, n_items, n_raters))
+    votes = np.where(agree, truth[..., None], other)
+    present = rng.random((reps, n_items, n_raters)) >= missing
+    present[..., :2] = True  # every item rated at least twice
+    return (np.eye(q)[votes] * present[..., None]).sum(axis=2)
+
+
+@pytest.mark.parametrize("weights", [None, "linear"])
+@pytest.mark.parametrize("coefficient", COUNT_COEFS)
+def test_count_standard_error_matches_the_spread_of_simulated_studies(coefficient, weights):
+    rng = np.random.default_rng(zlib.crc32(f"{coefficient} {weights} counts".encode()))
+    w, _ = agreement_weights(weights, 3)
+    counts = _panel_counts(rng, 3000, 150, 5, [0.6, 0.3, 0.1], 0.7, missing=0.25)
+    gammas = counts_coefficient(counts, coefficient, w)[2]
+    ses = np.sqrt([counts_variance(c, coefficient, w) for c in counts[:400]])
+    gap, allowed = sd_check(gammas, ses)
+    assert gap < allowed
+
+
+def test_weighted_ac2_from_a_table_and_from_votes_agree():
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 5, 80)
+    b = np.clip(a + rng.integers(-1, 2, 80), 0, 4)
+    votes = pd.DataFrame({"item": np.r_[np.arange(80), np.arange(80)],
+                          "rater": ["x"] * 80 + ["y"] * 80, "label": np.r_[a, b] + 1})
+    table = pd.crosstab(a + 1, b + 1).reindex(index=range(1, 6), columns=range(1, 6), fill_value=0)
+    t = agreement_coefficient(table, "gwet_ac1", layout="table", weights="quadratic",
+                              references=False)
+    v = agreement_coefficient(votes, "gwet_ac1", weights="quadratic", labels=range(1, 6),
+                              references=False)
+    assert t.coefficient == pytest.approx(v.coefficient, abs=1e-12)
+    assert t.weights == "quadratic" and t.coefficient > agreement_coefficient(
+        table, "gwet_ac1", layout="table", references=False).coefficient
+
+
+GOOD = pd.DataFrame([[5, 1], [2, 7]], index=["a", "b"], columns=["a", "b"])
+
+
+@pytest.mark.parametrize(("data", "kwargs", "name"), [
+    (pd.DataFrame([[1, 2, 3], [4, 5, 6]]), {"layout": "table"}, "data"),
+    (pd.DataFrame([[9]], index=["a"], columns=["a"]), {"layout": "table"}, "data"),
+    (GOOD, {"layout": "table", "weights": np.eye(3)}, "weights"),
+    (GOOD, {"layout": "table", "weights": "cubic"}, "weights"),
+    (GOOD, {"layout": "tables"}, "layout"),
+    (GOOD, {"layout": "table", "confidence_level": 1.5}, "confidence_level"),
+    (pd.DataFrame([[5, -1], [2, 7]], index=["a", "b"], columns=["a", "b"]), {"layout": "table"},
+     "data"),
+    (pd.DataFrame([[1, 1], [2, 0]], columns=["x", "y"]), {"layout": "counts",
+                                                           "coefficient": "cohen_kappa"},
+     "coefficient"),
+    (pd.DataFrame({"item": [1, 1], "rater": ["a", "a"], "label": [0, 1]}), {}, "data"),
+    (pd.DataFrame({"item": [1, 1], "label": [0, 1]}), {}, "data"),
+    (pd.DataFrame({"item": [1, 1, 2, 2], "rater": ["a", "b"] * 2, "label": [0] * 4}), {}, "data"),
+    (GOOD, {"layout": "table", "coefficient": "kappa"}, "coefficient"),
+])
+def test_bad_input_is_one_line_naming_the_argument(data, kwargs, name):
+    coefficient = kwargs.pop("coefficient", "gwet_ac1")
+    with pytest.raises(ValueError, match=rf"^{name}\b") as err:
+        agreement_coefficient(data, coefficient, **kwargs)
+    assert "\n" not in str(err.value)
+
+
+def test_three_raters_refuse_cohen_kappa_and_items_without_both_raters_are_counted():
+    votes = pd.DataFrame({"item": [1, 1, 1, 2, 2], "rater": ["a", "b", "c", "a", "b"],
+                          "label": [0, 1, 1, 0, 0]})
+    with pytest.raises(ValueError, match="^coefficient='cohen_kappa' needs exactly 2 raters"):
+        agreement_coefficient(votes, "cohen_kappa")
+    two = pd.DataFrame({"item": [1, 1, 2, 2, 3, 4, 4], "rater": ["a", "b"] * 2 + ["a"] + ["a", "b"],
+                        "label": [0, 1, 0, 0, 1, 1, 1]})
+    res = agreement_coefficient(two, "cohen_kappa", references=False)
+    assert res.n_items == 3 and res.n_excluded == 1
+
+
+def test_result_shows_and_describes():
+    res = agreement_coefficient(GOOD, "cohen_kappa", layout="table", n_resamples=20)
+    assert repr(res).startswith("AgreementResult(name='cohen_kappa', coefficient=")
+    assert "<table" in res._repr_html_()
+    text = res.describe()
+    assert "Cohen's kappa (unweighted)" in text and "delta-method" in text
+    assert list(res.table.columns) == ["scope", "n_items", "coefficient", "se", "ci_low",
+                                      "ci_high", "p_value", "pa", "pe"]
+    assert list(res.references["reference"].unique()) == ["uniform", "prevalence",
+                                                         "exchangeable", "plurality"]
