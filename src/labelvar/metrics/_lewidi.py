@@ -52,7 +52,7 @@ def _distributions(predicted, observed, *, ndim: int):
 
 
 def manhattan_distance(predicted, observed) -> float:
-    """Average Manhattan distance between predicted and observed label distributions.
+    r"""Average Manhattan distance between predicted and observed label distributions.
 
     Parameters
     ----------
@@ -63,7 +63,7 @@ def manhattan_distance(predicted, observed) -> float:
     Returns
     -------
     float
-        :math:`\\frac1N\\sum_i\\sum_k |p_{ik} - t_{ik}|` in [0, 2] (LeWiDi 2025's average MD).
+        :math:`\frac1N\sum_i\sum_k |p_{ik} - t_{ik}|` in [0, 2] (LeWiDi 2025's average MD).
 
     Examples
     --------
@@ -75,7 +75,7 @@ def manhattan_distance(predicted, observed) -> float:
 
 
 def multilabel_manhattan_distance(predicted, observed) -> float:
-    """LeWiDi 2025's multilabel soft score: per item the mean Manhattan distance over labels.
+    r"""LeWiDi 2025's multilabel soft score: per item the mean Manhattan distance over labels.
 
     Parameters
     ----------
@@ -86,7 +86,7 @@ def multilabel_manhattan_distance(predicted, observed) -> float:
     Returns
     -------
     float
-        :math:`\\frac1N\\sum_i\\frac1L\\sum_j\\sum_k |p_{ijk} - t_{ijk}|`.
+        :math:`\frac1N\sum_i\frac1L\sum_j\sum_k |p_{ijk} - t_{ijk}|`.
 
     Examples
     --------
@@ -100,7 +100,7 @@ def multilabel_manhattan_distance(predicted, observed) -> float:
 
 
 def wasserstein_distance(predicted, observed) -> float:
-    """Average Wasserstein (earth mover's) distance on an ordinal scale, cost |h - k|.
+    r"""Average Wasserstein (earth mover's) distance on an ordinal scale, cost |h - k|.
 
     Parameters
     ----------
@@ -111,7 +111,7 @@ def wasserstein_distance(predicted, observed) -> float:
     Returns
     -------
     float
-        :math:`\\frac1N\\sum_i \\min_\\gamma \\sum_{hk}\\gamma_{hk}|h-k|`, computed as the
+        :math:`\frac1N\sum_i \min_\gamma \sum_{hk}\gamma_{hk}|h-k|`, computed as the
         L1 distance between the cumulative distributions (equal for one-dimensional
         transport).
 
@@ -145,7 +145,7 @@ def _per_annotator(predicted, observed, *, ndim: int):
 
 
 def error_rate(predicted, observed) -> float:
-    """LeWiDi 2025's perspectivist error rate: per item the share of annotators' labels missed.
+    r"""LeWiDi 2025's perspectivist error rate: per item the share of annotators' labels missed.
 
     Parameters
     ----------
@@ -156,7 +156,7 @@ def error_rate(predicted, observed) -> float:
     Returns
     -------
     float
-        :math:`\\frac1N\\sum_i [1 - (a_i - \\sum_k |t_{ik} - p_{ik}|) / a_i]`.
+        :math:`\frac1N\sum_i [1 - (a_i - \sum_k |t_{ik} - p_{ik}|) / a_i]`.
 
     Examples
     --------
@@ -190,7 +190,7 @@ def multilabel_error_rate(predicted, observed) -> float:
 
 
 def mean_absolute_distance(predicted, observed, *, scale: float) -> float:
-    """LeWiDi 2025's normalised mean absolute distance of per-annotator ratings.
+    r"""LeWiDi 2025's normalised mean absolute distance of per-annotator ratings.
 
     Parameters
     ----------
@@ -203,7 +203,7 @@ def mean_absolute_distance(predicted, observed, *, scale: float) -> float:
     Returns
     -------
     float
-        :math:`\\frac1N\\sum_i\\frac1{a_i}\\sum_k |t_{ik} - p_{ik}| / s` (no ×100, as the
+        :math:`\frac1N\sum_i\frac1{a_i}\sum_k |t_{ik} - p_{ik}| / s` (no ×100, as the
         notebook's code).
 
     Examples
