@@ -110,15 +110,36 @@ def test_bad_input_is_one_line_naming_the_argument(data, kwargs, name):
     assert "\n" not in str(err.value)
 
 
-def test_three_raters_refuse_cohen_kappa_and_items_without_both_raters_are_counted():
-    votes = pd.DataFrame({"item": [1, 1, 1, 2, 2], "rater": ["a", "b", "c", "a", "b"],
-                          "label": [0, 1, 1, 0, 0]})
-    with pytest.raises(ValueError, match="^coefficient='cohen_kappa' needs exactly 2 raters"):
-        agreement_coefficient(votes, "cohen_kappa")
-    two = pd.DataFrame({"item": [1, 1, 2, 2, 3, 4, 4], "rater": ["a", "b"] * 2 + ["a"] + ["a", "b"],
-                        "label": [0, 1, 0, 0, 1, 1, 1]})
-    res = agreement_coefficient(two, "cohen_kappa", references=False)
-    assert res.n_items == 3 and res.n_excluded == 1
+def test_cohen_kappa_of_votes_is_conger_kappa_and_missing_ratings_are_kept():
+    from sklearn.metrics import cohen_kappa_score
+
+    one = pd.DataFrame({"item": [1, 2], "rater": ["a", "a"], "label": [0, 1]})
+    with pytest.raises(ValueError, match="^data .* at least 2 raters"):
+        agreement_coefficient(one, "cohen_kappa")
+    rng = np.random.default_rng(6)
+    a = rng.integers(0, 3, 40)
+    b = np.where(rng.random(40) < 0.7, a, rng.integers(0, 3, 40))
+    votes = pd.DataFrame({"item": np.r_[np.arange(40), np.arange(40)],
+                          "rater": ["a"] * 40 + ["b"] * 40, "label": np.r_[a, b]})
+    res = agreement_coefficient(votes, "cohen_kappa", references=False)
+    assert res.coefficient == pytest.approx(cohen_kappa_score(a, b), abs=1e-12)
+    assert "Conger" in res.variance and res.n_excluded == 0
+
+
+def test_conger_standard_error_matches_the_spread_of_simulated_studies():
+    from labelvar.metrics._agreement import conger_coefficient, conger_variance
+
+    rng = np.random.default_rng(31)
+    reps, n, r = 2000, 120, 4
+    truth = rng.choice(3, size=(reps, n), p=[0.5, 0.3, 0.2])
+    bias = np.array([0.0, 0.15, 0.3, 0.1])  # raters differ in how often they say 2
+    codes = np.where(rng.random((reps, n, r)) < 0.7, truth[..., None],
+                     np.where(rng.random((reps, n, r)) < bias, 2, rng.integers(0, 3, (reps, n, r))))
+    codes[..., 2:][rng.random((reps, n, 2)) < 0.2] = -1
+    gammas = conger_coefficient(codes, np.eye(3))[2]
+    ses = np.sqrt([conger_variance(c, np.eye(3)) for c in codes[:300]])
+    gap, allowed = sd_check(gammas, ses)
+    assert gap < allowed
 
 
 def test_result_shows_and_describes():

@@ -19,8 +19,16 @@ def plain_coefficient(counts: np.ndarray, coefficient: str, pairs=None) -> float
     from sklearn.metrics import cohen_kappa_score
     from statsmodels.stats.inter_rater import fleiss_kappa
 
-    if coefficient == "cohen_kappa":
+    if coefficient == "cohen_kappa" and pairs.shape[1] == 2:
         return cohen_kappa_score(pairs[:, 0], pairs[:, 1], labels=list(range(counts.shape[1])))
+    if coefficient == "cohen_kappa":  # Conger: mean over pairs of raters of Cohen's chance term
+        q = counts.shape[1]
+        margins = [np.bincount(c[c >= 0], minlength=q) / (c >= 0).sum() for c in pairs.T]
+        pe = np.mean([margins[g] @ margins[h] for g in range(len(margins))
+                      for h in range(len(margins)) if g != h])
+        r = counts.sum(axis=1)
+        pa = np.mean([(c * (c - 1)).sum() / (n * (n - 1)) for c, n in zip(counts, r)])
+        return (pa - pe) / (1 - pe)
     r = counts.sum(axis=1)
     q = counts.shape[1]
     if coefficient == "fleiss_kappa":  # statsmodels needs the same number of raters per item
@@ -54,7 +62,7 @@ def simulate(codes: np.ndarray, q: int, coefficient: str, reference: str, reps: 
                 label = rng.choice(np.flatnonzero(c == c.max()))
             new[i, j] = label
         counts = np.stack([(new == k).sum(axis=1) for k in range(q)], axis=1).astype(float)
-        out.append(plain_coefficient(counts, coefficient, new if codes.shape[1] == 2 else None))
+        out.append(plain_coefficient(counts, coefficient, new))
     out = np.array(out)
     return out.mean(), out.std(ddof=1) / np.sqrt(reps)
 
@@ -115,3 +123,12 @@ def test_references_per_agreement_bin_use_the_bin_items_only(panel):
     assert unanimous.loc["exchangeable", "expected"] == 1.0
     # a uniform vote among 3 labels agrees with 3 others with probability 1/3: pa = (6 + 6/3) / 12
     assert unanimous.loc["uniform", "expected"] == pytest.approx((3 * 2 + 2 * 3 / 3) / 12)
+
+
+def test_conger_kappa_references_of_four_raters_match_a_plain_simulation(panel):
+    res = agreement_coefficient(votes_frame(panel), "cohen_kappa", labels=[0, 1, 2],
+                                by_agreement=False, n_resamples=400, seed=3)
+    rng = np.random.default_rng(97)
+    for row in res.references.itertuples():
+        mean, se = simulate(panel, 3, "cohen_kappa", row.reference, 150, rng)
+        assert abs(row.expected - mean) < 3 * np.hypot(se, row.se), (row.reference, mean, se)

@@ -228,3 +228,75 @@ def interval(gamma: float, se: float, n: int, confidence_level: float) -> tuple:
     half = float(stats.t.ppf(0.5 + confidence_level / 2, n - 1)) * se
     p = float(2 * stats.t.sf(abs(gamma) / se, n - 1)) if se > 0 else float("nan")
     return max(-1.0, gamma - half), min(1.0, gamma + half), p
+
+
+# --------------------------------------------------------------------------- many raters: Conger
+# Cohen's κ of many raters (Conger 1980), from raw ratings: the raters' own margins
+# P_gk = (items rater g put in k) / (items rater g rated) give the chance agreement
+# p_e = Σ_kl w_kl [p̄_k p̄_l − s_kl / r] (p̄ the raters' mean margins, s_kl their covariance
+# with divisor r − 1), i.e. the mean over ordered pairs of distinct raters of Cohen's
+# chance agreement Σ_kl w_kl P_gk P_hl. p_a is the many-rater p_a above. The variance is
+# the subject-sampling variance with item i's linearised part of p_e,
+# Σ_gk (∂p_e/∂P_gk)(n/n_g)[i rated by g](x_igk − P_gk): it reproduces irrCAC's
+# conger.kappa.raw printout with missing ratings (coefficient, se and p-value).
+def rater_margins(codes, q: int):
+    """P (..., r, q): each rater's category shares among the items it rated; and n_g (..., r)."""
+    codes = np.asarray(codes)
+    lead = codes.shape[:-2]
+    r = codes.shape[-1]
+    m = int(np.prod(lead, dtype=np.int64)) if lead else 1
+    flat = codes.reshape(m, -1, r)
+    ok = flat >= 0
+    index = (np.arange(m)[:, None, None] * (r * q) + np.arange(r)[None, None, :] * q
+             + np.where(ok, flat, 0))[ok]
+    counts = np.bincount(index, minlength=m * r * q).reshape(lead + (r, q)).astype(float)
+    n_g = counts.sum(axis=-1)
+    return counts / np.maximum(n_g, 1)[..., None], n_g
+
+
+def _conger_chance(P, w):
+    r = P.shape[-2]
+    total = P.sum(axis=-2)  # r p̄
+    pairs = np.einsum("...k,kl,...l->...", total, w, total) - np.einsum("...gk,kl,...gl->...", P,
+                                                                        w, P)
+    pe = pairs / (r * (r - 1))
+    grad = ((total[..., None, :] - P) @ (w + w.T)) / (r * (r - 1))
+    return pe, grad
+
+
+def codes_counts(codes, q: int) -> np.ndarray:
+    """Counts (..., n, q) of codes (..., n, r) (-1: no rating)."""
+    codes = np.asarray(codes)
+    return (codes[..., None] == np.arange(q)).sum(axis=-2).astype(float)
+
+
+def conger_coefficient(codes, w) -> tuple:
+    """(p_a, p_e, γ) of Conger's κ for codes (..., n, r), vectorised over the leading axes."""
+    q = w.shape[0]
+    _, pai, _ = _counts_parts(codes_counts(codes, q), w)
+    pa = np.nanmean(pai, axis=-1)
+    pe, _ = _conger_chance(rater_margins(codes, q)[0], w)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gamma = np.where(pe < 1, (pa - pe) / (1 - pe), np.nan)
+    return pa, pe, gamma
+
+
+def conger_variance(codes, w, *, fraction: float = 0.0) -> float:
+    """Subject-sampling variance of Conger's κ for one set of codes (n, r)."""
+    codes = np.asarray(codes)
+    n, r = codes.shape
+    q = w.shape[0]
+    _, pai, _ = _counts_parts(codes_counts(codes, q), w)
+    two = np.isfinite(pai)
+    P, n_g = rater_margins(codes, q)
+    pe, grad = _conger_chance(P, w)
+    pa = float(np.nanmean(pai))
+    if n < 2 or not pe < 1 or (n_g == 0).any():
+        return float("nan")
+    gamma = (pa - pe) / (1 - pe)
+    x = codes[..., None] == np.arange(q)  # (n, r, q)
+    rated = (codes >= 0)[..., None]
+    infl = np.einsum("gk,igk->i", grad * (n / n_g)[:, None], np.where(rated, x - P, 0.0))
+    gi = np.where(two, (n / two.sum()) * (np.nan_to_num(pai) - pe) / (1 - pe), 0.0)
+    gi = gi - (1 - gamma) * infl / (1 - pe)
+    return float((1 - fraction) * ((gi - gamma) ** 2).sum() / (n * (n - 1)))

@@ -39,8 +39,7 @@ class AgreementResult:
         Observed and chance agreement.
     n_items, n_raters, n_categories, n_excluded : int
         Items used, raters (2 for a table, the most votes of an item for counts),
-        categories, and items left out (no rating; for Cohen's κ from votes, items
-        not rated by both raters).
+        categories, and items left out (no rating).
     variance : str
         Which variance the standard error is.
     table : DataFrame
@@ -176,8 +175,12 @@ def _agreement_bins(counts):
     return np.array([str(Fraction(int(t), int(n))) if n >= 2 else "" for t, n in zip(top, r)])
 
 
-def _estimate(coefficient, w, *, counts, pairs, fraction, confidence_level):
-    if pairs is not None:
+def _estimate(coefficient, w, *, counts, pairs, codes, fraction, confidence_level):
+    if codes is not None:
+        pa, pe, gamma = (float(x) for x in ag.conger_coefficient(codes, w))
+        var = ag.conger_variance(codes, w, fraction=fraction)
+        n = len(codes)
+    elif pairs is not None:
         table = refs.pairs_table(pairs, w.shape[0])
         pa, pe, gamma = (float(x) for x in ag.table_coefficient(table, coefficient, w))
         var = ag.table_variance(table, coefficient, w, fraction=fraction)
@@ -207,7 +210,8 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
         allowed: rows need not sum to the same number); ``"votes"``: a long table with
         columns ``item, rater, label`` (one row per vote).
     coefficient : str
-        ``"cohen_kappa"`` (two raters: a table, or votes of exactly two raters),
+        ``"cohen_kappa"`` (a table of two raters; from votes, Conger's κ: Cohen's for
+        two or more raters, each with its own margins),
         ``"scott_pi"``, ``"gwet_ac1"`` (AC2 with weights), ``"brennan_prediger"``,
         ``"fleiss_kappa"`` (Scott's π of many raters; from a table it is Scott's π) or
         ``"percent_agreement"``.
@@ -243,9 +247,9 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
     The formulas, the variances (the delta-method variance of the two-rater table;
     Gwet's subject-sampling variance, conditional on the raters, for counts and votes)
     and the interval are stated in :mod:`labelvar.metrics._agreement`; the references in
-    :mod:`labelvar.metrics._references`. Votes of two raters use the many-rater formulas
-    (as irrCAC's ``*.raw`` functions), except Cohen's κ, which uses the table of the items
-    both raters rated.
+    :mod:`labelvar.metrics._references`. Votes use the many-rater formulas (as irrCAC's
+    ``*.raw`` functions), also for two raters; Cohen's κ from votes is Conger's κ (equal
+    to Cohen's for two raters without missing ratings).
 
     Examples
     --------
@@ -265,7 +269,7 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
     if coefficient == "cohen_kappa" and layout == "counts":
         _fail("coefficient='cohen_kappa' needs the raters' identities: use layout='table' or "
               "'votes' (or 'fleiss_kappa' for counts)")
-    pairs, excluded, n_raters = None, 0, 2
+    pairs, codes, excluded, n_raters = None, None, 0, 2
     if layout == "table":
         table, cats = _from_table(data, labels)
         q = len(cats)
@@ -278,17 +282,10 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
     else:
         codes, cats = _votes_codes(data, labels)
         n_raters = codes.shape[1]
-        if coefficient == "cohen_kappa":
-            if n_raters != 2:
-                _fail(f"coefficient='cohen_kappa' needs exactly 2 raters, data has {n_raters}: "
-                      "use 'fleiss_kappa' or 'gwet_ac1' for more")
-            both = (codes >= 0).all(axis=1)
-            excluded = int((~both).sum())
-            pairs = codes[both]
+        if n_raters < 2:
+            _fail(f"data (layout='votes') must have at least 2 raters, got {n_raters}")
         q = len(cats)
         counts = np.stack([(codes == k).sum(axis=1) for k in range(q)], axis=1).astype(float)
-        if pairs is not None:
-            counts = np.eye(q)[pairs[:, 0]] + np.eye(q)[pairs[:, 1]]
     q = len(cats)
     if q < 2:
         _fail(f"data must have at least 2 categories, got {q} ({list(cats)})")
@@ -297,6 +294,7 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
         rated = counts.sum(axis=1) >= 1
         excluded += int((~rated).sum())
         counts = counts[rated]
+        codes = codes[rated] if layout == "votes" else None
         n_raters = int(counts.sum(axis=1).max()) if layout == "counts" and len(counts) else n_raters
     n = len(pairs) if pairs is not None else len(counts)
     if n < 2 or (counts.sum(axis=1) >= 2).sum() < 1:
@@ -305,7 +303,8 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
     if population_size is not None:
         size = int(v.integer("population_size", population_size, lo=n))
         fraction = n / size
-    use_pairs = pairs if (layout == "table" or coefficient == "cohen_kappa") else None
+    use_pairs = pairs if layout == "table" else None
+    use_codes = codes if (layout == "votes" and coefficient == "cohen_kappa") else None
     prevalence = counts.sum(axis=0) / counts.sum()
     bins = _agreement_bins(counts)
     scopes = [("all", np.ones(n, bool))]
@@ -316,19 +315,22 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
     rows, ref_rows = [], []
     for scope, mask in scopes:
         sub_pairs = None if use_pairs is None else use_pairs[mask]
-        est = _estimate(coefficient, w, counts=counts[mask], pairs=sub_pairs,
+        sub_codes = None if use_codes is None else use_codes[mask]
+        est = _estimate(coefficient, w, counts=counts[mask], pairs=sub_pairs, codes=sub_codes,
                         fraction=fraction, confidence_level=confidence_level)
         rows.append({"scope": scope, **est})
         if references:
             ref_rows += [{"scope": scope, **row} for row in refs.references(
-                counts=counts[mask], pairs=sub_pairs, coefficient=coefficient, w=w,
-                prevalence=prevalence, rng=rng, n_resamples=n_resamples)]
+                counts=counts[mask], pairs=sub_pairs, codes=sub_codes, coefficient=coefficient,
+                w=w, prevalence=prevalence, rng=rng, n_resamples=n_resamples)]
     table_out = pd.DataFrame(rows)
     overall = rows[0]
     ref_table = pd.DataFrame(ref_rows, columns=["scope", "reference", "expected", "se", "method"])
     variance = ("delta-method variance of the two-rater table (multinomial item sampling, "
                 "divisor n)" if use_pairs is not None else
                 "Gwet's subject-sampling variance, conditional on the raters")
+    if use_codes is not None:
+        variance = "Conger's kappa (Cohen's for many raters); " + variance
     variance += ", no finite-population correction" if not fraction else \
         f", finite-population correction 1 - n/N = {1 - fraction:.4g}"
     return AgreementResult(

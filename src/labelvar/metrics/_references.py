@@ -140,11 +140,32 @@ def simulate_pairs(pairs, coefficient: str, w, reference: str, prevalence, rng,
     return ag.table_coefficient(pairs_table(new, q), coefficient, w)[2]
 
 
-def references(*, counts, pairs, coefficient: str, w, prevalence, rng, n_resamples: int):
+def simulate_codes(codes, w, reference: str, prevalence, rng, n_resamples: int) -> np.ndarray:
+    """Conger's κ of raw ratings (n, r) with one rated slot per item replaced by the reference."""
+    codes = np.asarray(codes, dtype=np.int64)
+    n, _ = codes.shape
+    q = w.shape[0]
+    rated = codes >= 0
+    n_rated = rated.sum(axis=1)
+    keep = (n_rated < 2) if _item_aware(reference) else np.zeros(n, bool)
+    slot = _draw(np.cumsum(rated, axis=1) / n_rated[:, None], rng.random((n_resamples, n)))
+    removed = codes[np.arange(n), slot]  # (R, n)
+    eye = np.eye(q)
+    other = ag.codes_counts(codes, q)[None] - eye[removed]
+    law = follow(other, reference, prevalence)
+    added = _draw(np.cumsum(law, axis=-1), rng.random((n_resamples, n)))
+    new = np.broadcast_to(codes, (n_resamples,) + codes.shape).copy()
+    put = np.where(keep[None, :], removed, added)
+    np.put_along_axis(new, slot[..., None], put[..., None], axis=-1)
+    return ag.conger_coefficient(new, w)[2]
+
+
+def references(*, counts, pairs, coefficient: str, w, prevalence, rng, n_resamples: int,
+               codes=None):
     """Rows (reference, expected, se, method) for one set of items.
 
-    ``pairs`` (n, 2) is used for the table formulas of two raters (layout ``table``, and
-    Cohen's κ), ``counts`` (n, q) otherwise.
+    ``pairs`` (n, 2) is used for the table formulas of two raters (layout ``table``),
+    ``codes`` (n, r) for Cohen's κ of raw ratings (Conger's), ``counts`` (n, q) otherwise.
     """
     rows = []
     for reference in REFERENCES:
@@ -153,7 +174,9 @@ def references(*, counts, pairs, coefficient: str, w, prevalence, rng, n_resampl
             rows.append({"reference": reference, "expected": value, "se": 0.0,
                          "method": "exact"})
             continue
-        if pairs is not None:
+        if codes is not None:
+            draws = simulate_codes(codes, w, reference, prevalence, rng, n_resamples)
+        elif pairs is not None:
             draws = simulate_pairs(pairs, coefficient, w, reference, prevalence, rng, n_resamples)
         else:
             draws = simulate_counts(counts, coefficient, w, reference, prevalence, rng,
