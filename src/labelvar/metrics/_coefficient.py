@@ -156,7 +156,14 @@ def _votes_codes(data, labels):
     if dup.any():
         row = frame[dup].iloc[0]
         _fail(f"data has conflicting labels for item {row['item']!r} and rater {row['rater']!r}")
-    cats = tuple(sorted(frame["label"].unique())) if labels is None else tuple(labels)
+    if labels is None:
+        seen = list(frame["label"].unique())
+        try:
+            cats = tuple(sorted(seen))
+        except TypeError:  # labels of mixed types: in the order of their text
+            cats = tuple(sorted(seen, key=str))
+    else:
+        cats = tuple(labels)
     lookup = {c: i for i, c in enumerate(cats)}
     unknown = sorted(set(frame["label"]) - set(lookup), key=str)
     if unknown:

@@ -31,6 +31,8 @@ from labelvar.metrics import _agreement as ag
 REFERENCES = ("uniform", "prevalence", "exchangeable", "plurality")
 #: coefficients whose expectation is a sum over per-item outcomes
 EXACT = ("percent_agreement", "brennan_prediger")
+#: array elements one block of Monte Carlo replicates may hold (memory stays ~ 10^8 bytes)
+BLOCK = 4_000_000
 
 
 def follow(other, reference: str, prevalence, rng_free: bool = True):
@@ -168,19 +170,27 @@ def references(*, counts, pairs, coefficient: str, w, prevalence, rng, n_resampl
     ``codes`` (n, r) for Cohen's κ of raw ratings (Conger's), ``counts`` (n, q) otherwise.
     """
     rows = []
+    n = len(counts) if codes is None else codes.shape[0]
+    width = (codes.shape[1] if codes is not None else 1) * w.shape[0] + w.shape[0]
+    block = max(1, min(n_resamples, BLOCK // max(1, n * width)))  # replicates per block
     for reference in REFERENCES:
         if coefficient in EXACT:
             value = exact_counts(counts, coefficient, w, reference, prevalence)
             rows.append({"reference": reference, "expected": value, "se": 0.0,
                          "method": "exact"})
             continue
-        if codes is not None:
-            draws = simulate_codes(codes, w, reference, prevalence, rng, n_resamples)
-        elif pairs is not None:
-            draws = simulate_pairs(pairs, coefficient, w, reference, prevalence, rng, n_resamples)
-        else:
-            draws = simulate_counts(counts, coefficient, w, reference, prevalence, rng,
-                                    n_resamples)
+        draws = []
+        for start in range(0, n_resamples, block):
+            size = min(block, n_resamples - start)
+            if codes is not None:
+                draws.append(simulate_codes(codes, w, reference, prevalence, rng, size))
+            elif pairs is not None:
+                draws.append(simulate_pairs(pairs, coefficient, w, reference, prevalence, rng,
+                                            size))
+            else:
+                draws.append(simulate_counts(counts, coefficient, w, reference, prevalence, rng,
+                                             size))
+        draws = np.concatenate(draws)
         ok = draws[np.isfinite(draws)]
         se = float(ok.std(ddof=1) / np.sqrt(ok.size)) if ok.size > 1 else float("nan")
         rows.append({"reference": reference, "expected": float(ok.mean()) if ok.size else
