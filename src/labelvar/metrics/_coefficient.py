@@ -138,42 +138,11 @@ def _from_counts(data, labels):
 
 
 def _votes_codes(data, labels):
-    """Codes (items, raters), -1 where no vote, and the categories of a long vote frame.
+    """Codes (items, raters), -1 where no vote, and the categories: read by ``io.read_votes``."""
+    from labelvar.io import read_votes
 
-    Private until ``labelvar.io.read_votes`` is on main (then this becomes a call to it).
-    """
-    if not isinstance(data, pd.DataFrame):
-        _fail("data (layout='votes') must be a long DataFrame with columns item, rater, label")
-    missing = [c for c in ("item", "rater", "label") if c not in data.columns]
-    if missing:
-        _fail(f"data (layout='votes') is missing the column(s) {', '.join(missing)}")
-    if data.empty:
-        _fail("data (layout='votes') has no votes")
-    if data["label"].isna().any():
-        _fail("data (layout='votes') has missing labels; leave those rows out")
-    frame = data[["item", "rater", "label"]].drop_duplicates()
-    dup = frame.duplicated(["item", "rater"])
-    if dup.any():
-        row = frame[dup].iloc[0]
-        _fail(f"data has conflicting labels for item {row['item']!r} and rater {row['rater']!r}")
-    if labels is None:
-        seen = list(frame["label"].unique())
-        try:
-            cats = tuple(sorted(seen))
-        except TypeError:  # labels of mixed types: in the order of their text
-            cats = tuple(sorted(seen, key=str))
-    else:
-        cats = tuple(labels)
-    lookup = {c: i for i, c in enumerate(cats)}
-    unknown = sorted(set(frame["label"]) - set(lookup), key=str)
-    if unknown:
-        _fail(f"data has labels outside labels: {unknown[:5]}")
-    items = pd.Index(frame["item"].unique())
-    raters = pd.Index(frame["rater"].unique())
-    codes = np.full((len(items), len(raters)), -1, dtype=np.int64)
-    codes[items.get_indexer(frame["item"]), raters.get_indexer(frame["rater"])] = \
-        frame["label"].map(lookup).to_numpy()
-    return codes, cats
+    votes = read_votes(data, labels=labels)
+    return votes.codes, votes.labels
 
 
 def _agreement_bins(counts):
@@ -215,7 +184,8 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
         category, columns: rater 2's, the same categories); ``"counts"``: items ×
         categories, the number of raters who chose each category (missing ratings
         allowed: rows need not sum to the same number); ``"votes"``: a long table with
-        columns ``item, rater, label`` (one row per vote).
+        columns ``item, rater, label`` (one row per vote) or a file of them, read by
+        :func:`labelvar.io.read_votes` (its rules: labels canonical, conflicts refused).
     coefficient : str
         ``"cohen_kappa"`` (a table of two raters; from votes, Conger's κ: Cohen's for
         two or more raters, each with its own margins),
@@ -229,8 +199,8 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
         categories in their order (``labels``, the table's rows, the count columns).
     labels : sequence, optional
         The declared categories in order (unused ones count: q enters AC1 and
-        Brennan-Prediger); default the table's rows, the count columns, or the sorted
-        labels seen.
+        Brennan-Prediger); default the table's rows, the count columns, or the labels
+        seen (``read_votes``' order: numbers in order, then text).
     confidence_level : float
         Coverage of the interval.
     population_size : int, optional
