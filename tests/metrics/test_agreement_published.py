@@ -155,3 +155,51 @@ def test_finite_population_correction_scales_the_variance():
     b = agreement_coefficient(SIX, "gwet_ac1", layout="counts", references=False,
                               population_size=60)
     assert b.se == pytest.approx(a.se * np.sqrt(1 - 15 / 60))
+
+
+# quadratic weights: irrCAC's weighting vignette ("Weighted Chance-corrected Agreement
+# Coefficients"), the same three datasets
+TABLE_QUADRATIC = [("cohen_kappa", 0.8921569, 0.03535151, (0.822, 0.962)),
+                   ("scott_pi", 0.8921093, 0.03539506, (0.822, 0.962)),
+                   ("gwet_ac1", 0.9402369, 0.01792019, (0.905, 0.976)),
+                   ("brennan_prediger", 0.9175, 0.02346673, (0.871, 0.964)),
+                   ("percent_agreement", 0.9725, 0.007822244, (0.957, 0.988))]
+RAW_QUADRATIC = [("percent_agreement", 0.9753788, 0, 0.9753788, 0.09062, (0.776, 1), 3.526377e-07),
+                 ("gwet_ac1", 0.9753788, 0.7137044, 0.914, 0.10396, (0.685, 1), 2.634438e-06),
+                 ("fleiss_kappa", 0.9753788, 0.8177083, 0.86494, 0.14603, (0.544, 1),
+                  9.976081e-05),
+                 ("cohen_kappa", 0.9753788, 0.8269638, 0.85771, 0.14367, (0.541, 1), 9.319979e-05),
+                 ("brennan_prediger", 0.9753788, 0.75, 0.90152, 0.11089, (0.657, 1), 5.60548e-06)]
+DIST_QUADRATIC = [("gwet_ac1", 0.4837438, 0.1058227, (0.257, 0.711), 0.0004356618, 0.8544444,
+                   0.7180556),
+                  ("fleiss_kappa", 0.2511909, 0.1457381, (-0.061, 0.564), 0.1067865, 0.8544444,
+                   0.8056173),
+                  ("brennan_prediger", 0.4177778, 0.1067493, (0.189, 0.647), 0.001559352,
+                   0.8544444, 0.75)]
+
+
+@pytest.mark.parametrize(("coefficient", "value", "se", "ci"), TABLE_QUADRATIC)
+def test_weighted_table_reproduces_the_printed_vignette(coefficient, value, se, ci):
+    res = agreement_coefficient(ABSTRACTORS, coefficient, layout="table", weights="quadratic",
+                                references=False)
+    assert close(res.coefficient, value) and close(res.se, se)
+    assert (round(res.ci_low, 3), round(res.ci_high, 3)) == ci
+
+
+@pytest.mark.parametrize(("coefficient", "pa", "pe", "value", "se", "ci", "p"), RAW_QUADRATIC)
+def test_weighted_raw_ratings_reproduce_the_printed_vignette(coefficient, pa, pe, value, se, ci, p):
+    res = agreement_coefficient(raw_votes(), coefficient, weights="quadratic",
+                                labels=[1, 2, 3, 4, 5], references=False)
+    assert close(res.pa, pa) and close(res.pe, pe)
+    assert close(res.coefficient, value) and close(res.se, se)
+    assert (round(res.ci_low, 3), round(res.ci_high, 3)) == ci
+    assert close(res.p_value, p, rel=1e-6)
+
+
+@pytest.mark.parametrize(("coefficient", "value", "se", "ci", "p", "pa", "pe"), DIST_QUADRATIC)
+def test_weighted_counts_reproduce_the_printed_vignette(coefficient, value, se, ci, p, pa, pe):
+    res = agreement_coefficient(SIX, coefficient, layout="counts", weights="quadratic",
+                                references=False)
+    assert close(res.coefficient, value) and close(res.se, se)
+    assert (round(res.ci_low, 3), round(res.ci_high, 3)) == ci
+    assert close(res.p_value, p, rel=1e-6) and close(res.pa, pa) and close(res.pe, pe)
