@@ -1,8 +1,8 @@
 """``agreement_coefficient``: one chance-corrected coefficient with its error and its references.
 
-The formulas and the variances are in :mod:`labelvar.metrics._agreement`, the references
-(what a coin, a prevalence-matched coin, an exchangeable annotator and the plurality
-follower would reach on the same items) in :mod:`labelvar.metrics._references`.
+The formulas and the variances are in ``_agreement.py``, the references (what a coin, a
+prevalence-matched coin, an exchangeable annotator and the plurality follower would reach
+on the same items) in ``_references.py``.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class AgreementResult:
     references : DataFrame
         ``scope, reference, expected, se, method`` (``exact`` or ``monte_carlo``):
         the coefficient each reference labeller would reach (see
-        :mod:`labelvar.metrics._references`); empty when not asked for.
+        :func:`agreement_coefficient`'s Notes); empty when not asked for.
     """
 
     name: str
@@ -221,12 +221,30 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
 
     Notes
     -----
-    The formulas, the variances (the delta-method variance of the two-rater table;
-    Gwet's subject-sampling variance, conditional on the raters, for counts and votes)
-    and the interval are stated in :mod:`labelvar.metrics._agreement`; the references in
-    :mod:`labelvar.metrics._references`. Votes use the many-rater formulas (as irrCAC's
-    ``*.raw`` functions), also for two raters; Cohen's κ from votes is Conger's κ (equal
-    to Cohen's for two raters without missing ratings).
+    Every coefficient is (pa − pe) / (1 − pe), pa the observed and pe the chance
+    agreement (with agreement weights w_kl): Cohen's κ takes pe from each rater's own
+    margins (from votes: Conger's κ, the mean over pairs of raters), Scott's π and Fleiss'
+    κ from the pooled margins π_k (Σ w_kl π_k π_l), AC1/AC2 T_w Σ π_k(1 − π_k) / (q(q − 1))
+    with T_w = Σ w_kl, Brennan–Prediger T_w / q², percent agreement 0. From votes and
+    counts, pa is the mean over items rated at least twice of each item's share of
+    agreeing pairs of ratings, and π_k the mean over rated items of their share of k
+    (missing ratings allowed, as in Gwet 2014).
+
+    The variance is, for a table, the delta-method variance under multinomial sampling of
+    items (divisor n; Fleiss–Cohen–Everitt's for κ); for counts and votes, Gwet's
+    subject-sampling variance conditional on the raters, Σ(γ_i − γ)² / (n(n − 1)) over
+    the items' linearised contributions γ_i (two raters' votes included, as irrCAC's
+    ``*.raw`` functions). Both are multiplied by 1 − n/N with ``population_size`` N
+    (default none). The interval is γ ± t·se, t the Student quantile on n − 1 degrees of
+    freedom, clipped to [−1, 1]; the p-value the two-sided t test of γ = 0, as irrCAC
+    prints.
+
+    References: in every item one vote, chosen at random, is replaced by a ``uniform``
+    label, a ``prevalence``-matched one, an ``exchangeable`` annotator's (one of the item's
+    other votes) or the ``plurality`` of the other votes (ties split), and the coefficient
+    recomputed: exact expectations for percent agreement and Brennan–Prediger (linear in
+    the items' outcomes), seeded Monte Carlo means with their standard errors otherwise.
+    With two raters the last two copy the other rater (coefficient 1).
 
     Examples
     --------

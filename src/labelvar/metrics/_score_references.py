@@ -86,7 +86,7 @@ def score_references(observed, score: str, *, labels=None, scale: float | None =
         annotator's label (n_items, n_annotators), NaN where none;
         ``"multilabel_error_rate"``: (n_items, n_labels, n_annotators).
     score : str
-        One of the LeWiDi scores of :mod:`labelvar.metrics._lewidi`.
+        The name of one of the LeWiDi score functions of :mod:`labelvar.metrics`.
     labels : sequence of float, optional
         Perspectivist scores: the scale's values (the uniform labeller draws among them);
         default the values seen.
