@@ -152,3 +152,26 @@ def test_result_shows_and_describes():
                                       "ci_high", "p_value", "pa", "pe"]
     assert list(res.references["reference"].unique()) == ["uniform", "prevalence",
                                                          "exchangeable", "plurality"]
+
+
+def test_agreement_table_is_the_results_side_by_side():
+    from labelvar.metrics import agreement_table
+
+    table = agreement_table(SIX_LIKE, ["fleiss_kappa", "percent_agreement"], layout="counts",
+                            n_resamples=30, seed=4)
+    for name in ("fleiss_kappa", "percent_agreement"):
+        res = agreement_coefficient(SIX_LIKE, name, layout="counts", references=False)
+        rows = table[table["coefficient"] == name].set_index("scope")
+        assert rows.loc["all", "value"] == res.coefficient and rows.loc["all", "se"] == res.se
+        assert list(rows.index) == list(res.table["scope"])
+    pa = table[table["coefficient"] == "percent_agreement"].set_index("scope")
+    exact = agreement_coefficient(SIX_LIKE, "percent_agreement", layout="counts")
+    want = exact.references.query("scope == 'all'").set_index("reference")["expected"]
+    assert pa.loc["all", ["uniform", "prevalence", "exchangeable", "plurality"]].tolist() == \
+        want[["uniform", "prevalence", "exchangeable", "plurality"]].tolist()
+    with pytest.raises(ValueError, match="^coefficients must be among"):
+        agreement_table(SIX_LIKE, ["ac1"], layout="counts")
+
+
+SIX_LIKE = pd.DataFrame([[4, 1, 0], [2, 2, 1], [0, 5, 0], [1, 1, 3], [5, 0, 0], [0, 3, 2]],
+                        columns=["a", "b", "c"])

@@ -5,7 +5,7 @@ merges the two faces.)
 """
 
 from labelvar.metrics._agreement import COEFFICIENTS
-from labelvar.metrics._coefficient import AgreementResult, agreement_coefficient
+from labelvar.metrics._coefficient import AgreementResult, agreement_coefficient, agreement_table
 from labelvar.metrics._lewidi import (
     error_rate,
     manhattan_distance,
@@ -16,6 +16,6 @@ from labelvar.metrics._lewidi import (
 )
 from labelvar.metrics._score_references import score_references
 
-__all__ = ["COEFFICIENTS", "AgreementResult", "agreement_coefficient", "error_rate",
-           "manhattan_distance", "mean_absolute_distance", "multilabel_error_rate",
+__all__ = ["COEFFICIENTS", "AgreementResult", "agreement_coefficient", "agreement_table",
+           "error_rate", "manhattan_distance", "mean_absolute_distance", "multilabel_error_rate",
            "multilabel_manhattan_distance", "score_references", "wasserstein_distance"]

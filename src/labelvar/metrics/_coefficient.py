@@ -334,3 +334,57 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
         pa=overall["pa"], pe=overall["pe"], n_items=n, n_raters=n_raters, n_categories=q,
         n_excluded=excluded, layout=layout, weights=wname, confidence_level=confidence_level,
         variance=variance, table=table_out, references=ref_table)
+
+
+def agreement_table(data, coefficients=("percent_agreement", "cohen_kappa", "gwet_ac1"), *,
+                    layout: str = "votes", weights=None, labels=None,
+                    confidence_level: float = CONFIDENCE_LEVEL, by_agreement: bool = True,
+                    references: bool = True, n_resamples: int = 200, seed=0) -> pd.DataFrame:
+    """Several coefficients of the same ratings as one tidy table, references as columns.
+
+    The row a report prints for each coefficient (``stratify``, ``labelvar raters``): one
+    :func:`agreement_coefficient` per name, its ``.table`` with the references' expected
+    values beside each scope.
+
+    Parameters
+    ----------
+    data, layout, weights, labels, confidence_level, by_agreement, references, n_resamples, seed
+        As :func:`agreement_coefficient` (one seed stream per coefficient).
+    coefficients : sequence of str
+        Names from ``COEFFICIENTS``.
+
+    Returns
+    -------
+    DataFrame
+        ``coefficient, scope, n_items, value, se, ci_low, ci_high, p_value`` and, with
+        ``references``, one column per reference labeller (``uniform``, ``prevalence``,
+        ``exchangeable``, ``plurality``): its expected value.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame([[88, 5], [4, 3]], index=["neg", "pos"], columns=["neg", "pos"])
+    >>> t = agreement_table(table, ["cohen_kappa", "gwet_ac1"], layout="table",
+    ...                     by_agreement=False, references=False)
+    >>> t[["coefficient", "value"]].round(3).to_dict("records")
+    [{'coefficient': 'cohen_kappa', 'value': 0.352}, {'coefficient': 'gwet_ac1', 'value': 0.896}]
+    """
+    names = [coefficients] if isinstance(coefficients, str) else list(coefficients)
+    if not names:
+        _fail("coefficients must name at least one coefficient")
+    for name in names:
+        if name not in ag.COEFFICIENTS:
+            _fail(f"coefficients must be among {', '.join(ag.COEFFICIENTS)}; got {name!r}")
+    base = _seeding.as_seed(seed)
+    frames = []
+    for name in names:
+        res = agreement_coefficient(data, name, layout=layout, weights=weights, labels=labels,
+                                    confidence_level=confidence_level, by_agreement=by_agreement,
+                                    references=references, n_resamples=n_resamples,
+                                    seed=_seeding.derive(base, name))
+        rows = res.table.rename(columns={"coefficient": "value"}).drop(columns=["pa", "pe"])
+        rows.insert(0, "coefficient", name)
+        if references and len(res.references):
+            wide = res.references.pivot(index="scope", columns="reference", values="expected")
+            rows = rows.join(wide[list(refs.REFERENCES)], on="scope")
+        frames.append(rows)
+    return pd.concat(frames, ignore_index=True)
