@@ -203,3 +203,22 @@ def test_weighted_counts_reproduce_the_printed_vignette(coefficient, value, se, 
     assert close(res.coefficient, value) and close(res.se, se)
     assert (round(res.ci_low, 3), round(res.ci_high, 3)) == ci
     assert close(res.p_value, p, rel=1e-6) and close(res.pa, pa) and close(res.pe, pe)
+
+
+def test_table_columns_are_matched_to_rows_by_name_not_position():
+    # columns in another order, and as text (a CSV header) while the rows are numbers
+    shuffled = pd.DataFrame([[0, 13, 0], [7, 0, 20], [56, 0, 4]], index=[1, 2, 3],
+                            columns=["3", "1", "2"])
+    res = agreement_coefficient(shuffled, "cohen_kappa", layout="table", references=False)
+    assert round(res.coefficient, 7) == 0.7964094 and round(res.se, 8) == 0.05891072
+
+
+def test_declared_labels_count_unused_categories():
+    """AC1 and Brennan-Prediger depend on q: a declared, unused category changes them."""
+    votes = raw_votes()
+    five = agreement_coefficient(votes, "brennan_prediger", labels=[1, 2, 3, 4, 5],
+                                 references=False)
+    six = agreement_coefficient(votes, "brennan_prediger", labels=[1, 2, 3, 4, 5, 6],
+                                references=False)
+    assert five.pe == pytest.approx(1 / 5) and six.pe == pytest.approx(1 / 6)
+    assert six.n_categories == 6

@@ -107,8 +107,9 @@ def _from_table(data, labels):
         if set(map(str, frame.index)) != set(map(str, frame.columns)):
             _fail("data (layout='table') must have the same categories as rows and columns, "
                   f"got {list(frame.index)} and {list(frame.columns)}")
-        frame = frame.loc[:, list(frame.index)] if list(frame.index) != list(frame.columns) \
-            else frame
+        by_text = {str(c): c for c in frame.columns}  # (a CSV's header is text, its index not)
+        frame = frame.loc[:, [by_text[str(r)] for r in frame.index]]
+        frame.columns = frame.index
     cats = tuple(frame.index) if labels is None else tuple(labels)
     if labels is not None:
         if set(map(str, cats)) != set(map(str, frame.index)):
