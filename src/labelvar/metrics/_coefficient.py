@@ -80,8 +80,9 @@ class AgreementResult:
                  + (f", {self.n_excluded} left out" if self.n_excluded else "") + ")",
                  f"variance: {self.variance}"]
         if len(self.references):
-            lines += ["references (one vote per item replaced):",
-                      markdown_table(self.references)]
+            overall = self.references[self.references["scope"] == "all"].drop(columns="scope")
+            lines += ["references, all items (one vote per item replaced; per agreement bin "
+                      "in .references):", markdown_table(overall)]
         return "\n".join(lines)
 
     def _shown_lines(self):
