@@ -222,3 +222,25 @@ def test_declared_labels_count_unused_categories():
                                 references=False)
     assert five.pe == pytest.approx(1 / 5) and six.pe == pytest.approx(1 / 6)
     assert six.n_categories == 6
+
+
+def test_real_data_fleiss_and_randolph_equal_statsmodels():
+    """ChaosNLI's 100 votes per item (counts) and the caries dentists (votes)."""
+    import json
+
+    from conftest import shared_data
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    path = shared_data("chaosnli/chaosNLI_v1.0/chaosNLI_snli.jsonl")
+    with open(path) as fh:
+        counts = pd.DataFrame([json.loads(line)["label_count"] for line in fh], columns=list("enc"))
+    res = agreement_coefficient(counts, "fleiss_kappa", layout="counts", references=False,
+                                by_agreement=False)
+    assert res.coefficient == pytest.approx(fleiss_kappa(counts.to_numpy()), abs=1e-12)
+    assert res.n_items == 1514 and res.n_raters == 100
+    votes = pd.read_csv(shared_data("raters/caries/caries_votes_long.csv"))
+    wide = votes.pivot(index="item", columns="rater", values="label").to_numpy()
+    table, _ = aggregate_raters(wide)
+    for name, method in (("fleiss_kappa", "fleiss"), ("brennan_prediger", "randolph")):
+        got = agreement_coefficient(votes, name, references=False, by_agreement=False)
+        assert got.coefficient == pytest.approx(fleiss_kappa(table, method=method), abs=1e-12)
