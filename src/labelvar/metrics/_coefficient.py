@@ -246,7 +246,9 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
     other votes) or the ``plurality`` of the other votes (ties split), and the coefficient
     recomputed: exact expectations for percent agreement and Brennan–Prediger (linear in
     the items' outcomes), seeded Monte Carlo means with their standard errors otherwise.
-    With two raters the last two copy the other rater (coefficient 1).
+    With two raters the last two copy the other rater (coefficient 1). The exchangeable
+    reference copies a vote it is compared with, so it exceeds what a fresh annotator
+    exchangeable with the panel would reach (the observed coefficient itself).
 
     Examples
     --------

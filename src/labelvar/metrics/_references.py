@@ -10,7 +10,11 @@ by the label of a reference labeller who sees the item's *other* votes:
 - ``plurality``: the plurality label of the item's other votes (ties broken uniformly).
 
 Items with a single vote keep it for the two item-aware references (there are no other
-votes to follow); they count only in the prevalences. With two raters both item-aware
+votes to follow); they count only in the prevalences. The ``exchangeable`` reference
+copies a vote it is then compared with, so it agrees more than a *fresh* annotator
+exchangeable with the panel, whose expected coefficient is the observed one itself; each
+reference changes one vote in r, so with large panels all four lie within O(1/r) of the
+observed coefficient. With two raters both item-aware
 references copy the other rater, so their coefficient is 1: they say something from three
 raters on.
 
