@@ -102,6 +102,7 @@ GOOD = pd.DataFrame([[5, 1], [2, 7]], index=["a", "b"], columns=["a", "b"])
     (pd.DataFrame({"item": [1, 1], "label": [0, 1]}), {}, "data"),
     (pd.DataFrame({"item": [1, 1, 2, 2], "rater": ["a", "b"] * 2, "label": [0] * 4}), {}, "data"),
     (GOOD, {"layout": "table", "coefficient": "kappa"}, "coefficient"),
+    (GOOD * 10**7, {"layout": "table"}, "data"),
 ])
 def test_bad_input_is_one_line_naming_the_argument(data, kwargs, name):
     coefficient = kwargs.pop("coefficient", "gwet_ac1")

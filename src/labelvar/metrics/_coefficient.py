@@ -20,6 +20,8 @@ from labelvar.metrics import _agreement as ag
 from labelvar.metrics import _references as refs
 
 LAYOUTS = ("table", "counts", "votes")
+#: the most items a contingency table may count (they are expanded to pairs of codes)
+MAX_ITEMS = 20_000_000
 
 
 @shown
@@ -272,6 +274,9 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
     if layout == "table":
         table, cats = _from_table(data, labels)
         q = len(cats)
+        if table.sum() > MAX_ITEMS:  # (each item becomes a pair of codes for the references)
+            _fail(f"data (layout='table') counts {table.sum():,.0f} items; at most "
+                  f"{MAX_ITEMS:,} are taken")
         idx = np.nonzero(table.ravel())[0]
         pairs = np.repeat(np.stack([idx // q, idx % q], axis=1), table.ravel()[idx].astype(int),
                           axis=0)
