@@ -6,3 +6,9 @@ panel of readers, and a truth that is itself a majority of readers (with its
 uncertainty). It may import evaluation and everything below it, never the judge test
 (``labelvar.judge``), planning, figures or the command line.
 """
+
+from labelvar.readers._inputs import Panel
+from labelvar.readers._mrmc import DBM, MRMCResult, mrmc
+from labelvar.readers._standalone import StandaloneResult, standalone_vs_readers
+
+__all__ = ["DBM", "MRMCResult", "Panel", "StandaloneResult", "mrmc", "standalone_vs_readers"]

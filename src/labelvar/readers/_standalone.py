@@ -1,0 +1,314 @@
+"""``standalone_vs_readers``: a standalone AI against a panel of readers (single-treatment OR)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from labelvar._base._format import markdown_table, shown, short_float
+from labelvar.readers import _fom, _inputs
+from labelvar.readers._mrmc import resolve_truth
+
+ANALYSES = ("1T-RRRC", "1T-RRFC")
+
+
+def single_treatment(psi: np.ndarray, cov: np.ndarray, analysis: str):
+    """Mean of ``psi`` (r,) with its SE and df; ``cov`` the covariance of ``psi`` over cases.
+
+    1T-RRRC (Hillis 2007, one treatment): ``SE = sqrt([MS(R) + r max(Cov2, 0)] / r)``,
+    ``df = [MS(R) + r max(Cov2, 0)]^2 / [MS(R)^2 / (r - 1)]``; 1T-RRFC: ``SE =
+    sqrt(MS(R) / r)`` on ``r - 1`` df (the one-sample t test of the readers' ψ).
+    ``cov`` may be ``(..., r, r)`` with ``psi`` ``(..., r)`` (vectorised over studies).
+
+    Examples
+    --------
+    >>> d, se, df = single_treatment(np.array([0.1, 0.2, 0.3]), np.zeros((3, 3)), "1T-RRFC")
+    >>> round(float(d), 3), round(float(se), 4), float(df)
+    (0.2, 0.0577, 2.0)
+    """
+    r = psi.shape[-1]
+    ms_r = psi.var(-1, ddof=1)
+    off = ~np.eye(r, dtype=bool)
+    cov2 = cov[..., off].mean(-1)
+    if analysis == "1T-RRRC":
+        err = ms_r + r * np.maximum(cov2, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            df = np.where(ms_r > 0, err ** 2 / (ms_r ** 2 / (r - 1)), np.inf)
+    else:
+        err, df = ms_r, np.full(np.shape(ms_r), float(r - 1))
+    return psi.mean(-1), np.sqrt(err / r), df
+
+
+def rubin(estimates: np.ndarray, variances: np.ndarray, df_complete: np.ndarray):
+    """Rubin's rules over imputations (last axis): estimate, SE and Barnard-Rubin df.
+
+    ``T = W + (1 + 1/M) B``; ``df = 1 / (1/nu_m + 1/nu_obs)`` with ``nu_m = (M - 1) / lambda^2``,
+    ``lambda = (1 + 1/M) B / T``, ``nu_obs = (nu + 1) / (nu + 3) nu (1 - lambda)`` (Barnard &
+    Rubin 1999; ``nu`` the complete-data df, the mean over imputations).
+
+    Examples
+    --------
+    >>> q, se, df = rubin(np.array([1.0, 1.0]), np.array([0.25, 0.25]), np.array([10.0, 10.0]))
+    >>> float(q), float(se), round(float(df), 4)
+    (1.0, 0.5, 7.5)
+    """
+    m = estimates.shape[-1]
+    q = estimates.mean(-1)
+    w = variances.mean(-1)
+    b = estimates.var(-1, ddof=1)
+    total = w + (1 + 1 / m) * b
+    lam = np.where(total > 0, (1 + 1 / m) * b / total, 0.0)
+    nu = np.minimum(df_complete.mean(-1), 1e12)
+    with np.errstate(divide="ignore"):
+        nu_m = np.where(lam > 0, (m - 1) / lam ** 2, np.inf)
+        nu_obs = (nu + 1) / (nu + 3) * nu * (1 - lam)
+        df = 1 / (1 / nu_m + 1 / nu_obs)
+    return q, np.sqrt(total), df
+
+
+@shown
+@dataclasses.dataclass(frozen=True, repr=False)
+class StandaloneResult:
+    """The result of :func:`standalone_vs_readers`.
+
+    Attributes
+    ----------
+    ai_fom : float
+        The AI's figure of merit.
+    readers_fom : DataFrame
+        reader, fom, truth (the truth the reader met), psi (fom minus the AI's).
+    difference : float
+        The readers' mean FOM minus the AI's.
+    statistic, df, p, ci_low, ci_high : float
+        The t statistic of the difference, its df, two-sided p and CI (``1 - alpha``).
+    se : float
+    analysis : str
+        ``"1T-RRRC"`` or ``"1T-RRFC"``.
+    components : dict
+        ``ms_r`` (variance of the readers' ψ), ``var_error`` and ``cov2`` of the ψ.
+    imputed : DataFrame or None
+        With ``truth_model``: the fixed-majority and the truth-uncertainty (multiple
+        imputation) analyses side by side.
+    """
+
+    ai_fom: float
+    readers_fom: pd.DataFrame
+    difference: float
+    se: float
+    statistic: float
+    df: float
+    p: float
+    ci_low: float
+    ci_high: float
+    analysis: str
+    components: dict
+    fom_name: str
+    alpha: float
+    n_cases: int
+    imputed: pd.DataFrame | None = None
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """One row: the analysis, the FOMs and the test (more rows with a truth model)."""
+        if self.imputed is not None:
+            return self.imputed
+        return pd.DataFrame([{"analysis": self.analysis, "truth": "fixed", "ai_fom": self.ai_fom,
+                              "readers_fom": float(self.readers_fom["fom"].mean()),
+                              "difference": self.difference, "se": self.se,
+                              "statistic": self.statistic, "df": self.df, "p": self.p,
+                              "ci_low": self.ci_low, "ci_high": self.ci_high}])
+
+    def _shown_tables(self) -> dict:
+        return {"test": self.table, "readers": self.readers_fom}
+
+    def describe(self) -> str:
+        """The readers, the AI and the test as text."""
+        r = len(self.readers_fom)
+        lines = [f"Standalone AI vs {r} readers ({self.analysis}), fom {self.fom_name}, "
+                 f"{self.n_cases} cases",
+                 markdown_table(self.readers_fom),
+                 f"AI {short_float(self.ai_fom)}, readers' mean "
+                 f"{short_float(self.readers_fom['fom'].mean())}: difference (readers - AI) "
+                 f"{short_float(self.difference)}, {int(round(100 * (1 - self.alpha)))}% CI "
+                 f"[{short_float(self.ci_low)}, {short_float(self.ci_high)}], t = "
+                 f"{short_float(self.statistic)} on {short_float(self.df)} df, p = {short_float(self.p)}"]
+        if self.imputed is not None:
+            lines.append(markdown_table(self.imputed))
+        return "\n".join(lines)
+
+
+def _ai_rows(ratings, ai, *, reader, case, rating):
+    """The ratings with the AI as one more reader named ``ai`` (text), and the AI's name."""
+    if isinstance(ai, (pd.Series, dict)):
+        s = pd.Series(ai)
+        name = "AI"
+        if (ratings[reader].astype(str) == name).any():
+            raise ValueError("ai: a reader is already named 'AI'; give the AI's ratings as a reader of ratings")
+        add = pd.DataFrame({reader: name, case: s.index, rating: s.to_numpy()})
+        return pd.concat([ratings, add], ignore_index=True), name
+    name = str(ai)
+    if not (ratings[reader].astype(str) == name).any():
+        raise ValueError(f"ai: no reader named {name!r} in ratings (give the AI's name or a Series case -> rating)")
+    return ratings, name
+
+
+def _truth_probabilities(truth_model, cases) -> np.ndarray:
+    """P(truth = 1) per case from a fitted rater model (``.truth``) or a Series."""
+    post = getattr(truth_model, "truth", truth_model)
+    if isinstance(post, pd.DataFrame):
+        cols = [c for c in post.columns if str(c) in ("1", "1.0", "True")]
+        if len(cols) != 1:
+            raise ValueError("truth_model: its truth table needs one column for the label 1")
+        post = post[cols[0]]
+    if not isinstance(post, pd.Series):
+        raise ValueError("truth_model must be a fitted rater model (fit_raters) or a Series case -> P(truth = 1)")
+    post = post.copy()
+    post.index = post.index.astype(str)
+    p = post.reindex(cases)
+    if p.isna().any():
+        raise ValueError(f"truth_model: case {p.index[p.isna()][0]!r} has no posterior")
+    p = p.to_numpy(float)
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError("truth_model: posteriors must be in [0, 1]")
+    return p
+
+
+def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", covariance="jackknife",
+                          threshold=None, reader="reader", case="case", rating="rating", alpha=0.05,
+                          truth_model=None) -> StandaloneResult:
+    """Is the AI as good as the readers? A standalone AI against a panel of readers.
+
+    For each reader ``j`` the analysis takes ``psi_j = theta_j - theta_AI`` (its FOM minus
+    the AI's on the same cases) and tests the readers' mean ψ against 0, the single-
+    treatment Obuchowski-Rockette analysis (Hillis 2007) with the AI as a fixed
+    comparator.
+
+    Parameters
+    ----------
+    ratings : DataFrame
+        Long ratings of one modality (reader, case, rating), fully crossed.
+    ai : str or Series
+        The AI: the name of a reader in ``ratings``, or a Series case id -> rating.
+    truth : str, Series, Panel or DataFrame
+        As in :func:`mrmc`; a reader in the panel meets the majority of the others, the
+        AI the whole panel's majority.
+    fom, covariance, threshold : as in :func:`mrmc`
+    analysis : {"1T-RRRC", "1T-RRFC"}
+        ``"1T-RRRC"`` (random readers and cases): ``SE = sqrt([MS(R) + r max(Cov2, 0)] / r)``
+        with ``MS(R)`` the variance (ddof 1) of the ψ_j over readers and ``Cov2`` the mean
+        covariance over cases of two readers' ψ (jackknife or DeLong), on Hillis' df
+        ``[MS(R) + r max(Cov2, 0)]^2 / [MS(R)^2 / (r - 1)]``. ``"1T-RRFC"`` (random
+        readers, these cases): the one-sample t test of the ψ_j, ``SE = sqrt(MS(R) / r)``
+        on ``r - 1`` df.
+    reader, case, rating : str
+        Column names in ``ratings``.
+    alpha : float
+        Significance level; the CI covers ``1 - alpha`` (Student t quantiles on ``df``).
+    truth_model : fitted rater model or Series, optional
+        A model of the truth's uncertainty: ``fit_raters``' result (its ``.truth``, P(truth
+        | the panel's votes) per case) or a Series case -> P(truth = 1). The analysis is
+        then repeated over ``M = 50`` truths drawn from these posteriors (seeded, 0) and
+        combined by Rubin's rules (Barnard-Rubin df); ``.imputed`` prints it beside the
+        fixed truth, and the result's test is the imputed one.
+
+    Returns
+    -------
+    StandaloneResult
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(3)
+    >>> y = rng.integers(0, 2, 80)
+    >>> rows = [(j, k, y[k] + rng.normal()) for j in ["a", "b", "c", "AI"] for k in range(80)]
+    >>> ratings = pd.DataFrame(rows, columns=["reader", "case", "rating"])
+    >>> res = standalone_vs_readers(ratings, "AI", truth=pd.Series(y), analysis="1T-RRFC")
+    >>> res.df, len(res.readers_fom)
+    (2.0, 3)
+    """
+    if analysis not in ANALYSES:
+        raise ValueError(f"analysis must be '1T-RRRC' or '1T-RRFC', got {analysis!r}")
+    if not 0 < float(alpha) < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    if not isinstance(ratings, pd.DataFrame):
+        raise ValueError(f"ratings must be a long DataFrame (reader, case, rating), got {type(ratings).__name__}")
+    for col in (reader, case, rating):
+        if col not in ratings.columns:
+            raise ValueError(f"ratings has no column {col!r}")
+    table, ai_name = _ai_rows(ratings, ai, reader=reader, case=case, rating=rating)
+    study = _inputs.read_study(table, reader=reader, case=case, modality=None, rating=rating)
+    if len(study.readers) < 3:
+        raise ValueError(f"ratings: the AI against readers needs at least 2 readers besides the AI, "
+                         f"got {len(study.readers) - 1}")
+    truth_rc, met = resolve_truth(table, truth, study, case=case)
+    a = study.readers.index(ai_name)
+    scores = _inputs.check_fom(fom, threshold, study, truth_rc, covariance)
+    post = None if truth_model is None else _truth_probabilities(truth_model, study.cases)
+    order = [j for j in range(len(study.readers)) if j != a] + [a]
+    scores, truth_rc = scores[:, order], truth_rc[order]
+    names = [study.readers[j] for j in order[:-1]]
+    res = _one(scores, truth_rc, fom, covariance, analysis)
+    d, se, df, theta = res
+    t_stat = d / se
+    q = stats.t.isf(alpha / 2, df)
+    p = float(2 * stats.t.sf(abs(t_stat), df))
+    lo, hi = d - q * se, d + q * se
+    readers_tab = pd.DataFrame({"reader": names, "fom": theta[:-1], "psi": theta[:-1] - theta[-1],
+                                "truth": [met[j] for j in order[:-1]]})
+    comp = _components(scores, truth_rc, fom, covariance)
+    imputed = None
+    if post is not None:
+        imputed, (d, se, df, t_stat, p, lo, hi) = _imputed(
+            scores, post, fom, covariance, analysis, alpha, (d, se, df, t_stat, p, lo, hi), theta)
+    return StandaloneResult(
+        ai_fom=float(theta[-1]), readers_fom=readers_tab, difference=float(d), se=float(se),
+        statistic=float(t_stat), df=float(df), p=p, ci_low=float(lo), ci_high=float(hi),
+        analysis=analysis, components=comp,
+        fom_name=fom if isinstance(fom, str) else getattr(fom, "__name__", "callable"),
+        alpha=float(alpha), n_cases=len(study.cases), imputed=imputed)
+
+
+def _psi_cov(scores, truth_rc, fom, covariance):
+    theta, u, _ = _fom.fom_influence(scores, truth_rc, fom, covariance)
+    theta, u = theta[0], u[0]
+    psi = theta[:-1] - theta[-1]
+    up = u[:-1] - u[-1]
+    return theta, psi, up @ up.T
+
+
+def _one(scores, truth_rc, fom, covariance, analysis):
+    theta, psi, cov = _psi_cov(scores, truth_rc, fom, covariance)
+    d, se, df = single_treatment(psi, cov, analysis)
+    return float(d), float(se), float(df), theta
+
+
+def _components(scores, truth_rc, fom, covariance) -> dict:
+    _, psi, cov = _psi_cov(scores, truth_rc, fom, covariance)
+    r = len(psi)
+    return {"ms_r": float(psi.var(ddof=1)), "var_error": float(np.diag(cov).mean()),
+            "cov2": float(cov[~np.eye(r, dtype=bool)].mean())}
+
+
+def _imputed(scores, post, fom, covariance, analysis, alpha, fixed, theta, n_imputations=50, seed=0):
+    """Rubin's rules over truths drawn from the per-case posteriors."""
+    rng = np.random.default_rng(seed)
+    r1, c = scores.shape[1], scores.shape[2]
+    est, var, dfs = np.empty(n_imputations), np.empty(n_imputations), np.empty(n_imputations)
+    for m in range(n_imputations):
+        y = rng.random(c) < post
+        if y.all() or not y.any():
+            y[np.argmax(post if not y.any() else -post)] = not y.any()
+        d, se, df, _ = _one(scores, np.broadcast_to(y, (r1, c)), fom, covariance, analysis)
+        est[m], var[m], dfs[m] = d, se ** 2, df
+    q, se, df = rubin(est, var, dfs)
+    t_stat = q / se
+    p = float(2 * stats.t.sf(abs(t_stat), df))
+    qq = stats.t.isf(alpha / 2, df)
+    imp = (float(q), float(se), float(df), float(t_stat), p, float(q - qq * se), float(q + qq * se))
+    cols = ["difference", "se", "df", "statistic", "p", "ci_low", "ci_high"]
+    table = pd.DataFrame([{"analysis": analysis, "truth": "fixed majority", **dict(zip(cols, fixed))},
+                          {"analysis": analysis, "truth": f"posterior ({n_imputations} imputations)",
+                           **dict(zip(cols, imp))}])
+    return table, imp
