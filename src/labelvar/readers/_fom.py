@@ -74,7 +74,7 @@ def binary_influence(decisions: np.ndarray, truth: np.ndarray, fom: str):
     enter the FOM: the positives for sensitivity, the negatives for specificity, all cases
     for accuracy.
     """
-    pos = np.broadcast_to(truth, decisions.shape)
+    pos = np.broadcast_to(np.asarray(truth).astype(bool), decisions.shape)
     if fom == "sensitivity":
         enter, hit = pos, decisions
     elif fom == "specificity":
@@ -102,7 +102,8 @@ def callable_influence(scores: np.ndarray, truth: np.ndarray, fom):
             for k in range(c):
                 loo[i, j, k] = float(fom(x[keep[k]], y[keep[k]]))
     if not (np.isfinite(theta).all() and np.isfinite(loo).all()):
-        raise ValueError("fom: the callable returned a non-finite value (on all cases or with one case left out)")
+        raise ValueError("fom: the callable returned a non-finite value "
+                         "(on all cases or with one case left out)")
     return theta, _jackknife_u(loo, np.ones((t, r, c), dtype=bool)), loo
 
 
@@ -127,6 +128,7 @@ def covariance_matrix(u: np.ndarray) -> np.ndarray:
 
 def fom_influence(scores: np.ndarray, truth: np.ndarray, fom, covariance: str):
     """Dispatch: ``(theta, u, loo)`` for a named FOM or a callable (``loo`` None for DeLong)."""
+    truth = np.asarray(truth).astype(bool)
     if callable(fom):
         return callable_influence(scores, truth, fom)
     if fom == "auc":

@@ -80,7 +80,8 @@ class Panel:
         except (TypeError, ValueError):
             raise ValueError("truth: the panel's votes must be 0/1") from None
         if np.isnan(num).any():
-            raise ValueError("truth: a panel rater has no vote on some case (every rater votes on every case)")
+            raise ValueError("truth: a panel rater has no vote on some case "
+                             "(every rater votes on every case)")
         if not np.isin(num, (0.0, 1.0)).all():
             raise ValueError("truth: the panel's votes must be 0/1")
         return pd.DataFrame(num.astype(int), index=wide.index, columns=wide.columns)
@@ -162,7 +163,8 @@ def case_truth(ratings, truth, study: Study, *, case) -> np.ndarray:
         per = ratings.groupby(ratings[case].astype(str))[truth]
         if (per.nunique() > 1).any():
             bad = per.nunique()
-            raise ValueError(f"truth: case {bad[bad > 1].index[0]!r} has two different truths in column {truth!r}")
+            raise ValueError(f"truth: case {bad[bad > 1].index[0]!r} has two different truths "
+                             f"in column {truth!r}")
         series = per.first()
     elif isinstance(truth, (pd.Series, dict)):
         series = pd.Series(truth)

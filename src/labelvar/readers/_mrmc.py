@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from labelvar._base._format import markdown_table, shown, short_float
+from labelvar._base._format import markdown_table, short_float, shown
 from labelvar.readers import _fom, _inputs, _or
 from labelvar.readers._inputs import Panel
 

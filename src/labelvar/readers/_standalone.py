@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from labelvar._base._format import markdown_table, shown, short_float
+from labelvar._base._format import markdown_table, short_float, shown
 from labelvar.readers import _fom, _inputs
 from labelvar.readers._mrmc import resolve_truth
 
@@ -53,7 +53,7 @@ def rubin(estimates: np.ndarray, variances: np.ndarray, df_complete: np.ndarray)
     --------
     >>> q, se, df = rubin(np.array([1.0, 1.0]), np.array([0.25, 0.25]), np.array([10.0, 10.0]))
     >>> float(q), float(se), round(float(df), 4)
-    (1.0, 0.5, 7.5)
+    (1.0, 0.5, 8.4615)
     """
     m = estimates.shape[-1]
     q = estimates.mean(-1)
@@ -146,12 +146,14 @@ def _ai_rows(ratings, ai, *, reader, case, rating):
         s = pd.Series(ai)
         name = "AI"
         if (ratings[reader].astype(str) == name).any():
-            raise ValueError("ai: a reader is already named 'AI'; give the AI's ratings as a reader of ratings")
+            raise ValueError("ai: a reader is already named 'AI'; "
+                             "give the AI's ratings as a reader of ratings")
         add = pd.DataFrame({reader: name, case: s.index, rating: s.to_numpy()})
         return pd.concat([ratings, add], ignore_index=True), name
     name = str(ai)
     if not (ratings[reader].astype(str) == name).any():
-        raise ValueError(f"ai: no reader named {name!r} in ratings (give the AI's name or a Series case -> rating)")
+        raise ValueError(f"ai: no reader named {name!r} in ratings "
+                         "(give the AI's name or a Series case -> rating)")
     return ratings, name
 
 
@@ -164,7 +166,8 @@ def _truth_probabilities(truth_model, cases) -> np.ndarray:
             raise ValueError("truth_model: its truth table needs one column for the label 1")
         post = post[cols[0]]
     if not isinstance(post, pd.Series):
-        raise ValueError("truth_model must be a fitted rater model (fit_raters) or a Series case -> P(truth = 1)")
+        raise ValueError("truth_model must be a fitted rater model (fit_raters) "
+                         "or a Series case -> P(truth = 1)")
     post = post.copy()
     post.index = post.index.astype(str)
     p = post.reindex(cases)
@@ -233,7 +236,8 @@ def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", 
     if not 0 < float(alpha) < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
     if not isinstance(ratings, pd.DataFrame):
-        raise ValueError(f"ratings must be a long DataFrame (reader, case, rating), got {type(ratings).__name__}")
+        raise ValueError("ratings must be a long DataFrame (reader, case, rating), "
+                         f"got {type(ratings).__name__}")
     for col in (reader, case, rating):
         if col not in ratings.columns:
             raise ValueError(f"ratings has no column {col!r}")
