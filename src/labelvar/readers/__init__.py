@@ -9,6 +9,8 @@ uncertainty). It may import evaluation and everything below it, never the judge 
 
 from labelvar.readers._inputs import Panel
 from labelvar.readers._mrmc import DBM, MRMCResult, mrmc
+from labelvar.readers._sizing import MRMCPower, Sizing, StandalonePower
 from labelvar.readers._standalone import StandaloneResult, standalone_vs_readers
 
-__all__ = ["DBM", "MRMCResult", "Panel", "StandaloneResult", "mrmc", "standalone_vs_readers"]
+__all__ = ["DBM", "MRMCPower", "MRMCResult", "Panel", "Sizing", "StandaloneResult", "StandalonePower",
+           "mrmc", "standalone_vs_readers"]
