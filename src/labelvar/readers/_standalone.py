@@ -295,18 +295,39 @@ def _components(scores, truth_rc, fom, covariance) -> dict:
             "cov2": float(cov[~np.eye(r, dtype=bool)].mean())}
 
 
+def imputed_draws(scores, post, fom, covariance, analysis, rng, n_imputations=50):
+    """The readers-minus-AI analysis over ``n_imputations`` truths drawn from ``post``.
+
+    ``scores`` ``(1, r + 1, c)`` with the AI last; each draw is a truth of the ``c`` cases
+    (Bernoulli with the case's posterior), redrawn when it has one class only. The
+    imputations ride on the modality axis of the FOM kernels: one call for all of them.
+
+    Returns ``integrated`` = ``(d, se, df)``: the single-treatment analysis of each
+    reader's ψ averaged over the draws, with the covariance over cases of the averaged
+    per-case influences (the jackknife of the posterior-integrated FOM: each case carries
+    its votes, hence its posterior, hence its drawn truths); and ``draws`` = ``(d, var,
+    df)`` per draw, for Rubin's rules.
+    """
+    c = scores.shape[2]
+    y = rng.random((n_imputations, c)) < post
+    for m in np.flatnonzero(y.all(1) | ~y.any(1)):  # a one-class draw: redraw (rare)
+        while y[m].all() or not y[m].any():
+            y[m] = rng.random(c) < post
+    theta, u, _ = _fom.fom_influence(np.broadcast_to(scores[0], (n_imputations,) + scores.shape[1:]),
+                                     y[:, None, :], fom, covariance)
+    psi = theta[:, :-1] - theta[:, -1:]
+    up = u[:, :-1] - u[:, -1:]
+    cov = np.einsum("mak,mbk->mab", up, up)
+    d, se, df = single_treatment(psi, cov, analysis)
+    ubar = up.mean(0)
+    integrated = single_treatment(psi.mean(0), ubar @ ubar.T, analysis)
+    return integrated, (d, se ** 2, df)
+
+
 def _imputed(scores, post, fom, covariance, analysis, alpha, fixed, theta, n_imputations=50, seed=0):
     """Rubin's rules over truths drawn from the per-case posteriors."""
     rng = np.random.default_rng(seed)
-    r1, c = scores.shape[1], scores.shape[2]
-    est, var, dfs = np.empty(n_imputations), np.empty(n_imputations), np.empty(n_imputations)
-    for m in range(n_imputations):
-        y = rng.random(c) < post
-        if y.all() or not y.any():
-            y[np.argmax(post if not y.any() else -post)] = not y.any()
-        d, se, df, _ = _one(scores, np.broadcast_to(y, (r1, c)), fom, covariance, analysis)
-        est[m], var[m], dfs[m] = d, se ** 2, df
-    q, se, df = rubin(est, var, dfs)
+    (q, se, df), _ = imputed_draws(scores, post, fom, covariance, analysis, rng, n_imputations)
     t_stat = q / se
     p = float(2 * stats.t.sf(abs(t_stat), df))
     qq = stats.t.isf(alpha / 2, df)
