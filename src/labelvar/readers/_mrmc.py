@@ -101,6 +101,26 @@ class MRMCResult:
     def _shown_tables(self) -> dict:
         return {"fom": self.fom, "tests": self.table, "modalities": self.modalities}
 
+    @property
+    def points(self) -> pd.DataFrame:
+        """The figure's table: per-reader FOMs with CIs, and each modality's readers' mean.
+
+        A reader's CI is over cases (``sqrt`` of the FOM's variance, normal quantiles); a
+        mean's is the RRRC single-modality CI (``role`` ``"reader"`` or ``"readers' mean"``).
+        """
+        from scipy import stats
+
+        z = stats.norm.isf(self.alpha / 2)
+        se = np.sqrt(np.diag(self.covariance.to_numpy()))
+        rows = self.fom.assign(se=se, ci_low=self.fom["fom"] - z * se, ci_high=self.fom["fom"] + z * se,
+                               role="reader")
+        truth = self.truth.set_index("reader")["truth"]
+        rows["truth"] = [truth[r] for r in rows["reader"]]
+        mean = self.modalities[self.modalities["analysis"] == "RRRC"]
+        mean = mean[["modality", "fom", "se", "ci_low", "ci_high"]].assign(
+            reader="readers' mean", role="readers' mean", truth="; ".join(sorted(set(truth))))
+        return pd.concat([rows, mean[rows.columns]], ignore_index=True)
+
     def describe(self) -> str:
         """The FOMs, the components and the tests as text."""
         t = self.fom["modality"].nunique()

@@ -108,6 +108,8 @@ class StandaloneResult:
     fom_name: str
     alpha: float
     n_cases: int
+    ai_se: float = float("nan")
+    ai_truth: str = ""
     imputed: pd.DataFrame | None = None
 
     @property
@@ -123,6 +125,29 @@ class StandaloneResult:
 
     def _shown_tables(self) -> dict:
         return {"test": self.table, "readers": self.readers_fom}
+
+    @property
+    def points(self) -> pd.DataFrame:
+        """The figure's table: the readers' and the AI's FOMs with CIs, and the readers' mean.
+
+        A reader's or the AI's CI is over cases (jackknife/DeLong SE, normal quantiles);
+        the mean's is the CI of the difference placed around the readers' mean FOM
+        (``role``: reader, AI, readers' mean).
+        """
+        z = stats.norm.isf(self.alpha / 2)
+        r = self.readers_fom
+        mean = float(r["fom"].mean())
+        rows = pd.DataFrame({"modality": self.fom_name, "reader": r["reader"], "fom": r["fom"],
+                             "se": r["se"], "ci_low": r["fom"] - z * r["se"],
+                             "ci_high": r["fom"] + z * r["se"], "role": "reader", "truth": r["truth"]})
+        extra = pd.DataFrame([
+            {"modality": self.fom_name, "reader": "AI", "fom": self.ai_fom, "se": self.ai_se,
+             "ci_low": self.ai_fom - z * self.ai_se, "ci_high": self.ai_fom + z * self.ai_se,
+             "role": "AI", "truth": self.ai_truth},
+            {"modality": self.fom_name, "reader": "readers' mean", "fom": mean, "se": self.se,
+             "ci_low": mean + self.ci_low - self.difference, "ci_high": mean + self.ci_high - self.difference,
+             "role": "readers' mean", "truth": self.ai_truth}])
+        return pd.concat([rows, extra], ignore_index=True)
 
     def describe(self) -> str:
         """The readers, the AI and the test as text."""
@@ -264,8 +289,10 @@ def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", 
     q = stats.t.isf(alpha / 2, df)
     p = float(2 * stats.t.sf(abs(t_stat), df))
     lo, hi = d - q * se, d + q * se
-    readers_tab = pd.DataFrame({"reader": names, "fom": theta[:-1], "psi": theta[:-1] - theta[-1],
-                                "truth": [met[j] for j in order[:-1]]})
+    _, u, _ = _fom.fom_influence(scores, truth_rc, fom, covariance)
+    se_theta = np.sqrt((u[0] ** 2).sum(-1))
+    readers_tab = pd.DataFrame({"reader": names, "fom": theta[:-1], "se": se_theta[:-1],
+                                "psi": theta[:-1] - theta[-1], "truth": [met[j] for j in order[:-1]]})
     comp = _components(scores, truth_rc, fom, covariance)
     imputed = None
     if post is not None:
@@ -276,7 +303,8 @@ def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", 
         statistic=float(t_stat), df=float(df), p=p, ci_low=float(lo), ci_high=float(hi),
         analysis=analysis, components=comp,
         fom_name=fom if isinstance(fom, str) else getattr(fom, "__name__", "callable"),
-        alpha=float(alpha), n_cases=len(study.cases), imputed=imputed)
+        alpha=float(alpha), n_cases=len(study.cases), ai_se=float(se_theta[-1]), ai_truth=met[a],
+        imputed=imputed)
 
 
 def _psi_cov(scores, truth_rc, fom, covariance):
