@@ -6,6 +6,10 @@ panels may differ in size per item) and ``predictions`` an items x systems
 DataFrame on the same index (the item ids). :func:`labelvar.stratify` accepts
 that mapping directly.
 
+Votes (one row per vote: item, rater, label) are read and checked in one place,
+:func:`read_votes`, which every entry point taking votes uses (:class:`Votes`: ids as
+text, labels canonical, the votes as codes).
+
 Layouts
 -------
 wide      one row per item; panel and system columns chosen by name or glob
@@ -55,17 +59,20 @@ from labelvar.io._long import read_long
 from labelvar.io._predictions import attach_predictions, attach_probabilities
 from labelvar.io._rater_files import read_rater_files
 from labelvar.io._synthetic import synthetic_panel
+from labelvar.io._votes import Votes, read_votes
 from labelvar.io._wide import read_wide
 
 __all__ = [
     "LAYOUTS",
     "TaskData",
+    "Votes",
     "attach_predictions",
     "attach_probabilities",
     "load_tasks",
     "read_jsonl",
     "read_long",
     "read_rater_files",
+    "read_votes",
     "read_frame",
     "read_wide",
     "select_columns",
