@@ -276,3 +276,20 @@ def test_one_modality_single_ci():
     assert res.tests.loc["RRRC", "difference"] == pytest.approx(0.89703704, abs=5e-9)
     assert res.tests.loc["RRRC", "se"] == pytest.approx(0.03317360, abs=5e-9)
     assert res.tests.loc["RRRC", "df2"] == pytest.approx(12.74, abs=0.005)
+
+
+def test_panel_votes_read_by_read_votes():
+    """Long and wide panels give one truth; labels outside 0/1 and missing votes refused."""
+    rng = np.random.default_rng(8)
+    c = 20
+    y = rng.integers(0, 2, c)
+    wide = pd.DataFrame({"case": [f"{k:03d}" for k in range(c)], "a": y, "b": y, "c": 1 - y})
+    long = wide.melt(id_vars="case", var_name="rater", value_name="label")
+    rows = [(rd, f"{k:03d}", y[k] + rng.normal()) for rd in ("x", "z") for k in range(c)]
+    ratings = pd.DataFrame(rows, columns=["reader", "case", "rating"])
+    a, b = mrmc(ratings, truth=wide), mrmc(ratings, truth=Panel(long))
+    pd.testing.assert_frame_equal(a.fom, b.fom)
+    with pytest.raises(ValueError, match="^truth: the panel's votes: .*2"):
+        mrmc(ratings, truth=long.assign(label=long.label.replace(0, 2)))
+    with pytest.raises(ValueError, match="truth: a panel rater has no vote on some case"):
+        mrmc(ratings, truth=long.iloc[1:])

@@ -58,33 +58,28 @@ class Panel:
     columns: tuple = ("case", "rater", "label")
 
     def votes_wide(self) -> pd.DataFrame:
-        """The votes as a case x rater table of 0/1 (ids as text)."""
+        """The votes as a case x rater table of 0/1 (ids as text), read by ``io.read_votes``."""
+        from labelvar.io import read_votes
+
         v = self.votes
         if not isinstance(v, pd.DataFrame):
             raise ValueError(f"truth: a panel's votes must be a DataFrame, got {type(v).__name__}")
         case, rater, label = self.columns
         if rater in v.columns and label in v.columns:
-            if case not in v.columns:
-                raise ValueError(f"truth: the panel's long votes have no {case!r} column")
-            if v.duplicated([case, rater]).any():
-                raise ValueError("truth: a rater votes twice on one case in the panel")
-            wide = v.pivot(index=case, columns=rater, values=label)
-        else:
-            wide = v.set_index(case) if case in v.columns else v
-        wide = wide.copy()
-        wide.index = wide.index.astype(str)
-        wide.columns = wide.columns.astype(str)
-        vals = wide.to_numpy()
+            long = v
+        else:  # wide: one column per rater; an empty cell is no vote
+            wide = v.set_index(case) if case in v.columns else v.rename_axis(case)
+            long = wide.reset_index().melt(id_vars=case, var_name=rater, value_name=label)
+            long = long[long[label].notna() & (long[label].astype(str).str.strip() != "")]
         try:
-            num = vals.astype(float)
-        except (TypeError, ValueError):
-            raise ValueError("truth: the panel's votes must be 0/1") from None
-        if np.isnan(num).any():
+            votes = read_votes(long, item=case, rater=rater, label=label, labels=(0, 1))
+        except ValueError as exc:
+            raise ValueError(f"truth: the panel's votes: {exc}") from None
+        codes = votes.codes
+        if (codes < 0).any():
             raise ValueError("truth: a panel rater has no vote on some case "
                              "(every rater votes on every case)")
-        if not np.isin(num, (0.0, 1.0)).all():
-            raise ValueError("truth: the panel's votes must be 0/1")
-        return pd.DataFrame(num.astype(int), index=wide.index, columns=wide.columns)
+        return pd.DataFrame(codes, index=votes.items, columns=votes.raters)
 
 
 def majority(votes: np.ndarray, tie_rule: str, seed: int, case_ids) -> np.ndarray:
