@@ -293,3 +293,25 @@ def test_panel_votes_read_by_read_votes():
         mrmc(ratings, truth=long.assign(label=long.label.replace(0, 2)))
     with pytest.raises(ValueError, match="truth: a panel rater has no vote on some case"):
         mrmc(ratings, truth=long.iloc[1:])
+
+
+def test_truth_model_integrates_over_the_posterior():
+    d = _vandyke()
+    truth = d.groupby(d.case.astype(str)).truth.first()
+    certain = mrmc(d, truth="truth", truth_model=truth.astype(float))
+    fixed = mrmc(d, truth="truth")
+    pd.testing.assert_frame_equal(certain.posterior, fixed.tests)
+    # an uncertain truth: the integrated FOMs by hand (the same seeded draws)
+    from labelvar.readers._inputs import draw_truths
+
+    post = (0.8 * truth + 0.1).astype(float)
+    res = mrmc(d, truth="truth", truth_model=post)
+    y = draw_truths(post.loc[[str(c) for c in range(1, 115)]].to_numpy(), 50, np.random.default_rng(0))
+    x = d.sort_values(["modality", "reader", "case"]).rating.to_numpy().reshape(2, 5, 114)
+    want = np.mean([[[_brute_auc(x[i, j], y[m].astype(int))[0] for j in range(5)] for i in range(2)]
+                    for m in range(50)], axis=0)
+    mean = want.mean(1)
+    assert res.posterior.loc["RRFC", "difference"] == pytest.approx(mean[0] - mean[1], abs=1e-12)
+    assert "integrated over the truth's posterior (50 draws)" in res.describe()
+    with pytest.raises(ValueError, match="truth_model: case '1' has no posterior"):
+        mrmc(d, truth="truth", truth_model=post.drop("1"))

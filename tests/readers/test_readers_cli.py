@@ -71,3 +71,18 @@ def test_cli_bad_input_one_line(tmp_path, capsys, change, flagged):
     assert main(["readers", str(path), "--truth", "truth"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(flagged) and err.count("\n") == 1, err
+
+
+def test_cli_truth_model_prints_the_integrated_analysis(tmp_path, capsys):
+    d, path = _study(tmp_path)
+    rng = np.random.default_rng(2)
+    y = d.groupby("case").truth.first()
+    votes = pd.DataFrame({"case": y.index, **{f"p{i}": np.where(rng.random(len(y)) < 0.85, y, 1 - y)
+                                              for i in range(5)}})
+    vpath = tmp_path / "panel.csv"
+    votes.to_csv(vpath, index=False)
+    assert main(["readers", str(path), "--truth", str(vpath), "--truth-model", "dawid_skene"]) == 0
+    out = capsys.readouterr().out
+    assert "integrated over the truth's posterior (50 draws):" in out
+    assert main(["readers", str(path), "--truth", "truth", "--truth-model", "dawid_skene"]) == 2
+    assert "--truth-model needs a panel's votes as --truth" in capsys.readouterr().err

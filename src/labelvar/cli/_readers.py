@@ -30,8 +30,8 @@ def _add_readers(sub) -> None:
     p.add_argument("--analysis", choices=("1T-RRRC", "1T-RRFC"), default="1T-RRRC",
                    help="with --ai: random readers and cases, or random readers and fixed cases")
     p.add_argument("--truth-model", choices=("dawid_skene", "dawid_skene_difficulty"), default=None,
-                   help="with --ai and a panel: also integrate over the truth's posterior "
-                   "under this rater model fitted to the panel")
+                   help="with a panel as --truth: also integrate over the truth's posterior "
+                   "under this rater model fitted to the panel's votes")
     p.add_argument("--tie-rule", choices=("random", "lowest", "highest"), default="random",
                    help="a tied panel majority (even number of voters)")
     p.add_argument("--reader", default="reader", help="reader id column")
@@ -78,25 +78,24 @@ def _run_readers(args) -> int:
         from labelvar.report._readers import READERS_FILES
 
         check_report_dir(args.out, READERS_FILES)
-    if args.truth_model and args.ai is None:
-        raise ValueError("--truth-model needs --ai (the truth's uncertainty enters the AI-vs-readers test)")
     ratings = _read(args.ratings, "RATINGS")
     truth, wide = _truth(args, ratings)
+    model = None
+    if args.truth_model:
+        if wide is None:
+            raise ValueError("--truth-model needs a panel's votes as --truth")
+        from labelvar.votes.raters import fit_raters
+
+        long = wide.stack().rename("label").reset_index()
+        long.columns = ["item", "rater", "label"]
+        model = fit_raters(long, args.truth_model, n_boot=0)
     try:
         if args.ai is None:
             res = mrmc(ratings, truth=truth, fom=args.fom, covariance=args.covariance,
                        threshold=args.threshold, reader=args.reader, case=args.case,
-                       modality=args.modality, rating=args.rating, alpha=args.alpha)
+                       modality=args.modality, rating=args.rating, alpha=args.alpha,
+                       truth_model=model)
         else:
-            model = None
-            if args.truth_model:
-                if wide is None:
-                    raise ValueError("--truth-model needs a panel's votes as --truth")
-                from labelvar.votes.raters import fit_raters
-
-                long = wide.stack().rename("label").reset_index()
-                long.columns = ["item", "rater", "label"]
-                model = fit_raters(long, args.truth_model, n_boot=0)
             if args.modality in ratings.columns and ratings[args.modality].nunique() > 1:
                 raise ValueError("--ai: RATINGS has several modalities; give the ratings of one "
                                  f"(column {args.modality!r})")

@@ -236,3 +236,38 @@ def check_fom(fom, threshold, study: Study, truth: np.ndarray, covariance: str):
     elif threshold is not None:
         raise ValueError(f"threshold applies to sensitivity, specificity and accuracy, not fom={fom!r}")
     return scores
+
+
+def truth_probabilities(truth_model, cases) -> np.ndarray:
+    """P(truth = 1) per case from a fitted rater model (``.truth``) or a Series."""
+    post = getattr(truth_model, "truth", truth_model)
+    if isinstance(post, pd.DataFrame):
+        cols = [c for c in post.columns if str(c) in ("1", "1.0", "True")]
+        if len(cols) != 1:
+            raise ValueError("truth_model: its truth table needs one column for the label 1")
+        post = post[cols[0]]
+    if not isinstance(post, pd.Series):
+        raise ValueError("truth_model must be a fitted rater model (fit_raters) "
+                         "or a Series case -> P(truth = 1)")
+    post = post.copy()
+    post.index = post.index.astype(str)
+    p = post.reindex(cases)
+    if p.isna().any():
+        raise ValueError(f"truth_model: case {p.index[p.isna()][0]!r} has no posterior")
+    p = p.to_numpy(float)
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError("truth_model: posteriors must be in [0, 1]")
+    return p
+
+
+def draw_truths(post: np.ndarray, n_draws: int, rng) -> np.ndarray:
+    """``n_draws`` truths of the cases, Bernoulli with each case's posterior.
+
+    Each draw has both classes (a one-class draw is drawn again).
+    """
+    c = post.shape[0]
+    y = rng.random((n_draws, c)) < post
+    for m in np.flatnonzero(y.all(1) | ~y.any(1)):
+        while y[m].all() or not y[m].any():
+            y[m] = rng.random(c) < post
+    return y

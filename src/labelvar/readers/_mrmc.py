@@ -76,6 +76,9 @@ class MRMCResult:
         truths on binary FOMs).
     truth : DataFrame
         reader, truth (the truth that reader met), n_positive, n_negative.
+    posterior : DataFrame or None
+        With ``truth_model``: the tests (as ``tests``; one modality: its CIs) on the FOMs
+        integrated over the truth's posterior.
     """
 
     fom: pd.DataFrame
@@ -92,6 +95,7 @@ class MRMCResult:
     covariance_method: str
     n_cases: int
     alpha: float
+    posterior: pd.DataFrame | None = None
 
     @property
     def table(self) -> pd.DataFrame:
@@ -136,6 +140,10 @@ class MRMCResult:
                  markdown_table(self.table.drop(columns="error_term"))]
         truths = sorted(set(self.truth["truth"]))
         lines.append("truth: " + "; ".join(truths))
+        if self.posterior is not None:
+            lines += [f"integrated over the truth's posterior ({POSTERIOR_DRAWS} draws):",
+                      markdown_table(self.posterior.reset_index().drop(columns="error_term",
+                                                                        errors="ignore"))]
         return "\n".join(lines)
 
 
@@ -147,6 +155,34 @@ def analyse(scores, truth, fom, covariance, modalities, readers, alpha):
     tests, diffs, comp, ms = _or.or_tests(theta, cov, modalities, alpha) if t > 1 else (
         None, None, _or.components(theta, cov), _or.mean_squares(theta))
     return theta, cov, u, loo, tests, diffs, comp, ms
+
+
+#: truths drawn from a truth model's posteriors (seeded: 0)
+POSTERIOR_DRAWS = 50
+
+
+def integrated(scores, post, fom, covariance, n_draws=POSTERIOR_DRAWS, seed=0):
+    """FOMs ``(t, r)`` integrated over truths drawn from ``post`` and their influence.
+
+    Each draw's FOMs and per-case influences (the draws ride on the modality axis: one
+    kernel call) are averaged over the draws; the covariance of the averaged influences
+    is the jackknife over cases of the integrated FOM (a case carries its votes, hence
+    its posterior, hence its drawn truths).
+    """
+    t, r, c = scores.shape
+    y = _inputs.draw_truths(post, n_draws, np.random.default_rng(seed))
+    big = np.broadcast_to(scores[None], (n_draws, t, r, c)).reshape(n_draws * t, r, c)
+    theta, u, _ = _fom.fom_influence(big, np.repeat(y, t, axis=0)[:, None, :], fom, covariance)
+    return theta.reshape(n_draws, t, r).mean(0), u.reshape(n_draws, t, r, c).mean(0)
+
+
+def _posterior_tests(scores, post, fom, covariance, modalities, alpha):
+    theta, u = integrated(scores, post, fom, covariance)
+    cov = _fom.covariance_matrix(u)
+    if theta.shape[0] > 1:
+        return _or.or_tests(theta, cov, modalities, alpha)[0]
+    single = _or.single_modality(theta, cov, modalities, alpha)
+    return single.set_index("analysis")[["fom", "se", "df", "ci_low", "ci_high"]]
 
 
 def _dbm(theta, loo, truth, fom, alpha):
@@ -164,7 +200,7 @@ def _dbm(theta, loo, truth, fom, alpha):
 
 
 def mrmc(ratings, *, truth, fom="auc", covariance="jackknife", threshold=None, reader="reader",
-         case="case", modality="modality", rating="rating", alpha=0.05) -> MRMCResult:
+         case="case", modality="modality", rating="rating", alpha=0.05, truth_model=None) -> MRMCResult:
     """Obuchowski-Rockette (and DBM) analysis of a multi-reader multi-case reader study.
 
     Parameters
@@ -194,6 +230,13 @@ def mrmc(ratings, *, truth, fom="auc", covariance="jackknife", threshold=None, r
         Column names in ``ratings``.
     alpha : float
         Significance level of the tests; the CIs cover ``1 - alpha``.
+    truth_model : fitted rater model or Series, optional
+        The truth's uncertainty: ``fit_raters``' result (its ``.truth``, P(truth | the
+        panel's votes) per case) or a Series case -> P(truth = 1). The analysis is then
+        repeated on the FOMs integrated over the posterior of each case's latent truth
+        (:data:`POSTERIOR_DRAWS` truths drawn, seeded; the covariance is the jackknife of
+        the integrated FOMs) and ``.posterior`` holds its tests, printed beside the
+        fixed-truth ones. Every reader meets the same posterior (no leave-reader-out).
 
     Returns
     -------
@@ -227,6 +270,12 @@ def mrmc(ratings, *, truth, fom="auc", covariance="jackknife", threshold=None, r
     t, r, c = study.scores.shape
     truth_rc, met = resolve_truth(ratings, truth, study, case=case)
     scores = _inputs.check_fom(fom, threshold, study, truth_rc, covariance)
+    post = None
+    if truth_model is not None:
+        if callable(fom):
+            raise ValueError("truth_model: a callable fom cannot be integrated over the truth; "
+                             "use a named fom")
+        post = _inputs.truth_probabilities(truth_model, study.cases)
     theta, cov, u, loo, tests, diffs, comp, ms = analyse(
         scores, truth_rc, fom, covariance, study.modalities, study.readers, alpha)
     fom_table = pd.DataFrame({"modality": np.repeat(study.modalities, r),
@@ -257,7 +306,9 @@ def mrmc(ratings, *, truth, fom="auc", covariance="jackknife", threshold=None, r
         readers=readers_tab, anova=anova, covariance=pd.DataFrame(cov, index=labels, columns=labels),
         dbm=_dbm(theta, loo, truth_rc, fom, alpha), truth=truth_tab,
         fom_name=fom if isinstance(fom, str) else getattr(fom, "__name__", "callable"),
-        covariance_method=covariance, n_cases=c, alpha=float(alpha))
+        covariance_method=covariance, n_cases=c, alpha=float(alpha),
+        posterior=None if post is None else _posterior_tests(scores, post, fom, covariance,
+                                                             study.modalities, alpha))
 
 
 def resolve_truth(ratings, truth, study, *, case):

@@ -182,28 +182,6 @@ def _ai_rows(ratings, ai, *, reader, case, rating):
     return ratings, name
 
 
-def _truth_probabilities(truth_model, cases) -> np.ndarray:
-    """P(truth = 1) per case from a fitted rater model (``.truth``) or a Series."""
-    post = getattr(truth_model, "truth", truth_model)
-    if isinstance(post, pd.DataFrame):
-        cols = [c for c in post.columns if str(c) in ("1", "1.0", "True")]
-        if len(cols) != 1:
-            raise ValueError("truth_model: its truth table needs one column for the label 1")
-        post = post[cols[0]]
-    if not isinstance(post, pd.Series):
-        raise ValueError("truth_model must be a fitted rater model (fit_raters) "
-                         "or a Series case -> P(truth = 1)")
-    post = post.copy()
-    post.index = post.index.astype(str)
-    p = post.reindex(cases)
-    if p.isna().any():
-        raise ValueError(f"truth_model: case {p.index[p.isna()][0]!r} has no posterior")
-    p = p.to_numpy(float)
-    if ((p < 0) | (p > 1)).any():
-        raise ValueError("truth_model: posteriors must be in [0, 1]")
-    return p
-
-
 def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", covariance="jackknife",
                           threshold=None, reader="reader", case="case", rating="rating", alpha=0.05,
                           truth_model=None) -> StandaloneResult:
@@ -279,7 +257,7 @@ def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", 
     truth_rc, met = resolve_truth(table, truth, study, case=case)
     a = study.readers.index(ai_name)
     scores = _inputs.check_fom(fom, threshold, study, truth_rc, covariance)
-    post = None if truth_model is None else _truth_probabilities(truth_model, study.cases)
+    post = None if truth_model is None else _inputs.truth_probabilities(truth_model, study.cases)
     order = [j for j in range(len(study.readers)) if j != a] + [a]
     scores, truth_rc = scores[:, order], truth_rc[order]
     names = [study.readers[j] for j in order[:-1]]
@@ -341,11 +319,7 @@ def imputed_draws(scores, post, fom, covariance, analysis, rng, n_imputations=50
     its votes, hence its posterior, hence its drawn truths); and ``draws`` = ``(d, var,
     df)`` per draw, for Rubin's rules.
     """
-    c = scores.shape[2]
-    y = rng.random((n_imputations, c)) < post
-    for m in np.flatnonzero(y.all(1) | ~y.any(1)):  # a one-class draw: redraw (rare)
-        while y[m].all() or not y[m].any():
-            y[m] = rng.random(c) < post
+    y = _inputs.draw_truths(post, n_imputations, rng)
     theta, u, _ = _fom.fom_influence(np.broadcast_to(scores[0], (n_imputations,) + scores.shape[1:]),
                                      y[:, None, :], fom, covariance)
     psi = theta[:, :-1] - theta[:, -1:]
