@@ -138,11 +138,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     designs = DESIGNS if args.designs is None else [
         tuple(int(x) for x in d.split(",")) for d in args.designs.split(";")]
-    t0 = time.perf_counter()
-    res = pd.concat([run_design(*d, args.studies, seed=args.seed, n_imputations=args.imputations)
-                     for d in designs], ignore_index=True)
-    out = table(res)
     from labelvar._base._format import markdown_table
+
+    t0 = time.perf_counter()
+    parts = []
+    for d in designs:  # each design's row as soon as it is done (a long run shows progress)
+        parts.append(run_design(*d, args.studies, seed=args.seed, n_imputations=args.imputations))
+        print(markdown_table(table(parts[-1])).splitlines()[-1], f"({time.perf_counter() - t0:.0f} s)",
+              flush=True)
+    res = pd.concat(parts, ignore_index=True)
+    out = table(res)
 
     print(f"1T-RRRC, AI vs readers' mean AUC at alpha 0.05 (readers' mean AUC {mean_reader_auc():.4f}; "
           f"lower AI: -0.05); {args.imputations} imputations per study; seed {args.seed}")
