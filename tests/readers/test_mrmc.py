@@ -35,9 +35,9 @@ def _value(res, analysis, quantity):
     q = quantity
     if q.startswith("AUC trt"):
         trt, rdr = q.split()[1][3:], q.split()[2][6:]
-        return fom[(trt, rdr)]
+        return fom[(int(trt), int(rdr))]
     if q.startswith("mean AUC trt"):
-        return single.loc[q[-1], "fom"]
+        return single.loc[int(q[-1]), "fom"]
     if q == "AUC diff 1-2":
         return rrrc["difference"]
     table = {"MS(T)": ms["T"], "MS(R)": ms["R"], "MS(T*R)": ms["TR"], "MS(R) trt1": ms["R in 1"],
@@ -52,7 +52,7 @@ def _value(res, analysis, quantity):
                 "ddf": rrrc["df2"], "SE diff": rrrc["se"], "t": rrrc["difference"] / rrrc["se"],
                 "CI lo": rrrc["ci_low"], "CI hi": rrrc["ci_high"]}[q]
     trt, what = q.split(" ", 1)
-    row = single.loc[trt[3:]]
+    row = single.loc[int(trt[3:])]
     return {"SE": row["se"], "df": row["df"], "CI lo": row["ci_low"], "CI hi": row["ci_high"],
             "Cov2": row["cov2"]}[what]
 
@@ -83,7 +83,7 @@ def test_vandyke_reader1_fixed_readers_printout(vandyke):
     """OR-DBM MRMC 2.51 printout of reader 1 alone (RJafroc inst/Iowa/VanDyke1R.txt):
     difference -0.02818, StdErr 0.02551, z -1.10, p 0.2693, CI (-0.07818, 0.02182),
     Var(Error) 0.00069890, Cov1 0.00037347; single-treatment SEs 0.03012552, 0.02214169."""
-    row = vandyke.readers.set_index("reader").loc["1"]
+    row = vandyke.readers.set_index("reader").loc[1]
     for got, want, digits in [(row.difference, -0.02818, 5), (row.se, 0.02551, 5),
                               (row.statistic, -1.10, 2), (row.p, 0.2693, 4), (row.ci_low, -0.07818, 5),
                               (row.ci_high, 0.02182, 5), (row.var_error, 0.00069890, 8),
@@ -159,7 +159,7 @@ def test_sensitivity_jackknife_over_positives_not_all_cases():
     truth = d[(d.reader == 1) & (d.modality == 1)].sort_values("case").truth.to_numpy()
     m = truth.sum()
     fom = res.fom.set_index(["modality", "reader"])["fom"]
-    p = fom[("1", "1")]
+    p = fom[(1, 1)]
     assert res.covariance.loc["1/1", "1/1"] == pytest.approx(p * (1 - p) / (m - 1), rel=1e-12)
     # the all-cases jackknife, by hand
     x = d[(d.reader == 1) & (d.modality == 1)].sort_values("case").rating.to_numpy() >= 3
@@ -171,7 +171,7 @@ def test_sensitivity_jackknife_over_positives_not_all_cases():
     assert all_cases / ours - 1 > 0.01
     # and specificity over the negatives
     spec = mrmc(d, truth="truth", fom="specificity", threshold=3)
-    q = spec.fom.set_index(["modality", "reader"])["fom"][("1", "1")]
+    q = spec.fom.set_index(["modality", "reader"])["fom"][(1, 1)]
     assert q == pytest.approx(((x == 0) & (truth == 0)).sum() / (c - m))
     assert spec.covariance.loc["1/1", "1/1"] == pytest.approx(q * (1 - q) / (c - m - 1), rel=1e-12)
 
@@ -315,3 +315,14 @@ def test_truth_model_integrates_over_the_posterior():
     assert "integrated over the truth's posterior (50 draws)" in res.describe()
     with pytest.raises(ValueError, match="truth_model: case '1' has no posterior"):
         mrmc(d, truth="truth", truth_model=post.drop("1"))
+
+
+def test_ids_keep_their_values_and_match_by_text():
+    d = _vandyke()
+    res = mrmc(d, truth="truth")
+    assert res.fom["reader"].tolist()[:2] == [1, 2] and res.fom["modality"].tolist()[0] == 1
+    mixed = d.astype({"reader": object})
+    mixed.loc[mixed.index[:114], "reader"] = "1"  # reader 1 of modality 1 spelled as text
+    with pytest.raises(ValueError, match="reader: the ids 1 and '1' read as the same text|"
+                                         "reader: the ids '1' and 1 read as the same text"):
+        mrmc(mixed, truth="truth")

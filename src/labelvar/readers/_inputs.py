@@ -20,9 +20,10 @@ class Study:
     """A fully crossed study as arrays (ids kept as the text the user wrote)."""
 
     scores: np.ndarray  # (t, r, c) float
-    modalities: list
-    readers: list
-    cases: list
+    modalities: list  # as given (the first value of each id's text)
+    readers: list  # as given
+    cases: list  # text: truths and panels are matched by the ids' text
+    reader_text: list
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,13 @@ def read_study(ratings, *, reader, case, modality, rating) -> Study:
     mods = list(pd.unique(keys.m))
     rdrs = list(pd.unique(keys.r))
     cases = list(pd.unique(keys.c))
+    originals = {}
+    for col, name, key in ((modality, "modality", keys.m), (reader, "reader", keys.r)):
+        first = ratings[col].groupby(key.to_numpy(), sort=False)
+        if (first.nunique() > 1).any():
+            bad = first.unique()[first.nunique() > 1].iloc[0]
+            raise ValueError(f"{name}: the ids {bad[0]!r} and {bad[1]!r} read as the same text")
+        originals[name] = first.first()
     t, r, c = len(mods), len(rdrs), len(cases)
     if r < 2:
         raise ValueError(f"reader: a reader study needs at least 2 readers, got {r}")
@@ -147,7 +155,8 @@ def read_study(ratings, *, reader, case, modality, rating) -> Study:
     ic = pd.Index(cases).get_indexer(keys.c)
     scores = np.empty((t, r, c))
     scores[im, ir, ic] = values
-    return Study(scores, mods, rdrs, cases)
+    return Study(scores, [originals["modality"][m] for m in mods] if modality != "_one_modality" else mods,
+                 [originals["reader"][r] for r in rdrs], cases, rdrs)
 
 
 def case_truth(ratings, truth, study: Study, *, case) -> np.ndarray:
@@ -200,7 +209,7 @@ def panel_truth(panel: Panel, study: Study, readers_in_panel: bool = True):
     full = majority(votes, panel.tie_rule, panel.seed, study.cases)
     truth = np.empty((len(study.readers), len(study.cases)), dtype=int)
     met = []
-    for j, name in enumerate(study.readers):
+    for j, name in enumerate(study.reader_text):
         if name in raters and readers_in_panel:
             others = [k for k, rr in enumerate(raters) if rr != name]
             if not others:

@@ -255,7 +255,7 @@ def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", 
         raise ValueError(f"ratings: the AI against readers needs at least 2 readers besides the AI, "
                          f"got {len(study.readers) - 1}")
     truth_rc, met = resolve_truth(table, truth, study, case=case)
-    a = study.readers.index(ai_name)
+    a = study.reader_text.index(ai_name)
     scores = _inputs.check_fom(fom, threshold, study, truth_rc, covariance)
     post = None if truth_model is None else _inputs.truth_probabilities(truth_model, study.cases)
     order = [j for j in range(len(study.readers)) if j != a] + [a]
