@@ -86,3 +86,16 @@ def test_cli_truth_model_prints_the_integrated_analysis(tmp_path, capsys):
     assert "integrated over the truth's posterior (50 draws):" in out
     assert main(["readers", str(path), "--truth", "truth", "--truth-model", "dawid_skene"]) == 2
     assert "--truth-model needs a panel's votes as --truth" in capsys.readouterr().err
+
+
+def test_cli_sizes_a_study_from_this_one(tmp_path, capsys):
+    from labelvar.readers import MRMCPower
+
+    d, path = _study(tmp_path, n_readers=5)
+    assert main(["readers", str(path), "--truth", "truth", "--size-effect", "0.05"]) == 0
+    out = capsys.readouterr().out
+    res = mrmc(d.astype({"case": str}), truth="truth")
+    want = MRMCPower.from_result(res).sizes(effect=0.05, target=0.8).table
+    assert "sizing from this study as a pilot (OR RRRC, two modalities, effect 0.05" in out
+    row = [ln for ln in out.splitlines() if ln.startswith("|       8 |")][0]
+    assert row.split("|")[2].strip() == f"{int(want.set_index('readers').loc[8, 'cases'])}"

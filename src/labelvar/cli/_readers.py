@@ -39,6 +39,10 @@ def _add_readers(sub) -> None:
     p.add_argument("--modality", default="modality", help="modality column (absent: one modality)")
     p.add_argument("--rating", default="rating", help="rating column")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (CIs cover 1 - alpha)")
+    p.add_argument("--size-effect", type=float, default=None, metavar="DELTA",
+                   help="also size a study from this one as a pilot: readers x cases for --power "
+                   "to detect a difference DELTA of the FOM (RRRC; with --ai, 1T-RRRC)")
+    p.add_argument("--power", type=float, default=0.8, help="target power of --size-effect")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="write the tables (CSV), table.md and the per-reader figure here")
     p.set_defaults(func=_run_readers)
@@ -109,6 +113,18 @@ def _run_readers(args) -> int:
             raise ValueError("RATINGS" + text[len("ratings"):]) from None
         raise
     text = res.describe() + "\n"
+    if args.size_effect is not None:
+        from labelvar._base._format import markdown_table
+        from labelvar.readers import MRMCPower, StandalonePower
+
+        if args.ai is None and res.fom["modality"].nunique() < 2:
+            raise ValueError("--size-effect sizes a comparison of two modalities (or, with --ai, "
+                             "the AI against the readers); RATINGS has one modality")
+        pilot = (StandalonePower if args.ai is not None else MRMCPower).from_result(res)
+        sizing = pilot.sizes(effect=args.size_effect, target=args.power, alpha=args.alpha)
+        text += (f"sizing from this study as a pilot ({sizing.question}, effect {args.size_effect:g}, "
+                 f"power {args.power:g}, alpha {args.alpha:g}; no cases: the power is not reached with "
+                 "100,000 cases):\n" + markdown_table(sizing.table) + "\n")
     sys.stdout.write(text)
     if args.out:
         from labelvar.report._readers import write_readers_report
