@@ -326,3 +326,13 @@ def test_ids_keep_their_values_and_match_by_text():
     with pytest.raises(ValueError, match="reader: the ids 1 and '1' read as the same text|"
                                          "reader: the ids '1' and 1 read as the same text"):
         mrmc(mixed, truth="truth")
+
+
+def test_sizes_refused_before_allocating(monkeypatch):
+    monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "100kB")
+    d = _vandyke()
+    with pytest.raises(ValueError, match="^ratings: 2 modalities x 5 readers x 114 cases needs about"):
+        mrmc(d, truth="truth")
+    monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "1MB")
+    with pytest.raises(ValueError, match="^truth_model: 50 drawn truths x 1140 ratings needs about"):
+        mrmc(d, truth="truth", truth_model=d.groupby("case").truth.first().astype(float))

@@ -161,6 +161,21 @@ def analyse(scores, truth, fom, covariance, modalities, readers, alpha):
 POSTERIOR_DRAWS = 50
 
 
+#: bytes per rating of the FOM kernels' working arrays (ranks, placements, influences)
+BYTES_PER_RATING = 96
+
+
+def check_memory(t, r, c, posterior: bool) -> None:
+    """Refuse, before the kernels allocate, a study whose arrays would exceed the memory limit."""
+    from labelvar._base import _validate as V
+
+    V.memory(f"ratings: {t} modalities x {r} readers x {c} cases", BYTES_PER_RATING * t * r * c,
+             "analyse fewer cases")
+    if posterior:
+        V.memory(f"truth_model: {POSTERIOR_DRAWS} drawn truths x {t * r * c} ratings",
+                 BYTES_PER_RATING * POSTERIOR_DRAWS * t * r * c, "analyse fewer cases")
+
+
 def integrated(scores, post, fom, covariance, n_draws=POSTERIOR_DRAWS, seed=0):
     """FOMs ``(t, r)`` integrated over truths drawn from ``post`` and their influence.
 
@@ -270,6 +285,7 @@ def mrmc(ratings, *, truth, fom="auc", covariance="jackknife", threshold=None, r
     t, r, c = study.scores.shape
     truth_rc, met = resolve_truth(ratings, truth, study, case=case)
     scores = _inputs.check_fom(fom, threshold, study, truth_rc, covariance)
+    check_memory(t, r, c, truth_model is not None)
     post = None
     if truth_model is not None:
         if callable(fom):

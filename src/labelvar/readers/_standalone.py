@@ -10,7 +10,7 @@ from scipy import stats
 
 from labelvar._base._format import markdown_table, short_float, shown
 from labelvar.readers import _fom, _inputs
-from labelvar.readers._mrmc import resolve_truth
+from labelvar.readers._mrmc import check_memory, resolve_truth
 
 ANALYSES = ("1T-RRRC", "1T-RRFC")
 
@@ -254,6 +254,7 @@ def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", 
     if len(study.readers) < 3:
         raise ValueError(f"ratings: the AI against readers needs at least 2 readers besides the AI, "
                          f"got {len(study.readers) - 1}")
+    check_memory(1, len(study.readers), len(study.cases), truth_model is not None)
     truth_rc, met = resolve_truth(table, truth, study, case=case)
     a = study.reader_text.index(ai_name)
     scores = _inputs.check_fom(fom, threshold, study, truth_rc, covariance)
