@@ -336,3 +336,11 @@ def test_sizes_refused_before_allocating(monkeypatch):
     monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "1MB")
     with pytest.raises(ValueError, match="^truth_model: 50 drawn truths x 1140 ratings needs about"):
         mrmc(d, truth="truth", truth_model=d.groupby("case").truth.first().astype(float))
+
+
+def test_one_modality_tests_keep_the_contract_columns():
+    d = _vandyke()
+    res = mrmc(d[d.modality == 2], truth="truth")
+    assert list(res.tests.columns[:8]) == ["statistic", "df1", "df2", "p", "difference", "se",
+                                           "ci_low", "ci_high"]
+    assert res.describe().startswith("MRMC analysis: 1 modality x 5 readers x 114 cases")

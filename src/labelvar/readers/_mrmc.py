@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from labelvar._base._format import markdown_table, short_float, shown
+from labelvar._base._format import count, markdown_table, short_float, shown
 from labelvar.readers import _fom, _inputs, _or
 from labelvar.readers._inputs import Panel
 
@@ -131,7 +131,8 @@ class MRMCResult:
         r = self.fom["reader"].nunique()
         wide = self.fom.pivot(index="reader", columns="modality", values="fom")
         wide = wide.reindex(index=pd.unique(self.fom["reader"]), columns=pd.unique(self.fom["modality"]))
-        lines = [f"MRMC analysis: {t} modalities x {r} readers x {self.n_cases} cases, "
+        lines = [f"MRMC analysis: {count(t, 'modality', 'modalities')} x {count(r, 'reader')} x "
+                 f"{count(self.n_cases, 'case')}, "
                  f"fom {self.fom_name}, {self.covariance_method} covariance",
                  markdown_table(wide.reset_index().rename(columns=str)),
                  "OR components: " + ", ".join(f"{k} {short_float(self.components[k])}"
@@ -305,6 +306,8 @@ def mrmc(ratings, *, truth, fom="auc", covariance="jackknife", threshold=None, r
         tests.insert(1, "df1", np.nan)
         tests.insert(4, "p", np.nan)
         tests["error_term"] = tests["se"] ** 2 * r
+        tests = tests[["statistic", "df1", "df2", "p", "difference", "se", "ci_low", "ci_high",
+                       "error_term"]]
         diffs = pd.DataFrame(columns=["analysis", "comparison", "difference", "se", "df",
                                       "statistic", "p", "ci_low", "ci_high"])
         readers_tab = pd.DataFrame(columns=["reader", "comparison", "difference", "se", "statistic",
