@@ -32,6 +32,7 @@ import pandas as pd
 
 from labelvar._base._files import atomic_write, check_replaceable, replaced_directory, write_results
 from labelvar._base._format import markdown_table
+from labelvar.report._readers import READERS_FILES, write_readers_report  # noqa: F401
 
 __all__ = [
     "DESIGN_FILES",
