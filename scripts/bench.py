@@ -146,11 +146,13 @@ def main(argv=None):
     ap.add_argument("--docs", action="store_true",
                     help="also write this run's output into docs/guides/development.md's "
                          "benchmark section (between the bench markers)")
+    ap.add_argument("--readers", action="store_true",
+                    help="only the reader-study row (mrmc OR, jackknife AUC, 2 x 20 x 5,000)")
     ap.add_argument("--raters", action="store_true",
                     help="only the rater-model rows (fit_raters on 1e7 votes, DS vs crowd-kit)")
     args = ap.parse_args(argv)
-    if args.raters:
-        for what, value, target, verdict in _rater_rows():
+    if args.raters or args.readers:
+        for what, value, target, verdict in (_rater_rows() if args.raters else _readers_rows()):
             print(f"  {what}  {value}  {target}  {verdict}")
         print(f"load average: {os.getloadavg()[0]:.2f} (1 min)")
         return 0
@@ -414,6 +416,8 @@ def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
     if stratify:
         rows.extend(_stratify_rows(quick))
     rows.extend(_rater_rows())
+    rows.extend(_votes_rows())
+    rows.extend(_readers_rows())
     print("\nissue 14 targets (ratios against the numpy baseline of this run):")
     width = max(len(r[0]) for r in rows)
     for what, value, target, verdict in rows:
@@ -437,6 +441,31 @@ del z, r, a, right, start, step
 
 #: a Python with crowd-kit 1.4.2 for the comparison row (never a labelvar dependency)
 CROWDKIT_PYTHON_ENV = "LABELVAR_CROWDKIT_PYTHON"
+
+
+def _readers_rows(runs=5):
+    """Issue 30's row: mrmc (OR, jackknife Wilcoxon AUC), 2 modalities x 20 readers x 5,000 cases."""
+    import pandas as pd
+
+    from labelvar.readers import mrmc
+
+    rng = np.random.default_rng(0)
+    t, r, c = 2, 20, 5000
+    truth = rng.random(c) < 0.4
+    x = np.round(rng.normal(size=(t, r, c)) + truth * (1.0 + 0.2 * np.arange(t))[:, None, None], 2)
+    ratings = pd.DataFrame({"modality": np.repeat(np.arange(t), r * c),
+                            "reader": np.tile(np.repeat(np.arange(r), c), t),
+                            "case": np.tile(np.arange(c), t * r), "rating": x.ravel()})
+    y = pd.Series(truth.astype(int), index=np.arange(c))
+    mrmc(ratings, truth=y)  # warm-up
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        mrmc(ratings, truth=y)
+        times.append(time.perf_counter() - t0)
+    med = float(np.median(times))
+    return [("mrmc OR, jackknife AUC, 2 modalities x 20 readers x 5,000 cases (median of 5)",
+             f"{med:.2f} s (load {os.getloadavg()[0]:.2f})", "<= 2 s", "PASS" if med <= 2 else "FAIL")]
 
 
 def _crowdkit_seconds(n):
@@ -474,6 +503,15 @@ def _rater_rows():
         rows.append((what, f"{ck / sec:.1f}x ({sec:.2f} s vs {ck:.1f} s)", ">= 10x crowd-kit",
                      "PASS" if ck / sec >= 10 else "FAIL"))
     return rows
+
+
+def _votes_rows():
+    """Issue 31's row: the one votes reader, labelvar.io.read_votes, on 1e6 votes."""
+    setup = _RATER_VOTES.format(n=100_000) + "from labelvar.io import read_votes\nread_votes(votes[:100])"
+    sec, mb = _timed_child(setup, "v = read_votes(votes); v.counts")
+    return [("io.read_votes, 1e6 votes (1e5 items x 10 of 10,000 raters), a DataFrame",
+             f"{sec:.2f} s, peak {mb:.0f} MB (with the votes)", "< 1 s",
+             "PASS" if sec < 1 else "FAIL")]
 
 
 #: what `labelvar stratify` imports before it reads a file (the child's baseline memory)

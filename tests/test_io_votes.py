@@ -304,3 +304,18 @@ def test_votes_pass_through_and_redeclared():
     assert read_votes(v) is v
     w = read_votes(v, labels=[0, 1, 2])
     assert isinstance(w, Votes) and w.labels == (0, 1, 2) and w.codes.tolist() == [[0, 1]]
+
+
+def test_frame_keeps_whole_labels_whole_beside_fractions():
+    v = read_votes(frame(["i", "i", "i"], ["a", "b", "c"], [1, 0.5, "0"]), labels=[0, 0.5, 1])
+    assert v.frame["label"].tolist() == [1, 0.5, 0]
+    assert [type(x) for x in v.frame["label"]] == [int, float, int]
+    assert v.numeric and v.values.tolist() == [0.0, 0.5, 1.0]
+
+
+def test_one_label_spelt_two_ways_refused_unless_both_declared():
+    df = frame([f"i{k}" for k in range(6)], ["a"] * 6, ["yes", "yes", "no", "no", "no", "Yes "])
+    with pytest.raises(ValueError, match=r"labels 'yes' and 'Yes' of the table differ only in "
+                                         r"case or spacing \(2 and 1 votes\)"):
+        read_votes(df)
+    assert read_votes(df, labels=["no", "yes", "Yes"]).labels == ("no", "yes", "Yes")

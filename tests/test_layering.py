@@ -68,7 +68,7 @@ def test_the_top_of_the_package_is_its_parts():
     assert files == sorted(PUBLIC_PATHS)
     parts = sorted(p.name for p in top.iterdir() if (p / "__init__.py").is_file())
     assert parts == ["_base", "_kernels", "analytic", "cli", "design", "engine", "evaluation", "io",
-                     "judge", "plots", "readers", "report", "sweep", "votes"]
+                     "judge", "metrics", "plots", "readers", "report", "sweep", "votes"]
     for part in parts:  # each part says what it answers
         import importlib
 

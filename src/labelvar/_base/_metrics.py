@@ -337,6 +337,20 @@ def auprc(y, score) -> float:
     return float(np.sum(np.diff(np.concatenate([[0.0], recall])) * precision))
 
 
+def manhattan(probs, reference) -> np.ndarray:
+    r"""Per-item Manhattan (L1) distance :math:`\sum_c |p_{ic} - r_{ic}|` over the last axis.
+
+    The one definition behind the total variation (half of it) and LeWiDi's Manhattan
+    scores (:func:`labelvar.metrics.manhattan_distance`).
+
+    Examples
+    --------
+    >>> manhattan([[0.8, 0.2], [0.3, 0.7]], [[1.0, 0.0], [0.4, 0.6]]).round(6).tolist()
+    [0.4, 0.2]
+    """
+    return np.abs(np.asarray(probs, dtype=float) - np.asarray(reference, dtype=float)).sum(axis=-1)
+
+
 def probability_scores(probs, reference, truth, *, pos_label: int | None = None,
                        eps: float = 1e-15) -> dict:
     r"""Scores of probability outputs against soft labels and against the majority.
@@ -380,7 +394,7 @@ def probability_scores(probs, reference, truth, *, pos_label: int | None = None,
     out = {"cross_entropy": float("nan"), "total_variation": float("nan")}
     if valid and p.shape[0]:
         out["cross_entropy"] = float(-(r * np.log(np.clip(p, eps, 1.0))).sum(axis=1).mean())
-        out["total_variation"] = float(0.5 * np.abs(p - r).sum(axis=1).mean())
+        out["total_variation"] = float(0.5 * manhattan(p, r).mean())
     if pos_label is not None:
         labels = [int(pos_label)]
     else:

@@ -50,6 +50,10 @@ def _add_raters(sub) -> None:
                    help=f"of every interval (default {CONFIDENCE_LEVEL:g})")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstraps and the check")
     p.add_argument("--out", default=None, metavar="DIR", help="write the tables here (CSV)")
+    p.add_argument("--agreement", type=_strs, default=None, metavar="C1,C2,..",
+                   help="also chance-corrected agreement among the raters, with se, CI and what "
+                   "reference labellers reach: any of cohen_kappa, scott_pi, gwet_ac1, "
+                   "brennan_prediger, fleiss_kappa, percent_agreement")
     p.set_defaults(func=_run_raters)
 
 
@@ -70,6 +74,13 @@ def _run_raters(args) -> int:
     V.integer("n_resamples", args.n_resamples, lo=0, hi=MAX_RESAMPLES)  # before reading
     if args.out:
         report.check_report_dir(args.out, report.RATERS_FILES)
+    if args.agreement is not None:
+        from labelvar.metrics import COEFFICIENTS
+
+        bad = [c for c in args.agreement if c not in COEFFICIENTS]
+        if bad or not args.agreement:
+            raise ValueError(f"--agreement must list coefficients among {', '.join(COEFFICIENTS)};"
+                             f" got {', '.join(map(repr, bad)) or 'none'}")
     groups = None
     if args.groups is not None:
         groups = [_strs(g) for g in args.groups.split(":")]
@@ -81,7 +92,7 @@ def _run_raters(args) -> int:
                        model=model, labels=args.labels, panel=args.panel,
                        targets=args.target, groups=groups, tie_rule=args.tie_rule,
                        n_resamples=args.n_resamples, confidence_level=args.confidence_level,
-                       seed=args.seed)
+                       seed=args.seed, agreement=args.agreement)
     text = rr.markdown(rep)
     sys.stdout.write(text)
     if args.out:

@@ -67,6 +67,7 @@ Pilot fitting is :mod:`labelvar.pilot`.
 
 from __future__ import annotations
 
+from labelvar.design._kappa import kappa_sample_size
 from labelvar.design._planner import DesignResult, plan_study
 from labelvar.design._power import (
     f1_difference_variance,
@@ -85,6 +86,6 @@ from labelvar.design._raters import (
 from labelvar.design._scenario import Scenario
 
 __all__ = ["DesignResult", "PanelChoice", "RaterComparison", "Scenario", "cheapest_panel",
-           "compare_raters", "f1_difference_variance", "mcnemar_lower_critical",
+           "compare_raters", "f1_difference_variance", "kappa_sample_size", "mcnemar_lower_critical",
            "panel_accuracy", "panel_probabilities", "plan_study", "separability_critical",
            "wilson_half_width"]

@@ -42,19 +42,20 @@ tables it is given, read here or not.
 """
 
 # The code is in private modules, one per layout (_wide, _rater_files, _long, _jsonl), the
-# prediction and probability files (_predictions), load_tasks (_load), the synthetic_panel
+# prediction and probability files (_predictions), load_tasks (_load), the one votes reader
+# (_votes), the pilot's counts (_pilot), the synthetic_panel
 # example (_synthetic) and the shared pieces (_common: TaskData, column selection,
 # read_frame, the checks). This face only re-exports; import from labelvar.io. The readers
-# may import pandas, numpy, the foundations (labelvar._base: _labels, _docs, _validate,
-# _seeding, _warnings) and the part's own helpers (_csv, _reading, _scales, _samples), never
+# may import pandas, numpy, the foundations (labelvar._base: _docs, _validate, _seeding,
+# _warnings) and the part's own helpers (_labels, _csv, _reading, _scales, _samples), never
 # the models of votes, evaluation, planning, the engine, figures or the command line. What a
-# label value may be is defined once, in labelvar._base._labels.
+# label value may be is defined once, in labelvar.io._labels.
 
 from __future__ import annotations
 
 from labelvar.io._common import TaskData, read_frame, select_columns
 from labelvar.io._jsonl import read_jsonl
-from labelvar.io._load import LAYOUTS, load_tasks
+from labelvar.io._load import LAYOUTS, Columns, Predictions, load_tasks
 from labelvar.io._long import read_long
 from labelvar.io._predictions import attach_predictions, attach_probabilities
 from labelvar.io._rater_files import read_rater_files
@@ -64,6 +65,8 @@ from labelvar.io._wide import read_wide
 
 __all__ = [
     "LAYOUTS",
+    "Columns",
+    "Predictions",
     "TaskData",
     "Votes",
     "attach_predictions",

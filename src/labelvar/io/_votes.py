@@ -3,11 +3,13 @@
 Every entry point that takes votes reads them here (:func:`read_votes`), so one set of
 rules holds everywhere:
 
-- **labels** are canonicalised once (:func:`labelvar._base._labels.canon`): ``1``,
+- **labels** are canonicalised once (:func:`labelvar.io._labels.canon`): ``1``,
   ``1.0`` and ``"1"`` are the label 1, booleans are 0/1, text is a label as written
-  (stripped). Every label is of one kind: numbers and text mixed are refused unless
-  ``labels=`` is declared, booleans never mix, and a label that is no finite number
-  (``inf``) is refused. A missing label (empty, NaN, ``NA``) is no vote and refused.
+  (stripped); two text labels differing only in case or spacing (``Yes``, ``yes``) are
+  refused unless both are declared. Every label is of one kind: numbers and text mixed
+  are refused unless ``labels=`` is declared, booleans never mix, and a label that is no
+  finite number (``inf``) is refused. A missing label (empty, NaN, ``NA``) is no vote and
+  refused.
 - **a declared label set** (``labels=``): a vote outside it is refused, naming the label,
   its count and the fix; a declared label no vote uses is kept (zero counts).
 - **an inferred label set** (no ``labels=``): a rare label that looks stray (``2`` among
@@ -37,12 +39,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _labels
 from labelvar._base import _validate as V
 from labelvar._base._format import brief, result_html, short_repr
-from labelvar._base._labels import plain
-from labelvar.io import _csv
+from labelvar.io import _csv, _labels
 from labelvar.io._common import _no_repeated_columns, read_frame
+from labelvar.io._labels import plain
 from labelvar.io._reading import check_file, read_jsonl_records
 
 #: file suffixes read as CSV/TSV, parquet and JSON (lines or one array of objects)
@@ -136,7 +137,8 @@ class Votes:
     @functools.cached_property
     def frame(self) -> pd.DataFrame:
         """One row per vote: item, rater, label (canonical)."""
-        lab = pd.Index(list(self.labels), dtype=None if self.numeric else object)
+        whole = all(isinstance(x, int) for x in self.labels)  # (else 1 would show as 1.0)
+        lab = pd.Index(list(self.labels), dtype=np.int64 if whole else object)
         return pd.DataFrame({"item": self.items.take(self.item_code),
                              "rater": self.raters.take(self.rater_code),
                              "label": lab.take(self.label_code)})
@@ -366,6 +368,14 @@ def _distinct_values(col: pd.Series) -> tuple[np.ndarray, list]:
     """
     if isinstance(col.dtype, pd.CategoricalDtype):
         return col.array.codes.astype(np.int64), list(col.cat.categories)
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu" and len(col):
+        values = col.to_numpy()  # whole numbers of a small range: counted, not hashed
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo <= 4 * len(values) + 1024:
+            at = (values - lo).astype(np.intp)
+            present = np.bincount(at, minlength=hi - lo + 1) > 0
+            codes = (np.cumsum(present) - 1)[at]
+            return codes.astype(np.int64), (lo + np.flatnonzero(present)).tolist()
     arr = col.to_numpy(dtype=object) if col.dtype == object else col
     is_bool = None
     if col.dtype == object:
@@ -429,6 +439,7 @@ def _label_codes(col: pd.Series, lab: list | None, name: str, where: str):
     seen: dict = {}
     for c, k in zip(canon, n.tolist(), strict=True):
         seen[c] = seen.get(c, 0) + k
+    _one_spelling(seen, lab or (), where)
     if lab is None:
         lab = sorted(seen, key=_labels.sort_key)
         if _labels.looks_like_counts(lab):
@@ -451,20 +462,36 @@ def _label_codes(col: pd.Series, lab: list | None, name: str, where: str):
             some = ", ".join(f"{x!r} ({seen[x]:,} of {total:,} votes)" for x in out[:5])
             raise ValueError(f"labels: the votes use {some}{', ...' if len(out) > 5 else ''}, "
                              f"outside the declared labels {_labels.fmt_labels(lab)} "
-                             f"({n_out:,} votes in all); add {'them' if len(out) > 1 else 'it'}"
+                             f"({n_out:,} vote{'s' if n_out > 1 else ''} in all); add "
+                             f"{'them' if len(out) > 1 else 'it'}"
                              " to labels=[...], or correct, drop or recode those votes")
     pos = {x: k for k, x in enumerate(lab)}
     table = np.array([pos[c] for c in canon], dtype=np.int64)
     return table[codes], lab
 
 
+def _one_spelling(seen: dict, declared, where: str) -> None:
+    """Refuse two text labels differing only in case or spacing, unless both are declared."""
+    first: dict = {}
+    for x in sorted(seen, key=lambda y: -seen[y]):
+        if not isinstance(x, str):
+            continue
+        y = first.setdefault("".join(x.split()).casefold(), x)
+        if y != x and not (x in declared and y in declared):
+            raise ValueError(f"data: labels {y!r} and {x!r} of {where} differ only in case or "
+                             f"spacing ({seen[y]:,} and {seen[x]:,} votes): one label spelt two "
+                             f"ways? correct or recode the {seen[x]:,} (or declare both, "
+                             f"labels=[...], if they are two labels)")
+
+
 # --------------------------------------------------------------------------- one vote each
 def _one_vote(icode, rcode, lcode, items, raters, labels, where: str) -> None:
     """Refuse an (item, rater) pair voted twice: different labels, or one row repeated."""
     key = icode * len(raters) + rcode
-    dup = pd.Series(key).duplicated(keep=False).to_numpy()
-    if not dup.any():
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():  # (the common case, by sorting: no hash table)
         return
+    dup = pd.Series(key).duplicated(keep=False).to_numpy()
     rows = np.flatnonzero(dup)
     pairs = pd.DataFrame({"key": key[rows], "label": lcode[rows], "row": rows})
     distinct = pairs.drop_duplicates(["key", "label"])

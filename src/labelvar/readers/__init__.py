@@ -6,3 +6,11 @@ panel of readers, and a truth that is itself a majority of readers (with its
 uncertainty). It may import evaluation and everything below it, never the judge test
 (``labelvar.judge``), planning, figures or the command line.
 """
+
+from labelvar.readers._inputs import Panel
+from labelvar.readers._mrmc import DBM, MRMCResult, mrmc
+from labelvar.readers._sizing import MRMCPower, Sizing, StandalonePower
+from labelvar.readers._standalone import StandaloneResult, standalone_vs_readers
+
+__all__ = ["DBM", "MRMCPower", "MRMCResult", "Panel", "Sizing", "StandaloneResult", "StandalonePower",
+           "mrmc", "standalone_vs_readers"]

@@ -32,6 +32,7 @@ import pandas as pd
 
 from labelvar._base._files import atomic_write, check_replaceable, replaced_directory, write_results
 from labelvar._base._format import markdown_table
+from labelvar.report._readers import READERS_FILES, write_readers_report  # noqa: F401
 
 __all__ = [
     "DESIGN_FILES",
@@ -529,20 +530,21 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
 # --------------------------------------------------------------------------- raters
 #: files of a raters report (``labelvar raters --out``)
 RATERS_FILES = ("report.json", "table.md", "skills.csv", "check.csv", "ceilings.csv",
-                "kappa_x.csv")
+                "kappa_x.csv", "agreement.csv")
 
 
 def write_raters_report(rep, out_dir, markdown: str) -> list[Path]:
     """Write a rater-model report directory; return the paths written (under ``out_dir``).
 
     Files: ``skills.csv``, ``check.csv``, ``ceilings.csv`` (tidy, one row per task x
-    target x ceiling x stratum), ``kappa_x.csv`` (with ``--groups``), ``table.md`` (what
-    was printed) and ``report.json``. The directory is replaced as a whole.
+    target x ceiling x stratum), ``kappa_x.csv`` (with ``--groups``), ``agreement.csv``
+    (with ``--agreement``), ``table.md`` (what was printed) and ``report.json``. The
+    directory is replaced as a whole.
     """
     out = Path(out_dir)
     with replaced_directory(out, allowed=_allowed(RATERS_FILES)) as tmp:
         files = [write_results(getattr(rep, name), tmp / f"{name}.csv")
-                 for name in ("skills", "check", "ceilings", "kappa_x")
+                 for name in ("skills", "check", "ceilings", "kappa_x", "agreement")
                  if getattr(rep, name) is not None]
         files.append(atomic_write(tmp / "table.md", markdown))
         files.append(atomic_write(tmp / "report.json", _metadata("raters", files, **rep.settings)))

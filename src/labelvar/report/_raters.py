@@ -29,6 +29,7 @@ class RaterReport:
     ceilings: pd.DataFrame
     kappa_x: pd.DataFrame | None
     settings: dict
+    agreement: pd.DataFrame | None = None  # --agreement: labelvar.metrics.agreement_table
 
 
 def _read(path: Path, text=()) -> pd.DataFrame:
@@ -86,7 +87,7 @@ def rater_tables(votes: pd.DataFrame, *, model: str, item: str, rater: str, labe
                  labels=None, gold=None, panel=None, targets=None, groups=None,
                  tie_rule="random", n_resamples: int = 200,
                  confidence_level: float = CONFIDENCE_LEVEL, seed: int = 0,
-                 task: str = "task") -> RaterReport:
+                 task: str = "task", agreement=None) -> RaterReport:
     """Fit, check and score one task's votes (see the module docstring)."""
     from labelvar.evaluation.agreement import cross_replication
     from labelvar.votes.ceilings import panel_ceilings
@@ -128,8 +129,17 @@ def rater_tables(votes: pd.DataFrame, *, model: str, item: str, rater: str, labe
         kx = r.table.assign(group_x=",".join(map(str, gx)), group_y=",".join(map(str, gy)))
     settings = {"model": fit.kind, "tie_rule": str(tie_rule), "n_resamples": n_resamples,
                 "confidence_level": confidence_level, "seed": seed}
-    return RaterReport(*(None if df is None else df.assign(task=task).pipe(_task_first)
-                         for df in (skills, check, ceil, kx)), settings=settings)
+    agree = None
+    if agreement:
+        from labelvar.metrics import agreement_table
+
+        long = votes[[item, rater, label]].set_axis(["item", "rater", "label"], axis=1)
+        agree = agreement_table(long, list(agreement), labels=labels,
+                                confidence_level=confidence_level, seed=seed)
+        settings["agreement"] = ",".join(agreement)
+    skills, check, ceil, kx, agree = (None if df is None else df.assign(task=task).pipe(_task_first)
+                                      for df in (skills, check, ceil, kx, agree))
+    return RaterReport(skills, check, ceil, kx, settings=settings, agreement=agree)
 
 
 def _task_first(df: pd.DataFrame) -> pd.DataFrame:
@@ -143,7 +153,7 @@ def combine(reports: list[RaterReport]) -> RaterReport:
         return pd.concat(frames, ignore_index=True) if frames else None
 
     return RaterReport(cat("skills"), cat("check"), cat("ceilings"), cat("kappa_x"),
-                       reports[0].settings)
+                       reports[0].settings, cat("agreement"))
 
 
 def _ci(x, lo, hi) -> str:
@@ -191,4 +201,14 @@ def markdown(rep: RaterReport) -> str:
                              "independent": k.independent})
         parts.append("### cross-replication reliability (X: " + str(k.group_x.iloc[0]) + "; Y: "
                      + str(k.group_y.iloc[0]) + ")\n\n" + markdown_table(show))
+    if rep.agreement is not None:
+        a = rep.agreement
+        show = pd.DataFrame({"task": a.task, "coefficient": a.coefficient, "scope": a.scope,
+                             "S": a.n_items, "value [CI]": [_ci(x, lo, hi) for x, lo, hi in
+                                                           zip(a.value, a.ci_low, a.ci_high)],
+                             "se": a.se, "p": a.p_value})
+        refs = [c for c in ("uniform", "prevalence", "exchangeable", "plurality") if c in a]
+        show = pd.concat([show, a[refs].reset_index(drop=True)], axis=1)
+        parts.append("### chance-corrected agreement among the raters (and what a reference "
+                     "labeller in place of one vote per item reaches)\n\n" + markdown_table(show))
     return "\n\n".join(parts) + "\n"
