@@ -8,7 +8,7 @@ items, and the test's exact power. It may import evaluation and everything below
 never the reader studies (``labelvar.readers``), planning, figures or the command line.
 """
 
-from labelvar.judge._alt_test import AltTestResult, alt_test
+from labelvar.judge._alt_test import AltTestResult, alt_test, joint_winning_rates
 from labelvar.judge._references import References
 
-__all__ = ["AltTestResult", "References", "alt_test"]
+__all__ = ["AltTestResult", "References", "alt_test", "joint_winning_rates"]

@@ -7,10 +7,12 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from labelvar._base._format import count, shown, short_float
+from labelvar._base._format import count, short_float, shown
 from labelvar.judge import _data, _pairs, _stats
 from labelvar.judge._references import References, reference_tables
 
+#: the reference labellers run by default (all four, 200 Monte Carlo runs, seed 0)
+DEFAULT_REFERENCES = References()
 #: the per-human table's columns
 HUMAN_COLUMNS = ("rater", "n_items", "n_ties", "n_system_better", "n_human_better",
                  "rho_system", "rho_human", "p_value", "rejected")
@@ -159,8 +161,8 @@ def _one(votes, name, series, *, scoring, epsilon, q, min_humans_per_item,
 
 def alt_test(votes, system, *, scoring="accuracy", epsilon: float = 0.2, q: float = 0.05,
              min_humans_per_item: int = 2, min_items_per_human: int = 30, test: str = "t",
-             margin: str = "additive", references: References | None = References()):
-    """The alternative annotator test: may this system replace the human annotators?
+             margin: str = "additive", references: References | None = DEFAULT_REFERENCES):
+    """Run the alternative annotator test (may this system replace the human annotators?).
 
     Leave one human out at a time; on each item that human annotated, score the
     system's label and the human's label against the other humans' labels; the system
@@ -222,12 +224,12 @@ def alt_test(votes, system, *, scoring="accuracy", epsilon: float = 0.2, q: floa
     >>> votes = pd.DataFrame({"item": [i for i in range(40) for _ in range(3)],
     ...                       "rater": ["a", "b", "c"] * 40,
     ...                       "label": [0, 0, 0] * 30 + [1, 1, 0] * 10})
-    >>> system = pd.Series([0] * 30 + [1] * 10)
+    >>> system = pd.Series([0] * 30 + [2] * 10)  # a label no human gave, on 10 items
     >>> res = alt_test(votes, system, epsilon=0.2, references=None)
-    >>> res.passed, res.winning_rate, round(res.advantage_probability, 4)
-    (True, 1.0, 0.9167)
-    >>> res.table[["rater", "rho_system", "rho_human"]].round(4).to_dict("list")
-    {'rater': ['a', 'b', 'c'], 'rho_system': [1.0, 1.0, 0.75], 'rho_human': [1.0, 1.0, 1.0]}
+    >>> res.passed, round(res.winning_rate, 4), round(res.advantage_probability, 4)
+    (False, 0.3333, 0.8333)
+    >>> res.table[["rater", "rho_system", "rejected"]].to_dict("list")
+    {'rater': ['a', 'b', 'c'], 'rho_system': [0.75, 0.75, 1.0], 'rejected': [False, False, True]}
     """
     _data.check_options(scoring=scoring, epsilon=epsilon, q=q,
                         min_humans_per_item=min_humans_per_item,
@@ -244,3 +246,45 @@ def alt_test(votes, system, *, scoring="accuracy", epsilon: float = 0.2, q: floa
     if isinstance(system, pd.DataFrame):
         return results
     return next(iter(results.values()))
+
+
+def joint_winning_rates(results, *, q: float = 0.05) -> pd.DataFrame:
+    """Benjamini–Yekutieli over the humans of several tasks together (beyond the paper).
+
+    The authors' FAQ: when a judge must serve several domains, control the false
+    discovery rate over all the comparisons at once, and report the winning rate per
+    domain. ``results`` maps a task name to its :class:`AltTestResult` (each computed
+    with its own epsilon); the p-values are pooled, BY runs once at ``q``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per task: ``task``, ``n_humans``, ``n_rejected``, ``winning_rate``,
+        ``passed``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> votes = pd.DataFrame({"item": [i for i in range(30) for _ in range(3)],
+    ...                       "rater": ["a", "b", "c"] * 30, "label": [0, 0, 1] * 30})
+    >>> res = alt_test(votes, pd.Series([0] * 30), references=None)
+    >>> joint_winning_rates({"x": res, "y": res})[["task", "n_rejected", "passed"]]
+      task  n_rejected  passed
+    0    x           3    True
+    1    y           3    True
+    """
+    if not isinstance(q, (int, float)) or not 0.0 < float(q) < 1.0:
+        raise ValueError(f"q must be in (0, 1), got {q!r}")
+    names = list(results)
+    if not names or not all(isinstance(results[n], AltTestResult) for n in names):
+        raise ValueError("results must map task names to AltTestResult objects")
+    p = np.concatenate([results[n].table["p_value"].to_numpy(dtype=float) for n in names])
+    rejected = _stats.by_rejections(p, q=float(q))
+    rows, start = [], 0
+    for n in names:
+        m = results[n].n_humans
+        k = int(rejected[start:start + m].sum())
+        start += m
+        rows.append({"task": n, "n_humans": m, "n_rejected": k, "winning_rate": k / m,
+                     "passed": k / m >= 0.5})
+    return pd.DataFrame(rows)

@@ -46,6 +46,11 @@ class Prepared:
     n_human_labels: int  # codes below it are the humans' label set (or labels=)
 
 
+def _id(x) -> str:
+    """An id as written in a message: ``'a'``, ``3`` (no numpy type names)."""
+    return repr(x.item() if isinstance(x, np.generic) else x)
+
+
 def _frame(votes) -> pd.DataFrame:
     if hasattr(votes, "frame") and hasattr(votes, "codes"):  # an io.Votes
         votes = votes.frame
@@ -70,13 +75,13 @@ def _frame(votes) -> pd.DataFrame:
         raise ValueError("votes has votes without an item id")
     if frame["label"].isna().any():
         bad = frame[frame["label"].isna()].iloc[0]
-        raise ValueError(f"votes has missing labels (item {bad['item']!r}, rater "
-                         f"{bad['rater']!r}); drop the rows without a vote")
+        raise ValueError(f"votes has missing labels (item {_id(bad['item'])}, rater "
+                         f"{_id(bad['rater'])}); drop the rows without a vote")
     dup = frame.duplicated(["item", "rater"])
     if dup.any():
         bad = frame[dup].iloc[0]
-        raise ValueError(f"votes has more than one vote of rater {bad['rater']!r} on item "
-                         f"{bad['item']!r}")
+        raise ValueError(f"votes has more than one vote of rater {_id(bad['rater'])} on item "
+                         f"{_id(bad['item'])}")
     return frame
 
 
@@ -123,14 +128,14 @@ def prepare(votes, system, *, scoring, labels=None) -> Prepared:
     sysser = system if isinstance(system, pd.Series) else as_systems(system)["system"]
     if sysser.index.has_duplicates:
         dupid = sysser.index[sysser.index.duplicated()][0]
-        raise ValueError(f"system has item {dupid!r} more than once")
+        raise ValueError(f"system has item {_id(dupid)} more than once")
     item_codes, items = pd.factorize(frame["item"], sort=False)
     rater_codes, raters = pd.factorize(frame["rater"], sort=False)
     items = pd.Index(items)
     pos = items.get_indexer(sysser.index)
     if (pos < 0).any():
         lack = [x for x, p in zip(sysser.index, pos) if p < 0]
-        raise ValueError(f"system has {len(lack)} item id(s) the votes lack (e.g. {lack[0]!r}); "
+        raise ValueError(f"system has {len(lack)} item id(s) the votes lack (e.g. {_id(lack[0])}); "
                          "ids are matched by value")
     human = pd.Index(pd.unique(frame["label"]))
     if labels is not None:
@@ -139,7 +144,7 @@ def prepare(votes, system, *, scoring, labels=None) -> Prepared:
             raise ValueError("labels has repeated values")
         outside = human.difference(declared)
         if len(outside):
-            raise ValueError(f"votes has label {outside[0]!r} outside labels={list(labels)!r}")
+            raise ValueError(f"votes has label {_id(outside[0])} outside labels={list(labels)!r}")
         human = declared
     sysvals = sysser[sysser.notna()]
     extra = pd.Index(pd.unique(sysvals.to_numpy(dtype=object))).difference(human)

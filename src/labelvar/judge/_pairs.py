@@ -16,10 +16,10 @@ Examples
 >>> import pandas as pd
 >>> from labelvar.judge._data import prepare
 >>> votes = pd.DataFrame({"item": [1, 1, 1], "rater": ["a", "b", "c"], "label": [0, 0, 1]})
->>> prep = prepare(votes, pd.Series({1: 1}), scoring="accuracy")
+>>> prep = prepare(votes, pd.Series({1: 0}), scoring="accuracy")
 >>> pairs = make_pairs(prep, min_humans_per_item=2, min_items_per_human=1)
->>> outcome(prep, pairs, prep.system[pairs.item], "accuracy").tolist()  # a: 0 vs 1 of (b, c)
-[0, 2, 1]
+>>> outcome(prep, pairs, prep.system[pairs.item], "accuracy").tolist()  # c: 0 has 2 of (a, b)
+[0, 0, 1]
 """
 
 from __future__ import annotations

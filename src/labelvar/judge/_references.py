@@ -60,8 +60,9 @@ class References:
 
     Examples
     --------
-    >>> References(kinds=("uniform",), n_resamples=0)
-    References(kinds=('uniform',), labels=None, model=None, skills=(), n_resamples=0, bins=(0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0), seed=0)
+    >>> r = References(kinds=("uniform",), n_resamples=0)
+    >>> r.kinds, r.n_resamples, r.bins
+    (('uniform',), 0, (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0))
     """
 
     kinds: tuple = KINDS

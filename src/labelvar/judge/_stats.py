@@ -1,5 +1,4 @@
-"""The alt-test's statistics from outcome counts: the one-sided t-test, the signed-rank
-test and the Benjamini–Yekutieli step-up.
+"""The alt-test's statistics from outcome counts: t-test, signed-rank test, BY step-up.
 
 Every comparison of a human with the system on one item has one of three outcomes: a
 tie (both indicators 1), the system strictly better (``W_sys = 1, W_h = 0``) or the
