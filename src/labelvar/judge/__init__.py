@@ -9,6 +9,7 @@ never the reader studies (``labelvar.readers``), planning, figures or the comman
 """
 
 from labelvar.judge._alt_test import AltTestResult, alt_test, joint_winning_rates
+from labelvar.judge._power import AltTestPower
 from labelvar.judge._references import References
 
-__all__ = ["AltTestResult", "References", "alt_test", "joint_winning_rates"]
+__all__ = ["AltTestPower", "AltTestResult", "References", "alt_test", "joint_winning_rates"]
