@@ -59,7 +59,7 @@ def _add_judge(sub) -> None:
     p.add_argument("--margin", choices=("additive", "multiplicative"), default="additive")
     p.add_argument("--labels", type=_strs, default=None,
                    help="label set of the uniform reference (default: the humans' labels)")
-    p.add_argument("--n-resamples", type=int, default=200,
+    p.add_argument("--n-resamples", type=int, default=100,
                    help="Monte Carlo runs for the references' winning rates (0: none)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, metavar="DIR",

@@ -11,7 +11,7 @@ from labelvar._base._format import count, short_float, shown
 from labelvar.judge import _data, _pairs, _stats
 from labelvar.judge._references import References, reference_tables
 
-#: the reference labellers run by default (all four, 200 Monte Carlo runs, seed 0)
+#: the reference labellers run by default (all four, 100 Monte Carlo runs, seed 0)
 DEFAULT_REFERENCES = References()
 #: the per-human table's columns
 HUMAN_COLUMNS = ("rater", "n_items", "n_ties", "n_system_better", "n_human_better",

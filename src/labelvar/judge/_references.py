@@ -69,7 +69,7 @@ class References:
     labels: tuple | None = None
     model: object = None
     skills: tuple = ()
-    n_resamples: int = 200
+    n_resamples: int = 100
     bins: tuple = DEFAULT_BINS
     seed: int | None = 0
 
@@ -144,12 +144,6 @@ def _rater_law(prep, fit, skill) -> np.ndarray:
     return law / law.sum(axis=1, keepdims=True)
 
 
-def _draw(pi, u) -> np.ndarray:
-    cum = np.cumsum(pi, axis=1)
-    cum[:, -1] = np.inf
-    return (u[:, None] >= cum).sum(axis=1)
-
-
 def reference_tables(prep, pairs, sys_codes, score, *, references, epsilon, q, test, margin,
                      system_rate):
     """The ``references`` and ``by_bin`` tables of one alt-test."""
@@ -215,20 +209,44 @@ def reference_tables(prep, pairs, sys_codes, score, *, references, epsilon, q, t
 
 
 def _mc_rates(pi, per_item, grid, pairs, n_raters, rng, n_resamples, opts, q) -> np.ndarray:
-    rates = np.empty(n_resamples)
-    n_pairs = len(pairs.item)
-    rows = np.arange(n_pairs)
-    n_items = len(pairs.kept)
-    if per_item and len(pi) == 1:
-        pi_items = np.broadcast_to(pi, (n_items, pi.shape[1]))
+    """Winning rates of ``n_resamples`` runs of the test with the reference's labels.
+
+    A per-item reference's draws are shared by the humans of an item: the kernel draws
+    them (``_kernels.judge.reference_runs``). A per-comparison reference's draws are
+    independent, so each human's outcome counts are sums of independent trinomials:
+    comparisons of one human with one trinomial law are drawn together as one
+    multinomial (the same law as drawing them one by one, at a fraction of the cost).
+    """
+    tested = pairs.tested
+    rater = pairs.rater.astype(np.int64)
+    if per_item:
+        from labelvar._kernels.judge import reference_runs
+
+        cum = np.cumsum(pi, axis=1)
+        cum[:, -1] = np.inf
+        n_items = len(pairs.kept)
+        row_of = np.zeros(n_items, np.int64) if len(pi) == 1 else np.arange(n_items)
+        order = np.argsort(pairs.item, kind="stable").astype(np.int64)
+        item_ptr = np.zeros(n_items + 1, np.int64)
+        np.cumsum(np.bincount(pairs.item, minlength=n_items), out=item_ptr[1:])
+        key = int(rng.integers(0, 2**63 - 1))
+        counts = reference_runs(cum, row_of, item_ptr, order,
+                                np.ascontiguousarray(grid, dtype=np.int8), rater, n_raters,
+                                key, n_resamples)
     else:
-        pi_items = pi
-    for r in range(n_resamples):
-        if per_item:
-            lab = _draw(pi_items, rng.random(n_items))[pairs.item]
-        else:
-            lab = _draw(pi, rng.random(n_pairs))
-        codes = grid[rows, lab]
-        counts = _pairs.per_rater_counts(pairs.rater, codes, n_raters)[pairs.tested]
-        rates[r] = _stats.by_rejections(_stats.pvalues(counts, **opts), q=q).mean()
-    return rates
+        tri = np.stack([(pi * (grid == c)).sum(axis=1) for c in range(3)], axis=1)
+        group = pd.DataFrame({"r": rater, "t": tri[:, 0], "s": tri[:, 1]}).groupby(
+            ["r", "t", "s"], sort=False).ngroup().to_numpy()
+        n_g = np.bincount(group)
+        first = np.zeros(len(n_g), np.int64)
+        first[group[::-1]] = np.arange(len(group))[::-1]  # one comparison per group
+        g_rater = rater[first]
+        law = tri[first] / tri[first].sum(axis=1, keepdims=True)
+        counts = np.zeros((n_resamples, n_raters, 3), dtype=np.int64)
+        for r in range(n_resamples):
+            draws = rng.multinomial(n_g, law)
+            for c in range(3):
+                counts[r, :, c] = np.bincount(g_rater, weights=draws[:, c], minlength=n_raters)
+    m = int(tested.sum())
+    p = _stats.pvalues(counts[:, tested].reshape(-1, 3), **opts).reshape(n_resamples, m)
+    return np.array([_stats.by_rejections(row, q=q).mean() for row in p])
