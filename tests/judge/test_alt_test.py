@@ -291,3 +291,43 @@ def test_reference_winning_rate_monte_carlo_and_exact():
     assert refs.loc["uniform", "winning_rate_method"] == "monte carlo (300 runs)"
     assert 0.0 <= refs.loc["uniform", "pass_probability"] <= 1.0
     assert res.by_bin["n_comparisons"].sum() == 180
+
+
+def _naive_reference_rates(votes, kind, runs, rng, eps=0.2):
+    """The reference's winning rate, drawn label by label (uniform: one per item)."""
+    by_item = {i: dict(zip(g["rater"], g["label"])) for i, g in votes.groupby("item")}
+    labels = sorted(votes["label"].unique())
+    raters = list(pd.unique(votes["rater"]))
+    rates = []
+    for _ in range(runs):
+        item_lab = {i: labels[rng.integers(len(labels))] for i in by_item}
+        counts = []
+        for h in raters:
+            c = [0, 0, 0]
+            for i, v in by_item.items():
+                if h not in v:
+                    continue
+                others = [lab for r, lab in v.items() if r != h]
+                x = item_lab[i] if kind == "uniform" else others[rng.integers(len(others))]
+                cs, ch = others.count(x), others.count(v[h])
+                c[0 if cs == ch else (1 if cs > ch else 2)] += 1
+            counts.append(c)
+        rates.append(by_rejections(t_test_pvalues(np.array(counts), epsilon=eps), q=0.05).mean())
+    return np.array(rates)
+
+
+@pytest.mark.parametrize("kind", ["uniform", "exchangeable"])
+def test_reference_monte_carlo_matches_drawing_label_by_label(kind):
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 2, 60)
+    rows = [(i, r, int(truth[i]) if rng.random() < q_r else 1 - int(truth[i]))
+            for i in range(60) for r, q_r in zip("abcd", (0.95, 0.9, 0.75, 0.6))]
+    votes = _votes(rows)
+    eps = 0.45 if kind == "uniform" else 0.05
+    res = alt_test(votes, pd.Series(truth), epsilon=eps,
+                   references=References(kinds=(kind,), n_resamples=400, seed=3))
+    got = res.references.set_index("reference").loc[kind]
+    want = _naive_reference_rates(votes, kind, 300, rng, eps=eps)
+    se = np.sqrt(want.var(ddof=1) / 300 + got["winning_rate_sd"] ** 2 / 400)
+    assert 0.05 < want.mean() < 0.95  # a case where the winning rate is random
+    assert abs(got["winning_rate_mean"] - want.mean()) <= 3 * se + 1e-12
