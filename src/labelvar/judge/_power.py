@@ -230,12 +230,14 @@ class AltTestPower:
         return float(dist[need:].sum())
 
     def plan(self, *, n_humans=(2, 3, 4, 5), target: float = 0.8, max_items: int = 500,
-             min_items: int = 2) -> pd.DataFrame:
+             min_items: int = 30) -> pd.DataFrame:
         """The smallest number of items per human reaching ``target`` power, per K.
 
         Every N from ``min_items`` up is tried (the power of a discrete test is not
         monotone in N), so the N returned is the smallest that meets the target; NaN
-        when none up to ``max_items`` does.
+        when none up to ``max_items`` does. ``min_items`` defaults to the paper's 30
+        items per human (below it the t-test's normality is doubtful, and with a few
+        items a run of ties has sd 0 and p = 0).
         """
         if not 0.0 < target < 1.0:
             raise ValueError(f"target must be in (0, 1), got {target!r}")
