@@ -331,3 +331,28 @@ def test_reference_monte_carlo_matches_drawing_label_by_label(kind):
     se = np.sqrt(want.var(ddof=1) / 300 + got["winning_rate_sd"] ** 2 / 400)
     assert 0.05 < want.mean() < 0.95  # a case where the winning rate is random
     assert abs(got["winning_rate_mean"] - want.mean()) <= 3 * se + 1e-12
+
+
+def test_rater_reference_from_a_fitted_model():
+    import labelvar
+
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 2, 120)
+    rows = [(i, r, int(truth[i]) if rng.random() < 0.8 else 1 - int(truth[i]))
+            for i in range(120) for r in "abcd"]
+    votes = _votes(rows)
+    fit = labelvar.fit_raters(votes, model="dawid_skene", n_boot=0)
+    res = alt_test(votes, pd.Series(truth), references=References(
+        kinds=(), model=fit, skills=(0.7,), n_resamples=0))
+    post = fit.truth.loc[list(range(120)), [0, 1]].to_numpy()
+    law = post @ np.array([[0.7, 0.3], [0.3, 0.7]])  # P(label) per item
+    by_item = {i: dict(zip(g["rater"], g["label"])) for i, g in votes.groupby("item")}
+    rhos = []
+    for h in "abcd":
+        w = []
+        for i, v in by_item.items():
+            others = [lab for r, lab in v.items() if r != h]
+            w.append(sum(law[i, x] for x in (0, 1) if others.count(x) >= others.count(v[h])))
+        rhos.append(np.mean(w))
+    got = res.references.set_index("reference").loc["rater (skill 0.7)", "advantage_probability"]
+    assert got == pytest.approx(np.mean(rhos), abs=1e-12)

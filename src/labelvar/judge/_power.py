@@ -206,6 +206,33 @@ class AltTestPower:
         object.__setattr__(self, "skill", skill * len(theta) if len(skill) == 1 else skill)
         object.__setattr__(self, "weights", tuple(float(x) for x in w / w.sum()))
 
+    @classmethod
+    def from_raters(cls, fit, *, skill, epsilon: float = 0.2, q: float = 0.05):
+        """The design of a fitted rater model (``fit_raters``), one agreement bin.
+
+        theta is the raters' mean accuracy (weighted by their items); the number of
+        labels is the model's.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, labelvar
+        >>> rng = np.random.default_rng(0)
+        >>> truth = rng.integers(0, 2, 200)
+        >>> votes = pd.DataFrame([(i, r, int(truth[i]) if rng.random() < 0.8 else
+        ...                        1 - int(truth[i])) for i in range(200) for r in "abc"],
+        ...                      columns=["item", "rater", "label"])
+        >>> d = AltTestPower.from_raters(labelvar.fit_raters(votes, n_boot=0), skill=0.85)
+        >>> d.n_labels, round(d.theta[0], 2)
+        (2, 0.78)
+        """
+        skills = getattr(fit, "skills", None)
+        if not isinstance(skills, pd.DataFrame) or "accuracy" not in skills:
+            raise ValueError("fit must be a fitted rater model (fit_raters(...))")
+        w = skills["n_items"].to_numpy(float) if "n_items" in skills else None
+        theta = float(np.average(skills["accuracy"].to_numpy(float), weights=w))
+        return cls(theta=theta, skill=skill, n_labels=len(fit.model.labels), epsilon=epsilon,
+                   q=q)
+
     def comparison_law(self, *, n_humans: int) -> np.ndarray:
         """(P tie, P system better, P human better) of one comparison, bins mixed."""
         _check_humans(n_humans)
