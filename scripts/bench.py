@@ -421,6 +421,7 @@ def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
     if stratify:
         rows.extend(_stratify_rows(quick))
     rows.extend(_rater_rows())
+    rows.extend(_votes_rows())
     print("\nissue 14 targets (ratios against the numpy baseline of this run):")
     width = max(len(r[0]) for r in rows)
     for what, value, target, verdict in rows:
@@ -507,6 +508,15 @@ def _judge_rows():
     return [("alt_test + references (4 x 100 runs), 1e6 votes (1e5 items x 10 of 1,000 raters)",
              f"{sec:.1f} s, peak {mb:.0f} MB (with the votes)", "<= 10 s",
              "PASS" if sec <= 10 else "FAIL")]
+
+
+def _votes_rows():
+    """Issue 31's row: the one votes reader, labelvar.io.read_votes, on 1e6 votes."""
+    setup = _RATER_VOTES.format(n=100_000) + "from labelvar.io import read_votes\nread_votes(votes[:100])"
+    sec, mb = _timed_child(setup, "v = read_votes(votes); v.counts")
+    return [("io.read_votes, 1e6 votes (1e5 items x 10 of 10,000 raters), a DataFrame",
+             f"{sec:.2f} s, peak {mb:.0f} MB (with the votes)", "< 1 s",
+             "PASS" if sec < 1 else "FAIL")]
 
 
 #: what `labelvar stratify` imports before it reads a file (the child's baseline memory)

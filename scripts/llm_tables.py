@@ -116,11 +116,12 @@ def table6(geval_dir, summeval, tie_rule: str = FIRST_VOTE,
     for crit in criteria:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DataNoteWarning)  # unparsed answers: counted below
-            data = io.load_tasks(summeval, panel="expert_annotations", item="id,model_id",
-                                 tasks=crit, predictions={"G-Eval": [Path(geval_dir)
-                                                                     / GEVAL_FILES[crit]]},
-                                 pred_item="doc_id,system_id", pred_label="all_responses",
-                                 pred_parse="number")
+            data = io.load_tasks(
+                summeval, tasks=crit,
+                columns=io.Columns(panel="expert_annotations", item="id,model_id"),
+                predictions=io.Predictions(
+                    files={"G-Eval": [Path(geval_dir) / GEVAL_FILES[crit]]},
+                    item="doc_id,system_id", label="all_responses", parse="number"))
             t = stratify(data, metrics=["accuracy"], tie_rule=tie_rule, n_boot=0,
                          agreement=False).table
         t = t[t["system"] == "G-Eval"]

@@ -182,9 +182,10 @@ def _chaosnli():
                                          for split in ("dev", "test")]
                      for m in models for k in (0, 1)}
             (tasks[f"ChaosNLI {name}"],) = io.load_tasks(
-                P / "chaosNLI_v1.0" / f"{file}.jsonl", panel="label_count", panel_counts=True,
-                labels=["e", "n", "c"], item="uid", predictions=preds, pred_item="uid",
-                pred_label="pred", pred_classes=["e", "c", "n"]).values()
+                P / "chaosNLI_v1.0" / f"{file}.jsonl", labels=["e", "n", "c"],
+                columns=io.Columns(panel="label_count", counts=True, item="uid"),
+                predictions=io.Predictions(files=preds, item="uid", label="pred",
+                                           classes=["e", "c", "n"])).values()
         with warnings.catch_warnings():  # 30 MNLI items have no prediction: left out, noted
             warnings.simplefilter("ignore")
             return stratify(tasks, metrics=["accuracy"], bins=[0.3, 0.5, 0.7, 0.9, 1.0],

@@ -280,7 +280,7 @@ def test_jsonl_nan_and_infinity_labels_refused_naming_line_and_field(tmp_path, t
     with pytest.raises(ValueError, match=rf"^panel: .*v\.jsonl:1: field 'votes' holds {token}, "
                                          r"which is not JSON and no label; write null for a "
                                          r"missing label$"):
-        io.load_tasks(p, panel="votes", systems="sys", item="id")
+        io.load_tasks(p, columns=io.Columns(panel="votes", systems="sys", item="id"))
     q = _votes_jsonl(tmp_path, "s.jsonl", lambda i: None, system=lambda i: x if i >= 5 else None)
     with pytest.raises(ValueError, match=rf"^systems: .*s\.jsonl:6: field 'sys' holds {token},"):
         io.read_jsonl(q, panel="votes", systems="sys", item="id")
@@ -300,14 +300,15 @@ def test_jsonl_labels_of_mixed_kinds_refused_however_frequent(tmp_path, odd, eve
            rf"\(.*m\.jsonl:2; {count} of 1,600 labels\), field 'votes' holds \d \(line 1\); they "
            r"must be all numbers, all strings or all booleans \(null: missing\): ")
     with pytest.raises(ValueError, match=msg):
-        io.load_tasks(p, panel="votes", systems="sys", item="id")
+        io.load_tasks(p, columns=io.Columns(panel="votes", systems="sys", item="id"))
     if kind == "booleans":  # true and 1 are one label to stratify: a label set cannot help
         with pytest.raises(ValueError, match=msg + "booleans do not mix with other labels$"):
-            io.load_tasks(p, panel="votes", systems="sys", item="id", labels=[0, 1])
+            io.load_tasks(p, columns=io.Columns(panel="votes", systems="sys", item="id"), labels=[0, 1])
     elif count == "1":  # declared: the rare string is a stray value, missing with a note
         with pytest.warns(UserWarning, match=r"1 of 1,200 votes outside the label set \('yes': 1"):
-            r = stratify(io.load_tasks(p, panel="votes", systems="sys", item="id",
-                                       labels=[0, 1]), labels=[0, 1], n_boot=0)
+            r = stratify(io.load_tasks(p, columns=io.Columns(panel="votes", systems="sys",
+                                                             item="id"), labels=[0, 1]),
+                         labels=[0, 1], n_boot=0)
         votes = r.inputs["m"]["labels"]
         assert list(votes) == [0, 1] and sum(votes.values()) == 1199
 
@@ -354,7 +355,7 @@ def test_jsonl_valid_files_read_as_before(tmp_path):
         td = io.read_jsonl(p, panel="v", systems="s")[p.stem]
         got = td.panel.astype(object).where(td.panel.notna(), None).to_numpy().tolist()
         assert got == panel and td.predictions["s"].tolist() == pred
-    r = stratify(io.load_tasks(strs, panel="v", systems="s"), pos_label=None, n_boot=0)
+    r = stratify(io.load_tasks(strs, columns=io.Columns(panel="v", systems="s")), pos_label=None, n_boot=0)
     assert list(r.inputs["s"]["labels"]) == ["c", "e", "n"]
 
 
@@ -413,7 +414,7 @@ def test_csv_inf_and_text_among_numbers_refused_however_frequent(tmp_path, every
         with pytest.raises(ValueError, match=rf"^panel: column 'r2' of task 'w' holds {shown} "
                                              r"\(item 'i0' of .*w\.csv; \d+ of 1,200 votes\): a "
                                              r"label is text or a finite number"):
-            io.load_tasks(p, panel="r*", systems="sys", item="id")
+            io.load_tasks(p, columns=io.Columns(panel="r*", systems="sys", item="id"))
     p = _wide_csv(tmp_path, "y.csv", "yes", every)
     with pytest.raises(ValueError, match=r"^panel: the labels of task 'y' mix numbers and text: "
                                          r"column 'r2' holds 'yes' \(item 'i0' of .*y\.csv; "
@@ -421,15 +422,15 @@ def test_csv_inf_and_text_among_numbers_refused_however_frequent(tmp_path, every
                                          r"'i0'\); they must be all numbers, all text or all "
                                          r"booleans \(empty and NaN cells: missing\): correct "
                                          r"them, or declare the label set"):
-        io.load_tasks(p, panel="r*", systems="sys", item="id")
+        io.load_tasks(p, columns=io.Columns(panel="r*", systems="sys", item="id"))
     long = tmp_path / "long.csv"
     df = pd.read_csv(p).melt(id_vars="id", var_name="rater", value_name="label")
     df.rename(columns={"id": "item"}).to_csv(long, index=False)
     with pytest.raises(ValueError, match=r"^panel: the labels of task 'long' mix numbers and "
                                          r"text: column 'r2' holds 'yes' \(item 'i0' of "):
-        io.load_tasks(long, layout="long", panel="r*", systems="sys")
+        io.load_tasks(long, columns=io.Columns(panel="r*", systems="sys"), layout="long")
     # declared: a rare one is a stray value (missing, with a note), a common one refused
-    data = io.load_tasks(p, panel="r*", systems="sys", item="id", labels=[0, 1])
+    data = io.load_tasks(p, columns=io.Columns(panel="r*", systems="sys", item="id"), labels=[0, 1])
     if every == 400:
         with pytest.warns(UserWarning, match=r"1 of 1,200 votes outside the label set"):
             stratify(data, labels=[0, 1], n_boot=0)
@@ -459,11 +460,11 @@ def test_csv_booleans_do_not_mix_with_numbers(tmp_path):
 
 def test_csv_valid_files_read_as_before(tmp_path):
     p = _write(tmp_path / "v.csv", "id,r1,r2,r3,sys\na,1,1,0,1\nb,0,,1,0\nc,1.0,1,NA,1\n")
-    td = io.load_tasks(p, panel="r*", systems="sys", item="id")["v"]
+    td = io.load_tasks(p, columns=io.Columns(panel="r*", systems="sys", item="id"))["v"]
     assert td.panel.astype(float).fillna(-1).to_numpy().tolist() == [[1, 1, 0], [0, -1, 1],
                                                                       [1, 1, -1]]
     s = _write(tmp_path / "s.csv", "id,r1,r2,sys\na,yes,no,yes\nb,no,,no\nc,1 yes,no,no\n")
-    td = io.load_tasks(s, panel="r*", systems="sys", item="id")["s"]
+    td = io.load_tasks(s, columns=io.Columns(panel="r*", systems="sys", item="id"))["s"]
     assert td.panel.astype(object).fillna("-").to_numpy().tolist() == [["yes", "no"],
                                                                        ["no", "-"],
                                                                        ["1 yes", "no"]]
@@ -509,7 +510,8 @@ def test_one_prediction_field_is_not_every_tasks_answer_in_python(tmp_path):
     # before: task B got the A column as its predictions (CheXpert: Edema scored with the
     # Cardiomegaly column); only the command line refused it
     files, pred = _two_tasks(tmp_path)
-    kw = dict(panel="r*", item="Study", predictions={"m": pred}, pred_label="A")
+    kw = dict(columns=io.Columns(panel="r*", item="Study"),
+              predictions=io.Predictions(files={"m": pred}, label="A"))
     with pytest.raises(ValueError, match=r"^predictions 'm': its one field 'A' would be every "
                                          r"task's answer: tasks 'A', 'B' share items \(e\.g\. "
                                          r"'s0'\); choose one task \(tasks=\.\.\.\), or give each "
@@ -532,8 +534,8 @@ def test_one_prediction_field_is_not_every_tasks_answer_in_python(tmp_path):
     with pytest.raises(ValueError, match=r"^probabilities 'pm': its one field 'p' would be "):
         io.attach_probabilities(base, "pm", probs, item="Study", field="p")
     with pytest.raises(ValueError, match=r"^probabilities 'pm': its one field 'p' .*\(tasks="):
-        io.load_tasks(files, panel="r*", item="Study", probabilities={"pm": probs},
-                      prob_field="p")
+        io.load_tasks(files, columns=io.Columns(panel="r*", item="Study"),
+                      predictions=io.Predictions(probabilities={"pm": probs}, field="p"))
     # one column per task (no field): each task its own column, as before
     d = io.attach_probabilities(base, "m", pred, item="Study")
     assert d["B"].probabilities["m"].tolist() == [0, 0, 0, 1, 1, 1]
@@ -546,8 +548,8 @@ def test_one_field_for_tasks_with_their_own_items_is_allowed(tmp_path):
     pd.DataFrame(rows).to_csv(long, index=False)
     pred = tmp_path / "pred.csv"
     pd.DataFrame({"id": ["a0", "a1", "b2", "b3"], "y": [1, 0, 1, 1]}).to_csv(pred, index=False)
-    d = io.load_tasks(long, layout="long", panel="r*", task_column="task",
-                      predictions={"m": pred}, pred_item="id", pred_label="y")
+    d = io.load_tasks(long, columns=io.Columns(panel="r*", task_column="task"), layout="long",
+                      predictions=io.Predictions(files={"m": pred}, item="id", label="y"))
     assert d["a"].predictions["m"].tolist()[:2] == [1, 0]
     assert d["b"].predictions["m"].tolist()[2:] == [1, 1]
 
@@ -575,33 +577,33 @@ def test_tasks_select_in_every_layout(tmp_path):
     jl.write_text("".join(json.dumps({"id": f"i{i}", "ann": [
         {t: int(df[(df.task == t) & (df.item == f"i{i}") & (df.rater == f"r{j}")].label.iloc[0])
          for t in "ab"} for j in range(3)]}) + "\n" for i in range(5)))
-    cases = {"long": dict(files=long, layout="long", task_column="task"),
-             "wide": dict(files=wide, item="item", task_column="task"),
-             "groups": dict(files=groups, item="item", group_sep="/"),
-             "jsonl": dict(files=jl, item="id")}
-    for name, kw in cases.items():
-        files = kw.pop("files")
+    cases = {"long": (long, dict(task_column="task"), dict(layout="long")),
+             "wide": (wide, dict(item="item", task_column="task"), {}),
+             "groups": (groups, dict(item="item", group_sep="/"), {}),
+             "jsonl": (jl, dict(item="id"), {})}
+    for name, (files, cols, kw) in cases.items():
         panel = "ann" if name == "jsonl" else "r*"
-        every = io.load_tasks(files, panel=panel, **kw)
+        kw["columns"] = io.Columns(panel=panel, **cols)
+        every = io.load_tasks(files, **kw)
         assert list(every) == ["a", "b"], name
-        d = io.load_tasks(files, panel=panel, tasks="b", **kw)
+        d = io.load_tasks(files, tasks="b", **kw)
         assert list(d) == ["b"], name
         np.testing.assert_array_equal(d["b"].panel.to_numpy(float),
                                       every["b"].panel.to_numpy(float))
         with pytest.raises(ValueError, match=r"^tasks: 'c' matches no task; available: 'a', "
                                              r"'b'$"):
-            io.load_tasks(files, panel=panel, tasks=["b", "c"], **kw)
+            io.load_tasks(files, tasks=["b", "c"], **kw)
     one = _write(tmp_path / "one.csv", "id,r1,r2\na,1,0\nb,1,1\n")
-    assert list(io.load_tasks(one, panel="r*", tasks="one")) == ["one"]
+    assert list(io.load_tasks(one, columns=io.Columns(panel="r*"), tasks="one")) == ["one"]
     with pytest.raises(ValueError, match=r"^tasks: 'x' matches no task; available: 'one'$"):
-        io.load_tasks(one, panel="r*", tasks="x")  # one task: the file's
+        io.load_tasks(one, columns=io.Columns(panel="r*"), tasks="x")  # one task: the file's
     # only the tasks kept are checked: b's "yes" among numbers does not stop task a
     bad = tmp_path / "bad.csv"
     _long_two_tasks(tmp_path, bad_b=True).to_csv(bad, index=False)
     with pytest.raises(ValueError, match=r"^panel: the labels of task 'b' mix numbers and text"):
-        io.load_tasks(bad, layout="long", panel="r*", task_column="task")
-    assert list(io.load_tasks(bad, layout="long", panel="r*", task_column="task",
-                              tasks="a")) == ["a"]
+        io.load_tasks(bad, columns=io.Columns(panel="r*", task_column="task"), layout="long")
+    assert list(io.load_tasks(bad, columns=io.Columns(panel="r*", task_column="task"),
+                              layout="long", tasks="a")) == ["a"]
 
 
 def test_rater_files_with_other_ids_name_some_and_count_them(tmp_path):
@@ -628,7 +630,7 @@ def test_rater_files_with_other_ids_name_some_and_count_them(tmp_path):
 def test_wide_count_columns_with_an_empty_cell_refused_naming_the_item(tmp_path):
     # before: the empty count was 0 votes, unseen
     p = _write(tmp_path / "c.csv", "id,e,n,c\na,12,68,20\nb,30,,70\nc,1,1,98\n")
-    d = io.load_tasks(p, panel="e,n,c", item="id", panel_counts=True)
+    d = io.load_tasks(p, columns=io.Columns(panel="e,n,c", item="id", counts=True))
     with pytest.raises(ValueError, match=r"^panel counts of task 'c': item 'b' has no count for "
                                          r"label 'n' \(an empty or NaN cell; 1 bad cell\(s\) in "
                                          r"all\)"):
@@ -643,18 +645,21 @@ def test_probabilities_without_a_task_column_name_the_python_parameter(tmp_path)
     p = _write(tmp_path / "w.csv", "id,r1,r2\na,1,0\nb,1,1\n")
     q = _write(tmp_path / "p.csv", "id,prob\na,0.3\nb,0.9\n")
     with pytest.raises(ValueError, match=r"names a task \('w'\); give the field holding them "
-                                         r"\(prob_field=\.\.\.\)$"):
-        io.load_tasks(p, panel="r*", item="id", probabilities={"pm": q})
+                                         r"\(predictions\.field=\.\.\.\)$"):
+        io.load_tasks(p, columns=io.Columns(panel="r*", item="id"),
+                      predictions=io.Predictions(probabilities={"pm": q}))
     with pytest.raises(ValueError, match=r"give the field holding them \(field=\.\.\.\)$"):
-        io.attach_probabilities(io.load_tasks(p, panel="r*", item="id"), "pm", q, item="id")
-    d = io.load_tasks(p, panel="r*", item="id", probabilities={"pm": q}, prob_field="prob")
+        io.attach_probabilities(io.load_tasks(p, columns=io.Columns(panel="r*", item="id")),
+                                "pm", q, item="id")
+    d = io.load_tasks(p, columns=io.Columns(panel="r*", item="id"),
+                      predictions=io.Predictions(probabilities={"pm": q}, field="prob"))
     assert d["w"].probabilities["pm"].tolist() == [0.3, 0.9]
 
 
 def test_label_kinds_of_a_categorical_leave_a_text_index_compact():
     """Checking a categorical column's label kinds must not turn a text item index into
     Python strings (np.asarray of ``.cat.codes`` did: 2e6 items cost 200 MB more)."""
-    from labelvar._base import _labels
+    from labelvar.io import _labels
 
     n = 50_000
     index = pd.Index(pd.array([f"item{i}" for i in range(n)], dtype="string"), name="item")

@@ -31,8 +31,9 @@ def _votes_file(tmp_path: Path, name: str, rows: list[list]) -> Path:
 def _run(path: Path, block: int | None, monkeypatch, **kw):
     """stratify on the file read with ``block`` rows at a time (None: one block)."""
     monkeypatch.setattr(_csv, "_CHUNK_ROWS", block or 10**9)
-    data = io.load_tasks(path, panel="r*", systems=kw.pop("systems", "ai,bot"),
-                         item=kw.pop("item", "item"), labels=kw.get("labels"))
+    data = io.load_tasks(path, columns=io.Columns(panel="r*", systems=kw.pop("systems", "ai,bot"),
+                                                  item=kw.pop("item", "item")),
+                         labels=kw.get("labels"))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         r = stratify(data, n_boot=30, seed=3, **kw)

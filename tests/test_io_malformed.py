@@ -115,9 +115,9 @@ def test_a_repeated_count_label_is_refused_not_dropped(tmp_path, capsys):
     code, err = _cli([p, "--panel-counts", "e,n,c", "--labels", "e,n,e", "--item", "id"], capsys)
     assert code == 2 and "--labels: 'e' is given twice in ['e', 'n', 'e']" in err
     with pytest.raises(ValueError, match="'e' is given twice"):
-        io.load_tasks(p, panel="e,n,e", item="id", panel_counts=True)
+        io.load_tasks(p, columns=io.Columns(panel="e,n,e", item="id", counts=True))
     # the right columns: every vote counted (the sum of the file's counts)
-    r = stratify(io.load_tasks(p, panel="e,n,c", item="id", panel_counts=True),
+    r = stratify(io.load_tasks(p, columns=io.Columns(panel="e,n,c", item="id", counts=True)),
                  panel_counts=True, n_boot=0)
     assert sum(r.inputs["c"]["labels"].values()) == int(counts.sum())
 
@@ -129,13 +129,13 @@ def test_repeated_labels_in_jsonl_counts_and_prediction_classes(tmp_path, capsys
         io.read_jsonl(p, panel="n", item="id", counts=True, labels=["e", "n", "e"])
     panel = _write(tmp_path / "w.csv", "id,r1,r2\na,e,e\nb,n,c\n")
     pred = _write(tmp_path / "p.jsonl", '{"id": "a", "pred": 0}\n{"id": "b", "pred": 2}\n')
-    with pytest.raises(ValueError, match=r"^pred_classes: 'e' is given twice"):
-        io.load_tasks(panel, panel="r*", item="id", predictions={"m": pred},
-                      pred_classes=["e", "n", "e"])
+    with pytest.raises(ValueError, match=r"^predictions\.classes: 'e' is given twice"):
+        io.load_tasks(panel, columns=io.Columns(panel="r*", item="id"),
+                      predictions=io.Predictions(files={"m": pred}, classes=["e", "n", "e"]))
     code, err = _cli([panel, "--panel", "r*", "--item", "id", "--predictions", f"m={pred}",
                       "--pred-classes", "e,n,e"], capsys)
     assert code == 2 and "--pred-classes: 'e' is given twice" in err
-    data = io.load_tasks(panel, panel="r*", item="id")
+    data = io.load_tasks(panel, columns=io.Columns(panel="r*", item="id"))
     with pytest.raises(ValueError, match=r"^classes: 'n' is given twice"):
         io.attach_probabilities(data, "m", _write(tmp_path / "q.jsonl",
                                                   '{"id": "a", "p": [0.5, 0.3, 0.2]}\n'),
@@ -205,7 +205,7 @@ def test_dawid_skene_refused_on_a_list_of_votes(tmp_path, capsys):
     p = _write(tmp_path / "snli.jsonl", "".join(
         json.dumps({"pairID": f"p{i}", "annotator_labels": list(labels[rng.integers(0, 3, 5)])})
         + "\n" for i in range(40)))
-    data = io.load_tasks(p, panel="annotator_labels", item="pairID")
+    data = io.load_tasks(p, columns=io.Columns(panel="annotator_labels", item="pairID"))
     assert data["snli"].raters_identified is False
     with pytest.raises(ValueError, match=r"^aggregation: Dawid-Skene .*(list of votes|are "
                                          r"lists).*aggregation='majority'"):
@@ -268,3 +268,59 @@ def test_probabilities_out_of_range_infinite_or_text_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"^probabilities 'm': column 't': 'high' \(row 2\) is "
                                          r"no probability"):
         io.attach_probabilities(base, "m", f, item="id")
+
+
+# --------------------------------------------------------------------------- every reader (issue 31)
+def _layout_files(tmp_path, layout, stray):
+    """400 items, 3 raters voting 0.0/1.0 (floats), ids 0000..0399, one vote replaced."""
+    rng = np.random.default_rng(0)
+    n = 400
+    ids = [f"{i:04d}" for i in range(n)]
+    votes = rng.integers(0, 2, (n, 3)).astype(float).astype(object)
+    if stray is not None:
+        votes[3, 1] = stray
+    sysv = rng.integers(0, 2, n)
+    if layout == "wide":
+        df = pd.DataFrame(votes, columns=["r1", "r2", "r3"]).assign(sys=sysv)
+        df.insert(0, "id", ids)
+        df.to_csv(tmp_path / "w.csv", index=False)
+        return [tmp_path / "w.csv"], io.Columns(panel="r*", systems="sys", item="id"), {}
+    if layout == "long":
+        rows = [(ids[i], f"r{j + 1}", votes[i, j]) for i in range(n) for j in range(3)]
+        rows += [(ids[i], "sys", sysv[i]) for i in range(n)]
+        pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(tmp_path / "l.csv",
+                                                                       index=False)
+        return [tmp_path / "l.csv"], io.Columns(panel="r*", systems="sys"), {"layout": "long"}
+    if layout == "jsonl":
+        with open(tmp_path / "j.jsonl", "w") as f:
+            for i in range(n):
+                f.write(json.dumps({"id": ids[i], "v": list(votes[i]), "sys": int(sysv[i])})
+                        + "\n")
+        return [tmp_path / "j.jsonl"], io.Columns(panel="v", systems="sys", item="id"), {}
+    files = []
+    for j in range(3):
+        pd.DataFrame({"id": ids, "t": votes[:, j]}).to_csv(tmp_path / f"r{j + 1}.csv",
+                                                          index=False)
+        files.append(tmp_path / f"r{j + 1}.csv")
+    pd.DataFrame({"id": ids, "t": sysv}).to_csv(tmp_path / "sys.csv", index=False)
+    return files + [tmp_path / "sys.csv"], io.Columns(panel="r*", systems="sys", item="id"), {}
+
+
+@pytest.mark.parametrize("layout", ["wide", "long", "jsonl", "raters"])
+def test_every_reader_keeps_ids_reads_float_labels_and_refuses_stray_ones(tmp_path, layout):
+    files, cols, kw = _layout_files(tmp_path, layout, None)
+    data = io.load_tasks(files, columns=cols, **kw)
+    (task,) = data
+    assert data[task].panel.index[:2].tolist() == ["0000", "0001"]
+    r = stratify(data, n_boot=0, agreement=False, tie_rule="lowest", metrics=["accuracy"])
+    assert list(r.inputs[task]["labels"]) == [0, 1]
+    for stray, says in ((2, r"label 2 occurs in 1 of 1,200 votes"),
+                        (0.5, r"label 0\.5 occurs in 1 of 1,200 votes"),
+                        ("x", r"mix numbers and (text|strings).*'?\"?x"),
+                        (float("inf"), r"(inf|Infinity)")):
+        if layout == "jsonl" and stray == float("inf"):
+            says = r"holds Infinity, which is not JSON"
+        files, cols, kw = _layout_files(tmp_path, layout, stray)
+        with pytest.raises(ValueError, match=says):
+            stratify(io.load_tasks(files, columns=cols, **kw), n_boot=0, agreement=False,
+                     tie_rule="lowest", metrics=["accuracy"])

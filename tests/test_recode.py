@@ -119,7 +119,7 @@ def _snli(tmp_path, odd="Entailment", n=60, seed=2):
 @pytest.mark.parametrize("odd", ["Entailment", "ENTAILMENT", "en tailment"])
 def test_two_spellings_of_one_label_refused_then_recoded(tmp_path, odd, capsys):
     p, rows = _snli(tmp_path, odd)
-    data = io.load_tasks(p, panel="annotator_labels", systems="gpt", item="pairID")
+    data = io.load_tasks(p, columns=io.Columns(panel="annotator_labels", systems="gpt", item="pairID"))
     with pytest.raises(ValueError) as info:
         stratify(data, n_boot=0)
     n_e = sum(v == "entailment" for r in rows for v in r["annotator_labels"])

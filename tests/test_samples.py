@@ -268,3 +268,100 @@ def test_sampled_system_report_section(tmp_path):
     assert set(r.table.loc[r.table.system == "llm", "metric"]) == {
         "accuracy", "self_agreement", "sample_accuracy"}
     assert (r.table.loc[r.table.metric == "self_agreement", "score"] == 0.5).all()
+
+
+# --------------------------------------------------------------------------- recode (issue 31)
+def test_parse_answer_reads_the_number_whole_or_reports_it_missing():
+    assert [parse_answer(x) for x in ["1e3", " 2.5e1 points", "4/5", "4.", "4abc", "4.5.6",
+                                      "1e999", float("inf"), float("nan"), "-0", "1,000",
+                                      "4,5", "4, fluent"]] \
+        == [1000, 25, 4, 4, None, None, None, None, None, 0, None, None, 4]
+
+
+def test_recode_applies_to_every_sample_before_the_modal_answer_and_the_scores():
+    """A judge rating 1-3 recoded onto the panel's 1-5: modal answer, shares, self-agreement
+    and sample accuracy all on the recoded scale, by hand; an answer 0 (outside the panel's
+    labels) the map sends to 1 is accepted."""
+    pan = _panel(120, labels=(1, 3, 5), seed=3)
+    rng = np.random.default_rng(7)
+    raw = rng.choice([0, 1, 2, 3], size=(120, 9), p=[0.05, 0.35, 0.3, 0.3])
+    samples = pd.DataFrame(raw, index=pan.index).astype(object)
+    table = {0: 1, 1: 1, 2: 3, 3: 5}
+    td = io.TaskData(pan, pd.DataFrame(index=pan.index), samples={"llm": samples})
+    r = stratify({"flu": td}, tie_rule="drop", n_boot=0, agreement=False, bins=None,
+                 metrics=["accuracy", "total_variation"],
+                 recode="llm:" + ",".join(f"{a}={b}" for a, b in table.items()))
+    t = r.table
+    votes = pan.to_numpy()
+    new = np.vectorize(table.get)(raw)
+    labels = [1, 3, 5]
+    share = np.stack([(new == v).mean(axis=1) for v in labels], axis=1)
+    soft = np.stack([(votes == v).mean(axis=1) for v in labels], axis=1)
+    keep, maj = [], []
+    for row in votes.tolist():
+        c = Counter(row).most_common()
+        keep.append(not (len(c) > 1 and c[0][1] == c[1][1]))
+        maj.append(c[0][0])
+    keep, maj = np.array(keep), np.array(maj)
+    mode = np.array([Counter(x).most_common(1)[0][0] for x in new.tolist()])
+    hit = share[np.arange(120), np.searchsorted(labels, maj)]
+
+    def get(metric):
+        q = t[(t.system == "llm") & (t.stratum == "all") & (t.metric == metric)]
+        assert len(q) == 1
+        return float(q.iloc[0]["score"])
+
+    assert get("accuracy") == pytest.approx(np.mean(mode[keep] == maj[keep]))
+    assert get("self_agreement") == pytest.approx(share[keep].max(axis=1).mean())
+    assert get("sample_accuracy") == pytest.approx(hit[keep].mean())
+    assert get("total_variation") == pytest.approx(
+        0.5 * np.abs(share[keep] - soft[keep]).sum(axis=1).mean())
+
+
+def test_recoded_sampled_and_labelled_system_of_one_name_refused():
+    pan = _panel(10)
+    s = pd.DataFrame([[1, 2]] * 10, index=pan.index)
+    data = {"a": io.TaskData(pan, pd.DataFrame(index=pan.index), samples={"m": s}),
+            "b": io.TaskData(pan, pd.DataFrame({"m": [1] * 10}, index=pan.index))}
+    with pytest.raises(ValueError, match="recode: 'm' gives sampled answers in one task"):
+        stratify(data, n_boot=0, recode="m:1=2", tie_rule="lowest")
+
+
+def test_a_system_name_given_twice_is_refused(tmp_path):
+    pan = _panel(4)
+    p = tmp_path / "p.jsonl"
+    p.write_text("".join(json.dumps({"id": i, "pred": 1}) + "\n" for i in pan.index))
+    base = {"t": io.TaskData(pan, pd.DataFrame({"m": [2] * 4}, index=pan.index))}
+    with pytest.raises(ValueError, match="predictions 'm': task 't' already has a system 'm'"):
+        io.attach_predictions(base, "m", p, item="id", label="pred")
+    once = io.attach_predictions(base, "n", p, item="id", label="pred")
+    with pytest.raises(ValueError, match="predictions 'n': task 't' already has a system 'n'"):
+        io.attach_predictions(once, "n", p, item="id", label="pred")
+
+
+def test_predictions_flag_with_one_name_twice_is_refused(tmp_path, capsys):
+    from labelvar.cli import main
+
+    pan = _panel(6)
+    p = tmp_path / "panel.csv"
+    pan.reset_index().rename(columns={"item": "id"}).to_csv(p, index=False)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    for f, v in ((a, 1), (b, 5)):
+        pd.DataFrame({"id": pan.index, "pred": v}).to_csv(f, index=False)
+    code = main(["stratify", str(p), "--panel", "e*", "--item", "id", "--predictions",
+                 f"m={a}", "--predictions", f"m={b}", "--n-boot", "0"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "--predictions: 'm' is given twice" in err and "\n" not in err
+
+
+def test_a_sampled_answer_outside_the_labels_names_the_recode():
+    pan = _panel(6, labels=(1, 2, 3))
+    s = pd.DataFrame([[1, 2, 9]] * 6, index=pan.index)
+    td = io.TaskData(pan, pd.DataFrame(index=pan.index), samples={"judge": s})
+    with pytest.raises(ValueError, match=r"has the answer 9, outside the label set \[1, 2, 3\]; "
+                                         r"map it onto them \(recode='judge:9=1,\.\.\.'\)"):
+        stratify({"t": td}, n_boot=0, tie_rule="lowest")
+    r = stratify({"t": td}, n_boot=0, tie_rule="lowest", recode="judge:9=3",
+                 metrics=["accuracy"], agreement=False)
+    row = r.table[(r.table.system == "judge") & (r.table.metric == "self_agreement")]
+    assert set(row["score"].round(6)) == {round(1 / 3, 6)}

@@ -75,7 +75,7 @@ def test_one_stray_label_among_2000_binary_votes_is_refused():
 
 # --------------------------------------------------------------------------- label values
 # Tables given to stratify directly are refused as the same table in a file is
-# (labelvar._base._labels): one kind per task, no inf, booleans apart, however frequent.
+# (labelvar.io._labels): one kind per task, no inf, booleans apart, however frequent.
 def odd_panel(value, every):
     """binary_panel's 2,000 votes as objects, ``value`` in column r3 of every ``every``-th item."""
     panel = binary_panel(n=400, k=5).astype(object)

@@ -325,9 +325,11 @@ def test_snli_agreement_and_kappa_equal_independent_computations():
 
     snli = _need("snli_dev_subset") / "snli_1.0_dev_first1288.jsonl"
     pred = _need("chaosnli/predictions")
-    data = io.load_tasks(snli, panel="annotator_labels", item="pairID", predictions={
-        "roberta": [pred / "SNLI_dev_roberta-base_0.json", pred / "SNLI_test_roberta-base_0.json"]},
-        pred_item="uid", pred_classes=["entailment", "contradiction", "neutral"])
+    data = io.load_tasks(snli, columns=io.Columns(panel="annotator_labels", item="pairID"),
+                         predictions=io.Predictions(files={"roberta": [
+                             pred / "SNLI_dev_roberta-base_0.json",
+                             pred / "SNLI_test_roberta-base_0.json"]}, item="uid",
+                             classes=["entailment", "contradiction", "neutral"]))
     ((task, td),) = data.items()
     with pytest.warns(ExcludedItemsWarning, match="15 tied, 1 without a prediction"):
         r = stratify(data, tie_rule="drop", missing="drop", n_boot=0,
@@ -360,8 +362,9 @@ def test_chexpert_one_prediction_field_refused_and_tasks_kept_in_python():
     d = _need("chexpert_test")
     files = sorted((d / "radiologists" / "groundtruth").glob("*.csv"))
     pred = d / "example_models" / "decisions" / "standard" / "drnet_decisions.csv"
-    kw = dict(panel="bc*_gt", item="Study", predictions={"drnet": pred}, pred_item="Study",
-              pred_label="Cardiomegaly")
+    kw = dict(columns=io.Columns(panel="bc*_gt", item="Study"),
+              predictions=io.Predictions(files={"drnet": pred}, item="Study",
+                                         label="Cardiomegaly"))
     with pytest.raises(ValueError, match=r"^predictions 'drnet': its one field 'Cardiomegaly' "
                                          r"would be every task's answer: tasks 'Cardiomegaly', "
                                          r"'Edema' share items \(e\.g\. 'CheXpert-v1\.0/test/"):
@@ -384,4 +387,4 @@ def test_chexpert_rater_file_cut_short_names_the_ids_it_lacks(tmp_path):
     with pytest.raises(ValueError, match=r"^files: .*bc9_gt\.csv does not hold the same item ids "
                                          r"as .*bc1_gt\.csv: it lacks 3 of its 500 ids "
                                          r"\('CheXpert-v1\.0/test/"):
-        io.load_tasks(files + [short], panel="bc*_gt", item="Study")
+        io.load_tasks(files + [short], columns=io.Columns(panel="bc*_gt", item="Study"))

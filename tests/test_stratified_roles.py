@@ -70,7 +70,7 @@ def test_load_tasks_then_stratify(tmp_path):
     panel, preds = _task()
     path = tmp_path / "t.csv"
     panel.join(preds).reset_index().to_csv(path, index=False)
-    data = io.load_tasks([path], panel="g*", systems="ai", humans="dr", item="item")
+    data = io.load_tasks([path], columns=io.Columns(panel="g*", systems="ai", humans="dr", item="item"))
     (td,) = data.values()
     if not getattr(td, "humans", ()):
         pytest.skip("the loaders do not fill TaskData.humans yet (the inputs branch does)")
@@ -80,6 +80,6 @@ def test_load_tasks_then_stratify(tmp_path):
                            "m": ["e", "n", "n"]})
     cpath = tmp_path / "c.csv"
     counts.to_csv(cpath, index=False)
-    data = io.load_tasks([cpath], panel="e,n", systems="m", item="item", panel_counts=True)
+    data = io.load_tasks([cpath], columns=io.Columns(panel="e,n", systems="m", item="item", counts=True))
     r = stratify(data, pos_label="e", metrics=["accuracy"], n_boot=0)
     assert row(r.table, system="m", stratum="all").score == pytest.approx(2 / 3)

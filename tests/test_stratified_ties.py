@@ -86,7 +86,7 @@ def test_table5_bins_on_mnli(split, sizes, tied):
     """The paper's Table 5 (human side): S per bin, once the items without a 3-vote
     majority are left out (tie_rule "drop", as the paper does)."""
     path = shared_data(f"mnli/mnli_dev_{split}_labels.jsonl")
-    data = io.load_tasks([path], panel="annotator_labels", item="row", layout="jsonl")
+    data = io.load_tasks([path], columns=io.Columns(panel="annotator_labels", item="row"), layout="jsonl")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = stratify(data, tie_rule="drop", simulated_human=5, n_boot=0, agreement=False)

@@ -169,16 +169,21 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "tie_rule": "--tie-rule", "leave_one_out": "--leave-one-out",
                    "panel_loo": "--panel-loo", "skill_model": "--skill-model",
                    "parse": "--pred-parse", "task_field": "--pred-task",
-                   "samples": "--pred-samples"}
+                   "samples": "--pred-samples",
+                   # (load_tasks' records: io.Columns, io.Predictions)
+                   "columns.item": "--item", "columns.counts": "--panel-counts",
+                   "predictions.item": "--pred-item", "predictions.classes": "--pred-classes",
+                   "predictions.field": "--prob-field", "predictions.files": "--predictions",
+                   "predictions.probabilities": "--probabilities"}
 
 
-_NAMED = re.compile(r"\b(\w+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
+_NAMED = re.compile(r"\b([\w.]+)=(\[[^\]]*\]|'[^']*'|[^\s;,)]+)")
 
 
 def _flag_error(exc: ValueError) -> ValueError:
     """The error with parameter names (``labels: ...``, ``labels=[0, 1]``) as flags."""
     msg = str(exc)
-    head = re.match(r"(\w+)(?=:| must | is | takes | '[^']*': )", msg)  # (predictions 'm': ...)
+    head = re.match(r"([\w.]+)(?=:| must | is | takes | '[^']*': )", msg)  # (predictions 'm': ...)
     if head and head.group(1) in _STRATIFY_FLAGS:
         msg = _STRATIFY_FLAGS[head.group(1)] + msg[head.end():]
 
@@ -200,6 +205,9 @@ def _predictions(specs, flag: str = "--predictions") -> dict:
         name, sep, paths = spec.partition("=")
         if not sep or not name.strip() or not paths:
             raise ValueError(f"{flag} must be NAME=PATH[,PATH...], got {spec!r}")
+        if name.strip() in out:  # (a dict would keep the second file silently)
+            raise ValueError(f"{flag}: {name.strip()!r} is given twice; give each system one "
+                             f"name (its several files: {name.strip()}=PATH,PATH)")
         out[name.strip()] = _strs(paths)
     return out
 
@@ -229,16 +237,18 @@ def _run_stratify(args) -> int:
         with warnings.catch_warnings(record=True) as loading:
             warnings.simplefilter("always", st.DataNoteWarning)
             data = io.load_tasks(
-                args.files, panel=args.panel_counts if counts else args.panel,
-                layout=args.layout, systems=args.systems, humans=args.humans, item=args.item,
-                task_column=args.task_column, group_sep=args.group_sep, tasks=args.tasks,
-                rater=args.rater_column, label=args.label_column,
-                predictions=_predictions(args.predictions), pred_item=args.pred_item,
-                pred_label=args.pred_label, pred_classes=args.pred_classes,
-                panel_counts=counts, labels=args.labels,
-                probabilities=_predictions(args.probabilities, "--probabilities"),
-                prob_field=args.prob_field, pred_samples=args.pred_samples,
-                pred_parse=args.pred_parse, pred_task=args.pred_task)
+                args.files, layout=args.layout, tasks=args.tasks, labels=args.labels,
+                columns=io.Columns(
+                    panel=args.panel_counts if counts else args.panel, systems=args.systems,
+                    humans=args.humans, item=args.item, rater=args.rater_column,
+                    label=args.label_column, task_column=args.task_column,
+                    group_sep=args.group_sep, counts=counts),
+                predictions=io.Predictions(
+                    files=_predictions(args.predictions),
+                    probabilities=_predictions(args.probabilities, "--probabilities"),
+                    item=args.pred_item, label=args.pred_label, classes=args.pred_classes,
+                    samples=args.pred_samples, parse=args.pred_parse,
+                    task_field=args.pred_task, field=args.prob_field))
         caught += loading
         # (load_tasks keeps the --tasks in every layout, and refuses a --pred-label or
         # --prob-field that would be the answer of several tasks on the same items)

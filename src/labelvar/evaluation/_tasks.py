@@ -1,10 +1,10 @@
 """Reading one task's panel and predictions into label codes (used by :func:`labelvar.stratify`).
 
-Label values are checked as every input's are (:func:`labelvar._base._labels.check_table`:
+Label values are checked as every input's are (:func:`labelvar.io._labels.check_table`:
 one kind per task, no ``inf``, unless a label set is declared), canonicalised once per
-distinct value (:func:`labelvar._base._labels.canon`) and factorised into small integer codes;
+distinct value (:func:`labelvar.io._labels.canon`) and factorised into small integer codes;
 the declared or inferred label set is checked (stray values, integer lists that look
-like counts: :mod:`labelvar._base._labels`), count vectors are whole numbers (an empty count
+like counts: :mod:`labelvar.io._labels`), count vectors are whole numbers (an empty count
 is refused, not read as 0); the majority label and its tie rule, the observed agreement
 and the items left out are computed once, into a :class:`_Task`.
 """
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _labels, _panel
-from labelvar._base._labels import canon, declared, match_label, plain, sort_key
-from labelvar.io import _scales
+from labelvar._base import _panel
+from labelvar.io import _labels, _scales
+from labelvar.io._labels import canon, declared, match_label, plain, sort_key
 
 
 def _small_int(n_values: int):
@@ -91,10 +91,10 @@ def _categorical_codes(column) -> tuple[np.ndarray, pd.Index]:
 def _factorize(column) -> tuple[np.ndarray, list]:
     """Codes (-1: missing) and canonical labels of a 1-d column, canonicalising each distinct value once.
 
-    Equal to :func:`~labelvar._base._labels.canon` cell by cell (distinct raw values that
+    Equal to :func:`~labelvar.io._labels.canon` cell by cell (distinct raw values that
     canonicalise to one label, ``"1"`` and ``1``, get one code); pandas' missing values
     (NaN, None, NA) are missing; labels in order of appearance. Unhashable cells fall
-    back to :func:`~labelvar._base._labels.canon` per cell. The codes come in the smallest
+    back to :func:`~labelvar.io._labels.canon` per cell. The codes come in the smallest
     integer dtype that holds them.
     """
     if isinstance(getattr(column, "dtype", None), pd.CategoricalDtype):

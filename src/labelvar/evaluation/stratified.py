@@ -43,11 +43,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _labels, _metrics, _seeding
+from labelvar._base import _metrics, _seeding
 from labelvar._base import _validate as v
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import count, result_html, short_repr
-from labelvar._base._labels import plain
 from labelvar._base._progress import progress_bar
 from labelvar._base._warnings import DataNoteWarning, ExcludedItemsWarning  # noqa: F401 (public names)
 from labelvar.evaluation._bins import _has, _index_dtype, _strata
@@ -64,7 +63,8 @@ from labelvar.evaluation._tables import (  # noqa: F401 (AGREEMENT_COLUMNS: docu
     _task_table,
 )
 from labelvar.evaluation._tasks import _prepare, task_roles
-from labelvar.io import _samples, _scales
+from labelvar.io import _labels, _samples, _scales
+from labelvar.io._labels import plain
 
 __all__ = [
     "COLUMNS",
@@ -537,7 +537,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     v.choice("tie_rule", tie_rule, TIE_RULES)
     v.choice("missing", missing, ("error", "drop"))
     # systems given as sampled answers (TaskData.samples): modal answer + shares (_samples)
-    panel, sampled = _samples.expand(panel, labels, panel_counts)
+    panel, sampled, recode = _samples.expand(panel, labels, panel_counts,
+                                             _scales.recode_map(recode))
     v.choice("aggregation", aggregation, AGGREGATIONS)
     has_probs = probabilities is not None or (isinstance(panel, Mapping) and any(
         len(td) > 2 and td[2] for td in panel.values()))

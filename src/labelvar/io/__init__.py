@@ -6,6 +6,10 @@ panels may differ in size per item) and ``predictions`` an items x systems
 DataFrame on the same index (the item ids). :func:`labelvar.stratify` accepts
 that mapping directly.
 
+Votes (one row per vote: item, rater, label) are read and checked in one place,
+:func:`read_votes`, which every entry point taking votes uses (:class:`Votes`: ids as
+text, labels canonical, the votes as codes).
+
 Layouts
 -------
 wide      one row per item; panel and system columns chosen by name or glob
@@ -38,34 +42,40 @@ tables it is given, read here or not.
 """
 
 # The code is in private modules, one per layout (_wide, _rater_files, _long, _jsonl), the
-# prediction and probability files (_predictions), load_tasks (_load), the synthetic_panel
+# prediction and probability files (_predictions), load_tasks (_load), the one votes reader
+# (_votes), the pilot's counts (_pilot), the synthetic_panel
 # example (_synthetic) and the shared pieces (_common: TaskData, column selection,
 # read_frame, the checks). This face only re-exports; import from labelvar.io. The readers
-# may import pandas, numpy, the foundations (labelvar._base: _labels, _docs, _validate,
-# _seeding, _warnings) and the part's own helpers (_csv, _reading, _scales, _samples), never
+# may import pandas, numpy, the foundations (labelvar._base: _docs, _validate, _seeding,
+# _warnings) and the part's own helpers (_labels, _csv, _reading, _scales, _samples), never
 # the models of votes, evaluation, planning, the engine, figures or the command line. What a
-# label value may be is defined once, in labelvar._base._labels.
+# label value may be is defined once, in labelvar.io._labels.
 
 from __future__ import annotations
 
 from labelvar.io._common import TaskData, read_frame, select_columns
 from labelvar.io._jsonl import read_jsonl
-from labelvar.io._load import LAYOUTS, load_tasks
+from labelvar.io._load import LAYOUTS, Columns, Predictions, load_tasks
 from labelvar.io._long import read_long
 from labelvar.io._predictions import attach_predictions, attach_probabilities
 from labelvar.io._rater_files import read_rater_files
 from labelvar.io._synthetic import synthetic_panel
+from labelvar.io._votes import Votes, read_votes
 from labelvar.io._wide import read_wide
 
 __all__ = [
     "LAYOUTS",
+    "Columns",
+    "Predictions",
     "TaskData",
+    "Votes",
     "attach_predictions",
     "attach_probabilities",
     "load_tasks",
     "read_jsonl",
     "read_long",
     "read_rater_files",
+    "read_votes",
     "read_frame",
     "read_wide",
     "select_columns",

@@ -10,11 +10,10 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _labels
 from labelvar._base._docs import fill
 from labelvar._base._format import Text, brief, count, result_html, short_repr
-from labelvar._base._labels import plain
-from labelvar.io import _csv
+from labelvar.io import _csv, _labels
+from labelvar.io._labels import plain
 from labelvar.io._reading import check_file
 
 
@@ -260,6 +259,22 @@ def _no_overlap(panel_names, system_names) -> list:
     return list(system_names)
 
 
+def _evaluated(cols, systems, humans, of: str = "") -> tuple[list, tuple]:
+    """The evaluated columns (systems, then humans) among ``cols``, and the humans.
+
+    ``systems`` and ``humans`` are names or globs, each refused under its own name when
+    it matches nothing (``of``: `` (task 't')`` in the message); a column matched by both
+    is refused (it would be scored as a system and taken as a human).
+    """
+    scols = select_columns(cols, systems, f"systems{of}")
+    hcols = select_columns(cols, humans, f"humans{of}") if _patterns(humans) else []
+    both = [c for c in hcols if c in scols]
+    if both:
+        raise ValueError(f"humans{of}: {both[0]!r} is also among the systems; a rater is "
+                         "evaluated as a system or as a human, not both")
+    return scols + hcols, tuple(hcols)
+
+
 def _task_data(df: pd.DataFrame, panel_cols, system_cols, **roles) -> TaskData:
     _no_overlap(panel_cols, system_cols)
     # new frames, shared index
@@ -291,11 +306,11 @@ def _chosen(names, tasks) -> list[str]:
 
 
 # --------------------------------------------------------------------------- label values
-# What a label may be (its kind, mixed kinds, inf) is defined once, in labelvar._base._labels,
+# What a label may be (its kind, mixed kinds, inf) is defined once, in labelvar.io._labels,
 # and checked again by labelvar.stratify; the readers check each task as it is read, so
 # that the message names the file.
 def _checked(data: dict, where: str, labels, counts: bool = False) -> dict:
-    """``data`` after :func:`labelvar._base._labels.check_table` of each task (systems only for counts)."""
+    """``data`` after :func:`labelvar.io._labels.check_table` of each task (systems only for counts)."""
     for t, td in data.items():
         _labels.check_table(t, None if counts else td.panel, td.predictions, labels=labels,
                             where=where, row_numbers=isinstance(td.panel.index, pd.RangeIndex))

@@ -107,34 +107,42 @@ def read_columns(path: Path, sep: str, choose, chunk_rows: int | None = None) ->
         keep, plain = choose(names)
     except ValueError:
         return read_table(path, sep)
-    at = [names.index(c) for c in keep]
     # at least the rows, unless lines end in a lone carriage return; ids an integer
     # would not spell as written are read as text, the others as numbers (compact)
     rows, as_text_at = _check_rows(path, sep, len(names), [names.index(c) for c in plain])
     text = [names[j] for j in as_text_at]
-    while True:
-        columns = {c: _Plain(rows) if c in plain else _Coded(rows) for c in keep}
-        n_rows = 0
-        opts = dict(sep=sep, skipinitialspace=True, index_col=False,
-                    dtype=_text_dtypes(names, text))
-        with parsing(path), pd.read_csv(path, chunksize=chunk_rows or _CHUNK_ROWS,
-                                        **opts) as reader:
-            for chunk in reader:
-                n_rows += len(chunk)
-                for c, j in zip(keep, at, strict=True):
-                    col = chunk.iloc[:, j]
-                    if c in plain and c not in text and col.dtype.kind in "fb":
-                        break  # ids such as 1.0, 1e3 or true: as written, from the start
-                    columns[c].add(col)
-                else:
-                    continue
-                break
-            else:
-                break
-        text.append(c)
+    columns, n_rows, again = _read_blocks(path, sep, names, keep, plain, text, rows, chunk_rows)
+    while again is not None:  # an id column parsed as numbers it does not spell: as text
+        text.append(again)
+        columns, n_rows, again = _read_blocks(path, sep, names, keep, plain, text, rows,
+                                              chunk_rows)
     if not n_rows:  # a header without rows
         return read_table(path, sep, plain)
     return pd.DataFrame({c: col.column() for c, col in columns.items()})
+
+
+def _read_blocks(path: Path, sep: str, names: list[str], keep: list[str], plain, text: list,
+                 rows: int, chunk_rows: int | None):
+    """The columns ``keep`` read block by block: ``(columns, rows read, None)``.
+
+    Or ``(None, 0, name)`` at the first id column (in ``plain``, not yet in ``text``)
+    that a block parses as floats or booleans: ids such as ``1.0``, ``1e3`` or ``true``
+    must be read as text, exactly as written, from the start.
+    """
+    at = [names.index(c) for c in keep]
+    columns = {c: _Plain(rows) if c in plain else _Coded(rows) for c in keep}
+    n_rows = 0
+    opts = dict(sep=sep, skipinitialspace=True, index_col=False, dtype=_text_dtypes(names, text))
+    with parsing(path), pd.read_csv(path, chunksize=chunk_rows or _CHUNK_ROWS,
+                                    **opts) as reader:
+        for chunk in reader:
+            n_rows += len(chunk)
+            for c, j in zip(keep, at, strict=True):
+                col = chunk.iloc[:, j]
+                if c in plain and c not in text and col.dtype.kind in "fb":
+                    return None, 0, c
+                columns[c].add(col)
+    return columns, n_rows, None
 
 
 def _line_count(path: Path) -> int:

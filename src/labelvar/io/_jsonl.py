@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 
 from labelvar._base._docs import fill
-from labelvar._base._labels import JsonLabels, json_token
 from labelvar.io._common import _OK, TaskData, _chosen, _count_labels, _patterns, _roles
+from labelvar.io._labels import JsonLabels, json_token
 from labelvar.io._reading import read_jsonl_records
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from labelvar._base._docs import fill
@@ -19,66 +20,129 @@ from labelvar.io._wide import read_wide
 LAYOUTS = ("auto", "wide", "long", "jsonl", "raters")
 
 
+@dataclasses.dataclass(frozen=True)
+class Columns:
+    """Which columns (fields, raters) of the input files play which role (:func:`load_tasks`).
+
+    Parameters
+    ----------
+    panel : str or sequence of str
+        The panel's columns/raters (names or globs); for JSON lines the field with the
+        votes. With ``counts``: the per-label count columns (or the JSON field).
+    systems, humans : str or sequence of str
+        Columns/raters/fields evaluated: systems, and the independent humans (the
+        group H, each task's :attr:`TaskData.humans`); a rater is one or the other.
+    item : str or sequence of str, optional
+        Item id column/field (required with several files); several: one id joined
+        with ``|``.
+    rater, label : str
+        Long layout: the rater and label columns.
+    task_column : str, optional
+        Wide/long: the column naming each row's task.
+    group_sep : str, optional
+        Wide: columns are ``<task><group_sep><rater>``.
+    counts : bool
+        ``panel`` names per-label vote counts (wide count columns, or a JSON field),
+        not votes; wide and JSON layouts only.
+
+    Examples
+    --------
+    >>> Columns(panel="r*", systems="gpt", item="id").item
+    'id'
+    """
+
+    panel: str | Sequence[str] = ()
+    systems: str | Sequence[str] = ()
+    humans: str | Sequence[str] = ()
+    item: str | Sequence[str] | None = None
+    rater: str = "rater"
+    label: str = "label"
+    task_column: str | None = None
+    group_sep: str | None = None
+    counts: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Predictions:
+    """Systems' answers kept in files of their own, joined on the item id (:func:`load_tasks`).
+
+    Parameters
+    ----------
+    files : mapping of str to path or paths, optional
+        System name -> its predictions file(s) (:func:`attach_predictions`).
+    probabilities : mapping of str to path or paths, optional
+        System name -> its probability outputs (:func:`attach_probabilities`).
+    item : str or sequence of str, optional
+        Id field(s) of those files (default: :attr:`Columns.item`).
+    label : str or sequence of str
+        The predicted label's field; several, or a glob: one field per sample; a list
+        per item: sampled answers.
+    classes : sequence, optional
+        Labels of class indices, in index order (labels and probability lists).
+    samples : bool
+        Several rows per item are sampled answers.
+    parse : {"none", "number"}
+        ``"number"``: an answer is the number it starts with (:func:`labelvar.parse_answer`).
+    task_field : str, optional
+        The field naming each row's task.
+    field : str, optional
+        The probabilities' field/column (default: one column per task).
+
+    The one ``label`` (or ``field``) is refused when it would be the answer of several
+    tasks on the same items (keep one task: ``tasks``).
+    """
+
+    files: Mapping | None = None
+    probabilities: Mapping | None = None
+    item: str | Sequence[str] | None = None
+    label: str | Sequence[str] = "pred"
+    classes: Sequence | None = None
+    samples: bool = False
+    parse: str = "none"
+    task_field: str | None = None
+    field: str | None = None
+
+
+def _record(value, cls, name: str):
+    """``value`` as a ``cls`` record: the record, a mapping of its fields, or None (default)."""
+    if value is None:
+        return cls()
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, Mapping):
+        known = [f.name for f in dataclasses.fields(cls)]
+        odd = [k for k in value if k not in known]
+        if odd:
+            raise ValueError(f"{name}: {odd[0]!r} is no field of {cls.__name__}; fields: "
+                             f"{', '.join(known)}")
+        return cls(**value)
+    raise ValueError(f"{name} must be a labelvar.io.{cls.__name__} (or a mapping of its "
+                     f"fields), got {type(value).__name__}")
+
+
 @fill
-def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), item=None,
-               task_column: str | None = None, group_sep: str | None = None, tasks=None,
-               rater: str = "rater", label: str = "label", predictions=None,
-               pred_item: str | None = None, pred_label: str = "pred",
-               pred_classes: Sequence | None = None, panel_counts: bool = False,
-               labels: Sequence | None = None, probabilities=None,
-               prob_field: str | None = None, pred_samples: bool = False,
-               pred_parse: str = "none", pred_task: str | None = None) -> dict[str, TaskData]:
+def load_tasks(files, *, columns, layout: str = "auto", tasks=None,
+               labels: Sequence | None = None, predictions=None) -> dict[str, TaskData]:
     r"""Load panel votes and predictions from files in any supported layout.
 
     Parameters
     ----------
     files : path or sequence of paths
         One file (wide, long or JSONL) or one file per rater.
-    panel : str or sequence of str
-        Panel columns/raters (names or globs); for JSONL the field with the labels.
+    columns : Columns or mapping
+        Which columns play which role: the panel, the systems, the humans, the item
+        id, ... (:class:`Columns`; a mapping of its fields is taken too).
     layout : {"auto", "wide", "long", "jsonl", "raters"}
         ``"auto"``: ``raters`` for several files, ``jsonl`` for ``.json``/``.jsonl``,
         else ``wide``.
-    systems, humans : str or sequence of str
-        Columns/raters/fields evaluated; the humans are loaded like the systems
-        (a pattern matching nothing is reported under ``humans``), and each task's
-        are its :attr:`TaskData.humans`.
-    item : str, optional
-        Item id column/field (required with several files).
-    task_column, group_sep : str, optional
-        Wide/long: column naming each row's task; wide: ``<task><sep><rater>`` groups.
     {{tasks}}
-    rater, label : str
-        Long layout: the rater and label columns.
-    predictions : mapping of str to path or paths, optional
-        Systems whose predictions are in separate files (:func:`attach_predictions`);
-        their one ``pred_label`` field is refused when it would be the answer of
-        several tasks on the same items (keep one task: ``tasks``).
-    pred_item, pred_label : str
-        Id and label fields of those files (``pred_item`` defaults to ``item``).
-    pred_classes : sequence, optional
-        Labels of class indices in those files, in index order.
-    panel_counts : bool
-        ``panel`` names per-label vote counts: a JSONL field (:func:`read_jsonl`
-        with ``counts=True``) or wide count columns, one per label (their names
-        are the labels unless ``labels`` is given). Wide and JSONL layouts only.
     labels : sequence, optional
-        With ``panel_counts``: the label of each count, in order. Without: the declared
-        label set, passed to the readers (strings and numbers may then mix; see
-        :func:`read_wide`); give it to :func:`labelvar.stratify` too.
-    probabilities : mapping of str to path or paths, optional
-        Systems' probability outputs in separate files (:func:`attach_probabilities`,
-        joined on ``pred_item``; list positions named by ``pred_classes``).
-    prob_field : str, optional
-        Their field/column (default: one column per task); refused, as ``pred_label``,
-        when it would be several tasks' answer on the same items.
-    pred_samples, pred_parse, pred_task
-        :func:`attach_predictions`' ``samples`` (several rows per item are sampled
-        answers), ``parse`` (``"number"``: an answer's leading number) and
-        ``task_field`` (the field naming each row's task). ``pred_item`` and
-        ``pred_label`` may name several fields: a composite id (``doc_id,system_id``),
-        one field per sample; a ``pred_label`` holding a list per item is a system's
-        sampled answers.
+        With ``columns.counts``: the label of each count, in order. Without: the
+        declared label set, passed to the readers (strings and numbers may then mix;
+        see :func:`read_wide`); give it to :func:`labelvar.stratify` too.
+    predictions : Predictions or mapping, optional
+        Systems whose answers (labels, sampled answers, probabilities) are in files of
+        their own (:class:`Predictions`).
 
     Returns
     -------
@@ -89,14 +153,16 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "w.csv")
     >>> _ = open(p, "w").write("id,r1,r2,bot\na,1,1,0\nb,0,1,0\n")
-    >>> d = load_tasks(p, panel="r*", systems="bot", item="id")
+    >>> d = load_tasks(p, columns=Columns(panel="r*", systems="bot", item="id"))
     >>> d["w"].predictions.columns.tolist()
     ['bot']
-    >>> load_tasks([p, p], panel="r*")
+    >>> load_tasks([p, p], columns=Columns(panel="r*"))
     Traceback (most recent call last):
     ...
-    ValueError: item is required with several files (the id column they share)
+    ValueError: columns.item is required with several files (the id column they share)
     """
+    cols = _record(columns, Columns, "columns")
+    pred = _record(predictions, Predictions, "predictions")
     files = [Path(files)] if isinstance(files, (str, Path)) else [Path(f) for f in files]
     if not files:
         raise ValueError("files: no input file given")
@@ -116,57 +182,55 @@ def load_tasks(files, *, panel, layout: str = "auto", systems=(), humans=(), ite
             layout = "wide"
     if layout != "raters" and len(files) > 1:
         raise ValueError(f"layout {layout} takes one file, got {len(files)}")
-    if panel_counts and layout not in ("wide", "jsonl"):
-        raise ValueError(f"panel_counts: count vectors are read from wide or JSONL files, "
+    if cols.counts and layout not in ("wide", "jsonl"):
+        raise ValueError(f"columns.counts: count vectors are read from wide or JSONL files, "
                          f"not the {layout} layout")
-    human_patterns = _patterns(humans)
-    both = [h for h in human_patterns if h in _patterns(systems)]
+    systems, humans = _patterns(cols.systems), _patterns(cols.humans)
+    both = [h for h in humans if h in systems]
     if both:
         raise ValueError(f"humans: {both[0]!r} is also given as a system; a rater is evaluated "
                          "as a system or as a human, not both")
-    evaluated = _patterns(systems) + human_patterns
-    try:
-        if layout == "wide":
-            data = read_wide(files[0], panel=panel, systems=evaluated, item=item,
-                             task_column=task_column, group_sep=group_sep, labels=labels,
-                             counts=panel_counts, tasks=tasks)
-        elif layout == "long":
-            data = read_long(files[0], panel=panel, systems=evaluated, item=item or "item",
-                             rater=rater, label=label, task_column=task_column, labels=labels,
-                             tasks=tasks)
-        elif layout == "jsonl":
-            data = read_jsonl(files[0], panel=panel, systems=_patterns(systems), item=item,
-                              counts=panel_counts, labels=labels, tasks=tasks,
-                              humans=human_patterns)
-        else:
-            if not item:
-                raise ValueError("item is required with several files (the id column they "
-                                 "share)")
-            data = read_rater_files(files, panel=panel, systems=evaluated, item=item,
-                                    tasks=tasks, labels=labels)
-    except ValueError as exc:
-        msg = str(exc)
-        for h in human_patterns:  # humans are loaded with the systems: name the right field
-            if msg.startswith(f"systems: {h!r} ") or (msg.startswith("systems (task")
-                                                      and f"): {h!r} " in msg):
-                raise ValueError("humans" + msg[len("systems"):]) from None
-        raise
-    for name, paths in (predictions or {}).items():
-        if not (pred_item or item):
-            raise ValueError("pred_item is required with predictions (the id field of "
+    if layout == "wide":
+        data = read_wide(files[0], panel=cols.panel, systems=systems, humans=humans,
+                         item=cols.item, task_column=cols.task_column, group_sep=cols.group_sep,
+                         labels=labels, counts=cols.counts, tasks=tasks)
+    elif layout == "long":
+        data = read_long(files[0], panel=cols.panel, systems=systems, humans=humans,
+                         item=cols.item or "item", rater=cols.rater, label=cols.label,
+                         task_column=cols.task_column, labels=labels, tasks=tasks)
+    elif layout == "jsonl":
+        data = read_jsonl(files[0], panel=cols.panel, systems=systems, item=cols.item,
+                          counts=cols.counts, labels=labels, tasks=tasks, humans=humans)
+    else:
+        if not cols.item:
+            raise ValueError("columns.item is required with several files (the id column "
+                             "they share)")
+        data = read_rater_files(files, panel=cols.panel, systems=systems, humans=humans,
+                                item=cols.item, tasks=tasks, labels=labels)
+    return _attach(data, pred, cols.item, humans)
+
+
+def _attach(data: dict, pred: Predictions, item, humans: list) -> dict:
+    """``data`` with the predictions and probabilities files of ``pred`` joined."""
+    for what, named, files in (("files", pred.files, "prediction files"),
+                               ("probabilities", pred.probabilities, "probability files")):
+        if named is not None and not isinstance(named, Mapping):
+            raise ValueError(f"predictions.{what} must map each system's name to its file(s), "
+                             f"got {type(named).__name__}")
+        if named and not (pred.item or item):
+            raise ValueError(f"predictions.item is required with {files} (the id field of "
                              "those files)")
-        data = _attach_predictions(data, name, paths, item=pred_item or item, label=pred_label,
-                                   classes=pred_classes, task=None, one_task="tasks",
-                                   samples=pred_samples, parse=pred_parse, task_field=pred_task)
-    for name, paths in (probabilities or {}).items():
-        if not (pred_item or item):
-            raise ValueError("pred_item is required with probabilities (the id field of "
-                             "those files)")
-        data = _attach_probabilities(data, name, paths, item=pred_item or item,
-                                     field=prob_field, classes=pred_classes, task=None,
-                                     one_task="tasks", field_param="prob_field")
-    # (a reader that expanded a humans field itself, e.g. a JSON list of objects, named them)
-    return {t: td._replace(humans=td.humans or tuple(
+    for name, paths in (pred.files or {}).items():
+        data = _attach_predictions(data, name, paths, item=pred.item or item, label=pred.label,
+                                   classes=pred.classes, task=None, one_task="tasks",
+                                   samples=pred.samples, parse=pred.parse,
+                                   task_field=pred.task_field)
+    for name, paths in (pred.probabilities or {}).items():
+        data = _attach_probabilities(data, name, paths, item=pred.item or item,
+                                     field=pred.field, classes=pred.classes, task=None,
+                                     one_task="tasks", field_param="predictions.field")
+    # (humans kept in a predictions file of their own are named by their pattern too)
+    return {t: td._replace(humans=tuple(dict.fromkeys(td.humans + tuple(
                 c for c in map(str, td.predictions.columns)
-                if any(fnmatch.fnmatchcase(c, h) for h in human_patterns)))
+                if any(fnmatch.fnmatchcase(c, h) for h in humans)))))
             for t, td in data.items()}

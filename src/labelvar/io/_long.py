@@ -12,6 +12,7 @@ from labelvar.io._common import (
     TaskData,
     _checked,
     _chosen,
+    _evaluated,
     _no_blanks,
     _no_overlap,
     _no_repeated_columns,
@@ -22,9 +23,9 @@ from labelvar.io._common import (
 
 
 @fill
-def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: str = "rater",
-              label: str = "label", task_column: str | None = None, task: str | None = None,
-              sep: str | None = None, labels: Sequence | None = None,
+def read_long(path_or_frame, *, panel, systems=(), humans=(), item: str = "item",
+              rater: str = "rater", label: str = "label", task_column: str | None = None,
+              task: str | None = None, sep: str | None = None, labels: Sequence | None = None,
               tasks=None) -> dict[str, TaskData]:
     """Load a long table: one row per (item, rater, label), crowd-kit style.
 
@@ -32,8 +33,9 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
     ----------
     path_or_frame : str, Path or pandas.DataFrame
         CSV/TSV file or frame.
-    panel, systems : str or sequence of str
-        Names or globs of the raters forming the panel / evaluated.
+    panel, systems, humans : str or sequence of str
+        Names or globs of the raters forming the panel / evaluated as systems / the
+        independent human raters (the group H, named in :attr:`TaskData.humans`).
     item, rater, label : str
         Column names (defaults ``item``, ``rater``, ``label``; crowd-kit uses
         ``task``, ``worker``, ``label``).
@@ -96,7 +98,8 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
     groups = {t: groups[t] for t in _chosen(groups, tasks)}
     raters_all = list(dict.fromkeys(df[rater]))
     pnames = select_columns(raters_all, panel, "panel")
-    snames = _no_overlap(pnames, select_columns(raters_all, systems, "systems"))
+    snames, hum = _evaluated(raters_all, systems, humans)
+    snames = _no_overlap(pnames, snames)
     out = {}
     for t, sub in groups.items():
         wide = sub.pivot(index=item, columns=rater, values=label)
@@ -105,5 +108,5 @@ def read_long(path_or_frame, *, panel, systems=(), item: str = "item", rater: st
         wide.index.name = "item"
         pan = wide.reindex(columns=pnames)
         pred = wide.reindex(columns=snames)
-        out[t] = TaskData(pan, pred, **_roles(labels))
+        out[t] = TaskData(pan, pred, humans=hum, **_roles(labels))
     return _checked(out, where, labels)

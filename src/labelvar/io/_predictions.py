@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _labels
-from labelvar._base._labels import JsonLabels, plain
+from labelvar.io import _labels
 from labelvar.io._common import TaskData, _patterns, read_frame, select_columns
+from labelvar.io._labels import JsonLabels, plain
 from labelvar.io._reading import read_jsonl_records
 
 
@@ -221,7 +221,7 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
             warnings.warn(f"predictions {name!r}: {lost:,} of {raw:,} answers start with no "
                           "number and are missing", DataNoteWarning, stacklevel=3)
     if classes is not None:
-        classes = _labels.distinct(classes, "pred_classes" if one_task == "tasks" else "classes")
+        classes = _labels.distinct(classes, "predictions.classes" if one_task == "tasks" else "classes")
         flat = [x for r in answers for x in r if x is not None]
         idx = pd.to_numeric(pd.Series(flat, dtype=object), errors="coerce")
         bad = idx.isna() | (idx < 0) | (idx >= len(classes)) | (idx != np.round(idx))
@@ -255,6 +255,11 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
         if tasks is not None and not mine.any():
             out[t] = td
             continue
+        if name in map(str, td.predictions.columns) or name in (td.samples or {}):
+            raise ValueError(f"predictions {name!r}: task {t!r} already has a system {name!r} "
+                             "(a column of the panel's file or another predictions file); give "
+                             "each system its own name (one system's several files: one name "
+                             "with all its paths)")
         where = td.panel.index.astype(str)
         sel = np.flatnonzero(mine)
         if not sampled:
@@ -429,7 +434,7 @@ def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_
             if len(width) != 1:
                 raise ValueError(f"probabilities {name!r}: lists in {field!r} differ in length")
             n = width.pop()
-            cols = (_labels.distinct(classes, "pred_classes" if one_task == "tasks" else "classes")
+            cols = (_labels.distinct(classes, "predictions.classes" if one_task == "tasks" else "classes")
                     if classes is not None else list(range(n)))
             if len(cols) != n:
                 raise ValueError(f"probabilities {name!r}: {len(cols)} classes for {n} "
@@ -458,6 +463,10 @@ def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_
     for t, td in data.items():
         probs = dict(td.probabilities or {})
         if t in per_task and (task is None or t == task):
+            if name in probs:
+                raise ValueError(f"probabilities {name!r}: task {t!r} already has probabilities "
+                                 f"of {name!r}; give each system its own name (one system's "
+                                 "several files: one name with all its paths)")
             probs[name] = per_task[t].reindex(td.panel.index.astype(str))
             probs[name].index = td.panel.index
         out[t] = td._replace(probabilities=probs or None)

@@ -12,6 +12,7 @@ from labelvar.io._common import (
     TaskData,
     _checked,
     _chosen,
+    _evaluated,
     _index,
     _no_overlap,
     _roles,
@@ -23,7 +24,7 @@ from labelvar.io._common import (
 
 @fill
 def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, panel,
-                     systems=(), item: str, tasks=None, sep: str | None = None,
+                     systems=(), humans=(), item: str, tasks=None, sep: str | None = None,
                      labels: Sequence | None = None) -> dict[str, TaskData]:
     r"""Load one file per annotator/system (rows = items, columns = tasks), joined on ``item``.
 
@@ -36,8 +37,9 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
     ----------
     files : mapping of name to path, or sequence of paths
         Rater name -> file; a sequence uses each file's stem as the name.
-    panel, systems : str or sequence of str
-        Names or globs of the raters (file names) forming the panel / evaluated.
+    panel, systems, humans : str or sequence of str
+        Names or globs of the raters (file names) forming the panel / evaluated as
+        systems / the independent human raters (named in :attr:`TaskData.humans`).
     item : str
         Item id column present in every file.
     tasks : str or sequence of str, optional
@@ -83,7 +85,8 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
             named[p.stem] = p
     names = list(named)
     pnames = select_columns(names, panel, "panel")
-    snames = _no_overlap(pnames, select_columns(names, systems, "systems"))
+    snames, hum = _evaluated(names, systems, humans)
+    snames = _no_overlap(pnames, snames)
     frames = {n: _index(read_frame(named[n], sep, text=[item]), item, str(named[n]))
               for n in pnames + snames}
     ref = frames[pnames[0]]
@@ -104,5 +107,6 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
         pan = pd.DataFrame({n: frames[n].loc[order, t].to_numpy() for n in pnames}, index=order)
         pred = pd.DataFrame({n: frames[n].loc[order, t].to_numpy() for n in snames
                              if t in frames[n].columns}, index=order)
-        out[t] = TaskData(pan, pred, **_roles(labels))
+        out[t] = TaskData(pan, pred, humans=tuple(h for h in hum if h in pred.columns),
+                          **_roles(labels))
     return _checked(out, "the rater files", labels)

@@ -2,7 +2,7 @@
 
 Shared by :mod:`labelvar.io` (every loader) and :func:`labelvar.pilot.read_pilot`;
 CSV/TSV tables are parsed by :mod:`labelvar.io._csv`, label values checked by
-:mod:`labelvar._base._labels`.
+:mod:`labelvar.io._labels`.
 """
 
 from __future__ import annotations

@@ -45,10 +45,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from labelvar._base._labels import canon, sort_key
+from labelvar.io._labels import PANEL, canon, kind, sort_key
 
 __all__ = ["PARSERS", "SAMPLE_METRICS", "SAMPLE_TIE_RULES", "modal_answer", "parse_answer",
-           "sample_shares"]
+           "recode_samples", "sample_shares"]
 
 #: how a sampled answer is read: as it is, or as the number it starts with
 PARSERS = ("none", "number")
@@ -59,7 +59,11 @@ SAMPLE_METRICS = ("self_agreement", "sample_accuracy")
 #: the tie rule :func:`labelvar.stratify` uses for a sampled system's modal answer
 STRATIFY_TIE_RULE = "first_sample"
 
-_LEADING_NUMBER = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+))")
+#: a leading number read whole: sign, digits, decimals, exponent, then no letter, digit,
+#: point or comma before a digit (``"1e3"`` is 1000; ``"4abc"``, ``"4.5.6"`` and ``"1,000"``
+#: or ``"4,5"`` are no number it could read whole)
+_LEADING_NUMBER = re.compile(
+    r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.]|,\d)")
 
 
 def parse_answer(x, parse: str = "number"):
@@ -67,14 +71,18 @@ def parse_answer(x, parse: str = "number"):
 
     ``"number"`` reads the number a free-text answer starts with, after white space
     (G-Eval's answers are ``" 4"``, sometimes ``"4\n\nThe summary ..."``): an
-    integral number is an int. An answer that starts with no number (``"Score: 4"``,
-    ``""``) is missing (None); :func:`labelvar.io.attach_predictions` counts them.
-    Numbers (JSON) are kept as they are.
+    integral number is an int. The number is read whole (``"1e3"`` is 1000, not 1) and
+    must end where a word would (``"4abc"``, ``"4.5.6"`` read no number); an answer that
+    starts with no number so read (``"Score: 4"``, ``""``), or whose number is not
+    finite (``"1e999"``), is missing (None); :func:`labelvar.io.attach_predictions`
+    counts them. Numbers (JSON) are kept as they are (non-finite ones: missing).
 
     Examples
     --------
     >>> [parse_answer(x) for x in (" 4", "3.5 points", "2\n\nThe summary", 5, "Score: 4", None)]
     [4, 3.5, 2, 5, None, None]
+    >>> [parse_answer(x) for x in ("1e3", "4/5", "4, fluent", "4abc", "1,000", "1e999")]
+    [1000, 4, 4, None, None, None]
     >>> parse_answer(" 4", "none")
     ' 4'
     """
@@ -85,9 +93,13 @@ def parse_answer(x, parse: str = "number"):
     if isinstance(x, (bool, np.bool_)):
         return None
     if isinstance(x, (int, float, np.integer, np.floating)):
-        return canon(x)
+        c = canon(x)
+        return c if c is None or kind(c) == "number" else None
     m = _LEADING_NUMBER.match(str(x))
-    return canon(m.group(1)) if m else None
+    if not m:
+        return None
+    c = canon(m.group(1))
+    return c if kind(c) == "number" else None
 
 
 def _first_mode(values, order) -> object:
@@ -149,12 +161,13 @@ def _tied(rows: list[list]) -> int:
     return n
 
 
-def sample_shares(samples: pd.DataFrame, labels: Sequence, where: str = "samples"
-                  ) -> pd.DataFrame:
+def sample_shares(samples: pd.DataFrame, labels: Sequence, where: str = "samples",
+                  name: str | None = None) -> pd.DataFrame:
     """Each item's distribution of sampled answers over ``labels`` (rows sum to 1).
 
     An item without an answer has a row of NaN; an answer outside ``labels`` is
-    refused, naming it (no share of it would be scored).
+    refused, naming it (no share of it would be scored) and, for the system ``name``,
+    the recode map that would send it onto the labels.
 
     Examples
     --------
@@ -169,8 +182,10 @@ def sample_shares(samples: pd.DataFrame, labels: Sequence, where: str = "samples
             continue
         odd = [x for x in r if x not in pos]
         if odd:
+            fix = "" if name is None else (f"; map it onto them (recode='{name}:{odd[0]}="
+                                           f"{labels[0]},...')")
             raise ValueError(f"{where}: item {samples.index[i]!r} has the answer {odd[0]!r}, "
-                             f"outside the label set {labels!r}"
+                             f"outside the label set {labels!r}{fix}"
                              + ("; free-text answers are read as their leading number with "
                                 "parse='number'" if isinstance(odd[0], str) else ""))
         out[i] = np.bincount([pos[x] for x in r], minlength=len(labels)) / len(r)
@@ -178,10 +193,11 @@ def sample_shares(samples: pd.DataFrame, labels: Sequence, where: str = "samples
 
 
 # --------------------------------------------------------------------------- stratify hooks
-def _label_set(panel: pd.DataFrame, labels, counts: bool) -> list:
+def _label_set(panel: pd.DataFrame, labels, counts: bool, table: Mapping | None = None) -> list:
     """The labels the shares are over: declared, the count columns, else those the panel uses.
 
-    (As :func:`labelvar.stratify` infers them: a sampled answer outside is refused.)
+    (As :func:`labelvar.stratify` infers them, after the panel's recode map ``table``:
+    a sampled answer outside is refused.)
     """
     if labels is not None and not isinstance(labels, str):
         return [canon(x) for x in labels]
@@ -189,23 +205,54 @@ def _label_set(panel: pd.DataFrame, labels, counts: bool) -> list:
         return [canon(c) for c in panel.columns]
     seen = {canon(x) for x in pd.unique(panel.to_numpy(dtype=object).ravel())}
     seen.discard(None)
+    if table:
+        seen = {table.get(x, x) for x in seen}
     return [0, 1] if seen <= {0, 1} else sorted(seen, key=sort_key)
 
 
-def expand(data, labels=None, panel_counts: bool = False):
+def recode_samples(samples: pd.DataFrame, table: Mapping) -> pd.DataFrame:
+    """Every sampled answer mapped by ``table`` (canonical old -> new); others kept.
+
+    Applied before the modal answer and the sample shares, so that every sample-based
+    score is on the recoded scale.
+
+    Examples
+    --------
+    >>> s = pd.DataFrame([[" 1", "2", None], [3, 3, 1]])
+    >>> recode_samples(s, {1: 1, 2: 3, 3: 5}).to_numpy().tolist()
+    [[1, 3, None], [5, 5, 1]]
+    """
+    def one(x):
+        c = canon(x)
+        return None if c is None else table.get(c, c)
+
+    return pd.DataFrame([[one(x) for x in row] for row in samples.to_numpy(dtype=object)],
+                        index=samples.index, columns=samples.columns, dtype=object)
+
+
+def expand(data, labels=None, panel_counts: bool = False, recode: Mapping | None = None):
     """Tasks whose ``samples`` systems get their modal answer and sample shares; and what was done.
 
     For :func:`labelvar.stratify`: each sampled system becomes a prediction (its
     modal answer, tie rule :data:`STRATIFY_TIE_RULE`) and a probability output (its
-    sample shares) of the same name. Returns ``(data, info)``, ``info`` per task and
-    system: ``samples_min``, ``samples_max`` (answers per item), ``tied`` (items whose
-    mode was a tie) and ``tie_rule``. Anything but a mapping of tasks with samples is
-    returned as it is.
+    sample shares) of the same name. ``recode`` (as :func:`labelvar.io._scales.recode_map`
+    returns it): a sampled system's map is applied to every sampled answer first, so its
+    modal answer, shares, ``self_agreement`` and ``sample_accuracy`` are all on the
+    recoded scale (and raw answers outside the panel's labels that the map sends into
+    them are accepted); the shares are over the panel's labels after its own map.
+
+    Returns ``(data, info, recode)``: ``info`` per task and system: ``samples_min``,
+    ``samples_max`` (answers per item), ``tied`` (items whose mode was a tie) and
+    ``tie_rule``; ``recode`` with each applied map replaced by the identity on its new
+    labels (the modal answer is recoded already; the identity keeps it marked as
+    mapped for :func:`labelvar.io._scales.check_scale`). Anything but a mapping of tasks
+    with samples is returned as it is.
     """
+    recode = dict(recode or {})
     if not isinstance(data, Mapping) or not any(getattr(td, "samples", None)
                                                 for td in data.values()):
-        return data, {}
-    out, info = {}, {}
+        return data, {}, recode
+    out, info, applied = {}, {}, set()
     for name, td in data.items():
         samples = getattr(td, "samples", None) or {}
         if not samples:
@@ -214,8 +261,9 @@ def expand(data, labels=None, panel_counts: bool = False):
         pred = td.predictions.copy() if td.predictions is not None else \
             pd.DataFrame(index=td.panel.index)
         probs = dict(td.probabilities or {})
-        lab = _label_set(td.panel, labels if labels is not None else td.labels,
-                         panel_counts or td.counts)
+        counts = panel_counts or td.counts
+        lab = _label_set(td.panel, labels if labels is not None else td.labels, counts,
+                         None if counts else recode.get(PANEL))
         info[str(name)] = {}
         for sys_name, s in samples.items():
             if sys_name in pred.columns or sys_name in probs:
@@ -226,16 +274,27 @@ def expand(data, labels=None, panel_counts: bool = False):
                 raise ValueError(f"samples: the answers of {sys_name!r} (task {name!r}) are not on "
                                  "the panel's item index; build them with "
                                  "labelvar.io.attach_predictions")
+            if str(sys_name) in recode and str(sys_name) != PANEL:
+                s = recode_samples(s, recode[str(sys_name)])
+                applied.add(str(sys_name))
             rows = _rows(s)
             n = np.array([len(r) for r in rows])
             pred[sys_name] = modal_answer(s, STRATIFY_TIE_RULE).to_numpy()
-            probs[sys_name] = sample_shares(s, lab, f"samples of {sys_name!r} (task {name!r})")
+            probs[sys_name] = sample_shares(s, lab, f"samples of {sys_name!r} (task {name!r})",
+                                            name=str(sys_name))
             info[str(name)][str(sys_name)] = dict(
                 samples_min=int(n[n > 0].min()) if (n > 0).any() else 0,
                 samples_max=int(n.max()) if n.size else 0, tied=_tied(rows),
                 tie_rule=STRATIFY_TIE_RULE)
         out[name] = td._replace(predictions=pred, probabilities=probs, samples=None)
-    return out, info
+    for n in applied:
+        plain = [t for t, td in data.items() if td.predictions is not None
+                 and n in map(str, td.predictions.columns)]
+        if plain:  # (its map would be applied to one and not to the other)
+            raise ValueError(f"recode: {n!r} gives sampled answers in one task and one label "
+                             f"per item in task {plain[0]!r}; give the two systems two names")
+        recode[n] = {x: x for x in recode[n].values()}
+    return out, info, recode
 
 
 def sample_rows(frame: pd.DataFrame, t, groups, systems) -> pd.DataFrame:

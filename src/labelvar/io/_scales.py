@@ -16,7 +16,7 @@ unless the system has a recode map: the map onto the panel's scale, or the ident
 (``gpt4:1=1,2=2,3=3``), which says that the system rates on the panel's scale and
 never used the rest.
 
-What a label value may be (kinds, label sets, spellings) is :mod:`labelvar._base._labels`'s;
+What a label value may be (kinds, label sets, spellings) is :mod:`labelvar.io._labels`'s;
 these maps are applied by :func:`labelvar.stratify` (``recode=``) before those checks,
 to the panel and systems of every task (:func:`recoded`).
 """
@@ -29,7 +29,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from labelvar._base._labels import PANEL, _fold, canon
+from labelvar.io._labels import PANEL, _fold, canon
 
 __all__ = ["RANGE_SHARE", "check_scale", "outside_error", "recode_column", "recode_map",
            "recoded"]

@@ -14,6 +14,7 @@ from labelvar.io._common import (
     TaskData,
     _checked,
     _chosen,
+    _evaluated,
     _index,
     _no_blanks,
     _no_repeated_columns,
@@ -27,7 +28,7 @@ from labelvar.io._reading import check_file
 
 
 @fill
-def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
+def read_wide(path_or_frame, *, panel, systems=(), humans=(), item=None, task_column=None,
               group_sep: str | None = None, task: str | None = None,
               sep: str | None = None, labels: Sequence | None = None,
               counts: bool = False, tasks=None) -> dict[str, TaskData]:
@@ -45,8 +46,10 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
     panel : str or sequence of str
         Names or globs of the ground-truth annotator columns.
     systems : str or sequence of str
-        Names or globs of the columns to evaluate (AI systems and the independent
-        humans alike; :func:`labelvar.stratify` is told which are humans).
+        Names or globs of the columns to evaluate as systems.
+    humans : str or sequence of str
+        Names or globs of the independent human raters' columns (the group H), loaded
+        with the systems and named in :attr:`TaskData.humans`.
     item : str or sequence of str, optional
         Item id column(s); default: row number.
     task_column : str, optional
@@ -93,8 +96,8 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
         path = Path(path_or_frame)
         check_file(path)
         df = _csv.read_columns(path, _csv.separator(path, sep), functools.partial(
-            _wide_columns, panel=panel, systems=systems, item=item, task_column=task_column,
-            group_sep=group_sep))
+            _wide_columns, panel=panel, systems=_patterns(systems) + _patterns(humans),
+            item=item, task_column=task_column, group_sep=group_sep))
         where, default_task = str(path_or_frame), task or Path(path_or_frame).stem
     if not _patterns(panel):
         raise ValueError("panel: no panel columns given (names or globs of the annotator columns)")
@@ -113,17 +116,18 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
             sub = _index(by_task[name].drop(columns=[task_column]), item,
                          f"{where} (task {name!r})")
             cols = [c for c in sub.columns]
-            out[name] = _task_data(sub, select_columns(cols, panel, "panel"),
-                                   select_columns(cols, systems, "systems"), **roles)
+            ecols, hum = _evaluated(cols, systems, humans)
+            out[name] = _task_data(sub, select_columns(cols, panel, "panel"), ecols,
+                                   humans=hum, **roles)
         return _checked(out, where, labels, counts)
     df = _index(df, item, where)
     if group_sep is None:
         _chosen([default_task], tasks)
         cols = list(df.columns)
         pcols = select_columns(cols, panel, "panel")
-        scols = select_columns(cols, systems, "systems")
-        return _checked({default_task: _task_data(df, pcols, scols, **roles)}, where, labels,
-                        counts)
+        scols, hum = _evaluated(cols, systems, humans)
+        return _checked({default_task: _task_data(df, pcols, scols, humans=hum, **roles)},
+                        where, labels, counts)
     groups: dict[str, dict[str, str]] = {}
     for c in df.columns:
         if group_sep in c:
@@ -136,8 +140,8 @@ def read_wide(path_or_frame, *, panel, systems=(), item=None, task_column=None,
     for t in _chosen(groups, tasks):
         raters = groups[t]
         pr = select_columns(raters, panel, f"panel (task {t!r})")
-        sr = select_columns(raters, systems, f"systems (task {t!r})")
+        sr, hum = _evaluated(raters, systems, humans, f" (task {t!r})")
         sub = df[[raters[r] for r in pr + sr]].copy()
         sub.columns = pr + sr
-        out[t] = _task_data(sub, pr, sr, **roles)
+        out[t] = _task_data(sub, pr, sr, humans=hum, **roles)
     return _checked(out, where, labels, counts)

@@ -8,7 +8,6 @@ methods are handed to :func:`labelvar.votes._pilot_items.fit_item_model`); the f
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,8 +17,6 @@ import pandas as pd
 
 from labelvar._base import _panel
 from labelvar._base import _validate as V
-from labelvar._base._labels import JsonLabels, canon, kind
-from labelvar.io._reading import read_jsonl_records
 from labelvar.votes._pilot_items import ITEM_METHODS, fit_item_model
 from labelvar.votes._pilot_predict import PilotFit, Selection, _check_quadrature, _count_matrix, _pooled_chi2
 from labelvar.votes.priors import BetaPrior, DiscretePrior, FixedTheta
@@ -88,8 +85,8 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
     field : str
         JSON field with the labels.
     columns : sequence of str, optional
-        CSV: the vote-count columns (default: every numeric column, so give this when
-        the file also has a numeric id column).
+        CSV: the vote-count columns (default: every numeric column; a column that looks
+        like item ids, unnamed, named as ids or all distinct numbers, is then refused).
     counts : bool
         JSON: ``field`` holds per-label vote counts (ChaosNLI's ``label_count``, a list
         in label order, or an object label -> count; :func:`labelvar.io.read_jsonl` with
@@ -120,64 +117,9 @@ def read_pilot(path: str | Path, field: str = "annotator_labels",
     >>> read_pilot(p).tolist()
     [[3, 2], [5, 0]]
     """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"pilot file not found: {path}")
-    from labelvar import io
+    from labelvar.io._pilot import read_pilot_counts  # (the reading is labelvar.io's)
 
-    if path.suffix.lower() in (".jsonl", ".json") and counts:
-        (task,) = io.read_jsonl(path, panel=field, counts=True, labels=labels).values()
-        return V.integer("pilot vote counts", task.panel.to_numpy(), lo=0)
-    if path.suffix.lower() in (".jsonl", ".json"):
-        labels = []
-        lines: list[int] = []
-        records = read_jsonl_records(path, lines)
-        seen = JsonLabels(path, declarable=False, whole="a pilot")
-        for line, rec in zip(lines, records, strict=True):
-            if field not in rec:
-                raise ValueError(f"pilot line {line} has no field {field!r}")
-            votes = rec[field]
-            if not isinstance(votes, list) or any(x is None or isinstance(x, (list, dict))
-                                                  for x in votes):
-                raise ValueError(f"pilot line {line}: field {field!r} must be a list of labels "
-                                 f"(strings or numbers, no nulls; per-label counts: "
-                                 f"--pilot-counts), got {json.dumps(votes)[:60]}")
-            seen.add(votes, "pilot", field, line)  # no NaN or Infinity
-            # a number is one label however written (1 and 1.0), as labelvar.stratify reads it
-            labels.append([str(canon(x)) if kind(x, typed=True) == "number" else str(x)
-                           for x in votes])
-        seen.check()  # one kind: "1" and 1, or true and 1, are not merged unseen
-        names = sorted({x for row in labels for x in row})
-        index = {n: j for j, n in enumerate(names)}
-        out = np.zeros((len(labels), max(2, len(names))), dtype=np.int64)
-        for i, row in enumerate(labels):
-            for x in row:
-                out[i, index[x]] += 1
-        return out
-    df = io.read_frame(path)
-    if columns is not None:
-        missing = [c for c in columns if c not in df.columns]
-        if missing:
-            raise ValueError(f"pilot CSV {path} has no column(s) {', '.join(missing)}; "
-                             f"columns: {', '.join(map(str, df.columns))}")
-        df = df[list(columns)]
-        if df.shape[1] != df.select_dtypes("number").shape[1]:
-            raise ValueError(f"pilot columns must hold vote counts (numbers), got "
-                             f"{dict(df.dtypes.astype(str))}")
-    num = df.select_dtypes("number")
-    for c in df.columns.difference(num.columns, sort=False):  # text: ids, or a broken count
-        cells = df[c].dropna()
-        is_num = pd.to_numeric(cells, errors="coerce").notna().to_numpy()
-        if is_num.any() and not is_num.all():
-            row = int(np.flatnonzero(~is_num)[0])
-            raise ValueError(f"pilot CSV {path}: column {c!r} mixes numbers and text "
-                             f"({cells.iloc[row]!r} in data row {cells.index[row] + 1}); a "
-                             "vote count is a whole number >= 0 (give the count columns with "
-                             "columns=... to leave a text column out)")
-    if num.shape[1] < 2:
-        raise ValueError(f"pilot CSV {path} needs one numeric vote-count column per label "
-                         f"(>= 2), found {num.shape[1]}")
-    return V.integer("pilot vote counts", num.to_numpy(), lo=0)
+    return read_pilot_counts(path, field=field, columns=columns, counts=counts, labels=labels)
 
 
 def fit_pilot(counts, method: str = "beta", n_labels: int | None = None,

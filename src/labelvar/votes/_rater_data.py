@@ -13,9 +13,9 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _labels
 from labelvar._base import _validate as V
 from labelvar._kernels import raters as rk
+from labelvar.io import _labels
 
 #: bytes per vote of the fit (codes, two sparse orders, the DataFrame's factorisation)
 BYTES_PER_VOTE = 72
@@ -106,7 +106,7 @@ def encode(votes, *, item="item", rater="rater", label="label", labels=None, rat
         One row per vote.
     item, rater, label : column names
     labels : sequence or None
-        The declared label set (canonical, see :func:`labelvar._base._labels.declared`); None:
+        The declared label set (canonical, see :func:`labelvar.io._labels.declared`); None:
         the labels seen, sorted (numbers first).
     raters : sequence or None
         Known raters (a fitted model's): others get the code ``len(raters)``.

@@ -249,7 +249,7 @@ def _posterior(model, votes: np.ndarray, codes: np.ndarray) -> np.ndarray:
 def _tie_code(model, tie_rule):
     if isinstance(tie_rule, str) and tie_rule in _panel.TIE_RULES:
         return tie_rule
-    from labelvar._base import _labels
+    from labelvar.io import _labels
 
     lab = list(model.labels)
     return lab.index(_labels.match_label(tie_rule, lab, "tie_rule"))
@@ -467,7 +467,7 @@ def _observed(model, panel_votes, ids, item, rater, label):
 
 def _target_codes(model, panel_votes, target, items, item, rater, label) -> np.ndarray:
     """The target's label code on each of ``items`` (-1 where it did not vote)."""
-    from labelvar._base import _labels
+    from labelvar.io import _labels
 
     mine = panel_votes[panel_votes[rater].astype(str) == str(target)]
     out = np.full(len(items), -1, dtype=np.int64)

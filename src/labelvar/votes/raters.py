@@ -43,11 +43,12 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
-from labelvar._base import _labels, _seeding
+from labelvar._base import _seeding
 from labelvar._base import _validate as V
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import shown
 from labelvar._kernels import raters as rk
+from labelvar.io import _labels
 from labelvar.votes import _rater_data as rd
 from labelvar.votes import _rater_em as em
 

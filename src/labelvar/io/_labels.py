@@ -258,25 +258,51 @@ def check_inferred(task: str, seen: dict, total: int) -> None:
     (16 ones among 1-5) is kept.
     """
     labels = sorted(seen, key=sort_key)
-    if len(labels) > MAX_INT_LABELS and all(_form(x) == "whole" for x in labels):
+    if looks_like_counts(labels):
         raise ValueError(
             f"panel of task {task!r} holds {len(labels)} distinct integers "
             f"({labels[0]} to {labels[-1]}): these look like per-label vote counts read as "
             "votes; give count vectors as panel_counts=..., or the label set (labels=...)")
+    x = stray_label(seen, total)
+    if x is not None:
+        rest = [y for y in labels if y != x]
+        raise ValueError(
+            f"panel of task {task!r}: label {x!r} occurs in {seen[x]} of {total:,} votes "
+            f"({100 * seen[x] / total:.2f} %), which looks like a stray value; pass "
+            f"labels={fmt_labels(rest)} to drop it as missing or "
+            f"labels={fmt_labels(labels)} to keep it")
+
+
+def looks_like_counts(labels) -> bool:
+    """Whether ``labels`` are more than :data:`MAX_INT_LABELS` integers (counts read as votes)."""
+    return len(labels) > MAX_INT_LABELS and all(_form(x) == "whole" for x in labels)
+
+
+def stray_label(seen: dict, total: int):
+    """The first label of an inferred set that looks like a stray value, or None.
+
+    ``seen`` maps each canonical label to its number of votes (of ``total``). A rare
+    label (less than :data:`RARE_SHARE` of the votes) looks stray when, without it,
+    two labels are left, or it is of another form than the others (0.5 among
+    integers), or an integer not next to the others (9 among 1-5). A rare rating next
+    to the others (16 ones among 1-5) is kept.
+
+    Examples
+    --------
+    >>> stray_label({0: 1000, 1: 999, 2: 1}, 2000), stray_label({1: 16, 2: 900, 3: 900}, 1816)
+    (2, None)
+    """
+    labels = sorted(seen, key=sort_key)
     for x in labels:
         if seen[x] >= RARE_SHARE * total:
             continue
         rest = [y for y in labels if y != x]
         forms = {_form(y) for y in rest}
-        stray = (len(rest) == 2 or _form(x) not in forms
-                 or (_form(x) == "whole" and forms == {"whole"}
-                     and min(abs(x - y) for y in rest) > 1))
-        if stray:
-            raise ValueError(
-                f"panel of task {task!r}: label {x!r} occurs in {seen[x]} of {total:,} votes "
-                f"({100 * seen[x] / total:.2f} %), which looks like a stray value; pass "
-                f"labels={fmt_labels(rest)} to drop it as missing or "
-                f"labels={fmt_labels(sorted(labels, key=sort_key))} to keep it")
+        if (len(rest) == 2 or _form(x) not in forms
+                or (_form(x) == "whole" and forms == {"whole"}
+                    and min(abs(x - y) for y in rest) > 1)):
+            return x
+    return None
 
 
 def check_declared(task: str, seen: dict, total: int, lab: list, notes: list) -> None:
