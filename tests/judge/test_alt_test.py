@@ -233,14 +233,15 @@ def test_bad_votes_and_system():
     votes = _votes(_block(30, {"a": 0, "b": 0}))
     with pytest.raises(ValueError, match="no identified raters"):
         alt_test(votes.assign(rater=None), pd.Series(0, index=range(30)))
-    with pytest.raises(ValueError, match="system has 1 item id.*votes lack.*99"):
+    with pytest.raises(ValueError, match="system: item id '99' is not among the votes' 30"):
         alt_test(votes, pd.Series(0, index=list(range(30)) + [99]))
-    with pytest.raises(ValueError, match="system has 1 item id"):  # ids by value, not text
-        alt_test(votes, pd.Series(0, index=[str(i) for i in range(29)] + [0]).iloc[-1:].rename(
-            {0: "0"}))
-    with pytest.raises(ValueError, match="more than one vote of rater 'a' on item 0"):
-        alt_test(pd.concat([votes, votes.iloc[:1]]), pd.Series(0, index=range(30)))
-    with pytest.raises(ValueError, match="lacks the column"):
+    with pytest.raises(ValueError, match="system: item id '0' is not among"):  # '0000' != '0'
+        alt_test(votes.assign(item=votes["item"].map("{:04d}".format)),
+                 pd.Series(0, index=range(30)))
+    with pytest.raises(ValueError, match="votes: item '0' has votes from rater 'a' with "
+                                         "different labels"):
+        alt_test(pd.concat([votes, votes.iloc[:1].assign(label=1)]), pd.Series(0, index=range(30)))
+    with pytest.raises(ValueError, match="votes: no column 'rater'"):
         alt_test(votes.drop(columns="rater"), pd.Series(0, index=range(30)))
 
 

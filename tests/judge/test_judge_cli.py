@@ -58,7 +58,7 @@ def test_system_as_a_rater_in_the_votes(files, capsys):
     (["--epsilon", "1"], "--epsilon must be in [0, 1)"),
     (["--scoring", "neg_rmse", "--system", "TEXT"], "--scoring neg_rmse needs numeric labels"),
     (["--min-items-per-human", "50"], "--min-items-per-human 50"),
-    (["--system", "MISSING"], "--system has 1 item id(s) the votes lack"),
+    (["--system", "MISSING"], "--system: item id '999' is not among the votes' 40 items"),
 ])
 def test_bad_input_one_line_nothing_written(files, capsys, extra, needle):
     votes, system, tmp = files

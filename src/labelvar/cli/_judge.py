@@ -23,7 +23,7 @@ def _flagged(exc: ValueError) -> ValueError:
         f"{_FLAGS[m.group(1)]} {m.group(2) or ''}".rstrip() + ("" if m.group(2) is not None
                                                                else " ")
         if m.group(1) in _FLAGS else m.group()), msg)
-    head = re.match(r"(\w+)(?= )", msg)
+    head = re.match(r"(\w+)(?=[ :])", msg)
     if head and head.group(1) in _FLAGS:
         msg = _FLAGS[head.group(1)] + msg[head.end():]
     return ValueError(msg)

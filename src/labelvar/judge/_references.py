@@ -125,19 +125,23 @@ def _laws(prep, pairs, score, refs: References) -> dict:
 
 
 def _rater_law(prep, fit, skill) -> np.ndarray:
+    """Per item, P(label) of a rater of accuracy ``skill`` under the fitted model."""
+    from labelvar.io._labels import canon
+
     truth = getattr(fit, "truth", None)
     if not isinstance(truth, pd.DataFrame):
         raise ValueError("references model must be a fitted rater model (fit_raters(...))")
     lh = prep.n_human_labels
     labels = list(prep.labels[:lh])
-    cols = pd.Index(truth.columns).get_indexer(labels)
+    cols = pd.Index([canon(c) for c in truth.columns]).get_indexer(labels)
     if (cols < 0).any():
-        raise ValueError(f"references model lacks label {labels[int(np.argmin(cols))]!r} of the votes")
-    rows = pd.Index(truth.index).get_indexer(prep.items)
-    post = np.zeros((len(prep.items), lh))
-    ok = rows >= 0
-    post[ok] = truth.to_numpy(dtype=float)[rows[ok]][:, cols]
-    post[~ok] = 1.0 / lh
+        raise ValueError(f"references model lacks label {labels[int(np.argmin(cols))]!r} of "
+                         "the votes; fit it on the same votes")
+    rows = pd.Index([str(x) for x in truth.index]).get_indexer([str(x) for x in prep.items])
+    if (rows < 0).any():
+        raise ValueError(f"references model has no posterior for item {prep.items[int(np.argmin(rows))]!r}"
+                         " of the votes; fit it on the same votes")
+    post = truth.to_numpy(dtype=float)[rows][:, cols]
     conf = np.full((lh, lh), (1.0 - skill) / max(lh - 1, 1))
     np.fill_diagonal(conf, skill if lh > 1 else 1.0)
     law = post @ conf
