@@ -357,3 +357,24 @@ def test_rater_reference_from_a_fitted_model():
         rhos.append(np.mean(w))
     got = res.references.set_index("reference").loc["rater (skill 0.7)", "advantage_probability"]
     assert got == pytest.approx(np.mean(rhos), abs=1e-12)
+
+
+def test_neg_rmse_references_plurality_follows_the_mean():
+    rng = np.random.default_rng(9)
+    rows = [(i, r, int(rng.integers(1, 6))) for i in range(50) for r in "abcde"]
+    votes = _votes(rows)
+    res = alt_test(votes, pd.Series(rng.integers(1, 6, 50)), scoring="neg_rmse",
+                   references=References(n_resamples=0))
+    refs = res.references.set_index("reference")["advantage_probability"]
+    assert refs["plurality"] == 1.0
+    # the uniform labeller over the scale's values seen (1..5), by brute force
+    by_item = {i: dict(zip(g["rater"], g["label"])) for i, g in votes.groupby("item")}
+    rhos = []
+    for h in "abcde":
+        w = []
+        for v in by_item.values():
+            others = [lab for r, lab in v.items() if r != h]
+            ss = {x: sum((x - y) ** 2 for y in others) for x in range(1, 6)}
+            w.append(np.mean([ss[x] <= ss[v[h]] for x in range(1, 6)]))
+        rhos.append(np.mean(w))
+    assert refs["uniform"] == pytest.approx(np.mean(rhos), abs=1e-12)

@@ -59,15 +59,16 @@ def t_test_pvalues(counts: np.ndarray, *, epsilon: float, margin: str = ADDITIVE
 
     Examples
     --------
-    >>> t_test_pvalues(np.array([[0, 30, 0], [0, 0, 30], [30, 0, 0]]), epsilon=0.0).tolist()
-    [0.0, 1.0, nan]
+    >>> t_test_pvalues(np.array([[0, 30, 0], [0, 0, 30], [30, 0, 0], [0, 1, 0]]),
+    ...                epsilon=0.0).tolist()
+    [0.0, 1.0, nan, nan]
     """
     counts = np.asarray(counts, dtype=np.int64).reshape(-1, 3)
     values, bound = d_values(epsilon, margin)
     n = counts.sum(axis=1)
     p = np.full(len(counts), np.nan)
     nonzero = (counts > 0).sum(axis=1)
-    const = nonzero == 1
+    const = (nonzero == 1) & (n > 1)  # one item: no variance estimate, p NaN (as scipy)
     if const.any():
         which = np.argmax(counts[const] > 0, axis=1)
         v = values[which]
