@@ -89,3 +89,17 @@ def test_plan(capsys):
                  "0.85", "--humans", "3", "--epsilon", "0.2"])
     out = capsys.readouterr().out
     assert code == 0 and "|        3 |      35 | 0.8132 |" in out
+
+
+def test_plan_writes_the_power_figure(tmp_path, capsys):
+    out = tmp_path / "plan"
+    code = main(["judge", "--plan", "--theta", "0.6,0.9", "--weights", "0.5,0.5", "--skill",
+                 "0.85", "--humans", "2,3", "--epsilon", "0.2", "--out", str(out)])
+    assert code == 0
+    plan = pd.read_csv(out / "plan.csv")
+    curves = pd.read_csv(out / "power_curves.csv")
+    assert plan["n_items"].tolist() == [41, 35] and (out / "power.png").is_file()
+    # the plan's N is the first N on the curve at the target
+    for k, n in zip(plan["n_humans"], plan["n_items"]):
+        g = curves[curves["n_humans"] == k].set_index("n_items")["power"]
+        assert g[n] >= 0.8 and (g[g.index < n] < 0.8).all()

@@ -127,11 +127,16 @@ def _systems(args, votes):
 
 
 def _run_plan(args) -> int:
+    import numpy as np
+
     from labelvar._base._format import markdown_table
     from labelvar.judge import AltTestPower
+    from labelvar.report._judge import check_judge_dir
 
     if args.theta is None or args.skill is None:
         raise ValueError("--plan needs --theta and --skill")
+    if args.out:
+        check_judge_dir(args.out)
     try:
         design = AltTestPower(theta=args.theta, skill=args.skill, weights=args.weights,
                               n_labels=args.n_labels, epsilon=args.epsilon, q=args.q)
@@ -139,8 +144,17 @@ def _run_plan(args) -> int:
         plan = design.plan(n_humans=ks, target=args.power, max_items=args.max_items)
     except ValueError as exc:
         raise _flagged(exc) from None
-    print(design.describe())
-    print(markdown_table(plan))
+    text = design.describe() + "\n" + markdown_table(plan) + "\n"
+    sys.stdout.write(text)
+    if args.out:
+        from labelvar.report._judge import write_judge_plan
+
+        top = int(np.nanmax(plan["n_items"])) if plan["n_items"].notna().any() else 200
+        curves = design.curves(n_humans=ks, n_items=range(30, max(top, 100) + 21))
+        paths = write_judge_plan(design, plan, curves, args.out, target=args.power,
+                                 markdown=text)
+        print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}",
+              file=sys.stderr)
     return 0
 
 

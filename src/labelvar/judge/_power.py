@@ -283,6 +283,16 @@ class AltTestPower:
                          "epsilon": self.epsilon})
         return pd.DataFrame(rows)
 
+    def curves(self, *, n_humans=(2, 3, 4, 5), n_items=range(30, 201)) -> pd.DataFrame:
+        """The exact power per (humans per item, items per human), for a figure.
+
+        Columns ``n_humans``, ``n_items``, ``power``.
+        """
+        rows = [{"n_humans": int(k), "n_items": int(n), "power": self.power(n_items=int(n),
+                                                                             n_humans=int(k))}
+                for k in np.atleast_1d(n_humans) for n in n_items]
+        return pd.DataFrame(rows)
+
     def supported_epsilon(self, *, n_items: int, n_humans: int, target: float = 0.8,
                           grid=None) -> float:
         """The smallest epsilon on ``grid`` (default 0, 0.01, ... 0.5) with power >= target."""

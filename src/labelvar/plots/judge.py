@@ -8,7 +8,7 @@ from matplotlib.lines import Line2D
 from labelvar.plots._style import HUMAN_COLOR, LINESTYLES, legend, new_figure, series_style
 from labelvar.plots._style import title as set_title
 
-__all__ = ["plot_alt_test"]
+__all__ = ["plot_alt_test", "plot_alt_test_power"]
 
 
 def plot_alt_test(humans, references, by_bin, *, title: str | None = None,
@@ -82,6 +82,58 @@ def plot_alt_test(humans, references, by_bin, *, title: str | None = None,
     bx.set_ylabel("rho (share with W_sys = 1)")
     bx.set_title("rho per agreement bin", fontsize=9)
     legend(fig, handles, ncol=3)
+    if title:
+        set_title(fig, title, subtitle)
+    return fig
+
+
+def plot_alt_test_power(curves, plans=None, *, target: float | None = None,
+                        title: str | None = None, subtitle: str | None = None):
+    """The alt-test's exact power against items per human, one curve per humans per item.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        ``n_humans``, ``n_items``, ``power`` (``AltTestPower.curves``).
+    plans : pandas.DataFrame or None
+        ``n_humans``, ``n_items`` (``AltTestPower.plan``): the smallest N, marked.
+    target : float or None
+        The target power, a horizontal line.
+    title, subtitle : str or None
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> c = pd.DataFrame({"n_humans": [3, 3, 3], "n_items": [30, 31, 32],
+    ...                   "power": [0.7, 0.68, 0.81]})
+    >>> fig = plot_alt_test_power(c, pd.DataFrame({"n_humans": [3], "n_items": [32]}),
+    ...                           target=0.8)
+    >>> len(fig.axes)
+    1
+    """
+    fig, axes = new_figure(1, 1, width=6.0, height=3.6)
+    ax = axes[0, 0]
+    ks = list(dict.fromkeys(curves["n_humans"]))
+    handles = []
+    for i, k in enumerate(ks):
+        st = series_style(i, len(ks))
+        g = curves[curves["n_humans"] == k]
+        ls = LINESTYLES[i % len(LINESTYLES)]
+        ax.plot(g["n_items"], g["power"], color=st["color"], ls=ls, lw=1.0)
+        handles.append(Line2D([], [], color=st["color"], ls=ls, marker=st["marker"],
+                              label=f"K = {k} humans per item"))
+        if plans is not None:
+            p = plans[plans["n_humans"] == k].dropna(subset=["n_items"])
+            for n in p["n_items"]:
+                y = g.loc[g["n_items"] == n, "power"]
+                if len(y):
+                    ax.plot([n], [y.iloc[0]], marker=st["marker"], color=st["color"], ms=6)
+    if target is not None:
+        ax.axhline(target, color=HUMAN_COLOR, lw=0.8, ls=":")
+    ax.set_xlabel("items per human (N)")
+    ax.set_ylabel("P(alt-test passes)")
+    ax.set_ylim(0, 1.02)
+    legend(fig, handles, ncol=min(len(handles), 3))
     if title:
         set_title(fig, title, subtitle)
     return fig

@@ -22,9 +22,10 @@ import pandas as pd
 from labelvar._base._files import atomic_write, check_replaceable, replaced_directory, write_results
 from labelvar._base._format import markdown_table, short_float
 
-#: files of a judge report (glob patterns)
+#: files of a judge report (glob patterns); ``labelvar judge --plan --out``: plan files
 JUDGE_FILES = ("report.json", "table.md", "verdicts.csv", "humans.csv", "references.csv",
-               "by_bin.csv", "alt_test_*.png", "alt_test_*.pdf")
+               "by_bin.csv", "alt_test_*.png", "alt_test_*.pdf", "plan.csv", "power_curves.csv",
+               "power.png", "power.pdf")
 
 
 def _allowed(name: str) -> bool:
@@ -104,6 +105,32 @@ def write_judge_report(results: dict, out_dir, markdown: str | None = None,
         from labelvar import __version__
 
         meta = {"kind": "judge", "labelvar": __version__,
+                "files": sorted(p.name for p in files) + ["report.json"]}
+        files.append(atomic_write(tmp / "report.json", json.dumps(meta, indent=2)))
+    return [out / p.name for p in files]
+
+
+def write_judge_plan(design, plan: pd.DataFrame, curves: pd.DataFrame, out_dir, *,
+                     target: float, markdown: str) -> list[Path]:
+    """Write a plan directory (``labelvar judge --plan --out``); return the paths.
+
+    Files: ``plan.csv``, ``power_curves.csv``, ``power.png/.pdf``, ``table.md``,
+    ``report.json``.
+    """
+    from labelvar import plots
+    from labelvar.plots.judge import plot_alt_test_power
+
+    out = Path(out_dir)
+    with replaced_directory(out, allowed=_allowed) as tmp:
+        files = [write_results(plan, tmp / "plan.csv"),
+                 write_results(curves, tmp / "power_curves.csv"),
+                 atomic_write(tmp / "table.md", markdown)]
+        fig = plot_alt_test_power(curves, plan, target=target, title="alt-test power",
+                                  subtitle=design.describe())
+        files += plots.save(fig, tmp / "power")
+        from labelvar import __version__
+
+        meta = {"kind": "judge plan", "labelvar": __version__,
                 "files": sorted(p.name for p in files) + ["report.json"]}
         files.append(atomic_write(tmp / "report.json", json.dumps(meta, indent=2)))
     return [out / p.name for p in files]
