@@ -86,7 +86,7 @@ def test_no_identified_raters(tmp_path, capsys):
 
 def test_plan(capsys):
     code = main(["judge", "--plan", "--theta", "0.6,0.9", "--weights", "0.5,0.5", "--skill",
-                 "0.85", "--humans", "3", "--epsilon", "0.2"])
+                 "0.85", "--per-item", "3", "--epsilon", "0.2"])
     out = capsys.readouterr().out
     assert code == 0 and "|        3 |      35 | 0.8132 |" in out
 
@@ -94,7 +94,7 @@ def test_plan(capsys):
 def test_plan_writes_the_power_figure(tmp_path, capsys):
     out = tmp_path / "plan"
     code = main(["judge", "--plan", "--theta", "0.6,0.9", "--weights", "0.5,0.5", "--skill",
-                 "0.85", "--humans", "2,3", "--epsilon", "0.2", "--out", str(out)])
+                 "0.85", "--per-item", "2,3", "--epsilon", "0.2", "--out", str(out)])
     assert code == 0
     plan = pd.read_csv(out / "plan.csv")
     curves = pd.read_csv(out / "power_curves.csv")
@@ -103,3 +103,16 @@ def test_plan_writes_the_power_figure(tmp_path, capsys):
     for k, n in zip(plan["n_humans"], plan["n_items"]):
         g = curves[curves["n_humans"] == k].set_index("n_items")["power"]
         assert g[n] >= 0.8 and (g[g.index < n] < 0.8).all()
+
+
+def test_wide_layout_through_load_tasks(files, capsys):
+    votes, _, tmp = files
+    long = pd.read_csv(votes, dtype={"item": str})
+    wide = long.pivot(index="item", columns="rater", values="label").reset_index()
+    wide["bot"] = [0] * 30 + [2] * 10
+    path = tmp / "wide.csv"
+    wide.to_csv(path, index=False)
+    code = main(["judge", str(path), "--panel", "a,b,c", "--systems", "bot", "--item", "item",
+                 "--n-resamples", "0"])
+    out = capsys.readouterr().out
+    assert code == 0 and "### bot: fails (winning rate 0.3333, rho 0.8333)" in out

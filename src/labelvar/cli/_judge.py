@@ -14,7 +14,7 @@ _FLAGS = {"votes": "VOTES", "system": "--system", "epsilon": "--epsilon", "q": "
           "min_items_per_human": "--min-items-per-human", "test": "--test",
           "margin": "--margin", "labels": "--labels", "n_resamples": "--n-resamples",
           "bins": "--bins", "theta": "--theta", "skill": "--skill", "weights": "--weights",
-          "n_labels": "--n-labels", "n_humans": "--humans", "target": "--power"}
+          "n_labels": "--n-labels", "n_humans": "--per-item", "target": "--power"}
 
 
 def _flagged(exc: ValueError) -> ValueError:
@@ -38,14 +38,24 @@ def _add_judge(sub) -> None:
         "the humans. Printed beside what a coin, an exchangeable annotator and the plurality "
         "follower reach on the same comparisons. With --plan: the exact power and the "
         "smallest number of items instead.")
-    p.add_argument("votes", metavar="VOTES", nargs="?", default=None,
-                   help="long votes of identified humans: .csv, .tsv or .jsonl")
+    p.add_argument("votes", metavar="VOTES", nargs="*", default=[],
+                   help="long votes of identified humans (.csv, .tsv, .jsonl); with --panel: "
+                   "the files stratify reads (wide, long, JSONL, one file per rater)")
     p.add_argument("--system", default=None, metavar="FILE[:COLUMNS]",
                    help="the judge's labels: a file with the --item column and one column per "
                    "system (COLUMNS: which, comma separated)")
     p.add_argument("--system-rater", type=_strs, default=None, metavar="R[,R..]",
                    help="rater ids in VOTES that are systems, not humans")
-    p.add_argument("--item", default="item", help="item id column")
+    p.add_argument("--item", default=None, help="item id column (default: item)")
+    p.add_argument("--panel", type=_strs, default=None, metavar="R*[,..]",
+                   help="read with io.load_tasks: the identified raters' columns (globs)")
+    p.add_argument("--systems", type=_strs, default=None, metavar="S[,..]",
+                   help="with --panel: the judges' columns")
+    p.add_argument("--humans", type=_strs, default=None, metavar="H[,..]",
+                   help="with --panel: more identified humans' columns (tested like the panel)")
+    p.add_argument("--layout", choices=("auto", "wide", "long", "jsonl", "raters"),
+                   default="auto", help="with --panel: the input layout")
+    p.add_argument("--tasks", type=_strs, default=None, help="with --panel: tasks to test")
     p.add_argument("--rater", default="rater", help="rater id column")
     p.add_argument("--label", default="label", help="label column")
     p.add_argument("--scoring", choices=("accuracy", "neg_rmse"), default="accuracy",
@@ -72,7 +82,7 @@ def _add_judge(sub) -> None:
     p.add_argument("--skill", type=_floats, default=None,
                    help="--plan: the judge's P(modal label), one or one per bin")
     p.add_argument("--n-labels", type=int, default=2, help="--plan: number of labels")
-    p.add_argument("--humans", type=_strs, default=["3"], metavar="K1,K2,..",
+    p.add_argument("--per-item", type=_strs, default=["3"], metavar="K1,K2,..",
                    help="--plan: humans per item")
     p.add_argument("--power", type=float, default=0.8, help="--plan: target power")
     p.add_argument("--max-items", type=int, default=500, help="--plan: largest N tried")
@@ -126,6 +136,46 @@ def _systems(args, votes):
     return pd.DataFrame(out), votes
 
 
+def _from_long(args):
+    """(votes, systems) from one long votes file and --system / --system-rater."""
+    if len(args.votes) != 1:
+        raise ValueError("VOTES: give one long votes file (several files: use --panel)")
+    item = args.item or "item"
+    args.item = item
+    votes = _read_table(Path(args.votes[0]), [item, args.rater])
+    missing = [c for c in (item, args.rater, args.label) if c not in votes.columns]
+    if missing:
+        flags = {item: "--item", args.rater: "--rater", args.label: "--label"}
+        raise ValueError(f"VOTES has no column {missing[0]!r} ({flags[missing[0]]})")
+    systems, votes = _systems(args, votes)
+    votes = votes.rename(columns={item: "item", args.rater: "rater", args.label: "label"})
+    return votes[["item", "rater", "label"]], systems
+
+
+def _from_tasks(args):
+    """[(task, votes, systems)] from the layouts stratify reads (io.load_tasks)."""
+    import pandas as pd
+
+    from labelvar import io
+
+    if not args.systems:
+        raise ValueError("--panel needs --systems (the judges' columns)")
+    cols = io.Columns(panel=args.panel, systems=args.systems, humans=args.humans or (),
+                      item=args.item, rater=args.rater, label=args.label)
+    data = io.load_tasks(args.votes, columns=cols, layout=args.layout, tasks=args.tasks)
+    out = []
+    for task, td in data.items():
+        if not td.raters_identified or td.counts:
+            raise ValueError(f"--panel: task {task!r} has no identified raters (vote counts or "
+                             "a list of votes per item); the alt-test needs each rater's votes")
+        humans = pd.concat([td.panel, td.predictions[list(td.humans)]], axis=1)
+        long = humans.rename_axis("item").reset_index().melt(
+            id_vars="item", var_name="rater", value_name="label").dropna(subset=["label"])
+        systems = td.predictions.drop(columns=list(td.humans))
+        out.append((task if len(data) > 1 else "", long, systems))
+    return out
+
+
 def _run_plan(args) -> int:
     import numpy as np
 
@@ -140,7 +190,7 @@ def _run_plan(args) -> int:
     try:
         design = AltTestPower(theta=args.theta, skill=args.skill, weights=args.weights,
                               n_labels=args.n_labels, epsilon=args.epsilon, q=args.q)
-        ks = [int(k) for k in args.humans]
+        ks = [int(k) for k in args.per_item]
         plan = design.plan(n_humans=ks, target=args.power, max_items=args.max_items)
     except ValueError as exc:
         raise _flagged(exc) from None
@@ -164,27 +214,23 @@ def _run_judge(args) -> int:
 
     if args.plan:
         return _run_plan(args)
-    if args.votes is None:
+    if not args.votes:
         raise ValueError("VOTES is required (a long votes file: item, rater, label)")
     if not 0.0 <= args.epsilon < 1.0:
         raise ValueError(f"--epsilon must be in [0, 1), got {args.epsilon:g}")
     if args.out:
         check_judge_dir(args.out)
-    votes = _read_table(Path(args.votes), [args.item, args.rater])
-    missing = [c for c in (args.item, args.rater, args.label) if c not in votes.columns]
-    if missing:
-        flags = {args.item: "--item", args.rater: "--rater", args.label: "--label"}
-        raise ValueError(f"VOTES has no column {missing[0]!r} ({flags[missing[0]]})")
-    systems, votes = _systems(args, votes)
-    votes = votes.rename(columns={args.item: "item", args.rater: "rater", args.label: "label"})
-    votes = votes[["item", "rater", "label"]]
+    inputs = _from_tasks(args) if args.panel else [("", *_from_long(args))]
+    results = {}
     try:
         refs = References(labels=tuple(args.labels) if args.labels else None,
                           n_resamples=args.n_resamples, seed=args.seed)
-        results = alt_test(votes, systems, scoring=args.scoring, epsilon=args.epsilon, q=args.q,
-                           min_humans_per_item=args.min_humans_per_item,
+        for task, votes, systems in inputs:
+            res = alt_test(votes, systems, scoring=args.scoring, epsilon=args.epsilon,
+                           q=args.q, min_humans_per_item=args.min_humans_per_item,
                            min_items_per_human=args.min_items_per_human, test=args.test,
                            margin=args.margin, references=refs)
+            results.update({f"{task}: {n}" if task else n: r for n, r in res.items()})
     except ValueError as exc:
         raise _flagged(exc) from None
     text = judge_markdown(results)
