@@ -329,9 +329,31 @@ def test_reference_monte_carlo_matches_drawing_label_by_label(kind):
                    references=References(kinds=(kind,), n_resamples=400, seed=3))
     got = res.references.set_index("reference").loc[kind]
     want = _naive_reference_rates(votes, kind, 300, rng, eps=eps)
-    se = np.sqrt(want.var(ddof=1) / 300 + got["winning_rate_sd"] ** 2 / 400)
+    # per item (shared by the 4 humans): Monte Carlo; per comparison: exact
+    exact = got["winning_rate_method"] == "exact"
+    assert exact == (kind == "exchangeable")
+    se = np.sqrt(want.var(ddof=1) / 300 + (0 if exact else got["winning_rate_sd"] ** 2 / 400))
     assert 0.05 < want.mean() < 0.95  # a case where the winning rate is random
     assert abs(got["winning_rate_mean"] - want.mean()) <= 3 * se + 1e-12
+    p_pass = (want >= 0.5).mean()
+    assert abs(got["pass_probability"] - p_pass) <= 3 * np.sqrt(p_pass * (1 - p_pass) / 300) + 0.01
+
+
+def test_exact_rejections_law_of_independent_humans_by_enumeration():
+    import itertools
+
+    from labelvar.judge._exact_rates import rejections_law
+
+    m = 3
+    thr = by_thresholds(m, 0.05)
+    support = np.array([thr[0] * 0.5, thr[1] * 0.9, thr[2] * 0.95, 0.5])  # one per interval
+    laws = np.array([[0.3, 0.2, 0.1, 0.4], [0.05, 0.5, 0.15, 0.3], [0.0, 0.1, 0.6, 0.3]])
+    want = np.zeros(m + 1)
+    for combo in itertools.product(range(4), repeat=m):
+        pr = np.prod([laws[h, c] for h, c in enumerate(combo)])
+        want[by_rejections(support[list(combo)], q=0.05).sum()] += pr
+    cdfs = np.cumsum(laws[:, :m], axis=1)
+    np.testing.assert_allclose(rejections_law(cdfs), want, atol=1e-14)
 
 
 def test_rater_reference_from_a_fitted_model():

@@ -19,7 +19,9 @@ a known function of that label (``_pairs.outcome`` over every label), so its
 
 The winning rate depends on every human's test at once (the draws of a per-item
 reference are shared by the humans, and BY couples their p-values): it is exact when
-the reference is deterministic (one run of the test) and estimated by Monte Carlo
+the reference is deterministic (one run of the test), or when the humans' tests are
+independent (a per-comparison reference, or one tested human) and small enough
+(``_exact_rates``: at most 8 humans, 300 items each), and estimated by Monte Carlo
 otherwise (``winning_rate_method`` says which, with ``n_resamples``).
 """
 
@@ -193,6 +195,9 @@ def reference_tables(prep, pairs, sys_codes, score, *, references, epsilon, q, t
                     _stats.pvalues(cnt, epsilon=epsilon, margin=margin, test=test), q=q).mean())
                 row.update(winning_rate_mean=wr, winning_rate_sd=0.0,
                            pass_probability=float(wr >= 0.5), winning_rate_method="exact")
+            elif (exact := _exact(pp, grid, pairs, per_item, opts, q)) is not None:
+                row.update(winning_rate_mean=exact[0], winning_rate_sd=exact[1],
+                           pass_probability=exact[2], winning_rate_method="exact")
             elif references.n_resamples > 0:
                 rates = _mc_rates(pi, per_item, grid, pairs, n_raters, rng,
                                   references.n_resamples, opts, q)
@@ -210,6 +215,16 @@ def reference_tables(prep, pairs, sys_codes, score, *, references, epsilon, q, t
     for col in bins.columns[2:]:
         bins.loc[bins["n_comparisons"] == 0, col] = np.nan
     return table, bins
+
+
+def _exact(pp, grid, pairs, per_item, opts, q):
+    """The winning rate's exact law when the humans' tests are independent, else None."""
+    from labelvar.judge._exact_rates import exact_rates
+
+    if per_item and pairs.tested.sum() > 1:  # shared draws couple the humans
+        return None
+    tri = np.stack([(pp * (grid == c)).sum(axis=1) for c in range(3)], axis=1)
+    return exact_rates(tri, pairs.rater, pairs.tested, q=q, **opts)
 
 
 def _mc_rates(pi, per_item, grid, pairs, n_raters, rng, n_resamples, opts, q) -> np.ndarray:
