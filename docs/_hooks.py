@@ -41,6 +41,7 @@ PAGES = {
     "labelvar.stratified": "stratified", "labelvar.inference": "inference",
     "labelvar.design": "design", "labelvar.pilot": "pilot", "labelvar.agreement": "agreement",
     "labelvar.io._samples": "samples", "labelvar.ceilings": "ceilings", "labelvar.raters": "raters",
+    "labelvar.judge": "judge",
 }
 
 

@@ -150,9 +150,12 @@ def main(argv=None):
                     help="only the reader-study row (mrmc OR, jackknife AUC, 2 x 20 x 5,000)")
     ap.add_argument("--raters", action="store_true",
                     help="only the rater-model rows (fit_raters on 1e7 votes, DS vs crowd-kit)")
+    ap.add_argument("--judge", action="store_true",
+                    help="only the alt-test row (alt_test with its references on 1e6 votes)")
     args = ap.parse_args(argv)
-    if args.raters or args.readers:
-        for what, value, target, verdict in (_rater_rows() if args.raters else _readers_rows()):
+    if args.raters or args.readers or args.judge:
+        rows = _rater_rows() if args.raters else _readers_rows() if args.readers else _judge_rows()
+        for what, value, target, verdict in rows:
             print(f"  {what}  {value}  {target}  {verdict}")
         print(f"load average: {os.getloadavg()[0]:.2f} (1 min)")
         return 0
@@ -418,6 +421,7 @@ def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
     rows.extend(_rater_rows())
     rows.extend(_votes_rows())
     rows.extend(_readers_rows())
+    rows.extend(_judge_rows())
     print("\nissue 14 targets (ratios against the numpy baseline of this run):")
     width = max(len(r[0]) for r in rows)
     for what, value, target, verdict in rows:
@@ -503,6 +507,32 @@ def _rater_rows():
         rows.append((what, f"{ck / sec:.1f}x ({sec:.2f} s vs {ck:.1f} s)", ">= 10x crowd-kit",
                      "PASS" if ck / sec >= 10 else "FAIL"))
     return rows
+
+
+#: 1e6 votes of 1e5 items x 10 of 1,000 raters (3 labels), a judge of skill 0.75
+_JUDGE_VOTES = """
+import numpy as np, pandas as pd
+from labelvar.judge import alt_test, References
+rng = np.random.default_rng(0)
+n_items, k, n_raters = 100_000, 10, 1000
+panels = np.stack([rng.choice(n_raters, k, replace=False) for _ in range(200)])
+raters = panels[rng.integers(0, 200, n_items)]
+truth = rng.integers(0, 3, n_items)
+lab = np.where(rng.random((n_items, k)) < 0.7, truth[:, None], rng.integers(0, 3, (n_items, k)))
+votes = pd.DataFrame({"item": np.repeat(np.arange(n_items), k), "rater": raters.ravel(),
+                      "label": lab.ravel()})
+system = pd.Series(np.where(rng.random(n_items) < 0.75, truth, rng.integers(0, 3, n_items)))
+alt_test(votes.iloc[:20_000], system.iloc[:2000], references=References(n_resamples=2))
+"""
+
+
+def _judge_rows():
+    """Issue 29's speed row: alt_test with its references (default: 4 references, 100
+    Monte Carlo runs each) on 1e6 votes, in a fresh process after a small warm-up."""
+    sec, mb = _timed_child(_JUDGE_VOTES, "alt_test(votes, system)")
+    return [("alt_test + references (4 x 100 runs), 1e6 votes (1e5 items x 10 of 1,000 raters)",
+             f"{sec:.1f} s, peak {mb:.0f} MB (with the votes)", "<= 10 s",
+             "PASS" if sec <= 10 else "FAIL")]
 
 
 def _votes_rows():

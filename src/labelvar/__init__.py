@@ -33,6 +33,9 @@ How many items and annotators does a study need?  (planning; ``labelvar.design``
     panel_accuracy, cheapest_panel -> PanelChoice; from a pilot: fit_pilot,
     read_pilot -> PilotFit, ItemModelFit, predict_agreement
 
+May this judge replace my annotators?  (the alt-test; ``labelvar.judge``)
+    alt_test -> AltTestResult (with its references); judge.AltTestPower
+
 How do I read my data?  (``labelvar.io``)
     io.load_tasks (any layout), io.read_wide, io.read_long, io.read_jsonl,
     io.read_rater_files, io.attach_predictions, io.attach_probabilities ->
@@ -97,6 +100,7 @@ _EXPORTS = {
                      "cheapest_panel", "RaterComparison", "PanelChoice"), "labelvar.design"),
     **dict.fromkeys(("fit_pilot", "read_pilot", "PilotFit", "ItemModelFit", "predict_agreement"),
                     "labelvar.pilot"),
+    "alt_test": "labelvar.judge",  # may this judge replace the annotators? (issue 29)
 }
 
 #: topic modules reachable as ``labelvar.<name>`` without an import statement

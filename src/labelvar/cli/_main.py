@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from labelvar.cli._common import UsageError, _Parser
 from labelvar.cli._design import _add_design
+from labelvar.cli._judge import _add_judge
 from labelvar.cli._raters import _add_raters
 from labelvar.cli._readers import _add_readers
 from labelvar.cli._stratify import _add_stratify
@@ -40,6 +41,7 @@ def build_parser() -> _Parser:
     _add_design(sub)
     _add_raters(sub)
     _add_readers(sub)
+    _add_judge(sub)
     return parser
 
 

@@ -7,3 +7,9 @@ coin, an exchangeable annotator and the plurality follower would reach on the sa
 items, and the test's exact power. It may import evaluation and everything below it,
 never the reader studies (``labelvar.readers``), planning, figures or the command line.
 """
+
+from labelvar.judge._alt_test import AltTestResult, alt_test, joint_winning_rates
+from labelvar.judge._power import AltTestPower
+from labelvar.judge._references import References
+
+__all__ = ["AltTestPower", "AltTestResult", "References", "alt_test", "joint_winning_rates"]

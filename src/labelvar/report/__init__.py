@@ -33,6 +33,7 @@ import pandas as pd
 from labelvar._base._files import atomic_write, check_replaceable, replaced_directory, write_results
 from labelvar._base._format import markdown_table
 from labelvar.report._readers import READERS_FILES, write_readers_report  # noqa: F401
+from labelvar.report._judge import JUDGE_FILES, write_judge_report  # noqa: F401 (labelvar judge)
 
 __all__ = [
     "DESIGN_FILES",
