@@ -77,7 +77,7 @@ def analyse(y, votes, scores, rng, n_imputations):
     c, k = votes.shape
     long = pd.DataFrame({"item": np.repeat(np.arange(c), k), "rater": np.tile(np.arange(k), c),
                          "label": votes.ravel()})
-    fit = fit_raters(long, "dawid_skene", n_boot=0)
+    fit = fit_raters(long, model="dawid_skene", n_resamples=0)
     post = fit.truth[1].to_numpy() if 1 in fit.truth.columns else fit.truth.iloc[:, -1].to_numpy()
     majority = 2 * votes.sum(1) > k
     results = []

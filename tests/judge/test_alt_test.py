@@ -364,10 +364,10 @@ def test_rater_reference_from_a_fitted_model():
     rows = [(i, r, int(truth[i]) if rng.random() < 0.8 else 1 - int(truth[i]))
             for i in range(120) for r in "abcd"]
     votes = _votes(rows)
-    fit = labelvar.fit_raters(votes, model="dawid_skene", n_boot=0)
+    fit = labelvar.fit_raters(votes, model="dawid_skene", n_resamples=0)
     res = alt_test(votes, pd.Series(truth), references=References(
         kinds=(), model=fit, skills=(0.7,), n_resamples=0))
-    post = fit.truth.loc[list(range(120)), [0, 1]].to_numpy()
+    post = fit.truth.loc[[str(i) for i in range(120)], [0, 1]].to_numpy()  # ids read as text
     law = post @ np.array([[0.7, 0.3], [0.3, 0.7]])  # P(label) per item
     by_item = {i: dict(zip(g["rater"], g["label"])) for i, g in votes.groupby("item")}
     rhos = []

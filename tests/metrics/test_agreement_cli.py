@@ -30,7 +30,7 @@ def votes_file(tmp_path_factory):
 def test_raters_agreement_rows_equal_agreement_table(votes_file, capsys, tmp_path):
     path, df = votes_file
     out_dir = tmp_path / "rep"
-    code = cli.main(["raters", str(path), "--model", "one_coin", "--n-boot", "0",
+    code = cli.main(["raters", str(path), "--model", "one_coin", "--n-resamples", "0",
                      "--agreement", "gwet_ac1,cohen_kappa", "--out", str(out_dir)])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -45,7 +45,7 @@ def test_raters_agreement_rows_equal_agreement_table(votes_file, capsys, tmp_pat
 
 def test_raters_agreement_refuses_an_unknown_coefficient(votes_file, capsys):
     path, _ = votes_file
-    code = cli.main(["raters", str(path), "--model", "one_coin", "--n-boot", "0",
+    code = cli.main(["raters", str(path), "--model", "one_coin", "--n-resamples", "0",
                      "--agreement", "ac1"])
     _, err = capsys.readouterr()
     assert code == 2

@@ -92,7 +92,7 @@ def _run_readers(args) -> int:
 
         long = wide.stack().rename("label").reset_index()
         long.columns = ["item", "rater", "label"]
-        model = fit_raters(long, args.truth_model, n_boot=0)
+        model = fit_raters(long, model=args.truth_model, n_resamples=0)
     try:
         if args.ai is None:
             res = mrmc(ratings, truth=truth, fom=args.fom, covariance=args.covariance,

@@ -221,7 +221,7 @@ class AltTestPower:
         >>> votes = pd.DataFrame([(i, r, int(truth[i]) if rng.random() < 0.8 else
         ...                        1 - int(truth[i])) for i in range(200) for r in "abc"],
         ...                      columns=["item", "rater", "label"])
-        >>> d = AltTestPower.from_raters(labelvar.fit_raters(votes, n_boot=0), skill=0.85)
+        >>> d = AltTestPower.from_raters(labelvar.fit_raters(votes, n_resamples=0), skill=0.85)
         >>> d.n_labels, round(d.theta[0], 2)
         (2, 0.78)
         """
