@@ -51,10 +51,10 @@ feature: simulate 2R replicates with the pair (or both models) and score A on
 replicate r and B on replicate R + r; the replicates are independent.
 """
 
-from labelvar.engine._rater_panels import simulate_raters
+from labelvar.engine._items import Coin, Panel, RaterPanel
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._simulate import METRICS, RAW_FIELDS, simulate
 from labelvar.engine._summary import PARAM_COLUMNS, SUMMARY_COLUMNS
 
-__all__ = ["simulate", "simulate_raters", "SimulationResult", "METRICS", "PARAM_COLUMNS", "RAW_FIELDS",
-           "SUMMARY_COLUMNS"]
+__all__ = ["simulate", "Coin", "Panel", "RaterPanel", "SimulationResult", "METRICS",
+           "PARAM_COLUMNS", "RAW_FIELDS", "SUMMARY_COLUMNS"]
