@@ -1,8 +1,9 @@
 """Panels drawn from a fitted or stated rater model: an expert's accuracy per agreement bin.
 
 :func:`labelvar.engine.simulate` with a :class:`labelvar.engine.RaterPanel` draws, per
-replicate, ``n_items`` items from a :class:`labelvar.votes.raters.RaterModel`: truth z ~ ``log_prior``, difficulty node g ~
-``log_weights``, each panel rater j's vote ~ ``exp(log_conf[j, g, z])`` (a rater not in
+replicate, ``n_items`` items from a :class:`labelvar.votes.raters.RaterModel`: truth
+z ~ ``log_prior``, difficulty node g ~ ``log_weights``, each panel rater j's vote ~
+``exp(log_conf[j, g, z])`` (a rater not in
 the model: ``population_log_conf``), the expert's label the same way; the panel's
 plurality (tie rule ``"random"`` or ``"drop"``) is the
 reference and the panel's agreement (top votes / K) the stratum. The kernel is
@@ -32,7 +33,7 @@ MAX_ITEM_REPLICATES = 1e10
 
 def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, expected,
                          parallel) -> SimulationResult:
-    """:func:`labelvar.engine.simulate` for a :class:`labelvar.engine.RaterPanel`.
+    r""":func:`labelvar.engine.simulate` for a :class:`labelvar.engine.RaterPanel`.
 
     Validates the panel (model, raters, expert or skill, tie rule) and the options, refuses
     a request over :data:`MAX_ITEM_REPLICATES` simulated items before any work, then runs
@@ -48,7 +49,7 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
     Given the number of items in a bin, they are i.i.d. from the bin's law, so the mean
     over replicates (with a non-empty bin) of the bin's accuracy estimates the exact
     :math:`E_b` of :func:`labelvar.votes.ceilings.panel_ceilings`; the ``all`` row (a
-    fixed number of items with ``tie_rule="random"``) estimates :math:`\\sum_b P(b) E_b`.
+    fixed number of items with ``tie_rule="random"``) estimates :math:`\sum_b P(b) E_b`.
 
     Examples
     --------

@@ -16,6 +16,8 @@ import numpy as np
 
 from labelvar import _kernels as K
 from labelvar._base import _metrics, _panel
+from labelvar._base._seeding import as_seed
+from labelvar.engine._items import Coin, Panel, RaterPanel, as_items  # noqa: F401
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import _Spec
 from labelvar.engine._summary import (
@@ -33,8 +35,6 @@ from labelvar.engine._tables import (
     _Table,
     collapsed_inputs,
 )
-from labelvar._base._seeding import as_seed
-from labelvar.engine._items import Coin, Panel, RaterPanel, as_items  # noqa: F401
 from labelvar.votes.priors import ItemModel
 
 #: the per-replicate metrics (the one definition: :mod:`labelvar._base._metrics`)
@@ -437,8 +437,10 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
 
 
 def labeller_kinds(labellers) -> np.ndarray:
-    """The kernels' labeller kinds: ``EXPERT`` (drawn per item like one more annotator,
-    :attr:`Labeller.annotator <labelvar.votes.models.Labeller>`) or ``MATRIX`` (its matrix)."""
+    """The kernels' labeller kinds, from :attr:`labelvar.votes.models.Labeller.annotator`.
+
+    ``EXPERT``: drawn per item like one more annotator; ``MATRIX``: from its matrix.
+    """
     return np.array([K.EXPERT if lb.annotator else K.MATRIX for lb in labellers],
                     dtype=np.int64)
 
