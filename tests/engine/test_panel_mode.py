@@ -34,8 +34,7 @@ def test_large_panel_reproduces_coin_mode(method):
 def test_expert_accuracy_formula_small_panel():
     # binary, odd K: the truth is the modal label with probability P(Bin(K, theta) > K/2)
     theta, k = 0.65, 5
-    df = simulate(mode="panel", p_d=theta, m=0.5, n_items=200, panel_size=k, replicates=3000,
-                  seed=1).summary
+    df = simulate(Panel(theta=theta, panel_size=k, m=0.5), n_items=200, replicates=3000, seed=1).summary
     p_major = stats.binom.sf(k // 2, k, theta)
     want = p_major * theta + (1 - p_major) * (1 - theta)
     row = _row(df, labeller="expert", stratum="all", metric="accuracy")
@@ -64,8 +63,8 @@ def _beta_posterior_mean(prior, k):
 def test_observed_agreement_overstates_true_theta():
     """Items observed at 5/5 have E[theta] < 1: the Beta-binomial posterior mean."""
     prior = BetaPrior(2.0, 1.0)
-    df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=400, panel_size=5,
-                  replicates=1500, seed=3, labellers=["expert"]).summary
+    df = simulate(Panel(theta_prior=prior, panel_size=5, m=0.5), ["expert"], n_items=400,
+                  replicates=1500, seed=3).summary
     row = _row(df, stratum="1.00", metric="theta")
     exact = _beta_posterior_mean(prior, 5)
     assert row["expected"] == pytest.approx(exact, abs=1e-10)
@@ -104,8 +103,8 @@ def test_panel_expected_values_match(kw):
 
 
 def test_drop_rule_excludes_tied_items():
-    raw = simulate(mode="panel", p_d=0.7, m=0.5, n_items=100, panel_size=4,
-                   tie_rule="drop", replicates=200, seed=2, raw=True, labellers=["expert"]).raw
+    raw = simulate(Panel(theta=0.7, panel_size=4, m=0.5, tie_rule="drop"), ["expert"], n_items=100,
+                   replicates=200, seed=2, outputs=["raw"]).raw
     allrows = raw[raw.stratum == "all"]
     assert (allrows["n"] < 100).all()
     # observed 2/4 (a tie) never appears as a stratum
@@ -116,8 +115,8 @@ def test_drop_rule_excludes_tied_items():
 
 def test_discrete_prior_theta_strata():
     prior = DiscretePrior((0.6, 0.95), (0.5, 0.5))
-    df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=200, panel_size=3,
-                  replicates=1500, seed=5, labellers=["expert"]).summary
+    df = simulate(Panel(theta_prior=prior, panel_size=3, m=0.5), ["expert"], n_items=200,
+                  replicates=1500, seed=5).summary
     # exact: E[theta | 3/3] = sum t w (t^3 + (1-t)^3) / sum w (t^3 + (1-t)^3)
     t = np.array([0.6, 0.95])
     like = t**3 + (1 - t) ** 3
@@ -162,10 +161,10 @@ def test_collapsed_and_explicit_paths_agree_in_distribution(kw):
 
 
 def test_panel_chunk_invariance():
-    big = simulate(mode="panel", p_d=[0.6, 0.8], m=[0.2, 0.5], n_items=60, panel_size=[3, 5],
-                   replicates=150, seed=9, expected=False, method="explicit").summary
-    alone = simulate(mode="panel", p_d=0.8, m=0.2, n_items=60, panel_size=5, replicates=150,
-                     seed=9, expected=False, method="explicit").summary
+    big = simulate(Panel(theta=[0.6, 0.8], panel_size=[3, 5], m=[0.2, 0.5]), n_items=60,
+                   replicates=150, seed=9, method="explicit", expected=False).summary
+    alone = simulate(Panel(theta=0.8, panel_size=5, m=0.2), n_items=60, replicates=150, seed=9,
+                     method="explicit", expected=False).summary
     sub = big[(big.p_d == 0.8) & (big.m == 0.2) & (big.panel_size == 5)].reset_index(drop=True)
     pd.testing.assert_frame_equal(sub, alone)
 
@@ -183,9 +182,9 @@ def test_equal_skills_equal_homogeneous_panel():
 
 @pytest.mark.parametrize("method", ["explicit", "collapsed"])
 def test_one_coin_skills_match_exact_values(method):
-    df = simulate(mode="panel", p_d=0.7, m=0.3, n_items=150, panel_size=5, replicates=3000,
-                  seed=2, panel_skills=[0.95, 0.8, 0.7, 0.6, 0.55], method=method,
-                  labellers=["expert", "random", "prior"]).summary
+    df = simulate(Panel(theta=0.7, panel_size=5, m=0.3, skills=[0.95, 0.8, 0.7, 0.6, 0.55]),
+                  ["expert", "random", "prior"], n_items=150, replicates=3000, seed=2,
+                  method=method).summary
     assert (df["method"] == method).all() and "theta" not in set(df["metric"])
     rows = df[df["expected"].notna() & (df["sd"] > 1e-9)]
     assert len(rows) >= 30
@@ -196,8 +195,8 @@ def test_two_coin_single_annotator_by_hand():
     # K = 1: the truth is that annotator's vote; P(truth = modal | modal 1) = sens,
     # P(truth = modal | modal 0) = spec; the expert agrees with the modal label w.p. p_d
     sens, spec, p_d, m, n = 0.9, 0.6, 0.8, 0.25, 200
-    df = simulate(mode="panel", p_d=p_d, m=m, n_items=n, panel_size=1, replicates=3000, seed=4,
-                  panel_skills=[(sens, spec)], method="explicit", labellers=["expert"]).summary
+    df = simulate(Panel(theta=p_d, panel_size=1, m=m, skills=[(sens, spec)]), ["expert"], n_items=n,
+                  replicates=3000, seed=4, method="explicit").summary
     n_pos = 50
     agree = (n_pos * sens + (n - n_pos) * spec) / n
     want = agree * p_d + (1 - agree) * (1 - p_d)
@@ -234,9 +233,9 @@ def test_huge_vote_enumeration_falls_back_to_per_vote_draws():
 @pytest.mark.parametrize("method", ["explicit", "collapsed"])
 def test_correlated_model_fixed_theta_accuracy(method):
     # fixed theta: a share rho answers like an annotator -> accuracy vs modal rho*theta+(1-rho)q
-    df = simulate(mode="panel", p_d=0.7, m=0.4, n_items=200, panel_size=5, replicates=2000,
-                  seed=6, method=method,
-                  labellers=[CorrelatedModel(accuracy=0.9, correlation=0.5, name="C")]).summary
+    df = simulate(Panel(theta=0.7, panel_size=5, m=0.4),
+                  [CorrelatedModel(accuracy=0.9, correlation=0.5, name="C")], n_items=200,
+                  replicates=2000, seed=6, method=method).summary
     row = _row(df, stratum="all", metric="accuracy")
     p_major = stats.binom.sf(2, 5, 0.7)
     q = 0.5 * 0.7 + 0.5 * 0.9  # agreement with the modal label
@@ -249,8 +248,8 @@ def test_correlated_model_errors_follow_item_difficulty():
     labs = [Model(accuracy=0.8, name="indep"),
             CorrelatedModel(accuracy=0.8, correlation=1.0, name="corr"),
             CorrelatedModel(sensitivity=0.9, specificity=0.7, correlation=0.4, name="half")]
-    df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=300, panel_size=5,
-                  replicates=1500, seed=8, labellers=labs).summary
+    df = simulate(Panel(theta_prior=prior, panel_size=5, m=0.5), labs, n_items=300, replicates=1500,
+                  seed=8).summary
     rows = df[df["expected"].notna() & (df["sd"] > 1e-9)]
     assert len(rows) >= 30 and (rows["z"].abs() < 4.5).all()
     # the independent model scores alike on every stratum; the correlated one much lower

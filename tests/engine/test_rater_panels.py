@@ -53,8 +53,8 @@ def test_binary_difficulty_fitted_expert_matches_exact_bins():
     m = _difficulty_model(2, [[1.5, 2.5], [2.0, 1.0], [0.8, 1.2], [3.0, 2.0], [1.2, 1.8]],
                           prior=[0.7, 0.3])
     panel = ["r0", "r1", "r2", "r4"]
-    res = simulate_raters(m, panel, expert="r3", n_items=80, replicates=3000, seed=11,
-                          tie_rule="drop")
+    res = simulate(RaterPanel(m, raters=panel, expert="r3", tie_rule="drop"), n_items=80,
+                   replicates=3000, seed=11)
     acc = _check_against_exact(res, m, panel, target="r3")
     assert list(acc.index) == ["all", "0.75", "1.00"]
     # the bins differ by far more than the noise: the check can fail
@@ -66,7 +66,7 @@ def test_binary_difficulty_fitted_expert_matches_exact_bins():
 def test_binary_random_ties_population_panel_and_stated_expert():
     m = _difficulty_model(2, [[1.5, 2.5], [2.0, 1.0], [0.8, 1.2]])
     skill = {"sensitivity": 0.85, "specificity": 0.75}
-    res = simulate_raters(m, 4, skill=skill, n_items=60, replicates=3000, seed=5)
+    res = simulate(RaterPanel(m, raters=4, skill=skill), n_items=60, replicates=3000, seed=5)
     acc = _check_against_exact(res, m, 4, skill=skill)
     assert list(acc.index) == ["all", "0.50", "0.75", "1.00"]
     assert (acc.labeller == "skill").all()
@@ -76,12 +76,12 @@ def test_three_labels_difficulty_matches_exact_bins():
     m = _difficulty_model(3, [[1.5, 2.5, 1.0], [2.0, 1.0, 1.5], [0.8, 1.2, 2.0], [2.5, 2.0, 1.5]],
                           sigma=1.0, n_nodes=4, prior=[0.5, 0.3, 0.2])
     panel = ["r0", "r1", "r2"]
-    res = simulate_raters(m, panel, expert="r3", n_items=80, replicates=3000, seed=2)
+    res = simulate(RaterPanel(m, raters=panel, expert="r3"), n_items=80, replicates=3000, seed=2)
     acc = _check_against_exact(res, m, panel, target="r3")
     assert list(acc.index) == ["all", "0.33", "0.67", "1.00"]
     # an unseen expert (the population rater) and tie_rule="drop"
-    res = simulate_raters(m, panel, expert="newcomer", n_items=80, replicates=3000, seed=3,
-                          tie_rule="drop")
+    res = simulate(RaterPanel(m, raters=panel, expert="newcomer", tie_rule="drop"), n_items=80,
+                   replicates=3000, seed=3)
     acc = _check_against_exact(res, m, panel, target="newcomer")
     assert list(acc.index) == ["all", "0.67", "1.00"] and (acc.labeller == "newcomer").all()
 
@@ -125,12 +125,12 @@ def test_bad_inputs_refused_in_one_line(kw, message):
 
 def test_bad_model_and_panel_refused():
     with pytest.raises(ValueError, match="model must be a RaterModel"):
-        simulate_raters("model", 3, n_items=5, replicates=5)
+        simulate(RaterPanel("model", raters=3), n_items=5, replicates=5)
     m = _difficulty_model(2, [[1.5, 2.5], [2.0, 1.0]])
     with pytest.raises(ValueError, match="panel"):
-        simulate_raters(m, "r0", n_items=5, replicates=5)
+        simulate(RaterPanel(m, raters="r0"), n_items=5, replicates=5)
     with pytest.raises(ValueError, match="panel names a rater twice"):
-        simulate_raters(m, ["r0", "r0"], n_items=5, replicates=5)
+        simulate(RaterPanel(m, raters=["r0", "r0"]), n_items=5, replicates=5)
 
 
 def test_simulate_with_a_rater_model_is_simulate_raters():
@@ -142,8 +142,8 @@ def test_simulate_with_a_rater_model_is_simulate_raters():
     via = simulate(panel=m, expert="r3", **kw)  # panel_raters default: the others
     pd.testing.assert_frame_equal(via.summary, direct.summary, check_exact=True)
     conf = [[0.8, 0.2], [0.1, 0.9]]
-    via = simulate(panel=m, panel_raters=3, expert=conf, n_items=30, replicates=200, seed=4)
-    direct = simulate_raters(m, 3, skill=conf, n_items=30, replicates=200, seed=4)
+    via = simulate(RaterPanel(m, raters=3, expert=conf), n_items=30, replicates=200, seed=4)
+    direct = simulate(RaterPanel(m, raters=3, skill=conf), n_items=30, replicates=200, seed=4)
     pd.testing.assert_frame_equal(via.summary, direct.summary, check_exact=True)
 
 

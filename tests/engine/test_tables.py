@@ -247,8 +247,8 @@ def test_many_labels_with_few_items_keep_exact_expectations():
     """
     from labelvar import simulate
 
-    res = simulate(p_d=0.8, m=0.5, n_items=12, n_labels=300, labellers=["expert"],
-                   replicates=200, seed=4)
+    res = simulate(Coin(p_d=0.8, m=0.5, n_labels=300), ["expert"], n_items=12, replicates=200,
+                   seed=4)
     acc = res.summary[(res.summary["metric"] == "accuracy")]
     assert acc["expected"].iloc[0] == pytest.approx(0.8, abs=1e-12)
     assert abs(acc["z"].iloc[0]) < 4.5
