@@ -1,4 +1,4 @@
-"""labelvar.simulate in panel mode: K annotators vote, the truth is their plurality."""
+"""simulate with a Panel: K annotators vote, the reference is their plurality."""
 
 import numpy as np
 import pandas as pd
@@ -6,9 +6,10 @@ import pytest
 from conftest import row as _row
 from scipy import integrate, stats
 
-from labelvar.engine import simulate
-from labelvar.models import CorrelatedModel, Model
-from labelvar.priors import BetaPrior, DiscretePrior
+from labelvar.engine._items import Coin, Panel
+from labelvar.engine._simulate import simulate
+from labelvar.votes.models import CorrelatedModel, Model
+from labelvar.votes.priors import BetaPrior, DiscretePrior
 
 
 def _two_sample_z(a, b):
@@ -17,9 +18,9 @@ def _two_sample_z(a, b):
 
 @pytest.mark.parametrize("method", ["collapsed", "explicit"])
 def test_large_panel_reproduces_coin_mode(method):
-    kw = dict(p_d=0.7, m=0.3, n_items=300, replicates=3000, seed=17)
-    panel = simulate(mode="panel", panel_size=101, method=method, **kw).summary
-    coin = simulate(mode="coin", **kw).summary
+    kw = dict(n_items=300, replicates=3000, seed=17)
+    panel = simulate(Panel(theta=0.7, m=0.3, panel_size=101), method=method, **kw).summary
+    coin = simulate(Coin(p_d=0.7, m=0.3), **kw).summary
     for lab in ("expert", "random"):
         for metric in ("accuracy", "precision", "recall", "f1"):
             p = _row(panel, labeller=lab, stratum="all", metric=metric)
@@ -87,9 +88,9 @@ def test_observed_agreement_overstates_true_theta():
     dict(n_labels=2, tie_rule="random", panel_size=5, positives="bernoulli"),
 ])
 def test_panel_expected_values_match(kw):
-    df = simulate(mode="panel", p_d=0.6, m=0.35, n_items=120, replicates=2500, seed=21,
-                  labellers=["expert", "random", "prior", "constant",
-                             Model(accuracy=0.75, name="A")], method="explicit", **kw).summary
+    df = simulate(Panel(theta=0.6, m=0.35, **kw),
+                  ["expert", "random", "prior", "constant", Model(accuracy=0.75, name="A")],
+                  n_items=120, replicates=2500, seed=21, method="explicit").summary
     checked = 0
     for _, row in df.iterrows():
         if np.isnan(row["expected"]) or row["sd"] <= 1e-9:  # no spread: z undefined
@@ -135,14 +136,13 @@ def _chi2_same(a, b):
     return stats.chi2_contingency(table).pvalue
 
 
-@pytest.mark.parametrize("kw", [dict(mode="coin", n_labels=2),
-                                dict(mode="panel", n_labels=2, panel_size=5),
-                                dict(mode="panel", n_labels=3, panel_size=4)])
-def test_collapsed_and_explicit_paths_agree_in_distribution(kw):
-    common = dict(p_d=0.7, m=0.3, n_items=150, replicates=4000, raw=True,
-                  expected=False, labellers=["expert", "random"], **kw)
-    col = simulate(method="collapsed", seed=1, **common).raw
-    exp = simulate(method="explicit", seed=2, **common).raw
+@pytest.mark.parametrize("items", [Coin(p_d=0.7, m=0.3, n_labels=2),
+                                   Panel(theta=0.7, m=0.3, n_labels=2, panel_size=5),
+                                   Panel(theta=0.7, m=0.3, n_labels=3, panel_size=4)])
+def test_collapsed_and_explicit_paths_agree_in_distribution(items):
+    common = dict(n_items=150, replicates=4000, outputs=["raw"], expected=False)
+    col = simulate(items, ["expert", "random"], method="collapsed", seed=1, **common).raw
+    exp = simulate(items, ["expert", "random"], method="explicit", seed=2, **common).raw
     pvalues = {}
     for lab in ("expert", "random"):
         for stratum in sorted(set(col.stratum)):
@@ -171,9 +171,9 @@ def test_panel_chunk_invariance():
 
 # --------------------------------------------------------------------------- heterogeneous panels
 def test_equal_skills_equal_homogeneous_panel():
-    kw = dict(mode="panel", p_d=0.7, m=0.3, n_items=150, panel_size=5, replicates=2000, seed=1)
-    homo = simulate(**kw).summary
-    het = simulate(panel_skills=[0.7] * 5, **kw).summary
+    kw = dict(n_items=150, replicates=2000, seed=1)
+    homo = simulate(Panel(theta=0.7, m=0.3, panel_size=5), **kw).summary
+    het = simulate(Panel(theta=0.7, m=0.3, panel_size=5, skills=[0.7] * 5), **kw).summary
     het = het[het.metric != "theta"]
     merged = homo.merge(het, on=["labeller", "stratum", "metric"], suffixes=("_h", "_s"))
     assert len(merged) == len(het)
@@ -206,22 +206,22 @@ def test_two_coin_single_annotator_by_hand():
 
 
 @pytest.mark.parametrize("kw,field", [
-    (dict(panel_skills=[0.9, 1.2, 0.7]), "panel_skills"),
-    (dict(panel_skills=[0.9, 0.8]), "panel_size must equal"),
-    (dict(panel_skills=[(0.9, 0.8)] * 3, n_labels=3), "n_labels = 2"),
-    (dict(panel_skills=[0.9, 0.8, 0.7], mode="coin"), "panel_skills applies"),
+    (dict(skills=[0.9, 1.2, 0.7]), "Panel.skills"),
+    (dict(skills=[0.9, 0.8]), "panel_size must equal"),
+    (dict(skills=[(0.9, 0.8)] * 3, n_labels=3), "n_labels = 2"),
+    (dict(skills=[0.9, 0.8, 0.7], theta=None, theta_prior="beta:2,1"), "Panel.skills applies"),
 ])
 def test_bad_panel_skills(kw, field):
-    kw = {"mode": "panel", "p_d": 0.7, "panel_size": 3, "replicates": 10, **kw}
+    kw = {"theta": 0.7, "panel_size": 3, **kw}
     with pytest.raises(ValueError, match=field):
-        simulate(**kw)
+        simulate(Panel(**kw), replicates=10)
 
 
 def test_huge_vote_enumeration_falls_back_to_per_vote_draws():
     # L = 5, K = 101: 4.6 million vote compositions -> no exact table, per-vote kernel
-    kw = dict(p_d=0.6, m=0.2, n_items=80, n_labels=5, replicates=400, seed=3)
-    panel = simulate(mode="panel", panel_size=101, **kw).summary
-    coin = simulate(mode="coin", **kw).summary
+    kw = dict(n_items=80, replicates=400, seed=3)
+    panel = simulate(Panel(theta=0.6, m=0.2, n_labels=5, panel_size=101), **kw).summary
+    coin = simulate(Coin(p_d=0.6, m=0.2, n_labels=5), **kw).summary
     assert (panel["method"] == "explicit").all() and panel["expected"].isna().all()
     for lab in ("expert", "random"):
         p = _row(panel, labeller=lab, stratum="all", metric="accuracy")
