@@ -74,6 +74,9 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
     if not all(hasattr(model, a) for a in ("log_conf", "population_log_conf", "log_prior")):
         raise ValueError(f"RaterPanel.model must be a RaterModel or RaterFit, got "
                          f"{type(model).__name__}")
+    if isinstance(expert, (dict, list, tuple, np.ndarray)):
+        raise ValueError("RaterPanel.expert is a rater id; a stated skill (a dict or an L x L "
+                         "matrix) goes in RaterPanel.skill")
     if expert is not None and skill is not None:
         raise ValueError("RaterPanel takes expert (a rater id) or skill (a stated skill), "
                          "not both")
