@@ -78,9 +78,9 @@ def test_overrides_are_typed(composed):
 
 @pytest.mark.parametrize("override, message", [
     ("grid.pd=[0.5]", "Could not override 'grid.pd': Key 'pd' not in 'GridConfig' "
-                      "(allowed keys in grid: p_d, m, n_items, n_labels, panel_size)"),
+                      "(allowed keys in grid: p_d, theta, m, n_items, n_labels, panel_size)"),
     ("replicate=5", "Could not override 'replicate': Key 'replicate' not in 'SweepConfig'"),
-    ("+grid.bogus=1", "unknown config key 'grid.bogus' (allowed keys in grid: p_d, m,"),
+    ("+grid.bogus=1", "unknown config key 'grid.bogus' (allowed keys in grid: p_d, theta, m,"),
     ("experiment=figure2", "Could not find 'experiment/figure2'; available: "),
     ("replicates=many", "replicates=many: Value 'many' of type 'str' could not be converted "
                         "to Integer"),
@@ -297,7 +297,7 @@ def test_cfg_job_reports_composition_errors_in_one_line_and_prints_the_rest(caps
     assert cli.main(["sweep", "--cfg", "job", "grid.pd=[1]"]) == 2
     assert capsys.readouterr().err.strip() == (
         "labelvar: error: Could not override 'grid.pd': Key 'pd' not in 'GridConfig' "
-        "(allowed keys in grid: p_d, m, n_items, n_labels, panel_size)")
+        "(allowed keys in grid: p_d, theta, m, n_items, n_labels, panel_size)")
     assert cli.main(["sweep", "--cfg", "job", "experiment=nope"]) == 2
     assert capsys.readouterr().err.strip().startswith(
         "labelvar: error: In 'config': Could not find 'experiment/nope'; available: figure1")

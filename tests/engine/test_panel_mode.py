@@ -165,7 +165,7 @@ def test_panel_chunk_invariance():
                    replicates=150, seed=9, method="explicit", expected=False).summary
     alone = simulate(Panel(theta=0.8, panel_size=5, m=0.2), n_items=60, replicates=150, seed=9,
                      method="explicit", expected=False).summary
-    sub = big[(big.p_d == 0.8) & (big.m == 0.2) & (big.panel_size == 5)].reset_index(drop=True)
+    sub = big[(big.theta == 0.8) & (big.m == 0.2) & (big.panel_size == 5)].reset_index(drop=True)
     pd.testing.assert_frame_equal(sub, alone)
 
 

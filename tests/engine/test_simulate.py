@@ -125,7 +125,7 @@ def test_summary_is_numpy_on_the_raw_table():
     raw = res.raw
     assert len(res.summary) == 2 * 2 * 3 * (5 + 2)  # cells x labellers x strata x metrics
     for _, r in res.summary.iterrows():
-        sel = raw[(raw.p_d == r.p_d) & (raw.labeller == r.labeller) & (raw.stratum == r.stratum)
+        sel = raw[(raw.theta == r.theta) & (raw.labeller == r.labeller) & (raw.stratum == r.stratum)
                   & (raw.n > 0)]
         if r.metric.startswith("prob_"):
             x = (sel[r.metric[5:-3]] >= r.threshold - 1e-12).to_numpy(float)

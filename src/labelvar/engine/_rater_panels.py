@@ -40,7 +40,7 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
     the kernel. The ``summary`` has :func:`simulate`'s columns: ``labeller`` = the expert
     (its id, ``"population"`` or ``"skill"``), ``stratum`` = ``"all"`` or the panel's
     agreement (``"0.60"``), ``mode = "raters"``, ``panel_size`` = K, ``n_labels`` = L,
-    ``positives = "bernoulli"`` (truth drawn per item), ``p_d`` and ``m`` NaN,
+    ``positives = "bernoulli"`` (truth drawn per item), ``p_d``, ``theta`` and ``m`` NaN,
     ``theta_prior`` the panel's ids joined by commas, ``method = "explicit"``; no
     ``theta`` rows.
 
@@ -128,7 +128,7 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
                if st in rows.index}
     spec = types.SimpleNamespace(thresholds=thr)
     table = _summarise(out, [name], strata, spec, exp, True, "explicit", theta_ok=False)
-    params = {"p_d": np.nan, "m": np.nan, "n_items": n_items, "n_labels": L, "panel_size": K,
+    params = {"p_d": np.nan, "theta": np.nan, "m": np.nan, "n_items": n_items, "n_labels": L, "panel_size": K,
               "mode": "raters", "theta_prior": ",".join(map(str, ids)), "tie_rule": tie_rule,
               "positives": "bernoulli", "method": "explicit"}
     summary = _summary_frame([(table, params)], seed)

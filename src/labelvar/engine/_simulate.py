@@ -119,11 +119,12 @@ def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
     -------
     SimulationResult
         ``summary``: one row per grid cell x labeller x stratum x metric, with
-        columns ``p_d, m, n_items, n_labels, panel_size, mode, theta_prior,
+        columns ``p_d, theta, m, n_items, n_labels, panel_size, mode, theta_prior,
         tie_rule, positives, method, labeller, stratum, metric, threshold,
         mean, sd, se, q05, q50, q95, expected, z, replicates, seed`` (``mode`` is
-        ``"coin"``, ``"panel"`` or ``"raters"``; under a :class:`Panel` the ``p_d``
-        column holds its ``theta``, under a :class:`Coin` ``panel_size`` is 0).
+        ``"coin"``, ``"panel"`` or ``"raters"``; ``p_d`` is a :class:`Coin`'s, NaN
+        otherwise; ``theta`` a :class:`Panel`'s fixed theta, NaN otherwise; under a
+        :class:`Coin` ``panel_size`` is 0, there being no panel).
         ``metric`` is accuracy, precision, recall, f1 (the metric definitions of
         :func:`labelvar.evaluation.stratify`:
         binary, positive class = label 1; L > 2: macro averages over all L

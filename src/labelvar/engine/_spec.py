@@ -208,7 +208,9 @@ class _Cell:
         return int.from_bytes(digest, "little")
 
     def columns(self, spec) -> dict:
-        return {"p_d": np.nan if self.p_d is None else float(self.p_d), "m": self.m,
+        value = np.nan if self.p_d is None else float(self.p_d)  # a Coin's p_d, a Panel's theta
+        coin = spec.mode == "coin"
+        return {"p_d": value if coin else np.nan, "theta": np.nan if coin else value, "m": self.m,
                 "n_items": self.n_items, "n_labels": self.n_labels,
                 "panel_size": self.panel_size, "mode": spec.mode,
                 "theta_prior": "" if spec.theta_prior is None else spec.theta_prior.key(),

@@ -14,7 +14,7 @@ from labelvar._base._metrics import METRICS
 from labelvar.engine._tables import _EPS
 
 #: the parameter columns of every summary row, then the summary's own
-PARAM_COLUMNS = ("p_d", "m", "n_items", "n_labels", "panel_size", "mode", "theta_prior",
+PARAM_COLUMNS = ("p_d", "theta", "m", "n_items", "n_labels", "panel_size", "mode", "theta_prior",
                  "tie_rule", "positives", "method")
 SUMMARY_COLUMNS = PARAM_COLUMNS + ("labeller", "stratum", "metric", "threshold", "mean", "sd",
                                    "se", "q05", "q50", "q95", "expected", "z", "replicates",

@@ -67,7 +67,7 @@ def _remove_stale_figures(out_dir: Path, listed: list[str], keep: list[str]) -> 
 #: table get one figure per value combination
 _FIGURE_AXES = {"figure1": {"m", "p_d"}, "multiclass": {"n_labels", "p_d"},
                 "panel_bias": {"panel_size"}, "table1": {"n_items", "p_d"}}
-_SPLIT_AXES = ("m", "n_items", "n_labels", "panel_size", "p_d")
+_SPLIT_AXES = ("m", "n_items", "n_labels", "panel_size", "p_d", "theta")
 
 
 def _figure_plan(table: pd.DataFrame, cfg: SweepConfig) -> list[tuple[str, str, pd.DataFrame]]:
