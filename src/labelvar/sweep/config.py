@@ -544,8 +544,6 @@ def _check_plot(cfg: SweepConfig, plot: str) -> None:
             problem = "needs model.mode='panel' (it draws the observed-p_d strata of panels)"
     elif cfg.model.theta_prior is not None:
         problem = "draws against grid.p_d, which model.theta_prior replaces"
-    elif cfg.model.mode == "panel":
-        problem = "draws against the coin model's grid.p_d (model.mode='panel' has grid.theta)"
     elif plot == "table1" and not cfg.thresholds:
         problem = "draws P(accuracy >= a): give thresholds, e.g. thresholds=[0.5,0.8]"
     if problem is None and not names & set(drawn):
