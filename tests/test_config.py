@@ -105,9 +105,14 @@ def test_overrides_are_typed(composed):
      "name, accuracy, sensitivity, specificity)"),
     ("model.theta_prior.a=3", "a key below a node that is null in this config (e.g. "
                               "model.theta_prior.* needs model=panel_beta)"),
-    ("model=panel_beta", "grid.p_d must be [] when model.theta_prior is set"),
-    ("model=panel grid.p_d=[0.3,0.6]", "grid.p_d must be >= 1/L = 0.5 in panel mode (theta is "
-                                       "the modal label's probability), got 0.3 with n_labels=2"),
+    ("model=panel_beta", "grid.p_d must be [] under model.mode='panel' (its axis is grid.theta)"),
+    ("model=panel grid.p_d=[0.6,0.9]", "model.mode='panel' varies the latent item agreement: "
+                                       "grid.theta=[0.6,0.9] grid.p_d=[]"),
+    ("model=panel_beta grid.p_d=[] grid.theta=[0.7]", "grid.theta must be [] when "
+                                                       "model.theta_prior is set"),
+    ("model=panel grid.p_d=[] grid.theta=[0.3,0.6]", "grid.theta must be >= 1/L = 0.5 (theta is "
+                                                      "the modal label's probability), got 0.3 "
+                                                      "with n_labels=2"),
 ])
 def test_bad_override_fails_in_one_line_exit_2(override, message, capsys, tmp_path):
     code = cli.main(["sweep", *override.split(), f"hydra.run.dir={tmp_path}/run"])
