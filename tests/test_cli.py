@@ -189,9 +189,9 @@ def test_simulation_sizes_are_refused_before_allocating():
     import labelvar
 
     with pytest.raises(ValueError, match=r"replicates=1000000000000 .* needs about"):
-        labelvar.simulate(p_d=0.8, replicates=10**12)
+        labelvar.simulate(labelvar.Coin(p_d=0.8), replicates=10**12)
     with pytest.raises(ValueError, match=r"n_labels=100000 needs about"):
-        labelvar.simulate(p_d=0.5, n_labels=10**5, replicates=10)
+        labelvar.simulate(labelvar.Coin(p_d=0.5, n_labels=10**5), replicates=10)
 
 
 def test_an_empty_list_is_refused_not_ignored(capsys):
