@@ -237,11 +237,12 @@ def test_threshold53_matches_float_comparison():
 
 def test_collapsed_joint_counts_are_the_drawn_counts():
     """The joint output holds the same draws as the confusion counts."""
+    from labelvar.engine._items import Panel
     from labelvar.engine._spec import _Spec
     from labelvar.engine._tables import _Table, collapsed_inputs
 
-    spec = _Spec.build(0.7, 0.4, 50, 2, 4, ("expert", "random"), "panel", 40, 0, (), None,
-                       "drop", "fixed", None, "collapsed")
+    spec = _Spec.build(Panel(theta=0.7, m=0.4, n_labels=2, panel_size=4, tie_rule="drop"),
+                       ("expert", "random"), 50, 40, 0, (), "collapsed")
     cell = spec.cells()[0]
     table = _Table(cell, spec)
     coll = collapsed_inputs(table, spec, cell, joint=True)
