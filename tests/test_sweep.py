@@ -743,3 +743,16 @@ def test_the_engine_checks_a_job_once_before_and_inside_hydra(tmp_path, monkeypa
     monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "1KB")
     with pytest.raises(ValueError, match="more than the limit of 1 KB"):
         sweep.check_engine_limits(cfg)
+
+
+def test_collect_on_a_file_says_it_is_a_file(tmp_path, capsys):
+    """Issue 31: `labelvar collect FILE` said "not found"; it names the file as a file."""
+    from labelvar import cli
+
+    table = tmp_path / "results.csv"
+    table.write_text("p_d,mean\n0.5,0.5\n")
+    with pytest.raises(ValueError, match=r"^sweep_dir must be a directory .*got the file "):
+        sweep.collect(table)
+    assert cli.main(["collect", str(table)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "got the file" in err and "not found" not in err
