@@ -173,27 +173,6 @@ def test_discrete_and_fixed_nodes_and_label_nodes():
         np.testing.assert_allclose(pi.sum(axis=1), 1.0)
 
 
-@pytest.mark.parametrize("prior,L", [(BetaPrior(2, 1), 2), (BetaPrior(0.7, 3, 0.6, 0.95), 2),
-                                     (BetaPrior(4, 1.5), 3),
-                                     (DiscretePrior((0.55, 0.8, 1.0), (0.2, 0.5, 0.3)), 2)])
-def test_samples_match_the_exact_mean_and_variance(prior, L):
-    n = 200_000
-    x = prior.sample(np.random.default_rng(12345), L, n)
-    assert x.shape == (n,)
-    lo, hi = prior.support(L)
-    assert x.min() >= lo and x.max() <= hi
-    th, w = prior.nodes(L, 4)  # exact moments up to degree 4
-    mean = float(w @ th)
-    var = float(w @ (th - mean) ** 2)
-    mu4 = float(w @ (th - mean) ** 4)
-    assert mean == pytest.approx(prior.mean(L), rel=1e-12)
-    assert abs(x.mean() - mean) < 4 * math.sqrt(var / n)
-    assert abs(x.var() - var) < 4 * math.sqrt((mu4 - var**2) / n)
-    shaped = prior.sample(np.random.default_rng(1), L, (3, 4))
-    assert shaped.shape == (3, 4)
-    assert FixedTheta(0.7).sample(np.random.default_rng(1), L, (2, 2)).tolist() == [[0.7, 0.7]] * 2
-
-
 # --------------------------------------------------------------------------- class prior
 def test_class_prior_cases():
     assert class_prior(0.3, 2).tolist() == [0.7, 0.3]
