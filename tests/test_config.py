@@ -322,3 +322,17 @@ def test_a_multirun_whose_jobs_share_one_folder_is_refused():
                                  multirun=True) == 1
     assert sweep.check_overrides(["grid=small", "seed=1,2", "hydra.sweep.subdir=s${seed}"],
                                  multirun=True) == 2
+
+
+@pytest.mark.parametrize("override, name", [("grid.m=[0.3,0.5]", "grid.m"),
+                                            ("model.positives=bernoulli", "model.positives")])
+def test_an_item_model_refuses_the_class_settings_it_would_ignore(override, name):
+    """Issue 31: m was silently ignored under an item model; the sweep refuses it by name."""
+    from labelvar import sweep
+
+    base = ["model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=dirichlet",
+            "model.theta_prior.alpha=[1,2,1]", "grid.n_labels=[3]", "grid.m=[0.5]",
+            "output.plots=[]"]
+    assert sweep.check_overrides(base) == 1
+    with pytest.raises(ValueError, match=rf"^{name} does not apply under an item model"):
+        sweep.check_overrides(base + [override])

@@ -431,6 +431,15 @@ def _validate_with_engine_models(cfg: SweepConfig) -> None:
                 prior.check(int(n_labels), "theta_prior")
         except ValueError as exc:
             raise ValueError(prefix + str(exc)) from None
+        from labelvar.votes.priors import ItemModel
+
+        if isinstance(prior, ItemModel):  # its label distributions define the classes
+            if list(cfg.grid.m) != [0.5] or cfg.model.positives != "fixed":
+                what = ("grid.m" if list(cfg.grid.m) != [0.5] else "model.positives")
+                fix = "grid.m=[0.5]" if what == "grid.m" else "model.positives=fixed"
+                raise ValueError(f"{what} does not apply under an item model "
+                                 f"(model.theta_prior.kind={cfg.model.theta_prior.kind}): its "
+                                 f"label distributions define the classes; set {fix}")
     if cfg.model.mode == "panel":
         for n_labels in cfg.grid.n_labels:
             low = [p for p in cfg.grid.theta if p < 1.0 / n_labels - 1e-12]
