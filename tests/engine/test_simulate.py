@@ -130,7 +130,7 @@ def test_summary_is_numpy_on_the_raw_table():
         if r.metric.startswith("prob_"):
             x = (sel[r.metric[5:-3]] >= r.threshold - 1e-12).to_numpy(float)
         else:
-            x = sel[r.metric].to_numpy()
+            x = sel["mean_theta" if r.metric == "theta" else r.metric].to_numpy()
         assert r.replicates == len(x) > 1
         assert r["mean"] == pytest.approx(x.mean(), rel=1e-12, abs=1e-15)
         assert r.sd == pytest.approx(x.std(ddof=1), rel=1e-9, abs=1e-13)  # (theta: 0 + noise)

@@ -124,7 +124,7 @@ def run_item_model_cell(cell, spec, key, parallel, want_expected, want):
     kind, par, cum = model.item_kernel_args()
     if parallel is None:
         parallel = spec.replicates * cell.n_items * (kk + n_j) >= _PARALLEL_WORK
-    from labelvar.engine._simulate import KERNELS
+    from labelvar.engine._kernel_sets import KERNELS
 
     kern = KERNELS[bool(parallel)].item_model
     out = np.empty((spec.replicates, n_j, n_strata, K.N_FIELDS))

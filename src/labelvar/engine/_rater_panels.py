@@ -25,10 +25,9 @@ from labelvar._base._seeding import as_seed
 from labelvar._kernels import N_FIELDS, TIE_DROP, TIE_RANDOM
 from labelvar._kernels import rater_panels as RK
 from labelvar.engine._result import SimulationResult
+from labelvar.engine._spec import MAX_ITEM_REPLICATES
 
 _PARALLEL_WORK = 2_000_000  # draws from which the parallel kernel is used (as simulate's)
-#: most simulated items (n_items x replicates) one call may ask for (refused before any work)
-MAX_ITEM_REPLICATES = 1e10
 
 
 def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, expected,

@@ -9,15 +9,13 @@ expectations are in :mod:`labelvar.engine._tables`, the validated input in
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import NamedTuple
-
 import numpy as np
 
 from labelvar import _kernels as K
 from labelvar._base import _metrics, _panel
 from labelvar._base._seeding import as_seed
 from labelvar.engine._items import Coin, Panel, RaterPanel, as_items  # noqa: F401
+from labelvar.engine._kernel_sets import KERNELS, Kernels  # noqa: F401
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import _Spec
 from labelvar.engine._summary import (
@@ -138,7 +136,8 @@ def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
 
         ``raw`` (with ``"raw"`` in ``outputs``, else None): one row per cell x
         labeller x stratum x replicate with ``n, correct, tp, fp, fn, tn`` (tp..tn:
-        label 1 against the rest) and the metrics.
+        label 1 against the rest) and the metrics (the ``theta`` metric, the stratum's
+        mean true theta, as ``mean_theta``: ``theta`` is the parameter column).
 
         ``joint`` (with ``"joint"`` in ``outputs``, else None): one row per cell x
         stratum x replicate x possible joint outcome, columns ``PARAM_COLUMNS``, then
@@ -278,30 +277,6 @@ def _run_spec(spec, want, *, parallel, expected, progress) -> SimulationResult:
         tables[name] = table[first + [c for c in table.columns if c not in first]]
     return SimulationResult(summary=summary, raw=tables["raw"], joint=tables["joint"],
                             seed=spec.seed)
-
-
-class Kernels(NamedTuple):
-    """One build (parallel or serial) of each explicit/collapsed kernel, by name."""
-
-    binary: Callable
-    generic: Callable
-    collapsed: Callable
-    binary_fast: Callable
-    symmetric: Callable
-    item_model: Callable
-    parallel: bool
-
-
-#: the parallel (True) and serial (False) kernel sets
-KERNELS = {
-    True: Kernels(binary=K.explicit_binary, generic=K.explicit_generic, collapsed=K.collapsed,
-                  binary_fast=K.explicit_binary_fast, symmetric=K.explicit_symmetric,
-                  item_model=K.item_model, parallel=True),
-    False: Kernels(binary=K.explicit_binary_serial, generic=K.explicit_generic_serial,
-                   collapsed=K.collapsed_serial, binary_fast=K.explicit_binary_fast_serial,
-                   symmetric=K.explicit_symmetric_serial, item_model=K.item_model_serial,
-                   parallel=False),
-}
 
 
 def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):

@@ -36,7 +36,9 @@ def _raw_table(out, names, strata, path, theta: bool):
     for f, name in enumerate(K.FIELDS):
         if name == "theta" and not theta:
             continue
-        raw[name] = flat[:, f].astype(np.int64) if f < 6 else flat[:, f]
+        # the stratum's mean true theta: "mean_theta", beside the parameter column "theta"
+        column = "mean_theta" if name == "theta" else name
+        raw[column] = flat[:, f].astype(np.int64) if f < 6 else flat[:, f]
     raw["method"] = path
     return raw
 

@@ -33,7 +33,8 @@ _FLOAT_AXES = ("m", "p_d", "theta")
 _CHUNK_SCHEMA = 2  # 2: engine arguments are an items object (Coin / Panel), p_d and theta
 #: engine sources whose content enters every chunk key (edit the engine -> recompute; a
 #: folder stands for its modules)
-_ENGINE_SOURCES = ("engine/_simulate.py", "engine/_items.py", "engine/_spec.py", "engine/_tables.py",
+_ENGINE_SOURCES = ("engine/_simulate.py", "engine/_items.py", "engine/_kernel_sets.py",
+                   "engine/_spec.py", "engine/_tables.py",
                    "engine/_collapsed_inputs.py", "engine/_expected.py", "engine/_summary.py",
                    "engine/_item_models.py", "engine/_rater_panels.py",
                    "votes/models.py", "votes/priors.py", "votes/_item_priors.py",
