@@ -42,6 +42,7 @@ import numba
 import numpy as np
 
 from labelvar._base import _panel
+from labelvar._kernels.layout import Labellers, Strata, ThetaDraw
 from labelvar.engine import _simulate as sim
 from labelvar.engine import _tables
 from labelvar.engine._items import Coin, Panel
@@ -251,9 +252,10 @@ def _time_generic_l2(reps, runs=3):
         t = time.perf_counter()
         comp = _tables._composition_tables(2, kk, 0.7)
         K.explicit_generic(np.uint64(1), reps, 1000, 2, kk, True, np.array([0.5, 1.0]),
-                           np.array([500, 500]), False, K.THETA_FIXED, np.array([0.7]),
-                           np.ones(1), *comp, False, np.zeros((1, 2, 2)), K.TIE_RANDOM,
-                           lab_kind, lab_cum, np.zeros(2), sot, n_strata, out)
+                           np.array([500, 500]), False,
+                           ThetaDraw(K.THETA_FIXED, np.array([0.7]), np.ones(1)), comp, False,
+                           np.zeros((1, 2, 2)), K.TIE_RANDOM,
+                           Labellers(lab_kind, lab_cum, np.zeros(2)), Strata(sot, n_strata), out)
         times.append(time.perf_counter() - t)
     return statistics.median(times[1:]), ["generic"]
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from labelvar import _kernels as K
 from labelvar._base import _panel
+from labelvar._kernels.layout import Labellers, Strata
 from labelvar.engine._tables import _expected
 
 
@@ -130,7 +131,7 @@ def run_item_model_cell(cell, spec, key, parallel, want_expected, want):
     out = np.empty((spec.replicates, n_j, n_strata, K.N_FIELDS))
     kern(np.uint64(key), spec.replicates, cell.n_items, lab, kk, kind,
          np.ascontiguousarray(par, dtype=float), np.ascontiguousarray(cum, dtype=float), tie,
-         lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out)
+         Labellers(lab_kind, lab_cum, lab_rho), Strata(stratum_of_top, n_strata), out)
     names = [lb.name for lb in spec.labellers]
     strata = ["all"] + labels
     exp = _expected(table, cell, spec, labels) if (want_expected and table is not None) else None

@@ -14,6 +14,7 @@ import numpy as np
 from labelvar import _kernels as K
 from labelvar._base import _metrics, _panel
 from labelvar._base._seeding import as_seed
+from labelvar._kernels.layout import Labellers, Strata, ThetaDraw
 from labelvar.engine._items import Coin, Panel, RaterPanel, as_items  # noqa: F401
 from labelvar.engine._kernel_sets import KERNELS, Kernels  # noqa: F401
 from labelvar.engine._result import SimulationResult
@@ -335,6 +336,7 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
         work = spec.replicates * (cell.n_items * (kk + n_j) if path == "explicit" else 200)
         kern = KERNELS[work >= _PARALLEL_WORK]
     ckey = np.uint64(key)
+    strata = Strata(stratum_of_top, n_strata)
     theta_kind, theta_par, theta_cum = _theta_args(cell, spec)
     joint = np.zeros((0, 0, 0), dtype=np.int64)
     tie = {"random": K.TIE_RANDOM, "drop": K.TIE_DROP}.get(spec.tie_rule, spec.tie_rule)
@@ -375,8 +377,8 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
         vote_thr = np.array(K.vote_thresholds(float(theta_par[0]), kk) if panel
                             and theta_kind == K.THETA_FIXED else [0], dtype=np.uint64)
         kern.binary(ckey, spec.replicates, cell.n_items, ktuple, panel, int(counts[1]), bern,
-                float(prior[1]), theta_kind, theta_par, theta_cum, vote_thr, tie, lab_kind,
-                lab_p1, lab_rho, stratum_of_top, n_strata, out)
+                    float(prior[1]), ThetaDraw(theta_kind, theta_par, theta_cum), vote_thr, tie,
+                    Labellers(lab_kind, lab_p1, lab_rho), strata, out)
     elif symmetric and (sym := _symmetric_tables(table.A[:, 0], mats)) is not None:
         # any L, fixed theta: one alias draw of (stratum, truth, two predictions) per item
         kern.symmetric(ckey, spec.replicates, cell.n_items, counts, *sym, float(theta_par[0]), n_j,
@@ -392,8 +394,9 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
         vote_cum = (np.ascontiguousarray(np.cumsum(skills, axis=2)) if hetero
                     else np.zeros((1, lab, lab)))
         kern.generic(ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
-                np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, *comp, hetero,
-                vote_cum, tie, lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out)
+                     np.cumsum(prior), counts, bern, ThetaDraw(theta_kind, theta_par, theta_cum),
+                     comp, hetero, vote_cum, tie, Labellers(lab_kind, lab_cum, lab_rho), strata,
+                     out)
     names = [lb.name for lb in spec.labellers]
     strata = ["all"] + labels
     exp = None
