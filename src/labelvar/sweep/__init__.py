@@ -10,7 +10,7 @@ function converts the composed ``DictConfig`` into a typed
 
 One job, one grid, few engine calls
 -----------------------------------
-A job evaluates the Cartesian grid ``n_items x n_labels x panel_size x m x p_d``.
+A job evaluates the Cartesian grid ``n_items x n_labels x panel_size x m x p_d`` (a panel: ``theta``).
 :func:`plan_chunks` cuts it into chunks that are themselves Cartesian sub-grids
 of about ``chunk_cells`` cells (inner axes whole, one axis split, outer axes one
 value at a time); each chunk is **one** call of :func:`labelvar.simulate`
