@@ -101,7 +101,7 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
     L, K = len(model.labels), len(ids)
     labels, stratum_of_top = _panel.strata(K, L, tie_rule)
     n_strata = 1 + len(labels)
-    V.memory(f"simulate_raters output ({replicates} replicates x {n_strata} strata)",
+    V.memory(f"the RaterPanel output ({replicates} replicates x {n_strata} strata)",
              8.0 * replicates * n_strata * N_FIELDS * (2 if raw else 1), "use fewer replicates")
     panel_conf = np.exp(np.stack([model.rater_log_conf(r) for r in ids]))  # (K, G, z, l)
     expert_conf = np.exp(model.rater_log_conf(expert, skill))  # (G, z, l)
@@ -150,6 +150,7 @@ def _enumerable(K, L) -> bool:
 
 def _key(seed, n_items, tie_rule, *arrays) -> int:
     """Stable 64-bit key: the seed and everything that changes the draws."""
+    # (the old function name stays in the key: the same streams as before)
     h = hashlib.blake2b(repr(("labelvar.simulate_raters/1", seed, n_items, tie_rule)).encode(),
                         digest_size=8)
     for a in arrays:

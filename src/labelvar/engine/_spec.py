@@ -40,7 +40,7 @@ class _Spec:
         p_d = items.theta if panel else items.p_d
         theta_prior = items.theta_prior if panel else None
         tie_rule = items.tie_rule if panel else "random"
-        class_prior, panel_skills = items.class_prior, getattr(items, "skills", None)
+        class_prior, skills = items.class_prior, getattr(items, "skills", None)
         self.method = v.choice("method", method, ("auto", "collapsed", "explicit"))
         self.n_labels = _axis(v.n_labels(items.n_labels, name=f"{kind}.n_labels"))
         self.theta_prior = as_theta_prior(theta_prior, name="Panel.theta_prior")
@@ -135,7 +135,7 @@ class _Spec:
             for n_lab in self.n_labels:
                 lab.matrix(n_lab, np.full(n_lab, 1.0 / n_lab), 0.5)
         self.seed = as_seed(seed)
-        self.skills = _skills(panel_skills, self)
+        self.skills = _skills(skills, self)
         return self
 
     def skill_matrices(self, n_lab):
@@ -153,13 +153,13 @@ class _Spec:
                                                       self.n_labels, self.panel_size)]
 
 
-def _skills(panel_skills, spec):
-    """Validate ``panel_skills``: K accuracies, or K (sensitivity, specificity) pairs."""
-    if panel_skills is None:
+def _skills(skills, spec):
+    """Validate ``Panel.skills``: K accuracies, or K (sensitivity, specificity) pairs."""
+    if skills is None:
         return None
     if spec.theta_prior is not None:
         raise ValueError("Panel.skills applies without Panel.theta_prior (a fixed theta)")
-    arr = v.probability("Panel.skills", panel_skills)
+    arr = v.probability("Panel.skills", skills)
     if arr.ndim == 1 and arr.size >= 1:
         skills = tuple(float(q) for q in arr)
     elif arr.ndim == 2 and arr.shape[1] == 2 and arr.shape[0] >= 1:
