@@ -59,9 +59,9 @@ _NS_ITEM = (14.0, 0.4)
 _THETA_KIND = {"fixed": K.THETA_FIXED, "beta": K.THETA_BETA, "discrete": K.THETA_DISCRETE}
 
 
-def simulate(items=None, labellers=None, *, n_items=100, replicates=10_000, seed=0,
+def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
              thresholds=(), outputs=(), method="auto", parallel=None, expected=True,
-             progress=False, **old) -> SimulationResult:
+             progress=False) -> SimulationResult:
     """Simulate labellers against a (possibly disagreeing) reference over a parameter grid.
 
     Parameters
@@ -113,11 +113,6 @@ def simulate(items=None, labellers=None, *, n_items=100, replicates=10_000, seed
         call cheap).
     progress : bool
         Show a progress bar over grid cells (tqdm).
-    **old
-        The keywords of the former signature (``p_d``, ``mode``, ``panel_size``,
-        ``theta_prior``, ``raw``, ``joint`` ...) are refused with a line naming their
-        new place (``Coin(p_d=...)``, ``Panel(theta=..., panel_size=...)``,
-        ``outputs=["raw"]`` ...).
 
     Returns
     -------
@@ -207,8 +202,6 @@ def simulate(items=None, labellers=None, *, n_items=100, replicates=10_000, seed
     """
     import pandas as pd
 
-    if old:
-        raise TypeError(_moved(old))
     objs = as_items(items)
     want = _outputs(outputs)
     seed = as_seed(seed)  # one int for every object of a list (a Generator draws it once)
@@ -239,26 +232,6 @@ def simulate(items=None, labellers=None, *, n_items=100, replicates=10_000, seed
     return SimulationResult(
         **{name: pd.concat(t, ignore_index=True) if t else None for name, t in tables.items()},
         seed=seed)
-
-
-#: where each keyword of the former simulate() went
-_MOVED = {"p_d": "Coin(p_d=...) (a panel's latent agreement: Panel(theta=...))",
-          "mode": "the items object: Coin(...), Panel(...) or RaterPanel(...)",
-          "m": "Coin(m=...) or Panel(m=...)", "n_labels": "Coin(n_labels=...) or Panel(n_labels=...)",
-          "panel_size": "Panel(panel_size=...)", "theta_prior": "Panel(theta_prior=...)",
-          "tie_rule": "Panel(tie_rule=...)", "positives": "Coin(positives=...) or Panel(...)",
-          "class_prior": "Coin(class_prior=...) or Panel(class_prior=...)",
-          "panel_skills": "Panel(skills=...)", "raw": 'outputs=["raw"]',
-          "joint": 'outputs=["joint"]', "panel": "RaterPanel(model=...)",
-          "panel_raters": "RaterPanel(raters=...)", "expert": "RaterPanel(expert=...)"}
-
-
-def _moved(old: dict) -> str:
-    """One line naming where the first old keyword went (or that it is unknown)."""
-    name = next(iter(old))
-    if name in _MOVED:
-        return f"simulate() no longer takes {name}=; it is {_MOVED[name]}"
-    return f"simulate() got an unexpected keyword argument {name!r}"
 
 
 def _outputs(outputs) -> dict:
