@@ -42,8 +42,10 @@ import numba
 import numpy as np
 
 from labelvar._base import _panel
+from labelvar._kernels.layout import Labellers, Strata, ThetaDraw
 from labelvar.engine import _simulate as sim
 from labelvar.engine import _tables
+from labelvar.engine._items import Coin, Panel
 from labelvar.engine._spec import _Spec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -107,24 +109,25 @@ class _Timed:
 
 def time_kernel(runs=3, fast=True, **kw):
     """Median seconds of the kernel call that simulate() makes for one cell."""
-    spec = _Spec.build(kw.pop("p_d", 0.7), kw.pop("m", 0.5), kw.pop("n_items", 1000),
-                       kw.pop("n_labels", 2), kw.pop("panel_size", 5),
-                       kw.pop("labellers", ("expert", "random")), kw.pop("mode", "panel"),
-                       kw.pop("replicates"), 0, (), None, "random", "fixed", None,
-                       kw.pop("method", "explicit"))
+    value, m, n_labels = kw.pop("p_d", 0.7), kw.pop("m", 0.5), kw.pop("n_labels", 2)
+    panel_size = kw.pop("panel_size", 5)
+    items = (Panel(theta=value, m=m, n_labels=n_labels, panel_size=panel_size)
+             if kw.pop("mode", "panel") == "panel" else Coin(p_d=value, m=m, n_labels=n_labels))
+    spec = _Spec.build(items, kw.pop("labellers", ("expert", "random")), kw.pop("n_items", 1000),
+                       kw.pop("replicates"), 0, (), kw.pop("method", "explicit"))
     assert not kw, kw
     cell = spec.cells()[0]
     key = cell.key(spec)
-    kern = tuple(_Timed(k) for k in sim._KERNELS[True])
+    names = [f for f in sim.Kernels._fields if f != "parallel"]
+    timed = {name: _Timed(getattr(sim.KERNELS[True], name)) for name in names}
+    kern = sim.KERNELS[True]._replace(**timed)
     times = []
     for _ in range(runs + 1):  # first call: warm-up (JIT / cache load)
         sim._run_cell(cell, spec, key, kern, False, {"raw": False, "joint": False}, fast=fast)
-        times.append(max(k.seconds for k in kern if k.calls))
-        for k in kern:
+        times.append(max(k.seconds for k in timed.values() if k.calls))
+        for k in timed.values():
             k.calls = 0
-    used = [name for name, k in zip(("binary", "generic", "collapsed", "binary_fast", "symmetric"),
-                                    kern)
-            if k.seconds > 0]
+    used = [name for name, k in timed.items() if k.seconds > 0]
     return statistics.median(times[1:]), used
 
 
@@ -205,15 +208,15 @@ def main(argv=None):
     numba.set_num_threads(2)
 
     # end to end, including the summary table
-    sim.simulate(p_d=0.7, mode="panel", n_items=n_items, replicates=100, expected=False,
+    sim.simulate(Panel(theta=0.7), n_items=n_items, replicates=100, expected=False,
                  method="explicit")
     t = time.perf_counter()
-    sim.simulate(p_d=0.7, mode="panel", n_items=n_items, replicates=reps, expected=False,
+    sim.simulate(Panel(theta=0.7), n_items=n_items, replicates=reps, expected=False,
                  method="explicit")
     add("simulate() explicit end to end", 2, time.perf_counter() - t, reps * n_items)
 
-    small = ("from labelvar import simulate; "
-             "simulate(p_d=0.8, m=0.3, n_items=100, replicates=1000, expected={})")
+    small = ("from labelvar.engine import Coin, simulate; "
+             "simulate(Coin(p_d=0.8, m=0.3), n_items=100, replicates=1000, expected={})")
     base_med, base_min = second_process("pass")
     imp_med, imp_min = second_process("import numpy, numba, pandas")
     run_med, run_min = second_process(small.format(False))
@@ -254,9 +257,10 @@ def _time_generic_l2(reps, runs=3):
         t = time.perf_counter()
         comp = _tables._composition_tables(2, kk, 0.7)
         K.explicit_generic(np.uint64(1), reps, 1000, 2, kk, True, np.array([0.5, 1.0]),
-                           np.array([500, 500]), False, K.THETA_FIXED, np.array([0.7]),
-                           np.ones(1), *comp, False, np.zeros((1, 2, 2)), K.TIE_RANDOM,
-                           lab_kind, lab_cum, np.zeros(2), sot, n_strata, out)
+                           np.array([500, 500]), False,
+                           ThetaDraw(K.THETA_FIXED, np.array([0.7]), np.ones(1)), comp, False,
+                           np.zeros((1, 2, 2)), K.TIE_RANDOM,
+                           Labellers(lab_kind, lab_cum, np.zeros(2)), Strata(sot, n_strata), out)
         times.append(time.perf_counter() - t)
     return statistics.median(times[1:]), ["generic"]
 
@@ -358,8 +362,8 @@ def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
     # draws are table-free: 1e6 and 1e7 items against 1e5
     sizes = (1000, 10**5, 10**6, 10**7)
     for n in sizes:
-        call = f"simulate(p_d=0.6, m=0.1, n_items={n}, replicates={reps})"
-        sec, mb = _timed_child(f"from labelvar import simulate\n{call}",
+        call = f"simulate(Coin(p_d=0.6, m=0.1), n_items={n}, replicates={reps})"
+        sec, mb = _timed_child(f"from labelvar.engine import Coin, simulate\n{call}",
                                f"for _ in range(3):\n    {call}")
         coin[n] = (sec / 3, mb)
     ratio = max(coin[10**6][0], coin[10**7][0]) / coin[10**5][0]
@@ -382,11 +386,11 @@ def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
     # glibc's malloc raises its mmap threshold; the median of 5 calls after 3 warm-ups is
     # judged, the first call after the warm-up is printed beside it
     for method in ("auto", "explicit"):
-        kw = dict(p_d=0.7, mode="panel", n_items=1000, replicates=reps, method=method)
+        kw = dict(n_items=1000, replicates=reps, method=method)
         times = []
         for _ in range(8):
             t = time.perf_counter()
-            res = sim.simulate(**kw)
+            res = sim.simulate(Panel(theta=0.7), **kw)
             times.append(time.perf_counter() - t)
         x = reps * 1000 / statistics.median(times[3:]) / base
         first = reps * 1000 / times[1] / base
@@ -692,12 +696,13 @@ def report_scaling():
     print(f"  {'N':>9s} {'K':>3s} {'L':>3s} {'replicates':>10s} {'mode':6s} {'method':9s} "
           f"{'seconds':>8s} {'peak MB':>8s}")
     for n, kk, lab, reps, mode, method in _SCALING:
-        kw = (f"p_d=0.7, m=0.3, n_items={n}, n_labels={lab}, panel_size={kk}, mode={mode!r}, "
-              f"method={method!r}")
-        sec, mb = _timed_child(f"from labelvar import simulate\n"
-                               f"simulate({kw.replace(f'n_items={n}', 'n_items=50')}, "
+        items = (f"Panel(theta=0.7, m=0.3, n_labels={lab}, panel_size={kk})" if mode == "panel"
+                 else f"Coin(p_d=0.7, m=0.3, n_labels={lab})")
+        sec, mb = _timed_child(f"from labelvar.engine import Coin, Panel, simulate\n"
+                               f"simulate({items}, n_items=50, method={method!r}, "
                                f"replicates=50)",
-                               f"r = simulate({kw}, replicates={reps})")
+                               f"r = simulate({items}, n_items={n}, method={method!r}, "
+                               f"replicates={reps})")
         print(f"  {n:9d} {kk:3d} {lab:3d} {reps:10d} {mode:6s} {method:9s} {sec:8.2f} {mb:8.0f}")
 
 

@@ -34,18 +34,19 @@ sys.path.insert(0, str(ROOT / "scripts"))  # the data scripts' loaders (one defi
 
 
 def _figure1():
-    from labelvar import plots, simulate
+    from labelvar import plots
+    from labelvar.engine import Coin, simulate
 
-    t = simulate(p_d=np.round(np.arange(0.5, 1.0001, 0.05), 2), m=[0.05, 0.1, 0.25, 0.5],
-                 n_items=1000, labellers=["expert", "random"], replicates=2000,
-                 seed=SEED).summary
+    t = simulate(Coin(p_d=np.round(np.arange(0.5, 1.0001, 0.05), 2), m=[0.05, 0.1, 0.25, 0.5]),
+                 ["expert", "random"], n_items=1000, replicates=2000, seed=SEED).summary
     return plots.plot_figure1(t)
 
 
 def _multiclass():
     import pandas as pd
 
-    from labelvar import plots, simulate
+    from labelvar import plots
+    from labelvar.engine import Coin, simulate
 
     # an expert follows the panel's modal label, whose agreement p_d is at least 1/L:
     # each L is simulated from p_d = 1/L up (below it no label is modal)
@@ -53,27 +54,26 @@ def _multiclass():
     for n_labels in (2, 3, 4, 5):
         grid = [round(1 / n_labels, 4)] + [v for v in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
                                            if v > 1 / n_labels + 1e-9]
-        parts.append(simulate(p_d=grid, m=0.5, n_items=1000, n_labels=n_labels,
-                              labellers=["expert", "random"], replicates=2000,
-                              seed=SEED).summary)
+        parts.append(simulate(Coin(p_d=grid, m=0.5, n_labels=n_labels), ["expert", "random"],
+                              n_items=1000, replicates=2000, seed=SEED).summary)
     return plots.plot_figure1(pd.concat(parts, ignore_index=True), color_by="n_labels")
 
 
 def _panel_bias():
-    from labelvar import plots, simulate
+    from labelvar import plots
+    from labelvar.engine import Panel, simulate
 
-    t = simulate(mode="panel", theta_prior="beta:2,1", panel_size=[3, 5, 7, 9], m=0.5,
-                 n_items=1000, labellers=["expert", "random"], replicates=500,
-                 seed=SEED).summary
+    t = simulate(Panel(theta_prior="beta:2,1", panel_size=[3, 5, 7, 9], m=0.5),
+                 ["expert", "random"], n_items=1000, replicates=500, seed=SEED).summary
     return plots.plot_panel_bias(t)
 
 
 def _table1():
-    from labelvar import plots, simulate
+    from labelvar import plots
+    from labelvar.engine import Coin, simulate
 
-    t = simulate(p_d=np.round(np.arange(0.25, 1.0001, 0.05), 2), m=0.5, n_items=[10, 100],
-                 labellers=["expert"], thresholds=[0.5, 0.8], replicates=4000,
-                 seed=SEED).summary
+    t = simulate(Coin(p_d=np.round(np.arange(0.25, 1.0001, 0.05), 2), m=0.5), ["expert"],
+                 n_items=[10, 100], thresholds=[0.5, 0.8], replicates=4000, seed=SEED).summary
     return plots.plot_table1_tails(t)
 
 

@@ -794,3 +794,25 @@ def test_binomial_sum_tail_against_enumeration_and_fft_reference():
         j = np.arange(full.size)
         want = float(np.dot(np.clip(full, 0, None), stats.binom.sf(k - j - 1, 300_000, 0.7)))
         assert binomial_sum_sf(counts, probs, k) == pytest.approx(want, rel=1e-9, abs=1e-13)
+
+
+def test_accuracy_tail_beyond_2_53_items_is_a_number():
+    """Issue 31: prob_accuracy_at_least was NaN beyond 2**54 items (Boost's tail is NaN).
+
+    The Edgeworth tail used there agrees with Boost's where both work (error O(1/n): about
+    6e-10 at n = 1e8) and is continuous across 2**53.
+    """
+    from labelvar._base._binom import _edgeworth_sf, binom
+
+    n = 10**8
+    for c in (-3, 0, 2, 5):
+        k = np.floor(0.8 * n + c * np.sqrt(n * 0.16))
+        assert abs(_edgeworth_sf(k, n, 0.8) - binom.sf(k, n, 0.8)) < 1e-9
+    below = a.prob_accuracy_at_least(0.8, 2**53, 0.8)  # Boost
+    for n in (2**53 + 2, 2**54, 2**56, 2**62):
+        got = a.prob_accuracy_at_least(0.8, n, 0.8)
+        assert 0.5 < got < below + 1e-9  # P(X >= np) = 1/2 + O(n^-1/2), falling with n
+        assert a.prob_accuracy_at_least(0.9, n, 0.8) == 1.0
+        assert a.prob_accuracy_at_least(0.7, n, 0.8) == 0.0
+        assert a.prob_accuracy_at_least(1.0, n, 0.8) == 1.0
+        assert a.prob_correct_at_least(0.0, n, 1) == 0.0

@@ -186,12 +186,15 @@ def test_huge_panel_is_planned_without_materialising_a_composition_table(capsys)
 
 
 def test_simulation_sizes_are_refused_before_allocating():
-    import labelvar
+    from labelvar.engine import Coin, Panel, simulate
 
     with pytest.raises(ValueError, match=r"replicates=1000000000000 .* needs about"):
-        labelvar.simulate(p_d=0.8, replicates=10**12)
+        simulate(Coin(p_d=0.8), replicates=10**12)
     with pytest.raises(ValueError, match=r"n_labels=100000 needs about"):
-        labelvar.simulate(p_d=0.5, n_labels=10**5, replicates=10)
+        simulate(Coin(p_d=0.5, n_labels=10**5), replicates=10)
+    # hours of per-item work on the explicit path: refused before any (issue 31's sizes)
+    with pytest.raises(ValueError, match=r"^n_items=10000000 x replicates=1000000 simulated"):
+        simulate(Panel(theta_prior="beta:2,1"), n_items=10**7, replicates=10**6)
 
 
 def test_an_empty_list_is_refused_not_ignored(capsys):

@@ -78,9 +78,9 @@ def test_overrides_are_typed(composed):
 
 @pytest.mark.parametrize("override, message", [
     ("grid.pd=[0.5]", "Could not override 'grid.pd': Key 'pd' not in 'GridConfig' "
-                      "(allowed keys in grid: p_d, m, n_items, n_labels, panel_size)"),
+                      "(allowed keys in grid: p_d, theta, m, n_items, n_labels, panel_size)"),
     ("replicate=5", "Could not override 'replicate': Key 'replicate' not in 'SweepConfig'"),
-    ("+grid.bogus=1", "unknown config key 'grid.bogus' (allowed keys in grid: p_d, m,"),
+    ("+grid.bogus=1", "unknown config key 'grid.bogus' (allowed keys in grid: p_d, theta, m,"),
     ("experiment=figure2", "Could not find 'experiment/figure2'; available: "),
     ("replicates=many", "replicates=many: Value 'many' of type 'str' could not be converted "
                         "to Integer"),
@@ -105,9 +105,14 @@ def test_overrides_are_typed(composed):
      "name, accuracy, sensitivity, specificity)"),
     ("model.theta_prior.a=3", "a key below a node that is null in this config (e.g. "
                               "model.theta_prior.* needs model=panel_beta)"),
-    ("model=panel_beta", "grid.p_d must be [] when model.theta_prior is set"),
-    ("model=panel grid.p_d=[0.3,0.6]", "grid.p_d must be >= 1/L = 0.5 in panel mode (theta is "
-                                       "the modal label's probability), got 0.3 with n_labels=2"),
+    ("model=panel_beta", "grid.p_d must be [] under model.mode='panel' (its axis is grid.theta)"),
+    ("model=panel grid.p_d=[0.6,0.9]", "model.mode='panel' varies the latent item agreement: "
+                                       "grid.theta=[0.6,0.9] grid.p_d=[]"),
+    ("model=panel_beta grid.p_d=[] grid.theta=[0.7]", "grid.theta must be [] when "
+                                                       "model.theta_prior is set"),
+    ("model=panel grid.p_d=[] grid.theta=[0.3,0.6]", "grid.theta must be >= 1/L = 0.5 (theta is "
+                                                      "the modal label's probability), got 0.3 "
+                                                      "with n_labels=2"),
 ])
 def test_bad_override_fails_in_one_line_exit_2(override, message, capsys, tmp_path):
     code = cli.main(["sweep", *override.split(), f"hydra.run.dir={tmp_path}/run"])
@@ -297,7 +302,7 @@ def test_cfg_job_reports_composition_errors_in_one_line_and_prints_the_rest(caps
     assert cli.main(["sweep", "--cfg", "job", "grid.pd=[1]"]) == 2
     assert capsys.readouterr().err.strip() == (
         "labelvar: error: Could not override 'grid.pd': Key 'pd' not in 'GridConfig' "
-        "(allowed keys in grid: p_d, m, n_items, n_labels, panel_size)")
+        "(allowed keys in grid: p_d, theta, m, n_items, n_labels, panel_size)")
     assert cli.main(["sweep", "--cfg", "job", "experiment=nope"]) == 2
     assert capsys.readouterr().err.strip().startswith(
         "labelvar: error: In 'config': Could not find 'experiment/nope'; available: figure1")
@@ -317,3 +322,17 @@ def test_a_multirun_whose_jobs_share_one_folder_is_refused():
                                  multirun=True) == 1
     assert sweep.check_overrides(["grid=small", "seed=1,2", "hydra.sweep.subdir=s${seed}"],
                                  multirun=True) == 2
+
+
+@pytest.mark.parametrize("override, name", [("grid.m=[0.3,0.5]", "grid.m"),
+                                            ("model.positives=bernoulli", "model.positives")])
+def test_an_item_model_refuses_the_class_settings_it_would_ignore(override, name):
+    """Issue 31: m was silently ignored under an item model; the sweep refuses it by name."""
+    from labelvar import sweep
+
+    base = ["model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=dirichlet",
+            "model.theta_prior.alpha=[1,2,1]", "grid.n_labels=[3]", "grid.m=[0.5]",
+            "output.plots=[]"]
+    assert sweep.check_overrides(base) == 1
+    with pytest.raises(ValueError, match=rf"^{name} does not apply under an item model"):
+        sweep.check_overrides(base + [override])

@@ -9,12 +9,14 @@ import warnings
 import numpy as np
 import pytest
 
-from labelvar import Scenario, fit_pilot, plan_study, simulate
+from labelvar import Scenario, fit_pilot, plan_study
 from labelvar._base._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
 from labelvar.design._power import cell_probabilities
-from labelvar.models import CorrelatedModel, Model
+from labelvar.engine._items import Panel
+from labelvar.engine._simulate import simulate
 from labelvar.pilot import predict_agreement, predictive
 from labelvar.priors import DirichletItems, DirichletMixture, EmpiricalItems, ItemModel, as_theta_prior
+from labelvar.votes.models import CorrelatedModel, Model
 
 
 def test_dirichlet_multinomial_pmf_matches_numerical_integral():
@@ -151,10 +153,10 @@ def test_predict_agreement_by_hand():
     ("dirichlet:0.4,1.5", 2, 6, 1),
 ])
 def test_simulate_matches_exact_expectation_per_stratum(spec, labels, k, tie):
-    res = simulate(mode="panel", theta_prior=spec, n_labels=labels, panel_size=k, n_items=120,
-                   labellers=["expert", "random", "prior", Model(0.7, name="A"),
-                              CorrelatedModel(accuracy=0.9, correlation=0.5, name="C")],
-                   replicates=2000, seed=11, tie_rule=tie)
+    res = simulate(Panel(theta_prior=spec, panel_size=k, n_labels=labels, tie_rule=tie),
+                   ["expert", "random", "prior", Model(0.7, name="A"),
+                    CorrelatedModel(accuracy=0.9, correlation=0.5, name="C")],
+                   n_items=120, replicates=2000, seed=11)
     s = res.summary
     checked = s[s["expected"].notna()]
     assert set(checked["stratum"]) == set(s["stratum"])  # every stratum has expectations
@@ -164,15 +166,26 @@ def test_simulate_matches_exact_expectation_per_stratum(spec, labels, k, tie):
 
 
 def test_simulate_item_model_serial_equals_parallel_and_refusals():
-    kw = dict(mode="panel", theta_prior="dirichlet:1,2,1", n_labels=3, panel_size=3,
-              n_items=50, replicates=30, seed=4, expected=False)
-    a = simulate(parallel=False, **kw).summary
-    b = simulate(parallel=True, **kw).summary
+    panel = dict(theta_prior="dirichlet:1,2,1", n_labels=3, panel_size=3)
+    kw = dict(n_items=50, replicates=30, seed=4, expected=False)
+    a = simulate(Panel(**panel), parallel=False, **kw).summary
+    b = simulate(Panel(**panel), parallel=True, **kw).summary
     assert a["mean"].equals(b["mean"])
     with pytest.raises(ValueError, match="collapsed"):
-        simulate(method="collapsed", **kw)
-    with pytest.raises(ValueError, match="p_d must be None"):
-        simulate(p_d=0.8, **kw)
+        simulate(Panel(**panel), method="collapsed", **kw)
+    with pytest.raises(ValueError, match="Panel.theta must be None"):
+        simulate(Panel(theta=0.8, **panel), **kw)
+
+
+@pytest.mark.parametrize("given", [dict(m=0.3), dict(class_prior=[0.2, 0.3, 0.5]),
+                                   dict(positives="bernoulli")])
+def test_an_item_model_refuses_what_it_would_ignore(given):
+    """Issue 31: m and class_prior were silently ignored under an item model (its label
+    distributions define the classes); now refused, naming the field, before any work."""
+    name = next(iter(given))
+    with pytest.raises(ValueError, match=rf"^Panel\.{name} does not apply under an item model"):
+        simulate(Panel(theta_prior="dirichlet:1,2,1", n_labels=3, panel_size=3, **given),
+                 n_items=50, replicates=30)
 
 
 def test_planner_from_dirichlet_pilot_fit():
@@ -185,8 +198,8 @@ def test_planner_from_dirichlet_pilot_fit():
     assert res.recommended is not None and "recommended" in res.message
     # the planner's per-item probabilities are the engine's exact expectations
     cell = cell_probabilities(sc, 4)
-    s = simulate(mode="panel", theta_prior=fit.prior, n_labels=3, panel_size=4, n_items=50,
-                 labellers=["expert", "prior"], replicates=20, seed=0).summary
+    s = simulate(Panel(theta_prior=fit.prior, panel_size=4, n_labels=3), ["expert", "prior"],
+                 n_items=50, replicates=20, seed=0).summary
     acc = s.query("stratum == 'all' and metric == 'accuracy'").set_index("labeller")["expected"]
     assert cell.p_a == pytest.approx(acc["expert"], abs=1e-9)
     assert cell.p_baseline == pytest.approx(acc["prior"], abs=1e-9)

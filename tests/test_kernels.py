@@ -6,6 +6,7 @@ from numba import njit
 from scipy import stats
 
 from labelvar import _kernels as K
+from labelvar._kernels.layout import Labellers, Strata, ThetaDraw
 
 
 @njit(cache=True)
@@ -91,9 +92,10 @@ def _coin_binary_args(parallel):
     lab_kind = np.array([K.EXPERT, K.MATRIX], dtype=np.int64)
     lab_p1 = np.array([[0.0, 0.0], [0.5, 0.5]])
     out = np.empty((300, 2, 1, K.N_FIELDS))
-    kern(np.uint64(5), 300, 250, (0,), False, 40, False, 0.16, K.THETA_FIXED,
-         np.array([0.8]), np.ones(1), np.zeros(1, dtype=np.uint64), K.TIE_RANDOM, lab_kind,
-         lab_p1, np.zeros(2), np.zeros(1, dtype=np.int64), 1, out)
+    kern(np.uint64(5), 300, 250, (0,), False, 40, False, 0.16,
+         ThetaDraw(K.THETA_FIXED, np.array([0.8]), np.ones(1)), np.zeros(1, dtype=np.uint64),
+         K.TIE_RANDOM, Labellers(lab_kind, lab_p1, np.zeros(2)),
+         Strata(np.zeros(1, dtype=np.int64), 1), out)
     return out
 
 
@@ -211,9 +213,9 @@ def test_vectorised_binary_kernel_is_bit_identical_to_scalar(kk, tie):
     scalar = np.empty((reps, 3, n_strata, K.N_FIELDS))
     vote_thr = K.vote_thresholds(theta, kk)
     K.explicit_binary(np.uint64(77), reps, n_items, tuple(range(kk)), True, n_pos, False, 0.3,
-                      K.THETA_FIXED, np.array([theta]), np.ones(1),
-                      np.array(vote_thr, dtype=np.uint64), tie, lab_kind, lab_p1, np.zeros(3),
-                      sot, n_strata, scalar)
+                      ThetaDraw(K.THETA_FIXED, np.array([theta]), np.ones(1)),
+                      np.array(vote_thr, dtype=np.uint64), tie,
+                      Labellers(lab_kind, lab_p1, np.zeros(3)), Strata(sot, n_strata), scalar)
     thr = np.array([[K.threshold53(theta), K.threshold53(0.5), K.threshold53(0.2)],
                     [K.threshold53(theta), K.threshold53(0.5), K.threshold53(0.9)]],
                    dtype=np.uint64)
@@ -237,11 +239,12 @@ def test_threshold53_matches_float_comparison():
 
 def test_collapsed_joint_counts_are_the_drawn_counts():
     """The joint output holds the same draws as the confusion counts."""
+    from labelvar.engine._items import Panel
     from labelvar.engine._spec import _Spec
     from labelvar.engine._tables import _Table, collapsed_inputs
 
-    spec = _Spec.build(0.7, 0.4, 50, 2, 4, ("expert", "random"), "panel", 40, 0, (), None,
-                       "drop", "fixed", None, "collapsed")
+    spec = _Spec.build(Panel(theta=0.7, m=0.4, n_labels=2, panel_size=4, tie_rule="drop"),
+                       ("expert", "random"), 50, 40, 0, (), "collapsed")
     cell = spec.cells()[0]
     table = _Table(cell, spec)
     coll = collapsed_inputs(table, spec, cell, joint=True)

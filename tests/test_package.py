@@ -10,7 +10,7 @@ import pytest
 ORDERS = {
     "attribute first": """
 import labelvar
-labelvar.simulate(p_d=[0.7], n_items=20, replicates=20, expected=False)
+labelvar.simulate(labelvar.Coin(p_d=[0.7]), n_items=20, replicates=20, expected=False)
 import labelvar.engine as eng
 assert labelvar.simulate is eng.simulate and hasattr(eng, "SUMMARY_COLUMNS")
 """,
@@ -18,14 +18,14 @@ assert labelvar.simulate is eng.simulate and hasattr(eng, "SUMMARY_COLUMNS")
 import labelvar.engine as eng, labelvar.stratified as st
 import labelvar
 assert labelvar.simulate is eng.simulate and labelvar.stratify is st.stratify
-labelvar.simulate(p_d=[0.7], n_items=20, replicates=20, expected=False)
+labelvar.simulate(labelvar.Coin(p_d=[0.7]), n_items=20, replicates=20, expected=False)
 """,
     "from-import": """
-from labelvar import simulate, stratify, SimulationResult
+from labelvar import simulate, stratify, SimulationResult, Coin
 from labelvar.engine import simulate as fn
 from labelvar.stratified import stratify as st_fn
 assert simulate is fn and stratify is st_fn
-assert isinstance(simulate(p_d=0.7, n_items=20, replicates=5, expected=False), SimulationResult)
+assert isinstance(simulate(Coin(p_d=0.7), n_items=20, replicates=5, expected=False), SimulationResult)
 """,
     "lazy": """
 import sys, labelvar
@@ -34,7 +34,7 @@ assert "labelvar.engine" not in sys.modules and "scipy.stats" not in sys.modules
     "real signature": """
 import importlib.util, inspect, labelvar
 params = inspect.signature(labelvar.simulate).parameters
-assert "p_d" in params and "raw" in params and "joint" in params and "return_raw" not in params
+assert "items" in params and "outputs" in params and "mode" not in params and len(params) <= 12
 assert importlib.util.find_spec("labelvar.simulate") is None
 """,
 }

@@ -10,7 +10,8 @@ import pytest
 from scipy import integrate, special, stats
 
 from labelvar.design import Scenario, plan_study
-from labelvar.engine import simulate
+from labelvar.engine._items import Coin, Panel
+from labelvar.engine._simulate import simulate
 from labelvar.priors import (
     SUM_TOL,
     BetaPrior,
@@ -172,27 +173,6 @@ def test_discrete_and_fixed_nodes_and_label_nodes():
         np.testing.assert_allclose(pi.sum(axis=1), 1.0)
 
 
-@pytest.mark.parametrize("prior,L", [(BetaPrior(2, 1), 2), (BetaPrior(0.7, 3, 0.6, 0.95), 2),
-                                     (BetaPrior(4, 1.5), 3),
-                                     (DiscretePrior((0.55, 0.8, 1.0), (0.2, 0.5, 0.3)), 2)])
-def test_samples_match_the_exact_mean_and_variance(prior, L):
-    n = 200_000
-    x = prior.sample(np.random.default_rng(12345), L, n)
-    assert x.shape == (n,)
-    lo, hi = prior.support(L)
-    assert x.min() >= lo and x.max() <= hi
-    th, w = prior.nodes(L, 4)  # exact moments up to degree 4
-    mean = float(w @ th)
-    var = float(w @ (th - mean) ** 2)
-    mu4 = float(w @ (th - mean) ** 4)
-    assert mean == pytest.approx(prior.mean(L), rel=1e-12)
-    assert abs(x.mean() - mean) < 4 * math.sqrt(var / n)
-    assert abs(x.var() - var) < 4 * math.sqrt((mu4 - var**2) / n)
-    shaped = prior.sample(np.random.default_rng(1), L, (3, 4))
-    assert shaped.shape == (3, 4)
-    assert FixedTheta(0.7).sample(np.random.default_rng(1), L, (2, 2)).tolist() == [[0.7, 0.7]] * 2
-
-
 # --------------------------------------------------------------------------- class prior
 def test_class_prior_cases():
     assert class_prior(0.3, 2).tolist() == [0.7, 0.3]
@@ -228,8 +208,8 @@ def test_scenario_accepts_discrete_tuples_and_a_scalar_m_for_three_labels():
     assert res.plans["baseline_accuracy"].iloc[0] == pytest.approx(0.16 + 0.04 + 0.16, abs=1e-12)
 
 
-_SIM = dict(mode="panel", m=0.3, n_items=30, panel_size=[3, 4], replicates=60, seed=4,
-            labellers=("expert", "random", "prior"))
+_PANEL = dict(m=0.3, panel_size=[3, 4])
+_SIM = dict(n_items=30, replicates=60, seed=4, labellers=("expert", "random", "prior"))
 
 
 @pytest.mark.parametrize("spellings", [
@@ -238,7 +218,7 @@ _SIM = dict(mode="panel", m=0.3, n_items=30, panel_size=[3, 4], replicates=60, s
      DiscretePrior((0.6, 1.0), (0.3, 0.7)), {"mixture": {"theta": [0.6, 1], "weight": [0.3, 0.7]}}],
 ])
 def test_simulate_gives_identical_tables_for_equivalent_spellings(spellings):
-    tables = [simulate(theta_prior=spec, **_SIM).summary for spec in spellings]
+    tables = [simulate(Panel(theta_prior=spec, **_PANEL), **_SIM).summary for spec in spellings]
     assert tables[0]["theta_prior"].iloc[0] == as_theta_prior(spellings[0]).key()
     assert tables[0]["expected"].notna().any()
     for t in tables[1:]:
@@ -246,18 +226,19 @@ def test_simulate_gives_identical_tables_for_equivalent_spellings(spellings):
 
 
 def test_simulate_fixed_theta_prior_is_p_d():
-    ref = simulate(p_d=0.7, **_SIM).summary
+    ref = simulate(Panel(theta=0.7, **_PANEL), **_SIM).summary
     for spec in (FixedTheta(0.7), 0.7, "0.7", {"fixed": 0.7}):
-        pd.testing.assert_frame_equal(simulate(theta_prior=spec, **_SIM).summary, ref)
-    with pytest.raises(ValueError, match="p_d must be None when theta_prior is given"):
-        simulate(p_d=0.7, theta_prior=FixedTheta(0.7), **_SIM)
-    with pytest.raises(ValueError, match="theta_prior applies to mode='panel' only"):
-        simulate(theta_prior=0.7, p_d=None, n_items=10, replicates=5)
-    with pytest.raises(ValueError, match=r"^theta_prior must be in \[1/L, 1\] = \[0.3333, 1\] for "
-                                         r"n_labels=3 .* got 0.3$"):
-        simulate(**{**_SIM, "n_labels": [3, 4]}, theta_prior=0.3)
-    with pytest.raises(ValueError, match=r"^theta_prior must be a number, 'beta:A,B'"):
-        simulate(theta_prior="gamma:1,2", **_SIM)
+        pd.testing.assert_frame_equal(simulate(Panel(theta_prior=spec, **_PANEL), **_SIM).summary,
+                                      ref)
+    with pytest.raises(ValueError, match="Panel.theta must be None when Panel.theta_prior is"):
+        simulate(Panel(theta=0.7, theta_prior=FixedTheta(0.7), **_PANEL), **_SIM)
+    with pytest.raises(TypeError):  # a coin model has no theta prior
+        Coin(p_d=0.7, theta_prior=0.7)
+    with pytest.raises(ValueError, match=r"^Panel.theta_prior must be in \[1/L, 1\] = \[0.3333, 1\] "
+                                         r"for n_labels=3 .* got 0.3$"):
+        simulate(Panel(theta_prior=0.3, n_labels=[3, 4], **_PANEL), **_SIM)
+    with pytest.raises(ValueError, match=r"^Panel.theta_prior must be a number, 'beta:A,B'"):
+        simulate(Panel(theta_prior="gamma:1,2", **_PANEL), **_SIM)
 
 
 @pytest.mark.parametrize("prior", [FixedTheta(0.8), FixedTheta(1 / 3), BetaPrior(7.963, 2.008),

@@ -95,7 +95,9 @@ def test_stratified_result_shows_the_paper_table_and_describes_itself_as_text(st
 
 
 def test_short_reprs_and_html_of_the_other_results(stratified):
-    sim = labelvar.simulate(p_d=0.8, n_items=50, replicates=20, seed=3, expected=False)
+    from labelvar.engine import Coin, simulate
+
+    sim = simulate(Coin(p_d=0.8), n_items=50, replicates=20, seed=3, expected=False)
     page = sim._repr_html_()
     assert "summary" in page and "8 rows" in page and f"{sim.summary['mean'].iloc[0]:.4f}" in _cells(page)
 

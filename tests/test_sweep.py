@@ -25,10 +25,12 @@ from labelvar.sweep import _job as _sweep_job
 # --------------------------------------------------------------------------- stand-in engine
 
 
-def fake_engine(*, p_d, m, n_items, n_labels, panel_size, labellers, mode, replicates, seed,
-                thresholds, theta_prior, tie_rule, positives="fixed", method="auto", progress=False,
-                calls=None):
+def fake_engine(*, items, labellers, n_items, replicates, seed, thresholds, method="auto",
+                progress=False, calls=None):
     """Binomial accuracy/recall per cell; the stream depends on the cell's values only."""
+    mode, m, n_labels = items.mode, items.m, items.n_labels
+    p_d = items.p_d if mode == "coin" else items.theta
+    panel_size = [0] if mode == "coin" else items.panel_size
     if calls is not None:
         calls.append(len(p_d) * len(m) * len(n_items) * len(n_labels) * len(panel_size))
     rows = []
@@ -45,7 +47,9 @@ def fake_engine(*, p_d, m, n_items, n_labels, panel_size, labellers, mode, repli
                 metric, thr = (("prob_accuracy_ge", float(name[2:])) if name.startswith("ge")
                                else (name, np.nan))
                 se = x.std(ddof=1) / np.sqrt(replicates)
-                rows.append(dict(p_d=p, m=mm, n_items=n, n_labels=L, panel_size=K, mode=mode,
+                rows.append(dict(p_d=p if mode == "coin" else np.nan,
+                                 theta=p if mode == "panel" else np.nan, m=mm, n_items=n,
+                                 n_labels=L, panel_size=K, mode=mode,
                                  labeller=lab, stratum="all", metric=metric, threshold=thr,
                                  mean=x.mean(), sd=x.std(ddof=1), se=se,
                                  q05=np.quantile(x, 0.05), q50=np.quantile(x, 0.5),
@@ -95,7 +99,8 @@ def test_chunks_partition_the_grid(chunk_cells):
     chunks = sweep.plan_chunks(cfg)
     cells = [cell for c in chunks
              for cell in itertools.product(*(c.axes[a] for a in sweep.CELL_AXES))]
-    full = list(itertools.product(*(getattr(cfg.grid, a) for a in sweep.CELL_AXES)))
+    grid = dict(vars(cfg.grid), panel_size=[0], theta=[None])  # a coin model: no panel, no theta
+    full = list(itertools.product(*(grid[a] for a in sweep.CELL_AXES)))
     assert sorted(cells) == sorted(full)  # every cell exactly once
     assert len(cells) == len(set(cells)) == 48
     assert all(c.n_cells <= chunk_cells for c in chunks)
@@ -116,7 +121,7 @@ def test_chunk_key_depends_on_what_changes_the_numbers():
     cfg2 = small_cfg()
     cfg2.grid.p_d = [1, 0.5]
     c2 = sweep.plan_chunks(cfg2)[0]
-    assert sweep.engine_kwargs(cfg2, c2)["p_d"] == [1.0, 0.5]
+    assert sweep.engine_kwargs(cfg2, c2)["items"].p_d == [1.0, 0.5]
 
 
 # --------------------------------------------------------------------------- job + resume
@@ -251,12 +256,26 @@ def test_every_combination_of_a_large_sweep_is_checked_before_launch():
     from labelvar.sweep import check_overrides
 
     seeds = "seed=" + ",".join(str(s) for s in range(40))
-    ok = ["model=panel", "grid.n_labels=[3],[2]", "grid.p_d=[0.6],[0.7]", seeds]
+    ok = ["model=panel", "grid.p_d=[]", "grid.n_labels=[3],[2]", "grid.theta=[0.6],[0.7]", seeds]
     assert check_overrides(ok) == 160
-    bad = ["model=panel", "grid.n_labels=[3],[2]", "grid.p_d=[0.6],[0.4]", seeds]
+    bad = ["model=panel", "grid.p_d=[]", "grid.n_labels=[3],[2]", "grid.theta=[0.6],[0.4]", seeds]
     with pytest.raises(ValueError, match=r"got 0\.4 with n_labels=2 \(in the job .*"
-                                         r"grid\.n_labels=\[2\].*grid\.p_d=\[0\.4\]"):
+                                         r"grid\.n_labels=\[2\].*grid\.theta=\[0\.4\]"):
         check_overrides(bad)
+
+
+def test_the_panel_axis_is_grid_theta():
+    """Under model.mode=panel the latent agreement is grid.theta; the old grid.p_d is refused
+    naming the new spelling, and coin-model settings are refused under panel and back."""
+    from labelvar.sweep import check_overrides
+
+    with pytest.raises(ValueError, match=r"grid\.theta=\[0\.6,0\.9\] grid\.p_d=\[\]"):
+        check_overrides(["model=panel", "grid.p_d=[0.6,0.9]"])
+    with pytest.raises(ValueError, match=r"grid\.theta applies to model\.mode='panel'"):
+        check_overrides(["grid.theta=[0.6]"])
+    with pytest.raises(ValueError, match=r"grid\.panel_size applies to model\.mode='panel'"):
+        check_overrides(["grid.panel_size=[3,5]"])
+    assert check_overrides(["model=panel", "grid.p_d=[]", "grid.theta=[0.6,0.9]"]) == 1
 
 
 def test_collect_refuses_a_truncated_or_edited_results_table(tmp_path):
@@ -381,16 +400,22 @@ def test_collect_names_the_file_it_cannot_read(tmp_path, file, text, message):
     assert not (tmp_path / "collected.csv").exists()
 
 
-def test_panel_bias_over_several_p_d_draws_one_figure_per_p_d(tmp_path):
-    """panel_bias draws one p_d; the others are split like any axis a figure does not show."""
+def test_panel_bias_over_several_theta_draws_one_figure_per_theta(tmp_path):
+    """panel_bias draws one theta; the others are split like any axis a figure does not show."""
     cfg = small_cfg(name="pb", replicates=50, thresholds=[])
     cfg.model.mode = "panel"
-    cfg.grid.p_d, cfg.grid.m, cfg.grid.n_items, cfg.grid.panel_size = [0.6, 0.9], [0.5], [20], [3, 5]
+    cfg.grid.p_d, cfg.grid.theta = [], [0.6, 0.9]
+    cfg.grid.m, cfg.grid.n_items, cfg.grid.panel_size = [0.5], [20], [3, 5]
     cfg.output.plots, cfg.output.figure_formats = ["panel_bias"], ["png"]
     res = sweep.run_job(cfg, tmp_path / "job")
     assert res.figure_error is None
-    assert sorted(p.name for p in res.figures) == ["panel_bias_p_d=0.6.png",
-                                                    "panel_bias_p_d=0.9.png"]
+    assert sorted(p.name for p in res.figures) == ["panel_bias_theta=0.6.png",
+                                                    "panel_bias_theta=0.9.png"]
+    assert res.table["p_d"].isna().all() and set(res.table["theta"]) == {0.6, 0.9}
+    # Figure 1 of a panel grid draws against its theta (the modal label's probability)
+    cfg.output.plots, cfg.grid.panel_size = ["figure1"], [3]
+    res = sweep.run_job(cfg, tmp_path / "fig1")
+    assert res.figure_error is None and [p.name for p in res.figures] == ["figure1.png"]
 
 
 @pytest.mark.parametrize("change, message", [
@@ -707,7 +732,7 @@ def test_the_engine_checks_a_job_once_before_and_inside_hydra(tmp_path, monkeypa
     from labelvar.engine._spec import _Spec
 
     build, calls = _Spec.build, []
-    monkeypatch.setattr(_Spec, "build", lambda **kw: calls.append(1) or build(**kw))
+    monkeypatch.setattr(_Spec, "build", lambda *a, **kw: calls.append(1) or build(*a, **kw))
     monkeypatch.setattr(_sweep_job, "_default_engine", lambda: fake_engine)
     assert cli.main(["sweep", *TINY, "output.plots=[]", "seed=7",
                      f"hydra.run.dir={tmp_path / 'run'}"]) == 0
@@ -718,3 +743,16 @@ def test_the_engine_checks_a_job_once_before_and_inside_hydra(tmp_path, monkeypa
     monkeypatch.setenv("LABELVAR_MEMORY_LIMIT", "1KB")
     with pytest.raises(ValueError, match="more than the limit of 1 KB"):
         sweep.check_engine_limits(cfg)
+
+
+def test_collect_on_a_file_says_it_is_a_file(tmp_path, capsys):
+    """Issue 31: `labelvar collect FILE` said "not found"; it names the file as a file."""
+    from labelvar import cli
+
+    table = tmp_path / "results.csv"
+    table.write_text("p_d,mean\n0.5,0.5\n")
+    with pytest.raises(ValueError, match=r"^sweep_dir must be a directory .*got the file "):
+        sweep.collect(table)
+    assert cli.main(["collect", str(table)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "got the file" in err and "not found" not in err

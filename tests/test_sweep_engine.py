@@ -235,7 +235,7 @@ def test_what_the_engine_refuses_is_one_line_exit_2_before_or_while_running(tmp_
         sweep.check_overrides(["grid.n_labels=[100000]", "grid.p_d=[0.9]"])  # no MemoryError
     # a cell the engine refuses only when it gets there: one line, not Hydra's traceback
     args = ["model=panel", "grid.n_labels=[8]", "model.method=collapsed", "grid.panel_size=[30]",
-            "grid.p_d=[0.9]", "grid.m=[0.5]", "grid.n_items=[10]", "replicates=10",
+            "grid.p_d=[]", "grid.theta=[0.9]", "grid.m=[0.5]", "grid.n_items=[10]", "replicates=10",
             "labellers.names=[expert,random,prior]", "output.plots=[]"]
     assert run_cli(*args, f"hydra.run.dir={tmp_path / 'b'}", "--quiet") == 2
     err = capsys.readouterr().err.strip()

@@ -10,7 +10,7 @@ What score does a labeller get, in closed form?  (the paper's coin model; ``labe
     prob_accuracy_at_least, prob_accuracy_between, prob_random_accuracy_at_least
 
 How do the scores spread, by simulation?  (``labelvar.engine``, ``labelvar.sweep``)
-    simulate -> SimulationResult, simulate_raters; labellers Expert, Random, Prior,
+    simulate(Coin | Panel | RaterPanel) -> SimulationResult; labellers Expert, Random, Prior,
     Constant, Model, CorrelatedModel, ModelPair; item models FixedTheta, BetaPrior,
     DiscretePrior, DirichletItems, DirichletMixture, EmpiricalItems, as_theta_prior;
     sweeps of many grids: SweepConfig, run_job, collect
@@ -79,7 +79,8 @@ _EXPORTS = {
     **dict.fromkeys(("Expert", "Random", "Prior", "Constant", "Model", "CorrelatedModel",
                      "ModelPair"), "labelvar.models"),
     # the Monte Carlo engine
-    **dict.fromkeys(("simulate", "simulate_raters", "SimulationResult"), "labelvar.engine"),
+    **dict.fromkeys(("simulate", "Coin", "Panel", "RaterPanel", "SimulationResult"),
+                    "labelvar.engine"),
     # sweeps
     **dict.fromkeys(("run_job", "collect"), "labelvar.sweep"),
     "SweepConfig": "labelvar.config",

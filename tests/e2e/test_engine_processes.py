@@ -14,14 +14,14 @@ pytestmark = pytest.mark.slow
 
 _SCRIPT = """
 import sys
-from labelvar.engine import simulate
-df = simulate(p_d=[0.6, 0.9], m=[0.2], n_items=[70], panel_size=[3, 5], mode="panel",
+from labelvar.engine import Coin, Panel, simulate
+df = simulate(Panel(theta=[0.6, 0.9], m=[0.2], panel_size=[3, 5]), n_items=[70],
               replicates=257, seed=42, thresholds=[0.6], method="explicit", expected=False,
               parallel=True).summary
-df2 = simulate(p_d=0.8, m=0.5, n_items=70, replicates=257, seed=42, expected=False,
+df2 = simulate(Coin(p_d=0.8, m=0.5), n_items=70, replicates=257, seed=42, expected=False,
                parallel=True).summary
-df3 = simulate(p_d=0.7, m=0.4, n_items=90, n_labels=3, mode="panel", panel_size=4,
-               theta_prior=None, replicates=131, seed=42, expected=False, parallel=True).summary
+df3 = simulate(Panel(theta=0.7, m=0.4, n_labels=3, panel_size=4), n_items=90,
+               replicates=131, seed=42, expected=False, parallel=True).summary
 import pandas as pd
 pd.concat([df, df2, df3]).to_pickle(sys.argv[1])
 """
@@ -45,8 +45,8 @@ def test_identical_under_one_and_two_threads(tmp_path):
 _CACHED = """
 import json, sys
 from labelvar import _kernels as K
-from labelvar.engine import simulate
-simulate(p_d=0.8, n_items=50, replicates=20, seed=1, expected=False, method="collapsed",
+from labelvar.engine import Coin, simulate
+simulate(Coin(p_d=0.8), n_items=50, replicates=20, seed=1, expected=False, method="collapsed",
          parallel=False)
 print(json.dumps({"hits": sum(K.collapsed_serial.stats.cache_hits.values()),
                   "misses": sum(K.collapsed_serial.stats.cache_misses.values())}))

@@ -11,36 +11,35 @@ import pandas as pd
 import pytest
 
 from labelvar._kernels import BINOMIAL_WINDOW
-from labelvar.engine import simulate
+from labelvar.engine._items import Coin, Panel
+from labelvar.engine._simulate import simulate
 from labelvar.engine._spec import _Spec
 from labelvar.engine._tables import _Table, collapsed_inputs
-from labelvar.models import Model, ModelPair
-from labelvar.priors import BetaPrior
+from labelvar.votes.models import Model, ModelPair
+from labelvar.votes.priors import BetaPrior
 
 ASYM = Model(sensitivity=0.9, specificity=0.55, name="asym")
-CASES = [
-    dict(mode="panel", n_labels=2, panel_size=5, labellers=["expert", "random", ASYM]),
-    dict(mode="panel", n_labels=2, panel_size=4, tie_rule="drop", m=0.2,
-         labellers=["expert", ModelPair(0.85, 0.7, 0.3, names=("A", "B"))]),
-    dict(mode="panel", n_labels=3, panel_size=4, tie_rule=1, positives="bernoulli",
-         labellers=["expert", "random", "prior", "constant"]),
-    dict(mode="panel", n_labels=3, panel_size=5, labellers=["expert", Model(accuracy=0.6)]),
-    dict(mode="panel", n_labels=2, panel_size=3, panel_skills=[0.9, 0.7, 0.6],
-         labellers=["expert", ASYM]),
-    dict(mode="coin", n_labels=2, positives="bernoulli", labellers=["expert", "random", ASYM]),
-    dict(mode="coin", n_labels=3, labellers=["expert", "prior"]),
+CASES = [  # (items, labellers)
+    (Panel(theta=0.7, m=0.35, n_labels=2, panel_size=5), ["expert", "random", ASYM]),
+    (Panel(theta=0.7, m=0.2, n_labels=2, panel_size=4, tie_rule="drop"),
+     ["expert", ModelPair(0.85, 0.7, 0.3, names=("A", "B"))]),
+    (Panel(theta=0.7, m=0.35, n_labels=3, panel_size=4, tie_rule=1, positives="bernoulli"),
+     ["expert", "random", "prior", "constant"]),
+    (Panel(theta=0.7, m=0.35, n_labels=3, panel_size=5), ["expert", Model(accuracy=0.6)]),
+    (Panel(theta=0.7, m=0.35, n_labels=2, panel_size=3, skills=[0.9, 0.7, 0.6]), ["expert", ASYM]),
+    (Coin(p_d=0.7, m=0.35, n_labels=2, positives="bernoulli"), ["expert", "random", ASYM]),
+    (Coin(p_d=0.7, m=0.35, n_labels=3), ["expert", "prior"]),
 ]
 
 
-def _run(kw, **args):
-    return simulate(**{"p_d": 0.7, "m": 0.35, "n_items": 150, **args, **kw})
+def _run(case, **args):
+    items, labellers = case
+    return simulate(items, labellers, **{"n_items": 150, **args})
 
 
-def _spec(kw, n_items=150, replicates=3000):
-    kw = {"p_d": 0.7, "m": 0.35, "tie_rule": "random", "positives": "fixed", **kw}
-    return _Spec.build(kw["p_d"], kw["m"], n_items, kw["n_labels"], kw.get("panel_size", 1),
-                       kw["labellers"], kw["mode"], replicates, 0, (), None, kw["tie_rule"],
-                       kw["positives"], None, "collapsed", kw.get("panel_skills"))
+def _spec(case, n_items=150, replicates=3000):
+    items, labellers = case
+    return _Spec.build(items, labellers, n_items, replicates, 0, (), "collapsed")
 
 
 @pytest.mark.parametrize("kw", CASES)
@@ -89,13 +88,14 @@ def test_count_variances_and_covariances_are_exact(kw):
     """Var and Cov of the labellers' correct counts: the joint draw, not just its means."""
     reps = 20_000
     spec = _spec(kw, replicates=reps)
-    raw = _run(kw, replicates=reps, seed=5, method="collapsed", raw=True, expected=False).raw
+    raw = _run(kw, replicates=reps, seed=5, method="collapsed", outputs=["raw"],
+               expected=False).raw
     raw = raw[raw["stratum"] == "all"]
     names = [lb.name for lb in spec.labellers]
     x = np.stack([raw[raw["labeller"] == nm].sort_values("replicate")["correct"].to_numpy(float)
                   for nm in names])  # (J, R)
     mean, cov = _exact_moments(spec)
-    if kw.get("tie_rule") == "drop":  # a dropped item is in no count: compare means only
+    if getattr(kw[0], "tie_rule", None) == "drop":  # a dropped item is in no count: means only
         assert np.all(np.abs(x.mean(axis=1) - mean) < 4.5 * x.std(axis=1) / np.sqrt(reps))
         return
     d = x - x.mean(axis=1, keepdims=True)
@@ -109,10 +109,10 @@ def test_count_variances_and_covariances_are_exact(kw):
 
 
 def test_collapsed_and_explicit_variances_agree():
-    kw = dict(p_d=0.7, m=0.3, n_items=120, replicates=6000, mode="panel", n_labels=3,
-              panel_size=5, labellers=["expert", "random"], expected=False)
-    col = simulate(method="collapsed", seed=1, **kw).summary
-    exp = simulate(method="explicit", seed=2, **kw).summary
+    items = Panel(theta=0.7, m=0.3, n_labels=3, panel_size=5)
+    kw = dict(n_items=120, replicates=6000, expected=False)
+    col = simulate(items, ["expert", "random"], method="collapsed", seed=1, **kw).summary
+    exp = simulate(items, ["expert", "random"], method="explicit", seed=2, **kw).summary
     key = ["labeller", "stratum", "metric"]
     both = col.merge(exp, on=key, suffixes=("_c", "_e"))
     both = both[both["sd_c"] > 0]
@@ -126,7 +126,7 @@ def test_collapsed_and_explicit_variances_agree():
 
 @pytest.mark.parametrize("kw", [CASES[1], CASES[2], CASES[5]])
 def test_factorised_serial_equals_parallel(kw):
-    args = dict(n_items=90, replicates=300, seed=8, method="collapsed", raw=True,
+    args = dict(n_items=90, replicates=300, seed=8, method="collapsed", outputs=["raw"],
                 expected=False)
     a = _run(kw, parallel=True, **args).raw
     b = _run(kw, parallel=False, **args).raw
@@ -135,8 +135,7 @@ def test_factorised_serial_equals_parallel(kw):
 
 def test_factorised_and_folded_inputs():
     """Fixed theta: one block per labeller (a pair: one block), the random one pooled."""
-    spec = _spec(dict(CASES[1], labellers=["expert", "random",
-                                            ModelPair(0.8, 0.7, names=("A", "B"))]))
+    spec = _spec((CASES[1][0], ["expert", "random", ModelPair(0.8, 0.7, names=("A", "B"))]))
     cell = spec.cells()[0]
     table = _Table(cell, spec)
     coll = collapsed_inputs(table, spec, cell)
@@ -150,8 +149,8 @@ def test_factorised_and_folded_inputs():
     assert coll.draws > 0 and coll.plan[5].shape[1] == BINOMIAL_WINDOW
     # joint output or a theta prior: the joint outcome table, no blocks
     assert collapsed_inputs(table, spec, cell, joint=True).blocks[0].shape[0] == 0
-    prior = _Spec.build(None, 0.35, 150, 2, 4, ["expert"], "panel", 10, 0, (),
-                        BetaPrior(3, 1), "random", "fixed", None, "collapsed")
+    prior = _Spec.build(Panel(theta_prior=BetaPrior(3, 1), m=0.35, panel_size=4), ["expert"],
+                        150, 10, 0, (), "collapsed")
     pcell = prior.cells()[0]
     assert collapsed_inputs(_Table(pcell, prior), prior, pcell).blocks[0].shape[0] == 0
 
@@ -162,8 +161,8 @@ def test_cells_without_a_random_draw(mode, p_d):
     """p_d = 0 or 1 with a lone expert: no binomial step at all (an empty plan), exact."""
     if mode == "panel" and p_d == 0.0:
         p_d = 0.5  # panel mode needs theta >= 1/L
-    res = simulate(p_d=p_d, m=0.5, n_items=10, replicates=50, labellers=("expert",),
-                   mode=mode, method="collapsed", panel_size=3)
+    items = Coin(p_d=p_d) if mode == "coin" else Panel(theta=p_d, panel_size=3)
+    res = simulate(items, ("expert",), n_items=10, replicates=50, method="collapsed")
     acc = res.summary[(res.summary["metric"] == "accuracy") & (res.summary["stratum"] == "all")]
     assert acc["method"].eq("collapsed").all()
     if mode == "coin":  # accuracy is p_d itself, every replicate
@@ -176,7 +175,7 @@ def test_cells_without_a_random_draw(mode, p_d):
 def test_classes_without_items_are_simulated(method):
     """N = 10 items over L = 10 classes: most classes have no item (a crash before)."""
     with np.errstate(all="raise"):
-        res = simulate(p_d=0.7, m=0.5, n_items=10, n_labels=10, panel_size=5, mode="panel",
+        res = simulate(Panel(theta=0.7, panel_size=5, n_labels=10, m=0.5), n_items=10,
                        replicates=4000, seed=3, method=method)
     acc = res.summary[res.summary["metric"] == "accuracy"]
     assert len(acc) and acc["expected"].notna().all()

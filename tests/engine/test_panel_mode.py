@@ -1,4 +1,4 @@
-"""labelvar.simulate in panel mode: K annotators vote, the truth is their plurality."""
+"""simulate with a Panel: K annotators vote, the reference is their plurality."""
 
 import numpy as np
 import pandas as pd
@@ -6,9 +6,10 @@ import pytest
 from conftest import row as _row
 from scipy import integrate, stats
 
-from labelvar.engine import simulate
-from labelvar.models import CorrelatedModel, Model
-from labelvar.priors import BetaPrior, DiscretePrior
+from labelvar.engine._items import Coin, Panel
+from labelvar.engine._simulate import simulate
+from labelvar.votes.models import CorrelatedModel, Model
+from labelvar.votes.priors import BetaPrior, DiscretePrior
 
 
 def _two_sample_z(a, b):
@@ -17,9 +18,9 @@ def _two_sample_z(a, b):
 
 @pytest.mark.parametrize("method", ["collapsed", "explicit"])
 def test_large_panel_reproduces_coin_mode(method):
-    kw = dict(p_d=0.7, m=0.3, n_items=300, replicates=3000, seed=17)
-    panel = simulate(mode="panel", panel_size=101, method=method, **kw).summary
-    coin = simulate(mode="coin", **kw).summary
+    kw = dict(n_items=300, replicates=3000, seed=17)
+    panel = simulate(Panel(theta=0.7, m=0.3, panel_size=101), method=method, **kw).summary
+    coin = simulate(Coin(p_d=0.7, m=0.3), **kw).summary
     for lab in ("expert", "random"):
         for metric in ("accuracy", "precision", "recall", "f1"):
             p = _row(panel, labeller=lab, stratum="all", metric=metric)
@@ -34,8 +35,7 @@ def test_large_panel_reproduces_coin_mode(method):
 def test_expert_accuracy_formula_small_panel():
     # binary, odd K: the truth is the modal label with probability P(Bin(K, theta) > K/2)
     theta, k = 0.65, 5
-    df = simulate(mode="panel", p_d=theta, m=0.5, n_items=200, panel_size=k, replicates=3000,
-                  seed=1).summary
+    df = simulate(Panel(theta=theta, panel_size=k, m=0.5), n_items=200, replicates=3000, seed=1).summary
     p_major = stats.binom.sf(k // 2, k, theta)
     want = p_major * theta + (1 - p_major) * (1 - theta)
     row = _row(df, labeller="expert", stratum="all", metric="accuracy")
@@ -64,8 +64,8 @@ def _beta_posterior_mean(prior, k):
 def test_observed_agreement_overstates_true_theta():
     """Items observed at 5/5 have E[theta] < 1: the Beta-binomial posterior mean."""
     prior = BetaPrior(2.0, 1.0)
-    df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=400, panel_size=5,
-                  replicates=1500, seed=3, labellers=["expert"]).summary
+    df = simulate(Panel(theta_prior=prior, panel_size=5, m=0.5), ["expert"], n_items=400,
+                  replicates=1500, seed=3).summary
     row = _row(df, stratum="1.00", metric="theta")
     exact = _beta_posterior_mean(prior, 5)
     assert row["expected"] == pytest.approx(exact, abs=1e-10)
@@ -88,9 +88,9 @@ def test_observed_agreement_overstates_true_theta():
     dict(n_labels=2, tie_rule="random", panel_size=5, positives="bernoulli"),
 ])
 def test_panel_expected_values_match(kw):
-    df = simulate(mode="panel", p_d=0.6, m=0.35, n_items=120, replicates=2500, seed=21,
-                  labellers=["expert", "random", "prior", "constant",
-                             Model(accuracy=0.75, name="A")], method="explicit", **kw).summary
+    df = simulate(Panel(theta=0.6, m=0.35, **kw),
+                  ["expert", "random", "prior", "constant", Model(accuracy=0.75, name="A")],
+                  n_items=120, replicates=2500, seed=21, method="explicit").summary
     checked = 0
     for _, row in df.iterrows():
         if np.isnan(row["expected"]) or row["sd"] <= 1e-9:  # no spread: z undefined
@@ -104,8 +104,8 @@ def test_panel_expected_values_match(kw):
 
 
 def test_drop_rule_excludes_tied_items():
-    raw = simulate(mode="panel", p_d=0.7, m=0.5, n_items=100, panel_size=4,
-                   tie_rule="drop", replicates=200, seed=2, raw=True, labellers=["expert"]).raw
+    raw = simulate(Panel(theta=0.7, panel_size=4, m=0.5, tie_rule="drop"), ["expert"], n_items=100,
+                   replicates=200, seed=2, outputs=["raw"]).raw
     allrows = raw[raw.stratum == "all"]
     assert (allrows["n"] < 100).all()
     # observed 2/4 (a tie) never appears as a stratum
@@ -116,8 +116,8 @@ def test_drop_rule_excludes_tied_items():
 
 def test_discrete_prior_theta_strata():
     prior = DiscretePrior((0.6, 0.95), (0.5, 0.5))
-    df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=200, panel_size=3,
-                  replicates=1500, seed=5, labellers=["expert"]).summary
+    df = simulate(Panel(theta_prior=prior, panel_size=3, m=0.5), ["expert"], n_items=200,
+                  replicates=1500, seed=5).summary
     # exact: E[theta | 3/3] = sum t w (t^3 + (1-t)^3) / sum w (t^3 + (1-t)^3)
     t = np.array([0.6, 0.95])
     like = t**3 + (1 - t) ** 3
@@ -136,14 +136,13 @@ def _chi2_same(a, b):
     return stats.chi2_contingency(table).pvalue
 
 
-@pytest.mark.parametrize("kw", [dict(mode="coin", n_labels=2),
-                                dict(mode="panel", n_labels=2, panel_size=5),
-                                dict(mode="panel", n_labels=3, panel_size=4)])
-def test_collapsed_and_explicit_paths_agree_in_distribution(kw):
-    common = dict(p_d=0.7, m=0.3, n_items=150, replicates=4000, raw=True,
-                  expected=False, labellers=["expert", "random"], **kw)
-    col = simulate(method="collapsed", seed=1, **common).raw
-    exp = simulate(method="explicit", seed=2, **common).raw
+@pytest.mark.parametrize("items", [Coin(p_d=0.7, m=0.3, n_labels=2),
+                                   Panel(theta=0.7, m=0.3, n_labels=2, panel_size=5),
+                                   Panel(theta=0.7, m=0.3, n_labels=3, panel_size=4)])
+def test_collapsed_and_explicit_paths_agree_in_distribution(items):
+    common = dict(n_items=150, replicates=4000, outputs=["raw"], expected=False)
+    col = simulate(items, ["expert", "random"], method="collapsed", seed=1, **common).raw
+    exp = simulate(items, ["expert", "random"], method="explicit", seed=2, **common).raw
     pvalues = {}
     for lab in ("expert", "random"):
         for stratum in sorted(set(col.stratum)):
@@ -162,19 +161,19 @@ def test_collapsed_and_explicit_paths_agree_in_distribution(kw):
 
 
 def test_panel_chunk_invariance():
-    big = simulate(mode="panel", p_d=[0.6, 0.8], m=[0.2, 0.5], n_items=60, panel_size=[3, 5],
-                   replicates=150, seed=9, expected=False, method="explicit").summary
-    alone = simulate(mode="panel", p_d=0.8, m=0.2, n_items=60, panel_size=5, replicates=150,
-                     seed=9, expected=False, method="explicit").summary
-    sub = big[(big.p_d == 0.8) & (big.m == 0.2) & (big.panel_size == 5)].reset_index(drop=True)
+    big = simulate(Panel(theta=[0.6, 0.8], panel_size=[3, 5], m=[0.2, 0.5]), n_items=60,
+                   replicates=150, seed=9, method="explicit", expected=False).summary
+    alone = simulate(Panel(theta=0.8, panel_size=5, m=0.2), n_items=60, replicates=150, seed=9,
+                     method="explicit", expected=False).summary
+    sub = big[(big.theta == 0.8) & (big.m == 0.2) & (big.panel_size == 5)].reset_index(drop=True)
     pd.testing.assert_frame_equal(sub, alone)
 
 
 # --------------------------------------------------------------------------- heterogeneous panels
 def test_equal_skills_equal_homogeneous_panel():
-    kw = dict(mode="panel", p_d=0.7, m=0.3, n_items=150, panel_size=5, replicates=2000, seed=1)
-    homo = simulate(**kw).summary
-    het = simulate(panel_skills=[0.7] * 5, **kw).summary
+    kw = dict(n_items=150, replicates=2000, seed=1)
+    homo = simulate(Panel(theta=0.7, m=0.3, panel_size=5), **kw).summary
+    het = simulate(Panel(theta=0.7, m=0.3, panel_size=5, skills=[0.7] * 5), **kw).summary
     het = het[het.metric != "theta"]
     merged = homo.merge(het, on=["labeller", "stratum", "metric"], suffixes=("_h", "_s"))
     assert len(merged) == len(het)
@@ -183,9 +182,9 @@ def test_equal_skills_equal_homogeneous_panel():
 
 @pytest.mark.parametrize("method", ["explicit", "collapsed"])
 def test_one_coin_skills_match_exact_values(method):
-    df = simulate(mode="panel", p_d=0.7, m=0.3, n_items=150, panel_size=5, replicates=3000,
-                  seed=2, panel_skills=[0.95, 0.8, 0.7, 0.6, 0.55], method=method,
-                  labellers=["expert", "random", "prior"]).summary
+    df = simulate(Panel(theta=0.7, panel_size=5, m=0.3, skills=[0.95, 0.8, 0.7, 0.6, 0.55]),
+                  ["expert", "random", "prior"], n_items=150, replicates=3000, seed=2,
+                  method=method).summary
     assert (df["method"] == method).all() and "theta" not in set(df["metric"])
     rows = df[df["expected"].notna() & (df["sd"] > 1e-9)]
     assert len(rows) >= 30
@@ -196,8 +195,8 @@ def test_two_coin_single_annotator_by_hand():
     # K = 1: the truth is that annotator's vote; P(truth = modal | modal 1) = sens,
     # P(truth = modal | modal 0) = spec; the expert agrees with the modal label w.p. p_d
     sens, spec, p_d, m, n = 0.9, 0.6, 0.8, 0.25, 200
-    df = simulate(mode="panel", p_d=p_d, m=m, n_items=n, panel_size=1, replicates=3000, seed=4,
-                  panel_skills=[(sens, spec)], method="explicit", labellers=["expert"]).summary
+    df = simulate(Panel(theta=p_d, panel_size=1, m=m, skills=[(sens, spec)]), ["expert"], n_items=n,
+                  replicates=3000, seed=4, method="explicit").summary
     n_pos = 50
     agree = (n_pos * sens + (n - n_pos) * spec) / n
     want = agree * p_d + (1 - agree) * (1 - p_d)
@@ -207,22 +206,22 @@ def test_two_coin_single_annotator_by_hand():
 
 
 @pytest.mark.parametrize("kw,field", [
-    (dict(panel_skills=[0.9, 1.2, 0.7]), "panel_skills"),
-    (dict(panel_skills=[0.9, 0.8]), "panel_size must equal"),
-    (dict(panel_skills=[(0.9, 0.8)] * 3, n_labels=3), "n_labels = 2"),
-    (dict(panel_skills=[0.9, 0.8, 0.7], mode="coin"), "panel_skills applies"),
+    (dict(skills=[0.9, 1.2, 0.7]), "Panel.skills"),
+    (dict(skills=[0.9, 0.8]), "panel_size must equal"),
+    (dict(skills=[(0.9, 0.8)] * 3, n_labels=3), "n_labels = 2"),
+    (dict(skills=[0.9, 0.8, 0.7], theta=None, theta_prior="beta:2,1"), "Panel.skills applies"),
 ])
 def test_bad_panel_skills(kw, field):
-    kw = {"mode": "panel", "p_d": 0.7, "panel_size": 3, "replicates": 10, **kw}
+    kw = {"theta": 0.7, "panel_size": 3, **kw}
     with pytest.raises(ValueError, match=field):
-        simulate(**kw)
+        simulate(Panel(**kw), replicates=10)
 
 
 def test_huge_vote_enumeration_falls_back_to_per_vote_draws():
     # L = 5, K = 101: 4.6 million vote compositions -> no exact table, per-vote kernel
-    kw = dict(p_d=0.6, m=0.2, n_items=80, n_labels=5, replicates=400, seed=3)
-    panel = simulate(mode="panel", panel_size=101, **kw).summary
-    coin = simulate(mode="coin", **kw).summary
+    kw = dict(n_items=80, replicates=400, seed=3)
+    panel = simulate(Panel(theta=0.6, m=0.2, n_labels=5, panel_size=101), **kw).summary
+    coin = simulate(Coin(p_d=0.6, m=0.2, n_labels=5), **kw).summary
     assert (panel["method"] == "explicit").all() and panel["expected"].isna().all()
     for lab in ("expert", "random"):
         p = _row(panel, labeller=lab, stratum="all", metric="accuracy")
@@ -234,9 +233,9 @@ def test_huge_vote_enumeration_falls_back_to_per_vote_draws():
 @pytest.mark.parametrize("method", ["explicit", "collapsed"])
 def test_correlated_model_fixed_theta_accuracy(method):
     # fixed theta: a share rho answers like an annotator -> accuracy vs modal rho*theta+(1-rho)q
-    df = simulate(mode="panel", p_d=0.7, m=0.4, n_items=200, panel_size=5, replicates=2000,
-                  seed=6, method=method,
-                  labellers=[CorrelatedModel(accuracy=0.9, correlation=0.5, name="C")]).summary
+    df = simulate(Panel(theta=0.7, panel_size=5, m=0.4),
+                  [CorrelatedModel(accuracy=0.9, correlation=0.5, name="C")], n_items=200,
+                  replicates=2000, seed=6, method=method).summary
     row = _row(df, stratum="all", metric="accuracy")
     p_major = stats.binom.sf(2, 5, 0.7)
     q = 0.5 * 0.7 + 0.5 * 0.9  # agreement with the modal label
@@ -249,8 +248,8 @@ def test_correlated_model_errors_follow_item_difficulty():
     labs = [Model(accuracy=0.8, name="indep"),
             CorrelatedModel(accuracy=0.8, correlation=1.0, name="corr"),
             CorrelatedModel(sensitivity=0.9, specificity=0.7, correlation=0.4, name="half")]
-    df = simulate(mode="panel", theta_prior=prior, m=0.5, n_items=300, panel_size=5,
-                  replicates=1500, seed=8, labellers=labs).summary
+    df = simulate(Panel(theta_prior=prior, panel_size=5, m=0.5), labs, n_items=300, replicates=1500,
+                  seed=8).summary
     rows = df[df["expected"].notna() & (df["sd"] > 1e-9)]
     assert len(rows) >= 30 and (rows["z"].abs() < 4.5).all()
     # the independent model scores alike on every stratum; the correlated one much lower

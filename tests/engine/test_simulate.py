@@ -1,4 +1,4 @@
-"""labelvar.simulate: coin mode against the closed forms, input checks, reproducibility."""
+"""simulate: the coin model against the closed forms, input checks, reproducibility."""
 
 from dataclasses import dataclass
 
@@ -8,10 +8,11 @@ import pytest
 from conftest import row as _row
 from scipy import stats
 
-import labelvar
 from labelvar import analytic
-from labelvar.engine import SUMMARY_COLUMNS, simulate
-from labelvar.models import Model, ModelPair
+from labelvar.engine._items import Coin, Panel
+from labelvar.engine._simulate import simulate
+from labelvar.engine._summary import SUMMARY_COLUMNS
+from labelvar.votes.models import Constant, Model, ModelPair
 
 
 # --------------------------------------------------------------------------- closed forms
@@ -26,7 +27,7 @@ def test_coin_mode_reproduces_closed_forms(method):
     """|z| < 4 for expert and random accuracy/precision/recall/exact F1 over a random grid."""
     cells = _random_grid(6 if method == "collapsed" else 3, seed=11)
     for p_d, m, n in cells:
-        df = simulate(p_d=p_d, m=m, n_items=n, replicates=4000, seed=5, thresholds=[0.7],
+        df = simulate(Coin(p_d=p_d, m=m), n_items=n, replicates=4000, seed=5, thresholds=[0.7],
                       method=method).summary
         assert (df["method"] == method).all()
         n_pos = int(analytic.n_positives(m, n))
@@ -48,16 +49,17 @@ def test_coin_mode_reproduces_closed_forms(method):
 
 def test_expert_accuracy_tail_matches_paper_table1():
     # P(accuracy >= 0.8) at p_d = 0.9, N = 10 is 0.93 (paper Table 1: 0.92 after rounding down)
-    df = simulate(p_d=0.9, n_items=10, replicates=20_000, seed=2, thresholds=[0.8],
-                  labellers=["expert"]).summary
+    df = simulate(Coin(p_d=0.9), ["expert"], n_items=10, replicates=20_000, seed=2,
+                  thresholds=[0.8]).summary
     row = _row(df, metric="prob_accuracy_ge")
     assert row["expected"] == pytest.approx(analytic.prob_accuracy_at_least(0.9, 10, 0.8))
     assert abs(row["z"]) < 4
 
 
 def test_multiclass_coin_mode():
-    df = simulate(p_d=0.55, m=0.4, n_items=150, n_labels=[3, 4], replicates=3000, seed=9,
-                  labellers=["expert", "random", "prior", Model(accuracy=0.7, name="A")]).summary
+    df = simulate(Coin(p_d=0.55, m=0.4, n_labels=[3, 4]),
+                  ["expert", "random", "prior", Model(accuracy=0.7, name="A")], n_items=150,
+                  replicates=3000, seed=9).summary
     for (lab_n, lab), g in df.groupby(["n_labels", "labeller"]):
         for metric in ("accuracy", "precision", "recall", "f1"):
             row = _row(g, metric=metric)
@@ -74,8 +76,8 @@ def test_multiclass_coin_mode():
 
 
 def test_bernoulli_positives_and_constant_labeller():
-    df = simulate(p_d=0.8, m=0.2, n_items=60, replicates=4000, seed=4, positives="bernoulli",
-                  labellers=["expert", "constant"]).summary
+    df = simulate(Coin(p_d=0.8, m=0.2, positives="bernoulli"), ["expert", "constant"], n_items=60,
+                  replicates=4000, seed=4).summary
     for metric in ("accuracy", "precision", "recall"):
         for lab in ("expert", "constant"):
             row = _row(df, labeller=lab, metric=metric)
@@ -91,8 +93,8 @@ def test_bernoulli_positives_and_constant_labeller():
 
 # --------------------------------------------------------------------------- table shape
 def test_columns_rows_and_raw():
-    res = simulate(p_d=[0.6, 0.9], m=0.3, n_items=[50, 80], replicates=500, seed=0,
-                   thresholds=[0.5, 0.8], raw=True)
+    res = simulate(Coin(p_d=[0.6, 0.9], m=0.3), n_items=[50, 80], replicates=500, seed=0,
+                   thresholds=[0.5, 0.8], outputs=["raw"])
     df, raw = res.summary, res.raw
     assert res.joint is None and res.seed == 0
     for col in ("p_d", "m", "n_items", "n_labels", "panel_size", "mode", "labeller", "stratum",
@@ -118,17 +120,17 @@ def test_columns_rows_and_raw():
 
 def test_summary_is_numpy_on_the_raw_table():
     """Every summary row: mean, sd, se and the numpy quantiles of its raw-table series."""
-    res = simulate(p_d=[0.6, 0.8], mode="panel", panel_size=4, n_items=25, replicates=700,
-                   seed=3, thresholds=[0.6], tie_rule="drop", raw=True)
+    res = simulate(Panel(theta=[0.6, 0.8], panel_size=4, tie_rule="drop"), n_items=25,
+                   replicates=700, seed=3, thresholds=[0.6], outputs=["raw"])
     raw = res.raw
     assert len(res.summary) == 2 * 2 * 3 * (5 + 2)  # cells x labellers x strata x metrics
     for _, r in res.summary.iterrows():
-        sel = raw[(raw.p_d == r.p_d) & (raw.labeller == r.labeller) & (raw.stratum == r.stratum)
+        sel = raw[(raw.theta == r.theta) & (raw.labeller == r.labeller) & (raw.stratum == r.stratum)
                   & (raw.n > 0)]
         if r.metric.startswith("prob_"):
             x = (sel[r.metric[5:-3]] >= r.threshold - 1e-12).to_numpy(float)
         else:
-            x = sel[r.metric].to_numpy()
+            x = sel["mean_theta" if r.metric == "theta" else r.metric].to_numpy()
         assert r.replicates == len(x) > 1
         assert r["mean"] == pytest.approx(x.mean(), rel=1e-12, abs=1e-15)
         assert r.sd == pytest.approx(x.std(ddof=1), rel=1e-9, abs=1e-13)  # (theta: 0 + noise)
@@ -136,72 +138,79 @@ def test_summary_is_numpy_on_the_raw_table():
         assert [r.q05, r.q50, r.q95] == np.quantile(x, [0.05, 0.5, 0.95]).tolist()
 
 
-def test_package_level_call_and_exports():
-    df = labelvar.simulate(p_d=0.7, n_items=30, replicates=50, labellers=[
-        labelvar.Model(accuracy=0.6, name="m1"), labelvar.Constant(label=0, name="zero")]).summary
+def test_labeller_objects_name_their_rows():
+    df = simulate(Coin(p_d=0.7), [Model(accuracy=0.6, name="m1"), Constant(label=0, name="zero")],
+                  n_items=30, replicates=50).summary
     assert sorted(df["labeller"].unique()) == ["m1", "zero"]
 
 
 # --------------------------------------------------------------------------- reproducibility
 def test_cell_is_identical_alone_or_in_a_grid():
-    big = simulate(p_d=[0.6, 0.75, 0.9], m=[0.1, 0.5], n_items=[40, 90], replicates=300,
+    big = simulate(Coin(p_d=[0.6, 0.75, 0.9], m=[0.1, 0.5]), n_items=[40, 90], replicates=300,
                    seed=123, expected=False).summary
-    alone = simulate(p_d=0.75, m=0.5, n_items=90, replicates=300, seed=123, expected=False).summary
+    alone = simulate(Coin(p_d=0.75, m=0.5), n_items=90, replicates=300, seed=123, expected=False).summary
     sub = big[(big.p_d == 0.75) & (big.m == 0.5) & (big.n_items == 90)].reset_index(drop=True)
     pd.testing.assert_frame_equal(sub, alone)
-    again = simulate(p_d=0.75, m=0.5, n_items=90, replicates=300, seed=123, expected=False).summary
+    again = simulate(Coin(p_d=0.75, m=0.5), n_items=90, replicates=300, seed=123, expected=False).summary
     pd.testing.assert_frame_equal(again, alone)
-    other = simulate(p_d=0.75, m=0.5, n_items=90, replicates=300, seed=124, expected=False).summary
+    other = simulate(Coin(p_d=0.75, m=0.5), n_items=90, replicates=300, seed=124, expected=False).summary
     assert not np.allclose(other["mean"], alone["mean"])
 
 
-@pytest.mark.parametrize("kw", [dict(mode="coin", method="collapsed"),
-                                dict(mode="coin", method="explicit"),
-                                dict(mode="panel", method="explicit", panel_size=4),
-                                dict(mode="coin", n_labels=3, method="explicit")])
-def test_serial_equals_parallel(kw):
-    a = simulate(p_d=0.7, m=0.3, n_items=64, replicates=200, seed=8, expected=False,
-                 parallel=True, **kw).summary
-    b = simulate(p_d=0.7, m=0.3, n_items=64, replicates=200, seed=8, expected=False,
-                 parallel=False, **kw).summary
+@pytest.mark.parametrize("items,method", [(Coin(p_d=0.7, m=0.3), "collapsed"),
+                                          (Coin(p_d=0.7, m=0.3), "explicit"),
+                                          (Panel(theta=0.7, m=0.3, panel_size=4), "explicit"),
+                                          (Coin(p_d=0.7, m=0.3, n_labels=3), "explicit")])
+def test_serial_equals_parallel(items, method):
+    kw = dict(n_items=64, replicates=200, seed=8, expected=False, method=method)
+    a = simulate(items, parallel=True, **kw).summary
+    b = simulate(items, parallel=False, **kw).summary
     pd.testing.assert_frame_equal(a, b)
 
 
 # --------------------------------------------------------------------------- bad input
-@pytest.mark.parametrize("kw,field", [
-    (dict(p_d=1.2), "p_d"),
-    (dict(p_d=0.7, m=-0.1), "m"),
-    (dict(p_d=0.7, n_items=0), "n_items"),
-    (dict(p_d=0.7, n_labels=1), "n_labels"),
-    (dict(p_d=0.7, mode="panel", panel_size=0), "panel_size"),
-    (dict(p_d=0.7, replicates=0), "replicates"),
-    (dict(p_d=0.7, labellers=["expert", "guru"]), "labellers"),
-    (dict(p_d=0.7, mode="sideways"), "mode"),
-    (dict(p_d=0.7, thresholds=[0.5, 1.5]), "thresholds"),
-    (dict(p_d=0.7, thresholds=[0.5, 0.5]), r"thresholds must be distinct .*got \[0.5, 0.5\]"),
-    (dict(p_d=0.4, mode="panel"), r"p_d \(the panel's agreement theta\)"),
-    (dict(mode="panel", theta_prior=("beta", 2, 1, 0.2)), r"theta_prior must be in \[1/L, 1\] = \[0.5, 1\]"),
-    (dict(mode="panel", theta_prior=("beta", 2, 1), p_d=0.7), "p_d must be None"),
-    (dict(p_d=0.7, theta_prior=("beta", 2, 1)), "theta_prior applies"),
-    (dict(), "p_d is required"),
-    (dict(p_d=0.7, mode="panel", tie_rule="coin"), "tie_rule"),
-    (dict(p_d=0.7, mode="panel", tie_rule=2), "tie_rule"),
-    (dict(p_d=0.7, positives="some"), "positives"),
-    (dict(p_d=0.7, method="fast"), "method"),
-    (dict(p_d=0.7, seed=-1), "seed"),
-    (dict(p_d=0.7, n_labels=3, class_prior=[0.5, 0.5]), "class_prior"),
-    (dict(p_d=0.7, labellers=[Model(sensitivity=0.9, specificity=0.8)], n_labels=3), "n_labels"),
+@pytest.mark.parametrize("items,kw,field", [
+    (Coin(p_d=1.2), {}, "Coin.p_d"),
+    (Coin(p_d=0.7, m=-0.1), {}, "Coin.m"),
+    (Coin(p_d=0.7), dict(n_items=0), "n_items"),
+    (Coin(p_d=0.7, n_labels=1), {}, "Coin.n_labels"),
+    (Panel(theta=0.7, panel_size=0), {}, "Panel.panel_size"),
+    (Coin(p_d=0.7), dict(replicates=0), "replicates"),
+    (Coin(p_d=0.7), dict(labellers=["expert", "guru"]), "labellers"),
+    ("coin", {}, "items must be a Coin, Panel or RaterPanel"),
+    (Coin(p_d=0.7), dict(thresholds=[0.5, 1.5]), "thresholds"),
+    (Coin(p_d=0.7), dict(thresholds=[0.5, 0.5]), r"thresholds must be distinct .*got \[0.5, 0.5\]"),
+    (Panel(theta=0.4), {}, r"Panel.theta \(the latent item agreement\)"),
+    (Panel(theta_prior=("beta", 2, 1, 0.2)), {},
+     r"theta_prior must be in \[1/L, 1\] = \[0.5, 1\]"),
+    (Panel(theta_prior=("beta", 2, 1), theta=0.7), {}, "Panel.theta must be None"),
+    (Panel(), {}, "Panel.theta is required"),
+    (Panel(theta=0.7, tie_rule="coin"), {}, "Panel.tie_rule"),
+    (Panel(theta=0.7, tie_rule=2), {}, "Panel.tie_rule"),
+    (Coin(p_d=0.7, positives="some"), {}, "Coin.positives"),
+    (Coin(p_d=0.7), dict(method="fast"), "method"),
+    (Coin(p_d=0.7), dict(seed=-1), "seed"),
+    (Coin(p_d=0.7), dict(outputs=["raw", "everything"]), "outputs"),
+    (Coin(p_d=0.7, n_labels=3, class_prior=[0.5, 0.5]), {}, "Coin.class_prior"),
+    (Coin(p_d=0.7, n_labels=3), dict(labellers=[Model(sensitivity=0.9, specificity=0.8)]),
+     "n_labels"),
 ])
-def test_bad_input_raises_value_error_naming_field(kw, field):
+def test_bad_input_raises_value_error_naming_field(items, kw, field):
     kw = {"replicates": 10, **kw}
     with pytest.raises(ValueError, match=field):
-        simulate(**kw)
+        simulate(items, **kw)
+
+
+def test_old_keywords_are_gone():
+    """The mode string and its keywords are not taken any more (the items object is)."""
+    with pytest.raises(TypeError):
+        simulate(p_d=0.7, mode="panel")
 
 
 def test_one_sided_tail_uses_binomial():
     # a direct scipy check of the expected tail for the random labeller (p = 1/2)
-    df = simulate(p_d=0.6, m=0.5, n_items=100, replicates=3000, seed=3, thresholds=[0.55],
-                  labellers=["random"]).summary
+    df = simulate(Coin(p_d=0.6, m=0.5), ["random"], n_items=100, replicates=3000, seed=3,
+                  thresholds=[0.55]).summary
     row = _row(df, metric="prob_accuracy_ge")
     assert row["expected"] == pytest.approx(stats.binom.sf(54, 100, 0.5))
     assert abs(row["z"]) < 4
@@ -209,8 +218,8 @@ def test_one_sided_tail_uses_binomial():
 
 def test_accuracy_tail_is_exact_for_many_items_in_several_groups():
     """P(accuracy >= t) with 30,000 items in two panel groups (was NaN above 20,000 items)."""
-    df = simulate(mode="panel", p_d=0.7, m=0.3, n_items=30_000, panel_size=3, replicates=3000,
-                  seed=4, labellers=["expert", "random"], thresholds=[0.6145, 0.505]).summary
+    df = simulate(Panel(theta=0.7, panel_size=3, m=0.3), ["expert", "random"], n_items=30_000,
+                  replicates=3000, seed=4, thresholds=[0.6145, 0.505]).summary
     checked = 0
     for _, row in df[(df.metric == "prob_accuracy_ge") & (df.stratum == "all")].iterrows():
         assert 0.0 <= row["expected"] <= 1.0
@@ -223,33 +232,32 @@ def test_accuracy_tail_is_exact_for_many_items_in_several_groups():
 # --------------------------------------------------------------------------- seeds
 def test_seeds_above_2_53_are_distinct():
     # seeds used to pass through a float: 2**53 and 2**53 + 1 gave the same table
-    kw = dict(p_d=0.7, n_items=50, replicates=50, expected=False)
-    a = simulate(seed=2**53, **kw)
-    b = simulate(seed=2**53 + 1, **kw)
+    kw = dict(n_items=50, replicates=50, expected=False)
+    a = simulate(Coin(p_d=0.7), seed=2**53, **kw)
+    b = simulate(Coin(p_d=0.7), seed=2**53 + 1, **kw)
     assert a.seed == 2**53 and b.seed == 2**53 + 1
     assert (a.summary["seed"] == 2**53).all()
     assert not np.allclose(a.summary["mean"], b.summary["mean"])
-    top = simulate(seed=2**63 - 1, **kw)
+    top = simulate(Coin(p_d=0.7), seed=2**63 - 1, **kw)
     assert top.seed == 2**63 - 1
     with pytest.raises(ValueError, match="seed"):
-        simulate(seed=2**63, **kw)
+        simulate(Coin(p_d=0.7), seed=2**63, **kw)
 
 
 def test_generator_and_none_seeds_are_recorded():
-    kw = dict(p_d=0.7, n_items=50, replicates=30, expected=False)
-    res = simulate(seed=np.random.default_rng(5), **kw)
-    again = simulate(seed=res.seed, **kw)
+    kw = dict(n_items=50, replicates=30, expected=False)
+    res = simulate(Coin(p_d=0.7), seed=np.random.default_rng(5), **kw)
+    again = simulate(Coin(p_d=0.7), seed=res.seed, **kw)
     pd.testing.assert_frame_equal(res.summary, again.summary)
-    assert isinstance(simulate(seed=None, **kw).seed, int)
+    assert isinstance(simulate(Coin(p_d=0.7), seed=None, **kw).seed, int)
 
 
 # --------------------------------------------------------------------------- ModelPair, joint counts
-def _pair_run(rho, **kw):
-    args = dict(mode="panel", theta_prior=("beta", 3, 1), m=0.3, n_items=120, panel_size=3,
-                replicates=4000, seed=7, positives="bernoulli", joint=True, raw=True,
-                labellers=[ModelPair(0.85, 0.7, error_correlation=rho)])
-    args.update(kw)
-    return simulate(**args)
+def _pair_run(rho, **panel):
+    panel = {"theta_prior": ("beta", 3, 1), **panel}
+    return simulate(Panel(m=0.3, panel_size=3, positives="bernoulli", **panel),
+                    [ModelPair(0.85, 0.7, error_correlation=rho)], n_items=120, replicates=4000,
+                    seed=7, outputs=["joint", "raw"])
 
 
 def _ratio_z(x, n, p):
@@ -262,7 +270,7 @@ def _ratio_z(x, n, p):
 def test_model_pair_rates_match_the_model(rho):
     """Discordant-pair rates and P(both correct) against the modal label, |z| < 4."""
     pair = ModelPair(0.85, 0.7, error_correlation=rho)
-    res = _pair_run(rho, theta_prior=None, p_d=1.0)  # unanimous panel: truth = modal label
+    res = _pair_run(rho, theta_prior=None, theta=1.0)  # unanimous panel: truth = modal label
     assert (res.summary["method"] == "collapsed").all()
     j = res.joint[res.joint["stratum"] == "all"]
     ok_a, ok_b = j["A"] == j["truth"], j["B"] == j["truth"]
@@ -284,17 +292,19 @@ def test_model_pair_against_a_disagreeing_panel_matches_expected():
             checked += 1
     assert checked == 24  # 2 labellers x 3 strata x accuracy, precision, recall, F1
     # each member alone: the same expectations as a lone Model
-    lone = simulate(mode="panel", theta_prior=("beta", 3, 1), m=0.3, n_items=120, panel_size=3,
-                    replicates=10, seed=7, positives="bernoulli", method="collapsed",
-                    labellers=[Model(accuracy=0.85, name="A")]).summary
+    lone = simulate(Panel(theta_prior=("beta", 3, 1), panel_size=3, m=0.3, positives="bernoulli"),
+                    [Model(accuracy=0.85, name="A")], n_items=120, replicates=10, seed=7,
+                    method="collapsed").summary
     mine = summ[summ["labeller"] == "A"].set_index(["stratum", "metric"])["expected"]
     theirs = lone.set_index(["stratum", "metric"])["expected"]
     pd.testing.assert_series_equal(mine.sort_index(), theirs.sort_index(), rtol=1e-12)
 
 
 def test_joint_counts_sum_to_n_and_margins_are_the_raw_counts():
-    res = _pair_run(0.2, replicates=300, tie_rule="drop", panel_size=4,
-                    labellers=["expert", ModelPair(0.8, 0.75, 0.2, names=("X", "Y")), "random"])
+    res = simulate(Panel(theta_prior=("beta", 3, 1), m=0.3, panel_size=4, positives="bernoulli",
+                         tie_rule="drop"),
+                   ["expert", ModelPair(0.8, 0.75, 0.2, names=("X", "Y")), "random"],
+                   n_items=120, replicates=300, seed=7, outputs=["joint", "raw"])
     raw, joint = res.raw, res.joint
     assert list(joint.columns[-8:]) == ["replicate", "truth", "expert", "X", "Y", "random",
                                         "count", "seed"]
@@ -313,33 +323,31 @@ def test_joint_counts_sum_to_n_and_margins_are_the_raw_counts():
 
 def test_joint_and_pair_paths():
     # joint=True takes the collapsed path under "auto", also with a theta prior
-    kw = dict(mode="panel", theta_prior=("beta", 3, 1), n_items=40, replicates=20, seed=1,
-              expected=False)
-    assert (simulate(**kw).summary["method"] == "explicit").all()
-    assert (simulate(joint=True, **kw).summary["method"] == "collapsed").all()
+    kw = dict(n_items=40, replicates=20, seed=1, expected=False)
+    items = Panel(theta_prior=("beta", 3, 1))
+    assert (simulate(items, **kw).summary["method"] == "explicit").all()
+    assert (simulate(items, outputs=["joint"], **kw).summary["method"] == "collapsed").all()
     # with joint=True the collapsed path draws the joint outcome table (every labeller
     # folded in) instead of one split per labeller: other draws, the same distribution
-    a = simulate(p_d=0.7, n_items=40, replicates=3000, seed=3, mode="panel",
-                 method="collapsed").summary
-    b = simulate(p_d=0.7, n_items=40, replicates=3000, seed=3, mode="panel", joint=True).summary
+    a = simulate(Panel(theta=0.7), n_items=40, replicates=3000, seed=3, method="collapsed").summary
+    b = simulate(Panel(theta=0.7), n_items=40, replicates=3000, seed=3, outputs=["joint"]).summary
     assert (a["method"] == "collapsed").all() and (b["method"] == "collapsed").all()
     assert not np.array_equal(a["mean"], b["mean"])
     z = (a["mean"] - b["mean"]) / np.hypot(a["se"], b["se"])
     assert (z[a["sd"] > 0].abs() < 4).all(), z.abs().max()
     with pytest.raises(ValueError, match="a ModelPair needs method='collapsed'"):
-        simulate(p_d=0.7, n_items=40, replicates=5, method="explicit",
-                 labellers=[ModelPair(0.8, 0.7)])
+        simulate(Coin(p_d=0.7), [ModelPair(0.8, 0.7)], n_items=40, replicates=5, method="explicit")
     with pytest.raises(ValueError, match="joint=True needs method='collapsed'"):
-        simulate(p_d=0.7, n_items=40, replicates=5, method="explicit", joint=True)
+        simulate(Coin(p_d=0.7), n_items=40, replicates=5, method="explicit", outputs=["joint"])
     with pytest.raises(ValueError, match="unique"):
-        simulate(p_d=0.7, labellers=["expert", ModelPair(0.8, 0.7, names=("expert", "B"))])
+        simulate(Coin(p_d=0.7), ["expert", ModelPair(0.8, 0.7, names=("expert", "B"))])
 
 
 def test_joint_serial_equals_parallel():
-    kw = dict(mode="panel", p_d=0.7, m=0.4, n_items=90, panel_size=5, replicates=300, seed=2,
-              joint=True, labellers=[ModelPair(0.8, 0.7, 0.3), "random"])
-    a = simulate(parallel=True, **kw)
-    b = simulate(parallel=False, **kw)
+    kw = dict(n_items=90, replicates=300, seed=2, outputs=["joint"])
+    items, labs = Panel(theta=0.7, m=0.4, panel_size=5), [ModelPair(0.8, 0.7, 0.3), "random"]
+    a = simulate(items, labs, parallel=True, **kw)
+    b = simulate(items, labs, parallel=False, **kw)
     pd.testing.assert_frame_equal(a.joint, b.joint)
     pd.testing.assert_frame_equal(a.summary, b.summary)
 
@@ -351,7 +359,7 @@ class _Confusion(Model):
 
     rows: tuple = ()
 
-    def own_matrix(self, n_labels):
+    def own_matrix(self, n_labels, class_prior=None):
         return np.asarray(self.rows, dtype=float)
 
 
@@ -375,19 +383,23 @@ def _spy_run(kw, fast=True):
     from labelvar.engine import _simulate as sim
     from labelvar.engine._spec import _Spec
 
-    spec = _Spec.build(kw["p_d"], kw["m"], kw["n_items"], kw["n_labels"], kw["panel_size"],
-                       kw["labellers"], "panel", kw["replicates"], kw["seed"], (), None,
-                       kw["tie_rule"], "fixed", None, "explicit")
+    items = Panel(theta=kw["p_d"], m=kw["m"], n_labels=kw["n_labels"],
+                  panel_size=kw["panel_size"], tie_rule=kw["tie_rule"])
+    spec = _Spec.build(items, kw["labellers"], kw["n_items"], kw["replicates"], kw["seed"], (),
+                       "explicit")
     cell = spec.cells()[0]
     used = set()
+    kernels = sim.KERNELS[True]
 
-    def spy(i):
+    def spy(name):
         def call(*args):
-            used.add(i)
-            return sim._KERNELS[True][i](*args)
+            used.add(name)
+            return getattr(kernels, name)(*args)
         return call
 
-    tables = sim._run_cell(cell, spec, cell.key(spec), tuple(spy(i) for i in range(5)), False,
+    names = [f for f in kernels._fields if f != "parallel"]
+    spied = kernels._replace(**{name: spy(name) for name in names})
+    tables = sim._run_cell(cell, spec, cell.key(spec), spied, False,
                            {"raw": True, "joint": False}, fast=fast)
     return tables, used
 
@@ -395,18 +407,20 @@ def _spy_run(kw, fast=True):
 def test_any_l_kernel_is_the_explicit_path_and_thread_count_invariant():
     import numba
 
-    kw = dict(mode="panel", p_d=0.6, m=0.3, n_items=150, n_labels=4, panel_size=5,
-              replicates=300, seed=4, raw=True, expected=False, method="explicit",
+    kw = dict(p_d=0.6, m=0.3, n_items=150, n_labels=4, panel_size=5, replicates=300, seed=4,
               labellers=_any_l_labellers(4))
     _, used = _spy_run({**kw, "tie_rule": "random"})
-    assert used == {4}  # explicit_symmetric
-    serial = simulate(parallel=False, **kw).raw
+    assert used == {"symmetric"}  # explicit_symmetric
+    items = Panel(theta=0.6, m=0.3, n_labels=4, panel_size=5)
+    run = dict(n_items=150, replicates=300, seed=4, outputs=["raw"], expected=False,
+               method="explicit")
+    serial = simulate(items, _any_l_labellers(4), parallel=False, **run).raw
     threads = numba.get_num_threads()
     try:
         for n in {1, min(2, numba.config.NUMBA_NUM_THREADS)}:
             numba.set_num_threads(n)
-            pd.testing.assert_frame_equal(simulate(parallel=True, **kw).raw, serial,
-                                          check_exact=True)
+            pd.testing.assert_frame_equal(simulate(items, _any_l_labellers(4), parallel=True,
+                                                   **run).raw, serial, check_exact=True)
     finally:
         numba.set_num_threads(threads)
 
@@ -417,12 +431,12 @@ def test_any_l_kernel_is_the_explicit_path_and_thread_count_invariant():
                                 dict(n_labels=4, panel_size=3, tie_rule=2),
                                 dict(n_labels=4, panel_size=4, tie_rule="drop"),
                                 dict(n_labels=10, panel_size=5, tie_rule="random"),
-                                dict(n_labels=10, panel_size=7, tie_rule=0, p_d=0.4)])
+                                dict(n_labels=10, panel_size=7, tie_rule=0, theta=0.4)])
 def test_any_l_kernel_matches_exact_expectations(kw):
     """Every labeller x stratum x metric within 4.5 SE of the engine's exact expectation."""
-    kw = {"p_d": 0.65, **kw}
-    df = simulate(mode="panel", m=0.3, n_items=90, replicates=2000, seed=31, method="explicit",
-                  labellers=_any_l_labellers(kw["n_labels"]), **kw).summary
+    kw = {"theta": 0.65, **kw}
+    df = simulate(Panel(m=0.3, **kw), _any_l_labellers(kw["n_labels"]), n_items=90,
+                  replicates=2000, seed=31, method="explicit").summary
     checked = 0
     rows = df[df["metric"] != "f1"]  # no exact F1 mean in panel mode
     for _, row in rows.iterrows():
@@ -441,7 +455,7 @@ def test_any_l_kernel_agrees_with_the_generic_kernel_in_distribution():
               labellers=_any_l_labellers(3), replicates=3000)
     new, used_new = _spy_run({**kw, "seed": 1})
     ref, used_ref = _spy_run({**kw, "seed": 2}, fast=False)
-    assert used_new == {4} and used_ref == {1}
+    assert used_new == {"symmetric"} and used_ref == {"generic"}
     a = new["raw"].groupby(["labeller", "stratum"])
     b = ref["raw"].groupby(["labeller", "stratum"])
     assert set(a.groups) == set(b.groups)

@@ -5,9 +5,10 @@ import itertools
 import numpy as np
 import pytest
 
+from labelvar.engine._items import Coin, Panel
 from labelvar.engine._spec import _Spec
 from labelvar.engine._tables import _alias_table, _composition_tables, _ratio_means, _Table
-from labelvar.models import ModelPair
+from labelvar.votes.models import ModelPair
 
 
 def test_alias_table_reproduces_probabilities():
@@ -27,11 +28,17 @@ def test_alias_table_reproduces_probabilities():
 
 
 def _table(labellers, **kw):
-    args = dict(p_d=None, m=0.3, n_items=100, n_labels=2, panel_size=3, labellers=labellers,
-                mode="panel", replicates=1, seed=0, thresholds=(), theta_prior=("beta", 3, 1),
-                tie_rule="random", positives="bernoulli", class_prior=None, method="auto")
+    """A one-cell spec (a Panel unless ``mode="coin"``; ``p_d`` is the coin's or the theta)."""
+    args = dict(p_d=None, m=0.3, n_labels=2, panel_size=3, theta_prior=("beta", 3, 1),
+                tie_rule="random", positives="bernoulli")
     args.update(kw)
-    spec = _Spec.build(**args)
+    n_items = args.pop("n_items", 100)
+    if args.pop("mode", "panel") == "coin":
+        items = Coin(p_d=args["p_d"], m=args["m"], n_labels=args["n_labels"],
+                     positives=args["positives"])
+    else:
+        items = Panel(theta=args.pop("p_d"), **args)
+    spec = _Spec.build(items, labellers, n_items, 1, 0, (), "auto")
     table = _Table(spec.cells()[0], spec)
     return spec, table, table.cells(len(spec.labellers))
 
@@ -178,11 +185,11 @@ def test_expected_f1_equals_the_exact_coin_distribution():
 def test_any_l_kernel_tables_draw_the_exact_joint_distribution(tie_rule):
     """Decoded alias tables = P(slot, truth | c) (the enumeration) x the labellers' rows."""
     from labelvar.engine._tables import _symmetric_tables
-    from labelvar.models import Model
+    from labelvar.votes.models import Model
 
     n_lab, labs = 3, ("expert", "prior", Model(accuracy=0.6, name="A"))
-    spec = _Spec.build(0.7, 0.3, 50, n_lab, 4, labs, "panel", 1, 0, (), None, tie_rule, "fixed",
-                       None, "explicit")
+    spec = _Spec.build(Panel(theta=0.7, m=0.3, n_labels=n_lab, panel_size=4, tie_rule=tie_rule),
+                       labs, 50, 1, 0, (), "explicit")
     table = _Table(spec.cells()[0], spec)
     vote = table.A[:, 0]  # (modal c, slot, truth): slots 1..S strata, S + 1 dropped
     mats = [np.asarray(lb.matrix(n_lab, table.prior, 0.7)) for lb in spec.labellers]
@@ -245,10 +252,10 @@ def test_many_labels_with_few_items_keep_exact_expectations():
     The expectations used a (G, slots, L, L) joint: 300^3 x 2 doubles here, 24 GB at
     L = 1000 (the process was killed); now O(G x L) margins.
     """
-    from labelvar import simulate
+    from labelvar.engine._simulate import simulate
 
-    res = simulate(p_d=0.8, m=0.5, n_items=12, n_labels=300, labellers=["expert"],
-                   replicates=200, seed=4)
+    res = simulate(Coin(p_d=0.8, m=0.5, n_labels=300), ["expert"], n_items=12, replicates=200,
+                   seed=4)
     acc = res.summary[(res.summary["metric"] == "accuracy")]
     assert acc["expected"].iloc[0] == pytest.approx(0.8, abs=1e-12)
     assert abs(acc["z"].iloc[0]) < 4.5

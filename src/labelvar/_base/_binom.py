@@ -36,14 +36,47 @@ def _ufuncs():
         return stats.binom.pmf, stats.binom.cdf, stats.binom.sf
 
 
+#: above this many trials Boost's binomial tails are NaN (and counts are not exact doubles)
+HUGE_N = 2**53
+
+
 def _apply(which: int, k, n, p, below: float, above: float, last: float):
-    """A ufunc on the support 0..n; ``below``/``above`` outside, ``last`` at k = n."""
+    """A ufunc on the support 0..n; ``below``/``above`` outside, ``last`` at k = n.
+
+    The tails (cdf, sf) of more than :data:`HUGE_N` trials come from
+    :func:`_edgeworth_sf` (Boost returns NaN there).
+    """
     k, n, p = np.broadcast_arrays(np.asarray(k), np.asarray(n), np.asarray(p, dtype=float))
     out = np.where(k < 0, below, np.where(k > n, above, last)).astype(float)
     inside = (k >= 0) & (k < n) if which else (k >= 0) & (k <= n)
+    huge = inside & (n > HUGE_N) if which else np.zeros_like(inside)
+    inside &= ~huge
     if inside.any():
         out[inside] = _ufuncs()[which](k[inside], n[inside], p[inside])
+    if huge.any():
+        sf = _edgeworth_sf(k[huge], n[huge], p[huge])
+        out[huge] = sf if which == 2 else 1.0 - sf
     return out[()] if out.ndim == 0 else out
+
+
+def _edgeworth_sf(k, n, p):
+    r"""P(X > k) for X ~ Binomial(n, p) with n beyond 2**53 trials.
+
+    The normal approximation with continuity correction and the first Edgeworth term,
+    :math:`Q(z) + \phi(z) \gamma (z^2 - 1) / 6` with :math:`z = (k + 1/2 - n p) / \sigma`,
+    :math:`\sigma^2 = n p q` and skewness :math:`\gamma = (q - p) / \sigma`: its error
+    is O(1 / n), below 1e-15 here (a count itself is only known to a few units then).
+    p = 0 or 1 (no spread) is exact.
+    """
+    k, n, p = (np.asarray(x, dtype=float) for x in (k, n, p))
+    sd = np.sqrt(n * p * (1.0 - p))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (k + 0.5 - n * p) / sd
+        gamma = (1.0 - 2.0 * p) / sd
+        out = special.ndtr(-z) + np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi) * gamma * (z * z - 1) / 6
+    point = sd == 0  # all mass at n p
+    out = np.where(point, (n * p > k).astype(float), out)
+    return np.clip(out, 0.0, 1.0)
 
 
 class binom:  # noqa: N801 - scipy.stats' spelling, so the formulas read the same

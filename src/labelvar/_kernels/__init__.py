@@ -57,7 +57,6 @@ from labelvar._kernels.explicit import (  # noqa: F401
     _explicit_binary_rep,
     _explicit_generic_rep,
     _matrix_label,
-    _other_label,
     _plurality,
     explicit_binary,
     explicit_binary_fast,

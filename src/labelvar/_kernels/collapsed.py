@@ -6,12 +6,60 @@ independent of the number of items.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
 from labelvar._kernels.layout import _CHUNK
 from labelvar._kernels.metrics import _finish_replicate
 from labelvar._kernels.rng import binomial_table, replicate_key
+
+
+# --------------------------------------------------------------------------- inputs
+class Groups(NamedTuple):
+    """Group sizes: fixed ``counts`` (G,), or (``length[0] > 0``) the chain that draws them."""
+
+    counts: np.ndarray  # (G,) int64
+    order: np.ndarray  # (1, G) int64
+    step: np.ndarray  # (1, G) int64: binomial plan step of each link
+    length: np.ndarray  # (1,) int64
+
+
+class Categories(NamedTuple):
+    """Per group the chain over categories; per category what it fixes."""
+
+    order: np.ndarray  # (G, C) int64
+    step: np.ndarray  # (G, C) int64
+    length: np.ndarray  # (G,) int64
+    stratum: np.ndarray  # (C,) int64, -1 = dropped
+    truth: np.ndarray  # (C,) int64
+    pred: np.ndarray  # (C, J_folded) int64: predictions of the folded labellers
+    theta: np.ndarray  # (G, C) float: E[theta | group, category]
+    code: np.ndarray  # (C,) int64: joint output code
+
+
+class Blocks(NamedTuple):
+    """Labeller blocks: each splits a category's count over its answers by one more chain."""
+
+    labellers: np.ndarray  # (B, 2) int64 output columns (-1 = none)
+    pred: np.ndarray  # (B, O, 2) int64 predictions of each answer
+    order: np.ndarray  # (B, G, O) int64
+    step: np.ndarray  # (B, G, O) int64
+    length: np.ndarray  # (B, G) int64
+    shared: np.ndarray  # (B,) int64: 1 = pooled over the groups
+
+
+class BinomialPlan(NamedTuple):
+    """Windowed alias tables of every chain step (``engine._collapsed_inputs.binomial_plan``)."""
+
+    prob: np.ndarray  # (S,) the step's probability
+    row0: np.ndarray  # (S,) first table row of the step
+    n_lo: np.ndarray  # (S,) lowest tabulated trial count
+    n_hi: np.ndarray  # (S,) highest
+    win_lo: np.ndarray  # (rows,) first value of each row's window
+    table: np.ndarray  # (rows, BINOMIAL_WINDOW) uint64 packed alias tables
+    outside: np.ndarray  # (rows,) P(outside the window)
 
 
 # --------------------------------------------------------------------------- collapsed
@@ -139,18 +187,14 @@ def collapsed(cell_key, n_rep, n_items, groups, cats, blocks, plan, n_lab, n_str
     ----------
     cell_key : uint64
     n_rep, n_items : int
-    groups : tuple
-        ``(counts (G,), order (1, G), step (1, G), length (1,))``: fixed group sizes, or
-        (``length[0] > 0``) the chain that draws them.
-    cats : tuple
-        ``(order (G, C), step (G, C), length (G,), stratum (C,), truth (C,),
-        pred (C, J_folded), theta (G, C), code (C,))``: per group the chain over
-        categories, per category its stratum, truth, folded predictions,
-        E[theta | group, category] (the theta field) and joint output code.
-    blocks : tuple
-        ``(labellers (B, 2) (-1 = none), predictions (B, O, 2), order (B, G, O),
-        step (B, G, O), length (B, G), shared (B,))``.
-    plan : tuple
+    groups : Groups
+        Fixed group sizes, or (``length[0] > 0``) the chain that draws them.
+    cats : Categories
+        Per group the chain over categories, per category its stratum, truth, folded
+        predictions, E[theta | group, category] (the theta field) and joint output code.
+    blocks : Blocks
+        The labeller blocks.
+    plan : BinomialPlan
         The binomial plan of every chain step (:func:`binomial_table`).
     n_lab, n_strata : int
     out : ndarray

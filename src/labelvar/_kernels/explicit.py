@@ -28,15 +28,6 @@ from labelvar._kernels.rng import (
 
 # --------------------------------------------------------------------------- explicit, any L
 @njit(cache=True, inline="always")
-def _other_label(c, n_lab, u):
-    """A label other than ``c``, uniformly among the n_lab - 1 others."""
-    k = int(u * (n_lab - 1))
-    if k >= n_lab - 1:
-        k = n_lab - 2
-    return (c + 1 + k) % n_lab
-
-
-@njit(cache=True, inline="always")
 def _draw_theta(theta_kind, theta_par, theta_cum, key, ctr):
     """Per-item agreement level theta (panel mode); returns (theta, next ctr)."""
     if theta_kind == THETA_FIXED:
@@ -257,9 +248,7 @@ def _explicit_generic_rep(rkey, n_items, n_lab, panel_k, panel, class_cum, class
 
 @njit(cache=True, parallel=True)
 def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum, class_counts,
-                     bernoulli, theta_kind, theta_par, theta_cum, comp_prob, comp_alias,
-                     comp_rel, comp_info, hetero, vote_cum, tie_rule, lab_kind, lab_cum, lab_rho,
-                     stratum_of_top, n_strata, out):
+                     bernoulli, theta, comp, hetero, vote_cum, tie_rule, labellers, strata, out):
     """Per-item simulation of ``n_rep`` replicates of one grid cell (any L, K).
 
     Coin mode (``panel=False``): item i's true label is its class; labellers
@@ -267,16 +256,22 @@ def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
     level theta; K annotators vote (modal label with probability theta, else a
     uniform other label); the truth is the plurality with ``tie_rule``
     (TIE_RANDOM, TIE_DROP, or a label that wins the ties it takes part in);
-    the stratum is ``stratum_of_top[top votes]``. Labellers: EXPERT (modal
+    the stratum is ``strata.of_top[top votes]``. ``theta``: a :class:`ThetaDraw`;
+    ``comp``: the alias tables of a whole vote composition (prob, alias, rel, info;
+    empty arrays: per-vote draws). Labellers (:class:`Labellers`): EXPERT (modal
     label with probability theta, else a uniform other label) or MATRIX
-    (``lab_cum[j, modal]`` is the cumulative prediction distribution; with
-    ``lab_rho[j] > 0`` the labeller answers like the expert on that share of the
-    items, see :class:`labelvar.models.Model`). ``hetero``/``vote_cum``:
+    (``rows[j, modal]`` is the cumulative prediction distribution; with
+    ``rho[j] > 0`` the labeller answers like the expert on that share of the
+    items, see :class:`labelvar.votes.models.Model`). ``hetero``/``vote_cum``:
     per-annotator vote matrices (see :func:`_explicit_generic_rep`). Writes
     ``out[r, j, s, :]`` (fields
     :data:`FIELDS`). Replicates run in parallel (``prange``);
     :func:`explicit_generic_serial` is the serial twin.
     """
+    theta_kind, theta_par, theta_cum = theta
+    comp_prob, comp_alias, comp_rel, comp_info = comp
+    lab_kind, lab_cum, lab_rho = labellers
+    stratum_of_top, n_strata = strata
     for r in prange(n_rep):
         _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
                               class_cum, class_counts, bernoulli, theta_kind, theta_par,
@@ -287,10 +282,13 @@ def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
 
 @njit(cache=True)
 def explicit_generic_serial(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
-                            class_counts, bernoulli, theta_kind, theta_par, theta_cum, comp_prob,
-                            comp_alias, comp_rel, comp_info, hetero, vote_cum, tie_rule, lab_kind,
-                            lab_cum, lab_rho, stratum_of_top, n_strata, out):
+                            class_counts, bernoulli, theta, comp, hetero, vote_cum, tie_rule,
+                            labellers, strata, out):
     """Serial twin of :func:`explicit_generic` (bit-identical results)."""
+    theta_kind, theta_par, theta_cum = theta
+    comp_prob, comp_alias, comp_rel, comp_info = comp
+    lab_kind, lab_cum, lab_rho = labellers
+    stratum_of_top, n_strata = strata
     for r in range(n_rep):
         _explicit_generic_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, panel,
                               class_cum, class_counts, bernoulli, theta_kind, theta_par,
@@ -369,19 +367,21 @@ def _explicit_binary_rep(rkey, n_items, ktuple, panel, n_pos, bernoulli, m, thet
 
 
 @njit(cache=True, parallel=True)
-def explicit_binary(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m, theta_kind,
-                    theta_par, theta_cum, vote_thr, tie_rule, lab_kind, lab_p1, lab_rho,
-                    stratum_of_top, n_strata, out):
+def explicit_binary(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m, theta,
+                    vote_thr, tie_rule, labellers, strata, out):
     """Per-item simulation for L = 2 with K = len(ktuple) fixed at compile time.
 
     ``ktuple`` is ``tuple(range(K))``: its length specialises (and caches) one
     compiled version per K so the vote loop unrolls. ``vote_thr`` (uint64,
     length K): thresholds of the Bin(K, theta) CDF for fixed theta (see
-    :func:`vote_thresholds`). ``lab_p1[j, c]`` is
+    :func:`vote_thresholds`). ``labellers.rows[j, c]`` is
     P(prediction = 1 | modal label = c) for MATRIX labellers. Same model and
     output as :func:`explicit_generic`; :func:`explicit_binary_serial` is the
     serial twin.
     """
+    theta_kind, theta_par, theta_cum = theta
+    lab_kind, lab_p1, lab_rho = labellers
+    stratum_of_top, n_strata = strata
     for r in prange(n_rep):
         _explicit_binary_rep(replicate_key(cell_key, r), n_items, ktuple, panel, n_pos,
                              bernoulli, m, theta_kind, theta_par, theta_cum, vote_thr, tie_rule,
@@ -389,10 +389,12 @@ def explicit_binary(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m
 
 
 @njit(cache=True)
-def explicit_binary_serial(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m,
-                           theta_kind, theta_par, theta_cum, vote_thr, tie_rule, lab_kind, lab_p1,
-                           lab_rho, stratum_of_top, n_strata, out):
+def explicit_binary_serial(cell_key, n_rep, n_items, ktuple, panel, n_pos, bernoulli, m, theta,
+                           vote_thr, tie_rule, labellers, strata, out):
     """Serial twin of :func:`explicit_binary` (bit-identical results)."""
+    theta_kind, theta_par, theta_cum = theta
+    lab_kind, lab_p1, lab_rho = labellers
+    stratum_of_top, n_strata = strata
     for r in range(n_rep):
         _explicit_binary_rep(replicate_key(cell_key, r), n_items, ktuple, panel, n_pos,
                              bernoulli, m, theta_kind, theta_par, theta_cum, vote_thr, tie_rule,

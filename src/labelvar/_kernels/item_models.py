@@ -105,8 +105,13 @@ def _item_model_rep(rkey, n_items, n_lab, panel_k, item_kind, item_par, item_cum
 
 @njit(cache=True, parallel=True)
 def item_model(cell_key, n_rep, n_items, n_lab, panel_k, item_kind, item_par, item_cum,
-               tie_rule, lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out):
-    """Panel mode under an item model (see :func:`_item_model_rep`), replicates in parallel."""
+               tie_rule, labellers, strata, out):
+    """Panel mode under an item model (see :func:`_item_model_rep`), replicates in parallel.
+
+    ``labellers`` and ``strata``: the bundles of :mod:`labelvar._kernels.layout`.
+    """
+    lab_kind, lab_cum, lab_rho = labellers
+    stratum_of_top, n_strata = strata
     for r in prange(n_rep):
         _item_model_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, item_kind,
                         item_par, item_cum, tie_rule, lab_kind, lab_cum, lab_rho,
@@ -115,8 +120,10 @@ def item_model(cell_key, n_rep, n_items, n_lab, panel_k, item_kind, item_par, it
 
 @njit(cache=True)
 def item_model_serial(cell_key, n_rep, n_items, n_lab, panel_k, item_kind, item_par, item_cum,
-                      tie_rule, lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out):
+                      tie_rule, labellers, strata, out):
     """Serial twin of :func:`item_model` (bit-identical results)."""
+    lab_kind, lab_cum, lab_rho = labellers
+    stratum_of_top, n_strata = strata
     for r in range(n_rep):
         _item_model_rep(replicate_key(cell_key, r), n_items, n_lab, panel_k, item_kind,
                         item_par, item_cum, tie_rule, lab_kind, lab_cum, lab_rho,

@@ -67,15 +67,19 @@ def simulated_power(sc: Scenario, K: int, N: int, replicates: int, seed: int,
             "scored_items_simulated": float(n_s.mean())}
 
 
-def _simulate(sc: Scenario, K: int, N: int, labellers, replicates: int, seed: int, **tables):
-    from labelvar.engine import simulate
+def _simulate(sc: Scenario, K: int, N: int, labellers, replicates: int, seed: int, outputs):
+    from labelvar.engine._items import Panel
+    from labelvar.engine._simulate import simulate
+    from labelvar.votes.priors import ItemModel
 
     L = sc.n_labels
-    return simulate(m=float(sc.m[1]) if L == 2 else 0.5,
-                    class_prior=None if L == 2 else sc.m.tolist(), n_items=int(N),
-                    n_labels=L, panel_size=int(K), labellers=labellers, mode="panel",
-                    replicates=replicates, seed=seed, theta_prior=sc.theta,
-                    tie_rule=sc.tie_rule, positives="bernoulli", expected=False, **tables)
+    classes = {} if isinstance(sc.theta, ItemModel) else dict(  # an item model's are its own
+        m=float(sc.m[1]) if L == 2 else 0.5, class_prior=None if L == 2 else sc.m.tolist(),
+        positives="bernoulli")
+    items = Panel(theta_prior=sc.theta, panel_size=int(K), n_labels=L, tie_rule=sc.tie_rule,
+                  **classes)
+    return simulate(items, labellers, n_items=int(N), replicates=replicates, seed=seed,
+                    expected=False, outputs=outputs)
 
 
 def _scored(table: pd.DataFrame, sc: Scenario, K: int) -> pd.DataFrame:
@@ -94,7 +98,7 @@ def _one_system(sc: Scenario, K: int, N: int, replicates: int, seed: int, cell: 
     qa, _ = sc.accuracies
     system = Expert(name="system") if qa is None else Model(accuracy=qa, name="system")
     base = Random(name="base") if sc.baseline == "random" else Prior(name="base")
-    raw = _scored(_simulate(sc, K, N, (system, base), replicates, seed, raw=True).raw, sc, K)
+    raw = _scored(_simulate(sc, K, N, (system, base), replicates, seed, ["raw"]).raw, sc, K)
     tot = raw.groupby(["labeller", "replicate"])[["n", "correct"]].sum()
     idx = pd.MultiIndex.from_product([["system", "base"], range(replicates)],
                                      names=["labeller", "replicate"])
@@ -115,7 +119,7 @@ def _joint_counts(sc: Scenario, K: int, N: int, replicates: int, seed: int) -> n
 
     qa, qb = sc.accuracies
     pair = ModelPair(qa, qb, error_correlation=sc.error_correlation, names=("A", "B"))
-    joint = _scored(_simulate(sc, K, N, [pair], replicates, seed, joint=True).joint, sc, K)
+    joint = _scored(_simulate(sc, K, N, [pair], replicates, seed, ["joint"]).joint, sc, K)
     L = sc.n_labels
     code = (joint["truth"].to_numpy() * L + joint["A"].to_numpy()) * L + joint["B"].to_numpy()
     out = np.zeros(replicates * L**3, dtype=np.int64)

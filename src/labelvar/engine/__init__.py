@@ -7,31 +7,38 @@ returns a :class:`SimulationResult`: a tidy summary with the exact
 expectation beside each Monte Carlo mean, and on request the per-replicate
 tables.
 
-Two models (``mode``):
+What generates the items is an object (:mod:`labelvar.engine._items`):
 
-``"coin"``
+:class:`Coin`
     The paper's coin model (section 3): N items with round(m N) positives
     (``positives="fixed"``) or Bernoulli(m) labels (``positives="bernoulli"``);
     for L > 2 class 1 has prior m and the other classes share 1 - m equally
-    (or pass ``class_prior``). The true label is the item's class.
-``"panel"``
-    Each item has a modal label (drawn like the coin mode's class) and an
-    agreement level theta (= ``p_d``, or drawn per item from ``theta_prior``);
-    K = ``panel_size`` annotators vote (modal label with probability theta,
-    else a uniformly chosen other label); the ground truth is the panel's
-    plurality (ties: ``tie_rule``); observed p_d = top votes / K defines the
-    strata.
+    (or pass ``class_prior``). The reference is the item's class; the expert
+    matches it with probability ``p_d``.
+:class:`Panel`
+    Each item has a modal label (drawn like the coin model's class) and a latent
+    agreement ``theta`` (fixed, or drawn per item from ``theta_prior``; an item
+    model draws a label distribution instead); K = ``panel_size`` annotators vote
+    (modal label with probability theta, else a uniformly chosen other label); the
+    reference is the panel's plurality (ties: ``tie_rule``); the observed agreement
+    top votes / K defines the strata.
+:class:`RaterPanel`
+    A panel drawn from a fitted or stated rater model; its expert is scored against
+    the plurality per agreement bin.
+
+A field given as a list is a grid axis (the cells are the Cartesian product of the
+axes); a list of item objects runs each and stacks their rows.
 
 Two computational paths (``method``): ``"explicit"`` simulates every item;
 ``"collapsed"`` draws the counts of each outcome directly, by chains of conditional
 binomials, at a cost independent of N. It applies to items that are exchangeable
-within groups and have a finite outcome table (coin mode; panel mode, with a fixed
+within groups and have a finite outcome table (a coin model; a panel with a fixed
 theta or, as i.i.d. items, with a theta prior integrated out exactly). With a fixed
 theta and no ``joint`` output it splits each group's items over (stratum, truth)
 and then each part by one labeller at a time (given the modal class a labeller's
 answer is independent of the votes); otherwise it draws the joint outcome table.
-``"auto"`` takes the collapsed path wherever a :class:`labelvar.models.ModelPair`
-or ``joint=True`` needs it, and for exchangeable items picks the path with the
+``"auto"`` takes the collapsed path wherever a ``ModelPair`` or the ``"joint"`` output
+needs it, and for exchangeable items picks the path with the
 lower modelled cost per replicate (the collapsed path's expected number of draws
 against N times the explicit kernel's cost per item; the constants, measured with
 ``scripts/bench.py``, are in ``_simulate.py``): panels go explicit below N ~ 150
@@ -40,21 +47,22 @@ items.
 
 Layout
 ------
-``_simulate.py``  the public function, kernel dispatch, summaries
+``_items.py``     the item objects :class:`Coin`, :class:`Panel`, :class:`RaterPanel`
+``_simulate.py``  the public function, kernel dispatch (the named ``Kernels`` sets)
 ``_spec.py``      validated input, grid cells and their random-stream keys
 ``_tables.py``    exact per-item outcome tables and exact expectations
 ``_result.py``    :class:`SimulationResult`
-``_rater_panels.py`` :func:`simulate_raters`: panels drawn from a rater model (skills, difficulty)
+``_rater_panels.py`` :class:`RaterPanel` runs: panels drawn from a rater model
 
 Two systems on separate item sets (an unpaired comparison) need no engine
 feature: simulate 2R replicates with the pair (or both models) and score A on
 replicate r and B on replicate R + r; the replicates are independent.
 """
 
-from labelvar.engine._rater_panels import simulate_raters
+from labelvar.engine._items import Coin, Panel, RaterPanel
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._simulate import METRICS, RAW_FIELDS, simulate
 from labelvar.engine._summary import PARAM_COLUMNS, SUMMARY_COLUMNS
 
-__all__ = ["simulate", "simulate_raters", "SimulationResult", "METRICS", "PARAM_COLUMNS", "RAW_FIELDS",
-           "SUMMARY_COLUMNS"]
+__all__ = ["simulate", "Coin", "Panel", "RaterPanel", "SimulationResult", "METRICS",
+           "PARAM_COLUMNS", "RAW_FIELDS", "SUMMARY_COLUMNS"]

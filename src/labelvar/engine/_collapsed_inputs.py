@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from labelvar._kernels import BINOMIAL_WINDOW, binomial_alias_rows
+from labelvar._kernels.collapsed import BinomialPlan, Blocks, Categories, Groups
 
 _LF_SIZE = 1 << 14   # log-factorial table length (the tabulated trial counts stay below)
 _SD_WINDOW = 5.2     # a window tabulates Binomial(n, p) while sd <= window / 5.2 (+-2.6 sd)
@@ -31,15 +32,15 @@ class _Collapsed:
     replicate (the cost model of ``method="auto"``).
     """
 
-    groups: tuple
-    cats: tuple
-    blocks: tuple
+    groups: Groups
+    cats: Categories
+    blocks: Blocks
     steps: tuple
     codes: np.ndarray
     draws: float
 
     @functools.cached_property
-    def plan(self) -> tuple:
+    def plan(self) -> BinomialPlan:
         """The binomial plan of every chain step (:func:`binomial_plan`)."""
         return binomial_plan(*self.steps)
 
@@ -125,7 +126,8 @@ def binomial_plan(prob, n_lo, n_hi):
     ``exp(log C(n, k) + k log p + (n - k) log q)`` from log-factorials (relative
     error ~1e-13). Other counts are drawn by :func:`labelvar._kernels.binomial`.
 
-    Returns the plan tuple ``(prob, row0, n_lo, n_hi, win_lo, table, outside)``.
+    Returns a :class:`labelvar._kernels.collapsed.BinomialPlan`
+    ``(prob, row0, n_lo, n_hi, win_lo, table, outside)``.
 
     Examples
     --------
@@ -173,7 +175,7 @@ def binomial_plan(prob, n_lo, n_hi):
     q *= BINOMIAL_WINDOW / q.sum(axis=1, keepdims=True)
     table = np.empty(q.shape, dtype=np.uint64)
     binomial_alias_rows(q, table)
-    return prob, row0, n_lo, n_hi, win_lo.astype(np.int64), table, outside
+    return BinomialPlan(prob, row0, n_lo, n_hi, win_lo.astype(np.int64), table, outside)
 
 
 def window_probabilities(table):
@@ -264,15 +266,15 @@ def collapsed_inputs(table, spec, cell, joint=False) -> _Collapsed | None:
     scored = stratum >= 0
     blocks = _blocks(table, spec, folded, pc[:, scored], mean_g, var_g, trials, share,
                      builder)
-    cats = (c_order, c_step, c_len, stratum.astype(np.int64), truth.astype(np.int64),
-            np.ascontiguousarray(pred, dtype=np.int64), np.ascontiguousarray(theta),
-            code.astype(np.int64))
+    cats = Categories(c_order, c_step, c_len, stratum.astype(np.int64), truth.astype(np.int64),
+                      np.ascontiguousarray(pred, dtype=np.int64), np.ascontiguousarray(theta),
+                      code.astype(np.int64))
     codes = np.unique(code[scored]) if folded else np.zeros(0, dtype=np.int64)
     if folded:  # number the scored outcome codes compactly for the joint output
-        cats = cats[:7] + (np.minimum(np.searchsorted(codes, code),
-                                      max(len(codes) - 1, 0)).astype(np.int64),)
-    return _Collapsed((counts, g_order, g_step, g_len), cats, blocks, builder.steps(), codes,
-                      builder.draws)
+        cats = cats._replace(code=np.minimum(np.searchsorted(codes, code),
+                                             max(len(codes) - 1, 0)).astype(np.int64))
+    return _Collapsed(Groups(counts, g_order, g_step, g_len), cats, blocks, builder.steps(),
+                      codes, builder.draws)
 
 
 def _thinned_var(mean, var, keep):
@@ -345,4 +347,4 @@ def _blocks(table, spec, folded, pc, mean_g, var_g, trials, share, builder):
                 b_step[b, g, i] = builder.add(cond[i], mean[some] * mass[i],
                                               _thinned_var(mean[some], var[some], mass[i]),
                                               p_some[some])
-    return b_lab, b_pred, b_order, b_step, b_len, b_shared
+    return Blocks(b_lab, b_pred, b_order, b_step, b_len, b_shared)

@@ -19,8 +19,8 @@ import numpy as np
 
 from labelvar import _kernels as K
 from labelvar._base import _panel
+from labelvar._kernels.layout import Labellers, Strata
 from labelvar.engine._tables import _expected
-from labelvar.votes.models import Model
 
 
 class _ItemTable:
@@ -62,11 +62,10 @@ class _ItemTable:
 
     def _prediction(self, lb, lab):
         """P(votes c, prediction h) of one labeller, (n_comp, L)."""
-        if type(lb).__name__ == "Expert":
+        if lb.annotator:
             return self._nxt
-        own = lb.own_matrix(lab) if isinstance(lb, Model) else lb.matrix(lab, self.modal_probs,
-                                                                          0.5)
-        rho = getattr(lb, "correlation", 0.0)
+        own = lb.own_matrix(lab, self.modal_probs)
+        rho = lb.correlation
         return rho * self._nxt + (1.0 - rho) * self._t_k @ np.asarray(own)
 
     def labeller_joint(self, j) -> np.ndarray:
@@ -110,28 +109,29 @@ def run_item_model_cell(cell, spec, key, parallel, want_expected, want):
     n_strata = 1 + len(labels)
     n_j = len(spec.labellers)
     table = None
-    if want_expected or any(type(lb).__name__ == "Prior" for lb in spec.labellers):
+    if want_expected or any(lb.uses_class_prior for lb in spec.labellers):
         try:
             _panel.check_enumerable(kk + 1, lab)
             table = _ItemTable(cell, spec, labels, stratum_of_top)
         except ValueError:
             table = None
     modal = table.modal_probs if table is not None else model.modal_probs()
-    mats = [np.asarray(lb.own_matrix(lab) if isinstance(lb, Model) else lb.matrix(lab, modal, 0.5))
-            for lb in spec.labellers]
-    lab_rho = np.array([getattr(lb, "correlation", 0.0) for lb in spec.labellers])
-    lab_kind = np.array([K.EXPERT if type(lb).__name__ == "Expert" else K.MATRIX
-                         for lb in spec.labellers], dtype=np.int64)
+    mats = [np.asarray(lb.own_matrix(lab, modal)) for lb in spec.labellers]
+    lab_rho = np.array([lb.correlation for lb in spec.labellers])
+    lab_kind = np.array([K.EXPERT if lb.annotator else K.MATRIX for lb in spec.labellers],
+                        dtype=np.int64)
     lab_cum = np.ascontiguousarray(np.cumsum(np.stack(mats), axis=2))
     tie = int({"random": K.TIE_RANDOM, "drop": K.TIE_DROP}.get(spec.tie_rule, spec.tie_rule))
     kind, par, cum = model.item_kernel_args()
     if parallel is None:
         parallel = spec.replicates * cell.n_items * (kk + n_j) >= _PARALLEL_WORK
-    kern = K.item_model if parallel else K.item_model_serial
+    from labelvar.engine._kernel_sets import KERNELS
+
+    kern = KERNELS[bool(parallel)].item_model
     out = np.empty((spec.replicates, n_j, n_strata, K.N_FIELDS))
     kern(np.uint64(key), spec.replicates, cell.n_items, lab, kk, kind,
          np.ascontiguousarray(par, dtype=float), np.ascontiguousarray(cum, dtype=float), tie,
-         lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out)
+         Labellers(lab_kind, lab_cum, lab_rho), Strata(stratum_of_top, n_strata), out)
     names = [lb.name for lb in spec.labellers]
     strata = ["all"] + labels
     exp = _expected(table, cell, spec, labels) if (want_expected and table is not None) else None

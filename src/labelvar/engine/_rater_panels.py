@@ -1,10 +1,11 @@
 """Panels drawn from a fitted or stated rater model: an expert's accuracy per agreement bin.
 
-:func:`simulate_raters` draws, per replicate, ``n_items`` items from a
-:class:`labelvar.raters.RaterModel`: truth z ~ ``log_prior``, difficulty node g ~
-``log_weights``, each panel rater j's vote ~ ``exp(log_conf[j, g, z])`` (a rater not in
+:func:`labelvar.engine.simulate` with a :class:`labelvar.engine.RaterPanel` draws, per
+replicate, ``n_items`` items from a :class:`labelvar.votes.raters.RaterModel`: truth
+z ~ ``log_prior``, difficulty node g ~ ``log_weights``, each panel rater j's vote ~
+``exp(log_conf[j, g, z])`` (a rater not in
 the model: ``population_log_conf``), the expert's label the same way; the panel's
-plurality (tie rule ``"random"`` or ``"drop"``, as :func:`labelvar.simulate`) is the
+plurality (tie rule ``"random"`` or ``"drop"``) is the
 reference and the panel's agreement (top votes / K) the stratum. The kernel is
 :func:`labelvar._kernels.rater_panels.rater_panels` (counter-based, identical on any
 thread count); the ``expected`` column is :func:`labelvar.ceilings.panel_ceilings`'
@@ -24,76 +25,45 @@ from labelvar._base._seeding import as_seed
 from labelvar._kernels import N_FIELDS, TIE_DROP, TIE_RANDOM
 from labelvar._kernels import rater_panels as RK
 from labelvar.engine._result import SimulationResult
+from labelvar.engine._spec import MAX_ITEM_REPLICATES
 
 _PARALLEL_WORK = 2_000_000  # draws from which the parallel kernel is used (as simulate's)
 
 
-def simulate_raters(model, panel, *, expert=None, skill=None, n_items=100, replicates=10_000,
-                    seed=0, tie_rule="random", thresholds=(), raw=False, expected=True,
-                    parallel=None) -> SimulationResult:
-    r"""Simulate an expert against the plurality of a panel drawn from a rater model.
+def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, expected,
+                         parallel) -> SimulationResult:
+    r""":func:`labelvar.engine.simulate` for a :class:`labelvar.engine.RaterPanel`.
 
-    Parameters
-    ----------
-    model : RaterModel or RaterFit
-        Fitted (:func:`labelvar.fit_raters`, with item difficulty or without) or stated
-        (:meth:`labelvar.raters.RaterModel.from_skill`).
-    panel : sequence of rater ids, or int K
-        The panel raters (ids not in the model are population raters: fresh raters of
-        the fitted population); an int is K population raters.
-    expert : rater id, optional
-        The expert: a fitted rater (not in ``panel``) or any other id (a population
-        rater). Default: the population rater.
-    skill : dict or array, optional
-        A stated expert instead of ``expert``: ``{"sensitivity": s, "specificity": t}``,
-        ``{"accuracy": a}`` or an L x L confusion matrix (rows: truth); with difficulty
-        it is met as :meth:`RaterModel.rater_log_conf <labelvar.raters.RaterModel>` does.
-    n_items : int
-        Items per replicate (>= 1).
-    replicates : int
-        Monte Carlo replicates (>= 1).
-    seed : int, numpy.random.Generator or None
-        As :func:`labelvar.simulate` (the int used is in the ``seed`` column).
-    tie_rule : {"random", "drop"}
-        A tied panel plurality goes to a random tied label, or the item is left out.
-    thresholds : sequence of float
-        Adds ``prob_accuracy_ge`` / ``prob_f1_ge`` rows, as :func:`labelvar.simulate`.
-    raw : bool
-        Also return the per-replicate table.
-    expected : bool
-        Fill ``expected`` (and ``z``) of the accuracy rows from
-        :func:`labelvar.ceilings.panel_ceilings` (exact; NaN when the panel's joint
-        votes cannot be enumerated).
-    parallel : bool or None
-        The ``prange`` kernel (False: its serial twin; identical numbers). None: by size.
-
-    Returns
-    -------
-    SimulationResult
-        ``summary`` has :func:`labelvar.simulate`'s columns (``SUMMARY_COLUMNS``), so its
-        summaries and plots read it: ``labeller`` = the expert (its id, ``"population"``
-        or ``"skill"``), ``stratum`` = ``"all"`` or the panel's agreement (``"0.60"``),
-        ``mode = "raters"``, ``panel_size`` = K, ``n_labels`` = L, ``positives =
-        "bernoulli"`` (truth drawn per item), ``p_d`` and ``m`` NaN, ``theta_prior`` the
-        panel's ids joined by commas, ``method = "explicit"``; no ``theta`` rows.
+    Validates the panel (model, raters, expert or skill, tie rule) and the options, refuses
+    a request over :data:`MAX_ITEM_REPLICATES` simulated items before any work, then runs
+    the kernel. The ``summary`` has :func:`simulate`'s columns: ``labeller`` = the expert
+    (its id, ``"population"`` or ``"skill"``), ``stratum`` = ``"all"`` or the panel's
+    agreement (``"0.60"``), ``mode = "raters"``, ``panel_size`` = K, ``n_labels`` = L,
+    ``positives = "bernoulli"`` (truth drawn per item), ``p_d``, ``theta`` and ``m`` NaN,
+    ``theta_prior`` the panel's ids joined by commas, ``method = "explicit"``; no
+    ``theta`` rows.
 
     Notes
     -----
     Given the number of items in a bin, they are i.i.d. from the bin's law, so the mean
     over replicates (with a non-empty bin) of the bin's accuracy estimates the exact
-    :math:`E_b` of :func:`labelvar.ceilings.panel_ceilings`; the ``all`` row (a fixed
-    number of items with ``tie_rule="random"``) estimates :math:`\sum_b P(b) E_b`.
+    :math:`E_b` of :func:`labelvar.votes.ceilings.panel_ceilings`; the ``all`` row (a
+    fixed number of items with ``tie_rule="random"``) estimates :math:`\sum_b P(b) E_b`.
 
     Examples
     --------
-    >>> from labelvar.raters import RaterModel
+    >>> from labelvar.engine import RaterPanel, simulate
+    >>> from labelvar.votes.raters import RaterModel
     >>> m = RaterModel.from_skill([{"accuracy": 0.9}, {"accuracy": 0.8}, {"accuracy": 0.7},
     ...                            {"accuracy": 0.85}], raters=["a", "b", "c", "e"])
-    >>> res = simulate_raters(m, ["a", "b", "c"], expert="e", n_items=200, replicates=400, seed=1)
+    >>> res = simulate(RaterPanel(m, raters=["a", "b", "c"], expert="e"), n_items=200,
+    ...                replicates=400, seed=1)
     >>> acc = res.summary[res.summary.metric == "accuracy"].set_index("stratum")
     >>> bool(abs(acc.loc["all", "z"]) < 4), round(float(acc.loc["all", "expected"]), 4)
     (True, 0.7814)
     """
+    model, panel, expert = items.model, items.raters, items.expert
+    skill, tie_rule = items.skill, items.tie_rule
     from labelvar.engine._summary import _raw_table, _summarise, _summary_frame
     from labelvar.votes.ceilings import _panel_ids, panel_ceilings
     from labelvar.votes.raters import RaterFit
@@ -101,22 +71,37 @@ def simulate_raters(model, panel, *, expert=None, skill=None, n_items=100, repli
     if isinstance(model, RaterFit):
         model = model.model
     if not all(hasattr(model, a) for a in ("log_conf", "population_log_conf", "log_prior")):
-        raise ValueError(f"model must be a RaterModel or RaterFit, got {type(model).__name__}")
+        raise ValueError(f"RaterPanel.model must be a RaterModel or RaterFit, got "
+                         f"{type(model).__name__}")
+    if isinstance(expert, (dict, list, tuple, np.ndarray)):
+        raise ValueError("RaterPanel.expert is a rater id; a stated skill (a dict or an L x L "
+                         "matrix) goes in RaterPanel.skill")
     if expert is not None and skill is not None:
-        raise ValueError("give expert (a rater id) or skill (a stated skill), not both")
-    V.choice("tie_rule", tie_rule, ("random", "drop"))
+        raise ValueError("RaterPanel takes expert (a rater id) or skill (a stated skill), "
+                         "not both")
+    V.choice("RaterPanel.tie_rule", tie_rule, ("random", "drop"))
     n_items = int(V.single("n_items", V.integer("n_items", n_items, lo=1)))
     replicates = int(V.single("replicates", V.integer("replicates", replicates, lo=1)))
+    if float(n_items) * replicates > MAX_ITEM_REPLICATES:
+        raise ValueError(f"n_items={n_items} x replicates={replicates} simulated items is more "
+                         f"than {MAX_ITEM_REPLICATES:.0e} (hours of work); use fewer replicates "
+                         f"or fewer n_items")
     thr = tuple(float(t) for t in np.atleast_1d(V.probability("thresholds", list(thresholds))))
     seed = as_seed(seed)
+    if panel is None:
+        panel = [r for r in getattr(model, "raters", ()) if r != expert]
+        if not panel:
+            raise ValueError("RaterPanel.raters is needed: the model has no fitted raters "
+                             "besides the expert (give rater ids or a panel size K)")
     ids, same = _panel_ids(model, panel)
     if expert is not None and expert in ids:
-        raise ValueError(f"expert {expert!r} is in the panel; the panel is the other raters")
+        raise ValueError(f"RaterPanel.expert {expert!r} is in the panel; the panel is the "
+                         f"other raters")
     name = "skill" if skill is not None else "population" if expert is None else str(expert)
     L, K = len(model.labels), len(ids)
     labels, stratum_of_top = _panel.strata(K, L, tie_rule)
     n_strata = 1 + len(labels)
-    V.memory(f"simulate_raters output ({replicates} replicates x {n_strata} strata)",
+    V.memory(f"the RaterPanel output ({replicates} replicates x {n_strata} strata)",
              8.0 * replicates * n_strata * N_FIELDS * (2 if raw else 1), "use fewer replicates")
     panel_conf = np.exp(np.stack([model.rater_log_conf(r) for r in ids]))  # (K, G, z, l)
     expert_conf = np.exp(model.rater_log_conf(expert, skill))  # (G, z, l)
@@ -142,7 +127,7 @@ def simulate_raters(model, panel, *, expert=None, skill=None, n_items=100, repli
                if st in rows.index}
     spec = types.SimpleNamespace(thresholds=thr)
     table = _summarise(out, [name], strata, spec, exp, True, "explicit", theta_ok=False)
-    params = {"p_d": np.nan, "m": np.nan, "n_items": n_items, "n_labels": L, "panel_size": K,
+    params = {"p_d": np.nan, "theta": np.nan, "m": np.nan, "n_items": n_items, "n_labels": L, "panel_size": K,
               "mode": "raters", "theta_prior": ",".join(map(str, ids)), "tie_rule": tie_rule,
               "positives": "bernoulli", "method": "explicit"}
     summary = _summary_frame([(table, params)], seed)
@@ -165,56 +150,10 @@ def _enumerable(K, L) -> bool:
 
 def _key(seed, n_items, tie_rule, *arrays) -> int:
     """Stable 64-bit key: the seed and everything that changes the draws."""
+    # (the old function name stays in the key: the same streams as before)
     h = hashlib.blake2b(repr(("labelvar.simulate_raters/1", seed, n_items, tie_rule)).encode(),
                         digest_size=8)
     for a in arrays:
         h.update(repr(a.shape).encode())
         h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
     return int.from_bytes(h.digest(), "little")
-
-
-#: the arguments of :func:`labelvar.simulate` that apply to rater panels
-_SIMULATE_SHARED = ("n_items", "replicates", "seed", "thresholds", "tie_rule", "raw", "expected",
-                    "parallel")
-
-
-def from_simulate(args: dict, defaults: dict) -> SimulationResult:
-    """:func:`labelvar.simulate` with ``panel=``: refuse the arguments that do not apply, run.
-
-    ``args`` are simulate's arguments (its ``locals()``), ``defaults`` its defaults; any
-    other argument not at its default is refused (one line naming them), as is ``expert`` / ``panel_raters``
-    without ``panel``.
-    """
-    if args["panel"] is None:
-        raise ValueError("expert= and panel_raters= need panel=<RaterModel or RaterFit> "
-                         "(the rater model the panels are drawn from)")
-    shared = _SIMULATE_SHARED + ("panel", "panel_raters", "expert", "progress")
-    bad = [k for k, v in args.items() if k in defaults and k not in shared
-           and not _same(v, defaults[k])]
-    if bad:
-        raise ValueError(f"simulate(panel=<rater model>) draws items from the rater model; "
-                         f"{', '.join(bad)} do not apply (only {', '.join(_SIMULATE_SHARED)})")
-    model = args["panel"]
-    model = getattr(model, "model", model)  # a RaterFit's RaterModel
-    expert = args["expert"]
-    skill = None
-    if isinstance(expert, dict) or isinstance(expert, (list, np.ndarray)):
-        skill, expert = expert, None
-    raters = args["panel_raters"]
-    if raters is None:
-        raters = [r for r in getattr(model, "raters", ()) if r != expert]
-        if not raters:
-            raise ValueError("panel_raters is needed: the model has no fitted raters besides "
-                             "the expert (give rater ids or a panel size K)")
-    tie = args["tie_rule"]
-    return simulate_raters(model, raters, expert=expert, skill=skill, n_items=args["n_items"],
-                           replicates=args["replicates"], seed=args["seed"],
-                           tie_rule=tie, thresholds=args["thresholds"], raw=args["raw"],
-                           expected=args["expected"], parallel=args["parallel"])
-
-
-def _same(value, default) -> bool:
-    try:
-        return bool(value == default) if not isinstance(value, np.ndarray) else False
-    except (TypeError, ValueError):
-        return False

@@ -19,18 +19,18 @@ class SimulationResult:
         One row per grid cell x labeller x stratum x metric (Monte Carlo mean,
         spread, quantiles, exact expectation and z).
     raw : pandas.DataFrame or None
-        With ``raw=True``: one row per grid cell x labeller x stratum x replicate
+        With ``outputs=["raw"]``: one row per grid cell x labeller x stratum x replicate
         (confusion counts and metrics of that replicate).
     joint : pandas.DataFrame or None
-        With ``joint=True``: one row per grid cell x stratum x replicate x joint
+        With ``outputs=["joint"]``: one row per grid cell x stratum x replicate x joint
         outcome (truth, each labeller's prediction) with its ``count``.
     seed : int
         The seed actually used; passing it again repeats the run.
 
     Examples
     --------
-    >>> from labelvar import simulate
-    >>> res = simulate(p_d=0.8, n_items=50, replicates=20, seed=3, expected=False)
+    >>> from labelvar.engine import Coin, simulate
+    >>> res = simulate(Coin(p_d=0.8), n_items=50, replicates=20, seed=3, expected=False)
     >>> res
     SimulationResult(summary: 8 rows, raw: None, joint: None, seed=3)
     """

@@ -13,6 +13,10 @@ import numpy as np
 
 from labelvar import _kernels as K
 from labelvar._base import _metrics, _panel
+from labelvar._base._seeding import as_seed
+from labelvar._kernels.layout import Labellers, Strata, ThetaDraw
+from labelvar.engine._items import Coin, Panel, RaterPanel, as_items  # noqa: F401
+from labelvar.engine._kernel_sets import KERNELS, Kernels  # noqa: F401
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import _Spec
 from labelvar.engine._summary import (
@@ -30,7 +34,6 @@ from labelvar.engine._tables import (
     _Table,
     collapsed_inputs,
 )
-from labelvar.votes.models import Model
 from labelvar.votes.priors import ItemModel
 
 #: the per-replicate metrics (the one definition: :mod:`labelvar._base._metrics`)
@@ -56,38 +59,31 @@ _NS_ITEM = (14.0, 0.4)
 _THETA_KIND = {"fixed": K.THETA_FIXED, "beta": K.THETA_BETA, "discrete": K.THETA_DISCRETE}
 
 
-def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
-             labellers=("expert", "random"), mode="coin", replicates=10_000, seed=0,
-             thresholds=(), theta_prior=None, tie_rule="random", positives="fixed",
-             raw=False, progress=False, *, joint=False, class_prior=None, panel_skills=None,
-             method="auto", expected=True, parallel=None, panel=None, panel_raters=None,
-             expert=None) -> SimulationResult:
-    """Simulate labellers against a (possibly disagreeing) ground truth over a parameter grid.
+def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
+             thresholds=(), outputs=(), method="auto", parallel=None, expected=True,
+             progress=False) -> SimulationResult:
+    """Simulate labellers against a (possibly disagreeing) reference over a parameter grid.
 
     Parameters
     ----------
-    p_d : float or sequence of float
-        Coin mode: probability that an annotator (the expert) gives the true
-        label, in [0, 1]. Panel mode: the fixed agreement level theta of every
-        item, in [1/L, 1]; leave as None when ``theta_prior`` is given.
-    m : float or sequence of float
-        Prior of the positive class (label 1), in [0, 1].
-    n_items : int or sequence of int
-        Items per replicate (>= 1).
-    n_labels : int or sequence of int
-        Number of labels L (>= 2).
-    panel_size : int or sequence of int
-        Annotators per item K (>= 1); panel mode only (ignored in coin mode,
-        where each value still gets its rows, with identical numbers).
-    labellers : sequence of str or labeller objects
-        ``"expert"``, ``"random"``, ``"prior"``, ``"constant"`` (always label
-        1), ``"model"`` (accuracy 0.8) or objects from :mod:`labelvar.models`
-        (e.g. ``Model(accuracy=0.7, name="A")``); names must be unique. All
-        labellers label the same simulated items. A
-        :class:`labelvar.models.ModelPair` gives two columns (its ``names``)
-        with correlated errors; it takes the collapsed path.
-    mode : {"coin", "panel"}
-        The item model (see the module docstring).
+    items : Coin, Panel, RaterPanel, or a list of them
+        What generates the items and their reference (:mod:`labelvar.engine._items`):
+        :class:`Coin` (the paper's coin model, ``p_d``), :class:`Panel` (a voting panel:
+        latent agreement ``theta`` or a ``theta_prior`` / item model, ``panel_size``,
+        ``n_labels``, ``tie_rule`` ...), :class:`RaterPanel` (a panel drawn from a rater
+        model, an expert scored against it). The grid rule: a field given as a list
+        is an axis and the cells are the Cartesian product of the axes; a list of
+        objects runs each in turn and stacks their rows.
+    labellers : sequence of str or labeller objects, optional
+        ``"expert"``, ``"random"``, ``"prior"``, ``"constant"`` (always label 1),
+        ``"model"`` (accuracy 0.8) or labeller objects (:mod:`labelvar.votes.models`,
+        e.g. ``Model(accuracy=0.7, name="A")``, or your own: see
+        :class:`labelvar.votes.models.Labeller`); names must be unique. All label the
+        same simulated items. A ``ModelPair`` gives two columns (its ``names``) with
+        correlated errors (collapsed path). Default ``("expert", "random")``; a
+        :class:`RaterPanel` scores its own expert and takes none.
+    n_items : int or list of int
+        Items per replicate (>= 1); a list is a grid axis.
     replicates : int
         Monte Carlo replicates per grid cell (>= 1).
     seed : int, numpy.random.Generator or None
@@ -96,92 +92,56 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     thresholds : sequence of float
         Values t in [0, 1]: adds rows ``prob_accuracy_ge`` and ``prob_f1_ge``
         estimating P(metric >= t).
-    theta_prior : prior object, str, tuple, dict or None
-        Panel mode: per-item theta drawn from this prior (support inside
-        [1/L, 1]), any spelling of :func:`labelvar.priors.as_theta_prior`: e.g.
-        ``("beta", 4, 1)`` or ``"beta:4,1"`` = 1/L + (1 - 1/L) Beta(4, 1),
-        ``("mixture", [0.6, 1], [0.3, 0.7])``. A fixed theta
-        (:class:`labelvar.priors.FixedTheta` or a number) is the same as ``p_d``.
-        An item model (:class:`labelvar.priors.ItemModel`, e.g. ``"dirichlet:2,1,0.5"``
-        or a ``fit_pilot(..., method="dirichlet")`` fit's ``prior``) draws a label
-        distribution π per item instead (absolute labels; votes ~ Multinomial(K, π),
-        expert = one more draw, models against argmax π): ``m``, ``class_prior`` and
-        ``positives`` are then ignored (π defines the classes), the path is explicit
-        (see the item models in :mod:`labelvar.priors`).
-    tie_rule : {"random", "drop"} or int
-        Panel mode: ties of the plurality go to a random tied label, drop the
-        item, or go to the given label when it is among the tied ones (random
-        among the tied otherwise).
-    positives : {"fixed", "bernoulli"}
-        Class (coin) or modal-label (panel) counts: fixed at the rounded
-        expected counts (binary: round(m N) positives; L > 2: largest
-        remainders) or drawn per item.
-    raw : bool
-        Also return the per-replicate table (``SimulationResult.raw``).
-    progress : bool
-        Show a progress bar over grid cells (tqdm).
-    class_prior : sequence of float, optional
-        L > 2: the class (modal-label) prior, overriding ``m``; every n_labels
-        in the grid must equal its length.
-    panel_skills : sequence, optional
-        Panel mode, a heterogeneous panel (Dawid-Skene skills), one entry per
-        annotator (``panel_size`` must equal its length): an accuracy q_k
-        (one-coin: the modal label with probability q_k, else a uniformly
-        chosen other label) or, for L = 2, a pair (sensitivity_k,
-        specificity_k) against the modal label (two-coin). ``p_d`` is then the
-        expert's agreement only; no ``theta`` rows.
-    joint : bool
-        Also return the per-replicate counts of each joint outcome (truth and
-        every labeller's prediction) per stratum (``SimulationResult.joint``,
-        see Returns). Collapsed path only: these are the multinomial counts
-        the kernel draws; ``method="auto"`` then takes the collapsed path
-        (also with a ``theta_prior``) and ``method="explicit"`` is refused.
+    outputs : sequence of {"raw", "joint"}
+        Tables besides the summary: ``"raw"`` the per-replicate table
+        (``SimulationResult.raw``), ``"joint"`` the per-replicate counts of each joint
+        outcome (collapsed path only; ``method="auto"`` then takes it and
+        ``"explicit"`` is refused).
     method : {"auto", "collapsed", "explicit"}
         Computational path (see :mod:`labelvar.engine`). ``"auto"``: collapsed
-        whenever a ``ModelPair`` or ``joint=True`` needs it; for exchangeable
-        items (coin mode, or a fixed theta) the path with the lower modelled
+        whenever a ``ModelPair`` or the joint output needs it; for exchangeable
+        items (coin model, or a fixed theta) the path with the lower modelled
         cost per replicate (collapsed: its expected binomial draws; explicit:
         N times a per-item cost; e.g. binary panels with K <= 7 go explicit up
         to N ~ 150, panels with L = 3 up to N ~ 400); explicit otherwise.
-    expected : bool
-        Compute the ``expected`` column (imports scipy; False keeps a small
-        call cheap).
     parallel : bool or None
         Use the ``prange`` kernels (False: their serial twins; the numbers are
         identical). None: parallel unless a cell's work is small (a serial
         kernel starts faster).
-    panel, panel_raters, expert : optional
-        Panels drawn from a rater model (:func:`labelvar.simulate_raters`, which see):
-        ``panel`` a :class:`labelvar.RaterModel` or :class:`labelvar.RaterFit`,
-        ``panel_raters`` its panel (rater ids or K; default: every fitted rater but the
-        expert), ``expert`` a rater id or a stated skill (a dict or an L x L matrix;
-        default: the population rater). Only ``n_items``, ``replicates``, ``seed``,
-        ``thresholds``, ``tie_rule``, ``raw``, ``expected`` and ``parallel`` apply then.
+    expected : bool
+        Compute the ``expected`` column (imports scipy; False keeps a small
+        call cheap).
+    progress : bool
+        Show a progress bar over grid cells (tqdm).
 
     Returns
     -------
     SimulationResult
         ``summary``: one row per grid cell x labeller x stratum x metric, with
-        columns ``p_d, m, n_items, n_labels, panel_size, mode, theta_prior,
+        columns ``p_d, theta, m, n_items, n_labels, panel_size, mode, theta_prior,
         tie_rule, positives, method, labeller, stratum, metric, threshold,
-        mean, sd, se, q05, q50, q95, expected, z, replicates, seed``.
+        mean, sd, se, q05, q50, q95, expected, z, replicates, seed`` (``mode`` is
+        ``"coin"``, ``"panel"`` or ``"raters"``; ``p_d`` is a :class:`Coin`'s, NaN
+        otherwise; ``theta`` a :class:`Panel`'s fixed theta, NaN otherwise; under a
+        :class:`Coin` ``panel_size`` is 0, there being no panel).
         ``metric`` is accuracy, precision, recall, f1 (the metric definitions of
-        :func:`labelvar.stratify`:
+        :func:`labelvar.evaluation.stratify`:
         binary, positive class = label 1; L > 2: macro averages over all L
         classes; 0/0 counts as 0), ``prob_accuracy_ge`` / ``prob_f1_ge`` (with
-        ``threshold``) and, in panel mode, ``theta`` (mean true theta of the
-        items in the stratum). ``stratum`` is ``"all"`` or, in panel mode, the
-        observed p_d (top votes / K) formatted like ``"0.60"``; summaries of a
+        ``threshold``) and, under a panel, ``theta`` (mean true theta of the
+        items in the stratum). ``stratum`` is ``"all"`` or, under a panel, the
+        observed agreement (top votes / K) formatted like ``"0.60"``; summaries of a
         stratum use the replicates where it is non-empty (``replicates`` says
         how many). ``expected`` is exact where known (see Notes), else NaN;
         ``z = (mean - expected) / se``.
 
-        ``raw`` (with ``raw=True``, else None): one row per cell x labeller x
-        stratum x replicate with ``n, correct, tp, fp, fn, tn`` (tp..tn: label 1
-        against the rest) and the metrics.
+        ``raw`` (with ``"raw"`` in ``outputs``, else None): one row per cell x
+        labeller x stratum x replicate with ``n, correct, tp, fp, fn, tn`` (tp..tn:
+        label 1 against the rest) and the metrics (the ``theta`` metric, the stratum's
+        mean true theta, as ``mean_theta``: ``theta`` is the parameter column).
 
-        ``joint`` (with ``joint=True``, else None): one row per cell x stratum x
-        replicate x possible joint outcome, columns ``PARAM_COLUMNS``, then
+        ``joint`` (with ``"joint"`` in ``outputs``, else None): one row per cell x
+        stratum x replicate x possible joint outcome, columns ``PARAM_COLUMNS``, then
         ``stratum, replicate, truth``, one column per labeller (its
         prediction) and ``count`` (zeros included; outcomes of probability 0,
         e.g. another label of a ``Constant``, are left out). Per cell,
@@ -204,11 +164,13 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     ``sum_g n_g 2 P(TP | g) * integral_0^1 t prod_d phi_d(t)^(n_d - [d = g]) dt``
     with ``phi_d(t) = 1 - P(FP or FN | d) (1 - t) - P(TP | d) (1 - t^2)``, exact
     in every mode (macro-F1 for L > 2: the mean over classes). P(F1 >= t) is
-    exact in binary coin mode with fixed positives
+    exact for a binary :class:`Coin` with fixed positives
     (:func:`labelvar.analytic.exact_binary_metrics`) and NaN elsewhere.
     P(accuracy >= t) is exact for the ``all`` stratum when no item is dropped.
-    Panel-mode tables enumerate the vote counts (up to 200,000 vote
-    compositions); beyond that ``expected`` is NaN.
+    Panel tables enumerate the vote counts (up to 200,000 vote
+    compositions); beyond that ``expected`` is NaN. Under a :class:`RaterPanel`
+    the accuracy rows' ``expected`` is the exact rater ceiling of
+    :func:`labelvar.votes.ceilings.panel_ceilings`.
 
     A cell's random stream is keyed by the seed and the cell's parameter
     values, so a cell gives bit-identical numbers alone or in any grid, with
@@ -218,7 +180,7 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
 
     Examples
     --------
-    >>> res = simulate(p_d=0.9, m=0.1, n_items=100, replicates=2000, seed=1)
+    >>> res = simulate(Coin(p_d=0.9, m=0.1), n_items=100, replicates=2000, seed=1)
     >>> row = res.summary.query("labeller == 'expert' and metric == 'accuracy'").iloc[0]
     >>> bool(abs(row["z"]) < 4), round(float(row["expected"]), 3)
     (True, 0.9)
@@ -228,10 +190,10 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     Two systems with correlated errors, paired on the same items (McNemar's
     discordant pairs per replicate from the joint counts):
 
-    >>> from labelvar.models import ModelPair
-    >>> res = simulate(p_d=0.8, m=0.3, n_items=200, mode="panel", panel_size=3,
-    ...                labellers=[ModelPair(0.85, 0.75, error_correlation=0.2)],
-    ...                positives="bernoulli", replicates=500, seed=2, joint=True)
+    >>> from labelvar.votes.models import ModelPair
+    >>> res = simulate(Panel(theta=0.8, m=0.3, panel_size=3, positives="bernoulli"),
+    ...                [ModelPair(0.85, 0.75, error_correlation=0.2)], n_items=200,
+    ...                replicates=500, seed=2, outputs=["joint"])
     >>> j = res.joint[res.joint["stratum"] == "all"]
     >>> a_only = j[(j["A"] == j["truth"]) & (j["B"] != j["truth"])]
     >>> n10 = a_only.groupby("replicate")["count"].sum()
@@ -240,22 +202,57 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     """
     import pandas as pd
 
-    # ---- rater panels: a separate runner (labelvar.engine._rater_panels) ----
-    if panel is not None or panel_raters is not None or expert is not None:
-        from labelvar.engine._rater_panels import from_simulate
+    objs = as_items(items)
+    want = _outputs(outputs)
+    seed = as_seed(seed)  # one int for every object of a list (a Generator draws it once)
+    if labellers is not None and any(isinstance(x, RaterPanel) for x in objs):
+        raise ValueError("labellers do not apply to a RaterPanel (it scores its expert: "
+                         "RaterPanel(expert=...) or skill=...); leave labellers unset")
+    labellers = ("expert", "random") if labellers is None else labellers
+    results = []
+    for obj in objs:
+        if isinstance(obj, RaterPanel):
+            from labelvar.engine._rater_panels import simulate_rater_panel
 
-        return from_simulate(dict(locals()), _simulate_defaults())
-    # ---- end rater panels ----
-    spec = _Spec.build(p_d, m, n_items, n_labels, panel_size, labellers, mode, replicates, seed,
-                       thresholds, theta_prior, tie_rule, positives, class_prior, method,
-                       panel_skills)
-    kern = None if parallel is None else _KERNELS[bool(parallel)]
+            if want["joint"]:
+                raise ValueError("outputs: 'joint' needs the collapsed path, which a "
+                                 "RaterPanel does not have")
+            results.append(simulate_rater_panel(
+                obj, n_items=n_items, replicates=replicates, seed=seed, thresholds=thresholds,
+                raw=want["raw"], expected=expected, parallel=parallel))
+        else:
+            spec = _Spec.build(obj, labellers, n_items, replicates, seed, thresholds, method,
+                               joint=want["joint"])
+            results.append(_run_spec(spec, want, parallel=parallel, expected=expected,
+                                     progress=progress))
+    if len(results) == 1:
+        return results[0]
+    tables = {name: [getattr(r, name) for r in results if getattr(r, name) is not None]
+              for name in ("summary", "raw", "joint")}
+    return SimulationResult(
+        **{name: pd.concat(t, ignore_index=True) if t else None for name, t in tables.items()},
+        seed=seed)
+
+
+def _outputs(outputs) -> dict:
+    """``outputs`` as {"raw": bool, "joint": bool}; anything else refused naming it."""
+    names = [outputs] if isinstance(outputs, str) else list(outputs)
+    bad = [x for x in names if x not in ("raw", "joint")]
+    if bad:
+        raise ValueError(f"outputs must list 'raw' and/or 'joint', got {bad[0]!r}")
+    return {"raw": "raw" in names, "joint": "joint" in names}
+
+
+def _run_spec(spec, want, *, parallel, expected, progress) -> SimulationResult:
+    """Every cell of one validated :class:`Coin` / :class:`Panel` grid."""
+    import pandas as pd
+
+    kern = None if parallel is None else KERNELS[bool(parallel)]
     cells = spec.cells()
     if progress:
         from tqdm.auto import tqdm
 
         cells = tqdm(cells, desc="simulate", unit="cell")
-    want = {"raw": bool(raw), "joint": bool(joint)}
     parts: dict[str, list] = {"summary": [], "raw": [], "joint": []}
     done: dict[int, dict] = {}
     for cell in cells:
@@ -283,31 +280,13 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
                             seed=spec.seed)
 
 
-def _simulate_defaults() -> dict:
-    """:func:`simulate`'s argument defaults (the rater-panel runner refuses the others)."""
-    import inspect
-
-    return {k: p.default for k, p in inspect.signature(simulate).parameters.items()}
-
-
-def _kernels_tuple(parallel):
-    if parallel:
-        return (K.explicit_binary, K.explicit_generic, K.collapsed, K.explicit_binary_fast,
-                K.explicit_symmetric)
-    return (K.explicit_binary_serial, K.explicit_generic_serial, K.collapsed_serial,
-            K.explicit_binary_fast_serial, K.explicit_symmetric_serial)
-
-
-_KERNELS = {True: _kernels_tuple(True), False: _kernels_tuple(False)}
-
-
 def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     """Simulate one grid cell; return its tables ({"summary", and "raw"/"joint" if wanted})."""
     if isinstance(spec.theta_prior, ItemModel):  # a label distribution per item
         from labelvar.engine._item_models import run_item_model_cell
 
-        return run_item_model_cell(cell, spec, key, None if kern is None else kern[0] is
-                                   K.explicit_binary, want_expected, want)
+        return run_item_model_cell(cell, spec, key, None if kern is None else kern.parallel,
+                                   want_expected, want)
     lab, kk = cell.n_labels, cell.panel_size
     panel = spec.mode == "panel"
     n_j = len(spec.labellers)
@@ -355,8 +334,9 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
     out = np.empty((spec.replicates, n_j, n_strata, K.N_FIELDS))
     if kern is None:  # small work: the serial twin (same numbers, no thread start-up)
         work = spec.replicates * (cell.n_items * (kk + n_j) if path == "explicit" else 200)
-        kern = _KERNELS[work >= _PARALLEL_WORK]
+        kern = KERNELS[work >= _PARALLEL_WORK]
     ckey = np.uint64(key)
+    strata = Strata(stratum_of_top, n_strata)
     theta_kind, theta_par, theta_cum = _theta_args(cell, spec)
     joint = np.zeros((0, 0, 0), dtype=np.int64)
     tie = {"random": K.TIE_RANDOM, "drop": K.TIE_DROP}.get(spec.tie_rule, spec.tie_rule)
@@ -367,17 +347,15 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
         mats = [np.asarray(lb.matrix(lab, prior, float(cell.p_d))) for lb in spec.labellers]
         lab_rho = np.zeros(n_j)
     else:
-        mats = [np.asarray(lb.own_matrix(lab) if isinstance(lb, Model)
-                           else lb.matrix(lab, prior, 0.5)) for lb in spec.labellers]
-        lab_rho = np.array([getattr(lb, "correlation", 0.0) for lb in spec.labellers])
-    lab_kind = np.array([K.EXPERT if type(lb).__name__ == "Expert" else K.MATRIX
-                         for lb in spec.labellers], dtype=np.int64)
+        mats = [np.asarray(lb.own_matrix(lab, prior)) for lb in spec.labellers]
+        lab_rho = np.array([lb.correlation for lb in spec.labellers])
+    lab_kind = labeller_kinds(spec.labellers)
     counts = cell.class_counts(spec)
     if path == "collapsed":
         codes = coll.codes
         if want["joint"]:
             joint = np.zeros((spec.replicates, n_strata, len(codes)), dtype=np.int64)
-        kern[2](ckey, spec.replicates, cell.n_items, coll.groups, coll.cats, coll.blocks,
+        kern.collapsed(ckey, spec.replicates, cell.n_items, coll.groups, coll.cats, coll.blocks,
                 coll.plan, lab, n_strata, out, joint)
     elif fast_binary:
         # vectorised kernel; bit-identical to the branch below
@@ -391,19 +369,19 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
                     lab_flip[c, j] = 1 if c == 0 else 0
                 else:
                     lab_thr[c, j] = K.threshold53(float(mt[c, 1]))
-        kern[3](ckey, spec.replicates, cell.n_items, K.vote_thresholds(theta, kk),
+        kern.binary_fast(ckey, spec.replicates, cell.n_items, K.vote_thresholds(theta, kk),
                 int(counts[1]), theta, tie, lab_thr, lab_flip, stratum_of_top, n_strata, out)
     elif lab == 2 and (not panel or kk <= _BINARY_MAX_K) and skills is None:
         lab_p1 = np.ascontiguousarray(np.stack([mt[:, 1] for mt in mats]))
         ktuple = tuple(range(kk)) if panel else (0,)
         vote_thr = np.array(K.vote_thresholds(float(theta_par[0]), kk) if panel
                             and theta_kind == K.THETA_FIXED else [0], dtype=np.uint64)
-        kern[0](ckey, spec.replicates, cell.n_items, ktuple, panel, int(counts[1]), bern,
-                float(prior[1]), theta_kind, theta_par, theta_cum, vote_thr, tie, lab_kind,
-                lab_p1, lab_rho, stratum_of_top, n_strata, out)
+        kern.binary(ckey, spec.replicates, cell.n_items, ktuple, panel, int(counts[1]), bern,
+                    float(prior[1]), ThetaDraw(theta_kind, theta_par, theta_cum), vote_thr, tie,
+                    Labellers(lab_kind, lab_p1, lab_rho), strata, out)
     elif symmetric and (sym := _symmetric_tables(table.A[:, 0], mats)) is not None:
         # any L, fixed theta: one alias draw of (stratum, truth, two predictions) per item
-        kern[4](ckey, spec.replicates, cell.n_items, counts, *sym, float(theta_par[0]), n_j,
+        kern.symmetric(ckey, spec.replicates, cell.n_items, counts, *sym, float(theta_par[0]), n_j,
                 n_strata, out)
     else:
         lab_cum = np.ascontiguousarray(np.cumsum(np.stack(mats), axis=2))
@@ -415,9 +393,10 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
                     np.zeros((0, 3), dtype=np.int64))
         vote_cum = (np.ascontiguousarray(np.cumsum(skills, axis=2)) if hetero
                     else np.zeros((1, lab, lab)))
-        kern[1](ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
-                np.cumsum(prior), counts, bern, theta_kind, theta_par, theta_cum, *comp, hetero,
-                vote_cum, tie, lab_kind, lab_cum, lab_rho, stratum_of_top, n_strata, out)
+        kern.generic(ckey, spec.replicates, cell.n_items, lab, kk if panel else 0, panel,
+                     np.cumsum(prior), counts, bern, ThetaDraw(theta_kind, theta_par, theta_cum),
+                     comp, hetero, vote_cum, tie, Labellers(lab_kind, lab_cum, lab_rho), strata,
+                     out)
     names = [lb.name for lb in spec.labellers]
     strata = ["all"] + labels
     exp = None
@@ -434,6 +413,15 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
         tables["raw"] = _raw_table(out, names, strata, path,
                                    theta=panel and skills is None)
     return tables
+
+
+def labeller_kinds(labellers) -> np.ndarray:
+    """The kernels' labeller kinds, from :attr:`labelvar.votes.models.Labeller.annotator`.
+
+    ``EXPERT``: drawn per item like one more annotator; ``MATRIX``: from its matrix.
+    """
+    return np.array([K.EXPERT if lb.annotator else K.MATRIX for lb in labellers],
+                    dtype=np.int64)
 
 
 def _collapsed_ns(coll, n_lab, n_labellers, n_strata):

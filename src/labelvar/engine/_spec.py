@@ -1,4 +1,4 @@
-"""Validated input of :func:`labelvar.simulate`: the call's parameters and its grid cells.
+"""Validated input of :func:`labelvar.engine.simulate`: one item object's grid and its cells.
 
 A cell's random stream is keyed by :meth:`_Cell.key`, a hash of the seed and the
 cell's parameter values (not its grid position).
@@ -18,22 +18,48 @@ from labelvar.votes.models import as_labellers, labeller_columns
 from labelvar.votes.priors import FixedTheta, ItemModel, as_theta_prior
 from labelvar.votes.priors import class_prior as _class_prior
 
+#: most simulated items (n_items x replicates) one call may ask for on the explicit path or
+#: from a rater panel (hours of work beyond): refused before any work
+MAX_ITEM_REPLICATES = 1e10
+
 
 class _Spec:
     """Validated call parameters."""
 
     @classmethod
-    def build(cls, p_d, m, n_items, n_labels, panel_size, labellers, mode, replicates, seed,
-              thresholds, theta_prior, tie_rule, positives, class_prior, method,
-              panel_skills=None):
+    def build(cls, items, labellers, n_items, replicates, seed, thresholds, method,
+              joint=False):
+        """Validate one :class:`Coin` or :class:`Panel` with :func:`simulate`'s options.
+
+        Errors name the item object's field (``Panel.theta``, ``Coin.p_d``, ...).
+        """
         self = cls()
-        self.mode = v.choice("mode", mode, ("coin", "panel"))
+        self.mode = items.mode
+        panel = self.mode == "panel"
+        kind = type(items).__name__
+        p_d = items.theta if panel else items.p_d
+        theta_prior = items.theta_prior if panel else None
+        tie_rule = items.tie_rule if panel else "random"
+        class_prior, skills = items.class_prior, getattr(items, "skills", None)
         self.method = v.choice("method", method, ("auto", "collapsed", "explicit"))
-        self.positives = v.choice("positives", positives, ("fixed", "bernoulli"))
-        self.n_labels = _axis(v.n_labels(n_labels))
-        self.m = _axis(v.probability("m", m))
+        self.n_labels = _axis(v.n_labels(items.n_labels, name=f"{kind}.n_labels"))
+        self.theta_prior = as_theta_prior(theta_prior, name="Panel.theta_prior")
+        item_model = isinstance(self.theta_prior, ItemModel)
+        m, positives = items.m, items.positives
+        if item_model:  # its label distributions define the classes: nothing to set them by
+            given = [f for f, val in (("m", m), ("class_prior", class_prior),
+                                      ("positives", positives)) if val is not None]
+            if given:
+                raise ValueError(f"Panel.{given[0]} does not apply under an item model "
+                                 f"({self.theta_prior.describe()}): its label distributions "
+                                 f"define the classes; leave {', '.join(given)} unset")
+        m = 0.5 if m is None else m
+        positives = "fixed" if positives is None else positives
+        self.positives = v.choice(f"{kind}.positives", positives, ("fixed", "bernoulli"))
+        self.m = _axis(v.probability(f"{kind}.m", m))
         self.n_items = _axis(v.integer("n_items", n_items, lo=1))
-        self.panel_size = _axis(v.integer("panel_size", panel_size, lo=1))
+        self.panel_size = (_axis(v.integer("Panel.panel_size", items.panel_size, lo=1))
+                           if panel else (0,))
         self.replicates = int(_scalar("replicates", v.integer("replicates", replicates, lo=1)))
         self.thresholds = tuple(float(t) for t in
                                 np.atleast_1d(v.probability("thresholds", thresholds)))
@@ -43,49 +69,47 @@ class _Spec:
         # columns: one labeller per output column (a ModelPair gives two); pairs: where
         self.units = as_labellers(labellers)
         self.labellers, self.pairs = labeller_columns(self.units)
-        self.theta_prior = as_theta_prior(theta_prior, name="theta_prior")
-        if self.theta_prior is not None and self.mode != "panel":
-            raise ValueError("theta_prior applies to mode='panel' only")
         if self.theta_prior is not None and p_d is not None:
-            raise ValueError("p_d must be None when theta_prior is given (theta is drawn "
-                             "from the prior)")
+            raise ValueError("Panel.theta must be None when Panel.theta_prior is given "
+                             "(theta is drawn from the prior)")
         if self.theta_prior is not None:
             for lab in self.n_labels:
-                self.theta_prior.check(lab, "theta_prior")
-        if isinstance(self.theta_prior, FixedTheta):  # the same as p_d
+                self.theta_prior.check(lab, "Panel.theta_prior")
+        if isinstance(self.theta_prior, FixedTheta):  # the same as theta
             p_d, self.theta_prior = self.theta_prior.value, None
         if self.theta_prior is not None:
             self.p_d = (None,)
         else:
+            name = "Panel.theta" if panel else "Coin.p_d"
             if p_d is None:
-                raise ValueError("p_d is required (or, in panel mode, theta_prior)")
-            self.p_d = _axis(v.probability("p_d", p_d))
-            if self.mode == "panel":
+                raise ValueError(f"{name} is required" + (" (or Panel.theta_prior)"
+                                                          if panel else ""))
+            self.p_d = _axis(v.probability(name, p_d))
+            if panel:
                 for lab in self.n_labels:
                     bad = [p for p in self.p_d if p < 1.0 / lab - 1e-12]
                     if bad:
-                        raise ValueError(f"p_d (the panel's agreement theta) must be in [1/L, 1]"
-                                         f" = [{1 / lab:.4g}, 1] for n_labels={lab}, got {bad[0]}")
+                        raise ValueError(f"Panel.theta (the latent item agreement) must be in "
+                                         f"[1/L, 1] = [{1 / lab:.4g}, 1] for n_labels={lab}, "
+                                         f"got {bad[0]}")
         if isinstance(tie_rule, str):
-            self.tie_rule = v.choice("tie_rule", tie_rule, ("random", "drop"))
+            self.tie_rule = v.choice("Panel.tie_rule", tie_rule, ("random", "drop"))
         else:
-            label = int(_scalar("tie_rule", v.integer("tie_rule", tie_rule, lo=0)))
+            label = int(_scalar("Panel.tie_rule", v.integer("Panel.tie_rule", tie_rule, lo=0)))
             bad = [lab for lab in self.n_labels if label >= lab]
             if bad:
-                raise ValueError(f"tie_rule must be 'random', 'drop' or a label in "
+                raise ValueError(f"Panel.tie_rule must be 'random', 'drop' or a label in "
                                  f"[0, n_labels - 1]; got {label} with n_labels={bad[0]}")
             self.tie_rule = label
-        if isinstance(self.theta_prior, ItemModel):  # its label distributions define the
-            class_prior = None                       # classes: m and class_prior are ignored
         if class_prior is not None:
-            prior = v.probability("class_prior", class_prior)
+            prior = v.probability(f"{kind}.class_prior", class_prior)
             if prior.ndim != 1:
-                raise ValueError(f"class_prior must be a 1-d sequence summing to 1, got "
+                raise ValueError(f"{kind}.class_prior must be a 1-d sequence summing to 1, got "
                                  f"{prior.tolist()}")
             if any(lab != prior.size for lab in self.n_labels):
-                raise ValueError(f"class_prior has {prior.size} entries but n_labels is "
+                raise ValueError(f"{kind}.class_prior has {prior.size} entries but n_labels is "
                                  f"{list(self.n_labels)}")
-            prior = _class_prior(prior, prior.size, name="class_prior")
+            prior = _class_prior(prior, prior.size, name=f"{kind}.class_prior")
             self.class_prior = tuple(float(x) for x in prior)
         else:
             self.class_prior = None
@@ -98,11 +122,20 @@ class _Spec:
         v.memory(f"replicates={self.replicates} x {n_cols} labellers x {n_strata} strata",
                  8.0 * 12 * 3 * self.replicates * n_cols * n_strata,
                  "use fewer replicates (or several runs with other seeds)")
+        # the explicit path simulates every item: refuse hours of work before any
+        explicit = self.method == "explicit" or (
+            self.method == "auto" and self.theta_prior is not None and not self.pairs
+            and not joint)
+        big_n = max(self.n_items)
+        if explicit and float(big_n) * self.replicates > MAX_ITEM_REPLICATES:
+            raise ValueError(f"n_items={big_n} x replicates={self.replicates} simulated items "
+                             f"is more than {MAX_ITEM_REPLICATES:.0e} (hours of work on the "
+                             f"explicit path); use fewer replicates or fewer n_items")
         for lab in self.labellers:  # labeller/L compatibility (e.g. Constant.label < L)
             for n_lab in self.n_labels:
                 lab.matrix(n_lab, np.full(n_lab, 1.0 / n_lab), 0.5)
         self.seed = as_seed(seed)
-        self.skills = _skills(panel_skills, self)
+        self.skills = _skills(skills, self)
         return self
 
     def skill_matrices(self, n_lab):
@@ -120,25 +153,25 @@ class _Spec:
                                                       self.n_labels, self.panel_size)]
 
 
-def _skills(panel_skills, spec):
-    """Validate ``panel_skills``: K accuracies, or K (sensitivity, specificity) pairs."""
-    if panel_skills is None:
+def _skills(skills, spec):
+    """Validate ``Panel.skills``: K accuracies, or K (sensitivity, specificity) pairs."""
+    if skills is None:
         return None
-    if spec.mode != "panel" or spec.theta_prior is not None:
-        raise ValueError("panel_skills applies to mode='panel' without theta_prior")
-    arr = v.probability("panel_skills", panel_skills)
+    if spec.theta_prior is not None:
+        raise ValueError("Panel.skills applies without Panel.theta_prior (a fixed theta)")
+    arr = v.probability("Panel.skills", skills)
     if arr.ndim == 1 and arr.size >= 1:
         skills = tuple(float(q) for q in arr)
     elif arr.ndim == 2 and arr.shape[1] == 2 and arr.shape[0] >= 1:
         if any(lab != 2 for lab in spec.n_labels):
-            raise ValueError("panel_skills as (sensitivity, specificity) pairs needs "
+            raise ValueError("Panel.skills as (sensitivity, specificity) pairs needs "
                              f"n_labels = 2, got {list(spec.n_labels)}")
         skills = tuple((float(a), float(b)) for a, b in arr)
     else:
-        raise ValueError("panel_skills must be K accuracies or K (sensitivity, specificity) "
+        raise ValueError("Panel.skills must be K accuracies or K (sensitivity, specificity) "
                          f"pairs, got shape {arr.shape}")
     if any(k != len(skills) for k in spec.panel_size):
-        raise ValueError(f"panel_size must equal len(panel_skills) = {len(skills)}, got "
+        raise ValueError(f"Panel.panel_size must equal len(Panel.skills) = {len(skills)}, got "
                          f"{list(spec.panel_size)}")
     return skills
 
@@ -178,7 +211,9 @@ class _Cell:
         return int.from_bytes(digest, "little")
 
     def columns(self, spec) -> dict:
-        return {"p_d": np.nan if self.p_d is None else float(self.p_d), "m": self.m,
+        value = np.nan if self.p_d is None else float(self.p_d)  # a Coin's p_d, a Panel's theta
+        coin = spec.mode == "coin"
+        return {"p_d": value if coin else np.nan, "theta": np.nan if coin else value, "m": self.m,
                 "n_items": self.n_items, "n_labels": self.n_labels,
                 "panel_size": self.panel_size, "mode": spec.mode,
                 "theta_prior": "" if spec.theta_prior is None else spec.theta_prior.key(),

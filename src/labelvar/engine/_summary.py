@@ -14,7 +14,7 @@ from labelvar._base._metrics import METRICS
 from labelvar.engine._tables import _EPS
 
 #: the parameter columns of every summary row, then the summary's own
-PARAM_COLUMNS = ("p_d", "m", "n_items", "n_labels", "panel_size", "mode", "theta_prior",
+PARAM_COLUMNS = ("p_d", "theta", "m", "n_items", "n_labels", "panel_size", "mode", "theta_prior",
                  "tie_rule", "positives", "method")
 SUMMARY_COLUMNS = PARAM_COLUMNS + ("labeller", "stratum", "metric", "threshold", "mean", "sd",
                                    "se", "q05", "q50", "q95", "expected", "z", "replicates",
@@ -36,7 +36,9 @@ def _raw_table(out, names, strata, path, theta: bool):
     for f, name in enumerate(K.FIELDS):
         if name == "theta" and not theta:
             continue
-        raw[name] = flat[:, f].astype(np.int64) if f < 6 else flat[:, f]
+        # the stratum's mean true theta: "mean_theta", beside the parameter column "theta"
+        column = "mean_theta" if name == "theta" else name
+        raw[column] = flat[:, f].astype(np.int64) if f < 6 else flat[:, f]
     raw["method"] = path
     return raw
 

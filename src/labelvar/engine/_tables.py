@@ -66,8 +66,7 @@ class _Table:
             else:
                 # a joint outcome is a polynomial in theta of degree K + (labellers whose
                 # answers depend on theta): exact nodes for it (K + 2 covers up to two)
-                n_dep = sum(type(lb).__name__ == "Expert" or getattr(lb, "correlation", 0.0) > 0
-                            for lb in spec.labellers)
+                n_dep = sum(lb.annotator or lb.correlation > 0 for lb in spec.labellers)
                 theta, w = spec.theta_prior.nodes(lab, kk + max(2, n_dep))
             a_mod = _vote_table(lab, kk, theta, spec.tie_rule, self.stratum_of_top,
                                 len(labels), skills=spec.skill_matrices(lab))

@@ -10,7 +10,7 @@ function converts the composed ``DictConfig`` into a typed
 
 One job, one grid, few engine calls
 -----------------------------------
-A job evaluates the Cartesian grid ``n_items x n_labels x panel_size x m x p_d``.
+A job evaluates the Cartesian grid ``n_items x n_labels x panel_size x m x p_d`` (a panel: ``theta``).
 :func:`plan_chunks` cuts it into chunks that are themselves Cartesian sub-grids
 of about ``chunk_cells`` cells (inner axes whole, one axis split, outer axes one
 value at a time); each chunk is **one** call of :func:`labelvar.simulate`
@@ -343,7 +343,7 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None,
     >>> check_overrides(["grid.pd=[0.5]"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: Could not override 'grid.pd': Key 'pd' not in ... (allowed keys in grid: p_d, m, ...)
+    ValueError: Could not override 'grid.pd': Key 'pd' not in ... (allowed keys in grid: p_d, theta, m, ...)
     >>> check_overrides(["grid.m=[1.5]"])
     Traceback (most recent call last):
     ...

@@ -16,22 +16,27 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from labelvar.engine._items import Coin, Panel
 from labelvar.sweep.config import (
     SweepConfig,
     model_labellers,
     theta_prior_arg,
     validate,
 )
+from labelvar.votes.priors import ItemModel
 
-#: grid axes, outermost first (the engine's Cartesian product; chunks split outer axes)
-CELL_AXES = ("n_items", "n_labels", "panel_size", "m", "p_d")
-_FLOAT_AXES = ("m", "p_d")
+#: grid axes, outermost first (the engine's Cartesian product; chunks split outer axes);
+#: ``p_d`` is the coin model's axis, ``theta`` the panel's (the other one is ``(None,)``)
+CELL_AXES = ("n_items", "n_labels", "panel_size", "m", "p_d", "theta")
+_FLOAT_AXES = ("m", "p_d", "theta")
 #: bump when the meaning of a chunk file changes (invalidates old chunk files)
-_CHUNK_SCHEMA = 1
+_CHUNK_SCHEMA = 2  # 2: engine arguments are an items object (Coin / Panel), p_d and theta
 #: engine sources whose content enters every chunk key (edit the engine -> recompute; a
 #: folder stands for its modules)
-_ENGINE_SOURCES = ("engine/_simulate.py", "engine/_spec.py", "engine/_tables.py",
+_ENGINE_SOURCES = ("engine/_simulate.py", "engine/_items.py", "engine/_kernel_sets.py",
+                   "engine/_spec.py", "engine/_tables.py",
                    "engine/_collapsed_inputs.py", "engine/_expected.py", "engine/_summary.py",
+                   "engine/_item_models.py", "engine/_rater_panels.py",
                    "votes/models.py", "votes/priors.py", "votes/_item_priors.py",
                    "_base/_panel.py", "_base/_metrics.py", "_kernels", "analytic")
 
@@ -67,8 +72,13 @@ def _axis_values(cfg: SweepConfig) -> dict[str, tuple]:
     for name in CELL_AXES:
         cast = float if name in _FLOAT_AXES else int
         out[name] = tuple(cast(v) for v in getattr(g, name))
-    if cfg.model.theta_prior is not None:  # theta is drawn from the prior: no p_d axis
+    panel = cfg.model.mode == "panel"
+    if not panel:  # a coin model: no panel (its rows say panel_size 0), no theta
+        out["panel_size"], out["theta"] = (0,), (None,)
+    else:
         out["p_d"] = (None,)
+    if cfg.model.theta_prior is not None:  # theta is drawn from the prior: no theta axis
+        out["theta"] = (None,)
     return out
 
 
@@ -130,7 +140,7 @@ def _in_grid_order(table: pd.DataFrame, axes: dict[str, tuple]) -> pd.DataFrame:
     --------
     >>> t = pd.DataFrame({"p_d": [0.6, 0.6, 0.9, 0.9], "m": [0.1, 0.5, 0.1, 0.5]})
     >>> axes = {"n_items": (20,), "n_labels": (2,), "panel_size": (5,), "m": (0.1, 0.5),
-    ...         "p_d": (0.6, 0.9)}
+    ...         "p_d": (0.6, 0.9), "theta": (None,)}
     >>> _in_grid_order(t, axes).values.tolist()
     [[0.6, 0.1], [0.9, 0.1], [0.6, 0.5], [0.9, 0.5]]
     """
@@ -155,28 +165,28 @@ def engine_kwargs(cfg: SweepConfig, chunk: Chunk) -> dict:
     >>> from labelvar.config import SweepConfig
     >>> cfg = SweepConfig()
     >>> kw = engine_kwargs(cfg, plan_chunks(cfg)[0])
-    >>> kw["mode"], kw["m"], kw["labellers"], kw["replicates"]
+    >>> kw["items"].mode, kw["items"].m, kw["labellers"], kw["replicates"]
     ('coin', [0.5], ['expert', 'random'], 10000)
     >>> from labelvar.config import ModelLabellerConfig
     >>> cfg.labellers.models = [ModelLabellerConfig(name="A", accuracy=0.7)]
     >>> engine_kwargs(cfg, plan_chunks(cfg)[0])["labellers"][2].name
     'A'
     """
-    kw = {name: list(chunk.axes[name]) for name in CELL_AXES}
-    if kw["p_d"] == [None]:
-        kw["p_d"] = None
-    kw.update(
-        labellers=list(cfg.labellers.names) + model_labellers(cfg),
-        mode=cfg.model.mode,
-        replicates=int(cfg.replicates),
-        seed=int(cfg.seed),
-        thresholds=[float(t) for t in cfg.thresholds],
-        theta_prior=theta_prior_arg(cfg),
-        tie_rule=cfg.model.tie_rule,
-        positives=cfg.model.positives,
-        method=cfg.model.method,
-    )
-    return kw
+    axes = {name: (None if chunk.axes[name] == (None,) else list(chunk.axes[name]))
+            for name in CELL_AXES}
+    prior = theta_prior_arg(cfg)
+    if cfg.model.mode == "panel":
+        item_model = isinstance(prior, ItemModel)  # its label distributions are the classes
+        items = Panel(theta=axes["theta"], theta_prior=prior, panel_size=axes["panel_size"],
+                      n_labels=axes["n_labels"], m=None if item_model else axes["m"],
+                      tie_rule=cfg.model.tie_rule,
+                      positives=None if item_model else cfg.model.positives)
+    else:
+        items = Coin(p_d=axes["p_d"], m=axes["m"], n_labels=axes["n_labels"],
+                     positives=cfg.model.positives)
+    return dict(items=items, labellers=list(cfg.labellers.names) + model_labellers(cfg),
+                n_items=axes["n_items"], replicates=int(cfg.replicates), seed=int(cfg.seed),
+                thresholds=[float(t) for t in cfg.thresholds], method=cfg.model.method)
 
 
 def check_engine_limits(cfg: SweepConfig) -> None:
@@ -207,7 +217,8 @@ def check_engine_limits(cfg: SweepConfig) -> None:
     key = (json.dumps(kwargs, sort_keys=True, default=_json_default), os.environ.get(MEMORY_ENV))
     if key in _ACCEPTED:
         return
-    _Spec.build(class_prior=None, **kwargs)
+    _Spec.build(kwargs["items"], kwargs["labellers"], kwargs["n_items"], kwargs["replicates"],
+                kwargs["seed"], kwargs["thresholds"], kwargs["method"])
     if len(_ACCEPTED) >= 256:  # (a long multirun: keep the memo small)
         _ACCEPTED.clear()
     _ACCEPTED.add(key)

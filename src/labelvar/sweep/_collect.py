@@ -59,6 +59,8 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
     ({'experiment': ['0_a', '1_b'], 'job': ['0_a', '1_b'], 'mean': [0.5, 0.7]}, 'collected.csv')
     """
     sweep_dir = _as_path("sweep_dir", sweep_dir)
+    if sweep_dir.exists() and not sweep_dir.is_dir():
+        raise ValueError(f"sweep_dir must be a directory (a multirun's), got the file {sweep_dir}")
     if not sweep_dir.is_dir():
         raise FileNotFoundError(f"sweep directory not found: {sweep_dir}")
     tables = [p for pattern in ("results.csv", "results.parquet")

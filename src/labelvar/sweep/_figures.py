@@ -63,11 +63,11 @@ def _remove_stale_figures(out_dir: Path, listed: list[str], keep: list[str]) -> 
             path.unlink(missing_ok=True)
 
 
-#: grid axes each figure draws itself (as colors or panels); other axes that vary in a
-#: table get one figure per value combination
-_FIGURE_AXES = {"figure1": {"m", "p_d"}, "multiclass": {"n_labels", "p_d"},
-                "panel_bias": {"panel_size"}, "table1": {"n_items", "p_d"}}
-_SPLIT_AXES = ("m", "n_items", "n_labels", "panel_size", "p_d")
+#: grid axes each figure draws itself (as colors or panels; x = p_d, or a panel's theta);
+#: other axes that vary in a table get one figure per value combination
+_FIGURE_AXES = {"figure1": {"m", "p_d", "theta"}, "multiclass": {"n_labels", "p_d", "theta"},
+                "panel_bias": {"panel_size"}, "table1": {"n_items", "p_d", "theta"}}
+_SPLIT_AXES = ("m", "n_items", "n_labels", "panel_size", "p_d", "theta")
 
 
 def _figure_plan(table: pd.DataFrame, cfg: SweepConfig) -> list[tuple[str, str, pd.DataFrame]]:
@@ -112,5 +112,7 @@ def _draw(plan: list, cfg: SweepConfig, out_dir: Path, paths: list[Path]) -> Non
         "table1": lambda t: plots.plot_table1_tails(t),
     }
     for name, stem, part in plan:
+        if name != "panel_bias" and part["p_d"].isna().all() and "theta" in part:
+            part = part.assign(p_d=part["theta"])  # a panel's x axis: its theta
         paths += plots.save(funcs[name](part), out_dir / stem,
                             formats=tuple(cfg.output.figure_formats))

@@ -93,7 +93,11 @@ class GridConfig:
     Attributes
     ----------
     p_d : list of float
-        Probability that a labeller (the expert) agrees with the majority label.
+        ``model.mode=coin``: the probability that the expert matches the reference.
+        Must be ``[]`` under ``model.mode=panel`` (whose axis is ``theta``).
+    theta : list of float
+        ``model.mode=panel``: the latent agreement θ of every item, in [1/L, 1] (``[]``
+        with ``model.theta_prior``, and under ``model.mode=coin``).
     m : list of float
         Positive-class ratio (binary problems).
     n_items : list of int
@@ -101,10 +105,11 @@ class GridConfig:
     n_labels : list of int
         Number of classes L (>= 2).
     panel_size : list of int
-        Annotators per item K (panel mode).
+        Annotators per item K (panel mode; a coin model has no panel, its rows say 0).
     """
 
     p_d: list[float] = field(default_factory=_pd_grid)
+    theta: list[float] = field(default_factory=list)
     m: list[float] = field(default_factory=lambda: [0.5])
     n_items: list[int] = field(default_factory=lambda: [1000])
     n_labels: list[int] = field(default_factory=lambda: [2])
@@ -351,7 +356,7 @@ def schema_keys(path: str) -> list[str] | None:
     Examples
     --------
     >>> schema_keys("grid")
-    ['p_d', 'm', 'n_items', 'n_labels', 'panel_size']
+    ['p_d', 'theta', 'm', 'n_items', 'n_labels', 'panel_size']
     >>> schema_keys("grid.p_d") is None
     True
     """
@@ -406,6 +411,11 @@ def theta_prior_arg(cfg: SweepConfig):
     return as_theta_prior(spec, name="model.theta_prior")
 
 
+def _list(values) -> str:
+    """A grid list as an override spells it: ``[0.6,0.9]``."""
+    return "[" + ",".join(f"{v:g}" for v in values) + "]"
+
+
 def _validate_with_engine_models(cfg: SweepConfig) -> None:
     """Build the engine's prior and labeller objects: their checks name the problem."""
     from labelvar.votes import models
@@ -421,13 +431,22 @@ def _validate_with_engine_models(cfg: SweepConfig) -> None:
                 prior.check(int(n_labels), "theta_prior")
         except ValueError as exc:
             raise ValueError(prefix + str(exc)) from None
+        from labelvar.votes.priors import ItemModel
+
+        if isinstance(prior, ItemModel):  # its label distributions define the classes
+            if list(cfg.grid.m) != [0.5] or cfg.model.positives != "fixed":
+                what = ("grid.m" if list(cfg.grid.m) != [0.5] else "model.positives")
+                fix = "grid.m=[0.5]" if what == "grid.m" else "model.positives=fixed"
+                raise ValueError(f"{what} does not apply under an item model "
+                                 f"(model.theta_prior.kind={cfg.model.theta_prior.kind}): its "
+                                 f"label distributions define the classes; set {fix}")
     if cfg.model.mode == "panel":
         for n_labels in cfg.grid.n_labels:
-            low = [p for p in cfg.grid.p_d if p < 1.0 / n_labels - 1e-12]
+            low = [p for p in cfg.grid.theta if p < 1.0 / n_labels - 1e-12]
             if low:
-                raise ValueError(f"grid.p_d must be >= 1/L = {1 / n_labels:.4g} in panel mode "
-                                 f"(theta is the modal label's probability), got {low[0]} "
-                                 f"with n_labels={n_labels}")
+                raise ValueError(f"grid.theta must be >= 1/L = {1 / n_labels:.4g} (theta is "
+                                 f"the modal label's probability), got {low[0]} with "
+                                 f"n_labels={n_labels}")
     labs = list(models.as_labellers(tuple(cfg.labellers.names)))
     labs += model_labellers(cfg)
     names = [lab.name for lab in labs]
@@ -561,23 +580,39 @@ def validate(cfg: SweepConfig) -> SweepConfig:
     cfg = _typed_copy(cfg, SweepConfig)
     g = cfg.grid
     prior = cfg.model.theta_prior
-    for key in ("p_d", "m", "n_items", "n_labels", "panel_size"):
-        if key == "p_d" and prior is not None:
-            if g.p_d:
-                raise ValueError("grid.p_d must be [] when model.theta_prior is set (theta is "
-                                 f"drawn from the prior), got {list(g.p_d)}")
+    _validate.choice("model.mode", cfg.model.mode, MODES)
+    panel = cfg.model.mode == "panel"
+    if panel and g.p_d:  # the old spelling of the panel's axis
+        raise ValueError(f"grid.p_d is the coin model's (the probability of matching the "
+                         f"reference); model.mode='panel' varies the latent item agreement: "
+                         f"grid.theta={_list(g.p_d)} grid.p_d=[]" if not g.theta and prior is None
+                         else f"grid.p_d must be [] under model.mode='panel' (its axis is "
+                         f"grid.theta), got {list(g.p_d)}")
+    if not panel and g.theta:
+        raise ValueError(f"grid.theta applies to model.mode='panel' (the coin model's axis is "
+                         f"grid.p_d), got {list(g.theta)}")
+    if not panel and list(g.panel_size) != [5]:
+        raise ValueError(f"grid.panel_size applies to model.mode='panel' (a coin model has no "
+                         f"panel), got {list(g.panel_size)}")
+    for key in ("p_d", "theta", "m", "n_items", "n_labels", "panel_size"):
+        if key == "theta" and prior is not None:
+            if g.theta:
+                raise ValueError("grid.theta must be [] when model.theta_prior is set (theta is "
+                                 f"drawn from the prior), got {list(g.theta)}")
             continue
+        if (key == "p_d") == panel or (key == "theta" and prior is not None):
+            continue  # the other model's axis (checked above)
         if len(getattr(g, key)) == 0:
             raise ValueError(f"grid.{key} must list at least one value")
         values = getattr(g, key)
         if len(set(values)) != len(values):
             raise ValueError(f"grid.{key} must not repeat a value, got {list(values)}")
     _validate.probability("grid.p_d", g.p_d)
+    _validate.probability("grid.theta", g.theta)
     _validate.probability("grid.m", g.m)
     _validate.integer("grid.n_items", g.n_items, lo=1)
     _validate.n_labels(g.n_labels, name="grid.n_labels")
     _validate.integer("grid.panel_size", g.panel_size, lo=1)
-    _validate.choice("model.mode", cfg.model.mode, MODES)
     _validate.choice("model.tie_rule", cfg.model.tie_rule, TIE_RULES)
     _validate.choice("model.positives", cfg.model.positives, ("fixed", "bernoulli"))
     _validate.choice("model.method", cfg.model.method, ("auto", "collapsed", "explicit"))

@@ -163,10 +163,6 @@ class ItemModel:
         """P(one more vote is label h | the item's counts), shape (items, L)."""
         raise NotImplementedError
 
-    def sample(self, rng: np.random.Generator, n_labels: int | None = None, size=1) -> np.ndarray:
-        """Draw label distributions π for ``size`` items, shape (size, L)."""
-        raise NotImplementedError
-
     def item_kernel_args(self) -> tuple[int, np.ndarray, np.ndarray]:
         """Return (kind, parameters (rows, L), cumulative row weights) for the engine's kernel.
 
@@ -247,13 +243,6 @@ class _DirichletFamily(ItemModel):
         pred = (c[:, None, :] + alphas[None]) / (c.sum(axis=1)[:, None, None]
                                                  + alphas.sum(axis=1)[None, :, None])
         return np.einsum("ik,ikh->ih", post, pred)
-
-    def sample(self, rng: np.random.Generator, n_labels: int | None = None, size=1) -> np.ndarray:
-        """Draw π: a component with its weight, then ``rng.dirichlet``."""
-        alphas, w = self._components()
-        k = rng.choice(len(w), size=size, p=w)
-        return np.stack([rng.dirichlet(alphas[i]) for i in np.ravel(k)]).reshape(
-            np.shape(k) + (alphas.shape[1],))
 
     def item_kernel_args(self) -> tuple[int, np.ndarray, np.ndarray]:
         """Return ``(0, alphas, cumsum(weights))``."""
@@ -445,11 +434,6 @@ class EmpiricalItems(ItemModel):
         with np.errstate(invalid="ignore"):
             post = np.exp(lp - logsumexp(lp, axis=1, keepdims=True))
         return post @ self._nodes()[0]
-
-    def sample(self, rng: np.random.Generator, n_labels: int | None = None, size=1) -> np.ndarray:
-        """Resample rows with their weights."""
-        pis, w = self._nodes()
-        return pis[rng.choice(len(w), size=size, p=w)]
 
     def item_kernel_args(self) -> tuple[int, np.ndarray, np.ndarray]:
         """Return ``(1, label distributions, cumsum(weights))``."""

@@ -42,8 +42,8 @@ import numpy as np
 
 from labelvar._base import _validate as v
 
-__all__ = ["LABELLERS", "Constant", "CorrelatedModel", "Expert", "Model", "ModelPair", "Prior", "Random",
-           "as_labellers", "correlation_bounds", "labeller_columns"]
+__all__ = ["LABELLERS", "Constant", "CorrelatedModel", "Expert", "Labeller", "Model", "ModelPair",
+           "Prior", "Random", "as_labellers", "correlation_bounds", "labeller_columns"]
 
 
 def _check_name(name) -> None:
@@ -61,8 +61,58 @@ def _symmetric(n_labels: int, q) -> np.ndarray:
     return eye * q + (1.0 - eye) * (1.0 - q) / (n_labels - 1)
 
 
+class Labeller:
+    """The extension point of the labellers: subclass it, give a ``name`` and a ``matrix``.
+
+    The engine asks a labeller only for what is here, never for its class:
+
+    - ``matrix(n_labels, class_prior, theta)``: P(prediction = h | modal label = c,
+      the item's agreement θ) as an (..., L, L) array (``theta`` may be an array of
+      nodes; the result then has shape ``theta.shape + (L, L)``); under a coin model the
+      modal label is the item's class and θ is ``p_d``;
+    - ``own_matrix(n_labels, class_prior)``: its answers on the items it does not answer
+      like an annotator, (L, L) (default: ``matrix`` at θ = 0.5, for labellers whose
+      answers do not depend on θ);
+    - ``annotator`` (class attribute, default False): True when it is one more annotator
+      of each item (the engine draws it per item with that item's θ, or from the item's
+      label distribution π under an item model), as :class:`Expert`;
+    - ``correlation`` (default 0): the share of items it answers like one more
+      annotator and otherwise with ``own_matrix`` (:class:`CorrelatedModel`);
+    - ``uses_class_prior`` (default False): its answers depend on ``class_prior``
+      (:class:`Prior`), which an item model then computes exactly.
+
+    Examples
+    --------
+    A labeller that answers label 1 with probability 0.3 whatever the item:
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Lean(Labeller):
+    ...     name: str = "lean"
+    ...     def matrix(self, n_labels, class_prior, theta):
+    ...         return np.broadcast_to([0.7, 0.3], np.shape(theta) + (2, 2)).copy()
+    >>> Lean().own_matrix(2, [0.5, 0.5]).tolist()
+    [[0.7, 0.3], [0.7, 0.3]]
+    """
+
+    name: str
+    annotator = False
+    correlation = 0.0
+    uses_class_prior = False
+
+    def matrix(self, n_labels, class_prior, theta):  # pragma: no cover - the protocol
+        """P(prediction = h | modal label = c, theta) as an (..., L, L) array."""
+        raise NotImplementedError(f"{type(self).__name__} must define matrix()")
+
+    def own_matrix(self, n_labels, class_prior=None):
+        """P(prediction = h | modal label = c) on the items not answered as an annotator."""
+        if class_prior is None:
+            class_prior = np.full(n_labels, 1.0 / n_labels)
+        return np.asarray(self.matrix(n_labels, class_prior, 0.5))
+
+
 @dataclass(frozen=True)
-class Expert:
+class Expert(Labeller):
     """One more annotator drawn like the panel (coin mode: agrees with the truth w.p. p_d).
 
     Parameters
@@ -77,6 +127,7 @@ class Expert:
     """
 
     name: str = "expert"
+    annotator = True
 
     def __post_init__(self):
         _check_name(self.name)
@@ -87,7 +138,7 @@ class Expert:
 
 
 @dataclass(frozen=True)
-class Random:
+class Random(Labeller):
     """Uniform over the L labels.
 
     Parameters
@@ -113,7 +164,7 @@ class Random:
 
 
 @dataclass(frozen=True)
-class Prior:
+class Prior(Labeller):
     """Predicts each class with its prior frequency, independently of the item.
 
     Parameters
@@ -128,6 +179,7 @@ class Prior:
     """
 
     name: str = "prior"
+    uses_class_prior = True
 
     def __post_init__(self):
         _check_name(self.name)
@@ -140,7 +192,7 @@ class Prior:
 
 
 @dataclass(frozen=True)
-class Constant:
+class Constant(Labeller):
     """Always predicts ``label`` (default 1, the positive class).
 
     Parameters
@@ -176,7 +228,7 @@ class Constant:
 
 
 @dataclass(frozen=True)
-class Model:
+class Model(Labeller):
     """A model scored against the modal label.
 
     Give either ``accuracy`` (probability of returning the modal label; wrong
@@ -224,7 +276,7 @@ class Model:
                 value = v.single(f"Model.{fld}", v.probability(f"Model.{fld}", value))
                 object.__setattr__(self, fld, value)
 
-    def own_matrix(self, n_labels):
+    def own_matrix(self, n_labels, class_prior=None):
         """P(prediction = h | modal label = c) of the model's own answers, (L, L)."""
         if self.accuracy is not None:
             return _symmetric(n_labels, self.accuracy)
@@ -238,7 +290,7 @@ class Model:
         """P(prediction = h | modal label = c, theta) as an (..., L, L) array."""
         shape = np.shape(theta) + (n_labels, n_labels)
         own = np.broadcast_to(self.own_matrix(n_labels), shape)
-        rho = getattr(self, "correlation", 0.0)
+        rho = self.correlation
         if rho == 0.0:
             return own.copy()
         return rho * _symmetric(n_labels, theta) + (1.0 - rho) * own
@@ -379,7 +431,6 @@ class ModelPair:
 
 LABELLERS = {"expert": Expert, "random": Random, "prior": Prior, "constant": Constant,
              "model": Model}
-Labeller = Expert | Random | Prior | Constant | Model | ModelPair
 
 
 def as_labellers(labellers) -> tuple:
@@ -401,11 +452,13 @@ def as_labellers(labellers) -> tuple:
         if isinstance(lab, str):
             if lab not in LABELLERS:
                 raise ValueError(f"labellers must be one of {', '.join(map(repr, LABELLERS))} "
-                                 f"or labeller objects from labelvar.models; got {v._short(lab)}")
+                                 f"or labeller objects (labelvar.votes.models); got "
+                                 f"{v._short(lab)}")
             lab = LABELLERS[lab]()
-        elif not isinstance(lab, (Expert, Random, Prior, Constant, Model, ModelPair)):
-            raise ValueError(f"labellers must be strings or labeller objects from "
-                             f"labelvar.models; got {v._short(lab)}")
+        elif not isinstance(lab, (Labeller, ModelPair)):
+            raise ValueError(f"labellers must be strings or labeller objects (subclasses of "
+                             f"labelvar.votes.models.Labeller, or a ModelPair); got "
+                             f"{v._short(lab)}")
         out.append(lab)
     if not out:
         raise ValueError("labellers must name at least one labeller")

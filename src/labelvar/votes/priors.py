@@ -17,7 +17,7 @@ of the class (modal-label) prior.
 Every prior offers the same methods: ``support``, ``mean``, ``nodes`` (a quadrature
 rule exact for polynomials in θ of a given degree, so exact expectations of panel
 outcomes, which are polynomials of degree K in θ, are finite sums), ``label_nodes``
-(the same nodes as per-vote label distributions π), ``sample``, ``check``, ``key``
+(the same nodes as per-vote label distributions π), ``check``, ``key``
 (stable text: the simulation's random streams are keyed on it), ``describe`` and
 ``spec`` (text that :func:`as_theta_prior` parses back to an equal prior, for
 configuration files).
@@ -106,7 +106,7 @@ def n_nodes(degree: int) -> int:
 class ThetaPrior:
     """Base class of the θ priors (see the module docstring for the method contract).
 
-    Subclasses implement ``support``, ``mean``, ``nodes``, ``sample``, ``key``,
+    Subclasses implement ``support``, ``mean``, ``nodes``, ``key``,
     ``describe`` and ``spec``; ``check`` and ``label_nodes`` are shared.
 
     Examples
@@ -125,10 +125,6 @@ class ThetaPrior:
 
     def nodes(self, n_labels: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
         """Return (theta, weights): weights sum to 1, exact for polynomials of ``degree``."""
-        raise NotImplementedError
-
-    def sample(self, rng: np.random.Generator, n_labels: int, size) -> np.ndarray:
-        """Draw θ for ``size`` items with the numpy Generator ``rng``."""
         raise NotImplementedError
 
     def key(self) -> str:
@@ -243,10 +239,6 @@ class FixedTheta(ThetaPrior):
         """One node, weight 1."""
         return np.array([self.value]), np.array([1.0])
 
-    def sample(self, rng: np.random.Generator, n_labels: int, size) -> np.ndarray:
-        """Return the value ``size`` times (draws nothing from ``rng``)."""
-        return np.full(size, self.value)
-
     def key(self) -> str:
         """Return ``fixed(value=...)``."""
         return f"fixed(value={self.value!r})"
@@ -346,11 +338,6 @@ class BetaPrior(ThetaPrior):
         lo, hi = self.support(n_labels)
         x = (1.0 + t) / 2.0
         return lo + (hi - lo) * x, w / w.sum()
-
-    def sample(self, rng: np.random.Generator, n_labels: int, size) -> np.ndarray:
-        """Return lo + (hi - lo) ``rng.beta(a, b, size)``."""
-        lo, hi = self.support(n_labels)
-        return lo + (hi - lo) * rng.beta(self.a, self.b, size=size)
 
     def key(self) -> str:
         """Return ``beta(a=...,b=...,lo=...,hi=...)``."""
@@ -470,11 +457,6 @@ class DiscretePrior(ThetaPrior):
     def nodes(self, n_labels: int, degree: int) -> tuple[np.ndarray, np.ndarray]:
         """Return the values and their weights (exact for any degree)."""
         return np.asarray(self.values), np.asarray(self.weights)
-
-    def sample(self, rng: np.random.Generator, n_labels: int, size) -> np.ndarray:
-        """Return ``values[rng.choice(n, size, p=weights)]``."""
-        vals, w = self.nodes(n_labels, 0)
-        return vals[rng.choice(len(vals), size=size, p=w)]
 
     def key(self) -> str:
         """Return ``discrete(values=(...),weights=(...))``."""
