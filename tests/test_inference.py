@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from labelvar.evaluation.stratified import Intervals, Paper
 from labelvar.inference import BinTestResult, PairedTestResult, bin_tests, paired_test, stars
 from labelvar.stratified import stratify
 
@@ -107,7 +108,7 @@ def test_tests_accept_the_result_or_its_table():
         panel = np.where(rng.random((60, 5)) < 0.8, truth[:, None], 1 - truth[:, None])
         data[f"t{k}"] = (panel, {"a": np.where(rng.random(60) < 0.85, truth, 1 - truth),
                                  "b": np.where(rng.random(60) < 0.7, truth, 1 - truth)})
-    result = stratify(data, n_boot=0, simulated_human=2)
+    result = stratify(data, intervals=Intervals(n_resamples=0), paper=Paper(replicates=2))
     for fn, args in ((bin_tests, ()), (paired_test, ("a", "b"))):
         pd.testing.assert_frame_equal(fn(result, *args).table, fn(result.table, *args).table)
     with pytest.raises(TypeError, match="StratifiedResult or its table"):

@@ -12,7 +12,8 @@ import pytest
 from labelvar import design as D
 from labelvar import plots, report, stratify
 from labelvar._base._files import read_results
-from labelvar.io import synthetic_panel
+from labelvar.evaluation.stratified import Intervals
+from labelvar.io import TaskData, synthetic_panel
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "labelvar"
 
@@ -23,7 +24,7 @@ def result():
     for k in range(3):
         df = synthetic_panel(120, seed=k).set_index("item")
         tasks[f"t{k}"] = (df.filter(like="gt"), df[["strong", "weak", "human1", "human2"]])
-    return stratify(tasks, humans=["human1", "human2"], n_boot=0)
+    return stratify(tasks, humans=["human1", "human2"], intervals=Intervals(n_resamples=0))
 
 
 def names(path):
@@ -113,7 +114,8 @@ def test_a_system_with_probabilities_only_is_named_as_read():
     says so, where it used to say "systems none" (CheXpert's predictions files)."""
     panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 1]] * 3
     prob = [0.9, 0.1, 0.4, 0.8, 0.7, 0.2] * 3
-    r = stratify(panel, probabilities={"model": prob}, humans=[], n_boot=0)
+    r = stratify(TaskData(panel, None, probabilities={"model": prob}), humans=[],
+                 intervals=Intervals(n_resamples=0))
     assert r.inputs["task"]["systems"] == ["model"]
     assert "; systems model;" in r.describe()
     auroc = r.table[(r.table.metric == "auroc") & (r.table.stratum == "all")]
@@ -128,12 +130,12 @@ def test_headings_promise_intervals_only_when_there_are_some():
     panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 1]] * 4
     preds = {"s": [1, 0, 0, 1, 0, 1] * 4}
     md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
-                                           n_boot=0))
+                                           intervals=Intervals(n_resamples=0)))
     assert "### other metrics (score; no intervals)" in md
     assert "### panel agreement (score; no intervals without bootstrap resamples)" in md
     assert "[" not in md.split("### other metrics")[1]
     md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
-                                           n_boot=20))
+                                           intervals=Intervals(n_resamples=20)))
     assert "### other metrics (score [interval])" in md
     assert "### panel agreement (score [bootstrap interval over items])" in md
 
@@ -142,7 +144,8 @@ def test_macro_f1_is_named_as_such_in_the_markdown():
     """With 3 labels and no positive class the 'f1' columns are macro-F1 (E and m are
     NaN): the table now says so; a binary task's block does not."""
     panel = [["e", "e", "n"], ["c", "c", "c"], ["n", "n", "e"], ["e", "e", "e"]] * 5
-    r = stratify(panel, {"s": ["e", "c", "e", "n"] * 5}, n_boot=0, task="nli")
+    r = stratify({"nli": TaskData(panel, {"s": ["e", "c", "e", "n"] * 5})},
+                 intervals=Intervals(n_resamples=0))
     md = report.stratify_markdown(r)
     assert md.startswith("### s\nf1 of nli: macro-F1 over the task's labels (no positive "
                          "class, so no m and no E)\n\n| task")
@@ -150,5 +153,6 @@ def test_macro_f1_is_named_as_such_in_the_markdown():
     skm = pytest.importorskip("sklearn.metrics")
     maj = ["e", "c", "n", "e"] * 5
     assert f1 == pytest.approx(skm.f1_score(maj, ["e", "c", "e", "n"] * 5, average="macro"))
-    binary = stratify([[1, 1, 0], [0, 0, 0]] * 5, {"s": [1, 0] * 5}, n_boot=0)
+    binary = stratify([[1, 1, 0], [0, 0, 0]] * 5, {"s": [1, 0] * 5},
+                      intervals=Intervals(n_resamples=0))
     assert "macro-F1" not in report.stratify_markdown(binary)

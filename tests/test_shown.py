@@ -14,6 +14,7 @@ from conftest import shared_data
 
 import labelvar
 from labelvar import design
+from labelvar.evaluation.stratified import Intervals
 from labelvar.io import synthetic_panel
 
 
@@ -26,7 +27,8 @@ def synthetic():
 @pytest.fixture(scope="module")
 def stratified(synthetic):
     panel, preds = synthetic
-    return labelvar.stratify(panel, preds, humans=["human1", "human2"], n_boot=0, seed=0)
+    return labelvar.stratify(panel, preds, humans=["human1", "human2"], seed=0,
+                             intervals=Intervals(n_resamples=0))
 
 
 def _cells(page: str) -> list[str]:

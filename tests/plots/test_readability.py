@@ -8,6 +8,7 @@ from matplotlib.colors import to_rgb
 
 from labelvar import bin_tests, plots, stratify
 from labelvar import design as D
+from labelvar.evaluation.stratified import Intervals
 from labelvar.io import synthetic_panel
 from labelvar.plots._style import series_colors
 from labelvar.plots.sweeps import prior_text
@@ -29,7 +30,7 @@ def eight():
                                       df["strong"])
         tasks[f"t{k}"] = (df[[f"gt{i}" for i in range(1, 6)]], preds)
     return stratify(tasks, humans=["human1", "human2", "human3"], bins=[0.5, 0.7, 0.9, 1.0],
-                    n_boot=0).table
+                    intervals=Intervals(n_resamples=0)).table
 
 
 def test_palette_is_distinct_for_eight_series():

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 from labelvar import bin_tests, paired_test, plots, stratify
+from labelvar.evaluation.stratified import Intervals, Paper
 from labelvar.inference import stars as to_stars
-from labelvar.io import synthetic_panel
+from labelvar.io import TaskData, synthetic_panel
 from labelvar.plots.stratified import AGREEMENT
 
 from .conftest import legend_texts
@@ -22,7 +23,7 @@ def table():
         df = synthetic_panel(150, seed=seed).set_index("item")
         tasks[f"task{k}"] = (df.filter(like="gt"), df[["strong", "weak", "coin", "human1",
                                                       "human2"]])
-    return stratify(tasks, humans=["human1", "human2"], n_boot=0).table
+    return stratify(tasks, humans=["human1", "human2"], intervals=Intervals(n_resamples=0)).table
 
 
 def test_stratified_scores_draws_table_values(table, drawn):
@@ -166,7 +167,8 @@ def snli_like():
     panel[:2] = [[0, 0, 0, 1, None], [2, 2, 2, 0, None]]
     preds = {s: np.where(rng.random(n) < q, truth, (truth + 2) % 3)
              for s, q in (("roberta", 0.9), ("bert", 0.85))}
-    return stratify(panel, preds, simulated_human=3, n_boot=50, task="snli").table
+    return stratify({"snli": TaskData(panel, preds)}, intervals=Intervals(n_resamples=50),
+                    paper=Paper(replicates=3)).table
 
 
 def test_one_task_scores_figure_keeps_legend_and_title_inside(snli_like, drawn):

@@ -86,10 +86,10 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
 
     Examples
     --------
-    >>> from labelvar import stratify
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
     >>> panel = [[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]]
     >>> r = stratify(panel, {"ai": [1, 0, 0, 0], "dr": [1, 1, 0, 1]}, humans=["dr"],
-    ...              metrics=["accuracy"], n_boot=0)
+    ...              metrics=["accuracy"], intervals=Intervals(n_resamples=0))
     >>> t = paper_table(r, "ai")
     >>> t["accuracy E"].round(4).tolist(), t["S"].tolist()
     ([0.6667, 1.0, 0.8333], [2, 2, 4])

@@ -160,7 +160,7 @@ def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, 
             elif not np.isfinite(row["diff"]):
                 note = "a score is undefined here: no test"
             elif n_boot <= 0:
-                note = "no bootstrap (n_boot=0): no p-value"
+                note = "no bootstrap (n_resamples=0): no p-value"
             if row["small_bin"]:  # small bins enter no test (as in bin_tests, paired_test)
                 row.update(p=np.nan)
                 note = f"small bin (fewer than {min_bin_size} items): no test"

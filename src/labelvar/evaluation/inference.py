@@ -460,7 +460,7 @@ class PairedBootstrapResult:
     p: float
 
 
-def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: float = CONFIDENCE_LEVEL,
+def paired_bootstrap(diff, n_items: int, n_resamples: int, rng, *, confidence_level: float = CONFIDENCE_LEVEL,
                      stacked: bool = False) -> PairedBootstrapResult:
     r"""Paired bootstrap of a score difference (resample the items, keep the pairs).
 
@@ -471,14 +471,14 @@ def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: 
         (int array of shape (n,)); with ``stacked`` it receives (B, n) and returns B
         differences at once.
     n_items : int
-    n_boot : int
+    n_resamples : int
         Resamples (0: NaN interval and p-value).
     rng : numpy.random.Generator
     confidence_level : float
     stacked : bool
         ``diff`` accepts stacked resamples (it is given blocks of them, about
         4 million resampled indices at a time: memory stays bounded, and the
-        draws are those of one ``(n_boot, n_items)`` draw).
+        draws are those of one ``(n_resamples, n_items)`` draw).
 
     Returns
     -------
@@ -499,12 +499,12 @@ def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: 
     """
     n = int(n_items)
     d0 = float(diff(np.arange(n)))
-    if n_boot <= 0 or n == 0:
+    if n_resamples <= 0 or n == 0:
         return PairedBootstrapResult(d0, np.nan, np.nan, np.nan)
     from labelvar.evaluation._bins import boot_chunks
 
-    d = np.empty(int(n_boot))
-    for start, rows in boot_chunks(int(n_boot), n):  # bounded memory, the same draws
+    d = np.empty(int(n_resamples))
+    for start, rows in boot_chunks(int(n_resamples), n):  # bounded memory, the same draws
         draws = rng.integers(0, n, size=(rows, n))
         if stacked:
             d[start:start + rows] = np.asarray(diff(draws), dtype=float)

@@ -153,9 +153,9 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
 
     Examples
     --------
-    >>> from labelvar import stratify
+    >>> from labelvar.evaluation.stratified import Intervals, Paper, stratify
     >>> t = stratify([[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]], {"ai": [1, 0, 0, 1]},
-    ...              n_boot=0, simulated_human=2)
+    ...              intervals=Intervals(n_resamples=0), paper=Paper(replicates=2))
     >>> plot_stratified_scores(t, "accuracy").axes[0].get_xlabel()
     'observed agreement (stratum)'
     """
