@@ -136,17 +136,18 @@ def test_stratify_compare_ordinal_probabilities_and_dawid_skene():
                  truth=Truth(aggregation="dawid_skene"), intervals=Intervals(n_resamples=50))
     t = r.table
     assert {"mae", "within1", "qwk", "spearman", "kendall"} <= set(t.metric)
-    assert set(r.agreement.statistic) == {"fleiss_kappa", "alpha_nominal", "alpha_ordinal",
+    assert set(r.agreement().table.statistic) == {"fleiss_kappa", "alpha_nominal", "alpha_ordinal",
                                           "alpha_interval"}
     assert r.inputs["task"]["changed_vs_majority"] >= 0
-    acc = r.comparisons[r.comparisons.metric == "accuracy"]
+    comp = r.compare("a", "b").table
+    acc = comp[comp.metric == "accuracy"]
     assert (acc.test == "mcnemar_exact").all() and acc.p.notna().all()
     # per bin, the agreement statistics equal statsmodels / a direct computation
     r2 = stratify(panel, preds, labels=Labels(ordinal=True), intervals=Intervals(n_resamples=0))
     votes = pd.DataFrame(panel)
     counts = _counts(votes.to_numpy(), range(1, 6))
     top = counts.max(axis=1) / 3
-    for stratum, g in r2.agreement.groupby("stratum"):
+    for stratum, g in r2.agreement().table.groupby("stratum"):
         sel = np.ones(n, bool) if stratum == "all" else np.round(top, 2) == float(stratum)
         fk = g.set_index("statistic").score["fleiss_kappa"]
         want = sm_ir.fleiss_kappa(counts[sel])
@@ -187,7 +188,7 @@ def test_rater_bootstrap_refused_with_dawid_skene(capsys):
     from labelvar.cli import main
 
     panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1]] * 4
-    with pytest.raises(ValueError, match=r"^boot_raters: the rater bootstrap recomputes .*"
+    with pytest.raises(ValueError, match=r"^resample_raters: the rater bootstrap recomputes .*"
                                          r"aggregation=dawid_skene"):
         stratify(panel, {"s": [1, 0, 1, 0, 1] * 4}, truth=Truth(aggregation="dawid_skene"),
                  intervals=Intervals(n_resamples=10, resample_raters=True))
@@ -212,7 +213,7 @@ def test_agreement_notes_say_why_a_statistic_is_missing():
                                      [0, 0, 0, 0, 1]] * 3 + [[1, 1, 1, 0, None]] * 2
     r = stratify(panel, {"s": [0] * 4 + [1, 0, 1, 0] * 3 + [1, 1]},
                  intervals=Intervals(n_resamples=0, min_bin_size=1))
-    ag = r.agreement.set_index(["stratum", "statistic"])
+    ag = r.agreement().table.set_index(["stratum", "statistic"])
     # the 0.75 bin: two items with 4 votes (3-1), none with the usual 5
     assert np.isnan(ag.score["0.75", "fleiss_kappa"]) and ag.n["0.75", "fleiss_kappa"] == 0
     assert ag.note["0.75", "fleiss_kappa"] == ("no item with 5 votes, the number Fleiss' "
@@ -249,26 +250,29 @@ def test_comparisons_small_bins_and_untestable_rows_have_no_p_and_say_why():
     a[:4], b[:4] = [1, 1, 1, 0], [0, 0, 0, 0]  # discordant in the small bin
     r = stratify(panel, {"a": a, "b": b}, seed=1, metrics=["accuracy", "f1"],
                  intervals=Intervals(n_resamples=200))
-    c = r.comparisons.set_index(["stratum", "metric"])
+    comp = r.compare("a", "b").table
+    c = comp.set_index(["stratum", "metric"])
     assert c.S["0.75", "accuracy"] == 4 and c.n_a_only["0.75", "accuracy"] == 3
     for metric in ("accuracy", "f1"):
         assert np.isnan(c.p["0.75", metric]) and np.isnan(c.p_holm["0.75", metric])
         assert c.note["0.75", metric] == "small bin (fewer than 10 items): no test"
-    tested = r.comparisons[r.comparisons.p.notna()]
-    assert len(tested) == len(r.comparisons) - 2 and (r.comparisons.note[tested.index] == "").all()
-    assert (r.comparisons.n_comparisons == len(tested)).all()
+    tested = comp[comp.p.notna()]
+    assert len(tested) == len(comp) - 2 and (comp.note[tested.index] == "").all()
+    assert (comp.n_comparisons == len(tested)).all()
     np.testing.assert_allclose(tested.p_holm, multipletests(tested.p, method="holm")[1])
     # identical answers: no discordant item (McNemar) and no bootstrap test either
     r = stratify(panel, {"a": a, "c": a.copy()}, metrics=["accuracy", "f1"],
                  intervals=Intervals(n_resamples=50))
-    big = r.comparisons[~r.comparisons.small_bin]
-    assert big.p.isna().all() and (r.comparisons.n_comparisons == 0).all()
+    comp = r.compare("a", "c").table
+    big = comp[~comp.small_bin]
+    assert big.p.isna().all() and (comp.n_comparisons == 0).all()
     assert set(big.note[big.metric == "accuracy"]) == {"no discordant items: no test"}
     assert set(big.note[big.metric == "f1"]) == {"identical answers on these items: no test"}
     # no bootstrap: F1 rows have no p-value, and say so
     r = stratify(panel, {"a": a, "b": b}, metrics=["f1"], intervals=Intervals(n_resamples=0))
-    big = r.comparisons[~r.comparisons.small_bin]
-    assert big.p.isna().all() and set(big.note) == {"no bootstrap (n_boot=0): no p-value"}
+    comp = r.compare("a", "b").table
+    big = comp[~comp.small_bin]
+    assert big.p.isna().all() and set(big.note) == {"no bootstrap (n_resamples=0): no p-value"}
 
 
 @pytest.mark.parametrize("level, published", [("nominal", 0.743), ("ordinal", 0.815),

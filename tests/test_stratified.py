@@ -352,7 +352,8 @@ def test_binary_string_labels_with_positive_given_as_text():
     t = tab(panel, {"s": ["pos", "neg", "neg"]}, labels=Labels(pos_label="pos"),
             intervals=Intervals(n_resamples=0))
     assert _row(t, "s", "all", "f1").score == pytest.approx(2 / 3)
-    t = tab(PANEL, PRED, labels=Labels(pos_label="1"), intervals=Intervals(n_resamples=0))  # the CLI passes text
+    # the CLI passes text
+    t = tab(PANEL, PRED, labels=Labels(pos_label="1"), intervals=Intervals(n_resamples=0))
     assert _row(t, "sys", "all", "f1").m == 0.5
 
 

@@ -92,7 +92,7 @@ def test_compare_across_tasks_with_probabilities(tmp_path):
     paired = report.paired_tests(r, ("a", "b"))
     assert set(paired) == {"accuracy", "f1"}  # auroc: only a has probabilities
     files = report.write_stratify_report(r, tmp_path / "out", compare=("a", "b"), paired=paired,
-                                         figures=False)
+                                         comparisons=r.compare("a", "b"), figures=False)
     assert {"paired_accuracy.csv", "paired_f1.csv", "comparisons.csv"} <= {p.name for p in files}
     # the t-test on the table's own scores (scipy) is what was written
     from scipy import stats

@@ -306,7 +306,7 @@ def test_dialsummeval_ordinal_per_bin():
     t = r.table
     assert {"mae", "within1", "qwk", "spearman", "kendall"} <= set(t.metric)
     assert set(t[t.metric == "mae"].stratum) == {"0.33", "0.67", "1.00", "all"}
-    ag = r.agreement.set_index(["stratum", "statistic"]).score
+    ag = r.agreement().table.set_index(["stratum", "statistic"]).score
     votes = data["consistency"].panel.to_numpy(int)
     counts = np.stack([(votes == v).sum(axis=1) for v in range(1, 6)], axis=1)
     assert ag["all", "fleiss_kappa"] == pytest.approx(fleiss_kappa(counts), abs=1e-12)
@@ -340,7 +340,7 @@ def test_snli_agreement_and_kappa_equal_independent_computations():
     k = counts.sum(axis=1)
     top = counts.max(axis=1)
     untied = (counts == top[:, None]).sum(axis=1) == 1
-    ag = r.agreement.set_index(["stratum", "statistic"]).score
+    ag = r.agreement().table.set_index(["stratum", "statistic"]).score
     for stratum, frac in (("0.60", 3 / 5), ("0.80", 4 / 5), ("1.00", 1.0)):
         sel = (k == 5) & untied & np.isclose(top / k, frac)
         assert ag[stratum, "fleiss_kappa"] == pytest.approx(fleiss_kappa(counts[sel]), abs=1e-9)

@@ -612,7 +612,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (),
                              "by position)")
     if aggregation == "dawid_skene" and boot_raters:
         raise ValueError("resample_raters: the rater bootstrap recomputes each replicate's "
-                         "panel plurality, not the Dawid-Skene label (Truth('dawid_skene')), so "
+                         "panel plurality, not the Dawid-Skene label (aggregation=dawid_skene), so "
                          "its intervals would be about another ground truth; use one of the two")
     if aggregation == "dawid_skene" and bins is None:
         bins = POSTERIOR_BINS
