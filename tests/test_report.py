@@ -33,7 +33,9 @@ def names(path):
 
 def test_stratify_report_files(tmp_path, result):
     out = tmp_path / "rep"
-    paths = report.write_stratify_report(result, out, compare=("strong", "weak"))
+    agreement = result.agreement()
+    paths = report.write_stratify_report(result, out, compare=("strong", "weak"),
+                                         agreement=agreement)
     assert sorted(p.name for p in paths) == names(out)
     assert set(names(out)) == {
         "report.json", "stratified.csv", "table.md", "excluded.json", "bin_tests.csv",
@@ -46,7 +48,7 @@ def test_stratify_report_files(tmp_path, result):
     meta = json.loads((out / "report.json").read_text())
     assert meta["kind"] == "stratify" and "stratified.csv" in meta["files"]
     md = (out / "table.md").read_text()
-    assert md == report.stratify_markdown(result, compare=("strong", "weak"))
+    assert md == report.stratify_markdown(result, compare=("strong", "weak"), agreement=agreement)
     assert md.count("### ") == 5 and "### paired t-test strong − weak (f1)" in md
     bt = read_results(out / "bin_tests.csv")
     assert set(zip(bt.metric, bt.value)) == {(m, v) for m in ("f1", "accuracy")
@@ -126,16 +128,16 @@ def test_a_system_with_probabilities_only_is_named_as_read():
 
 
 def test_headings_promise_intervals_only_when_there_are_some():
-    """With n_boot=0 there is no interval: the headings used to announce one anyway."""
+    """With no resamples there is no interval: the headings used to announce one anyway."""
     panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 1]] * 4
     preds = {"s": [1, 0, 0, 1, 0, 1] * 4}
-    md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
-                                           intervals=Intervals(n_resamples=0)))
+    r = stratify(panel, preds, metrics=["accuracy", "kappa"], intervals=Intervals(n_resamples=0))
+    md = report.stratify_markdown(r, agreement=r.agreement())
     assert "### other metrics (score; no intervals)" in md
     assert "### panel agreement (score; no intervals without bootstrap resamples)" in md
     assert "[" not in md.split("### other metrics")[1]
-    md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
-                                           intervals=Intervals(n_resamples=20)))
+    r = stratify(panel, preds, metrics=["accuracy", "kappa"], intervals=Intervals(n_resamples=20))
+    md = report.stratify_markdown(r, agreement=r.agreement())
     assert "### other metrics (score [interval])" in md
     assert "### panel agreement (score [bootstrap interval over items])" in md
 
