@@ -389,15 +389,15 @@ def test_paper_table_layout(table):
     row = p[p.agreement == "0.80"].iloc[0]
     h = _row(table, "H", "0.80", "f1")
     assert row["f1 H"] == f"{h.score:.2f}±{h.sd:.2f}"
-    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "All"]
+    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "all"]
 
 
 def test_paper_table_numbers_are_the_tidy_tables_values(table):
     """Without digits every cell is the number of the tidy table (not its text)."""
     p = paper_table(table, "sys")
-    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "All"]
+    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "all"]
     assert p["S"].dtype.kind == "i" and p["f1 AI"].dtype.kind == "f"
-    for stratum, agreement in (("0.80", "0.80"), ("all", "All")):
+    for stratum, agreement in (("0.80", "0.80"), ("all", "all")):
         row = p[p.agreement == agreement].iloc[0]
         h, ai = _row(table, "H", stratum, "f1"), _row(table, "sys", stratum, "f1")
         assert row["S"] == h.S and row["m"] == h.m
@@ -618,7 +618,7 @@ def test_stratum_order_is_numeric():
 def test_paper_table_orders_bins_numerically_per_task(table):
     shuffled = table.sample(frac=1.0, random_state=0)
     p = paper_table(shuffled, "sys")
-    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "All"]
+    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "all"]
     pd.testing.assert_frame_equal(p, paper_table(table, "sys"))
 
 
@@ -689,3 +689,28 @@ def test_user_bin_spanning_agreement_levels_gets_the_mixture_expectation():
     # a bin of one level is unchanged: the closed form at its agreement
     assert _row(t, "sys", "[0.50, 0.70)", "f1").expected == pytest.approx(
         _coin_mixture([(2, 0.5, 0.6)])["f1"])
+
+
+def test_agreement_of_a_bin_is_its_exact_level_and_no_minus_zero(tmp_path):
+    """Issue 31: ten items at 3 of 5 votes gave agreement 0.5999999999999999 in the tidy
+    CSV (a float mean of ten 0.6); the paper layout printed "-0.00" for a gap that rounds
+    to 0; and the stratum "all" was "All" in one table and "all" in the other."""
+    panel = [[1, 1, 1, 0, 0]] * 10 + [[1, 1, 1, 1, 1]] * 10
+    r = stratify(panel, {"s": [1] * 20}, metrics=["accuracy"],
+                 intervals=Intervals(n_resamples=0))
+    assert r.table.loc[r.table.stratum == "0.60", "agreement"].iloc[0] == 0.6
+    from labelvar._base._files import write_results
+
+    write_results(r.table, tmp_path / "t.csv")
+    assert "0.5999999999999999" not in (tmp_path / "t.csv").read_text()
+    assert r.paper_table("s", digits=2).agreement.tolist() == ["0.60", "1.00", "all"]
+    from labelvar.evaluation._paper_layout import _fixed
+
+    assert (_fixed(-0.004, 2), _fixed(-0.0, 2), _fixed(-0.005001, 2)) == ("0.00", "0.00", "-0.01")
+    # a gap of -0.001 is printed 0.00 in the paper layout
+    n = pd.DataFrame({"task": ["t"], "agreement": ["all"], "S": [5], "m": [0.5],
+                      "accuracy AI": [0.501], "accuracy E": [0.5],
+                      "accuracy Δ(E−AI)": [-0.001]})
+    from labelvar.evaluation._paper_layout import _as_text
+
+    assert _as_text(n, ["accuracy"], "H", False, 2)["accuracy Δ(E−AI)"].tolist() == ["0.00"]

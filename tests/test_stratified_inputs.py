@@ -35,9 +35,9 @@ def test_panel_only_reports_h_prime_e_and_chance():
     assert {"f1 H'-loo", "f1 H' (self-incl.)", "f1 E", "f1 chance",
             "accuracy chance"} <= set(p.columns)
     loo = t[(t.role == "H'-loo") & (t.stratum == "all") & (t.metric == "f1")].iloc[0]
-    assert p.loc[p.agreement == "All", "f1 H'-loo sd"].item() == loo.sd  # over the draws
+    assert p.loc[p.agreement == "all", "f1 H'-loo sd"].item() == loo.sd  # over the draws
     text = r.paper_table(digits=2)
-    assert text.loc[text.agreement == "All", "f1 H'-loo"].item() == f"{loo.score:.2f}±{loo.sd:.2f}"
+    assert text.loc[text.agreement == "all", "f1 H'-loo"].item() == f"{loo.score:.2f}±{loo.sd:.2f}"
     r = stratify(binary_panel(), intervals=Intervals(n_resamples=0),
                  paper=Paper(leave_one_out=False))  # the paper's Table 4
     assert set(r.table.role) == {"H'"}
@@ -352,7 +352,7 @@ def test_small_bins_flagged_and_left_out_of_the_tests():
     assert res.stratum_a not in small and res.stratum_b not in small
     p = paper_table(t, "s0")
     assert p.set_index("agreement").note.to_dict() == {
-        s: ("small bin: no test" if s in small else "") for s in [*sizes.index[:-1], "All"]}
+        s: ("small bin: no test" if s in small else "") for s in [*sizes.index[:-1], "all"]}
     with pytest.raises(ValueError, match="min_bin_size must be"):
         stratify(panel, preds, intervals=Intervals(min_bin_size=0))
 

@@ -114,8 +114,8 @@ def test_h_prime_leave_one_out_by_default():
     assert loo.score < self_.score  # the self-inclusive score flatters
     p = r.paper_table()
     assert "accuracy H'-loo" in p.columns and "accuracy H' (self-incl.)" in p.columns
-    assert p.loc[p.agreement == "All", "accuracy H' (self-incl.)"].item() == self_.score
-    assert p.loc[p.agreement == "All", "accuracy H'-loo"].item() == loo.score
+    assert p.loc[p.agreement == "all", "accuracy H' (self-incl.)"].item() == self_.score
+    assert p.loc[p.agreement == "all", "accuracy H'-loo"].item() == loo.score
     r = stratify(panel, metrics=["accuracy"], intervals=Intervals(n_resamples=0),
                  paper=Paper(replicates=50, leave_one_out=False))
     assert set(r.table.role) == {"H'"}

@@ -36,7 +36,7 @@ def run(*argv):
 def test_chexpert_table3_h_e_s_m_match_the_paper():
     root = _need("chexpert_test")
     mod = _script()
-    table = mod.compute(root, n_boot=0, findings=["Cardiomegaly", "Lung Opacity",
+    table = mod.compute(root, n_resamples=0, findings=["Cardiomegaly", "Lung Opacity",
                                                   "Support Devices"])
     cmp_ = mod.compare(table)
     assert len(cmp_) == 12 * 8
@@ -63,7 +63,7 @@ def test_chexpert_h_needs_per_radiologist_rounding_to_match():
 def test_chexpert_all_findings_and_models():
     root = _need("chexpert_test")
     mod = _script()
-    t = mod.compute(root, n_boot=0)
+    t = mod.compute(root, n_resamples=0)
     assert t.task.nunique() == 14
     models = t[t.system.isin(mod.MODELS)]
     assert set(models.task) == {"Atelectasis", "Cardiomegaly", "Consolidation", "Edema",

@@ -488,3 +488,26 @@ def test_compare_across_tasks_with_probabilities_writes_the_report(tmp_path, cap
     table = pd.read_csv(out / "comparisons.csv")
     assert set(table["system_a"]) == {"a"} and set(table["system_b"]) == {"b"}
     assert (out / "stratified.csv").exists()
+
+
+@pytest.mark.parametrize("systems, humans", [("strong,human1", "human*"),
+                                             ("strong,human*", "human1")])
+def test_rater_matched_as_system_and_human_is_refused(systems, humans):
+    """Issue 31: a rater named by --systems and matched by a --humans glob (or the other way
+    round) was silently a human only, never scored as the system asked for."""
+    code, out, err = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", systems,
+                         "--humans", humans, "--item", "item", "--n-resamples", "0")
+    assert code == 2 and out == ""
+    assert err == ("labelvar: error: --humans: 'human1' is also matched by --systems; a rater "
+                   "is evaluated as a system or as a human, not both (leave it out of one of "
+                   "the two)\n")
+
+
+@pytest.mark.parametrize("old, new", [("--n-boot", "--n-resamples"),
+                                      ("--boot-raters", "--resample-raters")])
+def test_renamed_flags_are_refused_naming_the_new_one(old, new):
+    args = [old, "10"] if old == "--n-boot" else [old]
+    code, out, err = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", "strong",
+                         "--item", "item", *args)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.startswith(f"labelvar: error: {old} is now {new}") and err.count("\n") == 1

@@ -65,7 +65,7 @@ def test_numbers_are_what_stratify_computes(executed):
     acc = t[t.metric == "accuracy"]
     printed = next(_streams(c) for c in _code(nb) if "paper_table" in c.source)
     rows = {line.split()[0]: line.split()[1:] for line in printed.splitlines()[1:]}
-    for stratum, label in (("0.60", "0.60"), ("1.00", "1.00"), ("all", "All")):
+    for stratum, label in (("0.60", "0.60"), ("1.00", "1.00"), ("all", "all")):
         coin = acc[(acc.system == "coin") & (acc.stratum == stratum)].iloc[0]
         h = acc[(acc.role == "H") & (acc.stratum == stratum)].iloc[0]
         assert rows[label] == [str(coin.S), f"{coin.score:.3f}", f"{h.score:.3f}", f"{coin.expected:.3f}"]

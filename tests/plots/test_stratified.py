@@ -233,3 +233,43 @@ def test_delta_figure_says_when_its_tests_assume_too_much(table, drawn):
     assert _inside(fig) == []
     one = table[table.system == "strong"]  # one value per task: nothing to say
     assert "not independent" not in bin_tests(one, metric="f1").table.note.iloc[0]
+
+
+def test_simulated_human_reference_is_the_leave_one_out_one_everywhere(drawn):
+    """Issue 31: the score figure drew the self-inclusive H' while the table's delta_human
+    and the delta figure used H'-loo, all labelled "H'". The reference is one thing (the
+    one delta_human uses) and its label says which."""
+    df = synthetic_panel(150, seed=0).set_index("item")
+    t = stratify(df.filter(like="gt"), df[["strong"]], intervals=Intervals(n_resamples=0),
+                 paper=Paper(replicates=5)).table
+    sub = t[(t.metric == "accuracy") & (t.stratum != "all")]
+    loo = sub[sub.role == "H'-loo"].score.to_numpy()
+    self_incl = sub[sub.role == "H'"].score.to_numpy()
+    assert not np.allclose(loo, self_incl)  # the two differ here
+    strong = sub[sub.system == "strong"]
+    np.testing.assert_allclose(strong.delta_human, loo - strong.score.to_numpy())
+    fig = drawn(plots.plot_stratified_scores(t, "accuracy"))
+    ax = fig.axes[0]
+    (ref,) = [c for c in ax.containers if c.get_label().startswith("H′")]
+    np.testing.assert_allclose(ref.lines[0].get_ydata(), loo)
+    assert ref.get_label().startswith("H′ (leave-one-out): simulated human")
+    texts = legend_texts(fig)
+    assert "vertical line: Δ = H′ (leave-one-out) − system" in texts
+    delta = drawn(plots.plot_delta_by_bin(t, "accuracy"))
+    assert delta.axes[0].get_ylabel().startswith("Δ = H′ (leave-one-out) − system")
+    # the self-inclusive H' alone (Paper(leave_one_out=False)) is named as such
+    t2 = stratify(df.filter(like="gt"), df[["strong"]], intervals=Intervals(n_resamples=0),
+                  paper=Paper(replicates=5, leave_one_out=False)).table
+    fig2 = drawn(plots.plot_stratified_scores(t2, "accuracy"))
+    assert any(c.get_label().startswith("H′ (self-incl.)") for c in fig2.axes[0].containers)
+
+
+def test_single_task_score_figure_gives_its_axes_the_room(drawn):
+    """Issue 31: one task's score figure squeezed its axes into a third of its height (the
+    legend, title and S/m ticks took the rest); the figure now grows for them."""
+    df = synthetic_panel(150, seed=0).set_index("item")
+    t = stratify(df.filter(like="gt"), df[["strong", "weak", "human1"]], humans=["human1"],
+                 intervals=Intervals(n_resamples=0)).table
+    fig = drawn(plots.plot_stratified_scores(t, "accuracy"))
+    box = fig.axes[0].get_position()
+    assert box.height >= 0.45 and box.height * fig.get_figheight() >= 2.0

@@ -83,10 +83,10 @@ class Truth:
     --------
     >>> Truth(tie_rule="drop")
     Truth(aggregation='majority', tie_rule='drop')
-    >>> Truth(tie_rule="first")
+    >>> Truth(tie_rule="first")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: tie_rule: 'first' is ambiguous; say 'lowest' (the lowest label code, what 'first' meant before) or 'first_vote' (the tied label voted first in rater order, the paper's rule)
+    ValueError: tie_rule: 'first' is ambiguous; say 'lowest' (...) or 'first_vote' (...)
     """
 
     aggregation: str = "majority"

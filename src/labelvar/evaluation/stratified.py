@@ -273,7 +273,7 @@ class StratifiedResult:
         return compare_systems(self._need_setup("compare"), a, b)
 
     def leave_one_rater_out(self) -> StratifiedResult:
-        """This result with each panel rater scored against the majority of the *others*.
+        """The result with each panel rater also scored against the majority of the *others*.
 
         With identified raters (one column per rater) each panel rater gets rows of role
         ``panel-loo`` (against the plurality of the other raters; ties among them by the
@@ -303,7 +303,7 @@ class StratifiedResult:
         return self._rescored(dataclasses.replace(setup, panel_loo=True))
 
     def expected_skill(self, model: str = "dawid_skene") -> StratifiedResult:
-        """This result with each human's skill-based expectation ``expected_skill``.
+        """The result with each human's skill-based expectation ``expected_skill`` filled in.
 
         E = p_d assumes a human is exchangeable with the panel's annotators. With
         identified raters, the rater model ``model`` (one of ``"one_coin"``,
@@ -580,7 +580,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (),
     labels = labels or Labels()
     pos_label, ordinal, labels = labels.pos_label, labels.ordinal, labels.values
     tie_rule, aggregation = truth.tie_rule, truth.aggregation
-    n_boot, boot_raters = intervals.n_resamples, intervals.resample_raters
+    boot_raters = intervals.resample_raters
     v.choice("missing", missing, ("error", "drop"))
     if isinstance(panel, _common.TaskData):  # one task with its roles: named "task"
         if predictions is not None:

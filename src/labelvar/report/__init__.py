@@ -213,8 +213,10 @@ def _render(res) -> str:
 def _ci(score, lo, hi, digits=3) -> str:
     if not np.isfinite(score):
         return "NaN"
-    text = f"{score:.{digits}f}"
-    return text + (f" [{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(lo) else "")
+    from labelvar.evaluation._paper_layout import _fixed
+
+    text = _fixed(score, digits)
+    return text + (f" [{_fixed(lo, digits)}, {_fixed(hi, digits)}]" if np.isfinite(lo) else "")
 
 
 def _ordered(df: pd.DataFrame) -> pd.DataFrame:
