@@ -1,7 +1,7 @@
 """Each identified panel rater against the majority of the *other* raters (used by :func:`labelvar.stratify`).
 
 A panel rater scored against a majority that contains its own vote looks better than
-it is (on CheXpert a panel radiologist scores 0.906 so, 0.894 against the other four,
+it is (on CheXpert a panel radiologist scores 0.906 so, 0.894 against the other four (their ties dropped),
 while the benchmark radiologists score 0.896). :func:`rater_majorities` gives, per
 panel rater j, the plurality label of the other K-1 votes of every item j voted on
 (ties by the task's tie rule; with ``"drop"`` a tied item is not scored for j);
