@@ -92,7 +92,7 @@ def _design_power():
     from labelvar.design import plan_study
 
     res = plan_study(_snli_scenario(), panel_sizes=[3, 5, 7, 9], replicates=200, seed=SEED)
-    return plots.plot_power_curves(res.curves, res.evaluated, res.plans,
+    return plots.plot_power_curves(res.curves, res.evaluated, res.table,
                                    scenario=res.scenario)
 
 
@@ -104,7 +104,7 @@ def _design_sawtooth():
     from labelvar.plots.design import plot_power_sawtooth
 
     sc = Scenario("separability", theta=0.7)
-    row = plan_study(sc, panel_sizes=[1], replicates=0).plans.iloc[0]
+    row = plan_study(sc, panel_sizes=[1], replicates=0).table.iloc[0]
     n = np.arange(200, 301)
     curve = pd.DataFrame({"n_items": n, "power_analytic": P.exact_power(
         sc, P.cell_probabilities(sc, 1), n)})

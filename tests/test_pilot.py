@@ -331,7 +331,7 @@ def test_snli_two_systems_plan_brackets_target():
     res = plan_study(sc, panel_sizes=[3, 5, 7], replicates=2000, seed=2)
     from labelvar.design import _power as P
 
-    for _, row in res.plans.iterrows():
+    for _, row in res.table.iterrows():
         cell = P.cell_probabilities(sc, int(row["panel_size"]))
         first = int(row["n_items_first"])
         below, at = P.exact_power(sc, cell, np.array([first - 1, first]))

@@ -95,7 +95,7 @@ def test_design_report(tmp_path):
         ["design.csv", "design_bins.csv", "design_evaluated.csv", "design_curves.csv",
          "scenario.json", "power.png", "power.pdf", "report.json"])
     plans = read_results(tmp_path / "d" / "design.csv")
-    assert plans["n_items"].tolist() == res.plans["n_items"].tolist()
+    assert plans["n_items"].tolist() == res.table["n_items"].tolist()
     meta = json.loads((tmp_path / "d" / "report.json").read_text())
     assert meta["kind"] == "design" and meta["message"] == res.message
     paths = report.write_design_report(res, tmp_path / "d", figure=False)  # rerun: replaced

@@ -73,7 +73,7 @@ def test_power_figure_states_its_scenario_and_separates_k(drawn):
     sc = D.Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85, delta=0.05,
                     error_correlation=0.3, min_agreement=0.8, cost_per_annotation=0.5)
     res = D.plan_study(sc, panel_sizes=[3, 5, 7, 9], replicates=0)
-    fig = drawn(plots.plot_power_curves(res.curves, res.evaluated, res.plans,
+    fig = drawn(plots.plot_power_curves(res.curves, res.evaluated, res.table,
                                         scenario=res.scenario))
     title = fig.get_suptitle()
     assert title.startswith("Two systems: detect an accuracy gain of 0.05")

@@ -141,7 +141,7 @@ def compare_raters(p_d_a: float, p_d_b: float, *, test: str = "unpaired",
     sc = Scenario("two_systems", theta=1.0, n_labels=2, accuracy_b=lo, delta=hi - lo,
                   error_correlation=error_correlation, test=test, alpha=alpha, power=power)
     res = plan_study(sc, panel_sizes=[1], n_max=n_max, replicates=0, progress=False)
-    row = res.plans.iloc[0]
+    row = res.table.iloc[0]
     found = bool(row["meets_target"])
     n = int(row["n_items"]) if found else None
     first = None if pd.isna(row["n_items_first"]) else int(row["n_items_first"])

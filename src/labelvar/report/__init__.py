@@ -520,18 +520,18 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
     out = Path(out_dir)
     with replaced_directory(out, allowed=_allowed(DESIGN_FILES)) as tmp:
         files = [write_results(df, tmp / f"{name}.csv")
-                 for name, df in (("design", result.plans), ("design_bins", result.bins),
+                 for name, df in (("design", result.table), ("design_bins", result.bins),
                                   ("design_evaluated", result.evaluated),
                                   ("design_curves", result.curves))]
         files.append(atomic_write(tmp / "scenario.json",
                                   json.dumps(result.scenario.to_dict(), indent=2, default=str)))
         if figure:
             head, _, sub = result.scenario.describe().partition("\n")  # figures take text
-            fig = plots.plot_power_curves(result.curves, result.evaluated, result.plans,
+            fig = plots.plot_power_curves(result.curves, result.evaluated, result.table,
                                           target=result.scenario.power, title=head, subtitle=sub)
             files += plots.save(fig, tmp / "power")
         files.append(atomic_write(tmp / "report.json",
-                                  _metadata("design", files, message=result.message)))
+                                  _metadata("design", files, message=result.describe())))
     return [out / p.name for p in files]
 
 
