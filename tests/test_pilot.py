@@ -321,7 +321,7 @@ def test_snli_pilot_gives_a_plan():
     assert res.found
     rec = res.recommended
     assert rec["power_analytic"] >= 0.8 and abs(rec["power_z"]) < 4
-    assert "recommended: K = " in res.message
+    assert "recommended: K = " in res.describe()
 
 
 def test_snli_two_systems_plan_brackets_target():

@@ -97,7 +97,7 @@ def test_design_report(tmp_path):
     plans = read_results(tmp_path / "d" / "design.csv")
     assert plans["n_items"].tolist() == res.table["n_items"].tolist()
     meta = json.loads((tmp_path / "d" / "report.json").read_text())
-    assert meta["kind"] == "design" and meta["message"] == res.message
+    assert meta["kind"] == "design" and meta["message"] == res.describe()
     paths = report.write_design_report(res, tmp_path / "d", figure=False)  # rerun: replaced
     assert "power.png" not in names(tmp_path / "d")
 
