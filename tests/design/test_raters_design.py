@@ -137,3 +137,13 @@ def test_cheapest_panel_binomial_tail_and_cost():
     cheap = cheapest_panel({"crowd": (crowd, "skill", 0.5), "expert": (expert, "skill", 20.0)},
                            target=0.95, sizes=range(1, 30, 2))
     assert cheap.best["option"] == "crowd" and cheap.best["cost_per_item"] == 0.5 * crowd_k
+
+
+def test_panel_accuracy_refuses_a_string_of_raters():
+    """Issue 31: panel_accuracy(model, 'skill') read the string as five raters s, k, i, l, l."""
+    m = RaterModel.from_skill({"accuracy": 0.8})
+    with pytest.raises(ValueError, match=r"^raters must be a list of rater ids, got the string "
+                                         r"'skill'; for a panel of K raters of that skill give "
+                                         r"\['skill'\] \* K$"):
+        panel_accuracy(m, "skill")
+    assert panel_accuracy(m, ["skill"])["accuracy"] == pytest.approx(0.8)

@@ -171,7 +171,7 @@ def _normal_n(hi: float, lo: float, test: str, rho: float, alpha: float, power: 
                   + zb * np.sqrt(hi * (1 - hi) + lo * (1 - lo))) ** 2 / d**2)
 
 
-def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
+def panel_accuracy(model, raters: Sequence, *, tie_rule: str = "random") -> dict:
     """Exact P(a panel's plurality label is the truth) from its raters' skills.
 
     Sums over the truth z (the model's prior), the difficulty node g (its weights) and
@@ -184,9 +184,10 @@ def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
     ----------
     model : labelvar.raters.RaterModel
         Fitted or stated (``RaterModel.from_skill``).
-    panel : sequence
+    raters : sequence of str
         The panel's rater ids (repeat an id for several raters of that skill; an id not
-        in the model is its population rater).
+        in the model is its population rater). A single string is refused (it is one
+        id, not a list of them).
     tie_rule : {"random", "drop"}
         Ties of the plurality: a random tied label, or the item is dropped.
 
@@ -205,9 +206,12 @@ def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
     0.896
     """
     V.choice("tie_rule", tie_rule, _panel.TIE_RULES)
-    ids = list(panel)
+    if isinstance(raters, (str, bytes)):  # (a string would be read as one rater per letter)
+        raise ValueError(f"raters must be a list of rater ids, got the string {raters!r}; "
+                         f"for a panel of K raters of that skill give [{raters!r}] * K")
+    ids = list(raters)
     if not ids:
-        raise ValueError("panel must list at least one rater")
+        raise ValueError("raters must list at least one rater")
     conf = np.exp(np.stack([model.rater_log_conf(r) for r in ids]))  # (K, G, L, L) [k, g, z, l]
     K, G, L = conf.shape[0], conf.shape[1], conf.shape[2]
     prior, weights = np.exp(model.log_prior), np.exp(model.log_weights)
@@ -244,12 +248,17 @@ class PanelChoice:
         ``p_kept``, ``cost_per_item`` (size x cost per vote), ``meets_target``.
     best : pandas.Series or None
         The cheapest row meeting the target (ties: the more accurate).
-    message : str
+
+    :meth:`describe` gives the conclusion.
     """
 
     table: pd.DataFrame
     best: pd.Series | None
-    message: str
+    _conclusion: str = dataclasses.field(repr=False, default="")
+
+    def describe(self) -> str:
+        """The conclusion: the cheapest panel reaching the target, or that none does."""
+        return self._conclusion
 
     def _shown(self) -> dict:
         best = {} if self.best is None else {"option": self.best["option"],
@@ -260,7 +269,7 @@ class PanelChoice:
         return {"table": self.table}
 
     def _shown_lines(self) -> list:
-        return [self.message]
+        return [self.describe()]
 
 
 def cheapest_panel(options: dict, target: float, *, sizes: Sequence[int] = (1, 3, 5, 7, 9),
@@ -291,7 +300,7 @@ def cheapest_panel(options: dict, target: float, *, sizes: Sequence[int] = (1, 3
     >>> expert = RaterModel.from_skill({"accuracy": 0.9})
     >>> c = cheapest_panel({"crowd": (crowd, "skill", 1.0), "expert": (expert, "skill", 5.0)},
     ...                    target=0.95, sizes=range(1, 18, 2))
-    >>> c.message
+    >>> c.describe()
     'cheapest panel reaching accuracy 0.95: 3 x expert (accuracy 0.9720, cost 15 per item)'
     """
     t = float(V.single("target", V.probability("target", target, open_lo=True, open_hi=True)))
