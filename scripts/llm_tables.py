@@ -98,7 +98,7 @@ def geval_command(criterion: str, geval_dir, summeval, tie_rule: str) -> list[st
             f"G-Eval={Path(geval_dir) / GEVAL_FILES[criterion]}",
             "--pred-item", "doc_id,system_id", "--pred-label", "all_responses",
             "--pred-parse", "number", "--tie-rule", tie_rule, "--metrics", "accuracy",
-            "--n-boot", "0", "--no-agreement"]
+            "--n-resamples", "0", "--no-agreement"]
 
 
 def table6(geval_dir, summeval, tie_rule: str = FIRST_VOTE,
