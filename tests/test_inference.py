@@ -131,3 +131,23 @@ def test_a_metric_the_table_lacks_or_only_small_bins_are_named_as_such():
     r = paired_test(t, "x", "y", metric="accuracy").table.set_index("stratum")
     assert r.index.tolist() == ["all", "pooled"] and r.loc["all", "n"] == 3
     assert r.loc["pooled", "n"] == 0 and r.loc["all", "mean_diff"] == 0.0
+
+
+def test_test_results_describe_themselves_from_their_table():
+    """Every result has describe() -> str: the tests' one line, from their own table."""
+    from labelvar.evaluation.inference import bin_tests, paired_test
+    from labelvar.evaluation.stratified import Intervals, stratify
+    from labelvar.io import synthetic_panel
+
+    tasks = {}
+    for k in range(3):
+        df = synthetic_panel(150, seed=k).set_index("item")
+        tasks[f"t{k}"] = (df.filter(like="gt"), df[["strong", "weak", "human1", "human2"]])
+    r = stratify(tasks, humans=["human1", "human2"], intervals=Intervals(n_resamples=0))
+    bt = bin_tests(r, metric="accuracy")
+    assert bt.describe().startswith(f"delta_human (accuracy), bin 0.60 against 1.00: Welch "
+                                    f"p = {bt.welch_p:.4g}, Levene p = {bt.levene_p:.4g}")
+    pt = paired_test(r, "strong", "weak", metric="accuracy")
+    pooled = pt.table.set_index("stratum").loc["pooled"]
+    assert pt.describe() == (f"strong − weak (accuracy), pooled over tasks x bins: mean "
+                             f"difference {pooled.mean_diff:.4g}, p = {pooled.p:.4g}")

@@ -95,6 +95,13 @@ class BinTestResult:
         return {"metric": r.metric, "value": r.value, "stratum_a": r.stratum_a,
                 "stratum_b": r.stratum_b, "welch_p": r.welch_p, "levene_p": r.levene_p}
 
+    def describe(self) -> str:
+        """One line: the two bins, Welch's and Levene's p-values (and why not, if no test)."""
+        r = self.table.iloc[0]
+        note = f" ({r.note})" if isinstance(r.note, str) and r.note else ""
+        return (f"{r.value} ({r.metric}), bin {r.stratum_a} against {r.stratum_b}: Welch "
+                f"p = {r.welch_p:.4g}, Levene p = {r.levene_p:.4g}{note}")
+
     def _shown_tables(self) -> dict:
         return {"table": self.table}
 
@@ -120,6 +127,15 @@ class PairedTestResult:
     system_a: str
     system_b: str
     metric: str
+
+    def describe(self) -> str:
+        """One line: the pooled mean difference a − b and its p-value (or that none was tested)."""
+        pooled = self.table[self.table["stratum"] == "pooled"]
+        head = f"{self.system_a} − {self.system_b} ({self.metric})"
+        if not len(pooled):
+            return f"{head}: {len(self.table)} strata"
+        r = pooled.iloc[0]
+        return f"{head}, pooled over tasks x bins: mean difference {r.mean_diff:.4g}, p = {r.p:.4g}"
 
     def _shown(self) -> dict:
         shown = {"system_a": self.system_a, "system_b": self.system_b, "metric": self.metric}
