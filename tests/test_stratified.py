@@ -714,3 +714,18 @@ def test_agreement_of_a_bin_is_its_exact_level_and_no_minus_zero(tmp_path):
     from labelvar.evaluation._paper_layout import _as_text
 
     assert _as_text(n, ["accuracy"], "H", False, 2)["accuracy Δ(E−AI)"].tolist() == ["0.00"]
+
+
+def test_figure_captions_of_the_guides_print_their_stars_as_written():
+    """Issue 31: the Figure 7 caption's raw asterisks ("Welch ****") inside an italic
+    caption were read as emphasis, changing the significance it reports; stars are code."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for page in [root / "docs" / "guides" / "stratified.md", *sorted(
+            (root / "docs" / "tutorials").glob("*.md"))]:
+        text = page.read_text()
+        for caption in re.findall(r"^\*Figure.*?\*$", text, flags=re.M | re.S):
+            outside_code = re.sub(r"`[^`]*`", "", caption[1:-1])
+            assert "*" not in outside_code, f"{page.name}: raw asterisks in {caption[:60]!r}"
