@@ -120,10 +120,7 @@ def _human_text(g, ref_role) -> str:
         names = g.loc[g["role"] == "human", "system"].unique()
         k = f"{len(names)} " if len(names) else ""
         return f"H: mean of {k}humans, bar ± sd across them"
-    how = ("a panel vote drawn and scored against the other votes' majority"
-           if ref_role == "H'-loo" else "a panel vote drawn and scored against the whole "
-           "panel's majority, its own vote included")
-    return f"{REFERENCE_NAMES[ref_role]}: simulated human ({how}), bar ± sd over draws"
+    return f"{REFERENCE_NAMES[ref_role]}: simulated human, bar ± sd over draws"
 
 
 def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all: bool = False,
