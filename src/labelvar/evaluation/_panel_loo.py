@@ -8,7 +8,7 @@ panel rater j, the plurality label of the other K-1 votes of every item j voted 
 :func:`panel_rows` scores each rater against it (role ``panel-loo``) and, labelled as
 such, against the whole panel's majority (role ``panel-self``). The same (K-1)
 majority is the reference when an evaluated rater is compared with a panel member
-(``stratify(compare=(expert, panel_rater))``), so both are scored on the same items
+(``stratify(...).compare(expert, panel_rater)``), so both are scored on the same items
 against the same labels.
 """
 

@@ -2,7 +2,7 @@ r"""Tests on a stratified table: between agreement bins and between two systems.
 
 Two systems on the *same items* (inside one bin of one task) are compared by
 :func:`mcnemar_exact` (accuracy) and :func:`paired_bootstrap` (any metric);
-:func:`labelvar.stratify` does so with ``compare=(a, b)`` and :func:`holm` adjusts
+``StratifiedResult.compare(a, b)`` does so and :func:`holm` adjusts
 the p-values over all the comparisons made.
 
 :func:`bin_tests` compares the distribution of a gap (over systems and tasks)
