@@ -616,7 +616,7 @@ def _stratify_rows(quick, runs=3):
         size_mb = path.stat().st_size / 1e6
         base = ["stratify", str(path), "--panel", "r1,r2,r3,r4,r5", "--systems", "ai",
                 "--item", "item", "--format", "csv", "--seed", "1"]
-        res = [_stratify_child(base + ["--n-boot", "0"]) for _ in range(runs)]
+        res = [_stratify_child(base + ["--n-resamples", "0"]) for _ in range(runs)]
         sec = statistics.median(r[0] for r in res)
         peak = statistics.median(r[1] for r in res)
         data = statistics.median(r[1] - r[2] for r in res)
@@ -627,7 +627,7 @@ def _stratify_rows(quick, runs=3):
                      f"<= 10 s, data <= 3x the {size_mb:.0f} MB file",
                      sec <= 10 and data <= 3 * size_mb))
         n_boot = 100 if quick else 1000
-        sec, peak, imports, _ = _stratify_child(base + ["--n-boot", str(n_boot)])
+        sec, peak, imports, _ = _stratify_child(base + ["--n-resamples", str(n_boot)])
         est = sec if n_boot == 1000 else sec * 1000 / n_boot
         note = "" if n_boot == 1000 else f" (x{1000 // n_boot} of {n_boot})"
         rows.append(("stratify + 1000 item-bootstrap resamples (bar on a terminal)",

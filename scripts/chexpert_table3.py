@@ -1,6 +1,6 @@
 """Reproduce the paper's Table 3 (human H and expected E columns) from the raw CheXpert files.
 
-    .venv/bin/python scripts/chexpert_table3.py [--data DIR] [--out DIR] [--n-boot N]
+    .venv/bin/python scripts/chexpert_table3.py [--data DIR] [--out DIR] [--n-resamples N]
 
 Ground truth: the majority of the 5 ground-truth radiologists (bc1, bc2, bc3, bc5, bc7);
 H: the 3 benchmark radiologists (bc4, bc6, bc8), mean ± sd over the three; E: the coin
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from labelvar import io
-from labelvar.stratified import paper_table, stratify
+from labelvar.evaluation.stratified import Intervals, Paper, paper_table, stratify
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chexpert_test"
@@ -65,14 +65,14 @@ def load(data_dir: Path = DEFAULT_DATA) -> dict[str, io.TaskData]:
     return io.read_rater_files(files, panel=PANEL, systems=HUMANS + MODELS, item="Study")
 
 
-def compute(data_dir: Path = DEFAULT_DATA, *, n_boot: int = 1000, seed: int = 0,
+def compute(data_dir: Path = DEFAULT_DATA, *, n_resamples: int = 1000, seed: int = 0,
             findings=None) -> pd.DataFrame:
     """The tidy stratified table of every finding (or the given ones), as in the paper."""
     data = load(data_dir)
     if findings is not None:
         data = {f: data[f] for f in findings}
-    return stratify(data, humans=HUMANS, p_d_one=0.97, human_round=2, n_boot=n_boot,
-                    seed=seed).table
+    return stratify(data, humans=HUMANS, seed=seed, intervals=Intervals(n_resamples=n_resamples),
+                    paper=Paper(p_d_one=0.97, human_round=2)).table
 
 
 def compare(table: pd.DataFrame) -> pd.DataFrame:
@@ -103,11 +103,11 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", type=Path, default=DEFAULT_DATA)
     p.add_argument("--out", type=Path, default=None, help="also write the tables here")
-    p.add_argument("--n-boot", type=int, default=1000)
+    p.add_argument("--n-resamples", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     try:
-        table = compute(args.data, n_boot=args.n_boot, seed=args.seed)
+        table = compute(args.data, n_resamples=args.n_resamples, seed=args.seed)
     except FileNotFoundError as exc:
         print(f"chexpert_table3: {exc}", file=sys.stderr)
         return 2

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from labelvar import io
-from labelvar.stratified import paper_table, stratify
+from labelvar.evaluation.stratified import Intervals, Paper, paper_table, stratify
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "dialsummeval"
@@ -95,8 +95,9 @@ def main(argv=None) -> int:
         return 2
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     data = build(args.data, metrics)
-    table = stratify(data, metrics=["accuracy"], simulated_human=5, leave_one_out=True,
-                     seed=args.seed, n_boot=0).table
+    table = stratify(data, metrics=["accuracy"], seed=args.seed,
+                     intervals=Intervals(n_resamples=0),
+                     paper=Paper(replicates=5, leave_one_out=True)).table
     from labelvar._base._files import write_results
     from labelvar._base._format import markdown_table
 

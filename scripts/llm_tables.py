@@ -36,7 +36,7 @@ from pathlib import Path
 import pandas as pd
 
 from labelvar import io
-from labelvar.stratified import TIE_RULES, stratify
+from labelvar.evaluation.stratified import TIE_RULES, Intervals, Paper, Truth, stratify
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MNLI = ROOT.parent / "shared" / "data" / "mnli"
@@ -69,8 +69,8 @@ def table5(mnli_dir: Path = DEFAULT_MNLI, seed: int = 0) -> pd.DataFrame:
         data = io.read_jsonl(path, panel="annotator_labels", item="row", task=f"MNLI {name}")
         with warnings.catch_warnings():  # the tied items left out: a column of the table
             warnings.simplefilter("ignore", ExcludedItemsWarning)
-            r = stratify(data, metrics=["accuracy"], tie_rule="drop", simulated_human=5,
-                         n_boot=0, agreement=False, seed=seed)
+            r = stratify(data, metrics=["accuracy"], seed=seed, truth=Truth(tie_rule="drop"),
+                         intervals=Intervals(n_resamples=0), paper=Paper(replicates=5))
         t = r.table
         left_out = r.excluded[f"MNLI {name}"]["tied"]
         h = t[(t["role"] == "H'") & (t["stratum"] != "all")]
@@ -98,7 +98,7 @@ def geval_command(criterion: str, geval_dir, summeval, tie_rule: str) -> list[st
             f"G-Eval={Path(geval_dir) / GEVAL_FILES[criterion]}",
             "--pred-item", "doc_id,system_id", "--pred-label", "all_responses",
             "--pred-parse", "number", "--tie-rule", tie_rule, "--metrics", "accuracy",
-            "--n-boot", "0", "--no-agreement"]
+            "--n-resamples", "0", "--no-agreement"]
 
 
 def table6(geval_dir, summeval, tie_rule: str = FIRST_VOTE,
@@ -122,12 +122,12 @@ def table6(geval_dir, summeval, tie_rule: str = FIRST_VOTE,
                 predictions=io.Predictions(
                     files={"G-Eval": [Path(geval_dir) / GEVAL_FILES[crit]]},
                     item="doc_id,system_id", label="all_responses", parse="number"))
-            t = stratify(data, metrics=["accuracy"], tie_rule=tie_rule, n_boot=0,
-                         agreement=False).table
+            t = stratify(data, metrics=["accuracy"], truth=Truth(tie_rule=tie_rule),
+                         intervals=Intervals(n_resamples=0)).table
         t = t[t["system"] == "G-Eval"]
         for stratum, g in t.groupby("stratum", sort=False):
             by = g.set_index("metric")
-            rows.append({"criterion": crit, "p_d": "All" if stratum == "all" else stratum,
+            rows.append({"criterion": crit, "p_d": stratum,
                          "S": int(by.loc["accuracy", "S"]),
                          "E(A)": by.loc["accuracy", "expected"],
                          "score": by.loc["accuracy", "score"],

@@ -92,7 +92,7 @@ def _design_power():
     from labelvar.design import plan_study
 
     res = plan_study(_snli_scenario(), panel_sizes=[3, 5, 7, 9], replicates=200, seed=SEED)
-    return plots.plot_power_curves(res.curves, res.evaluated, res.plans,
+    return plots.plot_power_curves(res.curves, res.evaluated, res.table,
                                    scenario=res.scenario)
 
 
@@ -104,7 +104,7 @@ def _design_sawtooth():
     from labelvar.plots.design import plot_power_sawtooth
 
     sc = Scenario("separability", theta=0.7)
-    row = plan_study(sc, panel_sizes=[1], replicates=0).plans.iloc[0]
+    row = plan_study(sc, panel_sizes=[1], replicates=0).table.iloc[0]
     n = np.arange(200, 301)
     curve = pd.DataFrame({"n_items": n, "power_analytic": P.exact_power(
         sc, P.cell_probabilities(sc, 1), n)})
@@ -136,7 +136,7 @@ def _chexpert():
     import chexpert_table3
 
     return _cached("chexpert", lambda: chexpert_table3.compute(
-        DATA / "chexpert_test", n_boot=200, seed=SEED, findings=CHEXPERT_FINDINGS))
+        DATA / "chexpert_test", n_resamples=200, seed=SEED, findings=CHEXPERT_FINDINGS))
 
 
 def _figure2_chexpert():
@@ -172,7 +172,8 @@ def _chaosnli():
     def make():
         import warnings
 
-        from labelvar import io, stratify
+        from labelvar import io
+        from labelvar.evaluation.stratified import Intervals, stratify
 
         P = DATA / "chaosnli"
         tasks = {}
@@ -189,7 +190,7 @@ def _chaosnli():
         with warnings.catch_warnings():  # 30 MNLI items have no prediction: left out, noted
             warnings.simplefilter("ignore")
             return stratify(tasks, metrics=["accuracy"], bins=[0.3, 0.5, 0.7, 0.9, 1.0],
-                            missing="drop", n_boot=0, agreement=False, seed=SEED).table
+                            missing="drop", seed=SEED, intervals=Intervals(n_resamples=0)).table
     return _cached("chaosnli", make)
 
 
@@ -207,13 +208,15 @@ def _figure8_dialsummeval():
 
     import dialsummeval_stratify
 
-    from labelvar import plots, stratify
+    from labelvar import plots
+    from labelvar.evaluation.stratified import Intervals, stratify
     from labelvar.inference import expected_gap_test
 
     data = dialsummeval_stratify.build(DATA / "dialsummeval")
     with warnings.catch_warnings():  # small-bin notes
         warnings.simplefilter("ignore")
-        t = stratify(data, metrics=["accuracy"], n_boot=0, agreement=False, seed=SEED).table
+        t = stratify(data, metrics=["accuracy"], seed=SEED,
+                     intervals=Intervals(n_resamples=0)).table
     return plots.plot_gap_to_expected(
         t, "accuracy", tests=expected_gap_test(t, metric="accuracy"),
         title="DialSummEval: E − metric judge per agreement bin of 3 raters (Figure 8)")

@@ -109,7 +109,7 @@ if [[ -f "$root/examples/synthetic_panel.csv" ]]; then
         || fail "labelvar.io.synthetic_panel differs from examples/synthetic_panel.csv"
 fi
 run stratify synthetic_panel.csv --panel 'gt*' --systems weak,coin --humans 'human*' \
-    --item item --metrics accuracy --n-boot 0 --out stratified >/dev/null
+    --item item --metrics accuracy --n-resamples 0 --out stratified >/dev/null
 [[ -f stratified/stratified.csv ]] || fail "stratify --out"
 
 run design --config separability --replicates 100 --panel-sizes 1,3 --out design >/dev/null

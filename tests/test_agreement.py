@@ -15,6 +15,8 @@ import pytest
 import labelvar
 from labelvar import agreement, inference
 from labelvar._base import _metrics
+from labelvar.evaluation.stratified import Intervals, Labels, Truth
+from labelvar.io import TaskData
 from labelvar.stratified import stratify
 
 sm_ir = pytest.importorskip("statsmodels.stats.inter_rater")
@@ -160,23 +162,24 @@ def test_stratify_compare_ordinal_probabilities_and_dawid_skene():
     truth = rng.integers(1, 6, n)
     panel = np.clip(truth[:, None] + rng.integers(-1, 2, (n, 3)), 1, 5)
     preds = {"a": np.clip(truth + rng.integers(-1, 2, n), 1, 5), "b": rng.integers(1, 6, n)}
-    r = stratify(panel, preds, ordinal=True, compare=("a", "b"), n_boot=50,
-                 aggregation="dawid_skene")
+    r = stratify(panel, preds, labels=Labels(ordinal=True),
+                 truth=Truth(aggregation="dawid_skene"), intervals=Intervals(n_resamples=50))
     t = r.table
     assert {"mae", "within1", "qwk", "spearman", "kendall"} <= set(t.metric)
-    assert set(r.agreement.statistic) == {"fleiss_kappa", "alpha_nominal", "alpha_ordinal",
+    assert set(r.agreement().table.statistic) == {"fleiss_kappa", "alpha_nominal", "alpha_ordinal",
                                           "alpha_interval"}
     assert r.inputs["task"]["changed_vs_majority"] >= 0
-    acc = r.comparisons[r.comparisons.metric == "accuracy"]
+    comp = r.compare("a", "b").table
+    acc = comp[comp.metric == "accuracy"]
     small = acc.note.str.contains("small bin")  # (MAP Dawid-Skene: one bin under 10 items)
     assert (acc.test == "mcnemar_exact").all() and acc.p[~small].notna().all()
     assert small.sum() <= 1
     # per bin, the agreement statistics equal statsmodels / a direct computation
-    r2 = stratify(panel, preds, ordinal=True, n_boot=0)
+    r2 = stratify(panel, preds, labels=Labels(ordinal=True), intervals=Intervals(n_resamples=0))
     votes = pd.DataFrame(panel)
     counts = _counts(votes.to_numpy(), range(1, 6))
     top = counts.max(axis=1) / 3
-    for stratum, g in r2.agreement.groupby("stratum"):
+    for stratum, g in r2.agreement().table.groupby("stratum"):
         sel = np.ones(n, bool) if stratum == "all" else np.round(top, 2) == float(stratum)
         fk = g.set_index("statistic").score["fleiss_kappa"]
         want = sm_ir.fleiss_kappa(counts[sel])
@@ -184,7 +187,8 @@ def test_stratify_compare_ordinal_probabilities_and_dawid_skene():
     # probabilities: cross-entropy / TV by hand, AUROC by sklearn (binary)
     bpanel = (panel >= 3).astype(int)
     prob = rng.random(n)
-    r3 = stratify(bpanel, {"m": (prob > 0.5).astype(int)}, probabilities={"m": prob}, n_boot=0)
+    r3 = stratify(TaskData(bpanel, {"m": (prob > 0.5).astype(int)}, probabilities={"m": prob}),
+                  intervals=Intervals(n_resamples=0))
     row = r3.table[(r3.table.stratum == "all")].set_index("metric").score
     k = bpanel.sum(axis=1)
     ref = np.stack([1 - k / 3, k / 3], axis=1)
@@ -216,18 +220,19 @@ def test_rater_bootstrap_refused_with_dawid_skene(capsys):
     from labelvar.cli import main
 
     panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1]] * 4
-    with pytest.raises(ValueError, match=r"^boot_raters: the rater bootstrap recomputes .*"
+    with pytest.raises(ValueError, match=r"^resample_raters: the rater bootstrap recomputes .*"
                                          r"aggregation=dawid_skene"):
-        stratify(panel, {"s": [1, 0, 1, 0, 1] * 4}, aggregation="dawid_skene",
-                 boot_raters=True, n_boot=10)
-    assert len(stratify(panel, {"s": [1, 0, 1, 0, 1] * 4}, aggregation="dawid_skene",
-                        n_boot=10).table)  # either alone still runs
+        stratify(panel, {"s": [1, 0, 1, 0, 1] * 4}, truth=Truth(aggregation="dawid_skene"),
+                 intervals=Intervals(n_resamples=10, resample_raters=True))
+    assert len(stratify(panel, {"s": [1, 0, 1, 0, 1] * 4},
+                        truth=Truth(aggregation="dawid_skene"),
+                        intervals=Intervals(n_resamples=10)).table)  # either alone still runs
     path = Path(__file__).resolve().parents[1] / "examples" / "synthetic_panel.csv"
     code = main(["stratify", str(path), "--panel", "gt*", "--systems", "weak", "--item", "item",
-                 "--aggregation", "dawid_skene", "--boot-raters", "--n-boot", "10"])
+                 "--aggregation", "dawid_skene", "--resample-raters", "--n-resamples", "10"])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
-    assert err.startswith("labelvar: error: --boot-raters: the rater bootstrap")
+    assert err.startswith("labelvar: error: --resample-raters: the rater bootstrap")
     assert "--aggregation dawid_skene" in err and len(err.strip().splitlines()) == 1
 
 
@@ -238,8 +243,9 @@ def test_agreement_notes_say_why_a_statistic_is_missing():
     NaN)."""
     panel = [[0, 0, 0, 0, 0]] * 4 + [[1, 1, 1, 0, 0], [0, 0, 0, 1, 1], [1, 1, 1, 1, 0],
                                      [0, 0, 0, 0, 1]] * 3 + [[1, 1, 1, 0, None]] * 2
-    r = stratify(panel, {"s": [0] * 4 + [1, 0, 1, 0] * 3 + [1, 1]}, n_boot=0, min_bin_size=1)
-    ag = r.agreement.set_index(["stratum", "statistic"])
+    r = stratify(panel, {"s": [0] * 4 + [1, 0, 1, 0] * 3 + [1, 1]},
+                 intervals=Intervals(n_resamples=0, min_bin_size=1))
+    ag = r.agreement().table.set_index(["stratum", "statistic"])
     # the 0.75 bin: two items with 4 votes (3-1), none with the usual 5
     assert np.isnan(ag.score["0.75", "fleiss_kappa"]) and ag.n["0.75", "fleiss_kappa"] == 0
     assert ag.note["0.75", "fleiss_kappa"] == ("no item with 5 votes, the number Fleiss' "
@@ -274,28 +280,31 @@ def test_comparisons_small_bins_and_untestable_rows_have_no_p_and_say_why():
     a = np.where(rng.random(n) < 0.85, truth, 1 - truth)
     b = np.where(rng.random(n) < 0.70, truth, 1 - truth)
     a[:4], b[:4] = [1, 1, 1, 0], [0, 0, 0, 0]  # discordant in the small bin
-    r = stratify(panel, {"a": a, "b": b}, compare=("a", "b"), n_boot=200, seed=1,
-                 metrics=["accuracy", "f1"])
-    c = r.comparisons.set_index(["stratum", "metric"])
+    r = stratify(panel, {"a": a, "b": b}, seed=1, metrics=["accuracy", "f1"],
+                 intervals=Intervals(n_resamples=200))
+    comp = r.compare("a", "b").table
+    c = comp.set_index(["stratum", "metric"])
     assert c.S["0.75", "accuracy"] == 4 and c.n_a_only["0.75", "accuracy"] == 3
     for metric in ("accuracy", "f1"):
         assert np.isnan(c.p["0.75", metric]) and np.isnan(c.p_holm["0.75", metric])
         assert c.note["0.75", metric] == "small bin (fewer than 10 items): no test"
-    tested = r.comparisons[r.comparisons.p.notna()]
-    assert len(tested) == len(r.comparisons) - 2 and (r.comparisons.note[tested.index] == "").all()
-    assert (r.comparisons.n_comparisons == len(tested)).all()
+    tested = comp[comp.p.notna()]
+    assert len(tested) == len(comp) - 2 and (comp.note[tested.index] == "").all()
+    assert (comp.n_comparisons == len(tested)).all()
     np.testing.assert_allclose(tested.p_holm, multipletests(tested.p, method="holm")[1])
     # identical answers: no discordant item (McNemar) and no bootstrap test either
-    r = stratify(panel, {"a": a, "c": a.copy()}, compare=("a", "c"), n_boot=50,
-                 metrics=["accuracy", "f1"])
-    big = r.comparisons[~r.comparisons.small_bin]
-    assert big.p.isna().all() and (r.comparisons.n_comparisons == 0).all()
+    r = stratify(panel, {"a": a, "c": a.copy()}, metrics=["accuracy", "f1"],
+                 intervals=Intervals(n_resamples=50))
+    comp = r.compare("a", "c").table
+    big = comp[~comp.small_bin]
+    assert big.p.isna().all() and (comp.n_comparisons == 0).all()
     assert set(big.note[big.metric == "accuracy"]) == {"no discordant items: no test"}
     assert set(big.note[big.metric == "f1"]) == {"identical answers on these items: no test"}
     # no bootstrap: F1 rows have no p-value, and say so
-    r = stratify(panel, {"a": a, "b": b}, compare=("a", "b"), n_boot=0, metrics=["f1"])
-    big = r.comparisons[~r.comparisons.small_bin]
-    assert big.p.isna().all() and set(big.note) == {"no bootstrap (n_boot=0): no p-value"}
+    r = stratify(panel, {"a": a, "b": b}, metrics=["f1"], intervals=Intervals(n_resamples=0))
+    comp = r.compare("a", "b").table
+    big = comp[~comp.small_bin]
+    assert big.p.isna().all() and set(big.note) == {"no bootstrap (n_resamples=0): no p-value"}
 
 
 @pytest.mark.parametrize("level, published", [("nominal", 0.743), ("ordinal", 0.815),

@@ -26,9 +26,9 @@ def test_cli_markdown_plan_matches_api(capsys):
     assert code == 0
     res = D.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
                        replicates=0)
-    for n in res.plans["n_items"]:
+    for n in res.table["n_items"]:
         assert f"| {n} " in out or f" {n} |" in out
-    assert res.message in out
+    assert res.describe() in out
 
 
 def test_cli_writes_tables_and_figure(tmp_path, capsys):

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from labelvar.evaluation.stratified import Intervals, Paper
 from labelvar.inference import BinTestResult, PairedTestResult, bin_tests, paired_test, stars
 from labelvar.stratified import stratify
 
@@ -107,7 +108,7 @@ def test_tests_accept_the_result_or_its_table():
         panel = np.where(rng.random((60, 5)) < 0.8, truth[:, None], 1 - truth[:, None])
         data[f"t{k}"] = (panel, {"a": np.where(rng.random(60) < 0.85, truth, 1 - truth),
                                  "b": np.where(rng.random(60) < 0.7, truth, 1 - truth)})
-    result = stratify(data, n_boot=0, simulated_human=2)
+    result = stratify(data, intervals=Intervals(n_resamples=0), paper=Paper(replicates=2))
     for fn, args in ((bin_tests, ()), (paired_test, ("a", "b"))):
         pd.testing.assert_frame_equal(fn(result, *args).table, fn(result.table, *args).table)
     with pytest.raises(TypeError, match="StratifiedResult or its table"):
@@ -130,3 +131,23 @@ def test_a_metric_the_table_lacks_or_only_small_bins_are_named_as_such():
     r = paired_test(t, "x", "y", metric="accuracy").table.set_index("stratum")
     assert r.index.tolist() == ["all", "pooled"] and r.loc["all", "n"] == 3
     assert r.loc["pooled", "n"] == 0 and r.loc["all", "mean_diff"] == 0.0
+
+
+def test_test_results_describe_themselves_from_their_table():
+    """Every result has describe() -> str: the tests' one line, from their own table."""
+    from labelvar.evaluation.inference import bin_tests, paired_test
+    from labelvar.evaluation.stratified import Intervals, stratify
+    from labelvar.io import synthetic_panel
+
+    tasks = {}
+    for k in range(3):
+        df = synthetic_panel(150, seed=k).set_index("item")
+        tasks[f"t{k}"] = (df.filter(like="gt"), df[["strong", "weak", "human1", "human2"]])
+    r = stratify(tasks, humans=["human1", "human2"], intervals=Intervals(n_resamples=0))
+    bt = bin_tests(r, metric="accuracy")
+    assert bt.describe().startswith(f"delta_human (accuracy), bin 0.60 against 1.00: Welch "
+                                    f"p = {bt.welch_p:.4g}, Levene p = {bt.levene_p:.4g}")
+    pt = paired_test(r, "strong", "weak", metric="accuracy")
+    pooled = pt.table.set_index("stratum").loc["pooled"]
+    assert pt.describe() == (f"strong − weak (accuracy), pooled over tasks x bins: mean "
+                             f"difference {pooled.mean_diff:.4g}, p = {pooled.p:.4g}")

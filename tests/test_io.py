@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from labelvar import io
+from labelvar.evaluation.stratified import Intervals, Labels
 from labelvar.stratified import stratify
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,7 +76,7 @@ def test_long_layout_and_duplicates(tmp_path):
     assert list(d) == ["t1", "t2"]
     assert d["t1"].panel.loc["a"].tolist() == ["x", "x", "y"]
     assert d["t2"].predictions["bot"].tolist() == ["x", "x"]
-    t = stratify(d, pos_label="x", n_boot=0).table
+    t = stratify(d, labels=Labels(pos_label="x"), intervals=Intervals(n_resamples=0)).table
     assert set(t.task) == {"t1", "t2"}
     _write(p, "\n".join(rows + ["a,r1,y,t1"]) + "\n")
     with pytest.raises(ValueError, match="duplicate rows for item 'a' and rater 'r1'"):
@@ -308,7 +309,7 @@ def test_jsonl_labels_of_mixed_kinds_refused_however_frequent(tmp_path, odd, eve
         with pytest.warns(UserWarning, match=r"1 of 1,200 votes outside the label set \('yes': 1"):
             r = stratify(io.load_tasks(p, columns=io.Columns(panel="votes", systems="sys",
                                                              item="id"), labels=[0, 1]),
-                         labels=[0, 1], n_boot=0)
+                         labels=[0, 1], intervals=Intervals(n_resamples=0))
         votes = r.inputs["m"]["labels"]
         assert list(votes) == [0, 1] and sum(votes.values()) == 1199
 
@@ -355,7 +356,8 @@ def test_jsonl_valid_files_read_as_before(tmp_path):
         td = io.read_jsonl(p, panel="v", systems="s")[p.stem]
         got = td.panel.astype(object).where(td.panel.notna(), None).to_numpy().tolist()
         assert got == panel and td.predictions["s"].tolist() == pred
-    r = stratify(io.load_tasks(strs, columns=io.Columns(panel="v", systems="s")), pos_label=None, n_boot=0)
+    r = stratify(io.load_tasks(strs, columns=io.Columns(panel="v", systems="s")),
+                 intervals=Intervals(n_resamples=0))
     assert list(r.inputs["s"]["labels"]) == ["c", "e", "n"]
 
 
@@ -433,10 +435,10 @@ def test_csv_inf_and_text_among_numbers_refused_however_frequent(tmp_path, every
     data = io.load_tasks(p, columns=io.Columns(panel="r*", systems="sys", item="id"), labels=[0, 1])
     if every == 400:
         with pytest.warns(UserWarning, match=r"1 of 1,200 votes outside the label set"):
-            stratify(data, labels=[0, 1], n_boot=0)
+            stratify(data, labels=[0, 1], intervals=Intervals(n_resamples=0))
     else:
         with pytest.raises(ValueError, match=r"outside the label set \{0, 1\}: 'yes' \(134 of "):
-            stratify(data, labels=[0, 1], n_boot=0)
+            stratify(data, labels=[0, 1], intervals=Intervals(n_resamples=0))
 
 
 def test_csv_booleans_do_not_mix_with_numbers(tmp_path):
@@ -634,7 +636,7 @@ def test_wide_count_columns_with_an_empty_cell_refused_naming_the_item(tmp_path)
     with pytest.raises(ValueError, match=r"^panel counts of task 'c': item 'b' has no count for "
                                          r"label 'n' \(an empty or NaN cell; 1 bad cell\(s\) in "
                                          r"all\)"):
-        stratify(d, panel_counts=True, n_boot=0)
+        stratify(d, intervals=Intervals(n_resamples=0))
     from labelvar.cli import main
 
     assert main(["stratify", str(p), "--panel-counts", "e,n,c", "--item", "id"]) == 2

@@ -17,6 +17,7 @@ import pytest
 
 from labelvar import io
 from labelvar.agreement import bootstrap_agreement, fleiss_kappa, krippendorff_alpha
+from labelvar.evaluation.stratified import Intervals
 from labelvar.io import _csv
 from labelvar.stratified import ExcludedItemsWarning, stratify
 
@@ -36,14 +37,15 @@ def _run(path: Path, block: int | None, monkeypatch, **kw):
                          labels=kw.get("labels"))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        r = stratify(data, n_boot=30, seed=3, **kw)
+        r = stratify(data, seed=3, **kw, intervals=Intervals(n_resamples=30))
     return r, [str(w.message) for w in caught]
 
 
 def _same(a, b):
     (ra, wa), (rb, wb) = a, b
     pd.testing.assert_frame_equal(ra.table, rb.table, check_exact=True)
-    pd.testing.assert_frame_equal(ra.agreement, rb.agreement, check_exact=True)
+    pd.testing.assert_frame_equal(ra.agreement().table, rb.agreement().table,
+                                  check_exact=True)
     assert (ra.excluded, ra.inputs, wa) == (rb.excluded, rb.inputs, wb)
 
 
@@ -69,8 +71,8 @@ def test_string_labels_missing_votes_ragged_panels_same_in_blocks(tmp_path, monk
     # the same votes given as an in-memory frame
     df = pd.read_csv(path).set_index("item")
     with pytest.warns(ExcludedItemsWarning, match="1 without a prediction"):
-        r = stratify({"s": (df[["r1", "r2", "r3", "r4"]], df[["ai", "bot"]])}, n_boot=30,
-                     seed=3, missing="drop")
+        r = stratify({"s": (df[["r1", "r2", "r3", "r4"]], df[["ai", "bot"]])}, seed=3,
+                     missing="drop", intervals=Intervals(n_resamples=30))
     pd.testing.assert_frame_equal(r.table, whole[0].table, check_exact=True)
 
 

@@ -19,6 +19,7 @@ import pytest
 from labelvar import io
 from labelvar._base import _validate
 from labelvar.cli import main
+from labelvar.evaluation.stratified import Intervals, Truth
 from labelvar.io import _csv
 from labelvar.stratified import stratify
 
@@ -118,7 +119,7 @@ def test_a_repeated_count_label_is_refused_not_dropped(tmp_path, capsys):
         io.load_tasks(p, columns=io.Columns(panel="e,n,e", item="id", counts=True))
     # the right columns: every vote counted (the sum of the file's counts)
     r = stratify(io.load_tasks(p, columns=io.Columns(panel="e,n,c", item="id", counts=True)),
-                 panel_counts=True, n_boot=0)
+                 intervals=Intervals(n_resamples=0))
     assert sum(r.inputs["c"]["labels"].values()) == int(counts.sum())
 
 
@@ -170,7 +171,7 @@ def test_ids_are_read_as_written_in_every_layout(tmp_path, capsys):
                                  label="pred")
     assert data["w"].predictions["m"].tolist() == [0, 0, 1]
     code, err = _cli([wide, "--panel", "r*", "--item", "id", "--predictions", f"m={pred}",
-                      "--n-boot", "0", "--format", "csv"], capsys)
+                      "--n-resamples", "0", "--format", "csv"], capsys)
     assert code == 0, err
 
 
@@ -209,13 +210,13 @@ def test_dawid_skene_refused_on_a_list_of_votes(tmp_path, capsys):
     assert data["snli"].raters_identified is False
     with pytest.raises(ValueError, match=r"^aggregation: Dawid-Skene .*(list of votes|are "
                                          r"lists).*aggregation='majority'"):
-        stratify(data, aggregation="dawid_skene", n_boot=0)
+        stratify(data, truth=Truth(aggregation="dawid_skene"), intervals=Intervals(n_resamples=0))
     code, err = _cli([p, "--panel", "annotator_labels", "--item", "pairID", "--aggregation",
                       "dawid_skene"], capsys)
     assert code == 2 and err.startswith("labelvar: error: --aggregation: Dawid-Skene")
     assert "--aggregation majority" in err
     # the plurality of the same list is read as before
-    assert stratify(data, n_boot=0).inputs["snli"]["items"] == 40
+    assert stratify(data, intervals=Intervals(n_resamples=0)).inputs["snli"]["items"] == 40
 
 
 # --------------------------------------------------------------------------- environment
@@ -249,7 +250,7 @@ def test_probabilities_out_of_range_infinite_or_text_are_refused(tmp_path):
     good = pd.DataFrame({"e": [0.7, 0.1, 0.2], "n": [0.2, 0.8, 0.5], "c": [0.1, 0.1, 0.3]},
                         index=panel.index)
     base = {"t": io.TaskData(panel, pd.DataFrame(index=panel.index), {"m": good})}
-    r = stratify(base, n_boot=0, metrics=["cross_entropy"], agreement=False)
+    r = stratify(base, metrics=["cross_entropy"], intervals=Intervals(n_resamples=0))
     assert r.inputs["t"]["systems"] == ["m"]
     for value, shown in ((np.inf, "inf"), (1.5, "1.5"), (-0.1, "-0.1")):
         bad = good.copy()
@@ -257,13 +258,13 @@ def test_probabilities_out_of_range_infinite_or_text_are_refused(tmp_path):
         with pytest.raises(ValueError, match=rf"^probabilities\['m'\] \(task 't'\): item 'b' has "
                                              rf"{shown} for label 'n' \(1 item\(s\) with such "
                                              r"values\); probabilities are finite numbers in \[0, 1\]"):
-            stratify({"t": base["t"]._replace(probabilities={"m": bad})}, n_boot=0,
-                     metrics=["cross_entropy"])
+            stratify({"t": base["t"]._replace(probabilities={"m": bad})},
+                     metrics=["cross_entropy"], intervals=Intervals(n_resamples=0))
     text = good.astype(object)
     text.loc["c", "e"] = "high"
     with pytest.raises(ValueError, match=r"'high' \(row 3\) is no probability"):
-        stratify({"t": base["t"]._replace(probabilities={"m": text})}, n_boot=0,
-                 metrics=["cross_entropy"])
+        stratify({"t": base["t"]._replace(probabilities={"m": text})}, metrics=["cross_entropy"],
+                 intervals=Intervals(n_resamples=0))
     f = _write(tmp_path / "p.csv", "id,t\na,0.9\nb,high\nc,0.2\n")
     with pytest.raises(ValueError, match=r"^probabilities 'm': column 't': 'high' \(row 2\) is "
                                          r"no probability"):

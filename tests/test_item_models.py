@@ -195,7 +195,7 @@ def test_planner_from_dirichlet_pilot_fit():
     sc = Scenario("separability", theta=fit.prior, n_labels=3, baseline="prior")
     assert Scenario(**sc.to_dict()).to_dict() == sc.to_dict()
     res = plan_study(sc, panel_sizes=[1, 3, 5], replicates=0)
-    assert res.recommended is not None and "recommended" in res.message
+    assert res.recommended is not None and "recommended" in res.describe()
     # the planner's per-item probabilities are the engine's exact expectations
     cell = cell_probabilities(sc, 4)
     s = simulate(Panel(theta_prior=fit.prior, panel_size=4, n_labels=3), ["expert", "prior"],

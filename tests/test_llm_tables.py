@@ -130,7 +130,7 @@ def test_table6_script_equals_the_commands(tmp_path, tie_rule):
     t6 = llm_tables.table6(tmp_path, expert_file, tie_rule, criteria=("coherence", "fluency"))
     for crit in ("coherence", "fluency"):
         want = _by_hand(summeval, geval[crit], crit, tie_rule)
-        got = t6[(t6.criterion == crit) & (t6.p_d != "All")].set_index("p_d")
+        got = t6[(t6.criterion == crit) & (t6.p_d != "all")].set_index("p_d")
         assert list(got.index) == list(want)
         for p_d, (s, score, delta) in want.items():
             assert got.loc[p_d, "S"] == s

@@ -321,7 +321,7 @@ def test_snli_pilot_gives_a_plan():
     assert res.found
     rec = res.recommended
     assert rec["power_analytic"] >= 0.8 and abs(rec["power_z"]) < 4
-    assert "recommended: K = " in res.message
+    assert "recommended: K = " in res.describe()
 
 
 def test_snli_two_systems_plan_brackets_target():
@@ -331,7 +331,7 @@ def test_snli_two_systems_plan_brackets_target():
     res = plan_study(sc, panel_sizes=[3, 5, 7], replicates=2000, seed=2)
     from labelvar.design import _power as P
 
-    for _, row in res.plans.iterrows():
+    for _, row in res.table.iterrows():
         cell = P.cell_probabilities(sc, int(row["panel_size"]))
         first = int(row["n_items_first"])
         below, at = P.exact_power(sc, cell, np.array([first - 1, first]))

@@ -205,7 +205,7 @@ def test_scenario_accepts_discrete_tuples_and_a_scalar_m_for_three_labels():
     # is always the modal label (theta = 1)
     res = plan_study(Scenario("separability", theta=1.0, n_labels=3, m=0.2, baseline="prior"),
                      panel_sizes=[3], n_max=50, replicates=0)
-    assert res.plans["baseline_accuracy"].iloc[0] == pytest.approx(0.16 + 0.04 + 0.16, abs=1e-12)
+    assert res.table["baseline_accuracy"].iloc[0] == pytest.approx(0.16 + 0.04 + 0.16, abs=1e-12)
 
 
 _PANEL = dict(m=0.3, panel_size=[3, 4])

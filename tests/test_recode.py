@@ -14,6 +14,7 @@ import pytest
 
 from labelvar import io
 from labelvar.cli import main
+from labelvar.evaluation.stratified import Intervals, Labels, Truth
 from labelvar.io import _scales
 from labelvar.stratified import stratify
 
@@ -46,7 +47,7 @@ def _score(result, system="gpt", metric="accuracy") -> float:
 def test_a_narrower_rating_range_is_refused_naming_the_recode():
     panel, pred = _ratings()
     with pytest.raises(ValueError) as info:
-        stratify(panel, pred, n_boot=0, tie_rule="lowest")
+        stratify(panel, pred, truth=Truth(tie_rule="lowest"), intervals=Intervals(n_resamples=0))
     msg = str(info.value)
     assert msg.startswith("predictions['gpt'] (task 'task') rate on 1-3, the panel on 1-5 (")
     assert "recode='gpt:1=1,2=3,3=5'" in msg and "recode='gpt:1=1,2=2,3=3'" in msg
@@ -54,20 +55,24 @@ def test_a_narrower_rating_range_is_refused_naming_the_recode():
     share = round(100 * float((votes > 3).mean()))
     assert f"({share} % of its votes above 3)" in msg
     with pytest.raises(ValueError, match="rate on 1-3"):  # ordinal: the same
-        stratify(panel, pred, n_boot=0, tie_rule="lowest", ordinal=True, metrics=["mae"])
+        stratify(panel, pred, metrics=["mae"], labels=Labels(ordinal=True),
+                 truth=Truth(tie_rule="lowest"), intervals=Intervals(n_resamples=0))
 
 
 def test_the_recoded_and_the_identity_mapped_system_score_as_computed_by_hand():
     panel, pred = _ratings()
     mapped = pred["gpt"].map({1: 1, 2: 3, 3: 5}).to_numpy()
     for recode in ({"gpt": {1: 1, 2: 3, 3: 5}}, "gpt:1=1,2=3,3=5", ["gpt:1=1,2=3,3=5"]):
-        r = stratify(panel, pred, n_boot=0, tie_rule="lowest", recode=recode)
+        r = stratify(panel, pred, recode=recode, truth=Truth(tie_rule="lowest"),
+                     intervals=Intervals(n_resamples=0))
         assert _score(r) == pytest.approx(_accuracy(panel, mapped, [1, 2, 3, 4, 5]), abs=1e-12)
-    r = stratify(panel, pred, n_boot=0, tie_rule="lowest", recode="gpt:1=1,2=2,3=3")
+    r = stratify(panel, pred, recode="gpt:1=1,2=2,3=3", truth=Truth(tie_rule="lowest"),
+                 intervals=Intervals(n_resamples=0))
     raw = pred["gpt"].to_numpy()
     assert _score(r) == pytest.approx(_accuracy(panel, raw, [1, 2, 3, 4, 5]), abs=1e-12)
-    assert _score(r) < _score(stratify(panel, pred, n_boot=0, tie_rule="lowest",
-                                       recode="gpt:1=1,2=3,3=5"))
+    assert _score(r) < _score(stratify(panel, pred, recode="gpt:1=1,2=3,3=5",
+                                       truth=Truth(tie_rule="lowest"),
+                                       intervals=Intervals(n_resamples=0)))
 
 
 def test_a_narrow_system_with_few_panel_votes_above_and_central_or_constant_ones_run():
@@ -76,26 +81,30 @@ def test_a_narrow_system_with_few_panel_votes_above_and_central_or_constant_ones
     top.iloc[:10, 0] = 5  # the panel's 5s: 10 of 1200 votes, under RANGE_SHARE
     assert (top.to_numpy() == 5).mean() < _scales.RANGE_SHARE
     narrow = np.clip(top["e1"].to_numpy(), 1, 4)  # never says 5
-    r = stratify(top, {"narrow": narrow}, n_boot=0, tie_rule="lowest")
+    r = stratify(top, {"narrow": narrow}, truth=Truth(tie_rule="lowest"),
+                 intervals=Intervals(n_resamples=0))
     assert _score(r, "narrow") == pytest.approx(_accuracy(top, narrow, [1, 2, 3, 4, 5]))
     central = np.clip(panel["e1"].to_numpy(), 2, 4)  # neither 1 nor 5: no other scale's shape
     const = np.full(len(panel), 4)
-    r = stratify(panel, {"central": central, "const": const}, n_boot=0, tie_rule="lowest")
+    r = stratify(panel, {"central": central, "const": const}, truth=Truth(tie_rule="lowest"),
+                 intervals=Intervals(n_resamples=0))
     for name, p in (("central", central), ("const", const)):
         assert _score(r, name) == pytest.approx(_accuracy(panel, p, [1, 2, 3, 4, 5]))
     with pytest.raises(ValueError, match=r"rate on 1-4, the panel on 1-5"):
-        stratify(panel, {"narrow": np.clip(panel["e1"].to_numpy(), 1, 4)}, n_boot=0)
+        stratify(panel, {"narrow": np.clip(panel["e1"].to_numpy(), 1, 4)},
+                 intervals=Intervals(n_resamples=0))
 
 
 def test_labels_outside_the_set_name_the_recode_and_text_onto_numbers_works():
     panel = pd.DataFrame({"r1": [1, 0, 1, 1], "r2": [1, 0, 0, 1], "r3": [1, 1, 0, 0]})
     bot = ["yes", "no", "no", "yes"]
     with pytest.raises(ValueError, match=r"\(recode='bot:yes=...,no=...'\)"):
-        stratify(panel, {"bot": bot}, n_boot=0)
-    r = stratify(panel, {"bot": bot}, n_boot=0, recode={"bot": {"yes": 1, "no": 0}})
+        stratify(panel, {"bot": bot}, intervals=Intervals(n_resamples=0))
+    r = stratify(panel, {"bot": bot}, recode={"bot": {"yes": 1, "no": 0}},
+                 intervals=Intervals(n_resamples=0))
     assert _score(r, "bot") == pytest.approx(_accuracy(panel, np.array([1, 0, 0, 1]), [0, 1]))
     with pytest.raises(ValueError) as info:
-        stratify(panel, {"bot": [1, 0, 2, 1]}, n_boot=0)
+        stratify(panel, {"bot": [1, 0, 2, 1]}, intervals=Intervals(n_resamples=0))
     assert str(info.value) == ("predictions['bot'] (task 'task') has labels outside the label "
                                "set {0, 1} (inferred from the panel; or declare it, labels=...)"
                                ": 2; map them onto the panel's labels (recode='bot:2=...')")
@@ -121,23 +130,24 @@ def test_two_spellings_of_one_label_refused_then_recoded(tmp_path, odd, capsys):
     p, rows = _snli(tmp_path, odd)
     data = io.load_tasks(p, columns=io.Columns(panel="annotator_labels", systems="gpt", item="pairID"))
     with pytest.raises(ValueError) as info:
-        stratify(data, n_boot=0)
+        stratify(data, intervals=Intervals(n_resamples=0))
     n_e = sum(v == "entailment" for r in rows for v in r["annotator_labels"])
     assert str(info.value) == (
         f"panel of task 'snli': labels 'entailment' and {odd!r} differ only in case or spacing "
         f"({n_e:,} and 2 votes): one label spelt two ways? recode one into the other "
         f"(recode='panel:{odd}=entailment'), or declare both in the label set (labels=...) if "
         "they are two labels")
-    r = stratify(data, n_boot=0, recode={"panel": {odd: "entailment"}})
+    r = stratify(data, recode={"panel": {odd: "entailment"}}, intervals=Intervals(n_resamples=0))
     assert r.inputs["snli"]["labels"] == {"contradiction": sum(
         v == "contradiction" for r in rows for v in r["annotator_labels"]),
         "entailment": n_e + 2, "neutral": sum(v == "neutral" for r in rows
                                                for v in r["annotator_labels"])}
     # declared as two labels: four labels, as asked
-    r = stratify(data, n_boot=0, labels=["entailment", "neutral", "contradiction", odd])
+    r = stratify(data, labels=["entailment", "neutral", "contradiction", odd],
+                 intervals=Intervals(n_resamples=0))
     assert r.inputs["snli"]["labels"][odd] == 2
     code = main(["stratify", str(p), "--panel", "annotator_labels", "--systems", "gpt", "--item",
-                 "pairID", "--n-boot", "0"])
+                 "pairID", "--n-resamples", "0"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and f"(--recode panel:{odd}=entailment)" in err and "\n" not in err
 
@@ -147,7 +157,8 @@ def test_a_system_spelling_a_label_otherwise_is_told_the_panel_spelling():
     with pytest.raises(ValueError, match=r"'Neutral'; 'Neutral' is 'neutral' spelt otherwise; "
                                          r"map them onto the panel's labels \(recode='bot:"
                                          r"Neutral=neutral'\)"):
-        stratify(panel, {"bot": ["entailment", "Neutral"]}, n_boot=0, pos_label="neutral")
+        stratify(panel, {"bot": ["entailment", "Neutral"]}, labels=Labels(pos_label="neutral"),
+                 intervals=Intervals(n_resamples=0))
 
 
 def test_recode_spellings_one_definition_for_text_files_and_mappings(tmp_path):
@@ -167,7 +178,7 @@ def test_recode_spellings_one_definition_for_text_files_and_mappings(tmp_path):
     panel, pred = _ratings(n=60)
     with pytest.raises(ValueError, match=r"^recode: 'gtp' is no evaluated rater of any task "
                                          r"\('gpt'; 'panel': the panel's votes\)"):
-        stratify(panel, pred, n_boot=0, recode="gtp:1=1,2=3,3=5")
+        stratify(panel, pred, recode="gtp:1=1,2=3,3=5", intervals=Intervals(n_resamples=0))
 
 
 def test_recode_on_the_command_line_as_text_and_as_a_file(tmp_path, capsys):
@@ -176,7 +187,7 @@ def test_recode_on_the_command_line_as_text_and_as_a_file(tmp_path, capsys):
     p = tmp_path / "g.csv"
     df.to_csv(p, index=False)
     args = ["stratify", str(p), "--panel", "e*", "--systems", "gpt", "--item", "item",
-            "--n-boot", "0", "--tie-rule", "lowest", "--format", "csv", "--metrics", "accuracy"]
+            "--n-resamples", "0", "--tie-rule", "lowest", "--format", "csv", "--metrics", "accuracy"]
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert "rate on 1-3, the panel on 1-5" in err and "(--recode gpt:1=1,2=3,3=5)" in err

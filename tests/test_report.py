@@ -12,7 +12,8 @@ import pytest
 from labelvar import design as D
 from labelvar import plots, report, stratify
 from labelvar._base._files import read_results
-from labelvar.io import synthetic_panel
+from labelvar.evaluation.stratified import Intervals
+from labelvar.io import TaskData, synthetic_panel
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "labelvar"
 
@@ -23,7 +24,7 @@ def result():
     for k in range(3):
         df = synthetic_panel(120, seed=k).set_index("item")
         tasks[f"t{k}"] = (df.filter(like="gt"), df[["strong", "weak", "human1", "human2"]])
-    return stratify(tasks, humans=["human1", "human2"], n_boot=0)
+    return stratify(tasks, humans=["human1", "human2"], intervals=Intervals(n_resamples=0))
 
 
 def names(path):
@@ -32,7 +33,9 @@ def names(path):
 
 def test_stratify_report_files(tmp_path, result):
     out = tmp_path / "rep"
-    paths = report.write_stratify_report(result, out, compare=("strong", "weak"))
+    agreement = result.agreement()
+    paths = report.write_stratify_report(result, out, compare=("strong", "weak"),
+                                         agreement=agreement)
     assert sorted(p.name for p in paths) == names(out)
     assert set(names(out)) == {
         "report.json", "stratified.csv", "table.md", "excluded.json", "bin_tests.csv",
@@ -45,7 +48,7 @@ def test_stratify_report_files(tmp_path, result):
     meta = json.loads((out / "report.json").read_text())
     assert meta["kind"] == "stratify" and "stratified.csv" in meta["files"]
     md = (out / "table.md").read_text()
-    assert md == report.stratify_markdown(result, compare=("strong", "weak"))
+    assert md == report.stratify_markdown(result, compare=("strong", "weak"), agreement=agreement)
     assert md.count("### ") == 5 and "### paired t-test strong − weak (f1)" in md
     bt = read_results(out / "bin_tests.csv")
     assert set(zip(bt.metric, bt.value)) == {(m, v) for m in ("f1", "accuracy")
@@ -92,9 +95,9 @@ def test_design_report(tmp_path):
         ["design.csv", "design_bins.csv", "design_evaluated.csv", "design_curves.csv",
          "scenario.json", "power.png", "power.pdf", "report.json"])
     plans = read_results(tmp_path / "d" / "design.csv")
-    assert plans["n_items"].tolist() == res.plans["n_items"].tolist()
+    assert plans["n_items"].tolist() == res.table["n_items"].tolist()
     meta = json.loads((tmp_path / "d" / "report.json").read_text())
-    assert meta["kind"] == "design" and meta["message"] == res.message
+    assert meta["kind"] == "design" and meta["message"] == res.describe()
     paths = report.write_design_report(res, tmp_path / "d", figure=False)  # rerun: replaced
     assert "power.png" not in names(tmp_path / "d")
 
@@ -113,7 +116,8 @@ def test_a_system_with_probabilities_only_is_named_as_read():
     says so, where it used to say "systems none" (CheXpert's predictions files)."""
     panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 1]] * 3
     prob = [0.9, 0.1, 0.4, 0.8, 0.7, 0.2] * 3
-    r = stratify(panel, probabilities={"model": prob}, humans=[], n_boot=0)
+    r = stratify(TaskData(panel, None, probabilities={"model": prob}), humans=[],
+                 intervals=Intervals(n_resamples=0))
     assert r.inputs["task"]["systems"] == ["model"]
     assert "; systems model;" in r.describe()
     auroc = r.table[(r.table.metric == "auroc") & (r.table.stratum == "all")]
@@ -124,16 +128,16 @@ def test_a_system_with_probabilities_only_is_named_as_read():
 
 
 def test_headings_promise_intervals_only_when_there_are_some():
-    """With n_boot=0 there is no interval: the headings used to announce one anyway."""
+    """With no resamples there is no interval: the headings used to announce one anyway."""
     panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 1]] * 4
     preds = {"s": [1, 0, 0, 1, 0, 1] * 4}
-    md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
-                                           n_boot=0))
+    r = stratify(panel, preds, metrics=["accuracy", "kappa"], intervals=Intervals(n_resamples=0))
+    md = report.stratify_markdown(r, agreement=r.agreement())
     assert "### other metrics (score; no intervals)" in md
     assert "### panel agreement (score; no intervals without bootstrap resamples)" in md
     assert "[" not in md.split("### other metrics")[1]
-    md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
-                                           n_boot=20))
+    r = stratify(panel, preds, metrics=["accuracy", "kappa"], intervals=Intervals(n_resamples=20))
+    md = report.stratify_markdown(r, agreement=r.agreement())
     assert "### other metrics (score [interval])" in md
     assert "### panel agreement (score [bootstrap interval over items])" in md
 
@@ -142,7 +146,8 @@ def test_macro_f1_is_named_as_such_in_the_markdown():
     """With 3 labels and no positive class the 'f1' columns are macro-F1 (E and m are
     NaN): the table now says so; a binary task's block does not."""
     panel = [["e", "e", "n"], ["c", "c", "c"], ["n", "n", "e"], ["e", "e", "e"]] * 5
-    r = stratify(panel, {"s": ["e", "c", "e", "n"] * 5}, n_boot=0, task="nli")
+    r = stratify({"nli": TaskData(panel, {"s": ["e", "c", "e", "n"] * 5})},
+                 intervals=Intervals(n_resamples=0))
     md = report.stratify_markdown(r)
     assert md.startswith("### s\nf1 of nli: macro-F1 over the task's labels (no positive "
                          "class, so no m and no E)\n\n| task")
@@ -150,5 +155,6 @@ def test_macro_f1_is_named_as_such_in_the_markdown():
     skm = pytest.importorskip("sklearn.metrics")
     maj = ["e", "c", "n", "e"] * 5
     assert f1 == pytest.approx(skm.f1_score(maj, ["e", "c", "e", "n"] * 5, average="macro"))
-    binary = stratify([[1, 1, 0], [0, 0, 0]] * 5, {"s": [1, 0] * 5}, n_boot=0)
+    binary = stratify([[1, 1, 0], [0, 0, 0]] * 5, {"s": [1, 0] * 5},
+                      intervals=Intervals(n_resamples=0))
     assert "macro-F1" not in report.stratify_markdown(binary)

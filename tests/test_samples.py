@@ -13,6 +13,7 @@ import pytest
 from scipy import stats
 
 from labelvar import io, stratify
+from labelvar.evaluation.stratified import Intervals, Truth
 from labelvar.inference import expected_gap_test
 from labelvar.io._samples import modal_answer, parse_answer, sample_shares
 from labelvar.stratified import DataNoteWarning
@@ -62,8 +63,8 @@ def test_stratify_scores_sampled_system_by_hand():
     samples = pd.DataFrame(np.where(rng.random((200, 20)) < 0.5, votes[:, [0]],
                                     rng.integers(1, 6, (200, 20))), index=pan.index)
     td = io.TaskData(pan, pd.DataFrame(index=pan.index), samples={"llm": samples})
-    r = stratify({"coh": td}, tie_rule="drop", n_boot=0, agreement=False,
-                 metrics=["accuracy", "total_variation", "cross_entropy"])
+    r = stratify({"coh": td}, metrics=["accuracy", "total_variation", "cross_entropy"],
+                 truth=Truth(tie_rule="drop"), intervals=Intervals(n_resamples=0))
     t = r.table
     # independent computation: plain Counter majorities, shares, per bin
     maj, agree, keep = [], [], []
@@ -111,7 +112,7 @@ def test_sampled_system_with_a_label_too_is_refused():
     s = pd.DataFrame(np.ones((10, 3), int), index=pan.index)
     td = io.TaskData(pan, pd.DataFrame({"llm": 1}, index=pan.index), samples={"llm": s})
     with pytest.raises(ValueError, match="has sampled answers and also a label"):
-        stratify({"t": td}, n_boot=0)
+        stratify({"t": td}, intervals=Intervals(n_resamples=0))
 
 
 # --------------------------------------------------------------------------- JSON arrays
@@ -158,7 +159,7 @@ def test_composite_key_list_field_and_parse(tmp_path):
     d = io.attach_predictions(_base(pan), "g", p, item="doc_id,system_id", label="all_responses")
     with pytest.raises(ValueError, match="samples of 'g' .*'Score: 2', outside the label set.*"
                        "parse='number'"):
-        stratify(d, n_boot=0)
+        stratify(d, intervals=Intervals(n_resamples=0))
 
 
 def test_repeated_rows_and_columns_per_sample(tmp_path):
@@ -235,7 +236,7 @@ def test_report_without_humans_names_only_what_was_computed(tmp_path):
 
     df = io.synthetic_panel(300, seed=3)
     r = stratify(df[[c for c in df if c.startswith("gt")]], df[["strong", "weak", "coin"]],
-                 metrics=["accuracy"], n_boot=0)
+                 metrics=["accuracy"], intervals=Intervals(n_resamples=0))
     fig = plots.plot_stratified_scores(r.table, "accuracy")
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert not any("H'" in x or "H:" in x for x in labels), labels
@@ -259,7 +260,7 @@ def test_sampled_system_report_section(tmp_path):
     td = io.TaskData(pan, pd.DataFrame(index=pan.index), samples={"llm": s})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = stratify({"t": td}, n_boot=0, metrics=["accuracy"])
+        r = stratify({"t": td}, metrics=["accuracy"], intervals=Intervals(n_resamples=0))
     from labelvar.report import stratify_markdown
 
     md = stratify_markdown(r)

@@ -14,6 +14,7 @@ from conftest import shared_data
 
 import labelvar
 from labelvar import design
+from labelvar.evaluation.stratified import Intervals
 from labelvar.io import synthetic_panel
 
 
@@ -26,7 +27,8 @@ def synthetic():
 @pytest.fixture(scope="module")
 def stratified(synthetic):
     panel, preds = synthetic
-    return labelvar.stratify(panel, preds, humans=["human1", "human2"], n_boot=0, seed=0)
+    return labelvar.stratify(panel, preds, humans=["human1", "human2"], seed=0,
+                             intervals=Intervals(n_resamples=0))
 
 
 def _cells(page: str) -> list[str]:
@@ -113,10 +115,10 @@ def test_short_reprs_and_html_of_the_other_results(stratified):
     res = design.plan_study(design.Scenario("separability", theta=0.8), replicates=0)
     rec = res.recommended
     assert repr(res) == (f"DesignResult(question='separability', panel_size={int(rec.panel_size)}, "
-                         f"n_items={int(rec.n_items)}, plans=DataFrame({len(res.plans)} rows x "
-                         f"{res.plans.shape[1]} columns), found=True, seed=0)")
+                         f"n_items={int(rec.n_items)}, table=DataFrame({len(res.table)} rows x "
+                         f"{res.table.shape[1]} columns), found=True, seed=0)")
     page = res._repr_html_()
-    assert html.escape(res.message) in page and "Separability" in page
+    assert html.escape(res.describe()) in page and "Separability" in page
 
     rng = np.random.default_rng(0)
     truth = rng.integers(0, 2, 200)

@@ -15,6 +15,7 @@ from scipy import stats
 
 import labelvar
 from labelvar import _kernels, analytic
+from labelvar.evaluation.stratified import Intervals, Labels, Paper, Truth
 from labelvar.stratified import (
     COLUMNS,
     ExcludedItemsWarning,
@@ -64,7 +65,8 @@ def tab(*args, **kwargs) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def result():
-    return stratify(PANEL, PRED, humans=["dr1", "dr2"], n_boot=300, seed=1)
+    return stratify(PANEL, PRED, humans=["dr1", "dr2"], seed=1,
+                    intervals=Intervals(n_resamples=300))
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +122,8 @@ def test_expected_per_bin_and_all(table):
 
 
 def test_p_d_one_replaces_unanimous_bins_only():
-    t = tab(PANEL, PRED, humans=["dr1", "dr2"], n_boot=0, p_d_one=0.97)
+    t = tab(PANEL, PRED, humans=["dr1", "dr2"], intervals=Intervals(n_resamples=0),
+            paper=Paper(p_d_one=0.97))
     assert _row(t, "sys", "1.00", "accuracy").expected == pytest.approx(0.97)
     assert _row(t, "sys", "1.00", "accuracy").agreement == 1.0  # the bin keeps its observed value
     assert _row(t, "sys", "0.80", "accuracy").expected == pytest.approx(0.8)
@@ -130,7 +133,8 @@ def test_p_d_one_replaces_unanimous_bins_only():
 
 
 def test_human_round():
-    t = tab(PANEL, PRED, humans=["dr1", "dr2"], n_boot=0, human_round=1)
+    t = tab(PANEL, PRED, humans=["dr1", "dr2"], intervals=Intervals(n_resamples=0),
+            paper=Paper(human_round=1))
     hs = [round(_row(t, h, "0.80", "f1").score, 1) for h in ("dr1", "dr2")]
     assert _row(t, "H", "0.80", "f1").score == pytest.approx(np.mean(hs))
 
@@ -149,7 +153,7 @@ def test_bootstrap_f1_interval_against_independent_bootstrap():
     truth = (rng.random(200) < 0.4).astype(int)
     pred = np.where(rng.random(200) < 0.8, truth, 1 - truth)
     panel = np.column_stack([truth] * 3)
-    t = tab(panel, {"s": pred}, metrics=["f1"], n_boot=4000, seed=3)
+    t = tab(panel, {"s": pred}, metrics=["f1"], seed=3, intervals=Intervals(n_resamples=4000))
     r = _row(t, "s", "all", "f1")
     # independent percentile bootstrap (python loop, other seed)
     g = np.random.default_rng(99)
@@ -182,7 +186,7 @@ def test_p_random_f1_by_enumeration():
     truth = np.array([1, 1, 0, 0, 0, 1, 0])
     panel = np.column_stack([truth] * 3)
     pred = np.array([1, 0, 0, 1, 0, 1, 0])
-    t = tab(panel, {"s": pred}, metrics=["f1"], n_boot=0)
+    t = tab(panel, {"s": pred}, metrics=["f1"], intervals=Intervals(n_resamples=0))
     r = _row(t, "s", "all", "f1")
     obs = _f1(truth, pred)
     for r_pos, got in ((0.5, r.p_random), (3 / 7, r.p_random_prior)):
@@ -201,8 +205,8 @@ def test_simulated_human_matches_p_d_within_standard_errors():
     panel = np.array([[1] * k + [0] * (5 - k) for k in top])
     panel = np.array([rng.permutation(row) for row in panel])
     draws = 40
-    t = tab(panel, None, simulated_human=draws, leave_one_out=True, metrics=["accuracy"],
-                 n_boot=0, seed=2)
+    t = tab(panel, None, metrics=["accuracy"], seed=2, intervals=Intervals(n_resamples=0),
+            paper=Paper(replicates=draws, leave_one_out=True))
     for stratum, p, p_loo in (("0.60", 0.6, 0.3), ("0.80", 0.8, 0.8), ("1.00", 1.0, 1.0)):
         h = _row(t, "H'", stratum, "accuracy")
         loo = _row(t, "H'-loo", stratum, "accuracy")
@@ -216,31 +220,36 @@ def test_simulated_human_matches_p_d_within_standard_errors():
 def test_ties_random_first_drop():
     panel = np.array([["a", "b", "c"], ["a", "a", "b"]] * 200, dtype=object)
     pred = {"s": ["a", "a"] * 200}
-    t = tab(panel, pred, tie_rule="lowest", metrics=["accuracy"], n_boot=0)
+    t = tab(panel, pred, metrics=["accuracy"], truth=Truth(tie_rule="lowest"),
+            intervals=Intervals(n_resamples=0))
     assert _row(t, "s", "0.33", "accuracy").score == 1.0  # the first label, "a"
-    t = tab(panel, pred, tie_rule="random", metrics=["accuracy"], n_boot=0, seed=4)
+    t = tab(panel, pred, metrics=["accuracy"], seed=4, truth=Truth(tie_rule="random"),
+            intervals=Intervals(n_resamples=0))
     sc = _row(t, "s", "0.33", "accuracy").score  # "a" chosen about 1/3 of the time
     assert abs(sc - 1 / 3) <= 4 * np.sqrt(2 / 9 / 200)
     assert sc not in (0.0, 1.0)  # really random, not the first or the last label
-    t2 = tab(panel, pred, tie_rule="random", metrics=["accuracy"], n_boot=0, seed=4)
+    t2 = tab(panel, pred, metrics=["accuracy"], seed=4, truth=Truth(tie_rule="random"),
+             intervals=Intervals(n_resamples=0))
     pd.testing.assert_frame_equal(t, t2)
     with pytest.warns(ExcludedItemsWarning, match="200 tied"):
-        r = stratify(panel, pred, tie_rule="drop", metrics=["accuracy"], n_boot=0)
+        r = stratify(panel, pred, metrics=["accuracy"], truth=Truth(tie_rule="drop"),
+                     intervals=Intervals(n_resamples=0))
     assert set(r.table.stratum) == {"0.67", "all"}
     assert r.excluded["task"]["tied"] == 200
     assert not r.table.attrs  # no side channel
 
 
 def test_user_bins():
-    t = tab(PANEL, PRED, bins=[0.5, 0.7, 1.0], n_boot=0, metrics=["accuracy"])
+    t = tab(PANEL, PRED, bins=[0.5, 0.7, 1.0], metrics=["accuracy"],
+            intervals=Intervals(n_resamples=0))
     s = t.drop_duplicates("stratum").set_index("stratum")
     assert s.index.tolist() == ["[0.50, 0.70)", "[0.70, 1.00]", "all"]
     assert s.S.tolist() == [2, 6, 8]
     assert s.agreement.iloc[1] == pytest.approx(0.9)  # mean observed agreement of the bin
     with pytest.raises(ValueError, match="do not cover"):
-        stratify(PANEL, PRED, bins=[0.7, 1.0], n_boot=0)
+        stratify(PANEL, PRED, bins=[0.7, 1.0], intervals=Intervals(n_resamples=0))
     with pytest.raises(ValueError, match="increasing"):
-        stratify(PANEL, PRED, bins=[0.7, 0.5, 1.0], n_boot=0)
+        stratify(PANEL, PRED, bins=[0.7, 0.5, 1.0], intervals=Intervals(n_resamples=0))
 
 
 def test_multiclass_macro_f1_and_one_vs_rest():
@@ -248,7 +257,7 @@ def test_multiclass_macro_f1_and_one_vs_rest():
                      dtype=object)
     maj = np.array(["e", "c", "n", "e"] * 5)
     pred = np.array(["e", "c", "e", "n"] * 5)
-    t = tab(panel, {"m": pred}, n_boot=0)
+    t = tab(panel, {"m": pred}, intervals=Intervals(n_resamples=0))
     r = _row(t, "m", "all", "f1")
     macro = np.mean([_f1(maj, pred, c) for c in ("c", "e", "n")])
     assert r.score == pytest.approx(macro)
@@ -256,7 +265,7 @@ def test_multiclass_macro_f1_and_one_vs_rest():
     assert _row(t, "m", "all", "accuracy").n_labels == 3
     assert _row(t, "m", "all", "accuracy").p_random == pytest.approx(
         stats.binom.sf(round(0.5 * 20) - 1, 20, 1 / 3))
-    t = tab(panel, {"m": pred}, pos_label="e", n_boot=0)
+    t = tab(panel, {"m": pred}, labels=Labels(pos_label="e"), intervals=Intervals(n_resamples=0))
     r = _row(t, "m", "all", "f1")
     assert r.score == pytest.approx(_f1(maj, pred, "e"))
     assert r.m == pytest.approx(0.5)
@@ -264,7 +273,8 @@ def test_multiclass_macro_f1_and_one_vs_rest():
 
 def test_ordinal_three_raters_bins():
     panel = np.array([[1, 2, 3], [4, 4, 5], [5, 5, 5], [2, 2, 1]])
-    t = tab(panel, {"m": [2, 4, 4, 2]}, metrics=["accuracy"], n_boot=0, tie_rule="lowest")
+    t = tab(panel, {"m": [2, 4, 4, 2]}, metrics=["accuracy"], truth=Truth(tie_rule="lowest"),
+            intervals=Intervals(n_resamples=0))
     assert list(dict.fromkeys(t.stratum)) == ["0.33", "0.67", "1.00", "all"]
     assert _row(t, "m", "0.67", "accuracy").score == 1.0
     assert _row(t, "m", "0.33", "accuracy").expected == pytest.approx(1 / 3)
@@ -274,8 +284,8 @@ def test_missing_votes_and_panel_sizes():
     panel = np.array([[1, 1, None, 0], [0, 0, 0, None], [1, None, None, None],
                       [None, None, None, None], [1, 1, 0, 0]], dtype=object)
     with pytest.warns(ExcludedItemsWarning, match="1 with no votes, 1 with one vote"):
-        r = stratify(panel, {"s": [1, 0, 1, 0, 1]}, metrics=["accuracy"], n_boot=0,
-                     tie_rule="lowest")
+        r = stratify(panel, {"s": [1, 0, 1, 0, 1]}, metrics=["accuracy"],
+                     truth=Truth(tie_rule="lowest"), intervals=Intervals(n_resamples=0))
     assert r.excluded["task"] == {"no_votes": 1, "one_vote": 1, "tied": 0,
                                   "no_prediction": 0}
     s = r.table.drop_duplicates("stratum").set_index("stratum")
@@ -286,20 +296,20 @@ def test_missing_votes_and_panel_sizes():
     (dict(predictions={"s": [1, 0]}), r"has 2 labels but the panel has 8 items"),
     (dict(predictions={"s": [1, 0, 2, 0, 0, 1, 0, 1]}), r"labels outside the label set.*2"),
     (dict(labels=[0, 2]), r"panel of task 'task' has labels outside the label set"),
-    (dict(pos_label=3), r"pos_label: 3 is not in the label set"),
+    (dict(labels=Labels(pos_label=3)), r"pos_label: 3 is not in the label set"),
     (dict(humans=["drX"]), r"humans: 'drX' is not among the predictions"),
-    (dict(tie_rule="coin"), r"tie_rule must be one of"),
-    (dict(confidence_level=1.0), r"confidence_level must be in \(0, 1\)"),
+    (lambda: dict(truth=Truth(tie_rule="coin")), r"tie_rule must be one of"),
+    (lambda: dict(intervals=Intervals(confidence_level=1.0)), r"confidence_level must be in \(0, 1\)"),
     (dict(seed=-1), r"seed must be an int in \[0, 2\*\*63 - 1\]"),
     (dict(metrics=["auc"]), r"metrics must be one of"),
-    (dict(p_d_one=1.5), r"p_d_one must be in \[0, 1\]"),
+    (lambda: dict(paper=Paper(p_d_one=1.5)), r"p_d_one must be in \[0, 1\]"),
     (dict(predictions={"s": [1, None, 1, 0, 0, 1, 0, 1]}), r"missing for 1 item"),
 ])
 def test_bad_input(kwargs, match):
-    kw = dict(predictions=PRED, n_boot=0)
-    kw.update(kwargs)
-    pred = kw.pop("predictions")
-    with pytest.raises(ValueError, match=match):
+    kw = dict(predictions=PRED, intervals=Intervals(n_resamples=0))
+    with pytest.raises(ValueError, match=match):  # (an option object checks on creation)
+        kw.update(kwargs() if callable(kwargs) else kwargs)
+        pred = kw.pop("predictions")
         stratify(PANEL, pred, **kw)
 
 
@@ -307,8 +317,8 @@ def test_bad_input_panel_shapes_and_positive():
     with pytest.raises(ValueError, match="at least 2 annotators"):
         stratify(np.array([[1], [0]]), {"s": [1, 0]})
     with pytest.raises(ValueError, match="never occurs"):
-        stratify([["a", "a"], ["b", "a"]], {"s": ["a", "a"]}, labels=["a", "b", "z"],
-                 pos_label="z")
+        stratify([["a", "a"], ["b", "a"]], {"s": ["a", "a"]},
+                 labels=Labels(["a", "b", "z"], pos_label="z"))
     with pytest.raises(ValueError, match="say which is the positive class"):
         stratify([["yes", "no"], ["no", "no"]], {"s": ["no", "no"]})
     with pytest.raises(ValueError, match="no item left"):
@@ -318,7 +328,7 @@ def test_bad_input_panel_shapes_and_positive():
 def test_missing_drop_counts():
     pred = dict(PRED, sys=[1, None, 1, 0, 1, 1, 0, 0])
     with pytest.warns(ExcludedItemsWarning, match="1 without a prediction"):
-        r = stratify(PANEL, pred, missing="drop", n_boot=0)
+        r = stratify(PANEL, pred, missing="drop", intervals=Intervals(n_resamples=0))
     assert _row(r.table, "dr1", "all", "accuracy").S == 7
     assert r.excluded["task"]["no_prediction"] == 1
 
@@ -329,36 +339,41 @@ def test_missing_drop_applies_to_every_task():
     data = {"A": (PANEL, PRED), "B": (PANEL, lacking)}
     with pytest.warns(ExcludedItemsWarning, match="B: 0 with no votes, 0 with one vote, "
                                                   "1 without a prediction"):
-        r = stratify(data, humans=["dr1"], missing="drop", n_boot=0)
+        r = stratify(data, humans=["dr1"], missing="drop", intervals=Intervals(n_resamples=0))
     assert r.excluded["A"]["no_prediction"] == 0 and r.excluded["B"]["no_prediction"] == 1
     s = r.table[r.table.stratum == "all"].groupby("task").S.first()
     assert s.to_dict() == {"A": 8, "B": 7}
     with pytest.raises(ValueError, match=r"predictions\['sys'\] \(task 'B'\) is missing"):
-        stratify(data, humans=["dr1"], n_boot=0)
+        stratify(data, humans=["dr1"], intervals=Intervals(n_resamples=0))
 
 
 def test_binary_string_labels_with_positive_given_as_text():
     panel = [["pos", "pos", "neg"], ["neg", "neg", "neg"], ["pos", "pos", "pos"]]
-    t = tab(panel, {"s": ["pos", "neg", "neg"]}, pos_label="pos", n_boot=0)
+    t = tab(panel, {"s": ["pos", "neg", "neg"]}, labels=Labels(pos_label="pos"),
+            intervals=Intervals(n_resamples=0))
     assert _row(t, "s", "all", "f1").score == pytest.approx(2 / 3)
-    t = tab(PANEL, PRED, pos_label="1", n_boot=0)  # the CLI passes text
+    # the CLI passes text
+    t = tab(PANEL, PRED, labels=Labels(pos_label="1"), intervals=Intervals(n_resamples=0))
     assert _row(t, "sys", "all", "f1").m == 0.5
 
 
 def test_dataframe_inputs_and_seed_reproducible():
     panel = pd.DataFrame(PANEL, columns=list("abcde"))
     preds = pd.DataFrame(PRED)
-    t1 = tab(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=7)
-    t2 = tab(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=7)
+    t1 = tab(panel, preds, humans=["dr1"], seed=7, intervals=Intervals(n_resamples=50),
+             paper=Paper(replicates=3))
+    t2 = tab(panel, preds, humans=["dr1"], seed=7, intervals=Intervals(n_resamples=50),
+             paper=Paper(replicates=3))
     pd.testing.assert_frame_equal(t1, t2)
-    t3 = tab(panel, preds, humans=["dr1"], n_boot=50, simulated_human=3, seed=8)
+    t3 = tab(panel, preds, humans=["dr1"], seed=8, intervals=Intervals(n_resamples=50),
+             paper=Paper(replicates=3))
     assert not t1.equals(t3)
 
 
 def test_multi_task_mapping_and_package_attribute():
     data = {"A": (PANEL, PRED), "B": (PANEL[::-1], {k: v[::-1] for k, v in PRED.items()})}
     assert labelvar.stratify is stratify
-    t = labelvar.stratify(data, humans=["dr1", "dr2"], n_boot=0).table
+    t = labelvar.stratify(data, humans=["dr1", "dr2"], intervals=Intervals(n_resamples=0)).table
     assert list(dict.fromkeys(t.task)) == ["A", "B"]
     a, b = t[t.task == "A"].reset_index(drop=True), t[t.task == "B"].reset_index(drop=True)
     np.testing.assert_allclose(a.score, b.score)
@@ -374,15 +389,15 @@ def test_paper_table_layout(table):
     row = p[p.agreement == "0.80"].iloc[0]
     h = _row(table, "H", "0.80", "f1")
     assert row["f1 H"] == f"{h.score:.2f}±{h.sd:.2f}"
-    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "All"]
+    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "all"]
 
 
 def test_paper_table_numbers_are_the_tidy_tables_values(table):
     """Without digits every cell is the number of the tidy table (not its text)."""
     p = paper_table(table, "sys")
-    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "All"]
+    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "all"]
     assert p["S"].dtype.kind == "i" and p["f1 AI"].dtype.kind == "f"
-    for stratum, agreement in (("0.80", "0.80"), ("all", "All")):
+    for stratum, agreement in (("0.80", "0.80"), ("all", "all")):
         row = p[p.agreement == agreement].iloc[0]
         h, ai = _row(table, "H", stratum, "f1"), _row(table, "sys", stratum, "f1")
         assert row["S"] == h.S and row["m"] == h.m
@@ -399,17 +414,20 @@ def test_paper_table_numbers_are_the_tidy_tables_values(table):
 def test_no_warnings_on_clean_input():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        stratify(PANEL, PRED, humans=["dr1", "dr2"], n_boot=20, simulated_human=2)
+        stratify(PANEL, PRED, humans=["dr1", "dr2"], intervals=Intervals(n_resamples=20),
+                 paper=Paper(replicates=2))
 
 
 def test_numeric_text_labels_are_one_label():
-    t = tab([["1", "1", "0"], [0, 0, "0"]], {"s": [1.0, "0"]}, labels=["0", "1"], n_boot=0)
+    t = tab([["1", "1", "0"], [0, 0, "0"]], {"s": [1.0, "0"]}, labels=["0", "1"],
+            intervals=Intervals(n_resamples=0))
     assert _row(t, "s", "all", "accuracy").score == 1.0
 
 
 def test_one_vs_rest_multiclass_has_no_closed_form_expectation():
     panel = np.array([["e", "e", "n"], ["c", "c", "c"], ["n", "n", "e"]] * 4, dtype=object)
-    t = tab(panel, {"m": ["e", "c", "e"] * 4}, pos_label="e", n_boot=0)
+    t = tab(panel, {"m": ["e", "c", "e"] * 4}, labels=Labels(pos_label="e"),
+            intervals=Intervals(n_resamples=0))
     r = _row(t, "m", "all", "f1")
     assert np.isnan(r.expected)
     # random labeller saying "e" with probability 1/3, by enumeration over 12 items
@@ -427,12 +445,12 @@ def test_one_vs_rest_multiclass_has_no_closed_form_expectation():
 def test_dataframe_predictions_aligned_by_item_id():
     panel = pd.DataFrame(PANEL, index=[f"i{k}" for k in range(8)])
     preds = pd.DataFrame(PRED, index=panel.index)
-    t1 = tab(panel, preds, n_boot=0)
-    t2 = tab(panel, preds.iloc[::-1], n_boot=0)
+    t1 = tab(panel, preds, intervals=Intervals(n_resamples=0))
+    t2 = tab(panel, preds.iloc[::-1], intervals=Intervals(n_resamples=0))
     pd.testing.assert_frame_equal(t1, t2)
     bad = preds.set_axis([f"j{k}" for k in range(8)])
     with pytest.raises(ValueError, match="index does not match the panel's item ids"):
-        stratify(panel, bad, n_boot=0)
+        stratify(panel, bad, intervals=Intervals(n_resamples=0))
 
 
 def test_bootstrap_over_raters_against_independent_loop():
@@ -441,8 +459,8 @@ def test_bootstrap_over_raters_against_independent_loop():
     truth = (rng.random(n) < 0.5).astype(int)
     panel = np.where(rng.random((n, 5)) < 0.7, truth[:, None], 1 - truth[:, None])
     pred = np.where(rng.random(n) < 0.8, truth, 1 - truth)
-    t = tab(panel, {"s": pred}, metrics=["accuracy"], n_boot=4000, boot_raters=True,
-                 seed=5)
+    t = tab(panel, {"s": pred}, metrics=["accuracy"], seed=5,
+            intervals=Intervals(n_resamples=4000, resample_raters=True))
     r = _row(t, "s", "all", "accuracy")
     # independent implementation: resample items, redraw each item's 5 votes, majority
     g = np.random.default_rng(123)
@@ -461,8 +479,9 @@ def test_bootstrap_over_raters_on_unanimous_panel_is_the_item_bootstrap():
     truth = np.array([1, 0] * 30)
     panel = np.column_stack([truth] * 3)
     pred = np.where(np.arange(60) % 4 == 0, 1 - truth, truth)  # 45/60 correct
-    t = tab(panel, {"s": pred}, metrics=["f1"], n_boot=4000, boot_raters=True, seed=2)
-    u = tab(panel, {"s": pred}, metrics=["f1"], n_boot=4000, seed=2)
+    t = tab(panel, {"s": pred}, metrics=["f1"], seed=2,
+            intervals=Intervals(n_resamples=4000, resample_raters=True))
+    u = tab(panel, {"s": pred}, metrics=["f1"], seed=2, intervals=Intervals(n_resamples=4000))
     a, b = _row(t, "s", "all", "f1"), _row(u, "s", "all", "f1")
     assert a.ci_low == pytest.approx(b.ci_low, abs=0.02)
     assert a.ci_high == pytest.approx(b.ci_high, abs=0.02)
@@ -509,7 +528,7 @@ def test_macro_f1_equals_the_engines_on_the_same_confusion_matrix(conf):
     n_labels = conf.shape[0]
     truth, pred = _from_confusion(conf)
     panel = np.column_stack([truth] * 3)  # unanimous: the majority is ``truth``
-    t = tab(panel, {"s": pred}, labels=list(range(n_labels)), n_boot=0)
+    t = tab(panel, {"s": pred}, labels=list(range(n_labels)), intervals=Intervals(n_resamples=0))
     res = np.zeros(_kernels.N_FIELDS)
     _kernels.metrics_into(conf.astype(np.int64), 0.0, res)
     fields = list(_kernels.FIELDS)
@@ -526,7 +545,8 @@ def test_macro_f1_equals_the_engines_on_the_same_confusion_matrix(conf):
 def test_binary_f1_equals_the_engines_on_the_same_confusion_matrix():
     conf = np.array([[50, 10], [5, 35]])
     truth, pred = _from_confusion(conf)
-    t = tab(np.column_stack([truth] * 3), {"s": pred}, metrics=["f1"], n_boot=0)
+    t = tab(np.column_stack([truth] * 3), {"s": pred}, metrics=["f1"],
+            intervals=Intervals(n_resamples=0))
     res = np.zeros(_kernels.N_FIELDS)
     _kernels.metrics_into(conf.astype(np.int64), 0.0, res)
     assert _row(t, "s", "all", "f1").score == pytest.approx(res[list(_kernels.FIELDS).index("f1")])
@@ -537,7 +557,7 @@ def test_macro_f1_per_bin_counts_labels_absent_from_the_bin():
     # bin 1.00 holds only label "c", all right: F1 1 for "c", 0 (0/0) for "e" and "n"
     panel = np.array([["c", "c", "c"], ["e", "e", "n"], ["n", "n", "e"]] * 3, dtype=object)
     pred = np.array(["c", "e", "n"] * 3)
-    t = tab(panel, {"m": pred}, metrics=["f1"], n_boot=0)
+    t = tab(panel, {"m": pred}, metrics=["f1"], intervals=Intervals(n_resamples=0))
     assert _row(t, "m", "1.00", "f1").score == pytest.approx(1 / 3)
     assert _row(t, "m", "0.67", "f1").score == pytest.approx(2 / 3)
     assert _row(t, "m", "all", "f1").score == pytest.approx(1.0)
@@ -546,13 +566,15 @@ def test_macro_f1_per_bin_counts_labels_absent_from_the_bin():
 def test_bootstrap_f1_interval_uses_the_declared_labels():
     # every resample has F1 1/3 over 3 declared labels (only "c" occurs, predicted right)
     panel = np.array([["c"] * 3] * 20, dtype=object)
-    t = tab(panel, {"m": ["c"] * 20}, labels=["c", "e", "n"], metrics=["f1"], n_boot=50)
+    t = tab(panel, {"m": ["c"] * 20}, labels=["c", "e", "n"], metrics=["f1"],
+            intervals=Intervals(n_resamples=50))
     r = _row(t, "m", "all", "f1")
     assert r.score == r.ci_low == r.ci_high == pytest.approx(1 / 3)
 
 
 # --------------------------------------------------------------------------- seeds
-RANDOM_PARTS = dict(humans=["dr1"], n_boot=200, simulated_human=3, leave_one_out=True)
+RANDOM_PARTS = dict(humans=["dr1"], intervals=Intervals(n_resamples=200),
+                    paper=Paper(replicates=3, leave_one_out=True))
 
 
 def test_seed_none_is_drawn_recorded_and_repeatable():
@@ -596,7 +618,7 @@ def test_stratum_order_is_numeric():
 def test_paper_table_orders_bins_numerically_per_task(table):
     shuffled = table.sample(frac=1.0, random_state=0)
     p = paper_table(shuffled, "sys")
-    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "All"]
+    assert p.agreement.tolist() == ["0.60", "0.80", "1.00", "all"]
     pd.testing.assert_frame_equal(p, paper_table(table, "sys"))
 
 
@@ -604,12 +626,12 @@ def test_paper_table_orders_bins_numerically_per_task(table):
 def test_progress_bar_only_when_asked_or_on_a_terminal(capsys):
     panel = [[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 1]] * 5
     pred = {"ai": [1, 0, 0, 1] * 5}
-    a = stratify(panel, pred, n_boot=50, min_bin_size=1)
+    a = stratify(panel, pred, intervals=Intervals(n_resamples=50, min_bin_size=1))
     assert capsys.readouterr().err == ""  # pytest's stderr is no terminal
-    b = stratify(panel, pred, n_boot=50, min_bin_size=1, progress=True)
+    b = stratify(panel, pred, intervals=Intervals(n_resamples=50, min_bin_size=1))
     pd.testing.assert_frame_equal(a.table, b.table)
     capsys.readouterr()  # the forced bar (shown after its delay, if at all)
-    stratify(panel, pred, n_boot=50, min_bin_size=1, progress=False)
+    stratify(panel, pred, intervals=Intervals(n_resamples=50, min_bin_size=1))
     assert capsys.readouterr().err == ""
 
 
@@ -619,8 +641,8 @@ def test_multinomial_item_bootstrap_matches_index_resampling():
     n = 400
     panel = (rng.random((n, 5)) < 0.7).astype(int)
     pred = (rng.random(n) < 0.6).astype(int)
-    r = stratify(panel, {"ai": pred}, n_boot=4000, metrics=["f1"], agreement=False,
-                 tie_rule="lowest")
+    r = stratify(panel, {"ai": pred}, metrics=["f1"], truth=Truth(tie_rule="lowest"),
+                 intervals=Intervals(n_resamples=4000))
     row = r.table[(r.table.stratum == "all")].iloc[0]
     truth = (panel.sum(axis=1) >= 3).astype(int)
     idx = rng.integers(0, n, size=(4000, n))
@@ -635,7 +657,8 @@ def test_panel_labels_canonicalised_once_per_distinct_value():
     """Mixed spellings of one label ('1', 1, 1.0, ' 1 ') are one label; 'nan'/'' missing."""
     panel = pd.DataFrame({"a": ["1", " 0", "nan", 1], "b": [1.0, 0, 0, "1"],
                           "c": [1, "", 0.0, 1]}, dtype=object)
-    r = stratify(panel, {"ai": ["1", 0, 0.0, 1]}, n_boot=0, min_bin_size=1)
+    r = stratify(panel, {"ai": ["1", 0, 0.0, 1]},
+                 intervals=Intervals(n_resamples=0, min_bin_size=1))
     assert r.inputs["task"]["labels"] == {0: 4, 1: 6}
     assert r.table.loc[r.table.stratum == "all", "score"].iloc[0] == 1.0
 
@@ -654,7 +677,8 @@ def test_user_bin_spanning_agreement_levels_gets_the_mixture_expectation():
     # own p_d (p_d_one = 0.97 for the unanimous ones), not the closed form at the bin's
     # mean agreement 0.9 (which also ignored p_d_one: the mean is not 1).
     metrics = ["accuracy", "precision", "recall", "f1"]
-    t = tab(PANEL, PRED, bins=[0.5, 0.7, 1.0], p_d_one=0.97, n_boot=0, metrics=metrics)
+    t = tab(PANEL, PRED, bins=[0.5, 0.7, 1.0], metrics=metrics,
+            intervals=Intervals(n_resamples=0), paper=Paper(p_d_one=0.97))
     want = _coin_mixture([(3, 1 / 3, 0.8), (3, 2 / 3, 0.97)])
     want_all = _coin_mixture([(2, 0.5, 0.6), (3, 1 / 3, 0.8), (3, 2 / 3, 0.97)])
     for metric in metrics:
@@ -665,3 +689,43 @@ def test_user_bin_spanning_agreement_levels_gets_the_mixture_expectation():
     # a bin of one level is unchanged: the closed form at its agreement
     assert _row(t, "sys", "[0.50, 0.70)", "f1").expected == pytest.approx(
         _coin_mixture([(2, 0.5, 0.6)])["f1"])
+
+
+def test_agreement_of_a_bin_is_its_exact_level_and_no_minus_zero(tmp_path):
+    """Issue 31: ten items at 3 of 5 votes gave agreement 0.5999999999999999 in the tidy
+    CSV (a float mean of ten 0.6); the paper layout printed "-0.00" for a gap that rounds
+    to 0; and the stratum "all" was "All" in one table and "all" in the other."""
+    panel = [[1, 1, 1, 0, 0]] * 10 + [[1, 1, 1, 1, 1]] * 10
+    r = stratify(panel, {"s": [1] * 20}, metrics=["accuracy"],
+                 intervals=Intervals(n_resamples=0))
+    assert r.table.loc[r.table.stratum == "0.60", "agreement"].iloc[0] == 0.6
+    from labelvar._base._files import write_results
+
+    write_results(r.table, tmp_path / "t.csv")
+    assert "0.5999999999999999" not in (tmp_path / "t.csv").read_text()
+    assert r.paper_table("s", digits=2).agreement.tolist() == ["0.60", "1.00", "all"]
+    from labelvar.evaluation._paper_layout import _fixed
+
+    assert (_fixed(-0.004, 2), _fixed(-0.0, 2), _fixed(-0.005001, 2)) == ("0.00", "0.00", "-0.01")
+    # a gap of -0.001 is printed 0.00 in the paper layout
+    n = pd.DataFrame({"task": ["t"], "agreement": ["all"], "S": [5], "m": [0.5],
+                      "accuracy AI": [0.501], "accuracy E": [0.5],
+                      "accuracy Δ(E−AI)": [-0.001]})
+    from labelvar.evaluation._paper_layout import _as_text
+
+    assert _as_text(n, ["accuracy"], "H", False, 2)["accuracy Δ(E−AI)"].tolist() == ["0.00"]
+
+
+def test_figure_captions_of_the_guides_print_their_stars_as_written():
+    """Issue 31: the Figure 7 caption's raw asterisks ("Welch ****") inside an italic
+    caption were read as emphasis, changing the significance it reports; stars are code."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for page in [root / "docs" / "guides" / "stratified.md", *sorted(
+            (root / "docs" / "tutorials").glob("*.md"))]:
+        text = page.read_text()
+        for caption in re.findall(r"^\*Figure.*?\*$", text, flags=re.M | re.S):
+            outside_code = re.sub(r"`[^`]*`", "", caption[1:-1])
+            assert "*" not in outside_code, f"{page.name}: raw asterisks in {caption[:60]!r}"

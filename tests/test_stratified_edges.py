@@ -7,6 +7,7 @@ import re
 import pandas as pd
 import pytest
 
+from labelvar.evaluation.stratified import Intervals, Labels, Paper, Truth
 from labelvar.stratified import stratify
 
 PANEL = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1]]
@@ -17,7 +18,7 @@ PRED = {"s": [1, 0, 1, 0, 1]}
                                          ([0.5, 0.5, 1], "[0.5, 0.5, 1]")])
 def test_bad_bins_message_shows_the_edges_as_typed(bins, shown):
     with pytest.raises(ValueError) as info:
-        stratify(PANEL, PRED, bins=bins, n_boot=0)
+        stratify(PANEL, PRED, bins=bins, intervals=Intervals(n_resamples=0))
     msg = str(info.value)
     assert msg == f"bins must be at least 2 increasing edges in [0, 1], got {shown}"
     assert "np.float64" not in msg
@@ -25,7 +26,7 @@ def test_bad_bins_message_shows_the_edges_as_typed(bins, shown):
 
 def test_paper_table_without_humans_leaves_the_human_gap_blank():
     # no humans, no H': H, Delta(H-AI) and Delta(E-H) are all blank in print, never "NaN"
-    r = stratify(PANEL, PRED, n_boot=0, metrics=["accuracy"])
+    r = stratify(PANEL, PRED, metrics=["accuracy"], intervals=Intervals(n_resamples=0))
     numbers = r.paper_table("s")
     assert numbers[["accuracy H", "accuracy Δ(H−AI)", "accuracy Δ(E−H)"]].isna().all().all()
     pt = r.paper_table("s", digits=2)
@@ -36,12 +37,14 @@ def test_paper_table_without_humans_leaves_the_human_gap_blank():
     assert pt["accuracy AI"].tolist() == ["0.67", "0.50", "0.60"]
     assert pt["accuracy Δ(E−AI)"].tolist() == ["0.00", "0.50", "0.20"]
     # with H' the gap is there
-    pt = stratify(PANEL, PRED, n_boot=0, metrics=["accuracy"], simulated_human=2).paper_table("s", digits=2)
+    pt = stratify(PANEL, PRED, metrics=["accuracy"], intervals=Intervals(n_resamples=0),
+                  paper=Paper(replicates=2)).paper_table("s", digits=2)
     assert all(re.fullmatch(r"-?\d\.\d\d", x) for x in pt["accuracy Δ(H'-loo−AI)"])
 
 
 def test_a_task_without_raters_keeps_the_table_numeric():
-    r = stratify({"a": (PANEL, PRED), "b": (PANEL, None)}, n_boot=0, metrics=["accuracy"])
+    r = stratify({"a": (PANEL, PRED), "b": (PANEL, None)}, metrics=["accuracy"],
+                 intervals=Intervals(n_resamples=0))
     t = r.table
     assert set(t.task) == {"a"}
     for c in ("score", "expected", "delta_expected", "m", "agreement", "p_random"):
@@ -53,7 +56,7 @@ def test_a_task_without_raters_keeps_the_table_numeric():
 
 def test_one_metric_or_one_human_given_as_a_string():
     pred = {**PRED, "dr1": [1, 0, 0, 1, 1]}
-    r = stratify(PANEL, pred, humans="dr1", metrics="accuracy", n_boot=0)
+    r = stratify(PANEL, pred, humans="dr1", metrics="accuracy", intervals=Intervals(n_resamples=0))
     assert set(r.table.metric) == {"accuracy"}
     assert r.humans == ["dr1"] and r.systems == ["s"]
     h = r.table[(r.table.role == "H") & (r.table.stratum == "all")]
@@ -62,21 +65,23 @@ def test_one_metric_or_one_human_given_as_a_string():
 
 def test_a_system_named_a1_beside_an_unnamed_array_panel():
     # an array's annotators have no names: a system called 'a1' is no panel rater
-    r = stratify(PANEL, {"a1": PRED["s"]}, n_boot=0, metrics=["accuracy"])
+    r = stratify(PANEL, {"a1": PRED["s"]}, metrics=["accuracy"],
+                 intervals=Intervals(n_resamples=0))
     assert r.systems == ["a1"]
     assert r.table.score.tolist() == pytest.approx([2 / 3, 1 / 2, 3 / 5])
     # a DataFrame's column a1 is a named rater: refused as before
     with pytest.raises(ValueError, match="'a1' is both a panel rater and an evaluated rater"):
-        stratify(pd.DataFrame(PANEL, columns=["a1", "a2", "a3"]), {"a1": PRED["s"]}, n_boot=0)
+        stratify(pd.DataFrame(PANEL, columns=["a1", "a2", "a3"]), {"a1": PRED["s"]},
+                 intervals=Intervals(n_resamples=0))
 
 
-@pytest.mark.parametrize("kw", [{"confidence_level": [0.9, 0.95]}, {"p_d_one": [0.9, 0.95]},
-                                {"n_boot": [1, 2]}, {"min_bin_size": [1, 2]}])
-def test_number_arguments_given_as_lists_are_refused_by_name(kw):
+@pytest.mark.parametrize("option, name", [(Intervals, "confidence_level"), (Paper, "p_d_one"),
+                                          (Intervals, "n_resamples"),
+                                          (Intervals, "min_bin_size")])
+def test_number_arguments_given_as_lists_are_refused_by_name(option, name):
     """One number each: a list is a one-line ValueError naming it (was numpy's TypeError)."""
-    name = next(iter(kw))
     with pytest.raises(ValueError, match=rf"^{name} must be a single number, got \["):
-        stratify([[1, 1, 0], [0, 0, 0]], {"s": [1, 0]}, **kw)
+        option(**{name: [0.9, 0.95] if name in ("confidence_level", "p_d_one") else [1, 2]})
 
 
 def test_ordinal_labels_out_of_order_are_refused():
@@ -89,14 +94,16 @@ def test_ordinal_labels_out_of_order_are_refused():
     panel = np.clip(truth[:, None] + rng.integers(-1, 2, (200, 3)), 1, 5)
     pred = {"j": np.clip(truth + rng.integers(-1, 2, 200), 1, 5)}
     with pytest.raises(ValueError) as info:
-        stratify(panel, pred, ordinal=True, labels=[1, 3, 2, 4, 5], n_boot=0)
+        stratify(panel, pred, labels=Labels([1, 3, 2, 4, 5], ordinal=True),
+                 intervals=Intervals(n_resamples=0))
     assert str(info.value) == ("labels: ordinal ratings must be declared in order, got "
                                "[1, 3, 2, 4, 5] (quadratic-weighted kappa weighs by position)")
     from labelvar.stratified import ExcludedItemsWarning
 
     with pytest.warns(ExcludedItemsWarning):  # tied items dropped: no tie break by order
-        up = stratify(panel, pred, ordinal=True, labels=[1, 2, 3, 4, 5], n_boot=0,
-                      tie_rule="drop", metrics=["qwk"]).table
-        down = stratify(panel, pred, ordinal=True, labels=[5, 4, 3, 2, 1], n_boot=0,
-                        tie_rule="drop", metrics=["qwk"]).table
+        up = stratify(panel, pred, metrics=["qwk"], labels=Labels([1, 2, 3, 4, 5], ordinal=True),
+                      truth=Truth(tie_rule="drop"), intervals=Intervals(n_resamples=0)).table
+        down = stratify(panel, pred, metrics=["qwk"],
+                        labels=Labels([5, 4, 3, 2, 1], ordinal=True),
+                        truth=Truth(tie_rule="drop"), intervals=Intervals(n_resamples=0)).table
     assert up.score.tolist() == pytest.approx(down.score.tolist())

@@ -14,30 +14,32 @@ from tests.test_stratify_cli import EXAMPLE, run
 from labelvar import inference, report
 from labelvar.cli import main
 from labelvar.evaluation import _bins
+from labelvar.evaluation.stratified import Intervals, Paper
 from labelvar.stratified import MAX_DRAW_CELLS, paper_table, stratify
 
 
 @pytest.mark.parametrize("kw, message", [
-    (dict(n_boot=10**10), r"n_boot must be <= 1000000, got 10000000000"),
-    (dict(n_boot=10**9), r"n_boot must be <= 1000000"),
-    (dict(simulated_human=10**8), r"simulated_human must be <= 10000, got 100000000"),
+    (lambda: dict(intervals=Intervals(n_resamples=10**10)),
+     r"n_resamples must be <= 1000000, got 10000000000"),
+    (lambda: dict(intervals=Intervals(n_resamples=10**9)), r"n_resamples must be <= 1000000"),
+    (lambda: dict(paper=Paper(replicates=10**8)), r"replicates must be <= 10000, got 100000000"),
 ])
 def test_limits_refused_before_allocating(kw, message):
-    with pytest.raises(ValueError, match=message):
-        stratify([[0, 1], [1, 1], [0, 0]], {"m": [0, 1, 0]}, **kw)
+    with pytest.raises(ValueError, match=message):  # (the option object checks on creation)
+        stratify([[0, 1], [1, 1], [0, 0]], {"m": [0, 1, 0]}, **kw())
 
 
 def test_draws_times_items_refused():
     n = MAX_DRAW_CELLS // 5000 + 1
     panel = np.zeros((n, 2), dtype=np.int8)
     panel[::2, 1] = 1
-    with pytest.raises(ValueError, match=r"simulated_human: 5,000 draws x 40,001 items of task "
+    with pytest.raises(ValueError, match=r"replicates: 5,000 draws x 40,001 items of task "
                        r"'task' is more than 2e\+08 draws x items; ask for at most 4,999 draws"):
-        stratify(panel, simulated_human=5000, agreement=False, n_boot=0)
+        stratify(panel, intervals=Intervals(n_resamples=0), paper=Paper(replicates=5000))
 
 
 @pytest.mark.parametrize("flag, value, message", [
-    ("--n-boot", "1000000000", "labelvar: error: --n-boot must be <= 1000000, got 1000000000"),
+    ("--n-resamples", "1000000000", "labelvar: error: --n-resamples must be <= 1000000, got 1000000000"),
     ("--simulated-human", "100000000",
      "labelvar: error: --simulated-human must be <= 10000, got 100000000"),
 ])
@@ -68,11 +70,11 @@ def test_chunked_bootstrap_draws_the_same_resamples(monkeypatch):
     assert small == whole
     # and stratify's comparison (McNemar + paired bootstrap of F1) is the same in blocks
     panel = np.where(rng.random((501, 3)) < 0.8, a[:, None], ~a[:, None]).astype(int)
-    kw = dict(compare=("x", "y"), n_boot=200, agreement=False, seed=3)
+    kw = dict(seed=3, intervals=Intervals(n_resamples=200))
     preds = {"x": a.astype(int), "y": b.astype(int)}
-    blocked = stratify(panel, preds, **kw).comparisons
+    blocked = stratify(panel, preds, **kw).compare("x", "y").table
     monkeypatch.setattr(_bins, "BOOT_CELLS", 1 << 22)
-    pd.testing.assert_frame_equal(blocked, stratify(panel, preds, **kw).comparisons)
+    pd.testing.assert_frame_equal(blocked, stratify(panel, preds, **kw).compare("x", "y").table)
 
 
 def test_compare_across_tasks_with_probabilities(tmp_path):
@@ -86,11 +88,11 @@ def test_compare_across_tasks_with_probabilities(tmp_path):
                               "b": np.where(rng.random(80) < 0.7, truth, 1 - truth)})
         probs = {"a": pd.Series(np.clip(truth * 0.5 + rng.random(80) * 0.5, 0, 1))}
         data[task] = (panel, preds, probs)
-    r = stratify(data, compare=("a", "b"), n_boot=50)
+    r = stratify(data, intervals=Intervals(n_resamples=50))
     paired = report.paired_tests(r, ("a", "b"))
     assert set(paired) == {"accuracy", "f1"}  # auroc: only a has probabilities
     files = report.write_stratify_report(r, tmp_path / "out", compare=("a", "b"), paired=paired,
-                                         figures=False)
+                                         comparisons=r.compare("a", "b"), figures=False)
     assert {"paired_accuracy.csv", "paired_f1.csv", "comparisons.csv"} <= {p.name for p in files}
     # the t-test on the table's own scores (scipy) is what was written
     from scipy import stats
@@ -115,12 +117,12 @@ def test_ascii_terminal_gets_ascii_headers(monkeypatch):
     err = _io.StringIO()
     with redirect_stderr(err):
         code = main(["stratify", str(EXAMPLE), "--panel", "gt*", "--systems", "strong",
-                     "--humans", "human*", "--item", "item", "--n-boot", "0"])
+                     "--humans", "human*", "--item", "item", "--n-resamples", "0"])
     stream.flush()
     out = raw.getvalue().decode("ascii")
     assert code == 0, err.getvalue()
     assert "f1 D(H-AI)" in out and "f1 D(E-AI)" in out and "+/-" in out
     # a UTF-8 stream keeps the symbols
     code, out, _ = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", "strong",
-                       "--humans", "human*", "--item", "item", "--n-boot", "0")
+                       "--humans", "human*", "--item", "item", "--n-resamples", "0")
     assert "f1 Δ(H−AI)" in out

@@ -11,6 +11,8 @@ import pytest
 from sklearn.metrics import accuracy_score, roc_auc_score
 from tests.conftest import row
 
+from labelvar.evaluation.stratified import Intervals
+from labelvar.io import TaskData
 from labelvar.stratified import DataNoteWarning, stratify
 
 
@@ -32,10 +34,10 @@ def _all(r, metric, system="m"):
 def test_reordered_series_is_matched_by_id_not_position():
     pdf, pred, prob = _data()
     majority = (pdf.sum(axis=1) >= 3).astype(int)  # 5 votes: no ties
-    kw = dict(metrics=["accuracy", "auroc"], n_boot=0, agreement=False)
-    base = stratify(pdf, {"m": pred}, probabilities={"m": prob}, **kw)
+    kw = dict(metrics=["accuracy", "auroc"], intervals=Intervals(n_resamples=0))
+    base = stratify(TaskData(pdf, {"m": pred}, probabilities={"m": prob}), **kw)
     shuffled = np.random.default_rng(0).permutation(len(pred))
-    moved = stratify(pdf, {"m": pred.iloc[shuffled]}, probabilities={"m": prob.iloc[shuffled]},
+    moved = stratify(TaskData(pdf, {"m": pred.iloc[shuffled]}, probabilities={"m": prob.iloc[shuffled]}),
                      **kw)
     # sklearn on the aligned values is the oracle of both runs
     assert _all(base, "accuracy") == pytest.approx(accuracy_score(majority, pred))
@@ -46,10 +48,11 @@ def test_reordered_series_is_matched_by_id_not_position():
         accuracy_score(majority, pred))
     # a probabilities DataFrame (one column per label) is matched the same way
     frame = pd.DataFrame({0: 1 - prob, 1: prob}).iloc[shuffled]
-    r = stratify(pdf, {"m": pred}, probabilities={"m": frame}, **kw)
+    r = stratify(TaskData(pdf, {"m": pred}, probabilities={"m": frame}), **kw)
     assert _all(r, "auroc") == pytest.approx(roc_auc_score(majority, prob))
     # a predictions DataFrame too
-    r = stratify(pdf, pred.to_frame("m").iloc[shuffled], metrics=["accuracy"], n_boot=0)
+    r = stratify(pdf, pred.to_frame("m").iloc[shuffled], metrics=["accuracy"],
+                 intervals=Intervals(n_resamples=0))
     assert _all(r, "accuracy") == pytest.approx(accuracy_score(majority, pred))
 
 
@@ -57,7 +60,7 @@ def test_arrays_and_lists_stay_positional():
     pdf, pred, _ = _data()
     majority = (pdf.sum(axis=1) >= 3).astype(int)
     for given in (pred.to_numpy(), pred.tolist()):
-        r = stratify(pdf, {"m": given}, metrics=["accuracy"], n_boot=0, agreement=False)
+        r = stratify(pdf, {"m": given}, metrics=["accuracy"], intervals=Intervals(n_resamples=0))
         assert _all(r, "accuracy") == pytest.approx(accuracy_score(majority, pred))
 
 
@@ -74,10 +77,11 @@ def test_series_not_covering_the_panel_is_refused(change, message):
     pdf, pred, prob = _data()
     with pytest.raises(ValueError, match=r"predictions\['m'\] \(task 'task'\): its index does "
                        r"not match the panel's item ids: " + message):
-        stratify(pdf, {"m": change(pred)}, n_boot=0)
+        stratify(pdf, {"m": change(pred)}, intervals=Intervals(n_resamples=0))
     with pytest.raises(ValueError, match=r"probabilities\['m'\] \(task 'task'\): its index "
                        r"does not match the panel's item ids: " + message):
-        stratify(pdf, {"m": pred}, probabilities={"m": change(prob)}, n_boot=0)
+        stratify(TaskData(pdf, {"m": pred}, probabilities={"m": change(prob)}),
+                 intervals=Intervals(n_resamples=0))
 
 
 def test_series_against_an_unnamed_panel_uses_its_row_numbers():
@@ -85,9 +89,9 @@ def test_series_against_an_unnamed_panel_uses_its_row_numbers():
     arr = pdf.to_numpy()
     with pytest.raises(ValueError, match=r"predictions\['m'\].*40 panel item\(s\) it has no "
                        r"entry for \(0, 1, 2, \.\.\.\)"):
-        stratify(arr, {"m": pred}, n_boot=0)
+        stratify(arr, {"m": pred}, intervals=Intervals(n_resamples=0))
     r = stratify(arr, {"m": pred.reset_index(drop=True).iloc[::-1]}, metrics=["accuracy"],
-                 n_boot=0)
+                 intervals=Intervals(n_resamples=0))
     majority = (arr.sum(axis=1) >= 3).astype(int)
     assert _all(r, "accuracy") == pytest.approx(accuracy_score(majority, pred))
 
@@ -103,7 +107,8 @@ def test_probabilities_out_of_range_are_refused(bad, message):
     prob = prob.copy()
     prob.iloc[7] = bad
     with pytest.raises(ValueError, match=r"probabilities\['m'\] \(task 'task'\): " + message):
-        stratify(pdf, {"m": pred}, probabilities={"m": prob}, n_boot=0)
+        stratify(TaskData(pdf, {"m": pred}, probabilities={"m": prob}),
+                 intervals=Intervals(n_resamples=0))
 
 
 def test_probability_rows_must_sum_to_one():
@@ -113,13 +118,14 @@ def test_probability_rows_must_sum_to_one():
     far.iloc[3] = [0.5, 0.2]
     with pytest.raises(ValueError, match=r"the probabilities of item 'item0003' sum to 0.7, "
                        r"not 1 \(1 item\(s\)\)"):
-        stratify(pdf, {"m": pred}, probabilities={"m": far}, n_boot=0)
+        stratify(TaskData(pdf, {"m": pred}, probabilities={"m": far}),
+                 intervals=Intervals(n_resamples=0))
     near = frame.clip(0.05, 0.95).round(2)  # rows of 2-decimal probabilities may sum to 0.99 or 1.01
     near.iloc[5] = [0.333, 0.66]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        r = stratify(pdf, {"m": pred}, probabilities={"m": near}, metrics=["cross_entropy"],
-                     n_boot=0, agreement=False)
+        r = stratify(TaskData(pdf, {"m": pred}, probabilities={"m": near}),
+                     metrics=["cross_entropy"], intervals=Intervals(n_resamples=0))
     notes = [str(w.message) for w in caught if issubclass(w.category, DataNoteWarning)]
     assert any("were normalised to sum to 1" in n for n in notes), notes
     # the score is that of the normalised rows: cross-entropy against the vote shares
@@ -135,10 +141,11 @@ def test_named_metric_without_its_input_is_refused():
     for metrics in (["auroc"], ["accuracy", "auroc"]):
         with pytest.raises(ValueError, match=r"metrics: 'auroc' scores probability outputs and "
                            r"no system has any; give them \(probabilities=\.\.\.\)"):
-            stratify(pdf, {"m": pred}, metrics=metrics, n_boot=0)
+            stratify(pdf, {"m": pred}, metrics=metrics, intervals=Intervals(n_resamples=0))
     _, _, prob = _data()
     with pytest.raises(ValueError, match="metrics: 'accuracy' scores label predictions"):
-        stratify(pdf, probabilities={"m": prob}, metrics=["accuracy", "auroc"], n_boot=0)
+        stratify(TaskData(pdf, None, probabilities={"m": prob}), metrics=["accuracy", "auroc"],
+                 intervals=Intervals(n_resamples=0))
 
 
 def test_cli_metrics_auroc_without_probabilities(tmp_path):
@@ -148,7 +155,7 @@ def test_cli_metrics_auroc_without_probabilities(tmp_path):
     path = tmp_path / "t.csv"
     pdf.assign(m=pred).rename_axis("item").reset_index().to_csv(path, index=False)
     code, out, err = run("stratify", path, "--panel", "r*", "--systems", "m", "--item", "item",
-                         "--metrics", "accuracy,auroc", "--n-boot", "0")
+                         "--metrics", "accuracy,auroc", "--n-resamples", "0")
     assert code == 2 and out == ""
     assert err.strip().splitlines() == [
         "labelvar: error: --metrics: 'auroc' scores probability outputs and no system has "

@@ -15,6 +15,7 @@ from conftest import REPO
 from conftest import shared_data as _need
 
 from labelvar.cli import main
+from labelvar.evaluation.stratified import Intervals, Labels, Paper, Truth
 
 
 def _script(name: str = "chexpert_table3"):
@@ -35,7 +36,7 @@ def run(*argv):
 def test_chexpert_table3_h_e_s_m_match_the_paper():
     root = _need("chexpert_test")
     mod = _script()
-    table = mod.compute(root, n_boot=0, findings=["Cardiomegaly", "Lung Opacity",
+    table = mod.compute(root, n_resamples=0, findings=["Cardiomegaly", "Lung Opacity",
                                                   "Support Devices"])
     cmp_ = mod.compare(table)
     assert len(cmp_) == 12 * 8
@@ -53,8 +54,8 @@ def test_chexpert_h_needs_per_radiologist_rounding_to_match():
     from labelvar.stratified import stratify
 
     data = mod.load(root)
-    t = stratify({"Cardiomegaly": data["Cardiomegaly"]}, humans=mod.HUMANS, p_d_one=0.97,
-                 n_boot=0).table
+    t = stratify({"Cardiomegaly": data["Cardiomegaly"]}, humans=mod.HUMANS,
+                 intervals=Intervals(n_resamples=0), paper=Paper(p_d_one=0.97)).table
     h = t[(t.role == "H") & (t.stratum == "0.80") & (t.metric == "f1")].iloc[0]
     assert round(h.score, 2) == 0.72  # the paper prints 0.71 (= mean of 0.67, 0.72, 0.75)
 
@@ -62,7 +63,7 @@ def test_chexpert_h_needs_per_radiologist_rounding_to_match():
 def test_chexpert_all_findings_and_models():
     root = _need("chexpert_test")
     mod = _script()
-    t = mod.compute(root, n_boot=0)
+    t = mod.compute(root, n_resamples=0)
     assert t.task.nunique() == 14
     models = t[t.system.isin(mod.MODELS)]
     assert set(models.task) == {"Atelectasis", "Cardiomegaly", "Consolidation", "Edema",
@@ -87,7 +88,7 @@ def test_snli_with_chaosnli_predictions_cli():
                                   f"{pred}/SNLI_test_{model}_0.json"]
     args += ["--pred-item", "uid", "--pred-label", "pred",
              "--pred-classes", "entailment,contradiction,neutral", "--tie-rule", "drop",
-             "--missing-predictions", "drop", "--simulated-human", "5", "--n-boot", "0",
+             "--missing-predictions", "drop", "--simulated-human", "5", "--n-resamples", "0",
              "--format", "csv"]
     code, out, err = run(*args)
     assert code == 0, err
@@ -114,7 +115,7 @@ def test_dialsummeval_cli_three_raters_four_criteria():
     path = _need("dialsummeval") / "human_judgment.jsonl"
     code, out, err = run("stratify", path, "--panel", "annotations", "--item", "id,model_id",
                          "--simulated-human", "5", "--leave-one-out", "--metrics", "accuracy",
-                         "--n-boot", "0", "--format", "csv")
+                         "--n-resamples", "0", "--format", "csv")
     assert code == 0, err
     t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
     assert set(t.task) == {"coherence", "consistency", "fluency", "relevance"}
@@ -152,7 +153,7 @@ def _stderr_lines(err):
 
 def test_snli_panel_only_h_prime_e_and_chance():
     snli = _need("snli_dev_subset") / "snli_1.0_dev_first1288.jsonl"
-    code, out, err = run("stratify", snli, "--panel", "annotator_labels", "--n-boot", "0",
+    code, out, err = run("stratify", snli, "--panel", "annotator_labels", "--n-resamples", "0",
                          "--format", "csv")
     assert code == 0, err
     assert "labelvar:" not in out  # the summary goes to stderr: the piped table stays clean
@@ -164,13 +165,13 @@ def test_snli_panel_only_h_prime_e_and_chance():
     assert acc.chance.eq(1 / 3).all()
     assert acc.expected["0.80"] == pytest.approx(0.8)
     assert bool(acc.small_bin["0.75"]) and not bool(acc.small_bin["0.80"])
-    code, out, err = run("stratify", snli, "--panel", "annotator_labels", "--n-boot", "0")
+    code, out, err = run("stratify", snli, "--panel", "annotator_labels", "--n-resamples", "0")
     assert code == 0 and "accuracy H'" in out and "accuracy chance" in out
 
 
 def test_dialsummeval_panel_only():
     path = _need("dialsummeval") / "human_judgment.jsonl"
-    code, out, err = run("stratify", path, "--panel", "annotations", "--n-boot", "0",
+    code, out, err = run("stratify", path, "--panel", "annotations", "--n-resamples", "0",
                          "--metrics", "accuracy")
     assert code == 0, err
     paper = out.split("### panel agreement")[0]
@@ -185,7 +186,7 @@ def test_chexpert_without_tasks_partial_coverage(tmp_path):
         (d / "example_models" / "decisions" / "standard").glob("*_decisions.csv"))
     code, out, err = run("stratify", *files, "--item", "Study", "--panel", "bc*_gt",
                          "--humans", "bc4,bc6,bc8", "--systems", "*_decisions",
-                         "--p-d-one", "0.97", "--human-round", "2", "--n-boot", "0",
+                         "--p-d-one", "0.97", "--human-round", "2", "--n-resamples", "0",
                          "--out", tmp_path / "o")
     assert code == 0, err
     assert len([ln for ln in err.splitlines() if "500 items, 5 raters" in ln]) == 14
@@ -211,7 +212,7 @@ def test_chaosnli_label_count_refused_as_votes_and_read_as_counts():
     assert code == 2 and "--panel-counts" in err and "Traceback" not in err
     assert len(_stderr_lines(err)) == 1
     code, out, err = run("stratify", path, "--panel-counts", "label_count", "--labels", "e,n,c",
-                         "--item", "uid", "--n-boot", "0", "--metrics", "accuracy",
+                         "--item", "uid", "--n-resamples", "0", "--metrics", "accuracy",
                          "--simulated-human", "20", "--format", "csv")
     assert code == 0, err
     assert "chaosNLI_snli: 1,514 items, count vectors, 100 votes per item, labels e" in err
@@ -242,7 +243,7 @@ def test_chexpert_compare_mcnemar_per_bin_agreement_and_probabilities(tmp_path):
                          "--humans", "bc4,bc6,bc8", "--systems", "*_decisions",
                          "--tasks", "Cardiomegaly", "--probabilities", f"drnet={pred}",
                          "--compare", "drnet_decisions,ihil_decisions", "--p-d-one", "0.97",
-                         "--human-round", "2", "--n-boot", "0", "--out", tmp_path / "o")
+                         "--human-round", "2", "--n-resamples", "0", "--out", tmp_path / "o")
     assert code == 0, err
     assert "on the same items" in out and "panel agreement" in out
     t = pd.read_csv(tmp_path / "o" / "stratified.csv", dtype={"stratum": str})
@@ -284,7 +285,7 @@ def test_snli_chaosnli_probabilities_and_agreement():
                            f"{pred}/SNLI_test_roberta-base_0.json",
         "--pred-item", "uid", "--pred-classes", "entailment,contradiction,neutral",
         "--prob-field", "probs", "--tie-rule", "drop", "--missing-predictions", "drop",
-        "--n-boot", "0", "--metrics", "accuracy,kappa,cross_entropy,total_variation,auroc",
+        "--n-resamples", "0", "--metrics", "accuracy,kappa,cross_entropy,total_variation,auroc",
         "--format", "csv")
     assert code == 0, err
     t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
@@ -300,11 +301,12 @@ def test_dialsummeval_ordinal_per_bin():
     data = _script("dialsummeval_stratify").build(root, ["rouge-l"])
     from labelvar.stratified import stratify
 
-    r = stratify({"consistency": data["consistency"]}, ordinal=True, n_boot=0)
+    r = stratify({"consistency": data["consistency"]}, labels=Labels(ordinal=True),
+                 intervals=Intervals(n_resamples=0))
     t = r.table
     assert {"mae", "within1", "qwk", "spearman", "kendall"} <= set(t.metric)
     assert set(t[t.metric == "mae"].stratum) == {"0.33", "0.67", "1.00", "all"}
-    ag = r.agreement.set_index(["stratum", "statistic"]).score
+    ag = r.agreement().table.set_index(["stratum", "statistic"]).score
     votes = data["consistency"].panel.to_numpy(int)
     counts = np.stack([(votes == v).sum(axis=1) for v in range(1, 6)], axis=1)
     assert ag["all", "fleiss_kappa"] == pytest.approx(fleiss_kappa(counts), abs=1e-12)
@@ -332,15 +334,15 @@ def test_snli_agreement_and_kappa_equal_independent_computations():
                              classes=["entailment", "contradiction", "neutral"]))
     ((task, td),) = data.items()
     with pytest.warns(ExcludedItemsWarning, match="15 tied, 1 without a prediction"):
-        r = stratify(data, tie_rule="drop", missing="drop", n_boot=0,
-                     metrics=["accuracy", "kappa"])
+        r = stratify(data, missing="drop", metrics=["accuracy", "kappa"],
+                     truth=Truth(tie_rule="drop"), intervals=Intervals(n_resamples=0))
     labels = sorted({v for v in td.panel.to_numpy().ravel() if isinstance(v, str)})
     votes = td.panel.to_numpy(object)
     counts = np.stack([(votes == lab).sum(axis=1) for lab in labels], axis=1)
     k = counts.sum(axis=1)
     top = counts.max(axis=1)
     untied = (counts == top[:, None]).sum(axis=1) == 1
-    ag = r.agreement.set_index(["stratum", "statistic"]).score
+    ag = r.agreement().table.set_index(["stratum", "statistic"]).score
     for stratum, frac in (("0.60", 3 / 5), ("0.80", 4 / 5), ("1.00", 1.0)):
         sel = (k == 5) & untied & np.isclose(top / k, frac)
         assert ag[stratum, "fleiss_kappa"] == pytest.approx(fleiss_kappa(counts[sel]), abs=1e-9)

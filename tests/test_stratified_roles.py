@@ -8,6 +8,7 @@ import pytest
 from tests.conftest import row
 
 from labelvar import io
+from labelvar.evaluation.stratified import Intervals, Labels, Truth
 from labelvar.io import TaskData
 from labelvar.stratified import stratify
 
@@ -26,44 +27,46 @@ def _task(n=60, seed=0):
 def test_humans_of_the_data_are_humans():
     panel, preds = _task()
     data = {"t": TaskData(panel, preds, humans=("dr",))}
-    r = stratify(data, metrics=["accuracy"], n_boot=0)
+    r = stratify(data, metrics=["accuracy"], intervals=Intervals(n_resamples=0))
     assert r.humans == ["dr"] and r.systems == ["ai"]
     # the same numbers as when told in the call
-    told = stratify({"t": TaskData(panel, preds)}, humans=["dr"], metrics=["accuracy"], n_boot=0)
+    told = stratify({"t": TaskData(panel, preds)}, humans=["dr"], metrics=["accuracy"],
+                    intervals=Intervals(n_resamples=0))
     pd.testing.assert_frame_equal(r.table, told.table)
     assert row(r.table, role="H", stratum="all").score == pytest.approx(
         row(r.table, system="dr", stratum="all").score)
     # told again, the same: fine; told otherwise: refused in one line
-    stratify(data, humans=["dr"], metrics=["accuracy"], n_boot=0)
+    stratify(data, humans=["dr"], metrics=["accuracy"], intervals=Intervals(n_resamples=0))
     with pytest.raises(ValueError, match=r"humans: task 't' was loaded with humans dr, but "
                        r"humans= names ai; give the same or leave humans= out"):
-        stratify(data, humans=["ai"], n_boot=0)
+        stratify(data, humans=["ai"], intervals=Intervals(n_resamples=0))
 
 
 def test_counts_and_labels_of_the_data():
     counts = pd.DataFrame({"e": [3, 0, 2, 1], "n": [0, 3, 1, 2]}, index=list("abcd"))
     preds = pd.DataFrame({"m": ["e", "n", "e", "e"]}, index=counts.index)
     data = {"t": TaskData(counts, preds, counts=True, labels=("e", "n"))}
-    r = stratify(data, pos_label="e", metrics=["accuracy"], n_boot=0)
+    r = stratify(data, metrics=["accuracy"], labels=Labels(pos_label="e"),
+                 intervals=Intervals(n_resamples=0))
     assert row(r.table, system="m", stratum="all").score == 0.75
     assert r.inputs["t"]["raters"] is None  # count vectors
-    with pytest.raises(ValueError, match=r"panel_counts: task 't' was loaded with per-label "
-                       r"vote counts, but panel_counts=False"):
-        stratify(data, pos_label="e", panel_counts=False, n_boot=0)
+    # (counts are said by the data only: a contradicting panel_counts=False is no longer
+    # possible to write)
     with pytest.raises(ValueError, match=r"labels: task 't' was loaded with labels \['e', 'n'\], "
                        r"but labels= gives \['n', 'e'\]"):
-        stratify(data, pos_label="e", labels=["n", "e"], n_boot=0)
+        stratify(data, labels=Labels(["n", "e"], pos_label="e"),
+                 intervals=Intervals(n_resamples=0))
 
 
 def test_list_positions_are_not_raters():
     panel, preds = _task()
     data = {"t": TaskData(panel, preds, raters_identified=False)}
-    r = stratify(data, metrics=["accuracy"], n_boot=0)
+    r = stratify(data, metrics=["accuracy"], intervals=Intervals(n_resamples=0))
     assert "unidentified raters, 3 votes per item" in r.describe()
     with pytest.raises(ValueError, match=r"aggregation: Dawid-Skene fits one confusion matrix "
                        r"per rater, and the votes of task 't' are lists whose positions are not "
                        r"raters"):
-        stratify(data, aggregation="dawid_skene", n_boot=0)
+        stratify(data, truth=Truth(aggregation="dawid_skene"), intervals=Intervals(n_resamples=0))
 
 
 def test_load_tasks_then_stratify(tmp_path):
@@ -74,12 +77,13 @@ def test_load_tasks_then_stratify(tmp_path):
     (td,) = data.values()
     if not getattr(td, "humans", ()):
         pytest.skip("the loaders do not fill TaskData.humans yet (the inputs branch does)")
-    r = stratify(data, metrics=["accuracy"], n_boot=0)
+    r = stratify(data, metrics=["accuracy"], intervals=Intervals(n_resamples=0))
     assert r.humans == ["dr"] and r.systems == ["ai"]
     counts = pd.DataFrame({"item": ["a", "b", "c"], "e": [3, 0, 2], "n": [0, 3, 1],
                            "m": ["e", "n", "n"]})
     cpath = tmp_path / "c.csv"
     counts.to_csv(cpath, index=False)
     data = io.load_tasks([cpath], columns=io.Columns(panel="e,n", systems="m", item="item", counts=True))
-    r = stratify(data, pos_label="e", metrics=["accuracy"], n_boot=0)
+    r = stratify(data, metrics=["accuracy"], labels=Labels(pos_label="e"),
+                 intervals=Intervals(n_resamples=0))
     assert row(r.table, system="m", stratum="all").score == pytest.approx(2 / 3)

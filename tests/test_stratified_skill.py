@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from tests.conftest import row
 
+from labelvar.evaluation.stratified import Intervals
 from labelvar.stratified import stratify
 
 
@@ -21,8 +22,8 @@ def test_expected_skill_tracks_each_humans_accuracy():
 
     panel = pd.DataFrame({f"p{j}": rater(0.8) for j in range(4)})
     preds = {"good": rater(0.95), "poor": rater(0.65)}
-    r = stratify(panel, preds, humans=["good", "poor"], skill_model="dawid_skene",
-                 metrics=["accuracy"], n_boot=0, agreement=False)
+    r = stratify(panel, preds, humans=["good", "poor"], metrics=["accuracy"],
+                 intervals=Intervals(n_resamples=0)).expected_skill("dawid_skene")
     t = r.table
     for h in ("good", "poor"):
         for stratum in ("0.50", "0.75", "1.00", "all"):
@@ -40,8 +41,10 @@ def test_expected_skill_tracks_each_humans_accuracy():
 
 
 def test_skill_model_needs_humans_and_identified_raters():
-    with pytest.raises(ValueError, match="skill_model: each human's skill-based expectation "
+    with pytest.raises(ValueError, match="expected_skill: each human's skill-based expectation "
                        "needs humans and identified panel raters"):
-        stratify([[0, 1, 1], [1, 1, 1]], {"m": [1, 1]}, skill_model="dawid_skene", n_boot=0)
-    with pytest.raises(ValueError, match="skill_model must be one of"):
-        stratify([[0, 1, 1], [1, 1, 1]], {"m": [1, 1]}, humans="m", skill_model="ds", n_boot=0)
+        stratify([[0, 1, 1], [1, 1, 1]], {"m": [1, 1]},
+                 intervals=Intervals(n_resamples=0)).expected_skill("dawid_skene")
+    with pytest.raises(ValueError, match="model must be one of"):
+        stratify([[0, 1, 1], [1, 1, 1]], {"m": [1, 1]}, humans="m",
+                 intervals=Intervals(n_resamples=0)).expected_skill("ds")

@@ -12,6 +12,8 @@ import pytest
 from tests.conftest import row, shared_data
 
 from labelvar import io
+from labelvar.evaluation.stratified import Intervals, Paper, Truth
+from labelvar.io import TaskData
 from labelvar.stratified import stratify
 
 
@@ -25,8 +27,8 @@ def test_first_vote_is_counter_most_common():
     n = 400
     panel = rng.integers(0, 3, size=(n, 4))  # 4 votes, 3 labels: many 2-2 and 2-1-1 ties
     pred = rng.integers(0, 3, size=n)
-    r = stratify(panel, {"m": pred}, tie_rule="first_vote", metrics=["accuracy"], n_boot=0,
-                 agreement=False)
+    r = stratify(panel, {"m": pred}, metrics=["accuracy"], truth=Truth(tie_rule="first_vote"),
+                 intervals=Intervals(n_resamples=0))
     truth = np.array([_most_common(list(p)) for p in panel])
     got = row(r.table, system="m", stratum="all", metric="accuracy")
     assert got.score == pytest.approx(np.mean(truth == pred))
@@ -35,10 +37,12 @@ def test_first_vote_is_counter_most_common():
     assert got.n_tied == n_tied > 50 and got.tie_rule == "first_vote"
     # a 3-way split of 3 votes gives rater 1's label
     r = stratify([["b", "c", "a"], ["c", "a", "b"], ["a", "a", "a"]], {"m": ["b", "c", "a"]},
-                 tie_rule="first_vote", metrics=["accuracy"], n_boot=0, agreement=False)
+                 metrics=["accuracy"], truth=Truth(tie_rule="first_vote"),
+                 intervals=Intervals(n_resamples=0))
     assert row(r.table, system="m", stratum="all", metric="accuracy").score == 1.0
     r = stratify([["b", "c", "a"], ["c", "a", "b"], ["a", "a", "a"]], {"m": ["a", "a", "a"]},
-                 tie_rule="lowest", metrics=["accuracy"], n_boot=0, agreement=False)
+                 metrics=["accuracy"], truth=Truth(tie_rule="lowest"),
+                 intervals=Intervals(n_resamples=0))
     assert row(r.table, system="m", stratum="all", metric="accuracy").score == 1.0
 
 
@@ -46,8 +50,9 @@ def test_first_vote_h_prime_loo_against_a_loop():
     rng = np.random.default_rng(2)
     n = 300
     panel = rng.integers(0, 3, size=(n, 5))
-    r = stratify(panel, tie_rule="first_vote", simulated_human=200, leave_one_out=True,
-                 metrics=["accuracy"], n_boot=0, agreement=False, seed=1)
+    r = stratify(panel, metrics=["accuracy"], seed=1, truth=Truth(tie_rule="first_vote"),
+                 intervals=Intervals(n_resamples=0),
+                 paper=Paper(replicates=200, leave_one_out=True))
     # exact expectation of the loop: each vote picked with probability 1/5, scored against
     # Counter.most_common of the other 4 (in rater order)
     exp = np.mean([np.mean([votes[j] == _most_common(np.delete(votes, j))
@@ -60,10 +65,10 @@ def test_first_vote_h_prime_loo_against_a_loop():
 def test_first_spelling_and_counts_refused():
     with pytest.raises(ValueError, match=r"tie_rule: 'first' is ambiguous; say 'lowest' .* or "
                        r"'first_vote'"):
-        stratify([[0, 1], [1, 1]], tie_rule="first")
+        stratify([[0, 1], [1, 1]], truth=Truth(tie_rule="first"))
     with pytest.raises(ValueError, match="per-label counts of task .task. have no vote order"):
-        stratify(pd.DataFrame({"a": [2, 1], "b": [2, 3]}), panel_counts=True,
-                 tie_rule="first_vote", simulated_human=2)
+        stratify(TaskData(pd.DataFrame({"a": [2, 1], "b": [2, 3]}), None, counts=True),
+                 truth=Truth(tie_rule="first_vote"), paper=Paper(replicates=2))
 
 
 def test_cli_tie_rule_first_is_refused(tmp_path):
@@ -89,7 +94,8 @@ def test_table5_bins_on_mnli(split, sizes, tied):
     data = io.load_tasks([path], columns=io.Columns(panel="annotator_labels", item="row"), layout="jsonl")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = stratify(data, tie_rule="drop", simulated_human=5, n_boot=0, agreement=False)
+        r = stratify(data, truth=Truth(tie_rule="drop"), intervals=Intervals(n_resamples=0),
+                     paper=Paper(replicates=5))
     (task,) = r.tasks
     assert r.excluded[task]["tied"] == tied
     t = r.table[(r.table.role == "H'") & (r.table.metric == "accuracy")]
@@ -103,6 +109,7 @@ def test_table5_bins_on_mnli(split, sizes, tied):
     # with the first-vote rule they form a 0.40 bin of their own, labelled by the rule
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = stratify(data, tie_rule="first_vote", simulated_human=5, n_boot=0, agreement=False)
+        r = stratify(data, truth=Truth(tie_rule="first_vote"),
+                     intervals=Intervals(n_resamples=0), paper=Paper(replicates=5))
     low = row(r.table, role="H'", stratum="0.40", metric="accuracy")
     assert (low.S, low.n_tied, low.tie_rule) == (tied, tied, "first_vote")

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from labelvar.cli import main
-from labelvar.io import synthetic_panel
+from labelvar.evaluation.stratified import Intervals, Paper
+from labelvar.io import TaskData, synthetic_panel
 from labelvar.stratified import stratify
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,21 +32,22 @@ def run(*argv):
 
 def test_markdown_table_on_synthetic_example():
     code, out, err = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", "strong,weak,coin",
-                         "--humans", "human*", "--item", "item", "--n-boot", "0")
+                         "--humans", "human*", "--item", "item", "--n-resamples", "0")
     assert code == 0, err
     assert out.count("### ") == 4 and "| task" in out  # 3 systems and the panel's agreement
     assert "f1 Δ(H−AI)" in out and "accuracy E" in out
     # the numbers are those of the Python API
     df = synthetic_panel(400, seed=0).set_index("item")
-    t = stratify(df.filter(like="gt"), df[["strong", "weak", "coin", "human1", "human2"]],
-                 humans=["human1", "human2"], n_boot=0, task="synthetic_panel").table
+    t = stratify({"synthetic_panel": TaskData(
+        df.filter(like="gt"), df[["strong", "weak", "coin", "human1", "human2"]])},
+                 humans=["human1", "human2"], intervals=Intervals(n_resamples=0)).table
     h = t[(t.role == "H") & (t.stratum == "all") & (t.metric == "accuracy")].iloc[0]
     assert f"{h.score:.2f}±{h.sd:.2f}" in out
 
 
 def test_csv_format_and_out_dir(tmp_path):
     code, out, err = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", "strong,weak,coin",
-                         "--humans", "human1,human2", "--item", "item", "--n-boot", "50",
+                         "--humans", "human1,human2", "--item", "item", "--n-resamples", "50",
                          "--simulated-human", "3", "--leave-one-out", "--format", "csv",
                          "--out", tmp_path / "res")
     assert code == 0, err
@@ -66,7 +68,7 @@ def test_csv_format_and_out_dir(tmp_path):
 
 def test_p_d_one_flag_changes_only_unanimous_expectation():
     base = ["stratify", EXAMPLE, "--panel", "gt*", "--systems", "weak", "--item", "item",
-            "--n-boot", "0", "--format", "csv", "--metrics", "accuracy"]
+            "--n-resamples", "0", "--format", "csv", "--metrics", "accuracy"]
     _, out1, _ = run(*base)
     _, out2, _ = run(*base, "--p-d-one", "0.97")
     a, b = pd.read_csv(_io.StringIO(out1)), pd.read_csv(_io.StringIO(out2))
@@ -81,14 +83,14 @@ def test_long_and_jsonl_layouts(tmp_path):
                                    for j in range(3)] + [f"i{i},bot,1" for i in range(6)]
     long.write_text("\n".join(rows) + "\n")
     code, out, err = run("stratify", long, "--layout", "long", "--panel", "r*",
-                         "--systems", "bot", "--n-boot", "0")
+                         "--systems", "bot", "--n-resamples", "0")
     assert code == 0, err
     assert "### bot" in out
     js = tmp_path / "x.jsonl"
     js.write_text('{"id": "a", "v": ["x", "x", "y"], "m": "x"}\n'
                   '{"id": "b", "v": ["y", "y", "y"], "m": "x"}\n')
     code, out, err = run("stratify", js, "--panel", "v", "--systems", "m", "--item", "id",
-                         "--pos-label", "x", "--n-boot", "0")
+                         "--pos-label", "x", "--n-resamples", "0")
     assert code == 0, err
     assert "0.67" in out and "1.00" in out
 
@@ -152,7 +154,7 @@ def test_prediction_length_mismatch_via_missing_ids(tmp_path):
     assert "predictions['bot']" in msg and "missing for 2 item(s)" in msg
     code, out, err = run("stratify", tmp_path / "w.csv", "--panel", "r*", "--item", "id",
                          "--predictions", f"bot={pred}", "--pred-item", "uid",
-                         "--missing-predictions", "drop", "--n-boot", "0")
+                         "--missing-predictions", "drop", "--n-resamples", "0")
     assert code == 0 and "2 without a prediction" in err
 
 
@@ -160,7 +162,7 @@ def test_items_without_votes_reported_and_excluded(tmp_path):
     p = tmp_path / "w.csv"
     p.write_text("id,r1,r2,r3,gpt\na,1,1,0,1\nb,,,,1\nc,1,,,0\nd,0,0,0,0\n")
     code, out, err = run("stratify", p, "--panel", "r*", "--systems", "gpt", "--item", "id",
-                         "--n-boot", "0", "--format", "csv")
+                         "--n-resamples", "0", "--format", "csv")
     assert code == 0
     assert "labelvar: note: excluded items (w: 1 with no votes, 1 with one vote)" in err
     t = pd.read_csv(_io.StringIO(out))
@@ -177,7 +179,7 @@ def test_compare_two_systems_across_tasks(tmp_path):
     p = tmp_path / "multi.csv"
     df.to_csv(p, index=False)
     code, out, err = run("stratify", p, "--panel", "gt*", "--systems", "strong,weak",
-                         "--item", "item", "--task-column", "task", "--n-boot", "0",
+                         "--item", "item", "--task-column", "task", "--n-resamples", "0",
                          "--compare", "strong,weak", "--compare-across-tasks",
                          "--out", tmp_path / "o")
     assert code == 0, err
@@ -186,7 +188,7 @@ def test_compare_two_systems_across_tasks(tmp_path):
     comp = pd.read_csv(tmp_path / "o" / "comparisons.csv", dtype={"stratum": str})
     acc = comp[comp.metric == "accuracy"]
     assert (acc.test == "mcnemar_exact").all() and len(acc) == 4 * 4
-    tested = comp.p.notna()  # --n-boot 0: no bootstrap p-values, McNemar's only
+    tested = comp.p.notna()  # --n-resamples 0: no bootstrap p-values, McNemar's only
     assert (comp.n_comparisons == tested.sum()).all() and tested.sum() == 16
     assert (comp.p_holm[tested] >= comp.p[tested]).all()
     res = pd.read_csv(tmp_path / "o" / "paired_accuracy.csv", dtype={"stratum": str})
@@ -208,7 +210,7 @@ def test_stray_label_refused_naming_the_flags(tmp_path):
     assert ("label 2 occurs in 1 of 2,000 votes (0.05 %), which looks like a stray value; pass "
             "--labels 0,1 to drop it as missing or --labels 0,1,2 to keep it") in msg
     code, out, err = run("stratify", p, "--panel", "r*", "--item", "id", "--labels", "0,1",
-                         "--n-boot", "0", "--format", "csv")
+                         "--n-resamples", "0", "--format", "csv")
     assert code == 0, err
     assert "labelvar: note: task 'stray': 1 of 2,000 votes outside the label set (2: 1)" in err
     assert (pd.read_csv(_io.StringIO(out)).n_labels == 2).all()
@@ -239,7 +241,7 @@ def test_panel_counts_csv_columns(tmp_path):
     p = tmp_path / "c.csv"
     p.write_text("id,yes,no,bot\na,3,2,yes\nb,0,5,no\nc,4,1,no\n")
     code, out, err = run("stratify", p, "--panel-counts", "yes,no", "--systems", "bot",
-                         "--item", "id", "--pos-label", "yes", "--n-boot", "0", "--format", "csv")
+                         "--item", "id", "--pos-label", "yes", "--n-resamples", "0", "--format", "csv")
     assert code == 0, err
     assert "c: 3 items, count vectors, 5 votes per item, labels yes (7), no (8); systems bot" in err
     t = pd.read_csv(_io.StringIO(out), dtype={"stratum": str})
@@ -254,7 +256,7 @@ def test_rerun_of_out_replaces_old_files_and_records_the_seed(tmp_path):
     p = tmp_path / "m.csv"
     df.to_csv(p, index=False)
     base = ["stratify", p, "--panel", "gt*", "--systems", "strong,weak", "--item", "item",
-            "--task-column", "task", "--n-boot", "0", "--out", tmp_path / "o"]
+            "--task-column", "task", "--n-resamples", "0", "--out", tmp_path / "o"]
     assert run(*base, "--compare", "strong,weak", "--compare-across-tasks", "--seed", "3")[0] == 0
     assert (tmp_path / "o" / "paired_f1.csv").is_file()
     assert run(*base, "--seed", "7")[0] == 0
@@ -269,8 +271,8 @@ def test_concurrent_runs_into_one_dir_never_mix(tmp_path):
     from labelvar.report import write_stratify_report
 
     df = synthetic_panel(80, seed=1).set_index("item")
-    results = {s: stratify(df.filter(like="gt"), df[["weak", "coin"]], n_boot=20,
-                           simulated_human=2, seed=s) for s in (0, 1)}
+    results = {s: stratify(df.filter(like="gt"), df[["weak", "coin"]], seed=s,
+                           intervals=Intervals(n_resamples=20), paper=Paper(replicates=2)) for s in (0, 1)}
     out = tmp_path / "o"
     def write(seed):
         try:
@@ -318,7 +320,7 @@ BAD_INPUTS = [  # (file name, content (str, bytes or "DIR"), extra args)
     ("ok.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--bins", "0.9,1")),
     ("ok2.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--metrics", "auc")),
     ("ok3.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--confidence-level", "1.5")),
-    ("ok4.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--n-boot", "-1")),
+    ("ok4.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--n-resamples", "-1")),
     ("ok5.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--p-d-one", "2")),
     ("ok6.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--layout", "raters")),
     ("ok7.csv", "id,r1,r2,r3\na,1,1,0\nb,0,0,1\n", ("--seed", "-1")),
@@ -338,7 +340,7 @@ def test_fresh_pass_of_bad_inputs(tmp_path, name, content, extra):
         path.write_bytes(content)
     else:
         path.write_text(content)
-    args = ["stratify", path, "--n-boot", "0"]
+    args = ["stratify", path, "--n-resamples", "0"]
     if "--panel" not in extra and "--panel-counts" not in extra:
         args += ["--panel", "r*"]
     if not name.endswith(".jsonl"):
@@ -382,7 +384,7 @@ def test_one_prediction_field_is_not_every_tasks_answer(tmp_path):
     long, pred = _two_tasks_long(tmp_path)
     base = ["stratify", long, "--layout", "long", "--task-column", "task", "--item", "item",
             "--panel", "r*", "--predictions", f"m={pred}", "--pred-item", "id",
-            "--pred-label", "a_pred", "--n-boot", "0", "--metrics", "accuracy",
+            "--pred-label", "a_pred", "--n-resamples", "0", "--metrics", "accuracy",
             "--no-agreement", "--format", "csv"]
     code, out, err = run(*base)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
@@ -400,7 +402,7 @@ def test_tasks_flag_selects_tasks_in_every_layout(tmp_path):
     """--tasks used to be read by the raters layout only and silently ignored otherwise."""
     long, _ = _two_tasks_long(tmp_path)
     base = ["stratify", long, "--layout", "long", "--task-column", "task", "--item", "item",
-            "--panel", "r*", "--n-boot", "0", "--metrics", "accuracy", "--no-agreement",
+            "--panel", "r*", "--n-resamples", "0", "--metrics", "accuracy", "--no-agreement",
             "--format", "csv"]
     code, out, err = run(*base, "--tasks", "b")
     assert code == 0, err
@@ -418,7 +420,7 @@ def test_out_that_cannot_be_written_is_refused_before_any_work(tmp_path):
     mine.mkdir()
     (mine / "notes.txt").write_text("keep")
     base = ["stratify", EXAMPLE, "--panel", "gt*", "--systems", "weak", "--item", "item",
-            "--n-boot", "0"]
+            "--n-resamples", "0"]
     code, out, err = run(*base, "--out", mine)
     assert code == 2 and out == ""
     assert err == (f"labelvar: error: {mine} holds files that are not part of a labelvar "
@@ -431,7 +433,7 @@ def test_out_that_cannot_be_written_is_refused_before_any_work(tmp_path):
 def test_switch_named_as_typed_in_messages():
     """'declare them (ordinal=True)' became '(--ordinal True)', which argparse refuses."""
     code, out, err = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", "weak",
-                         "--item", "item", "--n-boot", "0", "--metrics", "mae")
+                         "--item", "item", "--n-resamples", "0", "--metrics", "mae")
     assert code == 2
     assert err == ("labelvar: error: --metrics: 'mae' scores ordinal ratings; declare them "
                    "(--ordinal)\n")
@@ -448,7 +450,7 @@ def test_compare_with_nothing_in_common_is_one_line(tmp_path):
                                                                                  index=False)
     code, out, err = run("stratify", p, "--panel", "gt*", "--systems", "weak", "--item", "item",
                          "--probabilities", f"pm={probs}", "--pred-item", "id",
-                         "--prob-field", "prob", "--n-boot", "0", "--compare", "weak,pm")
+                         "--prob-field", "prob", "--n-resamples", "0", "--compare", "weak,pm")
     assert code == 2 and out == "" and "Traceback" not in err
     assert err == ("labelvar: error: --compare: 'weak' and 'pm' share no metric on task(s) 'w' "
                    "(labels against probabilities?); nothing to compare\n")
@@ -456,7 +458,7 @@ def test_compare_with_nothing_in_common_is_one_line(tmp_path):
                                          r"same task; nothing to compare$"):
         stratify({"t1": ([[1, 1, 0], [0, 0, 0]] * 3, {"a": [1, 0] * 3}),
                   "t2": ([[1, 1, 0], [0, 0, 0]] * 3, {"b": [1, 0] * 3})},
-                 compare=("a", "b"), n_boot=0)
+                 intervals=Intervals(n_resamples=0)).compare("a", "b")
 
 
 def test_compare_across_tasks_with_probabilities_writes_the_report(tmp_path, capsys):
@@ -481,8 +483,31 @@ def test_compare_across_tasks_with_probabilities_writes_the_report(tmp_path, cap
     code = main(["stratify", str(tmp_path / "w.csv"), "--panel", "r*", "--systems", "a,b",
                  "--item", "id", "--task-column", "task", "--compare", "a,b",
                  "--compare-across-tasks", "--probabilities", f"a={tmp_path / 'pa.csv'}",
-                 "--pred-item", "id", "--n-boot", "50", "--out", str(out)])
+                 "--pred-item", "id", "--n-resamples", "50", "--out", str(out)])
     assert code == 0
     table = pd.read_csv(out / "comparisons.csv")
     assert set(table["system_a"]) == {"a"} and set(table["system_b"]) == {"b"}
     assert (out / "stratified.csv").exists()
+
+
+@pytest.mark.parametrize("systems, humans", [("strong,human1", "human*"),
+                                             ("strong,human*", "human1")])
+def test_rater_matched_as_system_and_human_is_refused(systems, humans):
+    """Issue 31: a rater named by --systems and matched by a --humans glob (or the other way
+    round) was silently a human only, never scored as the system asked for."""
+    code, out, err = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", systems,
+                         "--humans", humans, "--item", "item", "--n-resamples", "0")
+    assert code == 2 and out == ""
+    assert err == ("labelvar: error: --humans: 'human1' is also matched by --systems; a rater "
+                   "is evaluated as a system or as a human, not both (leave it out of one of "
+                   "the two)\n")
+
+
+@pytest.mark.parametrize("old, new", [("--n-boot", "--n-resamples"),
+                                      ("--boot-raters", "--resample-raters")])
+def test_renamed_flags_are_refused_naming_the_new_one(old, new):
+    args = [old, "10"] if old == "--n-boot" else [old]
+    code, out, err = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", "strong",
+                         "--item", "item", *args)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.startswith(f"labelvar: error: {old} is now {new}") and err.count("\n") == 1

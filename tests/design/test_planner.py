@@ -35,8 +35,8 @@ def test_separability_k1_matches_exact_binomial(theta, L):
     want = _first_n(power, target)
     res = plan_study(Scenario("separability", theta=theta, n_labels=L, alpha=alpha, power=target),
                      panel_sizes=[1], replicates=0, n_rule="first")
-    assert int(res.plans["n_items"][0]) == want == int(res.plans["n_items_first"][0])
-    assert res.plans["power_analytic"][0] == pytest.approx(power(want))
+    assert int(res.table["n_items"][0]) == want == int(res.table["n_items_first"][0])
+    assert res.table["power_analytic"][0] == pytest.approx(power(want))
 
 
 def test_two_systems_k1_matches_exact_mcnemar():
@@ -69,9 +69,9 @@ def test_two_systems_k1_matches_exact_mcnemar():
     res = plan_study(Scenario("two_systems", theta=theta, accuracy_b=qb, delta=qa - qb,
                               error_correlation=rho, alpha=alpha, power=target),
                      panel_sizes=[1], replicates=0, n_rule="first")
-    assert int(res.plans["n_items"][0]) == want
-    assert res.plans["p_discordant"][0] == pytest.approx(pd)
-    assert res.plans["delta_observed"][0] == pytest.approx(p10 - p01)
+    assert int(res.table["n_items"][0]) == want
+    assert res.table["p_discordant"][0] == pytest.approx(pd)
+    assert res.table["delta_observed"][0] == pytest.approx(p10 - p01)
 
 
 # --------------------------------------------------------------------------- simulation vs exact
@@ -185,7 +185,7 @@ def test_plans_are_the_exact_first_or_stable_crossing(name, kw, L):
     sc = Scenario(n_labels=L, **kw)
     res = {rule: plan_study(sc, panel_sizes=[1, 3, 5], replicates=0, n_rule=rule)
            for rule in ("stable", "first")}
-    for i, row in res["stable"].plans.iterrows():
+    for i, row in res["stable"].table.iterrows():
         K = int(row["panel_size"])
         cell = P.cell_probabilities(sc, K)
         horizon = int(row["stable_horizon"])
@@ -200,7 +200,7 @@ def test_plans_are_the_exact_first_or_stable_crossing(name, kw, L):
         assert stable == first or brute[stable - 1] < sc.power
         assert row["meets_target"] and row["n_items"] == stable
         assert row["power_analytic"] == pytest.approx(brute[stable], abs=1e-9)
-        r1 = res["first"].plans.iloc[i]
+        r1 = res["first"].table.iloc[i]
         assert r1["n_items"] == first and r1["meets_target"]
         assert r1["power_analytic"] == pytest.approx(brute[first], abs=1e-9)
 
@@ -213,12 +213,12 @@ def test_sawtooth_separability_theta07_k1_is_pinned():
     assert round(pw[245 - 240], 4) == 0.8038 and round(pw[246 - 240], 4) == 0.7880
     assert pw[257 - 240] < 0.8 <= pw[258 - 240]
     assert _brute_power(sc, cell, 245) == pytest.approx(pw[5], abs=1e-12)
-    row = plan_study(sc, panel_sizes=[1], replicates=0).plans.iloc[0]
+    row = plan_study(sc, panel_sizes=[1], replicates=0).table.iloc[0]
     assert (row["n_items_first"], row["n_items_stable"], row["n_items"]) == (245, 258, 258)
     assert row["stable_horizon"] == 490
     first = plan_study(sc, panel_sizes=[1], replicates=0, n_rule="first")
-    assert first.plans["n_items"][0] == 245
-    assert "it stays >= 0.8 only from N = 258" in first.message
+    assert first.table["n_items"][0] == 245
+    assert "it stays >= 0.8 only from N = 258" in first.describe()
 
 
 UNPAIRED = Scenario("two_systems", theta=0.9, n_labels=2, accuracy_b=0.7, delta=0.1,
@@ -230,7 +230,7 @@ def test_unpaired_example_is_exact_for_every_seed():
     cell = P.cell_probabilities(UNPAIRED, 5)
     assert _brute_power(UNPAIRED, cell, 305) < 0.8 <= _brute_power(UNPAIRED, cell, 306)
     for seed in range(10):
-        p = plan_study(UNPAIRED, panel_sizes=[1, 3, 5], replicates=40, seed=seed).plans
+        p = plan_study(UNPAIRED, panel_sizes=[1, 3, 5], replicates=40, seed=seed).table
         assert p["n_items"].tolist() == [513, 340, 306]
         assert p["meets_target"].all() and p["power_method"].eq("exact").all()
         assert p["recommended"].tolist() == [True, False, False]
@@ -252,31 +252,31 @@ def test_the_plan_does_not_depend_on_the_seed(sc):
     ks = [1, 3, 5] if sc.min_agreement == 0 else [3, 5]
     cols = ["panel_size", "n_items", "meets_target", "recommended", "power_analytic",
             "n_items_first", "n_items_stable"]
-    want = plan_study(sc, panel_sizes=ks, replicates=0).plans[cols]
+    want = plan_study(sc, panel_sizes=ks, replicates=0).table[cols]
     for seed in range(10):
         res = plan_study(sc, panel_sizes=ks, replicates=30, seed=seed)
-        __import__("pandas").testing.assert_frame_equal(res.plans[cols], want)
+        __import__("pandas").testing.assert_frame_equal(res.table[cols], want)
         assert res.evaluated["n_items"].tolist() == want["n_items"].tolist()
 
 
 def test_simulation_is_reported_beside_the_plan_with_se_and_z():
     sc = Scenario("separability", theta="beta:2,2")
     res = plan_study(sc, panel_sizes=[1, 3], replicates=400, seed=3)
-    p, ev = res.plans, res.evaluated
+    p, ev = res.table, res.evaluated
     se0 = np.sqrt(p["power_analytic"] * (1 - p["power_analytic"]) / 400)
     np.testing.assert_allclose(p["power_z"], (p["power_simulated"] - p["power_analytic"]) / se0)
     assert (p["power_z"].abs() < 4).all()
     np.testing.assert_allclose(ev["power_simulated"], p["power_simulated"])
-    assert "simulated" in res.message and "z = " in res.message
+    assert "simulated" in res.describe() and "z = " in res.describe()
 
 
 def test_simulated_power_se_is_the_binomial_se_also_at_0_and_1():
     # every simulated study of an always-right expert rejects: power 1, SE exactly 0
     # (before: sqrt(1e-300 / replicates), shown as power_se 1e-150 in the table)
     res = plan_study(Scenario("separability", theta=1.0), panel_sizes=[1, 3], replicates=20)
-    p = res.plans
+    p = res.table
     assert (p["power_simulated"] == 1.0).all() and (p["power_se"] == 0.0).all()
-    assert "simulated 1.000 +/- 0.000" in res.message
+    assert "simulated 1.000 +/- 0.000" in res.describe()
 
 
 def test_unpaired_exact_and_normal_agree_where_both_run():
@@ -316,7 +316,7 @@ def test_unpaired_exact_and_normal_agree_where_both_run():
 def test_more_annotators_reduce_gt_error_and_items():
     res = plan_study(Scenario("two_systems", theta="beta:2,1", accuracy_b=0.7, delta=0.1),
                      panel_sizes=[1, 3, 5, 7], replicates=0)
-    p = res.plans
+    p = res.table
     assert p["p_gt_error"].is_monotonic_decreasing
     assert p["n_items"].is_monotonic_decreasing
     assert (p["delta_observed"] < 0.1).all() and p["delta_observed"].is_monotonic_increasing
@@ -331,17 +331,17 @@ def test_more_annotators_reduce_gt_error_and_items():
 def test_costs_choose_cheapest_plan():
     sc = Scenario("separability", theta="beta:2,2", cost_per_item=10.0, cost_per_annotation=1.0)
     res = plan_study(sc, panel_sizes=[1, 3, 5], replicates=0)
-    p = res.plans
+    p = res.table
     np.testing.assert_allclose(p["cost"], 10 * p["n_items"] + p["n_items"] * p["panel_size"])
     assert p.loc[p["recommended"], "cost"].item() == p["cost"].min()
-    assert "recommended: K = " in res.message
+    assert "recommended: K = " in res.describe()
 
 
 def test_separability_columns_reproduce_table1_message():
     # Paper Table 1: a random binary labeller reaches 8/10 with probability 0.055
     sc = Scenario("separability", theta=1.0, alpha=0.06, power=0.5)
     res = plan_study(sc, panel_sizes=[1], replicates=0, n_max=50)
-    row = res.plans.iloc[0]
+    row = res.table.iloc[0]
     n = int(row["n_items"])
     assert row["p_baseline_at_least_threshold"] == pytest.approx(
         stats.binom.sf(round(row["threshold_accuracy"] * n) - 1, n, 0.5))
@@ -352,7 +352,7 @@ def test_separability_columns_reproduce_table1_message():
 def test_p_beats_baseline_matches_direct_sum():
     sc = Scenario("separability", theta=0.8)
     res = plan_study(sc, panel_sizes=[3], replicates=0)
-    row = res.plans.iloc[0]
+    row = res.table.iloc[0]
     n, p = int(row["n_items"]), row["accuracy_a_vs_gt"]
     k = np.arange(n + 1)
     want = float(stats.binom.pmf(k, n, 0.5) @ stats.binom.sf(k, n, p))
@@ -365,7 +365,7 @@ def test_f1_without_gt_noise_is_the_papers_expected_f1():
     for m, qa, qb in ((0.5, 0.9, 0.8), (0.1, 0.9, 0.85), (0.3, 0.75, 0.7)):
         sc = Scenario("two_systems", theta=1.0, accuracy_b=qb, delta=qa - qb, metric="f1", m=m,
                       error_correlation=0.2)
-        row = plan_study(sc, panel_sizes=[3], replicates=0, n_max=200_000).plans.iloc[0]
+        row = plan_study(sc, panel_sizes=[3], replicates=0, n_max=200_000).table.iloc[0]
         assert row["f1_a_vs_gt"] == pytest.approx(2 * m * qa / (2 * m * qa + 1 - qa))
         assert row["f1_b_vs_gt"] == pytest.approx(2 * m * qb / (2 * m * qb + 1 - qb))
 
@@ -377,13 +377,13 @@ def test_f1_power_counts_only_a_better_than_b():
     # study that would show A *worse*. The power is P(z >= z_{alpha/2}) with z = d / se.
     sc = Scenario("two_systems", accuracy_b=0.8, delta=0.1, metric="f1", m=0.02)
     res = plan_study(sc, panel_sizes=[1, 3], replicates=0)
-    for _, row in res.plans.iterrows():
+    for _, row in res.table.iterrows():
         cell = P.cell_probabilities(sc, int(row["panel_size"]))
         d, v = P.f1_difference_variance(cell.f1_cells)
         se = math.sqrt(v / (row["n_items"] * cell.p_eval))
         assert row["delta_observed"] == pytest.approx(d)
         assert row["power_analytic"] == pytest.approx(stats.norm.sf(stats.norm.isf(0.025) - d / se))
-    k1, k3 = res.plans.iloc[0], res.plans.iloc[1]
+    k1, k3 = res.table.iloc[0], res.table.iloc[1]
     assert k1["delta_observed"] < 0 and k1["power_analytic"] < 0.025 and not k1["meets_target"]
     assert k3["delta_observed"] > 0 and not k1["recommended"]
     sim = S.simulated_power(sc, 1, 6994, 200, 0, P.cell_probabilities(sc, 1))
@@ -394,20 +394,20 @@ def test_no_plan_in_range_reports_best_power():
     sc = Scenario("two_systems", theta="beta:1,1", accuracy_b=0.6, delta=0.02)
     res = plan_study(sc, panel_sizes=[1, 3], n_max=300, replicates=200)
     assert not res.found and res.recommended is None
-    best = res.plans.loc[res.plans["power_analytic"].idxmax()]
+    best = res.table.loc[res.table["power_analytic"].idxmax()]
     assert f"best power reached {best['power_analytic']:.4f} (exact, simulated " \
            f"{best['power_simulated']:.3f} +/- {best['power_se']:.3f}; K = " \
-           f"{int(best['panel_size'])}, N = {int(best['n_items'])})" in res.message
+           f"{int(best['panel_size'])}, N = {int(best['n_items'])})" in res.describe()
     # the best exact power is reached at the largest N searched
-    assert (res.plans["n_items"] == 300).all()
-    assert "no plan with K in {1, 3} and N <= 300 reaches power 0.8" in res.message
+    assert (res.table["n_items"] == 300).all()
+    assert "no plan with K in {1, 3} and N <= 300 reaches power 0.8" in res.describe()
 
 
 def test_expert_no_better_than_random_has_no_plan():
     res = plan_study(Scenario("separability", theta=0.5), panel_sizes=[1, 3], n_max=200,
                      replicates=0)
     assert not res.found
-    assert res.plans["power_analytic"].max() <= 0.05
+    assert res.table["power_analytic"].max() <= 0.05
 
 
 

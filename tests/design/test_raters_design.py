@@ -59,10 +59,35 @@ def test_chexpert_radiologists_against_a_panel_member_in_the_3_of_4_bin():
 
 
 def test_comparison_refuses_equal_agreements_in_one_line():
-    with pytest.raises(ValueError, match=r"^agreement_a and agreement_b must differ"):
+    with pytest.raises(ValueError, match=r"^p_d_a and p_d_b must differ"):
         compare_raters(0.7, 0.7)
-    with pytest.raises(ValueError, match=r"^agreement_a must be in \(0, 1\), got 1.0$"):
+    with pytest.raises(ValueError, match=r"^p_d_a must be in \(0, 1\), got 1.0$"):
         compare_raters(1.0, 0.7)
+
+
+def test_hopeless_comparison_is_refused_in_a_moment():
+    """Issue 31: compare_raters(0.5001, 0.5) scanned 100,000 items exactly for 254 s to say
+    that no N in range tells them apart; it is refused at once with the N it would need
+    (normal approximation: (1.96 * sqrt(2 * 0.50005 * 0.49995) + 0.8416 * sqrt(...))^2 / 1e-8)."""
+    import time
+
+    from scipy.stats import norm
+
+    t0 = time.process_time()
+    with pytest.raises(ValueError, match=r"^n_max: telling p_d 0.5001 from 0.5 apart needs "
+                       r"about 392,\d{3},\d{3} items per rater \(normal approximation\), more "
+                       r"than n_max = 100,000; raise n_max or compare raters further apart$"):
+        compare_raters(0.5001, 0.5)
+    assert time.process_time() - t0 < 5
+    pbar = 0.50005
+    want = (norm.isf(0.025) * np.sqrt(2 * pbar * (1 - pbar))
+            + norm.ppf(0.8) * np.sqrt(0.5001 * 0.4999 + 0.25)) ** 2 / 1e-8
+    assert 392e6 < want < 393e6
+    with pytest.raises(ValueError, match="^n_max: telling p_d 0.9 from 0.8 apart"):
+        compare_raters(0.9, 0.8, n_max=100)  # about 194 needed
+    r = compare_raters(0.9, 0.8)
+    assert r.describe().startswith("196 items per rater tell p_d 0.9 from 0.8 at power 0.8019")
+    assert r.table.loc[0, "n_items"] == 196 and r.p_d_a == 0.9
 
 
 def _brute_panel(confs, prior, tie_rule="random"):
@@ -112,3 +137,13 @@ def test_cheapest_panel_binomial_tail_and_cost():
     cheap = cheapest_panel({"crowd": (crowd, "skill", 0.5), "expert": (expert, "skill", 20.0)},
                            target=0.95, sizes=range(1, 30, 2))
     assert cheap.best["option"] == "crowd" and cheap.best["cost_per_item"] == 0.5 * crowd_k
+
+
+def test_panel_accuracy_refuses_a_string_of_raters():
+    """Issue 31: panel_accuracy(model, 'skill') read the string as five raters s, k, i, l, l."""
+    m = RaterModel.from_skill({"accuracy": 0.8})
+    with pytest.raises(ValueError, match=r"^raters must be a list of rater ids, got the string "
+                                         r"'skill'; for a panel of K raters of that skill give "
+                                         r"\['skill'\] \* K$"):
+        panel_accuracy(m, "skill")
+    assert panel_accuracy(m, ["skill"])["accuracy"] == pytest.approx(0.8)

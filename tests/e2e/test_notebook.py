@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from labelvar.evaluation.stratified import Intervals
+
 nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install 'labelvar[test]')")
 nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (pip install 'labelvar[test]')")
 pytest.importorskip("ipykernel", reason="ipykernel is not installed (pip install 'labelvar[test]')")
@@ -56,13 +58,14 @@ def test_numbers_are_what_stratify_computes(executed):
 
     _, nb = executed
     df = synthetic_panel(400, seed=0).set_index("item")
-    r = labelvar.stratify(df.filter(like="gt"), df[["strong", "weak", "coin", "human1", "human2"]],
-                          humans=["human1", "human2"], seed=0, n_boot=0)
+    r = labelvar.stratify(df.filter(like="gt"),
+                          df[["strong", "weak", "coin", "human1", "human2"]],
+                          humans=["human1", "human2"], seed=0, intervals=Intervals(n_resamples=0))
     t = r.table
     acc = t[t.metric == "accuracy"]
     printed = next(_streams(c) for c in _code(nb) if "paper_table" in c.source)
     rows = {line.split()[0]: line.split()[1:] for line in printed.splitlines()[1:]}
-    for stratum, label in (("0.60", "0.60"), ("1.00", "1.00"), ("all", "All")):
+    for stratum, label in (("0.60", "0.60"), ("1.00", "1.00"), ("all", "all")):
         coin = acc[(acc.system == "coin") & (acc.stratum == stratum)].iloc[0]
         h = acc[(acc.role == "H") & (acc.stratum == stratum)].iloc[0]
         assert rows[label] == [str(coin.S), f"{coin.score:.3f}", f"{h.score:.3f}", f"{coin.expected:.3f}"]

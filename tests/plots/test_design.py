@@ -13,7 +13,7 @@ from labelvar import plots
 def test_power_figure_has_one_curve_per_k_and_the_star(drawn):
     res = D.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3, 5],
                        replicates=100)
-    fig = drawn(plots.plot_power_curves(res.curves, res.evaluated, res.plans, target=0.8))
+    fig = drawn(plots.plot_power_curves(res.curves, res.evaluated, res.table, target=0.8))
     ax_n, ax_cost = fig.axes
     assert ax_n.get_ylabel() == "power" and ax_n.get_xlabel().startswith("items N")
     labels = [ln.get_label() for ln in ax_n.lines if not ln.get_label().startswith("_")]
@@ -37,7 +37,7 @@ def test_sawtooth_figure_marks_both_crossings(drawn):
     from labelvar.plots.design import plot_power_sawtooth
 
     sc = D.Scenario("separability", theta=0.7)
-    row = D.plan_study(sc, panel_sizes=[1], replicates=0).plans.iloc[0]
+    row = D.plan_study(sc, panel_sizes=[1], replicates=0).table.iloc[0]
     n = np.arange(200, 301)
     pw = P.exact_power(sc, P.cell_probabilities(sc, 1), n)
     curve = pd.DataFrame({"n_items": n[::-1], "power_analytic": pw[::-1]})  # any row order

@@ -9,6 +9,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from labelvar import bin_tests, paired_test, plots, stratify
+from labelvar.evaluation.stratified import Intervals
 from labelvar.io import synthetic_panel
 from labelvar.plots._style import FONT
 
@@ -22,7 +23,7 @@ def table():
         df = synthetic_panel(150, seed=k).set_index("item")
         tasks[f"task{k}"] = (df.filter(like="gt"), df[["strong", "weak", "coin", "human1",
                                                       "human2"]])
-    return stratify(tasks, humans=["human1", "human2"], n_boot=0).table
+    return stratify(tasks, humans=["human1", "human2"], intervals=Intervals(n_resamples=0)).table
 
 
 def _render(fig):

@@ -8,6 +8,7 @@ from matplotlib.colors import to_rgb
 
 from labelvar import bin_tests, plots, stratify
 from labelvar import design as D
+from labelvar.evaluation.stratified import Intervals
 from labelvar.io import synthetic_panel
 from labelvar.plots._style import series_colors
 from labelvar.plots.sweeps import prior_text
@@ -29,7 +30,7 @@ def eight():
                                       df["strong"])
         tasks[f"t{k}"] = (df[[f"gt{i}" for i in range(1, 6)]], preds)
     return stratify(tasks, humans=["human1", "human2", "human3"], bins=[0.5, 0.7, 0.9, 1.0],
-                    n_boot=0).table
+                    intervals=Intervals(n_resamples=0)).table
 
 
 def test_palette_is_distinct_for_eight_series():
@@ -72,7 +73,7 @@ def test_power_figure_states_its_scenario_and_separates_k(drawn):
     sc = D.Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85, delta=0.05,
                     error_correlation=0.3, min_agreement=0.8, cost_per_annotation=0.5)
     res = D.plan_study(sc, panel_sizes=[3, 5, 7, 9], replicates=0)
-    fig = drawn(plots.plot_power_curves(res.curves, res.evaluated, res.plans,
+    fig = drawn(plots.plot_power_curves(res.curves, res.evaluated, res.table,
                                         scenario=res.scenario))
     title = fig.get_suptitle()
     assert title.startswith("Two systems: detect an accuracy gain of 0.05")

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 from labelvar import bin_tests, paired_test, plots, stratify
+from labelvar.evaluation.stratified import Intervals, Paper
 from labelvar.inference import stars as to_stars
-from labelvar.io import synthetic_panel
+from labelvar.io import TaskData, synthetic_panel
 from labelvar.plots.stratified import AGREEMENT
 
 from .conftest import legend_texts
@@ -22,7 +23,7 @@ def table():
         df = synthetic_panel(150, seed=seed).set_index("item")
         tasks[f"task{k}"] = (df.filter(like="gt"), df[["strong", "weak", "coin", "human1",
                                                       "human2"]])
-    return stratify(tasks, humans=["human1", "human2"], n_boot=0).table
+    return stratify(tasks, humans=["human1", "human2"], intervals=Intervals(n_resamples=0)).table
 
 
 def test_stratified_scores_draws_table_values(table, drawn):
@@ -166,7 +167,8 @@ def snli_like():
     panel[:2] = [[0, 0, 0, 1, None], [2, 2, 2, 0, None]]
     preds = {s: np.where(rng.random(n) < q, truth, (truth + 2) % 3)
              for s, q in (("roberta", 0.9), ("bert", 0.85))}
-    return stratify(panel, preds, simulated_human=3, n_boot=50, task="snli").table
+    return stratify({"snli": TaskData(panel, preds)}, intervals=Intervals(n_resamples=50),
+                    paper=Paper(replicates=3)).table
 
 
 def test_one_task_scores_figure_keeps_legend_and_title_inside(snli_like, drawn):
@@ -189,7 +191,7 @@ def test_small_bins_are_drawn_open_and_said_to_enter_no_test(snli_like, drawn):
     fig = drawn(plots.plot_stratified_scores(t, "accuracy"))
     ax = fig.axes[0]
     marks = {ln.get_gid(): ln for ln in ax.get_lines() if str(ln.get_gid()).startswith("small:")}
-    assert set(marks) == {"small:roberta", "small:bert", "small:H'"}
+    assert set(marks) == {"small:roberta", "small:bert", "small:H'-loo"}
     order = [x.get_text().split("\n")[0] for x in ax.get_xticklabels()]
     for name, ln in marks.items():
         row = t[(t.system == name[6:]) & (t.stratum == "0.75") & (t.metric == "accuracy")]
@@ -231,3 +233,43 @@ def test_delta_figure_says_when_its_tests_assume_too_much(table, drawn):
     assert _inside(fig) == []
     one = table[table.system == "strong"]  # one value per task: nothing to say
     assert "not independent" not in bin_tests(one, metric="f1").table.note.iloc[0]
+
+
+def test_simulated_human_reference_is_the_leave_one_out_one_everywhere(drawn):
+    """Issue 31: the score figure drew the self-inclusive H' while the table's delta_human
+    and the delta figure used H'-loo, all labelled "H'". The reference is one thing (the
+    one delta_human uses) and its label says which."""
+    df = synthetic_panel(150, seed=0).set_index("item")
+    t = stratify(df.filter(like="gt"), df[["strong"]], intervals=Intervals(n_resamples=0),
+                 paper=Paper(replicates=5)).table
+    sub = t[(t.metric == "accuracy") & (t.stratum != "all")]
+    loo = sub[sub.role == "H'-loo"].score.to_numpy()
+    self_incl = sub[sub.role == "H'"].score.to_numpy()
+    assert not np.allclose(loo, self_incl)  # the two differ here
+    strong = sub[sub.system == "strong"]
+    np.testing.assert_allclose(strong.delta_human, loo - strong.score.to_numpy())
+    fig = drawn(plots.plot_stratified_scores(t, "accuracy"))
+    ax = fig.axes[0]
+    (ref,) = [c for c in ax.containers if c.get_label().startswith("H′")]
+    np.testing.assert_allclose(ref.lines[0].get_ydata(), loo)
+    assert ref.get_label().startswith("H′ (leave-one-out): simulated human")
+    texts = legend_texts(fig)
+    assert "vertical line: Δ = H′ (leave-one-out) − system" in texts
+    delta = drawn(plots.plot_delta_by_bin(t, "accuracy"))
+    assert delta.axes[0].get_ylabel().startswith("Δ = H′ (leave-one-out) − system")
+    # the self-inclusive H' alone (Paper(leave_one_out=False)) is named as such
+    t2 = stratify(df.filter(like="gt"), df[["strong"]], intervals=Intervals(n_resamples=0),
+                  paper=Paper(replicates=5, leave_one_out=False)).table
+    fig2 = drawn(plots.plot_stratified_scores(t2, "accuracy"))
+    assert any(c.get_label().startswith("H′ (self-incl.)") for c in fig2.axes[0].containers)
+
+
+def test_single_task_score_figure_gives_its_axes_the_room(drawn):
+    """Issue 31: one task's score figure squeezed its axes into a third of its height (the
+    legend, title and S/m ticks took the rest); the figure now grows for them."""
+    df = synthetic_panel(150, seed=0).set_index("item")
+    t = stratify(df.filter(like="gt"), df[["strong", "weak", "human1"]], humans=["human1"],
+                 intervals=Intervals(n_resamples=0)).table
+    fig = drawn(plots.plot_stratified_scores(t, "accuracy"))
+    box = fig.axes[0].get_position()
+    assert box.height >= 0.45 and box.height * fig.get_figheight() >= 2.0

@@ -142,6 +142,8 @@ def _design_settings(args) -> dict:
 
 def _run_design(args) -> int:
     from labelvar import design
+    from labelvar.design._planner import plans_markdown
+    from labelvar.design._questions import question_from
 
     st = _design_settings(args)
     pilot = st.pop("pilot", None)
@@ -163,13 +165,15 @@ def _run_design(args) -> int:
         st["theta"] = fit.prior
         st.setdefault("n_labels", fit.n_labels)
         print(fit.summary(), file=sys.stderr)
-    scenario = design.Scenario(**st)
-    result = design.plan_study(scenario, **plan_kw)
+    for key in ("cost_per_item", "cost_per_annotation"):  # the plan's, not the question's
+        if key in st:
+            plan_kw[key] = st.pop(key)
+    result = design.plan_study(question_from(st), **plan_kw)
     if args.format == "csv":
-        sys.stdout.write(result.plans.to_csv(index=False))
-        print(result.message, file=sys.stderr)
+        sys.stdout.write(result.table.to_csv(index=False))
+        print(result.describe(), file=sys.stderr)
     else:
-        print(result.to_markdown())
+        print(plans_markdown(result))
     if args.out:
         from labelvar import report
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import re
 import sys
 
@@ -10,6 +11,22 @@ from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import _floats, _print_table, _strs, _write
 
 # --------------------------------------------------------------------------- stratify
+#: flags renamed to the one vocabulary: old spelling -> new one (the old is refused, naming it)
+RENAMED = {"--n-boot": "--n-resamples", "--boot-raters": "--resample-raters"}
+
+
+class _Renamed(argparse.Action):
+    """An old flag: refused with one line naming its new spelling (exit 2)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        kwargs.update(nargs="?", help=argparse.SUPPRESS, default=None)
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        raise ValueError(f"{option_string} is now {RENAMED[option_string]} (the one name "
+                         "for bootstrap resamples everywhere)")
+
+
 #: input layouts (labelvar.io.LAYOUTS; kept here so building the parser imports no pandas)
 _LAYOUTS = ("auto", "wide", "long", "jsonl", "raters")
 
@@ -134,9 +151,12 @@ def _add_stratify(sub) -> None:
                    help="items some system has no prediction for: error, or drop (counted)")
     p.add_argument("--confidence-level", type=float, default=CONFIDENCE_LEVEL,
                    help=f"of every interval (default {CONFIDENCE_LEVEL:g})")
-    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for F1 CIs")
-    p.add_argument("--boot-raters", action="store_true",
+    p.add_argument("--n-resamples", type=int, default=1000,
+                   help="bootstrap resamples for F1 CIs and the bootstrap tests (0: none)")
+    p.add_argument("--resample-raters", action="store_true",
                    help="bootstrap over items and each item's panel votes (all CIs)")
+    for old in RENAMED:
+        p.add_argument(old, action=_Renamed, dest=f"_renamed{old.replace('-', '_')}")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the bootstrap, tie breaks and simulated humans")
     p.add_argument("--compare", type=_strs, default=None, metavar="A,B",
@@ -157,17 +177,18 @@ _STRATIFY_FLAGS = {"files": "FILE", "layout": "--layout", "humans": "--humans", 
                    "predictions": "--predictions",
                    "pred_item": "--pred-item", "labels": "--labels", "pos_label": "--pos-label",
                    "missing": "--missing-predictions", "panel_counts": "--panel-counts",
-                   "simulated_human": "--simulated-human", "min_bin_size": "--min-bin-size",
-                   "confidence_level": "--confidence-level", "n_boot": "--n-boot",
+                   "replicates": "--simulated-human", "min_bin_size": "--min-bin-size",
+                   "confidence_level": "--confidence-level", "n_resamples": "--n-resamples",
                    "bins": "--bins", "metrics": "--metrics", "p_d_one": "--p-d-one",
                    "human_round": "--human-round", "tasks": "--tasks", "systems": "--systems",
                    "panel": "--panel", "task_column": "--task-column", "group_sep": "--group-sep",
                    "seed": "--seed", "compare": "--compare", "ordinal": "--ordinal",
                    "aggregation": "--aggregation", "probabilities": "--probabilities",
-                   "prob_field": "--prob-field", "boot_raters": "--boot-raters",
+                   "prob_field": "--prob-field", "resample_raters": "--resample-raters",
                    "recode": "--recode", "pred_classes": "--pred-classes",
                    "tie_rule": "--tie-rule", "leave_one_out": "--leave-one-out",
-                   "panel_loo": "--panel-loo", "skill_model": "--skill-model",
+                   "leave_one_rater_out": "--panel-loo", "expected_skill": "--skill-model",
+                   "model": "--skill-model",
                    "parse": "--pred-parse", "task_field": "--pred-task",
                    "samples": "--pred-samples",
                    # (load_tasks' records: io.Columns, io.Predictions)
@@ -258,6 +279,14 @@ def _run_stratify(args) -> int:
         rest = [h for h in _strs(args.humans) if not any(n.startswith(f"{h}_") for n in named)]
         humans = named + [h for h in (io.select_columns(loaded, rest, "humans") if rest else [])
                           if h not in named]
+        # a rater matched by both (a name and a glob: --systems m,h1 --humans 'h*') was
+        # silently a human only; it is one or the other
+        both = [h for h in humans if any(fnmatch.fnmatchcase(h, pat)
+                                         for pat in _strs(args.systems))]
+        if both:
+            raise ValueError(f"--humans: {both[0]!r} is also matched by --systems; a rater is "
+                             "evaluated as a system or as a human, not both (leave it out of "
+                             "one of the two)")
         sampled = any(td.samples for td in data.values())
         if args.metrics is None and sampled:  # their shares against the panel's, too
             metrics = metrics + [m for m in ("cross_entropy", "total_variation")
@@ -266,17 +295,24 @@ def _run_stratify(args) -> int:
             metrics = [m for m in metrics if m not in st.LABEL_METRICS] or metrics
         with warnings.catch_warnings(record=True) as scoring:
             warnings.simplefilter("always", st.DataNoteWarning)
+            truth = st.Truth(aggregation=args.aggregation, tie_rule=args.tie_rule)
+            intervals = st.Intervals(n_resamples=args.n_resamples,
+                                     confidence_level=args.confidence_level,
+                                     resample_raters=args.resample_raters,
+                                     min_bin_size=args.min_bin_size)
+            paper = st.Paper(replicates=args.simulated_human, leave_one_out=args.leave_one_out,
+                             p_d_one=args.p_d_one, human_round=args.human_round)
+            labels = st.Labels(args.labels, pos_label=args.pos_label, ordinal=args.ordinal)
             result = st.stratify(
-                data, humans=humans, pos_label=args.pos_label, labels=args.labels,
-                bins=args.bins, metrics=metrics, simulated_human=args.simulated_human,
-                leave_one_out=args.leave_one_out, panel_loo=args.panel_loo,
-                skill_model=args.skill_model, p_d_one=args.p_d_one,
-                human_round=args.human_round, tie_rule=args.tie_rule,
-                missing=args.missing_predictions, confidence_level=args.confidence_level,
-                n_boot=args.n_boot, boot_raters=args.boot_raters, seed=args.seed,
-                panel_counts=counts, min_bin_size=args.min_bin_size, ordinal=args.ordinal,
-                aggregation=args.aggregation, agreement=not args.no_agreement,
-                compare=args.compare, progress=None, recode=args.recode)
+                data, humans=humans, labels=labels, bins=args.bins, metrics=metrics,
+                truth=truth, intervals=intervals, paper=paper,
+                missing=args.missing_predictions, seed=args.seed, recode=args.recode)
+            if args.panel_loo:
+                result = result.leave_one_rater_out()
+            if args.skill_model is not None:
+                result = result.expected_skill(args.skill_model)
+            agreement = None if args.no_agreement else result.agreement()
+            comparisons = result.compare(*args.compare) if args.compare else None
         caught += scoring
     except ValueError as exc:
         msg = str(_flag_error(exc))
@@ -293,8 +329,10 @@ def _run_stratify(args) -> int:
     if args.format == "csv":
         _print_table(result.table, "csv")
     else:
-        _write(report.stratify_markdown(result, compare=across, paired=paired))
+        _write(report.stratify_markdown(result, compare=across, paired=paired,
+                                        agreement=agreement, comparisons=comparisons))
     if args.out:
-        paths = report.write_stratify_report(result, args.out, compare=across, paired=paired)
+        paths = report.write_stratify_report(result, args.out, compare=across, paired=paired,
+                                             agreement=agreement, comparisons=comparisons)
         print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}", file=sys.stderr)
     return 0

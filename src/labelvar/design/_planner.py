@@ -36,9 +36,10 @@ class DesignResult:
     Attributes
     ----------
     scenario : Scenario
-    plans : pandas.DataFrame
-        One row per panel size K: the planned N (``n_rule``) and both crossings (see
-        :func:`plan_study`).
+        The question as the planner's internal scenario (with the plan's costs).
+    table : pandas.DataFrame
+        The plans: one row per panel size K, the planned N (``n_rule``) and both
+        crossings (see :func:`plan_study`).
     bins : pandas.DataFrame
         Expected items per observed-agreement bin (top votes / K) at each plan.
     curves : pandas.DataFrame
@@ -46,29 +47,34 @@ class DesignResult:
     evaluated : pandas.DataFrame
         The simulated verification of each plan: (K, N), exact and simulated power,
         Monte Carlo SE and z.
-    message : str
-        One-line conclusion (the recommended plan, or that none meets the target).
     seed : int or None
         The int seed of the simulation (pass it again to repeat the plan).
+
+    :meth:`describe` gives the one-line conclusion (the recommended plan, or that none
+    meets the target).
     """
 
     scenario: Scenario
-    plans: pd.DataFrame
+    table: pd.DataFrame
     bins: pd.DataFrame
     curves: pd.DataFrame
     evaluated: pd.DataFrame
-    message: str
+    _conclusion: str = dataclasses.field(repr=False, default="")
     seed: int | None = None
+
+    def describe(self) -> str:
+        """The one-line conclusion: the recommended plan, or that none meets the target."""
+        return self._conclusion
 
     @property
     def found(self) -> bool:
         """Whether some plan meets the target."""
-        return bool(self.plans["meets_target"].any())
+        return bool(self.table["meets_target"].any())
 
     @property
     def recommended(self) -> pd.Series | None:
         """The recommended plan (cheapest meeting the target), or None."""
-        rows = self.plans[self.plans["recommended"]]
+        rows = self.table[self.table["recommended"]]
         return None if rows.empty else rows.iloc[0]
 
     def _shown(self) -> dict:
@@ -76,29 +82,35 @@ class DesignResult:
         shown = {"question": self.scenario.question}
         if rec is not None:
             shown.update(panel_size=int(rec["panel_size"]), n_items=int(rec["n_items"]))
-        shown.update(plans=self.plans, found=self.found, seed=self.seed)
+        shown.update(table=self.table, found=self.found, seed=self.seed)
         return shown
 
     def _shown_tables(self) -> dict:
-        return {"plans": self.plans, "bins": self.bins, "evaluated": self.evaluated}
+        return {"table": self.table, "bins": self.bins, "evaluated": self.evaluated}
 
     def _shown_lines(self) -> list:
-        return [*self.scenario.describe().splitlines(), self.message]
+        return [*self.scenario.describe().splitlines(), self.describe()]
 
-    def to_markdown(self) -> str:
-        """Plans as a markdown table plus the conclusion line."""
-        cols = ["panel_size", "n_items", "annotations", "cost", "power_analytic",
-                "power_simulated", "power_se", "meets_target", "recommended",
-                "n_items_first", "n_items_stable", "p_gt_error", "items_per_bin"]
-        return markdown_table(self.plans[[c for c in cols if c in self.plans]]) + "\n\n" + self.message
+
+#: the columns of the plans the command line prints
+SHOWN_COLUMNS = ("panel_size", "n_items", "annotations", "cost", "power_analytic",
+                 "power_simulated", "power_se", "meets_target", "recommended",
+                 "n_items_first", "n_items_stable", "p_gt_error", "items_per_bin")
+
+
+def plans_markdown(result: DesignResult) -> str:
+    """The plans as a markdown table plus the conclusion line (what ``labelvar design`` prints)."""
+    t = result.table
+    return markdown_table(t[[c for c in SHOWN_COLUMNS if c in t]]) + "\n\n" + result.describe()
 
 
 N_RULES = ("stable", "first")
 
 
-def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
+def plan_study(question, panel_sizes: Sequence[int] | None = None, *,
                n_max: int = 10_000, n_rule: str = "stable", replicates: int = 1000,
-               seed=0, progress: bool | None = None) -> DesignResult:
+               seed=0, progress: bool | None = None, cost_per_item: float = 0.0,
+               cost_per_annotation: float = 1.0) -> DesignResult:
     """Find, for every panel size K, the number of items N that meets the target power.
 
     N is decided by the power P(N) of the chosen test, computed exactly
@@ -116,8 +128,8 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
 
     Parameters
     ----------
-    scenario : Scenario
-        The study.
+    question : Separability, TwoSystems or Precision
+        The study and what it must show (:mod:`labelvar.design`'s question classes).
     panel_sizes : sequence of int or None
         Panel sizes K to consider; default odd K (no ties for L = 2): 1, 3, 5, 7, 9, or
         3, 5, 7, 9 when ``min_agreement > 0`` (one vote gives no observed agreement).
@@ -136,14 +148,18 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
         scan and simulated verification. Default None: only when stderr is a terminal
         (and after a second); False: never.
 
+    cost_per_item, cost_per_annotation : float
+        Cost of one item (e.g. curation) and of one annotation: the plans' ``cost``.
+
     Returns
     -------
     DesignResult
-        Tables ``plans``, ``bins``, ``curves``, ``evaluated`` and a one-line ``message``.
+        Tables ``table`` (the plans), ``bins``, ``curves``, ``evaluated``, and the
+        one-line conclusion ``describe()``.
 
     Notes
     -----
-    Columns of ``plans`` (one row per K): ``n_items`` (per system for the unpaired test,
+    Columns of ``table`` (one row per K): ``n_items`` (per system for the unpaired test,
     whose ``annotations`` and ``cost`` count both item sets), ``annotations`` = N K,
     ``cost`` = N cost_per_item + N K cost_per_annotation, ``power_analytic`` (P(N),
     ``power_method`` "exact" or "normal"), ``power_simulated`` +/- ``power_se`` and
@@ -167,16 +183,23 @@ def plan_study(scenario: Scenario, panel_sizes: Sequence[int] | None = None, *,
     ground truth) label to be told apart from a coin flip at α = 0.05 with power 0.8?
     The power first reaches 0.8 at N = 245 but dips below it again up to N = 257:
 
-    >>> res = plan_study(Scenario("separability", theta=0.7), panel_sizes=[1, 3],
-    ...                  replicates=0)
-    >>> res.plans[["panel_size", "n_items", "n_items_first", "n_items_stable"]]
+    >>> from labelvar.design._questions import Separability
+    >>> res = plan_study(Separability(theta=0.7), panel_sizes=[1, 3], replicates=0)
+    >>> res.table[["panel_size", "n_items", "n_items_first", "n_items_stable"]]
        panel_size  n_items  n_items_first  n_items_stable
     0           1      258            245             258
     1           3      135            119             135
     """
-    sc = scenario
-    if not isinstance(sc, Scenario):
-        raise ValueError(f"scenario must be a Scenario, got {type(sc).__name__}")
+    from labelvar.design._questions import _Question
+
+    if isinstance(question, _Question):
+        sc = question.scenario(cost_per_item=cost_per_item,
+                               cost_per_annotation=cost_per_annotation)
+    elif isinstance(question, Scenario):  # (the planner's internal form; its own costs)
+        sc = question
+    else:
+        raise ValueError("question must be a labelvar.design Separability, TwoSystems or "
+                         f"Precision, got {type(question).__name__}")
     if panel_sizes is None:
         panel_sizes = (1, 3, 5, 7, 9) if sc.min_agreement == 0 else (3, 5, 7, 9)
     ks = V.integer("panel_sizes", np.atleast_1d(panel_sizes), lo=1)

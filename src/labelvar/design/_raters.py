@@ -24,14 +24,15 @@ from labelvar._base import _validate as V
 from labelvar._base._format import count, shown
 
 
-@dataclasses.dataclass(frozen=True)
+@shown
+@dataclasses.dataclass(frozen=True, repr=False)
 class RaterComparison:
-    """Items needed to tell two raters' agreement apart (:func:`compare_raters`).
+    """Items needed to tell two raters apart (:func:`compare_raters`).
 
     Attributes
     ----------
-    agreement_a, agreement_b : float
-        The two raters' agreement with the reference (A the higher).
+    p_d_a, p_d_b : float
+        The two raters' probabilities of matching the reference (A the higher).
     test : str
         ``"paired"`` (both rate the same items, exact McNemar) or ``"unpaired"`` (each its
         own items, pooled two-proportion z-test).
@@ -44,12 +45,10 @@ class RaterComparison:
     power : float
         The exact (or, for large unpaired N, normal: ``power_method``) power at ``n_items``.
     power_method : str
-    message : str
-        One-line conclusion.
     """
 
-    agreement_a: float
-    agreement_b: float
+    p_d_a: float
+    p_d_b: float
     test: str
     alpha: float
     target_power: float
@@ -57,16 +56,37 @@ class RaterComparison:
     n_items_first: int | None
     power: float
     power_method: str
-    message: str
+    n_max: int = 100_000
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """The comparison as one row (every attribute a column)."""
+        return pd.DataFrame([dataclasses.asdict(self)])
+
+    def describe(self) -> str:
+        """One line: the items per rater that tell the two apart, or that none up to n_max do."""
+        hi, lo, n = self.p_d_a, self.p_d_b, self.n_items
+        how = "the same items (exact McNemar)" if self.test == "paired" else \
+            "separate items (pooled z-test)"
+        if n is None:
+            return (f"no N <= {self.n_max} tells p_d {hi:g} from {lo:g} at power "
+                    f"{self.target_power:g} (best {self.power:.4f})")
+        return (f"{count(n, 'item')} per rater tell{'s' if n == 1 else ''} p_d {hi:g} from "
+                f"{lo:g} at power {self.power:.4f} >= {self.target_power:g} "
+                f"({self.power_method}, alpha {self.alpha:g}, {how}; first reached at N = "
+                f"{self.n_items_first})")
+
+    def _shown_lines(self) -> list:
+        return [self.describe()]
 
 
-def compare_raters(agreement_a: float, agreement_b: float, *, test: str = "unpaired",
+def compare_raters(p_d_a: float, p_d_b: float, *, test: str = "unpaired",
                    error_correlation: float = 0.0, alpha: float = 0.05, power: float = 0.8,
                    n_max: int = 100_000) -> RaterComparison:
-    """How many items tell a rater of agreement ``agreement_a`` from one of ``agreement_b``.
+    """How many items tell a rater matching the reference with ``p_d_a`` from one with ``p_d_b``.
 
     Each item is scored once per rater against its reference label (e.g. the panel's
-    majority); a rater is right with its agreement, independently across items. The
+    majority); a rater matches it with its p_d, independently across items. The
     paired test (both rate the same items) is the exact McNemar test, its discordance set
     by ``error_correlation`` (the phi coefficient of the two raters' correctness); the
     unpaired test is the pooled two-proportion z-test with its power summed exactly over
@@ -76,15 +96,17 @@ def compare_raters(agreement_a: float, agreement_b: float, *, test: str = "unpai
 
     Parameters
     ----------
-    agreement_a, agreement_b : float
-        The two agreements, in (0, 1), different.
+    p_d_a, p_d_b : float
+        The two raters' probabilities of matching the reference, in (0, 1), different.
     test : {"unpaired", "paired"}
     error_correlation : float
         Paired test: correlation of the two raters' correctness on an item (0: independent).
     alpha, power : float
         Two-sided significance level and target power.
     n_max : int
-        Largest number of items per rater searched.
+        Largest number of items per rater searched. A comparison whose normal
+        approximation needs more than 1.25 ``n_max`` items is refused at once (the
+        exact scan up to ``n_max`` could only say "none", after minutes).
 
     Returns
     -------
@@ -92,7 +114,7 @@ def compare_raters(agreement_a: float, agreement_b: float, *, test: str = "unpai
 
     Examples
     --------
-    A rater of agreement 0.9 against one of 0.8, each on its own items (CheXpert's
+    A rater matching the reference with p_d 0.9 against one with 0.8, each on its own items (CheXpert's
     benchmark radiologists against a panel member in the 3/4 bin, 0.765 vs 0.738, need
     4019 items each; 2081 on the same items with correctness correlated at 0.5):
 
@@ -103,34 +125,53 @@ def compare_raters(agreement_a: float, agreement_b: float, *, test: str = "unpai
     from labelvar.design._planner import plan_study
     from labelvar.design._scenario import Scenario
 
-    a = float(V.single("agreement_a", V.probability("agreement_a", agreement_a, open_lo=True,
-                                                     open_hi=True)))
-    b = float(V.single("agreement_b", V.probability("agreement_b", agreement_b, open_lo=True,
-                                                     open_hi=True)))
+    a = float(V.single("p_d_a", V.probability("p_d_a", p_d_a, open_lo=True, open_hi=True)))
+    b = float(V.single("p_d_b", V.probability("p_d_b", p_d_b, open_lo=True, open_hi=True)))
     if a == b:
-        raise ValueError(f"agreement_a and agreement_b must differ (no N tells equal raters "
+        raise ValueError(f"p_d_a and p_d_b must differ (no N tells equal raters "
                          f"apart), got {a:g} twice")
     hi, lo = max(a, b), min(a, b)
     V.choice("test", test, ("unpaired", "paired"))
+    n_max = int(V.single("n_max", V.integer("n_max", n_max, lo=1)))
+    need = _normal_n(hi, lo, test, float(error_correlation), float(alpha), float(power))
+    if need > 1.25 * n_max:  # refused in a moment, not after an exact scan of n_max items
+        raise ValueError(f"n_max: telling p_d {hi:g} from {lo:g} apart needs about "
+                         f"{need:,.0f} items per rater (normal approximation), more than "
+                         f"n_max = {n_max:,}; raise n_max or compare raters further apart")
     sc = Scenario("two_systems", theta=1.0, n_labels=2, accuracy_b=lo, delta=hi - lo,
                   error_correlation=error_correlation, test=test, alpha=alpha, power=power)
     res = plan_study(sc, panel_sizes=[1], n_max=n_max, replicates=0, progress=False)
-    row = res.plans.iloc[0]
+    row = res.table.iloc[0]
     found = bool(row["meets_target"])
     n = int(row["n_items"]) if found else None
     first = None if pd.isna(row["n_items_first"]) else int(row["n_items_first"])
-    how = "the same items (exact McNemar)" if test == "paired" else \
-        "separate items (pooled z-test)"
-    msg = (f"{count(n, 'item')} per rater tell{'s' if n == 1 else ''} agreement {hi:g} from {lo:g} at power "
-           f"{float(row['power_analytic']):.4f} >= {power:g} ({row['power_method']}, alpha "
-           f"{sc.alpha:g}, {how}; first reached at N = {first})" if found else
-           f"no N <= {n_max} tells agreement {hi:g} from {lo:g} at power {power:g} (best "
-           f"{float(row['power_analytic']):.4f} at N = {int(row['n_items'])})")
     return RaterComparison(hi, lo, test, sc.alpha, float(power), n, first,
-                           float(row["power_analytic"]), str(row["power_method"]), msg)
+                           float(row["power_analytic"]), str(row["power_method"]), n_max)
 
 
-def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
+def _normal_n(hi: float, lo: float, test: str, rho: float, alpha: float, power: float) -> float:
+    """Items per rater of the normal approximation (two-sided level alpha, the target power).
+
+    Unpaired: the pooled two-proportion z-test; paired: McNemar's on the discordant pairs
+    (p10, p01 from the correctness correlation ``rho``). Only an order of magnitude for
+    refusing hopeless searches; the plan itself is exact.
+    """
+    from scipy import stats
+
+    V.probability("alpha", alpha, open_lo=True, open_hi=True)
+    V.probability("power", power, open_lo=True, open_hi=True)
+    za, zb = stats.norm.isf(alpha / 2), stats.norm.ppf(power)
+    d = hi - lo
+    if test == "paired":
+        p11 = hi * lo + rho * np.sqrt(hi * (1 - hi) * lo * (1 - lo))
+        disc = max((hi - p11) + (lo - p11), d)
+        return float((za * np.sqrt(disc) + zb * np.sqrt(max(disc - d * d, 0.0))) ** 2 / d**2)
+    pbar = (hi + lo) / 2
+    return float((za * np.sqrt(2 * pbar * (1 - pbar))
+                  + zb * np.sqrt(hi * (1 - hi) + lo * (1 - lo))) ** 2 / d**2)
+
+
+def panel_accuracy(model, raters: Sequence, *, tie_rule: str = "random") -> dict:
     """Exact P(a panel's plurality label is the truth) from its raters' skills.
 
     Sums over the truth z (the model's prior), the difficulty node g (its weights) and
@@ -143,9 +184,10 @@ def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
     ----------
     model : labelvar.raters.RaterModel
         Fitted or stated (``RaterModel.from_skill``).
-    panel : sequence
+    raters : sequence of str
         The panel's rater ids (repeat an id for several raters of that skill; an id not
-        in the model is its population rater).
+        in the model is its population rater). A single string is refused (it is one
+        id, not a list of them).
     tie_rule : {"random", "drop"}
         Ties of the plurality: a random tied label, or the item is dropped.
 
@@ -164,12 +206,13 @@ def panel_accuracy(model, panel: Sequence, *, tie_rule: str = "random") -> dict:
     0.896
     """
     V.choice("tie_rule", tie_rule, _panel.TIE_RULES)
-    if isinstance(panel, str) or not hasattr(panel, "__iter__"):
-        raise ValueError(f"panel must be a list of rater ids (repeat an id for raters of one "
-                         f"skill: [{panel!r}] * 3), got {panel!r}")
-    ids = list(panel)
+    if isinstance(raters, (str, bytes)) or not hasattr(raters, "__iter__"):
+        # (a string would be read as one rater per letter)
+        raise ValueError(f"raters must be a list of rater ids, got {raters!r}; "
+                         f"for a panel of K raters of that skill give [{raters!r}] * K")
+    ids = list(raters)
     if not ids:
-        raise ValueError("panel must list at least one rater")
+        raise ValueError("raters must list at least one rater")
     conf = np.exp(np.stack([model.rater_log_conf(r) for r in ids]))  # (K, G, L, L) [k, g, z, l]
     K, G, L = conf.shape[0], conf.shape[1], conf.shape[2]
     prior, weights = np.exp(model.log_prior), np.exp(model.log_weights)
@@ -206,12 +249,17 @@ class PanelChoice:
         ``p_kept``, ``cost_per_item`` (size x cost per vote), ``meets_target``.
     best : pandas.Series or None
         The cheapest row meeting the target (ties: the more accurate).
-    message : str
+
+    :meth:`describe` gives the conclusion.
     """
 
     table: pd.DataFrame
     best: pd.Series | None
-    message: str
+    _conclusion: str = dataclasses.field(repr=False, default="")
+
+    def describe(self) -> str:
+        """The conclusion: the cheapest panel reaching the target, or that none does."""
+        return self._conclusion
 
     def _shown(self) -> dict:
         best = {} if self.best is None else {"option": self.best["option"],
@@ -222,7 +270,7 @@ class PanelChoice:
         return {"table": self.table}
 
     def _shown_lines(self) -> list:
-        return [self.message]
+        return [self.describe()]
 
 
 def cheapest_panel(options: dict, target: float, *, sizes: Sequence[int] = (1, 3, 5, 7, 9),
@@ -253,7 +301,7 @@ def cheapest_panel(options: dict, target: float, *, sizes: Sequence[int] = (1, 3
     >>> expert = RaterModel.from_skill({"accuracy": 0.9})
     >>> c = cheapest_panel({"crowd": (crowd, "skill", 1.0), "expert": (expert, "skill", 5.0)},
     ...                    target=0.95, sizes=range(1, 18, 2))
-    >>> c.message
+    >>> c.describe()
     'cheapest panel reaching accuracy 0.95: 3 x expert (accuracy 0.9720, cost 15 per item)'
     """
     t = float(V.single("target", V.probability("target", target, open_lo=True, open_hi=True)))

@@ -9,6 +9,8 @@ humans H' and H'-loo drawn from the panel's own votes.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from labelvar._base import _metrics
@@ -16,8 +18,22 @@ from labelvar._base import _validate as v
 from labelvar._base._metrics import ORDINAL_METRICS, PROBABILITY_METRICS
 from labelvar.evaluation._tasks import _blocks, _Task, first_vote
 
-
 # --------------------------------------------------------------------------- scores
+
+def bin_agreement(t: _Task, idx) -> float:
+    """The mean observed agreement of the items ``idx``, exact where it can be.
+
+    A bin of one agreement level gets that level itself (3 of 5 votes is 0.6, where a
+    mean of many 0.6 can print 0.5999999999999999); several levels get the correctly
+    rounded mean (:func:`math.fsum`).
+    """
+    a = t.agreement(idx)
+    if a.size == 0:
+        return float("nan")
+    if (a == a[0]).all():
+        return float(a[0])
+    return math.fsum(a.tolist()) / a.size
+
 def _score(metric: str, truth, pred, t: _Task):
     """``metric`` of label codes (shape (..., n)) over the task's declared label set."""
     return _metrics.score(metric, truth, pred, len(t.labels), pos_label=t.pos_label)

@@ -1,14 +1,14 @@
 """Each identified panel rater against the majority of the *other* raters (used by :func:`labelvar.stratify`).
 
 A panel rater scored against a majority that contains its own vote looks better than
-it is (on CheXpert a panel radiologist scores 0.906 so, 0.894 against the other four,
+it is (on CheXpert a panel radiologist scores 0.906 so, 0.894 against the other four (their ties dropped),
 while the benchmark radiologists score 0.896). :func:`rater_majorities` gives, per
 panel rater j, the plurality label of the other K-1 votes of every item j voted on
 (ties by the task's tie rule; with ``"drop"`` a tied item is not scored for j);
 :func:`panel_rows` scores each rater against it (role ``panel-loo``) and, labelled as
 such, against the whole panel's majority (role ``panel-self``). The same (K-1)
 majority is the reference when an evaluated rater is compared with a panel member
-(``stratify(compare=(expert, panel_rater))``), so both are scored on the same items
+(``stratify(...).compare(expert, panel_rater)``), so both are scored on the same items
 against the same labels.
 """
 

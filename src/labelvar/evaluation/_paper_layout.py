@@ -60,7 +60,7 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
     H'-loo is headed ``H' (self-incl.)``.
     Without a ``system`` only the ``H, E, Δ(E−H)`` columns are shown, and ``chance``
     (a uniform guesser's expected score). Rows: per task, the bins in increasing
-    agreement, then ``All``; with a ``system``, only the tasks it has predictions
+    agreement, then ``all``; with a ``system``, only the tasks it has predictions
     for. When some bin is flagged ``small_bin``, a last column ``note`` says which.
 
     Parameters
@@ -86,10 +86,10 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
 
     Examples
     --------
-    >>> from labelvar import stratify
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
     >>> panel = [[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]]
     >>> r = stratify(panel, {"ai": [1, 0, 0, 0], "dr": [1, 1, 0, 1]}, humans=["dr"],
-    ...              metrics=["accuracy"], n_boot=0)
+    ...              metrics=["accuracy"], intervals=Intervals(n_resamples=0))
     >>> t = paper_table(r, "ai")
     >>> t["accuracy E"].round(4).tolist(), t["S"].tolist()
     ([0.6667, 1.0, 0.8333], [2, 2, 4])
@@ -97,7 +97,7 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
     task agreement S     m accuracy AI accuracy H accuracy E
     task      0.67 2 0.500        0.50       0.50       0.67
     task      1.00 2 0.500        1.00       1.00       1.00
-    task       All 4 0.500        0.75       0.75       0.83
+    task       all 4 0.500        0.75       0.75       0.83
     """
     table = _as_table(table)
     lack = [c for c in ("task", "system", "role", "stratum", "S", "m", "metric", "score", "sd",
@@ -126,7 +126,7 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
     out = []
     for (task, stratum), g in groups:
         first = g.iloc[0]
-        row = {"task": task, "agreement": "All" if stratum == "all" else stratum,
+        row = {"task": task, "agreement": stratum,
                "S": int(first.S), "m": float(first.m)}
         for metric in metrics:
             gm = g[g.metric == metric]
@@ -158,11 +158,23 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
     return numbers if digits is None else _as_text(numbers, metrics, hn, ref_role is not None, digits)
 
 
+def _fixed(x: float, digits: int) -> str:
+    """``x`` with ``digits`` decimals, never ``-0.00`` (a value that rounds to 0 is 0).
+
+    Examples
+    --------
+    >>> _fixed(-0.001, 2), _fixed(-0.006, 2), _fixed(0.0, 1)
+    ('0.00', '-0.01', '0.0')
+    """
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def _as_text(numbers: pd.DataFrame, metrics, hn: str, has_ref: bool, digits: int) -> pd.DataFrame:
     """The printed layout of :func:`paper_table`'s numbers: text cells, ``mean±sd``."""
 
     def f(x, d=digits):
-        return "NaN" if not np.isfinite(x) else f"{x:.{d}f}"
+        return "NaN" if not np.isfinite(x) else _fixed(x, d)
 
     text = pd.DataFrame(index=numbers.index)
     refs = {f"{metric} {c}" for metric in metrics for c in (hn, f"Δ({hn}−AI)", f"Δ(E−{hn})")}
@@ -179,7 +191,7 @@ def _as_text(numbers: pd.DataFrame, metrics, hn: str, has_ref: bool, digits: int
         elif col in refs and not has_ref:  # no reference: blank, not NaN
             text[col] = ""
         elif f"{col} sd" in numbers.columns:  # H: mean±sd
-            text[col] = [f(x) + (f"±{sd:.{digits}f}" if np.isfinite(sd) else "")
+            text[col] = [f(x) + (f"±{_fixed(sd, digits)}" if np.isfinite(sd) else "")
                          for x, sd in zip(values, numbers[f"{col} sd"])]
         else:
             text[col] = [f(x) for x in values]

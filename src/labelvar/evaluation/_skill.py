@@ -1,4 +1,4 @@
-"""Each human's skill-based expectation per item (used by :func:`labelvar.stratify`, ``skill_model=``).
+"""Each human's skill-based expectation per item (``StratifiedResult.expected_skill``).
 
 E = p_d assumes an evaluated human is exchangeable with the panel's annotators. With
 identified raters, a rater model (:func:`labelvar.raters.fit_raters`) fitted to the
@@ -16,7 +16,7 @@ import pandas as pd
 
 from labelvar.evaluation._tasks import _Task
 
-#: rater models ``skill_model=`` accepts (:func:`labelvar.raters.fit_raters`)
+#: rater models ``StratifiedResult.expected_skill`` accepts (:func:`labelvar.raters.fit_raters`)
 SKILL_MODELS = ("one_coin", "dawid_skene", "dawid_skene_difficulty")
 
 

@@ -31,6 +31,7 @@ from labelvar.evaluation._bins import (
     _score_conf,
     _simulated,
     _wilson,
+    bin_agreement,
 )
 from labelvar.evaluation._panel_loo import panel_rows
 from labelvar.evaluation._tasks import _tally, _Task
@@ -87,7 +88,7 @@ def _agreement_rows(t: _Task, groups, n_boot, confidence_level, seed) -> pd.Data
                 elif not np.any(counts.sum(axis=1) >= 2):
                     notes.append("no item with 2 votes")
             rows.append(dict(task=t.name, stratum=name,
-                             agreement=np.nan if name == "all" else float(t.agreement(idx).mean()),
+                             agreement=np.nan if name == "all" else bin_agreement(t, idx),
                              S=idx.size, n=counts.shape[0], statistic=stat, score=val,
                              ci_low=lo, ci_high=hi, note="; ".join(notes)))
     return pd.DataFrame(rows, columns=list(AGREEMENT_COLUMNS))
@@ -160,7 +161,7 @@ def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, 
             elif not np.isfinite(row["diff"]):
                 note = "a score is undefined here: no test"
             elif n_boot <= 0:
-                note = "no bootstrap (n_boot=0): no p-value"
+                note = "no bootstrap (n_resamples=0): no p-value"
             if row["small_bin"]:  # small bins enter no test (as in bin_tests, paired_test)
                 row.update(p=np.nan)
                 note = f"small bin (fewer than {min_bin_size} items): no test"
@@ -215,7 +216,7 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
     levels = []
     info = []
     for name, idx in groups[:-1]:
-        agree = float(t.agreement(idx).mean())
+        agree = bin_agreement(t, idx)
         lv = _levels(t, idx, None if pos is None else pos[idx], p_d_one)
         levels.append(lv)
         m = float(np.mean(pos[idx])) if binary else np.nan

@@ -2,7 +2,7 @@ r"""Tests on a stratified table: between agreement bins and between two systems.
 
 Two systems on the *same items* (inside one bin of one task) are compared by
 :func:`mcnemar_exact` (accuracy) and :func:`paired_bootstrap` (any metric);
-:func:`labelvar.stratify` does so with ``compare=(a, b)`` and :func:`holm` adjusts
+``StratifiedResult.compare(a, b)`` does so and :func:`holm` adjusts
 the p-values over all the comparisons made.
 
 :func:`bin_tests` compares the distribution of a gap (over systems and tasks)
@@ -95,6 +95,13 @@ class BinTestResult:
         return {"metric": r.metric, "value": r.value, "stratum_a": r.stratum_a,
                 "stratum_b": r.stratum_b, "welch_p": r.welch_p, "levene_p": r.levene_p}
 
+    def describe(self) -> str:
+        """One line: the two bins, Welch's and Levene's p-values (and why not, if no test)."""
+        r = self.table.iloc[0]
+        note = f" ({r.note})" if isinstance(r.note, str) and r.note else ""
+        return (f"{r.value} ({r.metric}), bin {r.stratum_a} against {r.stratum_b}: Welch "
+                f"p = {r.welch_p:.4g}, Levene p = {r.levene_p:.4g}{note}")
+
     def _shown_tables(self) -> dict:
         return {"table": self.table}
 
@@ -120,6 +127,15 @@ class PairedTestResult:
     system_a: str
     system_b: str
     metric: str
+
+    def describe(self) -> str:
+        """One line: the pooled mean difference a − b and its p-value (or that none was tested)."""
+        pooled = self.table[self.table["stratum"] == "pooled"]
+        head = f"{self.system_a} − {self.system_b} ({self.metric})"
+        if not len(pooled):
+            return f"{head}: {len(self.table)} strata"
+        r = pooled.iloc[0]
+        return f"{head}, pooled over tasks x bins: mean difference {r.mean_diff:.4g}, p = {r.p:.4g}"
 
     def _shown(self) -> dict:
         shown = {"system_a": self.system_a, "system_b": self.system_b, "metric": self.metric}
@@ -460,7 +476,7 @@ class PairedBootstrapResult:
     p: float
 
 
-def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: float = CONFIDENCE_LEVEL,
+def paired_bootstrap(diff, n_items: int, n_resamples: int, rng, *, confidence_level: float = CONFIDENCE_LEVEL,
                      stacked: bool = False) -> PairedBootstrapResult:
     r"""Paired bootstrap of a score difference (resample the items, keep the pairs).
 
@@ -471,14 +487,14 @@ def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: 
         (int array of shape (n,)); with ``stacked`` it receives (B, n) and returns B
         differences at once.
     n_items : int
-    n_boot : int
+    n_resamples : int
         Resamples (0: NaN interval and p-value).
     rng : numpy.random.Generator
     confidence_level : float
     stacked : bool
         ``diff`` accepts stacked resamples (it is given blocks of them, about
         4 million resampled indices at a time: memory stays bounded, and the
-        draws are those of one ``(n_boot, n_items)`` draw).
+        draws are those of one ``(n_resamples, n_items)`` draw).
 
     Returns
     -------
@@ -499,12 +515,12 @@ def paired_bootstrap(diff, n_items: int, n_boot: int, rng, *, confidence_level: 
     """
     n = int(n_items)
     d0 = float(diff(np.arange(n)))
-    if n_boot <= 0 or n == 0:
+    if n_resamples <= 0 or n == 0:
         return PairedBootstrapResult(d0, np.nan, np.nan, np.nan)
     from labelvar.evaluation._bins import boot_chunks
 
-    d = np.empty(int(n_boot))
-    for start, rows in boot_chunks(int(n_boot), n):  # bounded memory, the same draws
+    d = np.empty(int(n_resamples))
+    for start, rows in boot_chunks(int(n_resamples), n):  # bounded memory, the same draws
         draws = rng.integers(0, n, size=(rows, n))
         if stacked:
             d[start:start + rows] = np.asarray(diff(draws), dtype=float)

@@ -42,7 +42,7 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
         Simulated points: ``panel_size, n_items, power_simulated, power_se``; drawn
         with +/- 2 SE bars.
     plans : pandas.DataFrame, optional
-        ``DesignResult.plans``; the recommended plan is marked with a star.
+        ``DesignResult.table``; the recommended plan is marked with a star.
     target : float, optional
         Target power (dashed line).
     title : str, optional

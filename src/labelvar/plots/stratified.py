@@ -101,13 +101,26 @@ def _bin_size_ticks(ax, x, first) -> None:
     ax.set_xticks(x, labels)
 
 
+#: the reference a system is compared with, in the order the table's ``delta_human`` uses
+#: it: the human group, else the leave-one-out simulated human, else the self-inclusive one
+REFERENCE_ROLES = ("H", "H'-loo", "H'")
+#: how each reference is named in a figure (H' always says which H' it is)
+REFERENCE_NAMES = {"H": "H", "H'-loo": "H′ (leave-one-out)", "H'": "H′ (self-incl.)"}
+
+
+def _reference_role(roles) -> str | None:
+    """The reference role among ``roles``: the one ``delta_human`` was computed against."""
+    roles = set(roles)
+    return next((r for r in REFERENCE_ROLES if r in roles), None)
+
+
 def _human_text(g, ref_role) -> str:
     """Legend text of the human reference: what its error bar is."""
     if ref_role == "H":
         names = g.loc[g["role"] == "human", "system"].unique()
         k = f"{len(names)} " if len(names) else ""
         return f"H: mean of {k}humans, bar ± sd across them"
-    return f"{ref_role}: simulated human, bar ± sd over draws"
+    return f"{REFERENCE_NAMES[ref_role]}: simulated human, bar ± sd over draws"
 
 
 def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all: bool = False,
@@ -153,9 +166,9 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
 
     Examples
     --------
-    >>> from labelvar import stratify
+    >>> from labelvar.evaluation.stratified import Intervals, Paper, stratify
     >>> t = stratify([[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]], {"ai": [1, 0, 0, 1]},
-    ...              n_boot=0, simulated_human=2)
+    ...              intervals=Intervals(n_resamples=0), paper=Paper(replicates=2))
     >>> plot_stratified_scores(t, "accuracy").axes[0].get_xlabel()
     'observed agreement (stratum)'
     """
@@ -193,7 +206,8 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
             _random_baseline(metric, first["n_labels"], first["m"])
         if np.isfinite(np.asarray(chance, float)).any():
             ax.plot(x, chance, ":", color="grey", lw=1.2, label="random labeller")
-        ref_role = "H" if (g["role"] == "H").any() else "H'"
+        # the reference the table's delta_human (and the Δ figure) use: H, else H'-loo
+        ref_role = _reference_role(g["role"]) or "H"
         ref = g[g["role"] == ref_role].set_index("stratum").reindex(order)
         if not (g["role"] == ref_role).any():
             ref = ref.iloc[:0]
@@ -222,7 +236,7 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
             any_small |= _open_small(ax, x + off, rows, colors[i], MARKERS[i % len(MARKERS)],
                                      3.5, 3, f"small:{s}")
         if not ref.empty:
-            ref_word = ref_role
+            ref_word = REFERENCE_NAMES[ref_role]
             drawn.add("humans" if ref_role == "H" else "simulated human")
             ref_text = _human_text(g, ref_role)
             ax.errorbar(x, ref["score"].to_numpy(float),
@@ -248,7 +262,7 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
             if lbl not in labels:
                 handles.append(h)
                 labels.append(lbl)
-    labels = [ref_text if lbl in ("H", "H'") and ref_text else lbl for lbl in labels]
+    labels = [ref_text if lbl in REFERENCE_ROLES and ref_text else lbl for lbl in labels]
     for h, lbl in zip(handles, labels, strict=True):
         h.set_label(lbl)
     if any_ci:
@@ -268,7 +282,12 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
         spare.axis("off")
         legend(fig, handles, ax=spare, loc="center")
     else:  # entries are up to ~3 inches wide: as many columns as the figure holds
-        legend(fig, handles, ncol=max(1, min(4, len(handles), int(fig.get_figwidth() // 3.2))))
+        ncol = max(1, min(4, len(handles), int(fig.get_figwidth() // 3.2)))
+        legend(fig, handles, ncol=ncol)
+        # the legend below, the title and the S/m ticks take their own height, not the
+        # panels' (a single task used to get a third of the figure for its axes)
+        rows = -(-len(handles) // ncol)
+        fig.set_figheight(fig.get_figheight() + 0.2 * rows + 0.9)
     if title:
         set_title(fig, title)
     else:
@@ -468,7 +487,7 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     ref = "H"
     if value == "delta_human":
         roles = set(table.loc[table["metric"] == metric, "role"])
-        ref = "H" if "H" in roles else next((r for r in ("H'", "H'-loo") if r in roles), "H")
+        ref = REFERENCE_NAMES[_reference_role(roles) or "H"]
     mlabel = metric_label(metric, sub["n_labels"].unique() if "n_labels" in sub.columns else ())
     vlabel = _VALUE_LABELS.get(value, value).format(ref=ref)
     ax.set_xlabel(_XLABEL)

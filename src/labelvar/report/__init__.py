@@ -81,8 +81,8 @@ def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:
 
     Examples
     --------
-    >>> from labelvar import stratify
-    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0)
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, intervals=Intervals(n_resamples=0))
     >>> [title for title, _ in stratify_blocks(t)]
     ['ai']
     """
@@ -161,9 +161,9 @@ def expected_test_table(result) -> pd.DataFrame | None:
 
     Examples
     --------
-    >>> from labelvar import stratify
-    >>> t = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1]], {"ai": [1, 0, 0]}, n_boot=0,
-    ...              min_bin_size=1)
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1]], {"ai": [1, 0, 0]},
+    ...              intervals=Intervals(n_resamples=0, min_bin_size=1))
     >>> expected_test_table(t)[["metric", "stratum", "n"]].to_numpy().tolist()[:2]
     [['accuracy', '0.67', 1], ['accuracy', '1.00', 1]]
     """
@@ -215,8 +215,10 @@ def _render(res) -> str:
 def _ci(score, lo, hi, digits=3) -> str:
     if not np.isfinite(score):
         return "NaN"
-    text = f"{score:.{digits}f}"
-    return text + (f" [{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(lo) else "")
+    from labelvar.evaluation._paper_layout import _fixed
+
+    text = _fixed(score, digits)
+    return text + (f" [{_fixed(lo, digits)}, {_fixed(hi, digits)}]" if np.isfinite(lo) else "")
 
 
 def _ordered(df: pd.DataFrame) -> pd.DataFrame:
@@ -232,10 +234,10 @@ def agreement_markdown_table(agreement: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from labelvar import stratify
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
     >>> r = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0]], {"ai": [1, 0, 1, 0]},
-    ...              n_boot=0)
-    >>> agreement_markdown_table(r.agreement).columns.tolist()
+    ...              intervals=Intervals(n_resamples=0))
+    >>> agreement_markdown_table(r.agreement().table).columns.tolist()
     ['task', 'stratum', 'S', 'fleiss_kappa', 'alpha_nominal']
     """
     rows = []
@@ -294,15 +296,19 @@ def _show_rows(df: pd.DataFrame, cols) -> pd.DataFrame:
     return out
 
 
-def stratify_markdown(result, *, compare=None, paired=None) -> str:
+def stratify_markdown(result, *, compare=None, paired=None, agreement=None,
+                      comparisons=None) -> str:
     """The stratify report as markdown: one paper-layout table per system, paired tests.
 
-    ``paired`` (from :func:`paired_tests`) is computed from ``compare`` if not given.
+    ``paired`` (from :func:`paired_tests`) is computed from ``compare`` if not given;
+    ``agreement`` (``result.agreement()``) and ``comparisons`` (``result.compare(a, b)``),
+    results or their tables, are added when given.
 
     Examples
     --------
-    >>> from labelvar import stratify
-    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0, metrics=["accuracy"])
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, metrics=["accuracy"],
+    ...              intervals=Intervals(n_resamples=0))
     >>> print(stratify_markdown(t).splitlines()[0])
     ### ai
     """
@@ -325,13 +331,13 @@ def stratify_markdown(result, *, compare=None, paired=None) -> str:
     sampled = samples_markdown(result)
     if sampled:
         parts.append(sampled)
-    agreement = getattr(result, "agreement", None)
+    agreement = getattr(agreement, "table", agreement)
     if agreement is not None and len(agreement):
         what = ("score [bootstrap interval over items]" if agreement["ci_low"].notna().any()
                 else "score; no intervals without bootstrap resamples")
         parts.append(f"### panel agreement ({what})\n"
                      + markdown_table(agreement_markdown_table(agreement)))
-    comps = getattr(result, "comparisons", None)
+    comps = getattr(comparisons, "table", comparisons)
     if comps is not None and len(comps):
         parts.append(comparisons_markdown(comps))
     if paired:
@@ -373,14 +379,14 @@ def _metadata(kind: str, files, **extra) -> str:
                        "files": sorted(p.name for p in files)}, indent=2, default=str)
 
 
-def write_stratify_report(result, out_dir, *, compare=None, paired=None,
-                          figures: bool = True) -> list[Path]:
+def write_stratify_report(result, out_dir, *, compare=None, paired=None, agreement=None,
+                          comparisons=None, figures: bool = True) -> list[Path]:
     """Write a stratify report directory; return the paths written (under ``out_dir``).
 
     Files: ``stratified.csv`` (the tidy table), ``table.md`` (:func:`stratify_markdown`),
     ``excluded.json`` (items left out, by reason), ``agreement.csv`` (the panel's
-    agreement, :attr:`~labelvar.stratified.StratifiedResult.agreement`),
-    ``comparisons.csv`` (two systems on the same items, with ``stratify(compare=...)``),
+    agreement, ``agreement=result.agreement()``), ``comparisons.csv`` (two systems on
+    the same items, ``comparisons=result.compare(a, b)``),
     ``bin_tests.csv``
     (:func:`bin_test_table`), per metric ``scores_<metric>`` and ``delta_<metric>``
     figures; without a human group (systems only: LLM judges, the NLI models of the
@@ -400,6 +406,8 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
         Two systems compared by paired t-tests across tasks.
     paired : dict, optional
         Those tests already computed (:func:`paired_tests`).
+    agreement, comparisons : result or DataFrame, optional
+        ``result.agreement()`` and ``result.compare(a, b)`` (or their tables).
     figures : bool
         Also draw the figures (PNG and PDF).
 
@@ -410,10 +418,10 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from labelvar import stratify
-    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0)
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, intervals=Intervals(n_resamples=0))
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "report"
-    >>> [p.name for p in write_stratify_report(t, out, figures=False)]
+    >>> [p.name for p in write_stratify_report(t, out, agreement=t.agreement(), figures=False)]
     ['stratified.csv', 'table.md', 'excluded.json', 'expected_tests.csv', 'agreement.csv', 'report.json']
     """
     from labelvar import plots
@@ -424,8 +432,9 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
     out = Path(out_dir)
     with replaced_directory(out, allowed=_allowed(STRATIFY_FILES)) as tmp:
         files = [write_results(table, tmp / "stratified.csv"),
-                 atomic_write(tmp / "table.md", stratify_markdown(result, compare=compare,
-                                                                  paired=paired)),
+                 atomic_write(tmp / "table.md", stratify_markdown(
+                     result, compare=compare, paired=paired, agreement=agreement,
+                     comparisons=comparisons)),
                  atomic_write(tmp / "excluded.json",
                               json.dumps(result.excluded, indent=2, default=str))]
         tests = bin_test_table(result)
@@ -436,8 +445,8 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
         e_tests = expected_test_table(result) if judges else None
         if e_tests is not None:
             files.append(write_results(e_tests, tmp / "expected_tests.csv"))
-        for name in ("agreement", "comparisons"):
-            extra_table = getattr(result, name, None)
+        for name, extra_table in (("agreement", agreement), ("comparisons", comparisons)):
+            extra_table = getattr(extra_table, "table", extra_table)
             if extra_table is not None and len(extra_table):
                 files.append(write_results(extra_table, tmp / f"{name}.csv"))
         for metric, res in paired.items():
@@ -513,18 +522,18 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
     out = Path(out_dir)
     with replaced_directory(out, allowed=_allowed(DESIGN_FILES)) as tmp:
         files = [write_results(df, tmp / f"{name}.csv")
-                 for name, df in (("design", result.plans), ("design_bins", result.bins),
+                 for name, df in (("design", result.table), ("design_bins", result.bins),
                                   ("design_evaluated", result.evaluated),
                                   ("design_curves", result.curves))]
         files.append(atomic_write(tmp / "scenario.json",
                                   json.dumps(result.scenario.to_dict(), indent=2, default=str)))
         if figure:
             head, _, sub = result.scenario.describe().partition("\n")  # figures take text
-            fig = plots.plot_power_curves(result.curves, result.evaluated, result.plans,
+            fig = plots.plot_power_curves(result.curves, result.evaluated, result.table,
                                           target=result.scenario.power, title=head, subtitle=sub)
             files += plots.save(fig, tmp / "power")
         files.append(atomic_write(tmp / "report.json",
-                                  _metadata("design", files, message=result.message)))
+                                  _metadata("design", files, message=result.describe())))
     return [out / p.name for p in files]
 
 
