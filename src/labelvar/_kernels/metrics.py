@@ -1,6 +1,6 @@
 """Per-replicate metrics from confusion counts.
 
-The numba twin of :mod:`labelvar._base._metrics` (:func:`metrics_into`, tested equal).
+The numba twin of :mod:`labelvar.metrics` (:func:`metrics_into`, tested equal).
 """
 
 from __future__ import annotations

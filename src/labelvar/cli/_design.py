@@ -109,7 +109,7 @@ def _design_settings(args) -> dict:
     if args.config:
         import yaml
 
-        from labelvar.sweep.config import design_config
+        from labelvar.sweep._config import design_config
 
         path = design_config(args.config)  # a file, else a packaged config by name
         with open(path) as fh:
@@ -141,7 +141,8 @@ def _design_settings(args) -> dict:
 
 
 def _run_design(args) -> int:
-    from labelvar import design
+    from labelvar.design._planner import plan_study
+    from labelvar.design._scenario import Scenario
 
     st = _design_settings(args)
     pilot = st.pop("pilot", None)
@@ -155,7 +156,7 @@ def _run_design(args) -> int:
     if pilot is not None:
         if "theta" in st:
             raise ValueError("give either --theta or --pilot (or a config's theta or pilot), not both")
-        from labelvar.votes.pilot import fit_pilot, read_pilot
+        from labelvar.votes._pilot import fit_pilot, read_pilot
 
         fit = fit_pilot(read_pilot(pilot, field=field, columns=columns, counts=counts,
                                    labels=labels),
@@ -163,15 +164,15 @@ def _run_design(args) -> int:
         st["theta"] = fit.prior
         st.setdefault("n_labels", fit.n_labels)
         print(fit.summary(), file=sys.stderr)
-    scenario = design.Scenario(**st)
-    result = design.plan_study(scenario, **plan_kw)
+    scenario = Scenario(**st)
+    result = plan_study(scenario, **plan_kw)
     if args.format == "csv":
         sys.stdout.write(result.plans.to_csv(index=False))
         print(result.message, file=sys.stderr)
     else:
         print(result.to_markdown())
     if args.out:
-        from labelvar import report
+        from labelvar.report import _writers as report
 
         paths = report.write_design_report(result, args.out)
         print(f"labelvar: wrote {', '.join(str(p) for p in paths)}", file=sys.stderr)

@@ -45,7 +45,7 @@ def _add_raters(sub) -> None:
 
 
 def _run_raters(args) -> int:
-    from labelvar import report
+    from labelvar.report import _writers as report
     from labelvar.report import _raters as rr
 
     if args.out:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _panel
+from labelvar.votes import _panel
 from labelvar._base import _validate as V
 from labelvar._base._format import count, shown
 

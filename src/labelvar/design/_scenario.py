@@ -8,7 +8,7 @@ import math
 from labelvar._base import _validate as V
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import short_float as _g
-from labelvar.votes.priors import ThetaPrior, as_theta_prior, class_prior
+from labelvar.votes._priors import ThetaPrior, as_theta_prior, class_prior
 
 QUESTIONS = ("separability", "two_systems", "precision")
 TIE_RULES = ("random", "drop")
@@ -224,7 +224,7 @@ def correlation_bounds(qa: float, qb: float) -> tuple[float, float]:
 def scenario_text(scenario) -> tuple[str, str]:
     """``(title, subtitle)`` of a planned study: the question, then the test and theta.
 
-    The figures of :mod:`labelvar.plots.design` read it through
+    The figures of :mod:`labelvar.plots._design` read it through
     :meth:`Scenario.describe` (they never import the planner).
 
     Parameters

@@ -89,7 +89,7 @@ def _scored(table: pd.DataFrame, sc: Scenario, K: int) -> pd.DataFrame:
 
 def _one_system(sc: Scenario, K: int, N: int, replicates: int, seed: int, cell: Cell):
     """Separability / precision: the system and the baseline label the same items."""
-    from labelvar.votes.models import Expert, Model, Prior, Random
+    from labelvar.votes._models import Expert, Model, Prior, Random
 
     qa, _ = sc.accuracies
     system = Expert(name="system") if qa is None else Model(accuracy=qa, name="system")
@@ -111,7 +111,7 @@ def _one_system(sc: Scenario, K: int, N: int, replicates: int, seed: int, cell: 
 
 def _joint_counts(sc: Scenario, K: int, N: int, replicates: int, seed: int) -> np.ndarray:
     """Scored items per replicate and (GT, A, B) labels: shape (replicates, L, L, L)."""
-    from labelvar.votes.models import ModelPair
+    from labelvar.votes._models import ModelPair
 
     qa, qb = sc.accuracies
     pair = ModelPair(qa, qb, error_correlation=sc.error_correlation, names=("A", "B"))

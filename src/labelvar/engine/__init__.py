@@ -1,9 +1,9 @@
 """Monte Carlo engine: simulate experts, random and model labellers over parameter grids.
 
-:func:`simulate` validates its input, builds a stable 64-bit key per grid cell
+:func:`labelvar.simulate` validates its input, builds a stable 64-bit key per grid cell
 (from the seed and the cell's parameter values, so a cell gives the same numbers
 alone or inside any bigger grid), calls one compiled (numba) kernel per cell and
-returns a :class:`SimulationResult`: a tidy summary with the exact
+returns a :class:`labelvar.SimulationResult`: a tidy summary with the exact
 expectation beside each Monte Carlo mean, and on request the per-replicate
 tables.
 
@@ -52,9 +52,8 @@ replicate r and B on replicate R + r; the replicates are independent.
 """
 
 from labelvar.engine._rater_panels import simulate_raters
-from labelvar.engine._result import SimulationResult
-from labelvar.engine._simulate import METRICS, RAW_FIELDS, simulate
+from labelvar.engine._simulate import RAW_FIELDS
 from labelvar.engine._summary import PARAM_COLUMNS, SUMMARY_COLUMNS
 
-__all__ = ["simulate", "simulate_raters", "SimulationResult", "METRICS", "PARAM_COLUMNS", "RAW_FIELDS",
-           "SUMMARY_COLUMNS"]
+# labelvar.simulate and labelvar.SimulationResult are top-level names (their one public path)
+__all__ = ["simulate_raters", "PARAM_COLUMNS", "RAW_FIELDS", "SUMMARY_COLUMNS"]

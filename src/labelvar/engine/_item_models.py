@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar._base import _panel
+from labelvar.votes import _panel
 from labelvar.engine._tables import _expected
-from labelvar.votes.models import Model
+from labelvar.votes._models import Model
 
 
 class _ItemTable:

@@ -18,7 +18,7 @@ import types
 
 import numpy as np
 
-from labelvar._base import _panel
+from labelvar.votes import _panel
 from labelvar._base import _validate as V
 from labelvar._base._seeding import as_seed
 from labelvar._kernels import N_FIELDS, TIE_DROP, TIE_RANDOM
@@ -95,8 +95,8 @@ def simulate_raters(model, panel, *, expert=None, skill=None, n_items=100, repli
     (True, 0.7814)
     """
     from labelvar.engine._summary import _raw_table, _summarise, _summary_frame
-    from labelvar.votes.ceilings import _panel_ids, panel_ceilings
-    from labelvar.votes.raters import RaterFit
+    from labelvar.votes._ceilings import _panel_ids, panel_ceilings
+    from labelvar.votes._raters import RaterFit
 
     if isinstance(model, RaterFit):
         model = model.model

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar._base import _metrics, _panel
+from labelvar.metrics import _scores as _metrics
+from labelvar.votes import _panel
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import _Spec
 from labelvar.engine._summary import (
@@ -30,10 +31,10 @@ from labelvar.engine._tables import (
     _Table,
     collapsed_inputs,
 )
-from labelvar.votes.models import Model
-from labelvar.votes.priors import ItemModel
+from labelvar.votes._models import Model
+from labelvar.votes._priors import ItemModel
 
-#: the per-replicate metrics (the one definition: :mod:`labelvar._base._metrics`)
+#: the per-replicate metrics (the one definition: :mod:`labelvar.metrics`)
 METRICS = _metrics.METRICS
 RAW_FIELDS = ("n", "correct", "tp", "fp", "fn", "tn") + METRICS
 _BINARY_MAX_K = 64      # K above this uses the generic kernel (one compile per K otherwise)

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar._base._metrics import METRICS
+from labelvar.metrics._scores import METRICS
 from labelvar.engine._tables import _EPS
 
 #: the parameter columns of every summary row, then the summary's own

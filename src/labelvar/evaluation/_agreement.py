@@ -345,7 +345,7 @@ def dawid_skene(codes, n_labels: int, *, n_iter: int = 100, tol: float = 1e-5):
     >>> post.argmax(axis=1).tolist()
     [0, 1, 0, 1]
     """
-    from labelvar.votes.raters import dawid_skene_codes
+    from labelvar.votes._raters import dawid_skene_codes
 
     return dawid_skene_codes(codes, n_labels, n_iter=n_iter, tol=tol)
 

@@ -37,7 +37,7 @@ def skill_expectations(t: _Task, model: str, seed) -> dict:
     human one more identified rater), then each human is predicted from the panel's
     votes alone.
     """
-    from labelvar.votes.raters import fit_raters
+    from labelvar.votes._raters import fit_raters
 
     humans = [h for h in t.humans if h in t.preds]
     if not humans:

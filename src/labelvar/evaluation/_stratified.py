@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _labels, _metrics, _seeding
+from labelvar._base import _labels, _seeding
+from labelvar.metrics import _scores as _metrics
 from labelvar._base import _validate as v
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import count, result_html, short_repr
@@ -700,7 +701,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         warnings.warn(f"excluded items ({msg})", ExcludedItemsWarning, stacklevel=2)
     comparisons = None
     if compare is not None:
-        from labelvar.evaluation.inference import holm
+        from labelvar.evaluation._inference import holm
 
         comps = [c for c in comps if len(c)]
         if not comps:  # nothing to compare: say so rather than print an empty table

@@ -36,7 +36,7 @@ _XLABEL = "observed agreement (stratum)"
 
 def _stars(p) -> str:
     """Significance stars of a p-value (the display rule of :mod:`labelvar.inference`)."""
-    from labelvar.evaluation.inference import stars
+    from labelvar.evaluation._inference import stars
 
     return stars(float(p))
 
@@ -48,7 +48,7 @@ def _rows(tests) -> pd.DataFrame:
 
 def _strata_order(table) -> list:
     """Bins in agreement order (the :data:`AGREEMENT` column, else the labels' values), ``all`` last."""
-    from labelvar.evaluation.stratified import stratum_order
+    from labelvar.evaluation._stratified import stratum_order
 
     strata = [s for s in stratum_order(table["stratum"]) if s != "all"]
     if AGREEMENT in table.columns:
@@ -59,7 +59,7 @@ def _strata_order(table) -> list:
 
 def _random_baseline(metric: str, n_labels, m) -> np.ndarray:
     """Expected score of the random labeller (coin model at p_d = 1/L, labelvar.analytic)."""
-    from labelvar import analytic
+    from labelvar.analytic import _closed_forms as analytic
 
     n_labels = np.asarray(n_labels, float)
     p_r = analytic.random_accuracy(n_labels)

@@ -89,9 +89,9 @@ def rater_tables(votes: pd.DataFrame, *, model: str, item: str, rater: str, labe
                  tie_rule="random", n_boot: int = 200, confidence_level: float = CONFIDENCE_LEVEL,
                  seed: int = 0, task: str = "task") -> RaterReport:
     """Fit, check and score one task's votes (see the module docstring)."""
-    from labelvar.evaluation.agreement import cross_replication
-    from labelvar.votes.ceilings import panel_ceilings
-    from labelvar.votes.raters import fit_raters
+    from labelvar.evaluation._agreement import cross_replication
+    from labelvar.votes._ceilings import panel_ceilings
+    from labelvar.votes._raters import fit_raters
 
     fit = fit_raters(votes, model=model, item=item, rater=rater, label=label, labels=labels,
                      gold=gold, n_boot=n_boot, confidence_level=confidence_level, seed=seed)

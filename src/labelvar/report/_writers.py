@@ -1,25 +1,4 @@
-"""Report directories: the one place where report files are written.
-
-A report directory holds the tables (CSV), their markdown, the figures (PNG and
-PDF) and ``report.json`` (what was written, by which labelvar version). It is
-built in a temporary sibling directory and renamed into place when complete
-(:func:`labelvar._base._files.replaced_directory`): a rerun into the same directory
-replaces the previous report as a whole, and an interrupted run leaves the
-previous one in place. A directory holding files that are not part of a
-labelvar report is refused rather than replaced.
-
-- :func:`write_stratify_report`: a stratified evaluation (``labelvar stratify --out``);
-- :func:`write_design_report`: a study plan (``labelvar design --out``,
-  ``DesignResult.write``);
-- :func:`write_raters_report`: rater skills, model check, ceilings, κx (``labelvar raters --out``).
-
-:func:`stratify_markdown` is the markdown the command line prints and
-``table.md`` holds.
-
-The folder is the part "report files": this face and ``_raters`` (the ``labelvar raters``
-report). Results are computed below and written here: it may import every part except
-sweeps and the command line.
-"""
+"""The stratify, design and raters report writers (the face is :mod:`labelvar.report`)."""
 
 from __future__ import annotations
 
@@ -66,7 +45,7 @@ def _table(result) -> pd.DataFrame:
 
 
 def _paper_table(result, system):
-    from labelvar.evaluation.stratified import paper_table
+    from labelvar.evaluation._stratified import paper_table
 
     return paper_table(result, system, digits=2)
 
@@ -115,7 +94,7 @@ def paired_tests(result, compare) -> dict:
     if len(compare) != 2:
         raise ValueError(f"compare takes two systems A,B; got {list(compare)!r}")
     table = _table(result)
-    from labelvar.evaluation.inference import paired_test
+    from labelvar.evaluation._inference import paired_test
 
     both = table[table["system"].isin(list(compare))].groupby("metric", sort=False)["system"]
     shared = [m for m, names in both if set(names) >= set(compare)]  # both scored on it
@@ -138,7 +117,7 @@ def bin_test_table(result) -> pd.DataFrame | None:
     [['f1', 'delta_human', '0.60', '1.00'], ['f1', 'score', '0.60', '1.00']]
     """
     table = _table(result)
-    from labelvar.evaluation.inference import bin_tests
+    from labelvar.evaluation._inference import bin_tests
 
     tests = []
     for metric in dict.fromkeys(table["metric"]):
@@ -165,7 +144,7 @@ def expected_test_table(result) -> pd.DataFrame | None:
     >>> expected_test_table(t)[["metric", "stratum", "n"]].to_numpy().tolist()[:2]
     [['accuracy', '0.67', 1], ['accuracy', '1.00', 1]]
     """
-    from labelvar.evaluation.inference import expected_gap_test
+    from labelvar.evaluation._inference import expected_gap_test
 
     table = _table(result)
     sys_rows = table[(table["role"] == "system") & table["expected"].notna()]
@@ -218,7 +197,7 @@ def _ci(score, lo, hi, digits=3) -> str:
 
 
 def _ordered(df: pd.DataFrame) -> pd.DataFrame:
-    from labelvar.evaluation.stratified import _stratum_key
+    from labelvar.evaluation._stratified import _stratum_key
 
     pos = {t: i for i, t in enumerate(dict.fromkeys(df["task"]))}
     key = [(pos[t], _stratum_key(s)) for t, s in zip(df["task"], df["stratum"])]

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar.sweep.config import (
+from labelvar.sweep._config import (
     SweepConfig,
     model_labellers,
     theta_prior_arg,

@@ -385,7 +385,7 @@ def theta_prior_arg(cfg: SweepConfig):
     >>> theta_prior_arg(cfg)
     BetaPrior(a=4.0, b=1.0, lo=None, hi=1.0)
     """
-    from labelvar.votes.priors import as_theta_prior
+    from labelvar.votes._priors import as_theta_prior
 
     tp = cfg.model.theta_prior
     if tp is None:
@@ -408,7 +408,7 @@ def theta_prior_arg(cfg: SweepConfig):
 
 def _validate_with_engine_models(cfg: SweepConfig) -> None:
     """Build the engine's prior and labeller objects: their checks name the problem."""
-    from labelvar.votes import models
+    from labelvar.votes import _models as models
 
     prefix = "model.theta_prior: "
     if cfg.model.theta_prior is not None:
@@ -456,7 +456,7 @@ def model_labellers(cfg: SweepConfig) -> list:
     >>> model_labellers(cfg)
     [Model(accuracy=0.7, sensitivity=None, specificity=None, name='A')]
     """
-    from labelvar.votes import models
+    from labelvar.votes import _models as models
 
     out = []
     for i, mc in enumerate(cfg.labellers.models):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from labelvar._base._files import atomic_write
-from labelvar.sweep.config import (
+from labelvar.sweep._config import (
     FIGURE_FORMATS,
     PLOTS,
     SweepConfig,

@@ -52,7 +52,7 @@ from labelvar.sweep._figures import (
     _mark_running,
     _remove_stale_figures,
 )
-from labelvar.sweep.config import (
+from labelvar.sweep._config import (
     SweepConfig,
     validate,
 )

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _panel
+from labelvar.votes import _panel
 from labelvar._base import _validate as V
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import shown
@@ -154,7 +154,7 @@ def coin_model(theta, n_labels: int = 2, *, labels=None, prior=None, degree: int
     >>> np.exp(m.population_log_conf[0]).round(2).tolist()[0]
     [0.8, 0.1, 0.1]
     """
-    from labelvar.votes.raters import RaterModel
+    from labelvar.votes._raters import RaterModel
 
     lab = tuple(range(int(V.single("n_labels", V.n_labels(n_labels))))) if labels is None \
         else tuple(labels)
@@ -331,7 +331,7 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
     >>> round(float(r.expected), 4), round(float(r.p_bin), 4)   # (.72 .7 + .02 .3) / .74; P(agree) = .74
     (0.6892, 0.74)
     """
-    from labelvar.votes.raters import RaterFit
+    from labelvar.votes._raters import RaterFit
 
     if isinstance(model, RaterFit):
         model = model.model

@@ -14,7 +14,7 @@ Item models (:func:`fit_item_model`) and what a fitted model predicts
 # PilotFit, the shared checks and the predictions), labelvar.votes._pilot_items (item models,
 # built on it) and labelvar.votes._pilot_theta (the θ-prior fit, read_pilot, the vote
 # selection; it hands item-model methods on); import from labelvar.pilot. They may import the
-# priors, the vote enumeration (labelvar._base._panel), validation and the readers
+# priors, the vote enumeration (labelvar.votes._panel), validation and the readers
 # (labelvar.io), never planning, evaluation, figures or the command line.
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _panel
+from labelvar.votes import _panel
 from labelvar._base import _validate as V
 from labelvar.votes._pilot_predict import PilotFit, _item_counts, _pooled_chi2
 
@@ -141,7 +141,7 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     from scipy.special import chdtrc
 
     from labelvar._base import _seeding
-    from labelvar.votes.priors import DirichletItems, DirichletMixture, EmpiricalItems
+    from labelvar.votes._priors import DirichletItems, DirichletMixture, EmpiricalItems
 
     V.choice("method", method, ITEM_METHODS)
     n_starts = int(V.single("n_starts", V.integer("n_starts", n_starts, lo=1)))

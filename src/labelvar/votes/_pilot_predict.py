@@ -13,10 +13,10 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _panel
+from labelvar.votes import _panel
 from labelvar._base import _validate as V
 from labelvar._base._format import Text, shown
-from labelvar.votes.priors import BetaPrior
+from labelvar.votes._priors import BetaPrior
 
 
 @shown
@@ -213,7 +213,7 @@ def predictive(model, counts, n_labels: int | None = None) -> np.ndarray:
     """
     from scipy.special import logsumexp
 
-    from labelvar.votes.priors import ItemModel, as_theta_prior
+    from labelvar.votes._priors import ItemModel, as_theta_prior
 
     c = V.integer("counts", counts, lo=0)
     c = np.atleast_2d(c)

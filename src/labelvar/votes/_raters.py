@@ -270,7 +270,7 @@ class RaterModel:
         >>> round(float(p.items["predicted"].iloc[0]), 4)  # (0.64 .8 + .04 .2) / .68
         0.7647
         """
-        from labelvar.votes.pilot import AgreementPrediction
+        from labelvar.votes._pilot import AgreementPrediction
 
         V.choice("tie_rule", tie_rule, TIE_RULES)
         d = rd.encode(panel_votes, item=item, rater=rater_column, label=label, labels=self.labels,
