@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar import agreement, inference
-from labelvar._base import _metrics
-from labelvar.stratified import stratify
+from labelvar.evaluation import _agreement as agreement
+from labelvar.evaluation import _inference as inference
+from labelvar.metrics import _scores as _metrics
+from labelvar.evaluation._stratified import stratify
 
 sm_ir = pytest.importorskip("statsmodels.stats.inter_rater")
 skm = pytest.importorskip("sklearn.metrics")

@@ -10,6 +10,7 @@ from contextlib import redirect_stdout
 import pandas as pd
 import pytest
 
+import labelvar
 from labelvar import analytic
 from labelvar.cli import main
 
@@ -28,7 +29,7 @@ def test_expect_csv_has_the_closed_forms_for_every_combination():
     t = pd.read_csv(io.StringIO(out))
     assert len(t) == 4
     row = t[(t.p_d == 0.6) & (t.m == 0.1)].iloc[0]
-    assert row.E_F1 == pytest.approx(analytic.expected_f1(0.6, 0.1))
+    assert row.E_F1 == pytest.approx(labelvar.expected_f1(0.6, 0.1))
     assert row.P_acc_ge == pytest.approx(analytic.prob_correct_at_least(0.6, 100, 80))
     assert row.SE == pytest.approx(analytic.accuracy_se(0.6, 100))
     f1 = analytic.exact_f1(0.6, 0.1, 100)

@@ -1,4 +1,4 @@
-"""labelvar.inference: tests between bins and between systems, against scipy and by hand."""
+"""labelvar.evaluation._inference: tests between bins and between systems, against scipy and by hand."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from labelvar.inference import BinTestResult, PairedTestResult, bin_tests, paired_test, stars
-from labelvar.stratified import stratify
+from labelvar.evaluation._inference import BinTestResult, PairedTestResult, bin_tests, paired_test, stars
+from labelvar.evaluation._stratified import stratify
 
 
 def test_stars_levels():

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from labelvar import io
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 from labelvar import io
-from labelvar.agreement import bootstrap_agreement, fleiss_kappa, krippendorff_alpha
+from labelvar.evaluation._agreement import bootstrap_agreement, fleiss_kappa, krippendorff_alpha
 from labelvar.io import _csv
-from labelvar.stratified import ExcludedItemsWarning, stratify
+from labelvar.evaluation._stratified import ExcludedItemsWarning, stratify
 
 
 def _votes_file(tmp_path: Path, name: str, rows: list[list]) -> Path:

@@ -20,7 +20,7 @@ from labelvar import io
 from labelvar._base import _validate
 from labelvar.cli import main
 from labelvar.io import _csv
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 
 def _write(path: Path, text: str) -> Path:

@@ -9,12 +9,13 @@ import warnings
 import numpy as np
 import pytest
 
-from labelvar import Scenario, fit_pilot, plan_study, simulate
-from labelvar._base._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
+from labelvar.design import Scenario
+from labelvar import fit_pilot, plan_study, simulate
+from labelvar.votes._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
 from labelvar.design._power import cell_probabilities
-from labelvar.models import CorrelatedModel, Model
-from labelvar.pilot import predict_agreement, predictive
-from labelvar.priors import DirichletItems, DirichletMixture, EmpiricalItems, ItemModel, as_theta_prior
+from labelvar.votes._models import CorrelatedModel, Model
+from labelvar.votes._pilot import predict_agreement, predictive
+from labelvar.votes._priors import DirichletItems, DirichletMixture, EmpiricalItems, ItemModel, as_theta_prior
 
 
 def test_dirichlet_multinomial_pmf_matches_numerical_integral():

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labelvar import _kernels as K
-from labelvar._base._metrics import METRICS, confusion, score, scores
+from labelvar.metrics._scores import METRICS, confusion, score, scores
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics", reason="scikit-learn (test extra) not installed")
 
@@ -102,7 +102,7 @@ def test_zero_division_nan_macro_over_stacked_matrices():
 
 def test_ordinal_scores_of_no_items_are_nan_without_warning():
     # (numpy's "Mean of empty slice" RuntimeWarning before)
-    from labelvar._base._metrics import ordinal_scores
+    from labelvar.metrics._scores import ordinal_scores
 
     s = ordinal_scores([], [], [], [], 3)
     assert all(np.isnan(float(x)) for x in s.values())

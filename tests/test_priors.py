@@ -1,4 +1,4 @@
-"""The one theta-prior API (labelvar.priors) and the callers that accept it."""
+"""The one theta-prior API (labelvar.votes._priors) and the callers that accept it."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 from scipy import integrate, special, stats
 
-from labelvar.design import Scenario, plan_study
-from labelvar.engine import simulate
-from labelvar.priors import (
+from labelvar.design import Scenario
+from labelvar import plan_study
+from labelvar import simulate
+from labelvar.votes._priors import (
     SUM_TOL,
     BetaPrior,
     DiscretePrior,

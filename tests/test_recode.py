@@ -15,7 +15,7 @@ import pytest
 from labelvar import io
 from labelvar.cli import main
 from labelvar.io import _scales
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 
 def _ratings(seed=0, n=400):

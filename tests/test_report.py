@@ -9,8 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import labelvar
 from labelvar import design as D
 from labelvar import plots, report, stratify
+from labelvar.report._writers import stratify_markdown
 from labelvar._base._files import read_results
 from labelvar.io import synthetic_panel
 
@@ -45,7 +47,7 @@ def test_stratify_report_files(tmp_path, result):
     meta = json.loads((out / "report.json").read_text())
     assert meta["kind"] == "stratify" and "stratified.csv" in meta["files"]
     md = (out / "table.md").read_text()
-    assert md == report.stratify_markdown(result, compare=("strong", "weak"))
+    assert md == stratify_markdown(result, compare=("strong", "weak"))
     assert md.count("### ") == 5 and "### paired t-test strong − weak (f1)" in md
     bt = read_results(out / "bin_tests.csv")
     assert set(zip(bt.metric, bt.value)) == {(m, v) for m in ("f1", "accuracy")
@@ -85,7 +87,7 @@ def test_refuses_a_directory_with_other_files(tmp_path, result):
 
 
 def test_design_report(tmp_path):
-    res = D.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
+    res = labelvar.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
                        replicates=0)
     paths = report.write_design_report(res, tmp_path / "d")
     assert sorted(p.name for p in paths) == names(tmp_path / "d") == sorted(
@@ -118,7 +120,7 @@ def test_a_system_with_probabilities_only_is_named_as_read():
     assert "; systems model;" in r.describe()
     auroc = r.table[(r.table.metric == "auroc") & (r.table.stratum == "all")]
     assert auroc.system.tolist() == ["model"]
-    md = report.stratify_markdown(r)
+    md = stratify_markdown(r)
     assert "(no systems)" not in md
     assert md.startswith("### panel vs humans (no system with labels; systems' other metrics")
 
@@ -127,12 +129,12 @@ def test_headings_promise_intervals_only_when_there_are_some():
     """With n_boot=0 there is no interval: the headings used to announce one anyway."""
     panel = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1], [0, 0, 1]] * 4
     preds = {"s": [1, 0, 0, 1, 0, 1] * 4}
-    md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
+    md = stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
                                            n_boot=0))
     assert "### other metrics (score; no intervals)" in md
     assert "### panel agreement (score; no intervals without bootstrap resamples)" in md
     assert "[" not in md.split("### other metrics")[1]
-    md = report.stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
+    md = stratify_markdown(stratify(panel, preds, metrics=["accuracy", "kappa"],
                                            n_boot=20))
     assert "### other metrics (score [interval])" in md
     assert "### panel agreement (score [bootstrap interval over items])" in md
@@ -143,7 +145,7 @@ def test_macro_f1_is_named_as_such_in_the_markdown():
     NaN): the table now says so; a binary task's block does not."""
     panel = [["e", "e", "n"], ["c", "c", "c"], ["n", "n", "e"], ["e", "e", "e"]] * 5
     r = stratify(panel, {"s": ["e", "c", "e", "n"] * 5}, n_boot=0, task="nli")
-    md = report.stratify_markdown(r)
+    md = stratify_markdown(r)
     assert md.startswith("### s\nf1 of nli: macro-F1 over the task's labels (no positive "
                          "class, so no m and no E)\n\n| task")
     f1 = r.table[(r.table.metric == "f1") & (r.table.stratum == "all")].score.iloc[0]
@@ -151,4 +153,4 @@ def test_macro_f1_is_named_as_such_in_the_markdown():
     maj = ["e", "c", "n", "e"] * 5
     assert f1 == pytest.approx(skm.f1_score(maj, ["e", "c", "e", "n"] * 5, average="macro"))
     binary = stratify([[1, 1, 0], [0, 0, 0]] * 5, {"s": [1, 0] * 5}, n_boot=0)
-    assert "macro-F1" not in report.stratify_markdown(binary)
+    assert "macro-F1" not in stratify_markdown(binary)

@@ -13,9 +13,9 @@ import pytest
 from scipy import stats
 
 from labelvar import io, stratify
-from labelvar.inference import expected_gap_test
+from labelvar.evaluation._inference import expected_gap_test
 from labelvar.io._samples import modal_answer, parse_answer, sample_shares
-from labelvar.stratified import DataNoteWarning
+from labelvar.evaluation._stratified import DataNoteWarning
 
 
 def _panel(n, k=3, labels=(1, 2, 3, 4, 5), seed=0):
@@ -260,7 +260,7 @@ def test_sampled_system_report_section(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = stratify({"t": td}, n_boot=0, metrics=["accuracy"])
-    from labelvar.report import stratify_markdown
+    from labelvar.report._writers import stratify_markdown
 
     md = stratify_markdown(r)
     assert "t: llm: 4 sampled answers per item" in md

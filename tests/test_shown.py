@@ -103,12 +103,12 @@ def test_short_reprs_and_html_of_the_other_results(stratified):
     assert repr(bt) == (f"BinTestResult(metric='accuracy', value='delta_human', stratum_a='0.60', "
                         f"stratum_b='1.00', welch_p={bt.welch_p:.4g}, levene_p={bt.levene_p:.4g})")
 
-    ceil = labelvar.panel_ceilings(labelvar.coin_model(0.8), panel=5, n_items=50)
+    ceil = labelvar.panel_ceilings(labelvar.votes.coin_model(0.8), panel=5, n_items=50)
     assert repr(ceil) == ("Ceilings(ceilings=['exchangeable', 'oracle', 'rater'], K=[5], "
                           "strata=['0.60', '0.80', '1.00', 'all'], table=DataFrame(12 rows x 17 columns))")
     assert "<th>expected</th>" in ceil._repr_html_()
 
-    res = design.plan_study(design.Scenario("separability", theta=0.8), replicates=0)
+    res = labelvar.plan_study(design.Scenario("separability", theta=0.8), replicates=0)
     rec = res.recommended
     assert repr(res) == (f"DesignResult(question='separability', panel_size={int(rec.panel_size)}, "
                          f"n_items={int(rec.n_items)}, plans=DataFrame({len(res.plans)} rows x "

@@ -1,4 +1,4 @@
-"""labelvar.stratified (stratify, its result, paper_table) on small hand-checked data.
+"""labelvar.evaluation._stratified (stratify, its result, paper_table) on small hand-checked data.
 
 Checked against scipy, exact enumeration, the one metrics definition and its numba twin.
 """
@@ -15,7 +15,7 @@ from scipy import stats
 
 import labelvar
 from labelvar import _kernels, analytic
-from labelvar.stratified import (
+from labelvar.evaluation._stratified import (
     COLUMNS,
     ExcludedItemsWarning,
     StratifiedResult,
@@ -624,7 +624,7 @@ def test_multinomial_item_bootstrap_matches_index_resampling():
     row = r.table[(r.table.stratum == "all")].iloc[0]
     truth = (panel.sum(axis=1) >= 3).astype(int)
     idx = rng.integers(0, n, size=(4000, n))
-    from labelvar._base import _metrics
+    from labelvar.metrics import _scores as _metrics
 
     vals = _metrics.score("f1", truth[idx], pred[idx], 2, pos_label=1)
     lo, hi = np.quantile(vals, [0.025, 0.975])

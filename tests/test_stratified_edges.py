@@ -7,7 +7,7 @@ import re
 import pandas as pd
 import pytest
 
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 PANEL = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1]]
 PRED = {"s": [1, 0, 1, 0, 1]}
@@ -92,7 +92,7 @@ def test_ordinal_labels_out_of_order_are_refused():
         stratify(panel, pred, ordinal=True, labels=[1, 3, 2, 4, 5], n_boot=0)
     assert str(info.value) == ("labels: ordinal ratings must be declared in order, got "
                                "[1, 3, 2, 4, 5] (quadratic-weighted kappa weighs by position)")
-    from labelvar.stratified import ExcludedItemsWarning
+    from labelvar.evaluation._stratified import ExcludedItemsWarning
 
     with pytest.warns(ExcludedItemsWarning):  # tied items dropped: no tie break by order
         up = stratify(panel, pred, ordinal=True, labels=[1, 2, 3, 4, 5], n_boot=0,

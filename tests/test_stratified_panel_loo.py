@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 from tests.conftest import row, shared_data
 
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -50,7 +50,7 @@ def test_chexpert_h_needs_per_radiologist_rounding_to_match():
     # without rounding each radiologist's score first, some printed H values differ by 0.01
     root = _need("chexpert_test")
     mod = _script()
-    from labelvar.stratified import stratify
+    from labelvar.evaluation._stratified import stratify
 
     data = mod.load(root)
     t = stratify({"Cardiomegaly": data["Cardiomegaly"]}, humans=mod.HUMANS, p_d_one=0.97,
@@ -298,7 +298,7 @@ def test_dialsummeval_ordinal_per_bin():
 
     root = _need("dialsummeval")
     data = _script("dialsummeval_stratify").build(root, ["rouge-l"])
-    from labelvar.stratified import stratify
+    from labelvar.evaluation._stratified import stratify
 
     r = stratify({"consistency": data["consistency"]}, ordinal=True, n_boot=0)
     t = r.table
@@ -321,7 +321,7 @@ def test_snli_agreement_and_kappa_equal_independent_computations():
     from statsmodels.stats.inter_rater import fleiss_kappa
 
     from labelvar import io
-    from labelvar.stratified import ExcludedItemsWarning, stratify
+    from labelvar.evaluation._stratified import ExcludedItemsWarning, stratify
 
     snli = _need("snli_dev_subset") / "snli_1.0_dev_first1288.jsonl"
     pred = _need("chaosnli/predictions")

@@ -9,7 +9,7 @@ from tests.conftest import row
 
 from labelvar import io
 from labelvar.io import TaskData
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 
 def _task(n=60, seed=0):

@@ -1,4 +1,4 @@
-"""Each human's skill-based expectation beside E (stratify(skill_model=...), labelvar.raters)."""
+"""Each human's skill-based expectation beside E (stratify(skill_model=...), labelvar.votes._raters)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from tests.conftest import row
 
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 
 @pytest.mark.slow

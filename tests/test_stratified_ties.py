@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import row, shared_data
 
 from labelvar import io
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 
 def _most_common(votes):

@@ -16,7 +16,7 @@ import pytest
 
 from labelvar.cli import main
 from labelvar.io import synthetic_panel
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "synthetic_panel.csv"

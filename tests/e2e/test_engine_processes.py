@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 _SCRIPT = """
 import sys
-from labelvar.engine import simulate
+from labelvar import simulate
 df = simulate(p_d=[0.6, 0.9], m=[0.2], n_items=[70], panel_size=[3, 5], mode="panel",
               replicates=257, seed=42, thresholds=[0.6], method="explicit", expected=False,
               parallel=True).summary
@@ -45,7 +45,7 @@ def test_identical_under_one_and_two_threads(tmp_path):
 _CACHED = """
 import json, sys
 from labelvar import _kernels as K
-from labelvar.engine import simulate
+from labelvar import simulate
 simulate(p_d=0.8, n_items=50, replicates=20, seed=1, expected=False, method="collapsed",
          parallel=False)
 print(json.dumps({"hits": sum(K.collapsed_serial.stats.cache_hits.values()),

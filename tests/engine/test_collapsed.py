@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from labelvar._kernels import BINOMIAL_WINDOW
-from labelvar.engine import simulate
+from labelvar import simulate
 from labelvar.engine._spec import _Spec
 from labelvar.engine._tables import _Table, collapsed_inputs
-from labelvar.models import Model, ModelPair
-from labelvar.priors import BetaPrior
+from labelvar.votes._models import Model, ModelPair
+from labelvar.votes._priors import BetaPrior
 
 ASYM = Model(sensitivity=0.9, specificity=0.55, name="asym")
 CASES = [

@@ -6,9 +6,9 @@ import pytest
 from conftest import row as _row
 from scipy import integrate, stats
 
-from labelvar.engine import simulate
-from labelvar.models import CorrelatedModel, Model
-from labelvar.priors import BetaPrior, DiscretePrior
+from labelvar import simulate
+from labelvar.votes._models import CorrelatedModel, Model
+from labelvar.votes._priors import BetaPrior, DiscretePrior
 
 
 def _two_sample_z(a, b):

@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from labelvar import simulate_raters
-from labelvar.ceilings import panel_ceilings
+from labelvar.engine import simulate_raters
+from labelvar.votes._ceilings import panel_ceilings
 from labelvar.engine import SUMMARY_COLUMNS
-from labelvar.raters import RaterModel
+from labelvar.votes._raters import RaterModel
 
 
 def _difficulty_model(n_labels, abilities, sigma=1.2, n_nodes=5, prior=None):

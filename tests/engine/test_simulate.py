@@ -8,10 +8,12 @@ import pytest
 from conftest import row as _row
 from scipy import stats
 
+from labelvar._base import _counts
 import labelvar
 from labelvar import analytic
-from labelvar.engine import SUMMARY_COLUMNS, simulate
-from labelvar.models import Model, ModelPair
+from labelvar.engine import SUMMARY_COLUMNS
+from labelvar import simulate
+from labelvar.votes._models import Model, ModelPair
 
 
 # --------------------------------------------------------------------------- closed forms
@@ -29,7 +31,7 @@ def test_coin_mode_reproduces_closed_forms(method):
         df = simulate(p_d=p_d, m=m, n_items=n, replicates=4000, seed=5, thresholds=[0.7],
                       method=method).summary
         assert (df["method"] == method).all()
-        n_pos = int(analytic.n_positives(m, n))
+        n_pos = int(_counts.n_positives(m, n))
         for lab, (sens, spec) in {"expert": (p_d, p_d), "random": (0.5, 0.5)}.items():
             exact = analytic.exact_binary_metrics(n_pos, n - n_pos, sens, spec)
             for metric in ("accuracy", "precision", "recall", "f1"):

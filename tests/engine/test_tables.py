@@ -7,7 +7,7 @@ import pytest
 
 from labelvar.engine._spec import _Spec
 from labelvar.engine._tables import _alias_table, _composition_tables, _ratio_means, _Table
-from labelvar.models import ModelPair
+from labelvar.votes._models import ModelPair
 
 
 def test_alias_table_reproduces_probabilities():
@@ -178,7 +178,7 @@ def test_expected_f1_equals_the_exact_coin_distribution():
 def test_any_l_kernel_tables_draw_the_exact_joint_distribution(tie_rule):
     """Decoded alias tables = P(slot, truth | c) (the enumeration) x the labellers' rows."""
     from labelvar.engine._tables import _symmetric_tables
-    from labelvar.models import Model
+    from labelvar.votes._models import Model
 
     n_lab, labs = 3, ("expert", "prior", Model(accuracy=0.6, name="A"))
     spec = _Spec.build(0.7, 0.3, 50, n_lab, 4, labs, "panel", 1, 0, (), None, tie_rule, "fixed",
