@@ -2,7 +2,7 @@
 
 Every per-item probability comes from the one vote enumeration
 (:mod:`labelvar.votes._panel`) integrated over the θ prior with its own quadrature
-(:meth:`labelvar.priors.ThetaPrior.nodes`, exact for these polynomials in θ). Because
+(:meth:`labelvar.votes.ThetaPrior.nodes`, exact for these polynomials in θ). Because
 items are independent and identically distributed, the number of scored items is
 Binomial(N, π) and, given it, every correctness count is binomial (or multinomial), so
 the power of each exact test is a finite sum (:func:`exact_power`).

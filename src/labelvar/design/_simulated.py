@@ -2,7 +2,7 @@
 
 Every draw comes from :func:`labelvar.simulate` (panel mode, the scenario's θ prior,
 tie rule and class prior, positives drawn per item): the system and the baseline
-(``separability``, ``precision``) or a :class:`labelvar.models.ModelPair` with
+(``separability``, ``precision``) or a :class:`labelvar.ModelPair` with
 correlated errors (``two_systems``). Per replicate the scored strata (observed
 agreement >= ``min_agreement``) are summed and the test of the exact calculation is
 applied to the counts. A (K, N) has its own stream,
@@ -68,7 +68,7 @@ def simulated_power(sc: Scenario, K: int, N: int, replicates: int, seed: int,
 
 
 def _simulate(sc: Scenario, K: int, N: int, labellers, replicates: int, seed: int, **tables):
-    from labelvar.engine import simulate
+    from labelvar.engine._simulate import simulate
 
     L = sc.n_labels
     return simulate(m=float(sc.m[1]) if L == 2 else 0.5,

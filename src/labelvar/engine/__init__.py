@@ -30,7 +30,7 @@ theta or, as i.i.d. items, with a theta prior integrated out exactly). With a fi
 theta and no ``joint`` output it splits each group's items over (stratum, truth)
 and then each part by one labeller at a time (given the modal class a labeller's
 answer is independent of the votes); otherwise it draws the joint outcome table.
-``"auto"`` takes the collapsed path wherever a :class:`labelvar.models.ModelPair`
+``"auto"`` takes the collapsed path wherever a :class:`labelvar.ModelPair`
 or ``joint=True`` needs it, and for exchangeable items picks the path with the
 lower modelled cost per replicate (the collapsed path's expected number of draws
 against N times the explicit kernel's cost per item; the constants, measured with

@@ -1,13 +1,13 @@
 """Panels drawn from a fitted or stated rater model: an expert's accuracy per agreement bin.
 
 :func:`simulate_raters` draws, per replicate, ``n_items`` items from a
-:class:`labelvar.raters.RaterModel`: truth z ~ ``log_prior``, difficulty node g ~
+:class:`labelvar.RaterModel`: truth z ~ ``log_prior``, difficulty node g ~
 ``log_weights``, each panel rater j's vote ~ ``exp(log_conf[j, g, z])`` (a rater not in
 the model: ``population_log_conf``), the expert's label the same way; the panel's
 plurality (tie rule ``"random"`` or ``"drop"``, as :func:`labelvar.simulate`) is the
 reference and the panel's agreement (top votes / K) the stratum. The kernel is
 :func:`labelvar._kernels.rater_panels.rater_panels` (counter-based, identical on any
-thread count); the ``expected`` column is :func:`labelvar.ceilings.panel_ceilings`'
+thread count); the ``expected`` column is :func:`labelvar.panel_ceilings`'
 exact ``rater`` ceiling of the same panel and expert.
 """
 
@@ -37,7 +37,7 @@ def simulate_raters(model, panel, *, expert=None, skill=None, n_items=100, repli
     ----------
     model : RaterModel or RaterFit
         Fitted (:func:`labelvar.fit_raters`, with item difficulty or without) or stated
-        (:meth:`labelvar.raters.RaterModel.from_skill`).
+        (:meth:`labelvar.RaterModel.from_skill`).
     panel : sequence of rater ids, or int K
         The panel raters (ids not in the model are population raters: fresh raters of
         the fitted population); an int is K population raters.
@@ -47,7 +47,7 @@ def simulate_raters(model, panel, *, expert=None, skill=None, n_items=100, repli
     skill : dict or array, optional
         A stated expert instead of ``expert``: ``{"sensitivity": s, "specificity": t}``,
         ``{"accuracy": a}`` or an L x L confusion matrix (rows: truth); with difficulty
-        it is met as :meth:`RaterModel.rater_log_conf <labelvar.raters.RaterModel>` does.
+        it is met as :meth:`RaterModel.rater_log_conf <labelvar.RaterModel>` does.
     n_items : int
         Items per replicate (>= 1).
     replicates : int
@@ -62,7 +62,7 @@ def simulate_raters(model, panel, *, expert=None, skill=None, n_items=100, repli
         Also return the per-replicate table.
     expected : bool
         Fill ``expected`` (and ``z``) of the accuracy rows from
-        :func:`labelvar.ceilings.panel_ceilings` (exact; NaN when the panel's joint
+        :func:`labelvar.panel_ceilings` (exact; NaN when the panel's joint
         votes cannot be enumerated).
     parallel : bool or None
         The ``prange`` kernel (False: its serial twin; identical numbers). None: by size.
@@ -81,12 +81,12 @@ def simulate_raters(model, panel, *, expert=None, skill=None, n_items=100, repli
     -----
     Given the number of items in a bin, they are i.i.d. from the bin's law, so the mean
     over replicates (with a non-empty bin) of the bin's accuracy estimates the exact
-    :math:`E_b` of :func:`labelvar.ceilings.panel_ceilings`; the ``all`` row (a fixed
+    :math:`E_b` of :func:`labelvar.panel_ceilings`; the ``all`` row (a fixed
     number of items with ``tie_rule="random"``) estimates :math:`\sum_b P(b) E_b`.
 
     Examples
     --------
-    >>> from labelvar.raters import RaterModel
+    >>> from labelvar import RaterModel
     >>> m = RaterModel.from_skill([{"accuracy": 0.9}, {"accuracy": 0.8}, {"accuracy": 0.7},
     ...                            {"accuracy": 0.85}], raters=["a", "b", "c", "e"])
     >>> res = simulate_raters(m, ["a", "b", "c"], expert="e", n_items=200, replicates=400, seed=1)

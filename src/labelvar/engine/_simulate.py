@@ -82,10 +82,10 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
         where each value still gets its rows, with identical numbers).
     labellers : sequence of str or labeller objects
         ``"expert"``, ``"random"``, ``"prior"``, ``"constant"`` (always label
-        1), ``"model"`` (accuracy 0.8) or objects from :mod:`labelvar.models`
+        1), ``"model"`` (accuracy 0.8) or objects from :mod:`labelvar.votes`
         (e.g. ``Model(accuracy=0.7, name="A")``); names must be unique. All
         labellers label the same simulated items. A
-        :class:`labelvar.models.ModelPair` gives two columns (its ``names``)
+        :class:`labelvar.ModelPair` gives two columns (its ``names``)
         with correlated errors; it takes the collapsed path.
     mode : {"coin", "panel"}
         The item model (see the module docstring).
@@ -99,16 +99,16 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
         estimating P(metric >= t).
     theta_prior : prior object, str, tuple, dict or None
         Panel mode: per-item theta drawn from this prior (support inside
-        [1/L, 1]), any spelling of :func:`labelvar.priors.as_theta_prior`: e.g.
+        [1/L, 1]), any spelling of :func:`labelvar.votes.as_theta_prior`: e.g.
         ``("beta", 4, 1)`` or ``"beta:4,1"`` = 1/L + (1 - 1/L) Beta(4, 1),
         ``("mixture", [0.6, 1], [0.3, 0.7])``. A fixed theta
-        (:class:`labelvar.priors.FixedTheta` or a number) is the same as ``p_d``.
-        An item model (:class:`labelvar.priors.ItemModel`, e.g. ``"dirichlet:2,1,0.5"``
+        (:class:`labelvar.FixedTheta` or a number) is the same as ``p_d``.
+        An item model (:class:`labelvar.votes.ItemModel`, e.g. ``"dirichlet:2,1,0.5"``
         or a ``fit_pilot(..., method="dirichlet")`` fit's ``prior``) draws a label
         distribution π per item instead (absolute labels; votes ~ Multinomial(K, π),
         expert = one more draw, models against argmax π): ``m``, ``class_prior`` and
         ``positives`` are then ignored (π defines the classes), the path is explicit
-        (see the item models in :mod:`labelvar.priors`).
+        (see the item models in :mod:`labelvar.votes`).
     tie_rule : {"random", "drop"} or int
         Panel mode: ties of the plurality go to a random tied label, drop the
         item, or go to the given label when it is among the tied ones (random
@@ -229,7 +229,7 @@ def simulate(p_d=None, m=0.5, n_items=100, n_labels=(2,), panel_size=(5,),
     Two systems with correlated errors, paired on the same items (McNemar's
     discordant pairs per replicate from the joint counts):
 
-    >>> from labelvar.models import ModelPair
+    >>> from labelvar import ModelPair
     >>> res = simulate(p_d=0.8, m=0.3, n_items=200, mode="panel", panel_size=3,
     ...                labellers=[ModelPair(0.85, 0.75, error_correlation=0.2)],
     ...                positives="bernoulli", replicates=500, seed=2, joint=True)

@@ -13,7 +13,7 @@ r"""Agreement among the panel's annotators, and ground truth by aggregation.
   (:func:`independent_normalized_kappa`);
 - :func:`dawid_skene`: the Dawid-Skene (1979) EM estimate of each item's label
   posterior from an items x raters code matrix, a wrapper over
-  :mod:`labelvar.raters` in crowd-kit's ``DawidSkene`` setting (majority-vote
+  :mod:`labelvar.votes` in crowd-kit's ``DawidSkene`` setting (majority-vote
   initialisation, the same M-step, E-step and stopping rule; tested against values
   crowd-kit 1.4.2 gives).
 
@@ -328,7 +328,7 @@ def dawid_skene(codes, n_labels: int, *, n_iter: int = 100, tol: float = 1e-5):
 
     Notes
     -----
-    A thin wrapper over the rater models of :mod:`labelvar.raters` (their sparse
+    A thin wrapper over the rater models of :mod:`labelvar.votes` (their sparse
     kernels), in the setting that reproduces crowd-kit 1.4.2's ``DawidSkene``
     (maximum likelihood, no priors); :func:`labelvar.fit_raters` fits the MAP model
     with weak priors, gold items, skills with intervals and a model check. As

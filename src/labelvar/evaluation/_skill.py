@@ -1,7 +1,7 @@
 """Each human's skill-based expectation per item (used by :func:`labelvar.stratify`, ``skill_model=``).
 
 E = p_d assumes an evaluated human is exchangeable with the panel's annotators. With
-identified raters, a rater model (:func:`labelvar.raters.fit_raters`) fitted to the
+identified raters, a rater model (:func:`labelvar.fit_raters`) fitted to the
 panel's and the humans' votes together gives each human's own skill; its
 ``predict_agreement`` is then, per item, P(the human's label = the panel's plurality
 label | the panel's votes), exact under the model. Averaged over a stratum's items it
@@ -16,7 +16,7 @@ import pandas as pd
 
 from labelvar.evaluation._tasks import _Task
 
-#: rater models ``skill_model=`` accepts (:func:`labelvar.raters.fit_raters`)
+#: rater models ``skill_model=`` accepts (:func:`labelvar.fit_raters`)
 SKILL_MODELS = ("one_coin", "dawid_skene", "dawid_skene_difficulty")
 
 

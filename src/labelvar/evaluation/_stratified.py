@@ -10,7 +10,7 @@ plus a Wilson or bootstrap interval and the probability that a random labeller
 scores at least as well. It returns a :class:`StratifiedResult`;
 :func:`paper_table` lays its tidy table out as the paper's Table 3. The tests
 between bins and between systems (Figures 3 and 4) are in
-:mod:`labelvar.inference`.
+:mod:`labelvar.evaluation`.
 
 Every score is computed by the one metrics definition the engine uses too (one
 confusion matrix over the task's declared label set; macro-F1 averages over all its L
@@ -355,7 +355,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         without that member, on the items it voted on.
     skill_model : {"one_coin", "dawid_skene", "dawid_skene_difficulty"}, optional
         With identified raters: fit this rater model
-        (:func:`labelvar.raters.fit_raters`) to the panel's votes and the humans'
+        (:func:`labelvar.fit_raters`) to the panel's votes and the humans'
         labels together, and give each human's accuracy row its skill-based
         expectation ``expected_skill``: the mean over the stratum's items of P(the
         human's label = the panel's plurality | the panel's votes), beside the
@@ -441,7 +441,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
         against the panel mean) and ordinal and interval Krippendorff alpha.
     aggregation : {"majority", "dawid_skene"}
         Ground truth: the plurality label (default), or the mode of the
-        Dawid-Skene posterior (:func:`labelvar.agreement.dawid_skene`; needs one
+        Dawid-Skene posterior (:func:`labelvar.evaluation.dawid_skene`; needs one
         column per rater). With Dawid-Skene the items are binned by the
         posterior probability of their label (default bins
         :data:`POSTERIOR_BINS`), ``agreement`` is the bin's mean posterior, and
@@ -453,8 +453,8 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (), pos_label=N
     compare : (str, str), optional
         Two systems (or a system and a panel rater, see ``panel_loo``) compared on
         the same items per task, stratum and metric
-        (:attr:`StratifiedResult.comparisons`; :func:`labelvar.inference.mcnemar_exact`,
-        :func:`labelvar.inference.paired_bootstrap`).
+        (:attr:`StratifiedResult.comparisons`; :func:`labelvar.evaluation.mcnemar_exact`,
+        :func:`labelvar.evaluation.paired_bootstrap`).
     progress : bool, optional
         Show a progress bar (tqdm, on stderr) over the bins of every task, scored and
         bootstrapped. Default None: only when stderr is a terminal; False: never.

@@ -35,7 +35,7 @@ _XLABEL = "observed agreement (stratum)"
 
 
 def _stars(p) -> str:
-    """Significance stars of a p-value (the display rule of :mod:`labelvar.inference`)."""
+    """Significance stars of a p-value (the display rule of :mod:`labelvar.evaluation`)."""
     from labelvar.evaluation._inference import stars
 
     return stars(float(p))
@@ -308,7 +308,7 @@ def _bracket(ax, x0, x1, y, tick, text, color="black", gid=None):
             color=color, gid=gid and f"label:{gid}")
 
 
-#: what the stars mean (:data:`labelvar.inference.STAR_LEVELS`)
+#: what the stars mean (:data:`labelvar.evaluation._inference.STAR_LEVELS`)
 STARS_TEXT = "stars: * p ≤ 0.05, ** ≤ 0.01,\n*** ≤ 0.001, **** ≤ 0.0001; ns: p > 0.05"
 
 
@@ -595,7 +595,7 @@ def plot_gap_to_expected(table, metric: str = "accuracy", *, tests=None,
         Metric to show.
     tests : pandas.DataFrame or result object, optional
         The paired tests of E against the scores computed by the caller
-        (:func:`labelvar.inference.expected_gap_test`: columns ``stratum, p``); their
+        (:func:`labelvar.evaluation.expected_gap_test`: columns ``stratum, p``); their
         stars are written above each bin.
     title : str, optional
         Figure title (default: what is plotted).
@@ -611,7 +611,7 @@ def plot_gap_to_expected(table, metric: str = "accuracy", *, tests=None,
     Examples
     --------
     >>> import pandas as pd
-    >>> from labelvar.inference import expected_gap_test
+    >>> from labelvar.evaluation import expected_gap_test
     >>> t = pd.DataFrame({"role": "system", "system": "m", "metric": "accuracy",
     ...                   "task": list("abcd") * 2, "stratum": ["0.60"] * 4 + ["1.00"] * 4,
     ...                   "expected": [0.6] * 4 + [1.0] * 4,

@@ -95,7 +95,7 @@ def prior_text(value, n_labels=None) -> str:
 
     The cell holds the prior's ``key()`` (``beta(a=2.0,b=1.0,lo=None,hi=1.0)``), a
     spec (``beta:2,1``) or a prior object; anything
-    :func:`labelvar.priors.as_theta_prior` cannot rebuild is returned as text.
+    :func:`labelvar.votes.as_theta_prior` cannot rebuild is returned as text.
 
     Examples
     --------

@@ -1,9 +1,9 @@
 """The tables of ``labelvar raters``: skills, the model check, ceilings per bin, κx.
 
 One call per task of a long votes file: :func:`labelvar.fit_raters`, its
-:meth:`~labelvar.raters.RaterFit.check`, :func:`labelvar.ceilings.panel_ceilings`
+:meth:`~labelvar.RaterFit.check`, :func:`labelvar.panel_ceilings`
 conditional on the file's panel votes for each target rater, and
-:func:`labelvar.agreement.cross_replication` between two rater groups. The command
+:func:`labelvar.cross_replication` between two rater groups. The command
 line prints :func:`markdown`; :func:`labelvar.report.write_raters_report` writes the
 tables.
 """

@@ -133,7 +133,7 @@ def bin_test_table(result) -> pd.DataFrame | None:
 def expected_test_table(result) -> pd.DataFrame | None:
     """Paired t-tests of E against the systems' scores per bin, for every metric with an E.
 
-    :func:`labelvar.inference.expected_gap_test` per metric (a ``metric`` column
+    :func:`labelvar.evaluation.expected_gap_test` per metric (a ``metric`` column
     first); None when no system row has an expected score.
 
     Examples
@@ -356,7 +356,7 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
 
     Files: ``stratified.csv`` (the tidy table), ``table.md`` (:func:`stratify_markdown`),
     ``excluded.json`` (items left out, by reason), ``agreement.csv`` (the panel's
-    agreement, :attr:`~labelvar.stratified.StratifiedResult.agreement`),
+    agreement, :attr:`~labelvar.StratifiedResult.agreement`),
     ``comparisons.csv`` (two systems on the same items, with ``stratify(compare=...)``),
     ``bin_tests.csv``
     (:func:`bin_test_table`), per metric ``scores_<metric>`` and ``delta_<metric>``

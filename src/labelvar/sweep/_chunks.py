@@ -82,7 +82,7 @@ def plan_chunks(cfg: SweepConfig) -> list[Chunk]:
 
     Examples
     --------
-    >>> from labelvar.config import SweepConfig
+    >>> from labelvar.sweep import SweepConfig
     >>> cfg = SweepConfig()
     >>> cfg.grid.m = [0.1, 0.5]
     >>> cfg.chunk_cells = 16
@@ -152,12 +152,12 @@ def engine_kwargs(cfg: SweepConfig, chunk: Chunk) -> dict:
 
     Examples
     --------
-    >>> from labelvar.config import SweepConfig
+    >>> from labelvar.sweep import SweepConfig
     >>> cfg = SweepConfig()
     >>> kw = engine_kwargs(cfg, plan_chunks(cfg)[0])
     >>> kw["mode"], kw["m"], kw["labellers"], kw["replicates"]
     ('coin', [0.5], ['expert', 'random'], 10000)
-    >>> from labelvar.config import ModelLabellerConfig
+    >>> from labelvar.sweep import ModelLabellerConfig
     >>> cfg.labellers.models = [ModelLabellerConfig(name="A", accuracy=0.7)]
     >>> engine_kwargs(cfg, plan_chunks(cfg)[0])["labellers"][2].name
     'A'
@@ -189,7 +189,7 @@ def check_engine_limits(cfg: SweepConfig) -> None:
 
     Examples
     --------
-    >>> from labelvar.config import SweepConfig
+    >>> from labelvar.sweep import SweepConfig
     >>> cfg = SweepConfig()
     >>> cfg.replicates = 10**12
     >>> check_engine_limits(cfg)  # doctest: +ELLIPSIS

@@ -2,7 +2,7 @@
 
 A Beta or discrete θ prior fitted to pilot votes by maximum likelihood (the item-model
 methods are handed to :func:`labelvar.votes._pilot_items.fit_item_model`); the face is
-:mod:`labelvar.pilot`.
+:mod:`labelvar.votes`.
 """
 
 from __future__ import annotations

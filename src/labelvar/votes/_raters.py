@@ -258,7 +258,7 @@ class RaterModel:
 
         Returns
         -------
-        labelvar.pilot.AgreementPrediction
+        labelvar.votes.AgreementPrediction
             ``items``: ``item``, ``votes``, ``top``, ``n_tied``, ``agreement`` (top /
             votes), ``predicted``, ``bin``; ``bins`` in increasing agreement.
 
@@ -693,7 +693,7 @@ def fit_raters(votes, model: str = "dawid_skene", *, item="item", rater="rater",
 def dawid_skene_codes(codes, n_labels: int, *, n_iter: int = 100, tol: float = 1e-5):
     """crowd-kit 1.4.2's maximum-likelihood Dawid-Skene on an items x raters code matrix.
 
-    The engine of :func:`labelvar.agreement.dawid_skene` (see there).
+    The engine of :func:`labelvar.evaluation.dawid_skene` (see there).
     """
     c = np.asarray(codes, dtype=np.int64)
     if c.ndim != 2:
