@@ -76,9 +76,9 @@ def _run_collect(args) -> int:
 # --------------------------------------------------------------------------- Hydra entry
 def _unknown_keys(node, prefix: str = "") -> list[str]:
     """Keys of a composed config that the schema does not have (``+key=...`` additions)."""
-    from labelvar.sweep._config import schema_keys
-
     from omegaconf import DictConfig
+
+    from labelvar.sweep._config import schema_keys
 
     allowed = schema_keys(prefix)
     out = []
@@ -93,9 +93,9 @@ def _unknown_keys(node, prefix: str = "") -> list[str]:
 
 def _to_config(dcfg):
     """Convert the composed config to :class:`SweepConfig`, refusing keys outside the schema."""
-    from labelvar.sweep._config import schema_keys
-
     from omegaconf import OmegaConf
+
+    from labelvar.sweep._config import schema_keys
 
     unknown = _unknown_keys(dcfg)
     if unknown:
@@ -112,12 +112,12 @@ def _task(dcfg) -> str:
     Exit codes: 2 for bad input (one line; nothing written is lost), 1 when the figures
     failed after the complete table was written (``metadata.json`` says ``figures_failed``).
     """
-    from labelvar.sweep._config import validate
-    from labelvar.sweep._job import run_job, stop_with_parent
-
     from hydra.core.hydra_config import HydraConfig
     from hydra.errors import CompactHydraException
     from hydra.types import RunMode
+
+    from labelvar.sweep._config import validate
+    from labelvar.sweep._job import run_job, stop_with_parent
 
     stop_with_parent()  # a launcher's worker process stops when `labelvar sweep` dies
     cfg = _to_config(dcfg)
@@ -162,9 +162,9 @@ _FIGURES_FAILED = ("labelvar: error: figures failed in the job(s) named above; t
 
 def _hydra_app():
     """Return the ``@hydra.main``-decorated entry point (config dir from :func:`config_dir`)."""
-    from labelvar.sweep._config import config_dir, register_configs
-
     import hydra
+
+    from labelvar.sweep._config import config_dir, register_configs
 
     register_configs()
     return hydra.main(version_base="1.3", config_path=str(config_dir()),
@@ -342,15 +342,15 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None,
     ...
     ValueError: grid.m must be in [0, 1], got 1.5
     """
-    from labelvar.sweep._config import config_dir, register_configs, validate
-    from labelvar.sweep._job import check_engine_limits
-
     import yaml
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from hydra.errors import HydraException
     from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
+
+    from labelvar.sweep._config import config_dir, register_configs, validate
+    from labelvar.sweep._job import check_engine_limits
 
     register_configs()
     if isinstance(overrides, str) or not all(isinstance(o, str) for o in overrides):
@@ -454,11 +454,11 @@ def cli_main(args: Sequence[str]) -> int:
     exit code: 0, 2 for bad input, 1 when a job's figures failed after its complete
     table was written (a multirun runs its other jobs first).
     """
-    from labelvar.sweep._job import PARENT_ENV
-
     from hydra.core.global_hydra import GlobalHydra
     from hydra.core.override_parser.overrides_parser import OverridesParser  # noqa: F401
     from hydra.main import get_args_parser
+
+    from labelvar.sweep._job import PARENT_ENV
 
     args = list(args)
     _exit_without_collecting()

@@ -6,7 +6,8 @@ Top-level names (their one public path is :mod:`labelvar`): ``stratify`` ->
 the rest: the warnings a stratified evaluation gives (:class:`DataNoteWarning`,
 :class:`ExcludedItemsWarning`), the tie rules (:data:`TIE_RULES`), further tests
 (:func:`expected_gap_test`, :func:`mcnemar_exact` -> :class:`McNemarResult`,
-:func:`paired_bootstrap` -> :class:`PairedBootstrapResult`, :func:`holm`), and panel
+:func:`paired_bootstrap` -> :class:`PairedBootstrapResult`, :func:`holm`; the stars the
+figures print for a p-value: :func:`stars`), and panel
 agreement (:func:`fleiss_kappa`, :func:`krippendorff_alpha`, :func:`bootstrap_agreement`,
 :func:`dawid_skene`, :func:`independent_normalized_kappa`).
 
@@ -34,10 +35,11 @@ from labelvar.evaluation._inference import (
     holm,
     mcnemar_exact,
     paired_bootstrap,
+    stars,
 )
 from labelvar.evaluation._stratified import TIE_RULES
 
 __all__ = ["DataNoteWarning", "ExcludedItemsWarning", "McNemarResult", "PairedBootstrapResult",
            "TIE_RULES", "bootstrap_agreement", "dawid_skene", "expected_gap_test", "fleiss_kappa",
            "holm", "independent_normalized_kappa", "krippendorff_alpha", "mcnemar_exact",
-           "paired_bootstrap"]
+           "paired_bootstrap", "stars"]

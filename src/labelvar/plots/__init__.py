@@ -8,7 +8,7 @@ One module per domain, one naming scheme (``plot_*``):
   :func:`plot_delta_by_bin`, :func:`plot_gap_to_expected`, :func:`plot_system_vs_system`
   (stratified reports;
   the tests are computed by the caller and passed in);
-- ``_design.py``: :func:`plot_power_curves` (study planner);
+- ``_design.py``: :func:`plot_power_curves`, :func:`plot_power_sawtooth` (study planner);
 - ``_items.py``: :func:`plot_item_models` (item models against
   held-out votes).
 
@@ -18,8 +18,7 @@ Figures are made without pyplot, so no backend is needed and importing this
 package changes no global matplotlib state.
 """
 
-from labelvar.plots._style import PALETTE, new_figure, save
-from labelvar.plots._design import plot_power_curves
+from labelvar.plots._design import plot_power_curves, plot_power_sawtooth
 from labelvar.plots._items import plot_item_models
 from labelvar.plots._stratified import (
     plot_delta_by_bin,
@@ -27,6 +26,7 @@ from labelvar.plots._stratified import (
     plot_stratified_scores,
     plot_system_vs_system,
 )
+from labelvar.plots._style import PALETTE, new_figure, save
 from labelvar.plots._sweeps import plot_figure1, plot_panel_bias, plot_table1_tails
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "plot_item_models",
     "plot_panel_bias",
     "plot_power_curves",
+    "plot_power_sawtooth",
     "plot_stratified_scores",
     "plot_system_vs_system",
     "plot_table1_tails",
