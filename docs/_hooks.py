@@ -138,8 +138,11 @@ def _documented() -> list[str]:
 
 
 def _names() -> dict[str, str]:
-    """Names (``stratify``, ``labelvar.stratify``, ``TaskData``, the private module path
-    ``labelvar.evaluation._stratified.stratify``) -> their API identifier, the public path."""
+    """Names (``stratify``, ``labelvar.stratify``, ``TaskData``) -> their API identifier.
+
+    A private module's path (``labelvar.evaluation._stratified.stratify``) maps to the
+    public path too.
+    """
     if not _NAMES:
         import importlib
 

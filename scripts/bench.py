@@ -41,10 +41,10 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from labelvar.votes import _panel
 from labelvar.engine import _simulate as sim
 from labelvar.engine import _tables
 from labelvar.engine._spec import _Spec
+from labelvar.votes import _panel
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -88,8 +88,7 @@ def _snli_scenario():
 
 
 def _design_power():
-    from labelvar import plots
-    from labelvar import plan_study
+    from labelvar import plan_study, plots
 
     res = plan_study(_snli_scenario(), panel_sizes=[3, 5, 7, 9], replicates=200, seed=SEED)
     return plots.plot_power_curves(res.curves, res.evaluated, res.plans,
@@ -99,8 +98,8 @@ def _design_power():
 def _design_sawtooth():
     import pandas as pd
 
-    from labelvar.design import Scenario
     from labelvar import plan_study
+    from labelvar.design import Scenario
     from labelvar.design import _power as P
     from labelvar.plots._design import plot_power_sawtooth
 

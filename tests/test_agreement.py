@@ -14,8 +14,8 @@ import pytest
 
 from labelvar.evaluation import _agreement as agreement
 from labelvar.evaluation import _inference as inference
-from labelvar.metrics import _scores as _metrics
 from labelvar.evaluation._stratified import stratify
+from labelvar.metrics import _scores as _metrics
 
 sm_ir = pytest.importorskip("statsmodels.stats.inter_rater")
 skm = pytest.importorskip("sklearn.metrics")

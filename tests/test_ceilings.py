@@ -1,4 +1,4 @@
-"""Three ceilings per agreement bin (labelvar.votes._ceilings): exact enumeration, Monte Carlo, closed forms."""
+"""Three ceilings per agreement bin (labelvar.panel_ceilings): exact enumeration, Monte Carlo, closed form."""
 
 from __future__ import annotations
 

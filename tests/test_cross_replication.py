@@ -1,4 +1,4 @@
-"""Cross-replication reliability κx (Wong, Paritosh & Aroyo 2021): labelvar.evaluation._agreement.cross_replication."""
+"""Cross-replication reliability κx (Wong, Paritosh & Aroyo 2021): labelvar.cross_replication."""
 
 from __future__ import annotations
 

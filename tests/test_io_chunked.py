@@ -17,8 +17,8 @@ import pytest
 
 from labelvar import io
 from labelvar.evaluation._agreement import bootstrap_agreement, fleiss_kappa, krippendorff_alpha
-from labelvar.io import _csv
 from labelvar.evaluation._stratified import ExcludedItemsWarning, stratify
+from labelvar.io import _csv
 
 
 def _votes_file(tmp_path: Path, name: str, rows: list[list]) -> Path:

@@ -19,8 +19,8 @@ import pytest
 from labelvar import io
 from labelvar._base import _validate
 from labelvar.cli import main
-from labelvar.io import _csv
 from labelvar.evaluation._stratified import stratify
+from labelvar.io import _csv
 
 
 def _write(path: Path, text: str) -> Path:

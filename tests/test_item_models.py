@@ -9,11 +9,11 @@ import warnings
 import numpy as np
 import pytest
 
-from labelvar.design import Scenario
 from labelvar import fit_pilot, plan_study, simulate
-from labelvar.votes._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
+from labelvar.design import Scenario
 from labelvar.design._power import cell_probabilities
 from labelvar.votes._models import CorrelatedModel, Model
+from labelvar.votes._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
 from labelvar.votes._pilot import predict_agreement, predictive
 from labelvar.votes._priors import DirichletItems, DirichletMixture, EmpiricalItems, ItemModel, as_theta_prior
 

@@ -6,6 +6,13 @@ from numba import njit
 from scipy import stats
 
 from labelvar import _kernels as K
+from labelvar._kernels.metrics import _finish_replicate
+
+
+def _metrics_into(conf, theta_sum, res):
+    """The engine's metrics of one confusion matrix ``conf[truth, pred]`` into ``res``."""
+    _finish_replicate(conf.reshape((1, 1) + conf.shape), np.full(1, theta_sum),
+                      res.reshape((1, 1, res.shape[0])))
 
 
 @njit(cache=True)
@@ -108,13 +115,13 @@ def test_serial_and_parallel_kernels_identical():
 def test_metrics_binary_and_macro():
     res = np.empty(K.N_FIELDS)
     conf = np.array([[50, 10], [5, 35]], dtype=np.int64)  # truth x pred
-    K.metrics_into(conf, 0.0, res)
+    _metrics_into(conf, 0.0, res)
     assert res[:6].tolist() == [100, 85, 35, 10, 5, 50]
     assert res[6] == pytest.approx(0.85)
     assert res[7] == pytest.approx(35 / 45) and res[8] == pytest.approx(35 / 40)
     assert res[9] == pytest.approx(70 / 85)
     conf3 = np.array([[5, 1, 0], [2, 6, 2], [0, 0, 0]], dtype=np.int64)
-    K.metrics_into(conf3, 0.0, res)
+    _metrics_into(conf3, 0.0, res)
     # scikit-learn macro with zero_division=0 over labels 0, 1, 2
     prec = [5 / 7, 6 / 7, 0.0]
     rec = [5 / 6, 6 / 10, 0.0]
@@ -122,7 +129,7 @@ def test_metrics_binary_and_macro():
     assert res[7] == pytest.approx(np.mean(prec))
     assert res[8] == pytest.approx(np.mean(rec))
     assert res[9] == pytest.approx(np.mean(f1))
-    K.metrics_into(np.zeros((2, 2), dtype=np.int64), 0.0, res)
+    _metrics_into(np.zeros((2, 2), dtype=np.int64), 0.0, res)
     assert res[0] == 0 and np.isnan(res[6:]).all()
 
 

@@ -35,8 +35,10 @@ def test_contracts_kept():
 
 
 @pytest.mark.parametrize(("source", "target", "broken"), [
-    ("engine/_spec.py", "labelvar.evaluation._stratified", "the engine never imports evaluation or planning BROKEN"),
-    ("metrics/_scores.py", "labelvar.votes._panel", "labelvar parts: foundations up to the command line BROKEN"),
+    ("engine/_spec.py", "labelvar.evaluation._stratified",
+     "the engine never imports evaluation or planning BROKEN"),
+    ("metrics/_scores.py", "labelvar.votes._panel",
+     "labelvar parts: foundations up to the command line BROKEN"),
 ])
 def test_an_upward_import_breaks_the_contract(tmp_path, source, target, broken):
     """A copy of the sources with one upward import fails with that import named."""

@@ -20,10 +20,10 @@ import pytest
 
 import labelvar
 from labelvar import cli, sweep
+from labelvar._base import _provenance
 from labelvar.cli import _sweeps as sweep_cli
 from labelvar.cli._main import build_parser
 from labelvar.sweep import _config as config
-from labelvar._base import _provenance
 from labelvar.sweep import _job as _sweep_job
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,9 +12,8 @@ import pytest
 from scipy import stats
 
 from labelvar.design import _power
-from labelvar import design as D
-from labelvar.votes import _panel as P
 from labelvar.engine import _tables as S
+from labelvar.votes import _panel as P
 
 TIES = ("random", "drop", 0, 2)
 

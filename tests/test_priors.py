@@ -9,9 +9,8 @@ import pandas as pd
 import pytest
 from scipy import integrate, special, stats
 
+from labelvar import plan_study, simulate
 from labelvar.design import Scenario
-from labelvar import plan_study
-from labelvar import simulate
 from labelvar.votes._priors import (
     SUM_TOL,
     BetaPrior,

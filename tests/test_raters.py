@@ -12,10 +12,10 @@ from scipy.special import expit
 
 import labelvar
 from labelvar._kernels import raters as rk
-from labelvar.votes._raters import RaterModel, fit_raters
 from labelvar.evaluation._stratified import ExcludedItemsWarning
 from labelvar.votes import _rater_data as rd
 from labelvar.votes import _rater_em as em
+from labelvar.votes._raters import RaterModel, fit_raters
 
 
 def _long(said, raters=None):

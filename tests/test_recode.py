@@ -14,8 +14,8 @@ import pytest
 
 from labelvar import io
 from labelvar.cli import main
-from labelvar.io import _scales
 from labelvar.evaluation._stratified import stratify
+from labelvar.io import _scales
 
 
 def _ratings(seed=0, n=400):

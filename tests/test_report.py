@@ -12,9 +12,9 @@ import pytest
 import labelvar
 from labelvar import design as D
 from labelvar import plots, report, stratify
-from labelvar.report._writers import stratify_markdown
 from labelvar._base._files import read_results
 from labelvar.io import synthetic_panel
+from labelvar.report._writers import stratify_markdown
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "labelvar"
 

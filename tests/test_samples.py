@@ -14,8 +14,8 @@ from scipy import stats
 
 from labelvar import io, stratify
 from labelvar.evaluation._inference import expected_gap_test
-from labelvar.io._samples import modal_answer, parse_answer, sample_shares
 from labelvar.evaluation._stratified import DataNoteWarning
+from labelvar.io._samples import modal_answer, parse_answer, sample_shares
 
 
 def _panel(n, k=3, labels=(1, 2, 3, 4, 5), seed=0):

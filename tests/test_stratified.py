@@ -15,6 +15,7 @@ from scipy import stats
 
 import labelvar
 from labelvar import _kernels, analytic
+from labelvar._kernels.metrics import _finish_replicate
 from labelvar.evaluation._stratified import (
     COLUMNS,
     ExcludedItemsWarning,
@@ -41,6 +42,12 @@ PRED = {
     "dr1": [1, 0, 1, 0, 0, 1, 0, 1],
     "dr2": [0, 0, 1, 1, 0, 1, 0, 1],
 }
+
+
+def _metrics_into(conf, theta_sum, res):
+    """The engine's metrics of one confusion matrix ``conf[truth, pred]`` into ``res``."""
+    _finish_replicate(conf.reshape((1, 1) + conf.shape), np.full(1, theta_sum),
+                      res.reshape((1, 1, res.shape[0])))
 
 
 def _row(t, system, stratum, metric):
@@ -505,13 +512,13 @@ def _from_confusion(conf):
     np.array([[4, 1, 1, 0], [0, 3, 0, 2], [1, 0, 5, 0], [0, 0, 0, 0]]),
 ])
 def test_macro_f1_equals_the_engines_on_the_same_confusion_matrix(conf):
-    """stratify and the engine's kernel (labelvar._kernels.metrics_into) agree."""
+    """stratify and the engine's kernel (labelvar._kernels.metrics._finish_replicate) agree."""
     n_labels = conf.shape[0]
     truth, pred = _from_confusion(conf)
     panel = np.column_stack([truth] * 3)  # unanimous: the majority is ``truth``
     t = tab(panel, {"s": pred}, labels=list(range(n_labels)), n_boot=0)
     res = np.zeros(_kernels.N_FIELDS)
-    _kernels.metrics_into(conf.astype(np.int64), 0.0, res)
+    _metrics_into(conf.astype(np.int64), 0.0, res)
     fields = list(_kernels.FIELDS)
     r = _row(t, "s", "all", "f1")
     assert r.score == pytest.approx(res[fields.index("f1")], rel=1e-12)
@@ -528,7 +535,7 @@ def test_binary_f1_equals_the_engines_on_the_same_confusion_matrix():
     truth, pred = _from_confusion(conf)
     t = tab(np.column_stack([truth] * 3), {"s": pred}, metrics=["f1"], n_boot=0)
     res = np.zeros(_kernels.N_FIELDS)
-    _kernels.metrics_into(conf.astype(np.int64), 0.0, res)
+    _metrics_into(conf.astype(np.int64), 0.0, res)
     assert _row(t, "s", "all", "f1").score == pytest.approx(res[list(_kernels.FIELDS).index("f1")])
     assert _row(t, "s", "all", "f1").score == pytest.approx(70 / 85)
 

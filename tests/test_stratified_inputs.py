@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 from labelvar import bin_tests, paired_test, paper_table
-from labelvar.plots import plot_delta_by_bin, plot_stratified_scores
 from labelvar.evaluation._stratified import DataNoteWarning, stratify
+from labelvar.plots import plot_delta_by_bin, plot_stratified_scores
 
 
 def binary_panel(n=400, k=5, seed=0):

@@ -8,8 +8,8 @@ import pytest
 from tests.conftest import row
 
 from labelvar import io
-from labelvar.io import TaskData
 from labelvar.evaluation._stratified import stratify
+from labelvar.io import TaskData
 
 
 def _task(n=60, seed=0):

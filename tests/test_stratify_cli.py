@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from labelvar.cli import main
-from labelvar.io import synthetic_panel
 from labelvar.evaluation._stratified import stratify
+from labelvar.io import synthetic_panel
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "synthetic_panel.csv"

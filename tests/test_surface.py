@@ -13,7 +13,6 @@ import importlib
 import inspect
 import pkgutil
 import types
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -116,7 +115,8 @@ def test_the_stub_lists_exactly_the_top_level_names():
     assert sorted(names) == sorted(labelvar.__all__)
     for name, module in names.items():
         assert getattr(labelvar, name) is getattr(importlib.import_module(module), name), name
-    parts = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file() and not p.name.startswith("_")}
+    parts = {p.name for p in PACKAGE.iterdir()
+             if (p / "__init__.py").is_file() and not p.name.startswith("_")}
     assert submodules == parts
     assert set(dir(labelvar)) >= set(labelvar.__all__) | parts
 

@@ -17,11 +17,11 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from labelvar.cli import _sweeps as sweep_cli
 from labelvar._base._files import read_results, write_results
-from labelvar.sweep._config import SweepConfig
+from labelvar.cli import _sweeps as sweep_cli
 from labelvar.sweep import _job as _sweep_job
 from labelvar.sweep import _job as sweep  # run_job, collect, plan_chunks, chunk_key ...
+from labelvar.sweep._config import SweepConfig
 
 # --------------------------------------------------------------------------- stand-in engine
 

@@ -11,9 +11,9 @@ from pandas.testing import assert_frame_equal
 from scipy.stats import binom
 
 import labelvar
-from labelvar import analytic, cli
-from labelvar.cli import _sweeps as sweep
+from labelvar import cli
 from labelvar._base._files import read_results
+from labelvar.cli import _sweeps as sweep
 from labelvar.sweep import _job as _sweep_job
 
 SMALL = ["grid=small", "replicates=400", "output.plots=[]", "quiet=true"]

@@ -2,17 +2,41 @@
 # labelvar/__init__.py loads the same names on first use (labelvar._base._lazy.attach_stub).
 from labelvar import (
     analytic as analytic,
+)
+from labelvar import (
     cli as cli,
+)
+from labelvar import (
     design as design,
+)
+from labelvar import (
     engine as engine,
+)
+from labelvar import (
     evaluation as evaluation,
+)
+from labelvar import (
     io as io,
+)
+from labelvar import (
     judge as judge,
+)
+from labelvar import (
     metrics as metrics,
+)
+from labelvar import (
     plots as plots,
+)
+from labelvar import (
     readers as readers,
+)
+from labelvar import (
     report as report,
+)
+from labelvar import (
     sweep as sweep,
+)
+from labelvar import (
     votes as votes,
 )
 from labelvar.analytic._closed_forms import expected_accuracy as expected_accuracy

@@ -9,10 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from labelvar.design import _power
-from labelvar import design as D
-from labelvar.design import Scenario
 from labelvar import plan_study
+from labelvar.design import Scenario, _power
 from labelvar.design import _power as P
 from labelvar.design import _simulated as S
 

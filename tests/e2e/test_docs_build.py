@@ -188,7 +188,8 @@ def test_hooks_render_maths_and_roles_as_a_reader_trusts():
             "<p>.. math::\n    P(R \\ge x) = \\sum_j w_j\\,P(FP \\le t_j)</p>"
             '<p>a page\'s <span class="arithmatex">\\(x^{2}\\)</span> and</p>'
             '<div class="arithmatex">\\[\\sqrt{p_d (1 - p_d) / N}\\]</div>'
-            "<p>10\\ :sup:<code>9</code> items, :func:<code>~labelvar.evaluation._stratified.stratify</code>, "
+            "<p>10\\ :sup:<code>9</code> items, "
+            ":func:<code>~labelvar.evaluation._stratified.stratify</code>, "
             ":class:<code>TaskData</code>, :mod:<code>numpy.random</code>, "
             ":func:<code>labelvar.stratify</code></p>"
             "<p>Bases: <code>labelvar.votes._pilot_predict.PilotFit</code></p>")

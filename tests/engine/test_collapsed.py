@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar._kernels import BINOMIAL_WINDOW
 from labelvar import simulate
+from labelvar._kernels import BINOMIAL_WINDOW
 from labelvar.engine._spec import _Spec
 from labelvar.engine._tables import _Table, collapsed_inputs
 from labelvar.votes._models import Model, ModelPair

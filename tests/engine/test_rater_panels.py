@@ -6,9 +6,8 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from labelvar.engine import simulate_raters
+from labelvar.engine import SUMMARY_COLUMNS, simulate_raters
 from labelvar.votes._ceilings import panel_ceilings
-from labelvar.engine import SUMMARY_COLUMNS
 from labelvar.votes._raters import RaterModel
 
 

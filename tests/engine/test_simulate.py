@@ -8,11 +8,10 @@ import pytest
 from conftest import row as _row
 from scipy import stats
 
-from labelvar._base import _counts
 import labelvar
-from labelvar import analytic
+from labelvar import analytic, simulate
+from labelvar._base import _counts
 from labelvar.engine import SUMMARY_COLUMNS
-from labelvar import simulate
 from labelvar.votes._models import Model, ModelPair
 
 

@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import binom
 
 import labelvar
-from labelvar import analytic, plots
+from labelvar import plots
 
 COLS = ["p_d", "m", "n_items", "n_labels", "panel_size", "mode", "labeller", "stratum", "metric",
         "threshold", "mean", "sd", "se", "q05", "q50", "q95", "expected", "z", "replicates", "seed"]

@@ -63,7 +63,6 @@ from labelvar._kernels.layout import (
     TIE_DROP,
     TIE_RANDOM,
 )
-from labelvar._kernels.metrics import metrics_into
 from labelvar._kernels.rng import (
     BINOMIAL_WINDOW,
     alias_fill,
@@ -75,8 +74,12 @@ from labelvar._kernels.rng import (
 )
 from labelvar._kernels.summaries import summary_stats, summary_stats_serial
 from labelvar._kernels.symmetric import (
-    _SYM_MAX_CELLS,
-    _SYM_MAX_JOINT,
+    _SYM_MAX_CELLS as _SYM_MAX_CELLS,
+)
+from labelvar._kernels.symmetric import (
+    _SYM_MAX_JOINT as _SYM_MAX_JOINT,
+)
+from labelvar._kernels.symmetric import (
     explicit_symmetric,
     explicit_symmetric_serial,
 )
@@ -87,6 +90,6 @@ __all__ = [
     "binomial_alias_rows", "binomial_table", "collapsed", "collapsed_serial", "explicit_binary",
     "explicit_binary_fast", "explicit_binary_fast_serial", "explicit_binary_serial",
     "explicit_generic", "explicit_generic_serial", "explicit_symmetric",
-    "explicit_symmetric_serial", "item_model", "item_model_serial", "metrics_into",
+    "explicit_symmetric_serial", "item_model", "item_model_serial",
     "summary_stats", "summary_stats_serial", "threshold53", "uniform", "vote_thresholds",
 ]

@@ -28,15 +28,6 @@ from labelvar._kernels.rng import (
 
 # --------------------------------------------------------------------------- explicit, any L
 @njit(cache=True, inline="always")
-def _other_label(c, n_lab, u):
-    """A label other than ``c``, uniformly among the n_lab - 1 others."""
-    k = int(u * (n_lab - 1))
-    if k >= n_lab - 1:
-        k = n_lab - 2
-    return (c + 1 + k) % n_lab
-
-
-@njit(cache=True, inline="always")
 def _draw_theta(theta_kind, theta_par, theta_cum, key, ctr):
     """Per-item agreement level theta (panel mode); returns (theta, next ctr)."""
     if theta_kind == THETA_FIXED:

@@ -1,4 +1,11 @@
-"""Closed forms of the coin-toss paradigm and exact distributions (paper sections 2 and 2.1).
+r"""Closed forms of the coin-toss paradigm and exact distributions (paper sections 2 and 2.1).
+
+An expert agrees with the majority ("ground-truth") label of an item with probability
+:math:`p_d`, independently across items. With :math:`N` items of which a fraction
+:math:`m` are positive, the number of items the expert gets right is
+:math:`X \sim \mathrm{Binomial}(N, p_d)`, and for the positive class
+:math:`TP \sim \mathrm{Bin}(mN, p_d)`, :math:`FP \sim \mathrm{Bin}((1-m)N, 1-p_d)`. Every
+function broadcasts its array arguments like ``scipy.stats``; upper tails use ``sf``.
 
 The four expectations of an expert who matches the reference with probability p_d
 (``expected_accuracy``, ``expected_precision``, ``expected_recall``, ``expected_f1``)

@@ -45,8 +45,8 @@ def _add_raters(sub) -> None:
 
 
 def _run_raters(args) -> int:
-    from labelvar.report import _writers as report
     from labelvar.report import _raters as rr
+    from labelvar.report import _writers as report
 
     if args.out:
         report.check_report_dir(args.out, report.RATERS_FILES)

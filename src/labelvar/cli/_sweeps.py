@@ -179,7 +179,7 @@ _NO_CHECK_FLAGS = {"-h", "--help", "--hydra-help", "--version", "-c", "--cfg", "
                    "-cd", "--config-dir", "--experimental-rerun"}
 
 
-def _one_line_error(exc: BaseException, overrides: Sequence[str]) -> str:
+def _one_line_error(exc: BaseException) -> str:
     """Condense a Hydra/OmegaConf composition error into one line naming the key."""
     from labelvar.sweep._config import schema_keys
 
@@ -289,11 +289,11 @@ def _compose_job(compose, combo: list[str]):
     try:
         return _to_config(compose("config", overrides=combo))
     except (HydraException, OmegaConfBaseException) as exc:
-        raise ValueError(_one_line_error(exc, combo)) from None
+        raise ValueError(_one_line_error(exc)) from None
     except ValueError:
         raise
     except Exception as exc:  # e.g. OmegaConf asserts on a key below a null node
-        detail = _one_line_error(exc, combo)
+        detail = _one_line_error(exc)
         if "NoneType" in detail:
             detail = ("a key below a node that is null in this config (e.g. "
                       "model.theta_prior.* needs model=panel_beta)")
@@ -358,7 +358,7 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None,
     try:
         groups, values = _expand(overrides)
     except (HydraException, OmegaConfBaseException) as exc:
-        raise ValueError(_one_line_error(exc, overrides)) from None
+        raise ValueError(_one_line_error(exc)) from None
     if multirun is False:
         swept = [text for text, alts in zip(overrides, _parse(overrides))
                  if alts.is_sweep_override()]
@@ -374,7 +374,7 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None,
                 try:
                     base = compose("config", overrides=list(group_combo))
                 except (HydraException, OmegaConfBaseException) as exc:
-                    raise ValueError(_one_line_error(exc, group_combo)) from None
+                    raise ValueError(_one_line_error(exc)) from None
                 if multirun is not None and check_values and not n_jobs:
                     key = "hydra.sweep.dir" if multirun else "hydra.run.dir"
                     hcfg = compose("config", overrides=list(group_combo),

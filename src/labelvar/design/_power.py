@@ -16,11 +16,11 @@ import math
 
 import numpy as np
 
-from labelvar.votes import _panel
 from labelvar._base import _validate as V
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.design._binom import binom, norm, smallest_true
 from labelvar.design._scenario import TIE_RULES, Scenario
+from labelvar.votes import _panel
 from labelvar.votes._priors import ItemModel
 
 

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from labelvar.votes import _panel
 from labelvar._base import _validate as V
 from labelvar._base._format import count, shown
+from labelvar.votes import _panel
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar.votes import _panel
 from labelvar.engine._tables import _expected
+from labelvar.votes import _panel
 from labelvar.votes._models import Model
 
 

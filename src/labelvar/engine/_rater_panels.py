@@ -18,12 +18,12 @@ import types
 
 import numpy as np
 
-from labelvar.votes import _panel
 from labelvar._base import _validate as V
 from labelvar._base._seeding import as_seed
 from labelvar._kernels import N_FIELDS, TIE_DROP, TIE_RANDOM
 from labelvar._kernels import rater_panels as RK
 from labelvar.engine._result import SimulationResult
+from labelvar.votes import _panel
 
 _PARALLEL_WORK = 2_000_000  # draws from which the parallel kernel is used (as simulate's)
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar.metrics import _scores as _metrics
-from labelvar.votes import _panel
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import _Spec
 from labelvar.engine._summary import (
@@ -31,6 +29,8 @@ from labelvar.engine._tables import (
     _Table,
     collapsed_inputs,
 )
+from labelvar.metrics import _scores as _metrics
+from labelvar.votes import _panel
 from labelvar.votes._models import Model
 from labelvar.votes._priors import ItemModel
 

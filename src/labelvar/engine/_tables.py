@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from labelvar.votes import _panel
 from labelvar.engine._collapsed_inputs import (  # noqa: F401  (re-exported)
     _MIN_MASS,
     _Collapsed,
@@ -28,6 +27,7 @@ from labelvar.engine._collapsed_inputs import (  # noqa: F401  (re-exported)
     window_probabilities,
 )
 from labelvar.engine._expected import _EPS, _expected, _ratio_means  # noqa: F401  (re-exported)
+from labelvar.votes import _panel
 
 _MAX_CELLS = 4096       # largest joint outcome table the collapsed path takes
 

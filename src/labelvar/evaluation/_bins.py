@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from labelvar.metrics import _scores as _metrics
 from labelvar._base import _validate as v
-from labelvar.metrics._scores import ORDINAL_METRICS, PROBABILITY_METRICS
 from labelvar.evaluation._tasks import _blocks, _Task, first_vote
+from labelvar.metrics import _scores as _metrics
+from labelvar.metrics._scores import ORDINAL_METRICS, PROBABILITY_METRICS
 
 
 # --------------------------------------------------------------------------- scores

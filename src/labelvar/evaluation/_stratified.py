@@ -44,7 +44,6 @@ import numpy as np
 import pandas as pd
 
 from labelvar._base import _labels, _seeding
-from labelvar.metrics import _scores as _metrics
 from labelvar._base import _validate as v
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import count, result_html, short_repr
@@ -66,6 +65,7 @@ from labelvar.evaluation._tables import (  # noqa: F401 (AGREEMENT_COLUMNS: docu
 )
 from labelvar.evaluation._tasks import _prepare, task_roles
 from labelvar.io import _samples, _scales
+from labelvar.metrics import _scores as _metrics
 
 __all__ = [
     "COLUMNS",

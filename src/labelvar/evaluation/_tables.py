@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from labelvar._base import _seeding
-from labelvar.metrics._scores import PROBABILITY_METRICS
 from labelvar.evaluation._bins import (
     _bootstrap_items,
     _bootstrap_loop,
@@ -34,6 +33,7 @@ from labelvar.evaluation._bins import (
 )
 from labelvar.evaluation._panel_loo import panel_rows
 from labelvar.evaluation._tasks import _tally, _Task
+from labelvar.metrics._scores import PROBABILITY_METRICS
 
 #: columns of the tidy table of :func:`stratify`, in order
 COLUMNS = (

@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from labelvar._base import _labels
-from labelvar.votes import _panel
 from labelvar._base._labels import canon, declared, match_label, plain, sort_key
 from labelvar.io import _scales
+from labelvar.votes import _panel
 
 
 def _small_int(n_values: int):

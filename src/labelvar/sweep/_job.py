@@ -45,16 +45,16 @@ from labelvar.sweep._chunks import (  # noqa: F401  (re-exported)
     plan_chunks,
 )
 from labelvar.sweep._collect import collect  # noqa: F401  (re-exported)
+from labelvar.sweep._config import (
+    SweepConfig,
+    validate,
+)
 from labelvar.sweep._figures import (
     _draw,
     _figure_plan,
     _files_written_before,
     _mark_running,
     _remove_stale_figures,
-)
-from labelvar.sweep._config import (
-    SweepConfig,
-    validate,
 )
 
 log = logging.getLogger("labelvar.sweep")

@@ -58,11 +58,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar.votes import _panel
 from labelvar._base import _validate as V
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import shown
 from labelvar.analytic._distributions import DiscreteDistribution, binomial_sum_distribution
+from labelvar.votes import _panel
 
 __all__ = ["CEILINGS", "Ceilings", "coin_model", "panel_ceilings"]
 

@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from labelvar.votes import _panel
 from labelvar._base import _validate as V
+from labelvar.votes import _panel
 from labelvar.votes._pilot_predict import PilotFit, _item_counts, _pooled_chi2
 
 #: ``fit_pilot`` methods that fit an item label-distribution model (:mod:`labelvar.votes`)

@@ -13,9 +13,9 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from labelvar.votes import _panel
 from labelvar._base import _validate as V
 from labelvar._base._format import Text, shown
+from labelvar.votes import _panel
 from labelvar.votes._priors import BetaPrior
 
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar.votes import _panel
 from labelvar._base import _validate as V
 from labelvar._base._labels import JsonLabels, canon, kind
 from labelvar.io._reading import read_jsonl_records
+from labelvar.votes import _panel
 from labelvar.votes._pilot_items import ITEM_METHODS, fit_item_model
 from labelvar.votes._pilot_predict import PilotFit, Selection, _check_quadrature, _count_matrix, _pooled_chi2
 from labelvar.votes._priors import BetaPrior, DiscretePrior, FixedTheta
