@@ -218,9 +218,9 @@ def _cfg_with(path: str, value) -> SweepConfig:
     ("grid.p_d", [[0.5]], "grid.p_d[0] must be a number, got [0.5]"),
     ("grid.n_items", [10**30], "grid.n_items[0] must be at most 2**53 in absolute value, got "
                                "1000000000000000000000000000000"),
-    ("grid", None, "grid must be a labelvar.sweep._config.GridConfig, got None"),
+    ("grid", None, "grid must be a labelvar.sweep.GridConfig, got None"),
     ("labellers.models", [{"name": "A", "accuracy": 0.7}],
-     "labellers.models[0] must be a labelvar.sweep._config.ModelLabellerConfig, got {'name': 'A', "
+     "labellers.models[0] must be a labelvar.sweep.ModelLabellerConfig, got {'name': 'A', "
      "'accuracy': 0.7}"),
     ("labellers.models", None, "labellers.models must be a list, got None"),
     ("output.plots", None, "output.plots must be a list, got None"),

@@ -35,9 +35,15 @@ def _cells(page: str) -> list[str]:
 
 def test_every_public_result_with_a_table_has_a_notebook_view():
     """Each exported dataclass/NamedTuple holding a DataFrame defines _repr_html_ and a repr of its own."""
+    import importlib
+
     checked = []
-    for name in [*labelvar.__all__, "io.TaskData"]:
-        obj = labelvar.io.TaskData if name == "io.TaskData" else getattr(labelvar, name)
+    faces = ("analytic", "design", "engine", "evaluation", "io", "metrics", "sweep", "votes")
+    names = [*labelvar.__all__, *(f"{m}.{n}" for m in faces
+                                  for n in importlib.import_module(f"labelvar.{m}").__all__)]
+    for name in names:
+        module, _, short = name.rpartition(".")
+        obj = getattr(importlib.import_module(f"labelvar.{module}" if module else "labelvar"), short)
         if not inspect.isclass(obj):
             continue
         hints = {f.name: f.type for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) \
@@ -47,7 +53,8 @@ def test_every_public_result_with_a_table_has_a_notebook_view():
             assert hasattr(obj, "_repr_html_"), name
             assert "__create_fn__" not in getattr(obj.__repr__, "__qualname__", ""), name
     assert {"StratifiedResult", "SimulationResult", "DesignResult", "Ceilings", "BinTestResult",
-            "PairedTestResult", "CrossReplication", "PanelChoice", "PilotFit", "io.TaskData"} <= set(checked)
+            "PairedTestResult", "CrossReplication", "design.PanelChoice", "PilotFit",
+            "io.TaskData"} <= set(checked)
 
 
 def test_task_data_repr_gives_sizes_and_roles_not_frames(synthetic):

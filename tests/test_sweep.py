@@ -452,7 +452,7 @@ def test_collect_takes_the_table_the_job_recorded_and_never_overwrites_one(tmp_p
     (lambda d: sweep.run_job(small_cfg(), 5), "out_dir must be a path (str or os.PathLike), got 5"),
     (lambda d: sweep.collect(None), "sweep_dir must be a path (str or os.PathLike), got None"),
     (lambda d: sweep.collect(d, out=5), "out must be a path (str or os.PathLike), got 5"),
-    (lambda d: sweep.plan_chunks(None), "the config must be a labelvar.sweep._config.SweepConfig, "
+    (lambda d: sweep.plan_chunks(None), "the config must be a labelvar.sweep.SweepConfig, "
                                         "got None"),
     (lambda d: sweep_cli.check_overrides("grid.m=[0.5]"),
      "overrides must be a list of 'key=value' strings, got 'grid.m=[0.5]'"),
