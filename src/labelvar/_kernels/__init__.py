@@ -73,18 +73,15 @@ from labelvar._kernels.rng import (
     uniform,
 )
 from labelvar._kernels.summaries import summary_stats, summary_stats_serial
-from labelvar._kernels.symmetric import (
-    _SYM_MAX_CELLS as _SYM_MAX_CELLS,
-)
-from labelvar._kernels.symmetric import (
-    _SYM_MAX_JOINT as _SYM_MAX_JOINT,
-)
-from labelvar._kernels.symmetric import (
+from labelvar._kernels.symmetric import (  # with the engine's size limits of the kernel
+    _SYM_MAX_CELLS,
+    _SYM_MAX_JOINT,
     explicit_symmetric,
     explicit_symmetric_serial,
 )
 
 __all__ = [
+    "_SYM_MAX_CELLS", "_SYM_MAX_JOINT",
     "BINOMIAL_WINDOW", "EXPERT", "FIELDS", "MATRIX", "N_FIELDS", "THETA_BETA", "THETA_DISCRETE",
     "THETA_FIXED", "TIE_DROP", "TIE_RANDOM", "alias_fill", "beta", "binomial",
     "binomial_alias_rows", "binomial_table", "collapsed", "collapsed_serial", "explicit_binary",

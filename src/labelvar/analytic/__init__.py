@@ -23,7 +23,7 @@ are top-level names of :mod:`labelvar`; this module holds the rest:
   :class:`RatioDistribution` or :class:`QuadratureDistribution`.
 
 The code lives in ``_closed_forms.py`` (expectations, tails, tables) and
-``_distributions.py`` with its pieces. May import ``labelvar._base`` only.
+``_distributions.py`` with its pieces. May import the foundations only.
 
 >>> from labelvar import analytic
 >>> round(float(analytic.prob_accuracy_at_least(0.9, 100, 0.95)), 4)

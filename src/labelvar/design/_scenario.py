@@ -37,7 +37,7 @@ class Scenario:
     n_labels : int
         Number of labels L (>= 2).
     m : float, sequence of float or None
-        Class prior of the modal label (:func:`labelvar.votes._priors.class_prior`): the share
+        Class prior of the modal label: the share
         of label 1 (L > 2: the other labels share the rest equally) or a vector of L
         probabilities; None = uniform. Only the ``prior`` baseline depends on it.
     tie_rule : {"random", "drop"}

@@ -15,7 +15,7 @@ The code lives in private modules: ``_stratified`` (stratify and its result) wit
 ``_tables``, ``_paper_layout``, ``_tasks`` (a task's panel, systems and humans), ``_bins``
 (the agreement bins and their expectations), ``_panel_loo`` (leave-one-rater-out) and
 ``_skill`` (a rater model's expectation per bin); ``_inference`` (tests per bin and paired
-tests); ``_agreement`` (agreement statistics). May import ``labelvar._base``,
+tests); ``_agreement`` (agreement statistics). May import the foundations,
 ``labelvar.analytic``, ``labelvar.io``, ``labelvar.metrics``, ``labelvar.votes``; never the
 engine, planning, sweeps, figures, reports or the command line.
 """

@@ -2,10 +2,9 @@
 
 A report directory holds the tables (CSV), their markdown, the figures (PNG and
 PDF) and ``report.json`` (what was written, by which labelvar version). It is
-built in a temporary sibling directory and renamed into place when complete
-(:func:`labelvar._base._files.replaced_directory`): a rerun into the same directory
-replaces the previous report as a whole, and an interrupted run leaves the
-previous one in place. A directory holding files that are not part of a
+built in a temporary sibling directory and renamed into place when complete: a
+rerun into the same directory replaces the previous report as a whole, and an
+interrupted run leaves the previous one in place. A directory holding files that are not part of a
 labelvar report is refused rather than replaced.
 
 - :func:`write_stratify_report`: a stratified evaluation (``labelvar stratify --out``);

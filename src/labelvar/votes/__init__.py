@@ -17,7 +17,7 @@ The code lives in private modules: ``_priors`` with ``_item_priors`` (item model
 ``_models`` (labellers), ``_raters`` with ``_rater_data`` and ``_rater_em`` (rater models),
 ``_ceilings``, ``_pilot`` with ``_pilot_items``, ``_pilot_predict``, ``_pilot_theta``, and
 ``_panel`` (the vote compositions of a panel and their probabilities). May import
-``labelvar._base``, ``labelvar._kernels``, ``labelvar.analytic``, ``labelvar.io`` and
+the foundations and the kernels, ``labelvar.analytic``, ``labelvar.io`` and
 ``labelvar.metrics``; never the engine, evaluation, planning, figures or the command line.
 """
 
