@@ -4,12 +4,14 @@
   (``docs/x.png`` -> ``x.png``, ``docs/glossary.md`` -> ``glossary.md``), so the README
   stays the one entry point and the site does not copy it.
 - ``api/index.md``'s marker line ``<!-- public-api -->`` becomes a table of every name in
-  ``labelvar.__all__`` with a cross-reference to where it is documented. The references
-  are mkdocstrings autorefs, so a public name without an API entry fails the strict build.
-  The table sits in a ``<div class="api-index">``, whose names and modules never break
-  inside a word (docs/stylesheets/labelvar.css).
-- a line ``<!-- module: labelvar.x -->`` becomes ``::: labelvar.x`` rendering exactly the
-  names in ``labelvar.x.__all__`` (extra names may follow the module name).
+  ``labelvar.__all__`` with a cross-reference to its entry (``labelvar.stratify``) and the
+  page that shows it. The references are mkdocstrings autorefs, so a public name without
+  an API entry fails the strict build. The table sits in a ``<div class="api-index">``,
+  whose names and modules never break inside a word (docs/stylesheets/labelvar.css).
+- a line ``<!-- top: name ... -->`` becomes ``::: labelvar`` rendering those top-level
+  names (each documented once, at its one public path ``labelvar.name``); a line
+  ``<!-- module: labelvar.x -->`` becomes ``::: labelvar.x`` rendering exactly the names
+  in ``labelvar.x.__all__`` (extra names may follow the module name).
 - the docstrings' Sphinx roles (``:func:`x` ``, ``:math:`x` ``, ...) and ``.. math::``
   blocks, which the numpydoc docstrings keep for ``help()`` and IDEs, are rendered for the
   site: ``:math:``, ``.. math::`` and the pages' ``$...$`` / ``$$...$$`` (arithmatex) become
@@ -18,9 +20,11 @@
   cross-references to the API entry when the target is documented (``~a.b`` shows ``b``,
   as Sphinx does), plain code otherwise; ``:sup:`` / ``:sub:`` become ``<sup>`` / ``<sub>``.
   A formula latex2mathml cannot read fails the build.
-- a class's "Bases:" line names a private base by its public path
-  (``labelvar._pilot_predict.PilotFit`` -> ``labelvar.pilot.PilotFit``) and leaves out a
-  private base class that has none (``_DirichletFamily``).
+- a role naming an object by its private module (``labelvar.evaluation._stratified.stratify``)
+  shows and links its public path (``labelvar.stratify``); a class's "Bases:" line names a
+  private base by its public path (``labelvar.votes._pilot_predict.PilotFit`` ->
+  ``labelvar.PilotFit``) and leaves out a private base class that has none
+  (``_DirichletFamily``).
 """
 
 from __future__ import annotations
@@ -34,15 +38,19 @@ ROOT = Path(__file__).resolve().parents[1]
 MARKER = "<!-- public-api -->"
 #: ``<!-- module: labelvar.x [extra names] -->``: the API of ``labelvar.x``, its ``__all__``
 MODULE = re.compile(r"^<!-- module: ([\w.]+)((?: \w+)*) -->$", re.MULTILINE)
-#: implementation module -> API page that documents it
-PAGES = {
-    "labelvar.analytic": "analytic", "labelvar.priors": "priors", "labelvar.models": "models",
-    "labelvar.engine": "engine", "labelvar.sweep": "sweeps", "labelvar.config": "sweeps",
-    "labelvar.stratified": "stratified", "labelvar.inference": "inference",
-    "labelvar.design": "design", "labelvar.pilot": "pilot", "labelvar.agreement": "agreement",
-    "labelvar.io._samples": "samples", "labelvar.ceilings": "ceilings", "labelvar.raters": "raters",
-    "labelvar.judge": "judge",
-}
+#: ``<!-- top: name ... -->``: top-level names of ``labelvar``, documented at ``labelvar.name``
+TOP = re.compile(r"^<!-- top:((?: \w+)+) -->$", re.MULTILINE)
+API = ROOT / "docs" / "api"
+
+
+def _top_pages() -> dict[str, str]:
+    """Top-level name -> the API page (``api/<page>.md``) whose ``<!-- top: -->`` shows it."""
+    pages = {}
+    for page in sorted(API.glob("*.md")):
+        for match in TOP.finditer(page.read_text(encoding="utf-8")):
+            for name in match.group(1).split():
+                pages.setdefault(name, page.stem)
+    return pages
 
 
 def _readme() -> str:
@@ -55,19 +63,22 @@ def _public_api() -> str:
     sys.path.insert(0, str(ROOT / "src"))
     import labelvar
 
-    rows = ["| name | kind | module | summary |", "|---|---|---|---|"]
+    pages = _top_pages()
+    rows = ["| name | kind | page | summary |", "|---|---|---|---|"]
     for name in labelvar.__all__:
-        if name == "__version__":
-            continue
-        module = labelvar._EXPORTS[name]
         obj = getattr(labelvar, name)
         kind = "class" if isinstance(obj, type) else "function"
         doc = (obj.__doc__ or "").strip().splitlines()
         summary = doc[0].replace("|", "\\|") if doc else ""
-        shown = "labelvar" if "._" in module else module  # a private module's names are flat
-        rows.append(f"| [`{name}`][{module}.{name}] | {kind} | "
-                    f"[`{shown}`]({PAGES[module]}.md) | {summary} |")
+        page = pages.get(name, "index")  # a name on no page fails the build (no API entry)
+        rows.append(f"| [`{name}`][labelvar.{name}] | {kind} | [{page}]({page}.md) | {summary} |")
     return '<div class="api-index" markdown>\n\n' + "\n".join(rows) + "\n\n</div>"
+
+
+def _top(match: re.Match) -> str:
+    """``::: labelvar`` rendering the listed top-level names."""
+    return ("::: labelvar\n    options:\n      show_root_heading: false\n"
+            f"      members: [{', '.join(match.group(1).split())}]")
 
 
 def _module(match: re.Match) -> str:
@@ -121,33 +132,37 @@ def _mathml(tex: str, display: bool, page) -> str:
 
 def _documented() -> list[str]:
     """The modules the API pages render (``::: x`` and ``<!-- module: x -->`` lines)."""
-    pages = "".join(f.read_text(encoding="utf-8") for f in sorted((ROOT / "docs" / "api").glob("*.md")))
+    pages = "".join(f.read_text(encoding="utf-8") for f in sorted(API.glob("*.md")))
     found = re.findall(r"^(?:::: |<!-- module: )(labelvar[\w.]*)", pages, re.MULTILINE)
-    return list(dict.fromkeys([*PAGES, *found]))
+    return list(dict.fromkeys(found))
 
 
 def _names() -> dict[str, str]:
-    """Public names (``stratify``, ``labelvar.stratify``, ``TaskData``) -> their API identifier."""
+    """Names (``stratify``, ``labelvar.stratify``, ``TaskData``) -> their API identifier.
+
+    A private module's path (``labelvar.evaluation._stratified.stratify``) maps to the
+    public path too.
+    """
     if not _NAMES:
         import importlib
 
         sys.path.insert(0, str(ROOT / "src"))
         import labelvar
 
-        for name, module in labelvar._EXPORTS.items():
-            _NAMES.setdefault(name, f"{module}.{name}")
-            _NAMES.setdefault(f"labelvar.{name}", f"{module}.{name}")
-        for module in _documented():  # documented at its public path (labelvar.stratified)
+        def add(public: str, name: str, obj) -> None:
+            for key in (name, public, f"{getattr(obj, '__module__', public)}.{name}"):
+                _NAMES.setdefault(key, public)
+
+        for name in labelvar.__all__:
+            add(f"labelvar.{name}", name, getattr(labelvar, name))
+        for module in _documented():
             try:
                 imported = importlib.import_module(module)
             except ImportError:  # ``::: labelvar.x.function``: an object, not a module
                 continue
-            where = imported.__name__  # labelvar.stratified is labelvar.evaluation.stratified
-            for path in (module, where):
-                _NAMES.setdefault(path, module)
+            _NAMES.setdefault(module, module)
             for name in getattr(imported, "__all__", []):
-                for key in (name, f"{module}.{name}", f"{where}.{name}"):
-                    _NAMES.setdefault(key, f"{module}.{name}")
+                add(f"{module}.{name}", name, getattr(imported, name))
     return _NAMES
 
 
@@ -169,8 +184,10 @@ def _role(match: re.Match, page=None) -> str:
         return _mathml(target, False, page)
     if role in ("sup", "sub"):
         return f"<{role}>{target}</{role}>"
-    shown = f"<code>{target.rsplit('.', 1)[-1] if short else target}</code>"
     identifier = _identifier(target.removesuffix("()"))
+    if identifier is not None and "._" in target:  # a private module's name: its public path
+        target = identifier + ("()" if target.endswith("()") else "")
+    shown = f"<code>{target.rsplit('.', 1)[-1] if short else target}</code>"
     if identifier is None or role in ("term", "ref"):
         return shown
     return f'<autoref identifier="{identifier}" optional>{shown}</autoref>'
@@ -181,11 +198,11 @@ BASES = re.compile(r"Bases: ((?:<code>[^<]*</code>(?:, )?)+)</p>")
 
 
 def _bases(match: re.Match) -> str:
-    """A private base (``labelvar._pilot_predict.PilotFit``) named by its public path, if any."""
+    """A private base (``labelvar.votes._pilot_predict.PilotFit``) named by its public path, if any."""
     shown = []
     for base in re.findall(r"<code>([^<]*)</code>", match.group(1)):
         if base.startswith("labelvar") and "._" in base:
-            base = _names().get(base.rsplit(".", 1)[-1])
+            base = _names().get(base) or _names().get(base.rsplit(".", 1)[-1])
         if base:
             shown.append(f"<code>{base}</code>")
     return f"Bases: {', '.join(shown)}</p>" if shown else "</p>"
@@ -203,7 +220,7 @@ def on_page_markdown(markdown, page, config, files):
     """Fill the generated pages (see the module docstring)."""
     if page.file.src_uri == "readme.md":
         return _readme()
-    markdown = MODULE.sub(_module, markdown)
+    markdown = MODULE.sub(_module, TOP.sub(_top, markdown))
     if MARKER in markdown:
         return markdown.replace(MARKER, _public_api())
     return markdown

@@ -41,12 +41,13 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from labelvar._base import _panel
+from labelvar.votes import _panel
 from labelvar._kernels.layout import Labellers, Strata, ThetaDraw
 from labelvar.engine import _simulate as sim
 from labelvar.engine import _tables
 from labelvar.engine._items import Coin, Panel
 from labelvar.engine._spec import _Spec
+from labelvar.votes import _panel
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -550,9 +551,9 @@ def _votes_rows():
 
 #: what `labelvar stratify` imports before it reads a file (the child's baseline memory)
 _STRATIFY_IMPORTS = ("pandas", "pyarrow.pandas_compat", "scipy.stats", "scipy.signal",
-                     "tqdm.auto", "labelvar.cli", "labelvar.io", "labelvar.stratified",
-                     "labelvar.report", "labelvar.analytic", "labelvar.agreement",
-                     "labelvar.inference", "labelvar._base._provenance")
+                     "tqdm.auto", "labelvar.cli", "labelvar.io", "labelvar.evaluation._stratified",
+                     "labelvar.report", "labelvar.analytic", "labelvar.evaluation._agreement",
+                     "labelvar.evaluation._inference", "labelvar._base._provenance")
 
 # one `labelvar stratify` in a fresh process: seconds, peak RSS (VmHWM), RSS after the
 # imports, and the top-level modules first imported while it ran

@@ -36,7 +36,7 @@ from pathlib import Path
 import pandas as pd
 
 from labelvar import io
-from labelvar.evaluation.stratified import TIE_RULES, Intervals, Paper, Truth, stratify
+from labelvar.evaluation._stratified import TIE_RULES, Intervals, Paper, Truth, stratify
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MNLI = ROOT.parent / "shared" / "data" / "mnli"
@@ -61,7 +61,7 @@ def table5(mnli_dir: Path = DEFAULT_MNLI, seed: int = 0) -> pd.DataFrame:
     """
     import warnings
 
-    from labelvar.stratified import ExcludedItemsWarning
+    from labelvar.evaluation._stratified import ExcludedItemsWarning
 
     rows = []
     for name in ("matched", "mismatched"):
@@ -110,7 +110,7 @@ def table6(geval_dir, summeval, tie_rule: str = FIRST_VOTE,
     """
     import warnings
 
-    from labelvar.stratified import DataNoteWarning
+    from labelvar.evaluation._stratified import DataNoteWarning
 
     rows = []
     for crit in criteria:

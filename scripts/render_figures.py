@@ -88,8 +88,7 @@ def _snli_scenario():
 
 
 def _design_power():
-    from labelvar import plots
-    from labelvar.design import plan_study
+    from labelvar import plan_study, plots
 
     res = plan_study(_snli_scenario(), panel_sizes=[3, 5, 7, 9], replicates=200, seed=SEED)
     return plots.plot_power_curves(res.curves, res.evaluated, res.table,
@@ -99,9 +98,10 @@ def _design_power():
 def _design_sawtooth():
     import pandas as pd
 
-    from labelvar.design import Scenario, plan_study
+    from labelvar import plan_study
+    from labelvar.design import Scenario
     from labelvar.design import _power as P
-    from labelvar.plots.design import plot_power_sawtooth
+    from labelvar.plots._design import plot_power_sawtooth
 
     sc = Scenario("separability", theta=0.7)
     row = plan_study(sc, panel_sizes=[1], replicates=0).table.iloc[0]
@@ -173,7 +173,7 @@ def _chaosnli():
         import warnings
 
         from labelvar import io
-        from labelvar.evaluation.stratified import Intervals, stratify
+        from labelvar.evaluation._stratified import Intervals, stratify
 
         P = DATA / "chaosnli"
         tasks = {}
@@ -209,8 +209,8 @@ def _figure8_dialsummeval():
     import dialsummeval_stratify
 
     from labelvar import plots
-    from labelvar.evaluation.stratified import Intervals, stratify
-    from labelvar.inference import expected_gap_test
+    from labelvar.evaluation._stratified import Intervals, stratify
+    from labelvar.evaluation._inference import expected_gap_test
 
     data = dialsummeval_stratify.build(DATA / "dialsummeval")
     with warnings.catch_warnings():  # small-bin notes

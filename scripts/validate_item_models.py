@@ -6,7 +6,7 @@
 For each data set and pilot size K: draw K of each item's votes at random without
 replacement (seeded, :mod:`labelvar._base._seeding`), fit every model on the K-vote counts only,
 predict for every item the probability that one more annotator agrees with the item's
-K-vote plurality label (:func:`labelvar.pilot.predict_agreement`; tied labels averaged),
+K-vote plurality label (:func:`labelvar.votes._pilot.predict_agreement`; tied labels averaged),
 and compare with the held-out votes (the item's other 100 - K votes: the share equal to
 the plurality label), per observed-agreement bin (top / K). The score of a model is the
 item-weighted mean over bins of |mean predicted - mean held-out|.
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from labelvar._base import _seeding
-from labelvar.pilot import fit_pilot, predict_agreement
+from labelvar.votes._pilot import fit_pilot, predict_agreement
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chaosnli" / "chaosNLI_v1.0"

@@ -14,7 +14,7 @@ Protocol (cross-fitted over items; the same for every data set):
    :mod:`labelvar._base._seeding`); each fold in turn is the test half, the rest the training half.
 2. Every model is fitted on the training items with *all* raters' votes: the rater models
    (``labelvar.fit_raters``: ``one_coin``, ``dawid_skene``, ``dawid_skene_difficulty``)
-   on the long votes, the Dirichlet item model (:func:`labelvar.pilot.fit_item_model`,
+   on the long votes, the Dirichlet item model (:func:`labelvar.votes._pilot.fit_item_model`,
    labelvar's best exchangeable model) on the panel raters' vote counts per training item.
 3. On each test item, for each target rater R who voted on it: the panel is the data
    set's panel raters other than R (CheXpert: the 5 ground-truth radiologists; elsewhere
@@ -72,7 +72,7 @@ import pandas as pd
 
 import labelvar
 from labelvar._base import _seeding
-from labelvar.pilot import fit_item_model, predictive
+from labelvar.votes._pilot import fit_item_model, predictive
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data"

@@ -33,7 +33,7 @@ import pandas as pd
 from scipy import stats
 
 from labelvar.readers._standalone import _one, imputed_draws, rubin
-from labelvar.votes.raters import fit_raters
+from labelvar.votes._raters import fit_raters
 
 #: (panel K, readers, cases)
 DESIGNS = ((3, 4, 100), (5, 6, 200), (3, 10, 300), (5, 8, 500))

@@ -14,10 +14,10 @@ import pytest
 
 import labelvar
 from labelvar import agreement, inference
-from labelvar._base import _metrics
-from labelvar.evaluation.stratified import Intervals, Labels, Truth
+from labelvar.metrics import _scores as _metrics
+from labelvar.evaluation._stratified import Intervals, Labels, Truth
 from labelvar.io import TaskData
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 sm_ir = pytest.importorskip("statsmodels.stats.inter_rater")
 skm = pytest.importorskip("sklearn.metrics")

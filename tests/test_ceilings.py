@@ -1,4 +1,4 @@
-"""Three ceilings per agreement bin (labelvar.ceilings): exact enumeration, Monte Carlo, closed forms."""
+"""Three ceilings per agreement bin (labelvar.panel_ceilings): exact enumeration, Monte Carlo, closed form."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from conftest import row
 
 from labelvar import analytic
-from labelvar.ceilings import _patterns, coin_model, panel_ceilings
-from labelvar.raters import RaterModel
+from labelvar.votes._ceilings import _patterns, coin_model, panel_ceilings
+from labelvar.votes._raters import RaterModel
 
 
 def _random_model(seed=0, J=4, G=3, L=3):

@@ -14,8 +14,9 @@ from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from omegaconf import OmegaConf
 
-from labelvar import cli, sweep
-from labelvar.config import SweepConfig, config_dir, register_configs, schema_keys, validate
+from labelvar import cli
+from labelvar.cli import _sweeps as sweep
+from labelvar.sweep._config import SweepConfig, config_dir, register_configs, schema_keys, validate
 
 
 @pytest.fixture
@@ -61,7 +62,7 @@ def test_experiments_compose_to_what_they_promise(composed):
 
 
 def test_model_labellers_group(composed):
-    from labelvar.config import model_labellers
+    from labelvar.sweep._config import model_labellers
 
     cfg = composed("labellers=with_models")
     labs = model_labellers(cfg)
@@ -186,8 +187,8 @@ def test_typo_inside_an_experiment_file_is_one_line(tmp_path, monkeypatch, capsy
 
 def test_sweep_schema_accepts_every_prior_kind_of_the_one_parser(composed):
     """The sweep schema knew only Beta; it now builds discrete and fixed priors too."""
-    from labelvar.config import theta_prior_arg
-    from labelvar.priors import DiscretePrior, FixedTheta, as_theta_prior
+    from labelvar.sweep._config import theta_prior_arg
+    from labelvar.votes._priors import DiscretePrior, FixedTheta, as_theta_prior
 
     disc = composed("model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=discrete",
                     "model.theta_prior.values=[0.6,1.0]", "model.theta_prior.weights=[0.3,0.7]",
@@ -222,9 +223,9 @@ def _cfg_with(path: str, value) -> SweepConfig:
     ("grid.p_d", [[0.5]], "grid.p_d[0] must be a number, got [0.5]"),
     ("grid.n_items", [10**30], "grid.n_items[0] must be at most 2**53 in absolute value, got "
                                "1000000000000000000000000000000"),
-    ("grid", None, "grid must be a labelvar.config.GridConfig, got None"),
+    ("grid", None, "grid must be a labelvar.sweep.GridConfig, got None"),
     ("labellers.models", [{"name": "A", "accuracy": 0.7}],
-     "labellers.models[0] must be a labelvar.config.ModelLabellerConfig, got {'name': 'A', "
+     "labellers.models[0] must be a labelvar.sweep.ModelLabellerConfig, got {'name': 'A', "
      "'accuracy': 0.7}"),
     ("labellers.models", None, "labellers.models must be a list, got None"),
     ("output.plots", None, "output.plots must be a list, got None"),

@@ -1,4 +1,4 @@
-"""Cross-replication reliability κx (Wong, Paritosh & Aroyo 2021): labelvar.agreement.cross_replication."""
+"""Cross-replication reliability κx (Wong, Paritosh & Aroyo 2021): labelvar.cross_replication."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from conftest import shared_data
 
-from labelvar.agreement import (
+from labelvar.evaluation._agreement import (
     cross_replication,
     fleiss_kappa,
     independent_normalized_kappa,

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from conftest import shared_data
 
+import labelvar
 from labelvar import design as D
 from labelvar.cli import main
 
@@ -24,7 +25,7 @@ def test_cli_markdown_plan_matches_api(capsys):
     code, out, err = run(capsys, "--theta", "beta:2,2", "--panel-sizes", "1,3", "--replicates",
                          "0")
     assert code == 0
-    res = D.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
+    res = labelvar.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
                        replicates=0)
     for n in res.table["n_items"]:
         assert f"| {n} " in out or f" {n} |" in out

@@ -56,7 +56,7 @@ def _run(preload):
 def test_importing_every_submodule_changes_no_global_state():
     first = _run([])
     out = _run(first["third_party"])
-    assert {"labelvar.cli", "labelvar.plots", "labelvar.plots.stratified",
+    assert {"labelvar.cli", "labelvar.plots", "labelvar.plots._stratified",
             "labelvar.report"} <= set(out["names"])
     before, after = out["before"], out["after"]
     assert not after["pyplot"]

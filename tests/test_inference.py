@@ -1,4 +1,4 @@
-"""labelvar.inference: tests between bins and between systems, against scipy and by hand."""
+"""labelvar.evaluation._inference: tests between bins and between systems, against scipy and by hand."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from labelvar.evaluation.stratified import Intervals, Paper
-from labelvar.inference import BinTestResult, PairedTestResult, bin_tests, paired_test, stars
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import Intervals, Paper
+from labelvar.evaluation._inference import BinTestResult, PairedTestResult, bin_tests, paired_test, stars
+from labelvar.evaluation._stratified import stratify
 
 
 def test_stars_levels():
@@ -135,8 +135,8 @@ def test_a_metric_the_table_lacks_or_only_small_bins_are_named_as_such():
 
 def test_test_results_describe_themselves_from_their_table():
     """Every result has describe() -> str: the tests' one line, from their own table."""
-    from labelvar.evaluation.inference import bin_tests, paired_test
-    from labelvar.evaluation.stratified import Intervals, stratify
+    from labelvar.evaluation._inference import bin_tests, paired_test
+    from labelvar.evaluation._stratified import Intervals, stratify
     from labelvar.io import synthetic_panel
 
     tasks = {}

@@ -16,10 +16,9 @@ import pandas as pd
 import pytest
 
 from labelvar import io
-from labelvar.agreement import bootstrap_agreement, fleiss_kappa, krippendorff_alpha
-from labelvar.evaluation.stratified import Intervals
+from labelvar.evaluation._agreement import bootstrap_agreement, fleiss_kappa, krippendorff_alpha
+from labelvar.evaluation._stratified import Intervals
 from labelvar.io import _csv
-from labelvar.stratified import ExcludedItemsWarning, stratify
 
 
 def _votes_file(tmp_path: Path, name: str, rows: list[list]) -> Path:

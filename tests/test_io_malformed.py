@@ -19,9 +19,8 @@ import pytest
 from labelvar import io
 from labelvar._base import _validate
 from labelvar.cli import main
-from labelvar.evaluation.stratified import Intervals, Truth
+from labelvar.evaluation._stratified import Intervals, Truth
 from labelvar.io import _csv
-from labelvar.stratified import stratify
 
 
 def _write(path: Path, text: str) -> Path:

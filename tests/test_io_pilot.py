@@ -1,4 +1,4 @@
-"""Pilot votes read into counts (labelvar.io._pilot, behind labelvar.pilot.read_pilot).
+"""Pilot votes read into counts (labelvar.io._pilot, behind labelvar.votes._pilot.read_pilot).
 
 An id column is never a label's counts; stray labels in JSON label lists are refused.
 """
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from labelvar.cli import main
-from labelvar.pilot import read_pilot
+from labelvar.votes._pilot import read_pilot
 
 
 def _counts(n=40, seed=0):

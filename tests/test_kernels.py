@@ -110,13 +110,13 @@ def test_serial_and_parallel_kernels_identical():
 def test_metrics_binary_and_macro():
     res = np.empty(K.N_FIELDS)
     conf = np.array([[50, 10], [5, 35]], dtype=np.int64)  # truth x pred
-    K.metrics_into(conf, 0.0, res)
+    _metrics_into(conf, 0.0, res)
     assert res[:6].tolist() == [100, 85, 35, 10, 5, 50]
     assert res[6] == pytest.approx(0.85)
     assert res[7] == pytest.approx(35 / 45) and res[8] == pytest.approx(35 / 40)
     assert res[9] == pytest.approx(70 / 85)
     conf3 = np.array([[5, 1, 0], [2, 6, 2], [0, 0, 0]], dtype=np.int64)
-    K.metrics_into(conf3, 0.0, res)
+    _metrics_into(conf3, 0.0, res)
     # scikit-learn macro with zero_division=0 over labels 0, 1, 2
     prec = [5 / 7, 6 / 7, 0.0]
     rec = [5 / 6, 6 / 10, 0.0]
@@ -124,7 +124,7 @@ def test_metrics_binary_and_macro():
     assert res[7] == pytest.approx(np.mean(prec))
     assert res[8] == pytest.approx(np.mean(rec))
     assert res[9] == pytest.approx(np.mean(f1))
-    K.metrics_into(np.zeros((2, 2), dtype=np.int64), 0.0, res)
+    _metrics_into(np.zeros((2, 2), dtype=np.int64), 0.0, res)
     assert res[0] == 0 and np.isnan(res[6:]).all()
 
 

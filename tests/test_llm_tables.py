@@ -25,7 +25,7 @@ import pytest
 from conftest import shared_data
 
 from labelvar.cli import main
-from labelvar.stratified import TIE_RULES
+from labelvar.evaluation._stratified import TIE_RULES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import llm_tables  # noqa: E402

@@ -6,9 +6,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labelvar import _kernels as K
-from labelvar._base._metrics import METRICS, confusion, score, scores
+from labelvar._kernels.metrics import _finish_replicate
+from labelvar.metrics._scores import METRICS, confusion, score, scores
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics", reason="scikit-learn (test extra) not installed")
+
+
+def _metrics_into(conf, theta_sum, res):
+    """The engine's metrics of one confusion matrix ``conf[truth, pred]`` into ``res``."""
+    _finish_replicate(conf.reshape((1, 1) + conf.shape), np.full(1, theta_sum),
+                      res.reshape((1, 1, res.shape[0])))
 
 
 @given(st.integers(2, 5), st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1,
@@ -39,14 +46,14 @@ def test_scores_equal_scikit_learn(n_labels, pairs, zero_division):
 
 
 def test_numba_twin_equals_numpy_reference():
-    """metrics_into (kernels) == scores(): pos_label=1 for L = 2, macro over all L for L > 2."""
+    """The kernels' _finish_replicate == scores(): pos_label=1 for L = 2, macro over all L for L > 2."""
     rng = np.random.default_rng(5)
     fields = list(K.FIELDS)
     for n_labels in (2, 3, 4, 7):
         for _ in range(300):
             conf = rng.integers(0, 4, size=(n_labels, n_labels)) * (rng.random((n_labels, n_labels)) < 0.6)
             res = np.zeros(K.N_FIELDS)
-            K.metrics_into(conf.astype(np.int64), 0.0, res)
+            _metrics_into(conf.astype(np.int64), 0.0, res)
             ref = scores(conf, pos_label=1 if n_labels == 2 else None)
             for m in METRICS:
                 np.testing.assert_allclose(res[fields.index(m)], ref[m], rtol=1e-12, equal_nan=True)
@@ -102,7 +109,7 @@ def test_zero_division_nan_macro_over_stacked_matrices():
 
 def test_ordinal_scores_of_no_items_are_nan_without_warning():
     # (numpy's "Mean of empty slice" RuntimeWarning before)
-    from labelvar._base._metrics import ordinal_scores
+    from labelvar.metrics._scores import ordinal_scores
 
     s = ordinal_scores([], [], [], [], 3)
     assert all(np.isnan(float(x)) for x in s.values())

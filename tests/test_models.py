@@ -1,9 +1,9 @@
-"""Labellers of labelvar.models (the theta priors are tested in test_priors.py)."""
+"""Labellers of labelvar.votes._models (the theta priors are tested in test_priors.py)."""
 
 import numpy as np
 import pytest
 
-from labelvar.models import (
+from labelvar.votes._models import (
     Constant,
     Expert,
     Model,

@@ -1,4 +1,4 @@
-"""The package's public names: lazy exports, simulate and stratify as functions."""
+"""The package's face: top-level names loaded on first use from the stub, in any import order."""
 
 from __future__ import annotations
 
@@ -10,78 +10,106 @@ import pytest
 ORDERS = {
     "attribute first": """
 import labelvar
-labelvar.simulate(labelvar.Coin(p_d=[0.7]), n_items=20, replicates=20, expected=False)
-import labelvar.engine as eng
-assert labelvar.simulate is eng.simulate and hasattr(eng, "SUMMARY_COLUMNS")
+labelvar.simulate(p_d=[0.7], n_items=20, replicates=20, expected=False)
+import labelvar.engine._simulate as sim
+assert labelvar.simulate is sim.simulate and not hasattr(labelvar.engine, "simulate")
 """,
     "submodule first": """
-import labelvar.engine as eng, labelvar.stratified as st
+import labelvar.engine._simulate as sim, labelvar.evaluation._stratified as st
 import labelvar
-assert labelvar.simulate is eng.simulate and labelvar.stratify is st.stratify
-labelvar.simulate(labelvar.Coin(p_d=[0.7]), n_items=20, replicates=20, expected=False)
+assert labelvar.simulate is sim.simulate and labelvar.stratify is st.stratify
+labelvar.simulate(p_d=[0.7], n_items=20, replicates=20, expected=False)
 """,
     "from-import": """
-from labelvar import simulate, stratify, SimulationResult, Coin
-from labelvar.engine import simulate as fn
-from labelvar.stratified import stratify as st_fn
+from labelvar import simulate, stratify, SimulationResult
+from labelvar.engine._simulate import simulate as fn
+from labelvar.evaluation._stratified import stratify as st_fn
 assert simulate is fn and stratify is st_fn
 assert isinstance(simulate(Coin(p_d=0.7), n_items=20, replicates=5, expected=False), SimulationResult)
 """,
+    "star-import": """
+from labelvar import *
+assert callable(stratify) and callable(expected_f1) and "analytic" not in dir()
+""",
     "lazy": """
 import sys, labelvar
-assert "labelvar.engine" not in sys.modules and "scipy.stats" not in sys.modules
+assert "numpy" not in sys.modules and "labelvar.engine" not in sys.modules
+assert "scipy.stats" not in sys.modules
+labelvar.analytic  # a part loads on first use too
+assert "labelvar.analytic" in sys.modules and "labelvar.engine" not in sys.modules
+""",
+    "unknown name": """
+import labelvar
+try:
+    labelvar.evaluation._stratified
+except AttributeError as exc:
+    assert "has no attribute 'stratified'" in str(exc)
+else:
+    raise AssertionError("labelvar.evaluation._stratified is gone")
 """,
     "real signature": """
 import importlib.util, inspect, labelvar
 params = inspect.signature(labelvar.simulate).parameters
-assert "items" in params and "outputs" in params and "mode" not in params and len(params) <= 12
+assert "seed" in params and "replicates" in params
 assert importlib.util.find_spec("labelvar.simulate") is None
+assert importlib.util.find_spec("labelvar.evaluation._stratified") is None
 """,
 }
 
 
 @pytest.mark.parametrize("name", list(ORDERS))
-def test_simulate_and_stratify_work_in_any_import_order(name):
+def test_the_top_level_names_work_in_any_import_order(name):
     proc = subprocess.run([sys.executable, "-c", ORDERS[name]], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 
 
 def test_every_export_is_a_function_or_class_of_labelvar():
-    """__all__ holds functions and classes only, each the object its module defines."""
+    """__all__ holds functions and classes only, each the object its stub line names."""
     import importlib
     import inspect
     import pickle
+    from pathlib import Path
 
     import labelvar
+    from labelvar._base._lazy import _stub_names
 
+    homes, submodules = _stub_names(Path(labelvar.__file__).with_suffix(".pyi"), "labelvar")
+    assert sorted(homes) == labelvar.__all__
     for name in labelvar.__all__:
-        if name == "__version__":
-            continue
         obj = getattr(labelvar, name)
         assert inspect.isfunction(obj) or inspect.isclass(obj), name
-        home = importlib.import_module(labelvar._EXPORTS[name])
-        assert getattr(home, name) is obj, name
+        assert getattr(importlib.import_module(homes[name]), name) is obj, name
         assert obj.__module__.startswith("labelvar."), name
         assert pickle.loads(pickle.dumps(obj)) is obj, name  # importable by its qualified name
         if inspect.isfunction(obj):
             params = inspect.signature(obj).parameters
             assert not any(p.kind is p.VAR_KEYWORD for p in params.values()), name
-    assert not inspect.ismodule(labelvar.simulate) and not inspect.ismodule(labelvar.stratify)
-    for module in ("analytic", "design", "plots", "priors"):  # topic modules by attribute
+    for module in ("analytic", "design", "plots", "metrics", "io"):  # parts by attribute
         assert inspect.ismodule(getattr(labelvar, module)) and module not in labelvar.__all__
+        assert module in submodules
 
 
 def test_help_opens_with_the_map_of_every_public_name():
-    """help(labelvar) starts with "which function answers which question", naming every export."""
+    """help(labelvar) starts with "which name answers which question", naming every export."""
+    import importlib
     import re
 
     import labelvar
 
     doc = labelvar.__doc__
-    assert doc.splitlines()[2].startswith("Which function answers which question")
+    assert doc.splitlines()[2].startswith("Which name answers which question")
     words = set(re.findall(r"[\w.]+", doc))
-    missing = [n for n in labelvar.__all__ if n != "__version__" and n not in words]
+    missing = [n for n in labelvar.__all__ if n not in words]
     assert not missing, f"not in the package docstring's map: {missing}"
-    for dotted in sorted(w for w in words if re.fullmatch(r"(io|plots|report)\.\w+", w)):
-        module, name = dotted.split(".")
-        assert hasattr(getattr(labelvar, module), name), dotted  # the map names real functions
+    named = sorted(w for w in re.findall(r"``(labelvar\.\w+)``", doc))
+    assert len(set(named)) >= 9
+    for dotted in named:  # every module the map points to exists and is public
+        assert not dotted.split(".")[1].startswith("_"), dotted
+        importlib.import_module(dotted)
+
+
+def test_unknown_attribute_names_the_module():
+    import labelvar
+
+    with pytest.raises(AttributeError, match="module 'labelvar' has no attribute 'nope'"):
+        labelvar.nope  # noqa: B018

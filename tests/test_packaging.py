@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 
 import labelvar
-from labelvar import cli, config, sweep
+from labelvar import cli, sweep
 from labelvar._base import _provenance
+from labelvar.cli import _sweeps as sweep_cli
+from labelvar.cli._main import build_parser
+from labelvar.sweep import _config as config
 from labelvar.sweep import _job as _sweep_job
 
 REPO = Path(__file__).resolve().parents[1]
@@ -56,7 +59,7 @@ def test_config_dir_env_override(monkeypatch, tmp_path):
         "# @package _global_\nname: tiny\nreplicates: 20\n")
     monkeypatch.setenv("LABELVAR_CONFIG_DIR", str(mine))
     assert config.config_dir() == mine.resolve()
-    assert sweep.check_overrides(["experiment=tiny"]) == 1
+    assert sweep_cli.check_overrides(["experiment=tiny"]) == 1
     monkeypatch.setenv("LABELVAR_CONFIG_DIR", str(tmp_path / "empty"))
     with pytest.raises(FileNotFoundError, match="LABELVAR_CONFIG_DIR points at a folder"):
         config.config_dir()
@@ -188,7 +191,7 @@ def test_sweep_metadata_records_this_checkouts_revision():
 
 # --------------------------------------------------------------------------- help texts
 def _subparsers() -> dict[str, argparse.ArgumentParser]:
-    parser = cli.build_parser()
+    parser = build_parser()
     return parser._subparsers._group_actions[0].choices
 
 
@@ -256,6 +259,9 @@ def test_shell_completion_names_labelvar(capsys, monkeypatch):
     monkeypatch.setenv("COMP_LINE", "labelvar st")
     assert cli.main(["-sc", "query=bash"]) == 0
     assert capsys.readouterr().out.split() == ["stratify"]
+    monkeypatch.setenv("COMP_LINE", "labelvar r")  # every subcommand, read from the parser
+    assert cli.main(["-sc", "query=bash"]) == 0
+    assert capsys.readouterr().out.split() == ["raters"]
     monkeypatch.setenv("COMP_LINE", "labelvar design --pi")
     assert cli.main(["-sc", "query=bash"]) == 0
     assert capsys.readouterr().out.strip() == ""  # the shell's default (file names)
@@ -269,7 +275,7 @@ def test_design_and_sweep_files_follow_the_umask(tmp_path, capsys):
         code = cli.main(["design", "--config", "separability", "--replicates", "0",
                          "--panel-sizes", "1,3", "--out", str(tmp_path / "design")])
         assert code == 0, capsys.readouterr().err
-        from labelvar.config import SweepConfig
+        from labelvar.sweep._config import SweepConfig
 
         cfg = SweepConfig()
         cfg.grid.p_d, cfg.grid.n_items, cfg.replicates = [0.6, 0.9], [20], 50

@@ -1,4 +1,4 @@
-"""The exact panel core (labelvar._base._panel) against brute-force enumeration of all L**K votes."""
+"""The exact panel core (labelvar.votes._panel) against brute-force enumeration of all L**K votes."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from labelvar import design as D
-from labelvar._base import _panel as P
+from labelvar.design import _power
 from labelvar.engine import _tables as S
+from labelvar.votes import _panel as P
 
 TIES = ("random", "drop", 0, 2)
 
@@ -158,7 +158,7 @@ def test_engine_planner_and_pilot_agree_with_the_panel_core(K, L, tie_rule):
             np.testing.assert_allclose(table[c, n], want, atol=1e-14)
     if not isinstance(tie_rule, str):
         return
-    pp = D.panel_probabilities(theta, K, L, tie_rule)
+    pp = _power.panel_probabilities(theta, K, L, tie_rule)
     for n, t in enumerate(theta):
         brute = _brute(K, L, np.tile(P.symmetric_probs(t, L), (K, 1)), tie_rule, 0)
         want = defaultdict(lambda: np.zeros(K + 1))
@@ -184,7 +184,7 @@ def test_log_multinomial_pmf_of_1e12_votes_needs_no_table():
     """Fuzz: log k! was tabulated up to the largest count (1e12 votes: out of memory)."""
     from scipy import stats
 
-    from labelvar._base._panel import log_multinomial_pmf
+    from labelvar.votes._panel import log_multinomial_pmf
 
     for n in (99_995, 100_001, 10**7):
         c = [n - 5, 5]

@@ -9,10 +9,11 @@ import pytest
 from conftest import shared_data
 from scipy import integrate, stats
 
-from labelvar._base._panel import log_pattern_likelihood
-from labelvar.design import Scenario, plan_study
-from labelvar.pilot import Selection, as_selection, fit_pilot, read_pilot
-from labelvar.priors import BetaPrior, DiscretePrior
+from labelvar import plan_study
+from labelvar.design import Scenario
+from labelvar.votes._panel import log_pattern_likelihood
+from labelvar.votes._pilot import Selection, as_selection, fit_pilot, read_pilot
+from labelvar.votes._priors import BetaPrior, DiscretePrior
 
 SNLI = "snli_dev_subset/snli_1.0_dev_first1288.jsonl"
 
@@ -123,7 +124,7 @@ def test_selection_rule_refusals():
 
 
 def test_selection_probability_is_the_enumerated_one():
-    from labelvar.pilot import as_selection, selection_log_prob
+    from labelvar.votes._pilot import as_selection, selection_log_prob
 
     th = np.array([0.4, 0.7, 1.0])
     for K, L, rule in ((5, 3, "top=3"), (4, 2, "top>=3"), (6, 3, "top=2,4")):
@@ -142,7 +143,7 @@ def test_selected_fit_maximises_the_conditional_likelihood():
     counts = _simulate_pilot(3.0, 1.5, 3, np.full(3000, 5), seed=5)
     keep = counts.max(axis=1) >= 3
     fit = fit_pilot(counts[keep], selection="top>=3")
-    from labelvar.pilot import as_selection, selection_log_prob
+    from labelvar.votes._pilot import as_selection, selection_log_prob
 
     sel = as_selection("top>=3")
 
@@ -380,7 +381,7 @@ def test_a_beta_fit_refuses_an_item_beyond_its_quadrature():
 
 def test_a_theta_prior_with_a_1e6_vote_item_is_refused_or_exact():
     """Fuzz: a Beta theta prior with a 1e6-vote item built 5e5 Gauss-Jacobi nodes (hang)."""
-    from labelvar.pilot import predict_agreement
+    from labelvar.votes._pilot import predict_agreement
 
     with pytest.raises(ValueError, match=r"^counts: a Beta theta prior .* at most 1000 votes"):
         predict_agreement("beta:2,1", [[10**6 - 3, 3], [3, 2]])
@@ -405,7 +406,7 @@ def test_n_starts_below_one_is_refused_in_one_line():
 
 
 def test_predicted_agreement_bins_are_in_numeric_order():
-    from labelvar.pilot import predict_agreement
+    from labelvar.votes._pilot import predict_agreement
 
     p = predict_agreement("dirichlet:1,1,2", [[2, 0, 0], [1, 1, 0], [3, 0, 0], [2, 1, 0],
                                                 [10, 1, 0], [3, 3, 3]])

@@ -1,4 +1,4 @@
-"""The one theta-prior API (labelvar.priors) and the callers that accept it."""
+"""The one theta-prior API (labelvar.votes._priors) and the callers that accept it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from scipy import integrate, special, stats
 from labelvar.design import Scenario, plan_study
 from labelvar.engine._items import Coin, Panel
 from labelvar.engine._simulate import simulate
-from labelvar.priors import (
+from labelvar.votes._priors import (
     SUM_TOL,
     BetaPrior,
     DiscretePrior,

@@ -13,10 +13,10 @@ from scipy.special import expit
 import labelvar
 from labelvar._base._warnings import DataNoteWarning
 from labelvar._kernels import raters as rk
-from labelvar.raters import RaterModel, fit_raters
-from labelvar.stratified import ExcludedItemsWarning
+from labelvar.evaluation._stratified import ExcludedItemsWarning
 from labelvar.votes import _rater_data as rd
 from labelvar.votes import _rater_em as em
+from labelvar.votes._raters import RaterModel, fit_raters
 
 
 def _long(said, raters=None):
@@ -327,7 +327,7 @@ def test_skill_intervals_and_declared_labels():
 
 def test_flat_exports():
     assert labelvar.fit_raters is fit_raters and labelvar.RaterModel is RaterModel
-    assert labelvar.raters.RaterFit is labelvar.RaterFit
+    assert labelvar.votes._raters.RaterFit is labelvar.RaterFit
 
 
 def test_caries_check_rejects_dawid_skene_and_accepts_difficulty():

@@ -13,9 +13,9 @@ import pytest
 
 from labelvar import cli
 from labelvar._base._files import read_results
-from labelvar.agreement import cross_replication
-from labelvar.ceilings import panel_ceilings
-from labelvar.raters import fit_raters
+from labelvar.evaluation._agreement import cross_replication
+from labelvar.votes._ceilings import panel_ceilings
+from labelvar.votes._raters import fit_raters
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,9 @@ import pytest
 
 from labelvar import cli
 from labelvar._base._warnings import DataNoteWarning
-from labelvar.ceilings import coin_model, panel_ceilings
+from labelvar.votes._ceilings import coin_model, panel_ceilings
 from labelvar.design import panel_accuracy
-from labelvar.votes.raters import MAX_RESAMPLES, RaterModel, fit_raters
+from labelvar.votes._raters import MAX_RESAMPLES, RaterModel, fit_raters
 
 
 def _sim(seed=0, n=400, acc=(0.92,) * 5):

@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar.agreement import bootstrap_agreement, cross_replication, dawid_skene
-from labelvar.ceilings import coin_model, panel_ceilings
+from labelvar.evaluation._agreement import bootstrap_agreement, cross_replication, dawid_skene
+from labelvar.votes._ceilings import coin_model, panel_ceilings
 from labelvar.votes import raters as vr
-from labelvar.votes.raters import (
+from labelvar.votes._raters import (
     RATER_MODELS,
     DawidSkene,
     DawidSkeneDifficulty,
@@ -108,7 +108,7 @@ def test_one_dawid_skene_and_one_default():
 
 
 def test_public_callables_have_at_most_12_parameters():
-    from labelvar.votes.pilot import ItemModelFit, PilotFit
+    from labelvar.votes._pilot import ItemModelFit, PilotFit
 
     owned = [fit_raters, RaterModel.from_skill, RaterModel.predict_agreement, vr.RaterFit.check,
              panel_ceilings, coin_model, cross_replication, bootstrap_agreement, dawid_skene,

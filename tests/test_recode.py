@@ -14,9 +14,8 @@ import pytest
 
 from labelvar import io
 from labelvar.cli import main
-from labelvar.evaluation.stratified import Intervals, Labels, Truth
+from labelvar.evaluation._stratified import Intervals, Labels, Truth
 from labelvar.io import _scales
-from labelvar.stratified import stratify
 
 
 def _ratings(seed=0, n=400):

@@ -9,10 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import labelvar
 from labelvar import design as D
 from labelvar import plots, report, stratify
 from labelvar._base._files import read_results
-from labelvar.evaluation.stratified import Intervals
+from labelvar.evaluation._stratified import Intervals
 from labelvar.io import TaskData, synthetic_panel
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "labelvar"
@@ -88,7 +89,7 @@ def test_refuses_a_directory_with_other_files(tmp_path, result):
 
 
 def test_design_report(tmp_path):
-    res = D.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
+    res = labelvar.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
                        replicates=0)
     paths = report.write_design_report(res, tmp_path / "d")
     assert sorted(p.name for p in paths) == names(tmp_path / "d") == sorted(
@@ -122,7 +123,7 @@ def test_a_system_with_probabilities_only_is_named_as_read():
     assert "; systems model;" in r.describe()
     auroc = r.table[(r.table.metric == "auroc") & (r.table.stratum == "all")]
     assert auroc.system.tolist() == ["model"]
-    md = report.stratify_markdown(r)
+    md = stratify_markdown(r)
     assert "(no systems)" not in md
     assert md.startswith("### panel vs humans (no system with labels; systems' other metrics")
 

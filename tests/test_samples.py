@@ -13,10 +13,9 @@ import pytest
 from scipy import stats
 
 from labelvar import io, stratify
-from labelvar.evaluation.stratified import Intervals, Truth
-from labelvar.inference import expected_gap_test
+from labelvar.evaluation._stratified import Intervals, Truth
+from labelvar.evaluation._inference import expected_gap_test
 from labelvar.io._samples import modal_answer, parse_answer, sample_shares
-from labelvar.stratified import DataNoteWarning
 
 
 def _panel(n, k=3, labels=(1, 2, 3, 4, 5), seed=0):

@@ -14,7 +14,7 @@ from conftest import shared_data
 
 import labelvar
 from labelvar import design
-from labelvar.evaluation.stratified import Intervals
+from labelvar.evaluation._stratified import Intervals
 from labelvar.io import synthetic_panel
 
 
@@ -37,9 +37,15 @@ def _cells(page: str) -> list[str]:
 
 def test_every_public_result_with_a_table_has_a_notebook_view():
     """Each exported dataclass/NamedTuple holding a DataFrame defines _repr_html_ and a repr of its own."""
+    import importlib
+
     checked = []
-    for name in [*labelvar.__all__, "io.TaskData"]:
-        obj = labelvar.io.TaskData if name == "io.TaskData" else getattr(labelvar, name)
+    faces = ("analytic", "design", "engine", "evaluation", "io", "metrics", "sweep", "votes")
+    names = [*labelvar.__all__, *(f"{m}.{n}" for m in faces
+                                  for n in importlib.import_module(f"labelvar.{m}").__all__)]
+    for name in names:
+        module, _, short = name.rpartition(".")
+        obj = getattr(importlib.import_module(f"labelvar.{module}" if module else "labelvar"), short)
         if not inspect.isclass(obj):
             continue
         hints = {f.name: f.type for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) \
@@ -49,7 +55,8 @@ def test_every_public_result_with_a_table_has_a_notebook_view():
             assert hasattr(obj, "_repr_html_"), name
             assert "__create_fn__" not in getattr(obj.__repr__, "__qualname__", ""), name
     assert {"StratifiedResult", "SimulationResult", "DesignResult", "Ceilings", "BinTestResult",
-            "PairedTestResult", "CrossReplication", "PanelChoice", "PilotFit", "io.TaskData"} <= set(checked)
+            "PairedTestResult", "CrossReplication", "design.PanelChoice", "PilotFit",
+            "io.TaskData"} <= set(checked)
 
 
 def test_task_data_repr_gives_sizes_and_roles_not_frames(synthetic):
@@ -107,12 +114,12 @@ def test_short_reprs_and_html_of_the_other_results(stratified):
     assert repr(bt) == (f"BinTestResult(metric='accuracy', value='delta_human', stratum_a='0.60', "
                         f"stratum_b='1.00', welch_p={bt.welch_p:.4g}, levene_p={bt.levene_p:.4g})")
 
-    ceil = labelvar.panel_ceilings(labelvar.coin_model(0.8), panel=5, n_items=50)
+    ceil = labelvar.panel_ceilings(labelvar.votes.coin_model(0.8), panel=5, n_items=50)
     assert repr(ceil) == ("Ceilings(ceilings=['exchangeable', 'oracle', 'rater'], K=[5], "
                           "strata=['0.60', '0.80', '1.00', 'all'], table=DataFrame(12 rows x 17 columns))")
     assert "<th>expected</th>" in ceil._repr_html_()
 
-    res = design.plan_study(design.Scenario("separability", theta=0.8), replicates=0)
+    res = labelvar.plan_study(design.Scenario("separability", theta=0.8), replicates=0)
     rec = res.recommended
     assert repr(res) == (f"DesignResult(question='separability', panel_size={int(rec.panel_size)}, "
                          f"n_items={int(rec.n_items)}, table=DataFrame({len(res.table)} rows x "

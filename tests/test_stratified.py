@@ -1,4 +1,4 @@
-"""labelvar.stratified (stratify, its result, paper_table) on small hand-checked data.
+"""labelvar.evaluation._stratified (stratify, its result, paper_table) on small hand-checked data.
 
 Checked against scipy, exact enumeration, the one metrics definition and its numba twin.
 """
@@ -15,8 +15,8 @@ from scipy import stats
 
 import labelvar
 from labelvar import _kernels, analytic
-from labelvar.evaluation.stratified import Intervals, Labels, Paper, Truth
-from labelvar.stratified import (
+from labelvar.evaluation._stratified import Intervals, Labels, Paper, Truth
+from labelvar.evaluation._stratified import (
     COLUMNS,
     ExcludedItemsWarning,
     StratifiedResult,
@@ -42,6 +42,12 @@ PRED = {
     "dr1": [1, 0, 1, 0, 0, 1, 0, 1],
     "dr2": [0, 0, 1, 1, 0, 1, 0, 1],
 }
+
+
+def _metrics_into(conf, theta_sum, res):
+    """The engine's metrics of one confusion matrix ``conf[truth, pred]`` into ``res``."""
+    _finish_replicate(conf.reshape((1, 1) + conf.shape), np.full(1, theta_sum),
+                      res.reshape((1, 1, res.shape[0])))
 
 
 def _row(t, system, stratum, metric):
@@ -524,13 +530,13 @@ def _from_confusion(conf):
     np.array([[4, 1, 1, 0], [0, 3, 0, 2], [1, 0, 5, 0], [0, 0, 0, 0]]),
 ])
 def test_macro_f1_equals_the_engines_on_the_same_confusion_matrix(conf):
-    """stratify and the engine's kernel (labelvar._kernels.metrics_into) agree."""
+    """stratify and the engine's kernel (labelvar._kernels.metrics._finish_replicate) agree."""
     n_labels = conf.shape[0]
     truth, pred = _from_confusion(conf)
     panel = np.column_stack([truth] * 3)  # unanimous: the majority is ``truth``
     t = tab(panel, {"s": pred}, labels=list(range(n_labels)), intervals=Intervals(n_resamples=0))
     res = np.zeros(_kernels.N_FIELDS)
-    _kernels.metrics_into(conf.astype(np.int64), 0.0, res)
+    _metrics_into(conf.astype(np.int64), 0.0, res)
     fields = list(_kernels.FIELDS)
     r = _row(t, "s", "all", "f1")
     assert r.score == pytest.approx(res[fields.index("f1")], rel=1e-12)
@@ -548,7 +554,7 @@ def test_binary_f1_equals_the_engines_on_the_same_confusion_matrix():
     t = tab(np.column_stack([truth] * 3), {"s": pred}, metrics=["f1"],
             intervals=Intervals(n_resamples=0))
     res = np.zeros(_kernels.N_FIELDS)
-    _kernels.metrics_into(conf.astype(np.int64), 0.0, res)
+    _metrics_into(conf.astype(np.int64), 0.0, res)
     assert _row(t, "s", "all", "f1").score == pytest.approx(res[list(_kernels.FIELDS).index("f1")])
     assert _row(t, "s", "all", "f1").score == pytest.approx(70 / 85)
 
@@ -646,7 +652,7 @@ def test_multinomial_item_bootstrap_matches_index_resampling():
     row = r.table[(r.table.stratum == "all")].iloc[0]
     truth = (panel.sum(axis=1) >= 3).astype(int)
     idx = rng.integers(0, n, size=(4000, n))
-    from labelvar._base import _metrics
+    from labelvar.metrics import _scores as _metrics
 
     vals = _metrics.score("f1", truth[idx], pred[idx], 2, pos_label=1)
     lo, hi = np.quantile(vals, [0.025, 0.975])

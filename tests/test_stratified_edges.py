@@ -7,8 +7,8 @@ import re
 import pandas as pd
 import pytest
 
-from labelvar.evaluation.stratified import Intervals, Labels, Paper, Truth
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import Intervals, Labels, Paper, Truth
+from labelvar.evaluation._stratified import stratify
 
 PANEL = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1]]
 PRED = {"s": [1, 0, 1, 0, 1]}
@@ -98,7 +98,7 @@ def test_ordinal_labels_out_of_order_are_refused():
                  intervals=Intervals(n_resamples=0))
     assert str(info.value) == ("labels: ordinal ratings must be declared in order, got "
                                "[1, 3, 2, 4, 5] (quadratic-weighted kappa weighs by position)")
-    from labelvar.stratified import ExcludedItemsWarning
+    from labelvar.evaluation._stratified import ExcludedItemsWarning
 
     with pytest.warns(ExcludedItemsWarning):  # tied items dropped: no tie break by order
         up = stratify(panel, pred, metrics=["qwk"], labels=Labels([1, 2, 3, 4, 5], ordinal=True),

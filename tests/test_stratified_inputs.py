@@ -10,10 +10,9 @@ import pytest
 from scipy import stats
 
 from labelvar import bin_tests, paired_test, paper_table
-from labelvar.evaluation.stratified import Intervals, Labels, Paper, Truth
+from labelvar.evaluation._stratified import Intervals, Labels, Paper, Truth
 from labelvar.io import TaskData
 from labelvar.plots import plot_delta_by_bin, plot_stratified_scores
-from labelvar.stratified import DataNoteWarning, stratify
 
 
 def binary_panel(n=400, k=5, seed=0):

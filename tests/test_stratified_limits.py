@@ -11,11 +11,10 @@ import pandas as pd
 import pytest
 from tests.test_stratify_cli import EXAMPLE, run
 
-from labelvar import inference, report
 from labelvar.cli import main
 from labelvar.evaluation import _bins
-from labelvar.evaluation.stratified import Intervals, Paper
-from labelvar.stratified import MAX_DRAW_CELLS, paper_table, stratify
+from labelvar.evaluation._stratified import Intervals, Paper
+from labelvar.evaluation._stratified import MAX_DRAW_CELLS, paper_table, stratify
 
 
 @pytest.mark.parametrize("kw, message", [

@@ -11,9 +11,9 @@ import pytest
 from sklearn.metrics import accuracy_score, roc_auc_score
 from tests.conftest import row
 
-from labelvar.evaluation.stratified import Intervals
+from labelvar.evaluation._stratified import Intervals
 from labelvar.io import TaskData
-from labelvar.stratified import DataNoteWarning, stratify
+from labelvar.evaluation._stratified import DataNoteWarning, stratify
 
 
 def _data(n=300, seed=3):

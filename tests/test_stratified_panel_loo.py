@@ -13,9 +13,9 @@ import pytest
 from scipy import stats
 from tests.conftest import row, shared_data
 
-from labelvar.evaluation.stratified import Intervals, Labels, Paper, Truth
+from labelvar.evaluation._stratified import Intervals, Labels, Paper, Truth
 from labelvar.io import TaskData
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -15,7 +15,7 @@ from conftest import REPO
 from conftest import shared_data as _need
 
 from labelvar.cli import main
-from labelvar.evaluation.stratified import Intervals, Labels, Paper, Truth
+from labelvar.evaluation._stratified import Intervals, Labels, Paper, Truth
 
 
 def _script(name: str = "chexpert_table3"):
@@ -51,7 +51,7 @@ def test_chexpert_h_needs_per_radiologist_rounding_to_match():
     # without rounding each radiologist's score first, some printed H values differ by 0.01
     root = _need("chexpert_test")
     mod = _script()
-    from labelvar.stratified import stratify
+    from labelvar.evaluation._stratified import stratify
 
     data = mod.load(root)
     t = stratify({"Cardiomegaly": data["Cardiomegaly"]}, humans=mod.HUMANS,
@@ -299,7 +299,7 @@ def test_dialsummeval_ordinal_per_bin():
 
     root = _need("dialsummeval")
     data = _script("dialsummeval_stratify").build(root, ["rouge-l"])
-    from labelvar.stratified import stratify
+    from labelvar.evaluation._stratified import stratify
 
     r = stratify({"consistency": data["consistency"]}, labels=Labels(ordinal=True),
                  intervals=Intervals(n_resamples=0))
@@ -323,7 +323,7 @@ def test_snli_agreement_and_kappa_equal_independent_computations():
     from statsmodels.stats.inter_rater import fleiss_kappa
 
     from labelvar import io
-    from labelvar.stratified import ExcludedItemsWarning, stratify
+    from labelvar.evaluation._stratified import ExcludedItemsWarning, stratify
 
     snli = _need("snli_dev_subset") / "snli_1.0_dev_first1288.jsonl"
     pred = _need("chaosnli/predictions")

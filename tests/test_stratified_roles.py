@@ -8,9 +8,8 @@ import pytest
 from tests.conftest import row
 
 from labelvar import io
-from labelvar.evaluation.stratified import Intervals, Labels, Truth
+from labelvar.evaluation._stratified import Intervals, Labels, Truth
 from labelvar.io import TaskData
-from labelvar.stratified import stratify
 
 
 def _task(n=60, seed=0):

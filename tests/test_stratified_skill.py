@@ -1,4 +1,4 @@
-"""Each human's skill-based expectation beside E (stratify(skill_model=...), labelvar.raters)."""
+"""Each human's skill-based expectation beside E (stratify(skill_model=...), labelvar.votes._raters)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from tests.conftest import row
 
-from labelvar.evaluation.stratified import Intervals
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import Intervals
+from labelvar.evaluation._stratified import stratify
 
 
 @pytest.mark.slow

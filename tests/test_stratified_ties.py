@@ -12,9 +12,9 @@ import pytest
 from tests.conftest import row, shared_data
 
 from labelvar import io
-from labelvar.evaluation.stratified import Intervals, Paper, Truth
+from labelvar.evaluation._stratified import Intervals, Paper, Truth
 from labelvar.io import TaskData
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 
 def _most_common(votes):

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from labelvar.cli import main
-from labelvar.evaluation.stratified import Intervals, Paper
+from labelvar.evaluation._stratified import Intervals, Paper
 from labelvar.io import TaskData, synthetic_panel
-from labelvar.stratified import stratify
+from labelvar.evaluation._stratified import stratify
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "synthetic_panel.csv"

@@ -17,10 +17,11 @@ import pandas as pd
 import pytest
 from pandas.testing import assert_frame_equal
 
-from labelvar import sweep
 from labelvar._base._files import read_results, write_results
-from labelvar.config import SweepConfig
+from labelvar.cli import _sweeps as sweep_cli
 from labelvar.sweep import _job as _sweep_job
+from labelvar.sweep import _job as sweep  # run_job, collect, plan_chunks, chunk_key ...
+from labelvar.sweep._config import SweepConfig
 
 # --------------------------------------------------------------------------- stand-in engine
 
@@ -253,7 +254,7 @@ def test_progress_bar_shows_on_a_terminal_unless_quiet(monkeypatch):
 def test_every_combination_of_a_large_sweep_is_checked_before_launch():
     """A bad job that only a combination of two non-first values makes is found, however
     many jobs the sweep has (checking each value once would miss it)."""
-    from labelvar.sweep import check_overrides
+    from labelvar.cli._sweeps import check_overrides
 
     seeds = "seed=" + ",".join(str(s) for s in range(40))
     ok = ["model=panel", "grid.p_d=[]", "grid.n_labels=[3],[2]", "grid.theta=[0.6],[0.7]", seeds]
@@ -432,7 +433,7 @@ def test_a_figure_the_table_cannot_give_is_refused_before_the_run(tmp_path, chan
     cfg.thresholds = change.get("thresholds", cfg.thresholds)
     cfg.labellers.names = change.get("names", cfg.labellers.names)
     if change.get("prior"):
-        from labelvar.config import ThetaPriorConfig
+        from labelvar.sweep._config import ThetaPriorConfig
 
         cfg.model.mode, cfg.model.theta_prior, cfg.grid.p_d = "panel", ThetaPriorConfig(), []
     with pytest.raises(ValueError) as info:
@@ -476,11 +477,11 @@ def test_collect_takes_the_table_the_job_recorded_and_never_overwrites_one(tmp_p
     (lambda d: sweep.run_job(small_cfg(), 5), "out_dir must be a path (str or os.PathLike), got 5"),
     (lambda d: sweep.collect(None), "sweep_dir must be a path (str or os.PathLike), got None"),
     (lambda d: sweep.collect(d, out=5), "out must be a path (str or os.PathLike), got 5"),
-    (lambda d: sweep.plan_chunks(None), "the config must be a labelvar.config.SweepConfig, "
+    (lambda d: sweep.plan_chunks(None), "the config must be a labelvar.sweep.SweepConfig, "
                                         "got None"),
-    (lambda d: sweep.check_overrides("grid.m=[0.5]"),
+    (lambda d: sweep_cli.check_overrides("grid.m=[0.5]"),
      "overrides must be a list of 'key=value' strings, got 'grid.m=[0.5]'"),
-    (lambda d: sweep.check_overrides([5]), "overrides must be a list of 'key=value' strings, "
+    (lambda d: sweep_cli.check_overrides([5]), "overrides must be a list of 'key=value' strings, "
                                            "got [5]"),
 ])
 def test_python_api_arguments_of_the_wrong_type_are_value_errors(tmp_path, call, message):
@@ -492,11 +493,11 @@ def test_python_api_arguments_of_the_wrong_type_are_value_errors(tmp_path, call,
 
 def test_a_sweep_without_multirun_or_over_an_interval_is_one_line():
     with pytest.raises(ValueError, match=r"^seed=1,2 gives several values: add -m"):
-        sweep.check_overrides(["grid=small", "seed=1,2"], multirun=False)
-    assert sweep.check_overrides(["grid=small", "seed=1,2"], multirun=True) == 2
+        sweep_cli.check_overrides(["grid=small", "seed=1,2"], multirun=False)
+    assert sweep_cli.check_overrides(["grid=small", "seed=1,2"], multirun=True) == 2
     with pytest.raises(ValueError, match=r"^seed=interval\(0,1\): Hydra's basic sweeper takes "
                                          r"values"):
-        sweep.check_overrides(["grid=small", "seed=interval(0,1)"], multirun=True)
+        sweep_cli.check_overrides(["grid=small", "seed=interval(0,1)"], multirun=True)
 
 
 def test_a_config_of_numpy_values_and_tuples_runs_like_plain_lists(tmp_path):
@@ -597,7 +598,7 @@ def test_a_multirun_job_outside_cli_main_makes_hydra_exit_1_after_every_job(
     GlobalHydra.instance().clear()
     try:
         with pytest.raises(SystemExit) as info:
-            sweep.hydra_app()()  # (not through cli_main, as in a launcher's process)
+            sweep_cli._hydra_app()()  # (not through cli_main, as in a launcher's process)
     finally:
         GlobalHydra.instance().clear()
         for handler in [h for h in root.handlers if h not in handlers]:
@@ -606,7 +607,7 @@ def test_a_multirun_job_outside_cli_main_makes_hydra_exit_1_after_every_job(
         root.setLevel(level)
     assert info.value.code == 1
     lines = capsys.readouterr().err.splitlines()
-    assert sweep._FIGURES_FAILED in lines and "Traceback" not in "\n".join(lines)
+    assert sweep_cli._FIGURES_FAILED in lines and "Traceback" not in "\n".join(lines)
     for job in ("0_figure1", "1_figure1"):
         assert json.loads((multi / job / "metadata.json").read_text())["status"] == \
             "figures_failed"

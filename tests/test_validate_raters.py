@@ -210,7 +210,7 @@ def test_real_data_protocol_and_done_when_targets(vr, capsys):
 def test_rater_model_predictions_equal_the_true_models(vr):
     # the generator's parameters as a labelvar RaterModel: its predict_agreement must equal the
     # independent true_agreement, whatever order the panel's raters come in
-    from labelvar.raters import RaterModel
+    from labelvar.votes._raters import RaterModel
 
     ds = vr.synthetic_sparse_crowd(seed=5, n_items=200, n_raters=20, per_item=5)
     tr = ds.truth["all"]

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from labelvar import design as D
-from labelvar.design import Scenario, plan_study
+from labelvar import plan_study
+from labelvar.design import Scenario, _power
 from labelvar.design import _power as P
 from labelvar.design import _simulated as S
 
@@ -345,7 +345,7 @@ def test_separability_columns_reproduce_table1_message():
     n = int(row["n_items"])
     assert row["p_baseline_at_least_threshold"] == pytest.approx(
         stats.binom.sf(round(row["threshold_accuracy"] * n) - 1, n, 0.5))
-    assert int(D.separability_critical(10, 0.5, 0.06)) == 8
+    assert int(_power.separability_critical(10, 0.5, 0.06)) == 8
     assert stats.binom.sf(7, 10, 0.5) == pytest.approx(0.0547, abs=1e-4)
 
 

@@ -10,7 +10,7 @@ from scipy import stats
 
 from labelvar.design import _power as P
 from labelvar.design import cheapest_panel, compare_raters, panel_accuracy
-from labelvar.raters import RaterModel
+from labelvar.votes._raters import RaterModel
 
 
 def _unpaired_brute(N, pa, pb, alpha):

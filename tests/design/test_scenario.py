@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from labelvar.design import Scenario
-from labelvar.priors import BetaPrior
+from labelvar.votes._priors import BetaPrior
 
 
 # --------------------------------------------------------------------------- bad input
@@ -43,7 +43,7 @@ def test_bad_scenarios_raise_one_line(kwargs, match):
 
 
 def test_engine_prior_objects_accepted_and_checked():
-    from labelvar.priors import BetaPrior, DiscretePrior
+    from labelvar.votes._priors import BetaPrior, DiscretePrior
 
     sc = Scenario("separability", theta=BetaPrior(2, 2, lo=0.6, hi=0.95))
     assert sc.theta == BetaPrior(2, 2, lo=0.6, hi=0.95) and sc.prior is sc.theta

@@ -10,13 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from labelvar import simulate
 from labelvar._kernels import BINOMIAL_WINDOW
 from labelvar.engine._items import Coin, Panel
 from labelvar.engine._simulate import simulate
 from labelvar.engine._spec import _Spec
 from labelvar.engine._tables import _Table, collapsed_inputs
-from labelvar.votes.models import Model, ModelPair
-from labelvar.votes.priors import BetaPrior
+from labelvar.votes._models import Model, ModelPair
+from labelvar.votes._priors import BetaPrior
 
 ASYM = Model(sensitivity=0.9, specificity=0.55, name="asym")
 CASES = [  # (items, labellers)

@@ -11,7 +11,7 @@ import pytest
 
 from labelvar.engine._items import Coin, Panel
 from labelvar.engine._simulate import simulate
-from labelvar.votes.models import Labeller
+from labelvar.votes._models import Labeller
 
 
 @dataclass(frozen=True)
@@ -79,5 +79,5 @@ def test_anything_else_is_refused_naming_the_extension_point():
         def matrix(self, n_labels, class_prior, theta):
             return np.eye(2)
 
-    with pytest.raises(ValueError, match="subclasses of labelvar.votes.models.Labeller"):
+    with pytest.raises(ValueError, match="subclasses of labelvar.votes._models.Labeller"):
         simulate(Coin(p_d=0.8), [NotALabeller()], n_items=10, replicates=5)

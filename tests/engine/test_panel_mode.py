@@ -8,8 +8,8 @@ from scipy import integrate, stats
 
 from labelvar.engine._items import Coin, Panel
 from labelvar.engine._simulate import simulate
-from labelvar.votes.models import CorrelatedModel, Model
-from labelvar.votes.priors import BetaPrior, DiscretePrior
+from labelvar.votes._models import CorrelatedModel, Model
+from labelvar.votes._priors import BetaPrior, DiscretePrior
 
 
 def _two_sample_z(a, b):

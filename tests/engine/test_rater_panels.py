@@ -9,8 +9,8 @@ from scipy.special import expit
 from labelvar.engine._items import RaterPanel
 from labelvar.engine._simulate import simulate
 from labelvar.engine._summary import SUMMARY_COLUMNS
-from labelvar.votes.ceilings import panel_ceilings
-from labelvar.votes.raters import RaterModel
+from labelvar.votes._ceilings import panel_ceilings
+from labelvar.votes._raters import RaterModel
 
 
 def _difficulty_model(n_labels, abilities, sigma=1.2, n_nodes=5, prior=None):

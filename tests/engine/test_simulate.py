@@ -12,7 +12,7 @@ from labelvar import analytic
 from labelvar.engine._items import Coin, Panel
 from labelvar.engine._simulate import simulate
 from labelvar.engine._summary import SUMMARY_COLUMNS
-from labelvar.votes.models import Constant, Model, ModelPair
+from labelvar.votes._models import Constant, Model, ModelPair
 
 
 # --------------------------------------------------------------------------- closed forms
@@ -30,7 +30,7 @@ def test_coin_mode_reproduces_closed_forms(method):
         df = simulate(Coin(p_d=p_d, m=m), n_items=n, replicates=4000, seed=5, thresholds=[0.7],
                       method=method).summary
         assert (df["method"] == method).all()
-        n_pos = int(analytic.n_positives(m, n))
+        n_pos = int(_counts.n_positives(m, n))
         for lab, (sens, spec) in {"expert": (p_d, p_d), "random": (0.5, 0.5)}.items():
             exact = analytic.exact_binary_metrics(n_pos, n - n_pos, sens, spec)
             for metric in ("accuracy", "precision", "recall", "f1"):

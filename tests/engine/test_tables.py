@@ -8,7 +8,7 @@ import pytest
 from labelvar.engine._items import Coin, Panel
 from labelvar.engine._spec import _Spec
 from labelvar.engine._tables import _alias_table, _composition_tables, _ratio_means, _Table
-from labelvar.votes.models import ModelPair
+from labelvar.votes._models import ModelPair
 
 
 def test_alias_table_reproduces_probabilities():
@@ -185,7 +185,7 @@ def test_expected_f1_equals_the_exact_coin_distribution():
 def test_any_l_kernel_tables_draw_the_exact_joint_distribution(tie_rule):
     """Decoded alias tables = P(slot, truth | c) (the enumeration) x the labellers' rows."""
     from labelvar.engine._tables import _symmetric_tables
-    from labelvar.votes.models import Model
+    from labelvar.votes._models import Model
 
     n_lab, labs = 3, ("expert", "prior", Model(accuracy=0.6, name="A"))
     spec = _Spec.build(Panel(theta=0.7, m=0.3, n_labels=n_lab, panel_size=4, tie_rule=tie_rule),

@@ -15,7 +15,7 @@ import pytest
 from conftest import shared_data
 from scipy.optimize import linprog
 
-from labelvar._base._metrics import probability_scores
+from labelvar.metrics._scores import probability_scores
 from labelvar.metrics import (
     error_rate,
     manhattan_distance,

@@ -146,7 +146,7 @@ def test_figure4_pair_reverses_between_the_extreme_bins(rf, chexpert):
 
 def test_figure3_points_and_tests_are_the_tables(rf, chexpert):
     from labelvar import bin_tests
-    from labelvar.inference import stars
+    from labelvar.evaluation._inference import stars
 
     fig = rf._figure3_chexpert()
     ax = fig.axes[0]

@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_rgb
 
+import labelvar
 from labelvar import bin_tests, plots, stratify
 from labelvar import design as D
-from labelvar.evaluation.stratified import Intervals
+from labelvar.evaluation._stratified import Intervals
 from labelvar.io import synthetic_panel
 from labelvar.plots._style import series_colors
-from labelvar.plots.sweeps import prior_text
+from labelvar.plots._sweeps import prior_text
 
 from .conftest import legend_texts, overlapping_ticks
 

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from labelvar import bin_tests, paired_test, plots, stratify
-from labelvar.evaluation.stratified import Intervals, Paper
-from labelvar.inference import stars as to_stars
+from labelvar.evaluation._stratified import Intervals, Paper
+from labelvar.evaluation._inference import stars as to_stars
 from labelvar.io import TaskData, synthetic_panel
-from labelvar.plots.stratified import AGREEMENT
+from labelvar.plots._stratified import AGREEMENT
 
 from .conftest import legend_texts
 
@@ -92,7 +92,7 @@ def test_delta_by_bin_boxes_hold_the_deltas_and_draw_given_tests(table, drawn):
 
 def test_delta_by_bin_runs_no_test(table, monkeypatch):
     """Without tests no bracket is drawn, and the figure never calls a test itself."""
-    import labelvar.inference as st
+    import labelvar.evaluation._inference as st
 
     def boom(*a, **k):
         raise AssertionError("a plot function ran a statistical test")

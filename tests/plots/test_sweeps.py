@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from scipy.stats import binom
 
-from labelvar import analytic, plots
+import labelvar
+from labelvar import plots
 
 COLS = ["p_d", "m", "n_items", "n_labels", "panel_size", "mode", "labeller", "stratum", "metric",
         "threshold", "mean", "sd", "se", "q05", "q50", "q95", "expected", "z", "replicates", "seed"]
@@ -20,7 +21,7 @@ def coin_table(p_ds=(0.5, 0.7, 0.9, 1.0), ms=(0.1, 0.5), n=200, thresholds=(), n
     rows = []
     for p, m, nn, lab in itertools.product(p_ds, ms, ns or (n,), ("expert", "random")):
         q = p if lab == "expert" else 0.5
-        vals = {"accuracy": q, "f1": float(analytic.expected_f1(q, m))}
+        vals = {"accuracy": q, "f1": float(labelvar.expected_f1(q, m))}
         for metric, v in vals.items():
             sd = 0.01 + 0.02 * (1 - q)
             rows.append(dict(p_d=p, m=m, n_items=nn, n_labels=2, panel_size=5, mode="coin",

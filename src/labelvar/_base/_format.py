@@ -347,3 +347,23 @@ def shown(cls):
         cls.__repr__ = _short_repr
     cls._repr_html_ = _repr_html
     return cls
+
+
+def setting(name: str, doc: str = "") -> property:
+    """A read-only attribute kept in a result's ``settings`` record.
+
+    Results keep how they were computed (the options, the counts) in one mapping, so
+    their constructors stay small while every value keeps its attribute name.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class R:
+    ...     value: float
+    ...     settings: dict
+    ...     alpha = setting("alpha", "The significance level.")
+    >>> R(0.5, {"alpha": 0.05}).alpha
+    0.05
+    """
+    return property(lambda self: self.settings[name], doc=doc or f"``settings[{name!r}]``.")

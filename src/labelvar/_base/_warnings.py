@@ -1,8 +1,8 @@
 """The warnings labelvar raises about its input (one definition, imported by every layer).
 
 They live at the foundation so that readers (:mod:`labelvar.io`), the rater models and
-:mod:`labelvar.stratified` can all raise them without importing each other;
-:mod:`labelvar.stratified` re-exports them under their public names.
+:mod:`labelvar.evaluation` can all raise them without importing each other;
+:mod:`labelvar.evaluation` re-exports them under their public names.
 """
 
 from __future__ import annotations

@@ -38,26 +38,10 @@ Output layout (all kernels): ``out[r, j, s, f]`` for replicate ``r``, labeller
 in :data:`FIELDS`.
 """
 
-
-from __future__ import annotations
-
-from labelvar._kernels.collapsed import (  # noqa: F401
-    _collapsed_chunk,
-    collapsed,
-    collapsed_serial,
-)
-from labelvar._kernels.explicit import (  # noqa: F401
-    _BLOCK,
-    _HALF53,
-    _annotator_share,
-    _count,
-    _draw_theta,
-    _explicit_binary_fast_chunk,
-    _explicit_binary_fast_rep,
-    _explicit_binary_rep,
-    _explicit_generic_rep,
-    _matrix_label,
-    _plurality,
+# The engine calls the kernels through this face (``from labelvar import _kernels as K``);
+# the rater models import ``labelvar._kernels.raters`` and ``.rater_panels`` directly.
+from labelvar._kernels.collapsed import collapsed, collapsed_serial
+from labelvar._kernels.explicit import (
     explicit_binary,
     explicit_binary_fast,
     explicit_binary_fast_serial,
@@ -67,15 +51,8 @@ from labelvar._kernels.explicit import (  # noqa: F401
     threshold53,
     vote_thresholds,
 )
-from labelvar._kernels.item_models import (  # noqa: F401
-    ITEM_DIRICHLET,
-    ITEM_NODES,
-    _item_model_rep,
-    item_model,
-    item_model_serial,
-)
-from labelvar._kernels.layout import (  # noqa: F401
-    _CHUNK,
+from labelvar._kernels.item_models import item_model, item_model_serial
+from labelvar._kernels.layout import (
     EXPERT,
     FIELDS,
     MATRIX,
@@ -86,131 +63,30 @@ from labelvar._kernels.layout import (  # noqa: F401
     TIE_DROP,
     TIE_RANDOM,
 )
-from labelvar._kernels.metrics import (  # noqa: F401
-    _count_fields,
-    _finish_replicate,
-    _macro_metrics,
-    metrics_into,
-)
-from labelvar._kernels.raters import (  # noqa: F401
-    count_hist,
-    csr,
-    e_step,
-    em_pass,
-    first_duplicate,
-    int_codes,
-    plurality_hist,
-    share_stats,
-)
-from labelvar._kernels.rng import (  # noqa: F401
-    _INV53,
-    _M1,
-    _M2,
-    _S11,
-    _S27,
-    _S30,
-    _S31,
-    _WIN_BITS,
-    _WIN_MASK,
-    _WIN_SHIFT,
+from labelvar._kernels.rng import (
     BINOMIAL_WINDOW,
-    GOLDEN,
-    HALF_BITS_MAX_N,
-    _binomial_half,
-    _binomial_inversion,
-    _binomial_outside,
-    _binomial_rou,
-    _binomial_tail,
-    _log_factorial_diff,
-    _popcount,
-    _stirling_tail,
     alias_fill,
     beta,
     binomial,
     binomial_alias_rows,
     binomial_table,
-    categorical,
-    gamma,
-    replicate_key,
-    splitmix64,
-    std_normal,
     uniform,
 )
-from labelvar._kernels.summaries import (  # noqa: F401
-    _BUCKETS,
-    _QS,
-    _blocks_stats,
-    _bucket,
-    _lerp,
-    _quantiles,
-    _select,
-    _series_stats,
-    summary_stats,
-    summary_stats_serial,
-)
-from labelvar._kernels.symmetric import (  # noqa: F401
-    _M21,
-    _S21,
-    _S42,
-    _SYM_BLOCK,
+from labelvar._kernels.summaries import summary_stats, summary_stats_serial
+from labelvar._kernels.symmetric import (  # with the engine's size limits of the kernel
     _SYM_MAX_CELLS,
     _SYM_MAX_JOINT,
-    _alias_outcome,
-    _explicit_symmetric_chunk,
-    _explicit_symmetric_rep,
     explicit_symmetric,
     explicit_symmetric_serial,
 )
 
 __all__ = [
-    "BINOMIAL_WINDOW",
-    "EXPERT",
-    "FIELDS",
-    "GOLDEN",
-    "HALF_BITS_MAX_N",
-    "ITEM_DIRICHLET",
-    "ITEM_NODES",
-    "MATRIX",
-    "N_FIELDS",
-    "THETA_BETA",
-    "THETA_DISCRETE",
-    "THETA_FIXED",
-    "TIE_DROP",
-    "TIE_RANDOM",
-    "alias_fill",
-    "beta",
-    "binomial",
-    "binomial_alias_rows",
-    "binomial_table",
-    "categorical",
-    "collapsed",
-    "collapsed_serial",
-    "count_hist",
-    "csr",
-    "e_step",
-    "em_pass",
-    "explicit_binary",
-    "explicit_binary_fast",
-    "explicit_binary_fast_serial",
-    "explicit_binary_serial",
-    "explicit_generic",
-    "explicit_generic_serial",
-    "explicit_symmetric",
-    "explicit_symmetric_serial",
-    "first_duplicate",
-    "gamma",
-    "int_codes",
-    "item_model",
-    "item_model_serial",
-    "metrics_into",
-    "plurality_hist",
-    "replicate_key",
-    "share_stats",
-    "splitmix64",
-    "std_normal",
-    "summary_stats",
-    "summary_stats_serial",
-    "threshold53",
-    "uniform",
-    "vote_thresholds",
+    "_SYM_MAX_CELLS", "_SYM_MAX_JOINT",
+    "BINOMIAL_WINDOW", "EXPERT", "FIELDS", "MATRIX", "N_FIELDS", "THETA_BETA", "THETA_DISCRETE",
+    "THETA_FIXED", "TIE_DROP", "TIE_RANDOM", "alias_fill", "beta", "binomial",
+    "binomial_alias_rows", "binomial_table", "collapsed", "collapsed_serial", "explicit_binary",
+    "explicit_binary_fast", "explicit_binary_fast_serial", "explicit_binary_serial",
+    "explicit_generic", "explicit_generic_serial", "explicit_symmetric",
+    "explicit_symmetric_serial", "item_model", "item_model_serial",
+    "summary_stats", "summary_stats_serial", "threshold53", "uniform", "vote_thresholds",
 ]

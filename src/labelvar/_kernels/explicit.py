@@ -43,7 +43,7 @@ def _draw_theta(theta_kind, theta_par, theta_cum, key, ctr):
 def _annotator_share(u, rho, expert):
     """Does a labeller answer this item like an annotator? (yes/no, ``u`` rescaled).
 
-    An expert always does; a :class:`labelvar.models.Model` with correlation ``rho``
+    An expert always does; a :class:`labelvar.Model` with correlation ``rho``
     does when ``u < rho`` (``u / rho`` is then a fresh uniform for the annotator-like
     answer), otherwise it answers from its matrix with ``(u - rho) / (1 - rho)``.
     """
@@ -262,7 +262,7 @@ def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
     label with probability theta, else a uniform other label) or MATRIX
     (``rows[j, modal]`` is the cumulative prediction distribution; with
     ``rho[j] > 0`` the labeller answers like the expert on that share of the
-    items, see :class:`labelvar.votes.models.Model`). ``hetero``/``vote_cum``:
+    items, see :class:`labelvar.votes._models.Model`). ``hetero``/``vote_cum``:
     per-annotator vote matrices (see :func:`_explicit_generic_rep`). Writes
     ``out[r, j, s, :]`` (fields
     :data:`FIELDS`). Replicates run in parallel (``prange``);

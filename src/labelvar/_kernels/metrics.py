@@ -1,6 +1,6 @@
 """Per-replicate metrics from confusion counts.
 
-The numba twin of :mod:`labelvar._base._metrics` (:func:`metrics_into`, tested equal).
+The numba twin of :mod:`labelvar.metrics` (:func:`_finish_replicate`, tested equal).
 """
 
 from __future__ import annotations
@@ -103,13 +103,3 @@ def _macro_metrics(conf, j, s, theta_sum, out_r):
     out_r[j, s, 8] = sr / n_lab if some else np.nan
     out_r[j, s, 9] = sf / n_lab if some else np.nan
     out_r[j, s, 10] = theta_sum / nn if some else np.nan
-
-
-@njit(cache=True)
-def metrics_into(conf, theta_sum, res):
-    """Fill ``res`` (length N_FIELDS) from one L x L confusion matrix ``conf[truth, pred]``.
-
-    The metrics of :func:`_finish_replicate` (the one definition) for a lone matrix.
-    """
-    _finish_replicate(conf.reshape((1, 1) + conf.shape), np.full(1, theta_sum),
-                      res.reshape((1, 1, res.shape[0])))

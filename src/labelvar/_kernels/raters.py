@@ -1,4 +1,4 @@
-"""Numba kernels of the rater models (:mod:`labelvar.raters`).
+"""Numba kernels of the rater models (:mod:`labelvar.votes`).
 
 Votes are held as compressed sparse rows by item (``item_ptr``, the votes' rater and
 label codes in item order). Every parallel loop runs over fixed blocks (or a fixed

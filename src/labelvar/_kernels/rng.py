@@ -236,7 +236,7 @@ def binomial(n, p, key, ctr):
 
 
 @njit(cache=True)
-def _binomial_outside(n, p, lo, hi, u, key, ctr):
+def _binomial_outside(n, p, lo, hi, u, ctr):
     """The tails of :func:`binomial_table`: Binomial(n, p) given X < lo or X > hi.
 
     ``u`` is uniform on [0, P(X < lo) + P(X > hi)); the lower tail is searched
@@ -284,7 +284,7 @@ def _binomial_outside(n, p, lo, hi, u, key, ctr):
 @njit(cache=True)
 def _binomial_tail(n, p, lo, hi, u, key, ctr):
     """:func:`_binomial_outside`, or a fresh :func:`binomial` draw after a rounding overshoot."""
-    x, ctr = _binomial_outside(n, p, lo, hi, u, key, ctr)
+    x, ctr = _binomial_outside(n, p, lo, hi, u, ctr)
     if x < 0:
         return binomial(n, p, key, ctr)
     return x, ctr

@@ -250,7 +250,7 @@ def exact_f1(p_d, m, n_items, zero_division=0.0, method: str = "auto"):
 
     Examples
     --------
-    >>> from labelvar.analytic import expected_f1
+    >>> from labelvar import expected_f1
     >>> d = exact_f1(0.6, 0.1, 100)
     >>> round(d.mean, 4), round(d.sd, 4), round(expected_f1(0.6, 0.1), 4)
     (0.231, 0.0575, 0.2308)

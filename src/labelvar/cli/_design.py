@@ -109,7 +109,7 @@ def _design_settings(args) -> dict:
     if args.config:
         import yaml
 
-        from labelvar.sweep.config import design_config
+        from labelvar.sweep._config import design_config
 
         path = design_config(args.config)  # a file, else a packaged config by name
         with open(path) as fh:
@@ -157,7 +157,7 @@ def _run_design(args) -> int:
     if pilot is not None:
         if "theta" in st:
             raise ValueError("give either --theta or --pilot (or a config's theta or pilot), not both")
-        from labelvar.votes.pilot import fit_pilot, read_pilot
+        from labelvar.votes._pilot import fit_pilot, read_pilot
 
         fit = fit_pilot(read_pilot(pilot, field=field, columns=columns, counts=counts,
                                    labels=labels),
@@ -175,7 +175,7 @@ def _run_design(args) -> int:
     else:
         print(plans_markdown(result))
     if args.out:
-        from labelvar import report
+        from labelvar.report import _writers as report
 
         paths = report.write_design_report(result, args.out)
         print(f"labelvar: wrote {', '.join(str(p) for p in paths)}", file=sys.stderr)

@@ -45,6 +45,11 @@ def build_parser() -> _Parser:
     return parser
 
 
+def _subcommands(parser) -> list[str]:
+    """The subcommand names of ``parser`` (what shell completion offers after ``labelvar``)."""
+    return [name for action in parser._subparsers._group_actions for name in action.choices]
+
+
 #: optional dependencies: import name -> the extra that installs it
 _EXTRAS = {"pyarrow": "parquet", "hydra_plugins": "cluster", "submitit": "cluster",
            "joblib": "cluster", "sklearn": "test"}
@@ -99,9 +104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] in (["-sc"], ["--shell-completion"]):  # Hydra's completion script calls this
-        from labelvar import sweep
+        from labelvar.cli._sweeps import shell_completion
 
-        return sweep.shell_completion(argv)
+        return shell_completion(argv, _subcommands(build_parser()))
     head = argv[: argv.index("sweep") + 1] if "sweep" in argv else argv
     debug = "--debug" in head
     if debug:

@@ -27,7 +27,7 @@ def _add_raters(sub) -> None:
                    "(one fit per task)")
     p.add_argument("--tasks", type=_strs, default=None, help="tasks to fit (default all)")
     p.add_argument("--model", default=None,
-                   help="rater model: a name of labelvar.votes.raters.RATER_MODELS (default: "
+                   help="rater model: a name of labelvar.votes._raters.RATER_MODELS (default: "
                    "fit_raters' default, dawid_skene_difficulty)")
     p.add_argument("--labels", type=_strs, default=None, help="the label set (default: seen)")
     p.add_argument("--gold", default=None, metavar="FILE",
@@ -58,15 +58,15 @@ def _add_raters(sub) -> None:
 
 
 def _run_raters(args) -> int:
-    from labelvar import report
     from labelvar.report import _raters as rr
+    from labelvar.report import _writers as report
 
     for old, new in _RENAMED.items():
         if getattr(args, f"renamed_{old[2:].replace('-', '_')}") is not None:
             raise UsageError(f"labelvar raters: error: {old} is now {new} (same meaning); "
                              f"use {new} {getattr(args, 'renamed_' + old[2:].replace('-', '_'))}")
     from labelvar._base import _validate as V
-    from labelvar.votes.raters import DEFAULT_MODEL, MAX_RESAMPLES, RATER_MODELS
+    from labelvar.votes._raters import DEFAULT_MODEL, MAX_RESAMPLES, RATER_MODELS
 
     model = DEFAULT_MODEL if args.model is None else args.model
     if model not in RATER_MODELS:

@@ -88,7 +88,7 @@ def _run_readers(args) -> int:
     if args.truth_model:
         if wide is None:
             raise ValueError("--truth-model needs a panel's votes as --truth")
-        from labelvar.votes.raters import fit_raters
+        from labelvar.votes._raters import fit_raters
 
         long = wide.stack().rename("label").reset_index()
         long.columns = ["item", "rater", "label"]

@@ -236,8 +236,9 @@ def _predictions(specs, flag: str = "--predictions") -> dict:
 def _run_stratify(args) -> int:
     import warnings
 
-    from labelvar import io, report
-    from labelvar.evaluation import stratified as st
+    from labelvar import io
+    from labelvar.evaluation import _stratified as st
+    from labelvar.report import _writers as report
 
     if (args.panel is None) == (args.panel_counts is None):
         raise ValueError("give the panel's votes (--panel) or its per-label counts "

@@ -32,7 +32,7 @@ def _add_expect(sub) -> None:
 
 
 def _run_expect(args) -> int:
-    from labelvar import analytic
+    from labelvar.analytic import _closed_forms as analytic
 
     # rows, not a DataFrame: this command imports neither pandas nor numba
     table = analytic._expectation_rows(args.p_d, args.m, args.n_items, args.threshold,
@@ -55,7 +55,7 @@ TITLES = {"1": "Table 1: P(accuracy >= r_c) for N = 100 and N = 10 (exact binomi
 
 
 def _run_tables(args) -> int:
-    from labelvar import analytic
+    from labelvar.analytic import _closed_forms as analytic
 
     if args.format == "csv":  # stdout is CSV only: the titles go to stderr
         chosen = ("1", "2") if args.table == "all" else (args.table,)

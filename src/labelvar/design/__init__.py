@@ -3,7 +3,7 @@
 A :class:`Scenario` says what the study looks like (the distribution of item
 agreement θ, the number of labels L, the tie rule, the stratum that is scored)
 and what it must show (one *question*, a significance level α and a target
-power). :func:`plan_study` searches panel sizes K and item counts N, and for
+power). :func:`labelvar.plan_study` searches panel sizes K and item counts N, and for
 every K reports the smallest N that meets the target, priced, with the power
 from an exact calculation under the model *and* from a per-item simulation with
 its Monte Carlo standard error.
@@ -56,26 +56,15 @@ Questions
     stratum has half-width at most ``half_width``; "power" is the probability
     (assurance) that it does.
 
-Pilot fitting is :mod:`labelvar.pilot`.
+Pilot fitting is :func:`labelvar.fit_pilot`.
 """
 
 # Layout: _scenario.py (Scenario), _power.py (per-item cell probabilities from
-# labelvar._base._panel, exact power of each test, critical values, the F1 delta-method variance),
+# labelvar.votes._panel, exact power of each test, critical values, the F1 delta-method variance),
 # _binom.py (binomial and normal tails from scipy.special), _simulated.py (simulated power),
 # _planner.py (plan_study, DesignResult), _raters.py (rater questions: compare_raters,
 # panel_accuracy, cheapest_panel).
 
-from __future__ import annotations
-
-from labelvar.design._kappa import kappa_sample_size
-from labelvar.design._planner import DesignResult, plan_study
-from labelvar.design._power import (
-    f1_difference_variance,
-    mcnemar_lower_critical,
-    panel_probabilities,
-    separability_critical,
-    wilson_half_width,
-)
 from labelvar.design._raters import (
     PanelChoice,
     RaterComparison,
@@ -83,9 +72,9 @@ from labelvar.design._raters import (
     compare_raters,
     panel_accuracy,
 )
-from labelvar.design._scenario import Scenario
+from labelvar.design._kappa import kappa_sample_size
+from labelvar.design._questions import Precision, Separability, TwoSystems
 
-__all__ = ["DesignResult", "PanelChoice", "RaterComparison", "Scenario", "cheapest_panel",
-           "compare_raters", "f1_difference_variance", "kappa_sample_size", "mcnemar_lower_critical",
-           "panel_accuracy", "panel_probabilities", "plan_study", "separability_critical",
-           "wilson_half_width"]
+# plan_study and DesignResult are top-level names (labelvar.plan_study is their one public path)
+__all__ = ["PanelChoice", "Precision", "RaterComparison", "Separability", "TwoSystems",
+           "cheapest_panel", "compare_raters", "kappa_sample_size", "panel_accuracy"]

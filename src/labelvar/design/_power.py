@@ -1,8 +1,8 @@
 """Exact power under the panel model: per-item cell probabilities, critical values, F1 variance.
 
 Every per-item probability comes from the one vote enumeration
-(:mod:`labelvar._base._panel`) integrated over the θ prior with its own quadrature
-(:meth:`labelvar.priors.ThetaPrior.nodes`, exact for these polynomials in θ). Because
+(:mod:`labelvar.votes._panel`) integrated over the θ prior with its own quadrature
+(:meth:`labelvar.votes.ThetaPrior.nodes`, exact for these polynomials in θ). Because
 items are independent and identically distributed, the number of scored items is
 Binomial(N, π) and, given it, every correctness count is binomial (or multinomial), so
 the power of each exact test is a finite sum (:func:`exact_power`).
@@ -16,12 +16,12 @@ import math
 
 import numpy as np
 
-from labelvar._base import _panel
 from labelvar._base import _validate as V
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.design._binom import binom, norm, smallest_true
 from labelvar.design._scenario import TIE_RULES, Scenario
-from labelvar.votes.priors import ItemModel
+from labelvar.votes import _panel
+from labelvar.votes._priors import ItemModel
 
 
 def panel_probabilities(theta, panel_size: int, n_labels: int = 2,
@@ -181,11 +181,11 @@ def f1_cells(sc: Scenario, p_err: float) -> np.ndarray:
 
 
 def f1_and_gradient(p_ga) -> tuple[np.ndarray, np.ndarray]:
-    """F1 (positive class 1, :mod:`labelvar._base._metrics`) and its gradient w.r.t. the (g, a) cells.
+    """F1 (positive class 1, :mod:`labelvar.metrics`) and its gradient w.r.t. the (g, a) cells.
 
     ``p_ga`` has shape (..., 2, 2) [g, a]; TP = p[1, 1], FP = p[0, 1], FN = p[1, 0].
     """
-    from labelvar._base._metrics import scores
+    from labelvar.metrics._scores import scores
 
     f1 = scores(p_ga, pos_label=1)["f1"]  # the one F1 definition (0/0 = 0)
     tp, fp, fn = p_ga[..., 1, 1], p_ga[..., 0, 1], p_ga[..., 1, 0]

@@ -5,7 +5,7 @@ a benchmark radiologist against a panel member, each scored against the panel's
 majority): the exact power of the paired McNemar test or of the unpaired pooled z-test
 (through :func:`plan_study` with every item scored).
 :func:`panel_accuracy` is the exact accuracy of a panel's plurality from its raters'
-skills (a :class:`labelvar.raters.RaterModel`: enumerating the panel's votes, integrating
+skills (a :class:`labelvar.RaterModel`: enumerating the panel's votes, integrating
 the difficulty); :func:`cheapest_panel` picks, among panels of several rater kinds and
 sizes, the cheapest per item whose plurality reaches a target accuracy, with a cost per
 vote. Each returns a small frozen result; writing is the caller's.
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _panel
 from labelvar._base import _validate as V
 from labelvar._base._format import count, shown
+from labelvar.votes import _panel
 
 
 @shown
@@ -182,7 +182,7 @@ def panel_accuracy(model, raters: Sequence, *, tie_rule: str = "random") -> dict
 
     Parameters
     ----------
-    model : labelvar.raters.RaterModel
+    model : labelvar.RaterModel
         Fitted or stated (``RaterModel.from_skill``).
     raters : sequence of str
         The panel's rater ids (repeat an id for several raters of that skill; an id not
@@ -200,7 +200,7 @@ def panel_accuracy(model, raters: Sequence, *, tie_rule: str = "random") -> dict
     --------
     Three raters of accuracy 0.8: 0.8**3 + 3 * 0.8**2 * 0.2 = 0.896.
 
-    >>> from labelvar.raters import RaterModel
+    >>> from labelvar import RaterModel
     >>> m = RaterModel.from_skill({"accuracy": 0.8})
     >>> round(panel_accuracy(m, ["skill"] * 3)["accuracy"], 6)
     0.896
@@ -296,7 +296,7 @@ def cheapest_panel(options: dict, target: float, *, sizes: Sequence[int] = (1, 3
     Crowd workers of accuracy 0.7 at 1 per vote, or experts of accuracy 0.9 at 5, for a
     plurality right 95% of the time (17 crowd votes reach 0.9487 only):
 
-    >>> from labelvar.raters import RaterModel
+    >>> from labelvar import RaterModel
     >>> crowd = RaterModel.from_skill({"accuracy": 0.7})
     >>> expert = RaterModel.from_skill({"accuracy": 0.9})
     >>> c = cheapest_panel({"crowd": (crowd, "skill", 1.0), "expert": (expert, "skill", 5.0)},

@@ -8,7 +8,7 @@ import math
 from labelvar._base import _validate as V
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import short_float as _g
-from labelvar.votes.priors import ThetaPrior, as_theta_prior, class_prior
+from labelvar.votes._priors import ThetaPrior, as_theta_prior, class_prior
 
 QUESTIONS = ("separability", "two_systems", "precision")
 TIE_RULES = ("random", "drop")
@@ -31,13 +31,13 @@ class Scenario:
         See :mod:`labelvar.design`.
     theta : float, str, tuple, dict or prior object
         Item-agreement distribution, any spelling of
-        :func:`labelvar.priors.as_theta_prior` (e.g. ``0.8``, ``"beta:2,5"``,
+        :func:`labelvar.votes.as_theta_prior` (e.g. ``0.8``, ``"beta:2,5"``,
         ``("mixture", [0.6, 1], [0.3, 0.7])``, the ``prior`` of a :class:`PilotFit`);
-        stored as the prior object (:class:`labelvar.priors.FixedTheta` when fixed).
+        stored as the prior object (:class:`labelvar.FixedTheta` when fixed).
     n_labels : int
         Number of labels L (>= 2).
     m : float, sequence of float or None
-        Class prior of the modal label (:func:`labelvar.priors.class_prior`): the share
+        Class prior of the modal label: the share
         of label 1 (L > 2: the other labels share the rest equally) or a vector of L
         probabilities; None = uniform. Only the ``prior`` baseline depends on it.
     tie_rule : {"random", "drop"}
@@ -197,7 +197,7 @@ class Scenario:
     def to_dict(self) -> dict:
         """Return the scenario as plain data; ``Scenario(**d)`` rebuilds an equal scenario.
 
-        The θ prior is written as its text spec (:meth:`labelvar.priors.ThetaPrior.spec`),
+        The θ prior is written as its text spec (:meth:`labelvar.votes.ThetaPrior.spec`),
         the class prior ``m`` as the share of label 1 (L = 2) or the L shares.
 
         Examples
@@ -224,7 +224,7 @@ def correlation_bounds(qa: float, qb: float) -> tuple[float, float]:
 def scenario_text(scenario) -> tuple[str, str]:
     """``(title, subtitle)`` of a planned study: the question, then the test and theta.
 
-    The figures of :mod:`labelvar.plots.design` read it through
+    The figures of :mod:`labelvar.plots._design` read it through
     :meth:`Scenario.describe` (they never import the planner).
 
     Parameters

@@ -2,7 +2,7 @@
 
 Every draw comes from :func:`labelvar.simulate` (panel mode, the scenario's θ prior,
 tie rule and class prior, positives drawn per item): the system and the baseline
-(``separability``, ``precision``) or a :class:`labelvar.models.ModelPair` with
+(``separability``, ``precision``) or a :class:`labelvar.ModelPair` with
 correlated errors (``two_systems``). Per replicate the scored strata (observed
 agreement >= ``min_agreement``) are summed and the test of the exact calculation is
 applied to the counts. A (K, N) has its own stream,
@@ -70,7 +70,7 @@ def simulated_power(sc: Scenario, K: int, N: int, replicates: int, seed: int,
 def _simulate(sc: Scenario, K: int, N: int, labellers, replicates: int, seed: int, outputs):
     from labelvar.engine._items import Panel
     from labelvar.engine._simulate import simulate
-    from labelvar.votes.priors import ItemModel
+    from labelvar.votes._priors import ItemModel
 
     L = sc.n_labels
     classes = {} if isinstance(sc.theta, ItemModel) else dict(  # an item model's are its own
@@ -93,7 +93,7 @@ def _scored(table: pd.DataFrame, sc: Scenario, K: int) -> pd.DataFrame:
 
 def _one_system(sc: Scenario, K: int, N: int, replicates: int, seed: int, cell: Cell):
     """Separability / precision: the system and the baseline label the same items."""
-    from labelvar.votes.models import Expert, Model, Prior, Random
+    from labelvar.votes._models import Expert, Model, Prior, Random
 
     qa, _ = sc.accuracies
     system = Expert(name="system") if qa is None else Model(accuracy=qa, name="system")
@@ -115,7 +115,7 @@ def _one_system(sc: Scenario, K: int, N: int, replicates: int, seed: int, cell: 
 
 def _joint_counts(sc: Scenario, K: int, N: int, replicates: int, seed: int) -> np.ndarray:
     """Scored items per replicate and (GT, A, B) labels: shape (replicates, L, L, L)."""
-    from labelvar.votes.models import ModelPair
+    from labelvar.votes._models import ModelPair
 
     qa, qb = sc.accuracies
     pair = ModelPair(qa, qb, error_correlation=sc.error_correlation, names=("A", "B"))

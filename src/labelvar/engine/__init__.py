@@ -1,9 +1,9 @@
 """Monte Carlo engine: simulate experts, random and model labellers over parameter grids.
 
-:func:`simulate` validates its input, builds a stable 64-bit key per grid cell
+:func:`labelvar.simulate` validates its input, builds a stable 64-bit key per grid cell
 (from the seed and the cell's parameter values, so a cell gives the same numbers
 alone or inside any bigger grid), calls one compiled (numba) kernel per cell and
-returns a :class:`SimulationResult`: a tidy summary with the exact
+returns a :class:`labelvar.SimulationResult`: a tidy summary with the exact
 expectation beside each Monte Carlo mean, and on request the per-replicate
 tables.
 
@@ -37,8 +37,8 @@ theta or, as i.i.d. items, with a theta prior integrated out exactly). With a fi
 theta and no ``joint`` output it splits each group's items over (stratum, truth)
 and then each part by one labeller at a time (given the modal class a labeller's
 answer is independent of the votes); otherwise it draws the joint outcome table.
-``"auto"`` takes the collapsed path wherever a ``ModelPair`` or the ``"joint"`` output
-needs it, and for exchangeable items picks the path with the
+``"auto"`` takes the collapsed path wherever a :class:`labelvar.ModelPair`
+or ``joint=True`` needs it, and for exchangeable items picks the path with the
 lower modelled cost per replicate (the collapsed path's expected number of draws
 against N times the explicit kernel's cost per item; the constants, measured with
 ``scripts/bench.py``, are in ``_simulate.py``): panels go explicit below N ~ 150
@@ -59,10 +59,8 @@ feature: simulate 2R replicates with the pair (or both models) and score A on
 replicate r and B on replicate R + r; the replicates are independent.
 """
 
-from labelvar.engine._items import Coin, Panel, RaterPanel
-from labelvar.engine._result import SimulationResult
-from labelvar.engine._simulate import METRICS, RAW_FIELDS, simulate
+from labelvar.engine._simulate import RAW_FIELDS
 from labelvar.engine._summary import PARAM_COLUMNS, SUMMARY_COLUMNS
 
-__all__ = ["simulate", "Coin", "Panel", "RaterPanel", "SimulationResult", "METRICS",
-           "PARAM_COLUMNS", "RAW_FIELDS", "SUMMARY_COLUMNS"]
+# labelvar.simulate, SimulationResult, Coin, Panel and RaterPanel are top-level names (their one public path)
+__all__ = ["PARAM_COLUMNS", "RAW_FIELDS", "SUMMARY_COLUMNS"]

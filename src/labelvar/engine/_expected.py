@@ -148,7 +148,7 @@ def _f1_mean(n_pos, n_neg, sens, spec):
     (and sorting) the whole distribution. Cached: a sweep repeats it (e.g. the random
     labeller's F1 is the same for every p_d).
     """
-    from labelvar import analytic
+    from labelvar.analytic import _closed_forms as analytic
     from labelvar.analytic import _distributions
 
     k1, p1 = _distributions._binom_support(n_pos, sens)
@@ -163,7 +163,7 @@ def _f1_mean(n_pos, n_neg, sens, spec):
 
 def _coin_f1(res, j, table, groups, spec):
     """Exact F1 (and P(F1 >= t)) in coin mode with fixed class counts."""
-    from labelvar import analytic
+    from labelvar.analytic import _closed_forms as analytic
 
     lab = table.n_lab
     mat = table.M[j][:, 0, :]  # (c, h): P(pred h | true c)

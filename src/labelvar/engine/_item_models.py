@@ -1,4 +1,4 @@
-"""Panel mode under an item label-distribution model (:class:`labelvar.priors.ItemModel`).
+"""Panel mode under an item label-distribution model (:class:`labelvar.votes.ItemModel`).
 
 Each item draws its label distribution π (absolute labels) from the item model; the K
 panel votes are Multinomial(K, π), the ground truth is their plurality (tie rule), the
@@ -9,7 +9,7 @@ the ``prior`` labeller): ``m`` and ``class_prior`` are ignored (the ``m`` column
 value given) and ``positives`` does not apply (modal labels are drawn per item).
 Items are i.i.d., so the path is explicit (:func:`labelvar._kernels.item_model`); the
 exact expectations come from :class:`_ItemTable`, built from the model's exact
-P(votes, modal label) tables (:meth:`labelvar.priors.ItemModel.modal_composition_probs`),
+P(votes, modal label) tables (:meth:`labelvar.votes.ItemModel.modal_composition_probs`),
 and :func:`labelvar.engine._tables._expected`.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar._base import _panel
+from labelvar.votes import _panel
 from labelvar._kernels.layout import Labellers, Strata
 from labelvar.engine._tables import _expected
 

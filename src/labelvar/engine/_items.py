@@ -8,7 +8,7 @@
   reference is their plurality (``tie_rule``), the observed agreement (top votes / K)
   makes the strata.
 - :class:`RaterPanel` -- a panel drawn from a fitted or stated rater model
-  (:class:`labelvar.votes.raters.RaterModel`): its raters vote, an expert is scored
+  (:class:`labelvar.votes._raters.RaterModel`): its raters vote, an expert is scored
   against their plurality per agreement bin.
 
 The grid rule (one for every field): a field given as a list is an axis; the cells are
@@ -98,7 +98,7 @@ class Panel:
         The latent agreement of every item, in [1/L, 1] (with ``skills``: the expert's
         only). Leave None when ``theta_prior`` is given.
     theta_prior : prior, item model or spelling, optional
-        θ drawn per item: any spelling of :func:`labelvar.votes.priors.as_theta_prior`
+        θ drawn per item: any spelling of :func:`labelvar.votes._priors.as_theta_prior`
         (``"beta:4,1"``, ``("mixture", [0.6, 1], [0.3, 0.7])``, a ``BetaPrior`` ...).
         An item model (``"dirichlet:2,1,0.5"``, a ``fit_pilot(...).prior``) draws a label
         distribution π per item instead (votes ~ Multinomial(K, π), the expert one more
@@ -154,14 +154,14 @@ class RaterPanel:
     panel rater's vote from its confusion matrix at (g, z) (a rater not in the model: the
     population rater), the expert's label the same way. The panel's plurality
     (``tie_rule``) is the reference, its agreement (top votes / K) the stratum; the
-    ``expected`` column is :func:`labelvar.votes.ceilings.panel_ceilings`' exact rater
+    ``expected`` column is :func:`labelvar.votes._ceilings.panel_ceilings`' exact rater
     ceiling.
 
     Parameters
     ----------
     model : RaterModel or RaterFit
-        Fitted (:func:`labelvar.votes.raters.fit_raters`) or stated
-        (:meth:`RaterModel.from_skill <labelvar.votes.raters.RaterModel.from_skill>`).
+        Fitted (:func:`labelvar.votes._raters.fit_raters`) or stated
+        (:meth:`RaterModel.from_skill <labelvar.votes._raters.RaterModel.from_skill>`).
     raters : sequence of rater ids, or int K, optional
         The panel (ids not in the model are population raters); an int is K population
         raters. Default: every fitted rater but the expert.

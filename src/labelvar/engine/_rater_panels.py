@@ -1,14 +1,14 @@
 """Panels drawn from a fitted or stated rater model: an expert's accuracy per agreement bin.
 
 :func:`labelvar.engine.simulate` with a :class:`labelvar.engine.RaterPanel` draws, per
-replicate, ``n_items`` items from a :class:`labelvar.votes.raters.RaterModel`: truth
+replicate, ``n_items`` items from a :class:`labelvar.votes._raters.RaterModel`: truth
 z ~ ``log_prior``, difficulty node g ~ ``log_weights``, each panel rater j's vote ~
 ``exp(log_conf[j, g, z])`` (a rater not in
 the model: ``population_log_conf``), the expert's label the same way; the panel's
 plurality (tie rule ``"random"`` or ``"drop"``) is the
 reference and the panel's agreement (top votes / K) the stratum. The kernel is
 :func:`labelvar._kernels.rater_panels.rater_panels` (counter-based, identical on any
-thread count); the ``expected`` column is :func:`labelvar.ceilings.panel_ceilings`'
+thread count); the ``expected`` column is :func:`labelvar.panel_ceilings`'
 exact ``rater`` ceiling of the same panel and expert.
 """
 
@@ -19,7 +19,6 @@ import types
 
 import numpy as np
 
-from labelvar._base import _panel
 from labelvar._base import _validate as V
 from labelvar._base._seeding import as_seed
 from labelvar._kernels import N_FIELDS, TIE_DROP, TIE_RANDOM
@@ -47,13 +46,13 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
     -----
     Given the number of items in a bin, they are i.i.d. from the bin's law, so the mean
     over replicates (with a non-empty bin) of the bin's accuracy estimates the exact
-    :math:`E_b` of :func:`labelvar.votes.ceilings.panel_ceilings`; the ``all`` row (a
+    :math:`E_b` of :func:`labelvar.votes._ceilings.panel_ceilings`; the ``all`` row (a
     fixed number of items with ``tie_rule="random"``) estimates :math:`\sum_b P(b) E_b`.
 
     Examples
     --------
     >>> from labelvar.engine import RaterPanel, simulate
-    >>> from labelvar.votes.raters import RaterModel
+    >>> from labelvar.votes._raters import RaterModel
     >>> m = RaterModel.from_skill([{"accuracy": 0.9}, {"accuracy": 0.8}, {"accuracy": 0.7},
     ...                            {"accuracy": 0.85}], raters=["a", "b", "c", "e"])
     >>> res = simulate(RaterPanel(m, raters=["a", "b", "c"], expert="e"), n_items=200,
@@ -65,8 +64,8 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
     model, panel, expert = items.model, items.raters, items.expert
     skill, tie_rule = items.skill, items.tie_rule
     from labelvar.engine._summary import _raw_table, _summarise, _summary_frame
-    from labelvar.votes.ceilings import _panel_ids, panel_ceilings
-    from labelvar.votes.raters import RaterFit
+    from labelvar.votes._ceilings import _panel_ids, panel_ceilings
+    from labelvar.votes._raters import RaterFit
 
     if isinstance(model, RaterFit):
         model = model.model

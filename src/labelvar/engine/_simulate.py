@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar._base import _metrics, _panel
+from labelvar.metrics import _scores as _metrics
+from labelvar.votes import _panel
 from labelvar._base._seeding import as_seed
 from labelvar._kernels.layout import Labellers, Strata, ThetaDraw
 from labelvar.engine._items import Coin, Panel, RaterPanel, as_items  # noqa: F401
@@ -34,9 +35,9 @@ from labelvar.engine._tables import (
     _Table,
     collapsed_inputs,
 )
-from labelvar.votes.priors import ItemModel
+from labelvar.votes._priors import ItemModel
 
-#: the per-replicate metrics (the one definition: :mod:`labelvar._base._metrics`)
+#: the per-replicate metrics (the one definition: :mod:`labelvar.metrics`)
 METRICS = _metrics.METRICS
 RAW_FIELDS = ("n", "correct", "tp", "fp", "fn", "tn") + METRICS
 _BINARY_MAX_K = 64      # K above this uses the generic kernel (one compile per K otherwise)
@@ -76,9 +77,9 @@ def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
         objects runs each in turn and stacks their rows.
     labellers : sequence of str or labeller objects, optional
         ``"expert"``, ``"random"``, ``"prior"``, ``"constant"`` (always label 1),
-        ``"model"`` (accuracy 0.8) or labeller objects (:mod:`labelvar.votes.models`,
+        ``"model"`` (accuracy 0.8) or labeller objects (:mod:`labelvar.votes._models`,
         e.g. ``Model(accuracy=0.7, name="A")``, or your own: see
-        :class:`labelvar.votes.models.Labeller`); names must be unique. All label the
+        :class:`labelvar.votes._models.Labeller`); names must be unique. All label the
         same simulated items. A ``ModelPair`` gives two columns (its ``names``) with
         correlated errors (collapsed path). Default ``("expert", "random")``; a
         :class:`RaterPanel` scores its own expert and takes none.
@@ -170,7 +171,7 @@ def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
     Panel tables enumerate the vote counts (up to 200,000 vote
     compositions); beyond that ``expected`` is NaN. Under a :class:`RaterPanel`
     the accuracy rows' ``expected`` is the exact rater ceiling of
-    :func:`labelvar.votes.ceilings.panel_ceilings`.
+    :func:`labelvar.votes._ceilings.panel_ceilings`.
 
     A cell's random stream is keyed by the seed and the cell's parameter
     values, so a cell gives bit-identical numbers alone or in any grid, with
@@ -190,7 +191,7 @@ def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
     Two systems with correlated errors, paired on the same items (McNemar's
     discordant pairs per replicate from the joint counts):
 
-    >>> from labelvar.votes.models import ModelPair
+    >>> from labelvar.votes._models import ModelPair
     >>> res = simulate(Panel(theta=0.8, m=0.3, panel_size=3, positives="bernoulli"),
     ...                [ModelPair(0.85, 0.75, error_correlation=0.2)], n_items=200,
     ...                replicates=500, seed=2, outputs=["joint"])
@@ -416,7 +417,7 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
 
 
 def labeller_kinds(labellers) -> np.ndarray:
-    """The kernels' labeller kinds, from :attr:`labelvar.votes.models.Labeller.annotator`.
+    """The kernels' labeller kinds, from :attr:`labelvar.votes._models.Labeller.annotator`.
 
     ``EXPERT``: drawn per item like one more annotator; ``MATRIX``: from its matrix.
     """

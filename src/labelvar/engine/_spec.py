@@ -14,9 +14,9 @@ import numpy as np
 from labelvar._base import _validate as v
 from labelvar._base._counts import n_positives
 from labelvar._base._seeding import as_seed
-from labelvar.votes.models import as_labellers, labeller_columns
-from labelvar.votes.priors import FixedTheta, ItemModel, as_theta_prior
-from labelvar.votes.priors import class_prior as _class_prior
+from labelvar.votes._models import as_labellers, labeller_columns
+from labelvar.votes._priors import FixedTheta, ItemModel, as_theta_prior
+from labelvar.votes._priors import class_prior as _class_prior
 
 #: most simulated items (n_items x replicates) one call may ask for on the explicit path or
 #: from a rater panel (hours of work beyond): refused before any work

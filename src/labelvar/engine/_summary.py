@@ -10,8 +10,8 @@ import numba
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar._base._metrics import METRICS
 from labelvar.engine._tables import _EPS
+from labelvar.metrics._scores import METRICS
 
 #: the parameter columns of every summary row, then the summary's own
 PARAM_COLUMNS = ("p_d", "theta", "m", "n_items", "n_labels", "panel_size", "mode", "theta_prior",

@@ -1,7 +1,7 @@
 """Exact per-item outcome tables of one grid cell, and the exact expectations built on them.
 
 :class:`_Table` gives P(stratum slot, truth, predictions | group) by enumerating
-the panel's vote compositions (:mod:`labelvar._base._panel`) and integrating θ over
+the panel's vote compositions (:mod:`labelvar.votes._panel`) and integrating θ over
 the prior's quadrature nodes; :func:`collapsed_inputs` turns it into the collapsed
 kernel's chains of conditional binomials (with the binomial tables of
 :func:`binomial_plan`), and :func:`_expected` turns the per-labeller marginals into
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from labelvar._base import _panel
 from labelvar.engine._collapsed_inputs import (  # noqa: F401  (re-exported)
     _MIN_MASS,
     _Collapsed,
@@ -28,6 +27,7 @@ from labelvar.engine._collapsed_inputs import (  # noqa: F401  (re-exported)
     window_probabilities,
 )
 from labelvar.engine._expected import _EPS, _expected, _ratio_means  # noqa: F401  (re-exported)
+from labelvar.votes import _panel
 
 _MAX_CELLS = 4096       # largest joint outcome table the collapsed path takes
 
@@ -186,7 +186,7 @@ def _composition_tables(lab, kk, theta):
 def _vote_table(lab, kk, theta, tie_rule, stratum_of_top, n_bins, skills=None):
     """P(slot, truth | modal label c, theta node): shape (L, nodes, n_bins + 2, L).
 
-    Enumerates every vote composition of the K annotators with :mod:`labelvar._base._panel`
+    Enumerates every vote composition of the K annotators with :mod:`labelvar.votes._panel`
     (position 0 = modal label, position p >= 1 = label (c + p) mod L, as in the
     kernels). With ``skills`` (K x L x L, P(vote h | modal c) per annotator) the
     composition probabilities come from enumerating all L**K joint votes, one node.

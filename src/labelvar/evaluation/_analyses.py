@@ -1,4 +1,4 @@
-"""The optional analyses of a :class:`labelvar.evaluation.stratified.StratifiedResult`.
+"""The optional analyses of a :class:`labelvar.evaluation._stratified.StratifiedResult`.
 
 :func:`compare_systems` (two raters on the same items: exact McNemar, paired bootstrap,
 Holm) and :func:`panel_agreement` (Fleiss' kappa, Krippendorff's alpha per stratum),
@@ -60,7 +60,7 @@ class PanelAgreement:
     Attributes
     ----------
     table : pandas.DataFrame
-        Columns :data:`labelvar.evaluation.stratified.AGREEMENT_COLUMNS`.
+        Columns :data:`labelvar.evaluation._stratified.AGREEMENT_COLUMNS`.
     """
 
     table: pd.DataFrame
@@ -91,7 +91,7 @@ def panel_agreement(setup) -> PanelAgreement:
 
 def compare_systems(setup, a, b) -> Comparison:
     """Raters ``a`` and ``b`` on the same items of every task that has both."""
-    from labelvar.evaluation.inference import holm
+    from labelvar.evaluation._inference import holm
 
     compare = (str(a), str(b))
     if compare[0] == compare[1]:

@@ -1,7 +1,7 @@
 """A task's strata and the statistics of one stratum (used by :func:`labelvar.stratify`).
 
 Strata by observed agreement; a rater's score on a stratum's items from its confusion
-counts (:mod:`labelvar._base._metrics`); Wilson and bootstrap intervals (over items, or over
+counts (:mod:`labelvar.metrics`); Wilson and bootstrap intervals (over items, or over
 items and each item's panel votes); the probability that a random labeller scores as
 well; the coin model's expected score over a stratum's agreement levels; the simulated
 humans H' and H'-loo drawn from the panel's own votes.
@@ -13,10 +13,10 @@ import math
 
 import numpy as np
 
-from labelvar._base import _metrics
 from labelvar._base import _validate as v
-from labelvar._base._metrics import ORDINAL_METRICS, PROBABILITY_METRICS
 from labelvar.evaluation._tasks import _blocks, _Task, first_vote
+from labelvar.metrics import _scores as _metrics
+from labelvar.metrics._scores import ORDINAL_METRICS, PROBABILITY_METRICS
 
 # --------------------------------------------------------------------------- scores
 
@@ -185,7 +185,7 @@ def _support(n: int, r: float) -> int:
 
 def _p_random(metric, score, truth_counts, pos_label, n_labels, exact_limit):
     """P(random labeller >= score): (1/L coin, prior-matched) on items with these label counts."""
-    from labelvar import analytic
+    from labelvar.analytic import _closed_forms as analytic
 
     n = int(truth_counts.sum())
     if not np.isfinite(score):
@@ -258,7 +258,7 @@ def _expectation(p_d, n_k, pos_k, binary: bool):
     :func:`labelvar.analytic.stratified_expectation` (the paper's section 2.1) with
     each level at its own p_d and m; for one level it is the closed form there.
     """
-    from labelvar import analytic
+    from labelvar.analytic import _closed_forms as analytic
 
     m_k = pos_k / n_k if binary else np.zeros(n_k.size)
     return analytic.stratified_expectation(p_d, m_k, n_k)

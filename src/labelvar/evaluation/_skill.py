@@ -1,7 +1,7 @@
 """Each human's skill-based expectation per item (``StratifiedResult.expected_skill``).
 
 E = p_d assumes an evaluated human is exchangeable with the panel's annotators. With
-identified raters, a rater model (:func:`labelvar.raters.fit_raters`) fitted to the
+identified raters, a rater model (:func:`labelvar.fit_raters`) fitted to the
 panel's and the humans' votes together gives each human's own skill; its
 ``predict_agreement`` is then, per item, P(the human's label = the panel's plurality
 label | the panel's votes), exact under the model. Averaged over a stratum's items it
@@ -16,7 +16,7 @@ import pandas as pd
 
 from labelvar.evaluation._tasks import _Task
 
-#: rater models ``StratifiedResult.expected_skill`` accepts (:func:`labelvar.raters.fit_raters`)
+#: rater models ``StratifiedResult.expected_skill`` accepts (:func:`labelvar.votes._raters.fit_raters`)
 SKILL_MODELS = ("one_coin", "dawid_skene", "dawid_skene_difficulty")
 
 
@@ -37,7 +37,7 @@ def skill_expectations(t: _Task, model: str, seed) -> dict:
     human one more identified rater), then each human is predicted from the panel's
     votes alone.
     """
-    from labelvar.votes.raters import fit_raters
+    from labelvar.votes._raters import fit_raters
 
     humans = [h for h in t.humans if h in t.preds]
     if not humans:

@@ -72,7 +72,7 @@ class Truth:
     ----------
     aggregation : {"majority", "dawid_skene"}
         The panel's plurality label (default), or the mode of the Dawid-Skene posterior
-        (:func:`labelvar.evaluation.agreement.dawid_skene`; needs one column per rater;
+        (:func:`labelvar.evaluation._agreement.dawid_skene`; needs one column per rater;
         items are then binned by the posterior probability of their label).
     tie_rule : {"random", "lowest", "first_vote", "drop"}
         Majority label when several labels share the top count: one at random (seeded;

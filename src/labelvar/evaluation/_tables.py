@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from labelvar._base import _seeding
-from labelvar._base._metrics import PROBABILITY_METRICS
 from labelvar.evaluation._bins import (
     _bootstrap_items,
     _bootstrap_loop,
@@ -35,6 +34,7 @@ from labelvar.evaluation._bins import (
 )
 from labelvar.evaluation._panel_loo import panel_rows
 from labelvar.evaluation._tasks import _tally, _Task
+from labelvar.metrics._scores import PROBABILITY_METRICS
 
 #: columns of the tidy table of :func:`stratify`, in order
 COLUMNS = (
@@ -53,7 +53,7 @@ MIN_BIN_SIZE = 10
 
 def _agreement_rows(t: _Task, groups, n_boot, confidence_level, seed) -> pd.DataFrame:
     """Fleiss' kappa and Krippendorff's alpha per stratum (the panel's votes in it)."""
-    from labelvar.evaluation import agreement as ag
+    from labelvar.evaluation import _agreement as ag
 
     k_mode = int(np.bincount(t.k).argmax())
     values = t.values if t.values is not None else np.arange(len(t.labels), dtype=float)
@@ -101,7 +101,7 @@ def _compare_rows(t: _Task, groups, compare, metrics, n_boot, confidence_level, 
     With a panel rater among them (``refs``: its votes and the others' majority) both
     are scored against that majority, on the items the panel rater is scored on.
     """
-    from labelvar.evaluation import inference
+    from labelvar.evaluation import _inference as inference
 
     a, b = compare
     refs = refs or {}
@@ -187,7 +187,7 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
     ``expected_skill``.
     """
     skill = skill or {}
-    from labelvar import analytic
+    from labelvar.analytic import _closed_forms as analytic
 
     L = len(t.labels)
     binary = t.pos_label is not None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _panel
+from labelvar.votes import _panel
 from labelvar.io import _labels, _scales
 from labelvar.io._labels import canon, declared, match_label, plain, sort_key
 
@@ -564,7 +564,7 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
         if panel_counts:
             raise ValueError("aggregation: Dawid-Skene needs each rater's votes (a panel with "
                              "one column per rater), not per-label counts")
-        from labelvar.evaluation.agreement import dawid_skene
+        from labelvar.evaluation._agreement import dawid_skene
 
         post, _ = dawid_skene(codes, L)
         ds = post.argmax(axis=1).astype(dt)

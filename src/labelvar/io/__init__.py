@@ -51,14 +51,13 @@ tables it is given, read here or not.
 # the models of votes, evaluation, planning, the engine, figures or the command line. What a
 # label value may be is defined once, in labelvar.io._labels.
 
-from __future__ import annotations
-
 from labelvar.io._common import TaskData, read_frame, select_columns
 from labelvar.io._jsonl import read_jsonl
 from labelvar.io._load import LAYOUTS, Columns, Predictions, load_tasks
 from labelvar.io._long import read_long
 from labelvar.io._predictions import attach_predictions, attach_probabilities
 from labelvar.io._rater_files import read_rater_files
+from labelvar.io._samples import modal_answer, parse_answer, sample_shares
 from labelvar.io._synthetic import synthetic_panel
 from labelvar.io._votes import Votes, read_votes
 from labelvar.io._wide import read_wide
@@ -72,12 +71,15 @@ __all__ = [
     "attach_predictions",
     "attach_probabilities",
     "load_tasks",
+    "modal_answer",
+    "parse_answer",
     "read_jsonl",
     "read_long",
     "read_rater_files",
     "read_votes",
     "read_frame",
     "read_wide",
+    "sample_shares",
     "select_columns",
     "synthetic_panel",
 ]

@@ -2,7 +2,7 @@
 
 The one home of "which label values are allowed, and what kind are they". It is used
 by the readers (:mod:`labelvar.io`: wide, long and rater CSV files, JSON lines,
-prediction files), by :func:`labelvar.pilot.read_pilot`, and by
+prediction files), by :func:`labelvar.read_pilot`, and by
 :func:`labelvar.stratify` for the tables it is given, read or not
 (:mod:`labelvar.evaluation._tasks`), so a table passed straight to ``stratify`` is refused exactly
 as the same table in a file.

@@ -1,6 +1,6 @@
 """Reading pilot votes into an (items x labels) count matrix (:func:`read_pilot_counts`).
 
-The reading behind :func:`labelvar.pilot.read_pilot` (the pilot's fit lives with the
+The reading behind :func:`labelvar.votes._pilot.read_pilot` (the pilot's fit lives with the
 models of votes). Three inputs:
 
 - a CSV of per-label vote counts, one row per item, one column per label. An id

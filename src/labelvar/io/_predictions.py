@@ -79,7 +79,7 @@ def attach_predictions(data: Mapping[str, TaskData], name: str, paths, *, item,
 
     Warns
     -----
-    labelvar.stratified.DataNoteWarning
+    labelvar.evaluation.DataNoteWarning
         With ``parse="number"``, answers that start with no number (counted).
 
     Examples

@@ -1,6 +1,6 @@
 """Opening input files: the one readable-file check and the JSON-lines record reader.
 
-Shared by :mod:`labelvar.io` (every loader) and :func:`labelvar.pilot.read_pilot`;
+Shared by :mod:`labelvar.io` (every loader) and :func:`labelvar.read_pilot`;
 CSV/TSV tables are parsed by :mod:`labelvar.io._csv`, label values checked by
 :mod:`labelvar.io._labels`.
 """

@@ -8,8 +8,9 @@ items, and the test's exact power. It may import evaluation and everything below
 never the reader studies (``labelvar.readers``), planning, figures or the command line.
 """
 
-from labelvar.judge._alt_test import AltTestResult, alt_test, joint_winning_rates
+from labelvar.judge._alt_test import AltTestResult, joint_winning_rates
 from labelvar.judge._power import AltTestPower
 from labelvar.judge._references import References
 
-__all__ = ["AltTestPower", "AltTestResult", "References", "alt_test", "joint_winning_rates"]
+# labelvar.alt_test is a top-level name (its one public path)
+__all__ = ["AltTestPower", "AltTestResult", "References", "joint_winning_rates"]

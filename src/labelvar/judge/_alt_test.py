@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from labelvar._base._format import count, short_float, shown
+from labelvar._base._format import count, setting, short_float, shown
 from labelvar.judge import _data, _pairs, _stats
 from labelvar.judge._references import References, reference_tables
 
@@ -56,6 +56,9 @@ class AltTestResult:
         one column per row of ``references``.
     excluded : pandas.DataFrame
         The humans not tested: ``rater``, ``n_items`` (kept items they annotated).
+    settings : dict
+        ``q``, ``scoring``, ``test``, ``margin`` and the counts ``n_items``,
+        ``n_items_excluded``, ``n_humans``, ``n_humans_excluded`` (each also an attribute).
     """
 
     system: str
@@ -63,18 +66,20 @@ class AltTestResult:
     advantage_probability: float
     passed: bool
     epsilon: float
-    q: float
-    scoring: str
-    test: str
-    margin: str
-    n_items: int
-    n_items_excluded: int
-    n_humans: int
-    n_humans_excluded: int
     table: pd.DataFrame
     references: pd.DataFrame
     by_bin: pd.DataFrame
     excluded: pd.DataFrame
+    settings: dict
+
+    q = setting("q", "The Benjamini-Yekutieli level.")
+    scoring = setting("scoring", "The scoring (``accuracy``, ``neg_rmse`` or a callable's name).")
+    test = setting("test", "The per-human test (``t`` or ``signed_rank``).")
+    margin = setting("margin", "How epsilon enters (``additive`` or ``multiplicative``).")
+    n_items = setting("n_items", "Items kept.")
+    n_items_excluded = setting("n_items_excluded", "Items not kept.")
+    n_humans = setting("n_humans", "Humans tested.")
+    n_humans_excluded = setting("n_humans_excluded", "Humans not tested.")
 
     def _shown(self) -> dict:
         return {"system": self.system, "passed": self.passed,
@@ -153,10 +158,10 @@ def _one(votes, name, series, *, scoring, epsilon, q, min_humans_per_item,
                              "n_items": pairs.n_kept[not_tested]})
     return AltTestResult(
         system=name, winning_rate=wr, advantage_probability=rho, passed=bool(wr >= 0.5),
-        epsilon=float(epsilon), q=float(q), scoring=kind, test=test, margin=margin,
-        n_items=int(pairs.kept.sum()), n_items_excluded=int((~pairs.kept).sum()),
-        n_humans=int(pairs.tested.sum()), n_humans_excluded=len(not_tested), table=table,
-        references=refs, by_bin=by_bin, excluded=excluded)
+        epsilon=float(epsilon), table=table, references=refs, by_bin=by_bin, excluded=excluded,
+        settings=dict(q=float(q), scoring=kind, test=test, margin=margin,
+                      n_items=int(pairs.kept.sum()), n_items_excluded=int((~pairs.kept).sum()),
+                      n_humans=int(pairs.tested.sum()), n_humans_excluded=len(not_tested)))
 
 
 def alt_test(votes, system, *, scoring="accuracy", epsilon: float = 0.2, q: float = 0.05,

@@ -15,7 +15,7 @@ import pandas as pd
 
 from labelvar._base import _seeding
 from labelvar._base._defaults import CONFIDENCE_LEVEL
-from labelvar._base._format import markdown_table, shown
+from labelvar._base._format import markdown_table, setting, shown
 from labelvar.metrics import _agreement as ag
 from labelvar.metrics import _references as refs
 
@@ -52,6 +52,9 @@ class AgreementResult:
         ``scope, reference, expected, se, method`` (``exact`` or ``monte_carlo``):
         the coefficient each reference labeller would reach (see
         :func:`agreement_coefficient`'s Notes); empty when not asked for.
+    settings : dict
+        ``pa``, ``pe``, the counts, ``layout``, ``weights``, ``confidence_level`` and
+        ``variance`` (each also an attribute).
     """
 
     name: str
@@ -60,18 +63,20 @@ class AgreementResult:
     ci_low: float
     ci_high: float
     p_value: float
-    pa: float
-    pe: float
-    n_items: int
-    n_raters: int
-    n_categories: int
-    n_excluded: int
-    layout: str
-    weights: str
-    confidence_level: float
-    variance: str = dataclasses.field(repr=False)
     table: pd.DataFrame = dataclasses.field(repr=False)
     references: pd.DataFrame = dataclasses.field(repr=False)
+    settings: dict = dataclasses.field(repr=False)
+
+    pa = setting("pa", "Observed agreement.")
+    pe = setting("pe", "Chance agreement.")
+    n_items = setting("n_items", "Items used.")
+    n_raters = setting("n_raters", "Raters (2 for a table, the most votes of an item for counts).")
+    n_categories = setting("n_categories", "Categories.")
+    n_excluded = setting("n_excluded", "Items left out (no rating).")
+    layout = setting("layout", "The input layout (``table``, ``counts`` or ``votes``).")
+    weights = setting("weights", "The weights (``identity``, ``linear``, ``quadratic``, ``custom``).")
+    confidence_level = setting("confidence_level", "The interval's confidence level.")
+    variance = setting("variance", "Which variance the standard error is.")
 
     def describe(self) -> str:
         """The estimate, its interval, the variance used and the references, as text."""
@@ -340,9 +345,10 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
     return AgreementResult(
         name=coefficient, coefficient=overall["coefficient"], se=overall["se"],
         ci_low=overall["ci_low"], ci_high=overall["ci_high"], p_value=overall["p_value"],
-        pa=overall["pa"], pe=overall["pe"], n_items=n, n_raters=n_raters, n_categories=q,
-        n_excluded=excluded, layout=layout, weights=wname, confidence_level=confidence_level,
-        variance=variance, table=table_out, references=ref_table)
+        table=table_out, references=ref_table,
+        settings=dict(pa=overall["pa"], pe=overall["pe"], n_items=n, n_raters=n_raters,
+                      n_categories=q, n_excluded=excluded, layout=layout, weights=wname,
+                      confidence_level=confidence_level, variance=variance))
 
 
 def agreement_table(data, coefficients=("percent_agreement", "cohen_kappa", "gwet_ac1"), *,

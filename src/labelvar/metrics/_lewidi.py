@@ -5,7 +5,7 @@ As the official evaluation notebook of the third Learning-with-Disagreements sha
 is better) averaged over items:
 
 - :func:`manhattan_distance` (MultiPico's soft score): :math:`\frac1N\sum_i\sum_k
-  |p_{ik} - t_{ik}|` (twice the total variation of :mod:`labelvar._base._metrics`, whose
+  |p_{ik} - t_{ik}|` (twice the total variation of :mod:`labelvar.metrics._scores`, whose
   per-item distance is the one definition used here);
 - :func:`multilabel_manhattan_distance` (VariErrNLI's): per item, the mean over its L
   labels of the Manhattan distance between each label's predicted and target
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labelvar._base._metrics import manhattan
+from labelvar.metrics._scores import manhattan
 
 
 def _distributions(predicted, observed, *, ndim: int):

@@ -23,7 +23,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from labelvar._base._metrics import manhattan
+from labelvar.metrics._scores import manhattan
 from labelvar.metrics._references import REFERENCES, follow
 
 SOFT = ("manhattan_distance", "multilabel_manhattan_distance", "wasserstein_distance")

@@ -76,7 +76,7 @@ _METRIC_LABELS = {"accuracy": "accuracy", "precision": "precision", "recall": "r
 
 
 def metric_label(metric: str, n_labels=()) -> str:
-    """Axis text of a metric; F1 is macro-F1 for L > 2 labels (as :mod:`labelvar._base._metrics`).
+    """Axis text of a metric; F1 is macro-F1 for L > 2 labels (as :mod:`labelvar.metrics`).
 
     Examples
     --------

@@ -8,9 +8,9 @@ uncertainty). It may import evaluation and everything below it, never the judge 
 """
 
 from labelvar.readers._inputs import Panel
-from labelvar.readers._mrmc import DBM, MRMCResult, mrmc
+from labelvar.readers._mrmc import DBM, MRMCResult
 from labelvar.readers._sizing import MRMCPower, Sizing, StandalonePower
-from labelvar.readers._standalone import StandaloneResult, standalone_vs_readers
+from labelvar.readers._standalone import StandaloneResult
 
-__all__ = ["DBM", "MRMCPower", "MRMCResult", "Panel", "Sizing", "StandaloneResult", "StandalonePower",
-           "mrmc", "standalone_vs_readers"]
+# labelvar.mrmc and labelvar.standalone_vs_readers are top-level names (their one public path)
+__all__ = ["DBM", "MRMCPower", "MRMCResult", "Panel", "Sizing", "StandaloneResult", "StandalonePower"]

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from labelvar._base._format import count, markdown_table, short_float, shown
+from labelvar._base._format import count, markdown_table, setting, short_float, shown
 from labelvar.readers import _fom, _inputs, _or
 from labelvar.readers._inputs import Panel
 
@@ -79,6 +79,8 @@ class MRMCResult:
     posterior : DataFrame or None
         With ``truth_model``: the tests (as ``tests``; one modality: its CIs) on the FOMs
         integrated over the truth's posterior.
+    settings : dict
+        ``fom_name``, ``covariance_method``, ``n_cases``, ``alpha`` (each also an attribute).
     """
 
     fom: pd.DataFrame
@@ -91,11 +93,13 @@ class MRMCResult:
     covariance: pd.DataFrame = dataclasses.field(repr=False)
     dbm: DBM | None
     truth: pd.DataFrame
-    fom_name: str
-    covariance_method: str
-    n_cases: int
-    alpha: float
+    settings: dict
     posterior: pd.DataFrame | None = None
+
+    fom_name = setting("fom_name", "The figure of merit's name.")
+    covariance_method = setting("covariance_method", "``jackknife`` or ``delong``.")
+    n_cases = setting("n_cases", "Cases read.")
+    alpha = setting("alpha", "The significance level of the tests and CIs (``1 - alpha``).")
 
     @property
     def table(self) -> pd.DataFrame:
@@ -324,8 +328,8 @@ def mrmc(ratings, *, truth, fom="auc", covariance="jackknife", threshold=None, r
         differences=diffs, modalities=_or.single_modality(theta, cov, study.modalities, alpha),
         readers=readers_tab, anova=anova, covariance=pd.DataFrame(cov, index=labels, columns=labels),
         dbm=_dbm(theta, loo, truth_rc, fom, alpha), truth=truth_tab,
-        fom_name=fom if isinstance(fom, str) else getattr(fom, "__name__", "callable"),
-        covariance_method=covariance, n_cases=c, alpha=float(alpha),
+        settings=dict(covariance_method=covariance, n_cases=c, alpha=float(alpha),
+                      fom_name=fom if isinstance(fom, str) else getattr(fom, "__name__", "callable")),
         posterior=None if post is None else _posterior_tests(scores, post, fom, covariance,
                                                              study.modalities, alpha))
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from labelvar._base._format import markdown_table, short_float, shown
+from labelvar._base._format import markdown_table, setting, short_float, shown
 from labelvar.readers import _fom, _inputs
 from labelvar.readers._mrmc import check_memory, resolve_truth
 
@@ -92,6 +92,9 @@ class StandaloneResult:
     imputed : DataFrame or None
         With ``truth_model``: the fixed-majority and the truth-uncertainty (multiple
         imputation) analyses side by side.
+    settings : dict
+        ``analysis``, ``fom_name``, ``alpha``, ``n_cases``, ``ai_se``, ``ai_truth``
+        (each also an attribute).
     """
 
     ai_fom: float
@@ -103,14 +106,16 @@ class StandaloneResult:
     p: float
     ci_low: float
     ci_high: float
-    analysis: str
     components: dict
-    fom_name: str
-    alpha: float
-    n_cases: int
-    ai_se: float = float("nan")
-    ai_truth: str = ""
+    settings: dict
     imputed: pd.DataFrame | None = None
+
+    analysis = setting("analysis", "``1T-RRRC`` or ``1T-RRFC``.")
+    fom_name = setting("fom_name", "The figure of merit's name.")
+    alpha = setting("alpha", "The significance level (CI ``1 - alpha``).")
+    n_cases = setting("n_cases", "Cases read.")
+    ai_se = setting("ai_se", "The AI's FOM standard error.")
+    ai_truth = setting("ai_truth", "The truth the AI met.")
 
     @property
     def table(self) -> pd.DataFrame:
@@ -281,10 +286,10 @@ def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", 
     return StandaloneResult(
         ai_fom=float(theta[-1]), readers_fom=readers_tab, difference=float(d), se=float(se),
         statistic=float(t_stat), df=float(df), p=p, ci_low=float(lo), ci_high=float(hi),
-        analysis=analysis, components=comp,
-        fom_name=fom if isinstance(fom, str) else getattr(fom, "__name__", "callable"),
-        alpha=float(alpha), n_cases=len(study.cases), ai_se=float(se_theta[-1]), ai_truth=met[a],
-        imputed=imputed)
+        components=comp, imputed=imputed,
+        settings=dict(analysis=analysis, alpha=float(alpha), n_cases=len(study.cases),
+                      fom_name=fom if isinstance(fom, str) else getattr(fom, "__name__", "callable"),
+                      ai_se=float(se_theta[-1]), ai_truth=met[a]))
 
 
 def _psi_cov(scores, truth_rc, fom, covariance):

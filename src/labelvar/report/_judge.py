@@ -87,7 +87,7 @@ def write_judge_report(results: dict, out_dir, markdown: str | None = None,
     replaced as a whole.
     """
     from labelvar import plots
-    from labelvar.plots.judge import plot_alt_test
+    from labelvar.plots._judge import plot_alt_test
 
     out = Path(out_dir)
     text = judge_markdown(results) if markdown is None else markdown
@@ -118,7 +118,7 @@ def write_judge_plan(design, plan: pd.DataFrame, curves: pd.DataFrame, out_dir, 
     ``report.json``.
     """
     from labelvar import plots
-    from labelvar.plots.judge import plot_alt_test_power
+    from labelvar.plots._judge import plot_alt_test_power
 
     out = Path(out_dir)
     with replaced_directory(out, allowed=_allowed) as tmp:

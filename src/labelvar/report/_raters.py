@@ -1,9 +1,9 @@
 """The tables of ``labelvar raters``: skills, the model check, ceilings per bin, κx.
 
 One call per task of a long votes file: :func:`labelvar.fit_raters`, its
-:meth:`~labelvar.raters.RaterFit.check`, :func:`labelvar.ceilings.panel_ceilings`
+:meth:`~labelvar.RaterFit.check`, :func:`labelvar.panel_ceilings`
 conditional on the file's panel votes for each target rater, and
-:func:`labelvar.agreement.cross_replication` between two rater groups. The command
+:func:`labelvar.cross_replication` between two rater groups. The command
 line prints :func:`markdown`; :func:`labelvar.report.write_raters_report` writes the
 tables.
 """
@@ -89,9 +89,9 @@ def rater_tables(votes: pd.DataFrame, *, model: str, item: str, rater: str, labe
                  confidence_level: float = CONFIDENCE_LEVEL, seed: int = 0,
                  task: str = "task", agreement=None) -> RaterReport:
     """Fit, check and score one task's votes (see the module docstring)."""
-    from labelvar.evaluation.agreement import cross_replication
-    from labelvar.votes.ceilings import panel_ceilings
-    from labelvar.votes.raters import fit_raters
+    from labelvar.evaluation._agreement import cross_replication
+    from labelvar.votes._ceilings import panel_ceilings
+    from labelvar.votes._raters import fit_raters
 
     fit = fit_raters(votes, model=model, item=item, rater=rater, label=label, labels=labels,
                      gold=gold, n_resamples=n_resamples, confidence_level=confidence_level,

@@ -62,7 +62,7 @@ def write_readers_report(result, out_dir, markdown: str, *, figure: bool = True)
         files.append(atomic_write(tmp / "table.md", markdown))
         if figure:
             from labelvar.plots._style import save
-            from labelvar.plots.readers import plot_readers
+            from labelvar.plots._readers import plot_readers
 
             files += save(plot_readers(result.points, fom=fom_name), tmp / "readers")
         from labelvar import __version__

@@ -17,13 +17,13 @@ import numpy as np
 import pandas as pd
 
 from labelvar.engine._items import Coin, Panel
-from labelvar.sweep.config import (
+from labelvar.sweep._config import (
     SweepConfig,
     model_labellers,
     theta_prior_arg,
     validate,
 )
-from labelvar.votes.priors import ItemModel
+from labelvar.votes._priors import ItemModel
 
 #: grid axes, outermost first (the engine's Cartesian product; chunks split outer axes);
 #: ``p_d`` is the coin model's axis, ``theta`` the panel's (the other one is ``(None,)``)
@@ -92,7 +92,7 @@ def plan_chunks(cfg: SweepConfig) -> list[Chunk]:
 
     Examples
     --------
-    >>> from labelvar.config import SweepConfig
+    >>> from labelvar.sweep import SweepConfig
     >>> cfg = SweepConfig()
     >>> cfg.grid.m = [0.1, 0.5]
     >>> cfg.chunk_cells = 16
@@ -162,12 +162,12 @@ def engine_kwargs(cfg: SweepConfig, chunk: Chunk) -> dict:
 
     Examples
     --------
-    >>> from labelvar.config import SweepConfig
+    >>> from labelvar.sweep import SweepConfig
     >>> cfg = SweepConfig()
     >>> kw = engine_kwargs(cfg, plan_chunks(cfg)[0])
     >>> kw["items"].mode, kw["items"].m, kw["labellers"], kw["replicates"]
     ('coin', [0.5], ['expert', 'random'], 10000)
-    >>> from labelvar.config import ModelLabellerConfig
+    >>> from labelvar.sweep import ModelLabellerConfig
     >>> cfg.labellers.models = [ModelLabellerConfig(name="A", accuracy=0.7)]
     >>> engine_kwargs(cfg, plan_chunks(cfg)[0])["labellers"][2].name
     'A'
@@ -199,7 +199,7 @@ def check_engine_limits(cfg: SweepConfig) -> None:
 
     Examples
     --------
-    >>> from labelvar.config import SweepConfig
+    >>> from labelvar.sweep import SweepConfig
     >>> cfg = SweepConfig()
     >>> cfg.replicates = 10**12
     >>> check_engine_limits(cfg)  # doctest: +ELLIPSIS

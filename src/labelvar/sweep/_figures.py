@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from labelvar._base._files import atomic_write
-from labelvar.sweep.config import (
+from labelvar.sweep._config import (
     FIGURE_FORMATS,
     PLOTS,
     SweepConfig,
@@ -80,7 +80,7 @@ def _figure_plan(table: pd.DataFrame, cfg: SweepConfig) -> list[tuple[str, str, 
     A grid over two N draws Figure 1 once per N (``figure1_n_items=100``, ...).
 
     >>> t = pd.DataFrame({"p_d": [0.6, 0.6], "m": [0.5, 0.5], "n_items": [100, 1000]})
-    >>> from labelvar.config import SweepConfig
+    >>> from labelvar.sweep import SweepConfig
     >>> [stem for _, stem, _ in _figure_plan(t, SweepConfig())]
     ['figure1_n_items=100', 'figure1_n_items=1000']
     """

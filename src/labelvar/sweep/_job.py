@@ -2,7 +2,7 @@
 
 Re-exported by :mod:`labelvar.sweep` (whose docstring describes the layout of a job);
 this module holds everything that runs a job from a typed
-:class:`labelvar.config.SweepConfig`, never a ``DictConfig``.
+:class:`labelvar.sweep.SweepConfig`, never a ``DictConfig``.
 
 The pieces: ``labelvar.sweep._chunks`` (the chunk plan, engine arguments and limits,
 chunk keys), ``labelvar.sweep._figures`` (a job's figure plan and drawing) and
@@ -45,16 +45,16 @@ from labelvar.sweep._chunks import (  # noqa: F401  (re-exported)
     plan_chunks,
 )
 from labelvar.sweep._collect import collect  # noqa: F401  (re-exported)
+from labelvar.sweep._config import (
+    SweepConfig,
+    validate,
+)
 from labelvar.sweep._figures import (
     _draw,
     _figure_plan,
     _files_written_before,
     _mark_running,
     _remove_stale_figures,
-)
-from labelvar.sweep.config import (
-    SweepConfig,
-    validate,
 )
 
 log = logging.getLogger("labelvar.sweep")
@@ -92,7 +92,7 @@ class JobResult:
 
 def _default_engine() -> Callable[..., pd.DataFrame]:
     """:func:`labelvar.simulate`, returning its summary table."""
-    from labelvar.engine import simulate
+    from labelvar.engine._simulate import simulate
 
     def engine(**kwargs) -> pd.DataFrame:
         return simulate(**kwargs).summary
@@ -190,7 +190,7 @@ def run_job(cfg: SweepConfig, out_dir: str | Path, *, engine: Callable | None = 
     Examples
     --------
     >>> import tempfile
-    >>> from labelvar.config import SweepConfig
+    >>> from labelvar.sweep import SweepConfig
     >>> cfg = SweepConfig()
     >>> cfg.grid.p_d, cfg.grid.n_items, cfg.replicates = [0.6, 0.9], [50], 200
     >>> cfg.output.plots, cfg.quiet = [], True

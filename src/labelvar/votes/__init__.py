@@ -1,15 +1,48 @@
 """Models of how votes arise: what an item's votes look like and who casts them.
 
-``priors`` (the per-item agreement θ: fixed, Beta, discrete, Dirichlet item models, with
-``_item_priors``), ``models`` (labellers: experts following p_d, random, prior-matched,
-constant and model labellers), ``raters`` (identified raters: one-coin, Dawid–Skene and
-Dawid–Skene with item difficulty, with ``_rater_data`` and ``_rater_em``), ``ceilings``
-(the three ceilings of a rater against a panel majority), ``pilot`` (per-item label
-distributions fitted from a pilot and the agreement they predict, with ``_pilot_items``,
-``_pilot_predict``, ``_pilot_theta``). Public paths: ``labelvar.priors``,
-``labelvar.models``, ``labelvar.raters``, ``labelvar.ceilings``, ``labelvar.pilot``.
+Top-level names (their one public path is :mod:`labelvar`): the item models
+``FixedTheta``, ``BetaPrior``, ``DiscretePrior``, ``DirichletItems``, ``DirichletMixture``,
+``EmpiricalItems``; the labellers ``Expert``, ``Random``, ``Prior``, ``Constant``,
+``Model``, ``CorrelatedModel``, ``ModelPair``; the rater models ``fit_raters`` ->
+``RaterFit`` (``RaterModel``) and ``panel_ceilings`` -> ``Ceilings``; pilots
+``read_pilot``, ``fit_pilot`` -> ``PilotFit``. This module holds the rest:
+:class:`ItemModel` and :class:`ThetaPrior` (the two kinds of item model),
+:func:`as_theta_prior`, :func:`correlation_bounds` (what a ``CorrelatedModel`` allows),
+:class:`RaterCheck` (a rater model against held-out votes), :func:`coin_model` (the
+coin model a rater fit implies), and from a pilot :func:`fit_item_model` ->
+:class:`ItemModelFit`, :func:`predictive`, :func:`predict_agreement` ->
+:class:`AgreementPrediction`.
 
-May import: ``labelvar._base``, ``labelvar._kernels``, ``labelvar.analytic``,
-``labelvar.io`` (reading pilot files). Never the engine, evaluation, planning, figures or
-the command line.
+The code lives in private modules: ``_priors`` with ``_item_priors`` (item models),
+``_models`` (labellers), ``_raters`` with ``_rater_data`` and ``_rater_em`` (rater models),
+``_ceilings``, ``_pilot`` with ``_pilot_items``, ``_pilot_predict``, ``_pilot_theta``, and
+``_panel`` (the vote compositions of a panel and their probabilities). May import
+the foundations and the kernels, ``labelvar.analytic``, ``labelvar.io`` and
+``labelvar.metrics``; never the engine, evaluation, planning, figures or the command line.
 """
+
+from labelvar.votes._ceilings import coin_model
+from labelvar.votes._models import correlation_bounds
+from labelvar.votes._pilot import (
+    AgreementPrediction,
+    ItemModelFit,
+    fit_item_model,
+    predict_agreement,
+    predictive,
+)
+from labelvar.votes._priors import ItemModel, ThetaPrior, as_theta_prior
+from labelvar.votes._models import Labeller
+from labelvar.votes._raters import (
+    RATER_MODELS,
+    DawidSkene,
+    DawidSkeneDifficulty,
+    OneCoin,
+    RaterCheck,
+    RaterModelSpec,
+    register_rater_model,
+)
+
+__all__ = ["RATER_MODELS", "DawidSkene", "DawidSkeneDifficulty", "Labeller", "OneCoin",
+           "RaterModelSpec", "register_rater_model", "AgreementPrediction", "ItemModel", "ItemModelFit", "RaterCheck", "ThetaPrior",
+           "as_theta_prior", "coin_model", "correlation_bounds", "fit_item_model",
+           "predict_agreement", "predictive"]

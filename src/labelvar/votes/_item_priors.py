@@ -1,9 +1,9 @@
 """Item label-distribution models: one label distribution π per item (absolute labels).
 
-The implementation of :class:`labelvar.priors.ItemModel` and its subclasses
-:class:`~labelvar.priors.DirichletItems`, :class:`~labelvar.priors.DirichletMixture` and
-:class:`~labelvar.priors.EmpiricalItems`, documented and parsed (beside the θ priors) in
-:mod:`labelvar.priors`, which re-exports them.
+The implementation of :class:`labelvar.votes.ItemModel` and its subclasses
+:class:`~labelvar.DirichletItems`, :class:`~labelvar.DirichletMixture` and
+:class:`~labelvar.EmpiricalItems`, documented and parsed (beside the θ priors) in
+:mod:`labelvar.votes`, which re-exports them.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from labelvar._base import _panel
 from labelvar._base import _validate as v
 from labelvar._base._format import exact_float as _exact
 from labelvar._base._format import short_float as _g
 from labelvar._base._validate import SUM_TOL
+from labelvar.votes import _panel
 
 
 class ItemModel:
@@ -29,7 +29,7 @@ class ItemModel:
     item's modal label argmax π (ties at random). The classes are defined by π: the
     class (modal-label) prior is :meth:`modal_probs`, so ``m`` / ``class_prior`` do not
     apply. Subclasses: :class:`DirichletItems`, :class:`DirichletMixture`,
-    :class:`EmpiricalItems`; :func:`labelvar.priors.as_theta_prior` parses them beside the θ priors.
+    :class:`EmpiricalItems`; :func:`labelvar.votes.as_theta_prior` parses them beside the θ priors.
 
     The exact calculation uses :meth:`modal_composition_probs` (P(votes, modal label) over
     absolute labels) and, for the expert, the same table of K + 1 votes (votes are
@@ -40,7 +40,7 @@ class ItemModel:
 
     Examples
     --------
-    >>> from labelvar.priors import as_theta_prior
+    >>> from labelvar.votes import as_theta_prior
     >>> isinstance(as_theta_prior("dirichlet:2,1,0.5"), ItemModel)
     True
     """
@@ -306,7 +306,7 @@ class DirichletMixture(_DirichletFamily):
 
     Examples
     --------
-    >>> from labelvar.priors import as_theta_prior
+    >>> from labelvar.votes import as_theta_prior
     >>> d = DirichletMixture(((5, 1, 1), (1, 1, 5)), (0.7, 0.3))
     >>> d.spec()
     'dirichlet_mixture:0.7=5,1,1;0.3=1,1,5'

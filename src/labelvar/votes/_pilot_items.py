@@ -1,6 +1,6 @@
 """Item-model pilot fits (:func:`fit_item_model`): per-item label distributions.
 
-Dirichlet, Dirichlet mixture and empirical fits; the face is :mod:`labelvar.pilot`.
+Dirichlet, Dirichlet mixture and empirical fits; the face is :mod:`labelvar.votes`.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import math
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _panel
 from labelvar._base import _validate as V
+from labelvar.votes import _panel
 from labelvar.votes._pilot_predict import PilotFit, _item_counts, _pooled_chi2
 
-#: ``fit_pilot`` methods that fit an item label-distribution model (:mod:`labelvar.priors`)
+#: ``fit_pilot`` methods that fit an item label-distribution model (:mod:`labelvar.votes`)
 ITEM_METHODS = ("dirichlet", "dirichlet_mixture", "empirical")
 
 
@@ -24,8 +24,8 @@ class ItemModelFit(PilotFit):
     """An item label-distribution model fitted to pilot vote counts (absolute labels).
 
     The fields of :class:`PilotFit`, with ``prior`` the fitted
-    :class:`~labelvar.priors.DirichletItems`, :class:`~labelvar.priors.DirichletMixture`
-    or :class:`~labelvar.priors.EmpiricalItems` (also ``model``), ``method`` one of
+    :class:`~labelvar.DirichletItems`, :class:`~labelvar.DirichletMixture`
+    or :class:`~labelvar.EmpiricalItems` (also ``model``), ``method`` one of
     ``"dirichlet"``, ``"dirichlet_mixture"``, ``"empirical"``, ``n_params`` counting
     (L - 1) per distinct vote share + the weights for the empirical model, and
     ``table`` holding labelled (not sorted) vote patterns.
@@ -116,7 +116,7 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
         ``"dirichlet_mixture"``: ``n_components`` Dirichlets with weights (direct
         optimisation from ``n_starts`` seeded starts, the best kept; components sorted
         by weight). ``"empirical"``: the items' vote shares c / n as the population of
-        label distributions (:class:`labelvar.priors.EmpiricalItems`): for many votes per
+        label distributions (:class:`labelvar.EmpiricalItems`): for many votes per
         item (e.g. ChaosNLI's 100); with few votes the shares overstate agreement.
     n_labels : int or None
         L; defaults to the number of columns.
@@ -141,7 +141,7 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     from scipy.special import chdtrc
 
     from labelvar._base import _seeding
-    from labelvar.votes.priors import DirichletItems, DirichletMixture, EmpiricalItems
+    from labelvar.votes._priors import DirichletItems, DirichletMixture, EmpiricalItems
 
     V.choice("method", method, ITEM_METHODS)
     n_starts = int(V.single("n_starts", V.integer("n_starts", n_starts, lo=1)))

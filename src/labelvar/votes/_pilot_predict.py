@@ -3,7 +3,7 @@
 The fit result (:class:`PilotFit`, its :class:`Selection` rule), the shared count-matrix
 and goodness-of-fit checks, the next vote's distribution (:func:`predictive`) and the
 agreement a panel would show (:class:`AgreementPrediction`); the fits
-(``_pilot_theta``, ``_pilot_items``) build on it. The face is :mod:`labelvar.pilot`.
+(``_pilot_theta``, ``_pilot_items``) build on it. The face is :mod:`labelvar.votes`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _panel
 from labelvar._base import _validate as V
 from labelvar._base._format import Text, shown
-from labelvar.votes.priors import BetaPrior
+from labelvar.votes import _panel
+from labelvar.votes._priors import BetaPrior
 
 
 @shown
@@ -27,7 +27,7 @@ class PilotFit:
     Attributes
     ----------
     prior : BetaPrior or DiscretePrior
-        The fitted prior (:mod:`labelvar.priors`; pass it as ``Scenario(theta=fit.prior)``).
+        The fitted prior (:mod:`labelvar.votes`; pass it as ``Scenario(theta=fit.prior)``).
     method : str
         ``"beta"``, ``"mixture"`` or ``"fixed"`` (one θ: what the votes identify when a
         selection leaves one free pattern proportion).
@@ -114,7 +114,7 @@ class Selection:
 
     Examples
     --------
-    >>> from labelvar.pilot import as_selection
+    >>> from labelvar.votes._pilot import as_selection
     >>> as_selection("top=3"), as_selection("top>=4").admits(np.array([3, 4, 5]))
     (Selection(tops=(3,), at_least=None), array([False,  True,  True]))
     """
@@ -199,7 +199,7 @@ def predictive(model, counts, n_labels: int | None = None) -> np.ndarray:
 
     Parameters
     ----------
-    model : ItemModel, ThetaPrior or anything :func:`labelvar.priors.as_theta_prior` parses
+    model : ItemModel, ThetaPrior or anything :func:`labelvar.votes.as_theta_prior` parses
         Item models: their posterior predictive (a Dirichlet: (c_h + α_h) / (n + α_0)).
         θ priors (the symmetric panel model, modal label unknown and uniform): the
         posterior over (θ node, modal label j) given the counts, averaging :math:`\pi^{j,\theta}_h`.
@@ -221,7 +221,7 @@ def predictive(model, counts, n_labels: int | None = None) -> np.ndarray:
     """
     from scipy.special import logsumexp
 
-    from labelvar.votes.priors import ItemModel, as_theta_prior
+    from labelvar.votes._priors import ItemModel, as_theta_prior
 
     c = V.integer("counts", counts, lo=0)
     c = np.atleast_2d(c)
@@ -313,7 +313,7 @@ def predict_agreement(model, counts, n_labels: int | None = None) -> AgreementPr
 
     Parameters
     ----------
-    model : item model, θ prior or a spelling of :func:`labelvar.priors.as_theta_prior`
+    model : item model, θ prior or a spelling of :func:`labelvar.votes.as_theta_prior`
     counts : array or DataFrame (items, L)
         Votes per label, any number (>= 1) per item.
     n_labels : int or None

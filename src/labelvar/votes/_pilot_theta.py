@@ -2,7 +2,7 @@
 
 A Beta or discrete θ prior fitted to pilot votes by maximum likelihood (the item-model
 methods are handed to :func:`labelvar.votes._pilot_items.fit_item_model`); the face is
-:mod:`labelvar.pilot`.
+:mod:`labelvar.votes`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _panel
 from labelvar._base import _validate as V
 from labelvar.votes._pilot_items import ITEM_METHODS, fit_item_model
 from labelvar.votes._pilot_predict import PilotFit, Selection, _check_quadrature, _count_matrix, _pooled_chi2
-from labelvar.votes.priors import BetaPrior, DiscretePrior, FixedTheta
+from labelvar.votes._priors import BetaPrior, DiscretePrior, FixedTheta
 
 
 def as_selection(spec) -> Selection | None:

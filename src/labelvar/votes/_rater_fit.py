@@ -4,7 +4,7 @@ The models are the registered classes of :mod:`labelvar.votes._rater_models` (on
 each); the EM is :mod:`labelvar.votes._rater_em`. Here: the votes' encoding, the labels
 no vote uses (zero weight: not identified), the gold items' anchoring of the
 orientation, the skills table with its bootstrap, and the model check. Public through
-:mod:`labelvar.votes.raters`.
+:mod:`labelvar.votes._raters`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from labelvar.votes import _rater_em as em
 from labelvar.votes import _rater_models as rm
 
 if TYPE_CHECKING:
-    from labelvar.votes.raters import RaterModel
+    from labelvar.votes._raters import RaterModel
 
 #: the model of :func:`fit_raters` and ``labelvar raters`` when none is named
 DEFAULT_MODEL = "dawid_skene_difficulty"
@@ -413,8 +413,8 @@ def _expand(p, used: np.ndarray, L: int):
 
 
 def _as_model(template, p, used=None, labels=None, raters=None):
-    """A :class:`~labelvar.votes.raters.RaterModel` of fitted parameters (on the used labels)."""
-    from labelvar.votes.raters import RaterModel
+    """A :class:`~labelvar.votes._raters.RaterModel` of fitted parameters (on the used labels)."""
+    from labelvar.votes._raters import RaterModel
 
     labels = template.labels if template is not None else labels
     raters = template.raters if template is not None else raters
@@ -578,8 +578,8 @@ def dawid_skene_codes(codes, n_labels: int, *, prior_strength: float = 2.0, max_
                       tol: float = 1e-7):
     """Dawid-Skene on an items x raters code matrix: (posterior (n, L), EM passes).
 
-    The engine of :func:`labelvar.agreement.dawid_skene` (see there): the one
-    Dawid-Skene estimator, :class:`~labelvar.votes.raters.DawidSkene`.
+    The engine of :func:`labelvar.evaluation._agreement.dawid_skene` (see there): the one
+    Dawid-Skene estimator, :class:`~labelvar.votes._raters.DawidSkene`.
     """
     c = np.asarray(codes)
     if c.dtype.kind == "f":

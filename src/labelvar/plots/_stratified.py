@@ -35,8 +35,8 @@ _XLABEL = "observed agreement (stratum)"
 
 
 def _stars(p) -> str:
-    """Significance stars of a p-value (the display rule of :mod:`labelvar.inference`)."""
-    from labelvar.evaluation.inference import stars
+    """Significance stars of a p-value (the display rule of :mod:`labelvar.evaluation`)."""
+    from labelvar.evaluation._inference import stars
 
     return stars(float(p))
 
@@ -48,7 +48,7 @@ def _rows(tests) -> pd.DataFrame:
 
 def _strata_order(table) -> list:
     """Bins in agreement order (the :data:`AGREEMENT` column, else the labels' values), ``all`` last."""
-    from labelvar.evaluation.stratified import stratum_order
+    from labelvar.evaluation._stratified import stratum_order
 
     strata = [s for s in stratum_order(table["stratum"]) if s != "all"]
     if AGREEMENT in table.columns:
@@ -59,7 +59,7 @@ def _strata_order(table) -> list:
 
 def _random_baseline(metric: str, n_labels, m) -> np.ndarray:
     """Expected score of the random labeller (coin model at p_d = 1/L, labelvar.analytic)."""
-    from labelvar import analytic
+    from labelvar.analytic import _closed_forms as analytic
 
     n_labels = np.asarray(n_labels, float)
     p_r = analytic.random_accuracy(n_labels)
@@ -166,7 +166,7 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
 
     Examples
     --------
-    >>> from labelvar.evaluation.stratified import Intervals, Paper, stratify
+    >>> from labelvar.evaluation._stratified import Intervals, Paper, stratify
     >>> t = stratify([[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]], {"ai": [1, 0, 0, 1]},
     ...              intervals=Intervals(n_resamples=0), paper=Paper(replicates=2))
     >>> plot_stratified_scores(t, "accuracy").axes[0].get_xlabel()
@@ -327,7 +327,7 @@ def _bracket(ax, x0, x1, y, tick, text, color="black", gid=None):
             color=color, gid=gid and f"label:{gid}")
 
 
-#: what the stars mean (:data:`labelvar.inference.STAR_LEVELS`)
+#: what the stars mean (:data:`labelvar.evaluation._inference.STAR_LEVELS`)
 STARS_TEXT = "stars: * p ≤ 0.05, ** ≤ 0.01,\n*** ≤ 0.001, **** ≤ 0.0001; ns: p > 0.05"
 
 
@@ -614,7 +614,7 @@ def plot_gap_to_expected(table, metric: str = "accuracy", *, tests=None,
         Metric to show.
     tests : pandas.DataFrame or result object, optional
         The paired tests of E against the scores computed by the caller
-        (:func:`labelvar.inference.expected_gap_test`: columns ``stratum, p``); their
+        (:func:`labelvar.evaluation.expected_gap_test`: columns ``stratum, p``); their
         stars are written above each bin.
     title : str, optional
         Figure title (default: what is plotted).
@@ -630,7 +630,7 @@ def plot_gap_to_expected(table, metric: str = "accuracy", *, tests=None,
     Examples
     --------
     >>> import pandas as pd
-    >>> from labelvar.inference import expected_gap_test
+    >>> from labelvar.evaluation import expected_gap_test
     >>> t = pd.DataFrame({"role": "system", "system": "m", "metric": "accuracy",
     ...                   "task": list("abcd") * 2, "stratum": ["0.60"] * 4 + ["1.00"] * 4,
     ...                   "expected": [0.6] * 4 + [1.0] * 4,

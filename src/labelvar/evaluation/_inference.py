@@ -9,7 +9,7 @@ the p-values over all the comparisons made.
 between two agreement bins (Welch's t-test and Levene's test, the paper's
 Figure 3); :func:`paired_test` compares two systems across tasks, per bin and
 pooled over tasks x bins (Figure 4). Both take the output of
-:func:`labelvar.stratify` (the :class:`~labelvar.stratified.StratifiedResult` or
+:func:`labelvar.stratify` (the :class:`~labelvar.StratifiedResult` or
 its ``table``) and return small frozen result objects holding a table of
 statistics and p-values. Significance stars are display only: :func:`stars`
 turns a p-value into ``*`` ... ``****`` / ``ns`` for figures and printed tables.

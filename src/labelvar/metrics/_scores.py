@@ -19,7 +19,7 @@ confusion matrix (:func:`kappa`), ordinal scores against the panel mean
 (:func:`ordinal_scores`) and scores of probability outputs against soft labels
 (:func:`probability_scores`, :func:`auroc`, :func:`auprc`).
 
-The numba kernels use the twin :func:`labelvar._kernels.metrics_into` (tested equal):
+The numba kernels use a twin, ``labelvar._kernels.metrics`` (tested equal):
 ``pos_label=1`` for L = 2 and macro over all L labels for L > 2.
 
 Examples

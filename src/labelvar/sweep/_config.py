@@ -118,13 +118,13 @@ class GridConfig:
 
 @dataclass
 class ThetaPriorConfig:
-    """Prior of the per-item agreement theta (panel mode); any kind of :mod:`labelvar.priors`.
+    """Prior of the per-item agreement theta (panel mode); any kind of :mod:`labelvar.votes`.
 
     ``kind="beta"``: theta = lo + (hi - lo) Beta(a, b), ``lo = None`` meaning 1/L;
     ``kind="discrete"`` (or ``"mixture"``): theta takes ``values`` with ``weights``
     (equal when omitted); ``kind="fixed"``: theta = ``value`` for every item;
     ``kind="dirichlet"``: an item model, π ~ Dirichlet(``alpha``) per item, one α per
-    label (:class:`labelvar.priors.DirichletItems`). The
+    label (:class:`labelvar.DirichletItems`). The
     fields of the other kinds are ignored. With a prior, ``grid.p_d`` must be ``[]``
     (theta is drawn).
     """
@@ -171,7 +171,7 @@ class ModelConfig:
 class ModelLabellerConfig:
     """A model labeller: accuracy q against the modal label, or (L = 2) sensitivity/specificity.
 
-    Built as :class:`labelvar.models.Model`; its ``name`` is its ``labeller`` column value.
+    Built as :class:`labelvar.Model`; its ``name`` is its ``labeller`` column value.
     """
 
     name: str = "model"
@@ -378,9 +378,9 @@ def schema_keys(path: str) -> list[str] | None:
 
 
 def theta_prior_arg(cfg: SweepConfig):
-    """The engine's ``theta_prior`` argument: None or a prior object of :mod:`labelvar.priors`.
+    """The engine's ``theta_prior`` argument: None or a prior object of :mod:`labelvar.votes`.
 
-    Built by :func:`labelvar.priors.as_theta_prior` (the one parser), unchecked
+    Built by :func:`labelvar.votes.as_theta_prior` (the one parser), unchecked
     against n_labels.
 
     Examples
@@ -390,7 +390,7 @@ def theta_prior_arg(cfg: SweepConfig):
     >>> theta_prior_arg(cfg)
     BetaPrior(a=4.0, b=1.0, lo=None, hi=1.0)
     """
-    from labelvar.votes.priors import as_theta_prior
+    from labelvar.votes._priors import as_theta_prior
 
     tp = cfg.model.theta_prior
     if tp is None:
@@ -418,7 +418,7 @@ def _list(values) -> str:
 
 def _validate_with_engine_models(cfg: SweepConfig) -> None:
     """Build the engine's prior and labeller objects: their checks name the problem."""
-    from labelvar.votes import models
+    from labelvar.votes import _models as models
 
     prefix = "model.theta_prior: "
     if cfg.model.theta_prior is not None:
@@ -431,7 +431,7 @@ def _validate_with_engine_models(cfg: SweepConfig) -> None:
                 prior.check(int(n_labels), "theta_prior")
         except ValueError as exc:
             raise ValueError(prefix + str(exc)) from None
-        from labelvar.votes.priors import ItemModel
+        from labelvar.votes._priors import ItemModel
 
         if isinstance(prior, ItemModel):  # its label distributions define the classes
             if list(cfg.grid.m) != [0.5] or cfg.model.positives != "fixed":
@@ -466,7 +466,7 @@ def _validate_with_engine_models(cfg: SweepConfig) -> None:
 
 
 def model_labellers(cfg: SweepConfig) -> list:
-    """Build the :class:`labelvar.models.Model` objects of ``cfg.labellers.models``.
+    """Build the :class:`labelvar.Model` objects of ``cfg.labellers.models``.
 
     Examples
     --------
@@ -475,7 +475,7 @@ def model_labellers(cfg: SweepConfig) -> list:
     >>> model_labellers(cfg)
     [Model(accuracy=0.7, sensitivity=None, specificity=None, name='A')]
     """
-    from labelvar.votes import models
+    from labelvar.votes import _models as models
 
     out = []
     for i, mc in enumerate(cfg.labellers.models):
@@ -502,7 +502,7 @@ def _typed_copy(obj: Any, cls: type, key: str = "") -> Any:
     (``config.yaml``) and JSON (``metadata.json``, chunk keys) need.
     """
     if not isinstance(obj, cls):
-        raise ValueError(f"{key or 'the config'} must be a labelvar.config.{cls.__name__}, "
+        raise ValueError(f"{key or 'the config'} must be a labelvar.sweep.{cls.__name__}, "
                          f"got {obj!r}")
     hints = get_type_hints(cls)
     return cls(**{f.name: _typed_value(f"{key}.{f.name}" if key else f.name,

@@ -63,11 +63,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from labelvar._base import _panel
 from labelvar._base import _validate as v
 from labelvar._base._format import exact_float as _exact
 from labelvar._base._format import short_float as _g
 from labelvar._base._validate import SUM_TOL
+from labelvar.votes import _panel
 from labelvar.votes._item_priors import (
     DirichletItems,
     DirichletMixture,

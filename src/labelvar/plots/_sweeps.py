@@ -95,7 +95,7 @@ def prior_text(value, n_labels=None) -> str:
 
     The cell holds the prior's ``key()`` (``beta(a=2.0,b=1.0,lo=None,hi=1.0)``), a
     spec (``beta:2,1``) or a prior object; anything
-    :func:`labelvar.priors.as_theta_prior` cannot rebuild is returned as text.
+    :func:`labelvar.votes.as_theta_prior` cannot rebuild is returned as text.
 
     Examples
     --------
@@ -106,7 +106,7 @@ def prior_text(value, n_labels=None) -> str:
     >>> prior_text("beta:2,5", 3), prior_text("empirical(n=3,L=3,digest=ab)")
     ('Beta(2, 5) on [1/3, 1]', 'empirical(n=3,L=3,digest=ab)')
     """
-    from labelvar.votes.priors import as_theta_prior
+    from labelvar.votes._priors import as_theta_prior
 
     n = int(n_labels) if n_labels is not None and n_labels == n_labels else None
     try:

@@ -22,11 +22,11 @@ must be unique within one call):
   e.g. two systems compared on the same items; :func:`correlation_bounds` is
   the feasible range of that coefficient.
 
-The per-item agreement priors (panel mode) live in :mod:`labelvar.priors`.
+The per-item agreement priors (panel mode) live in :mod:`labelvar.votes`.
 
 Examples
 --------
->>> from labelvar.models import Model, Constant
+>>> from labelvar import Model, Constant
 >>> Model(accuracy=0.8, name="A").matrix(2, [0.5, 0.5], 0.9).round(2).tolist()
 [[0.8, 0.2], [0.2, 0.8]]
 >>> Constant(label=1).matrix(3, [0.2, 0.4, 0.4], 0.9).tolist()[0]
@@ -452,12 +452,12 @@ def as_labellers(labellers) -> tuple:
         if isinstance(lab, str):
             if lab not in LABELLERS:
                 raise ValueError(f"labellers must be one of {', '.join(map(repr, LABELLERS))} "
-                                 f"or labeller objects (labelvar.votes.models); got "
+                                 f"or labeller objects (labelvar.votes._models); got "
                                  f"{v._short(lab)}")
             lab = LABELLERS[lab]()
         elif not isinstance(lab, (Labeller, ModelPair)):
             raise ValueError(f"labellers must be strings or labeller objects (subclasses of "
-                             f"labelvar.votes.models.Labeller, or a ModelPair); got "
+                             f"labelvar.votes._models.Labeller, or a ModelPair); got "
                              f"{v._short(lab)}")
         out.append(lab)
     if not out:

@@ -48,7 +48,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _metrics, _seeding
+from labelvar._base import _seeding
+from labelvar.metrics import _scores as _metrics
 from labelvar._base import _validate as v
 from labelvar._base._format import count, result_html, short_repr
 from labelvar._base._progress import progress_bar
@@ -256,7 +257,7 @@ class StratifiedResult:
         McNemar for accuracy, a paired bootstrap for the other metrics, ``diff = score_a
         - score_b`` with a paired bootstrap interval, and ``p_holm`` (Holm over the
         ``n_comparisons`` rows with a p-value). ``note`` says why a row has none: a
-        small bin (no test, as in :func:`labelvar.evaluation.inference.bin_tests`), no
+        small bin (no test, as in :func:`labelvar.evaluation._inference.bin_tests`), no
         discordant items, identical answers, an undefined score, or no resamples. A
         panel rater is scored with the other against the majority of the *other* panel
         raters, on the items it voted on.
@@ -308,7 +309,7 @@ class StratifiedResult:
         E = p_d assumes a human is exchangeable with the panel's annotators. With
         identified raters, the rater model ``model`` (one of ``"one_coin"``,
         ``"dawid_skene"``, ``"dawid_skene_difficulty"``;
-        :func:`labelvar.votes.raters.fit_raters`) is fitted to the panel's votes and the
+        :func:`labelvar.votes._raters.fit_raters`) is fitted to the panel's votes and the
         humans' labels together; each human's accuracy row gets the mean over the
         stratum's items of P(its label = the panel's plurality | the panel's votes)
         (ties averaged over the tied labels) beside the exchangeable ``expected``.

@@ -28,7 +28,7 @@ sparse votes: any number of votes per item, raters who saw few items (pulled to 
 pooled raters), gold items (``gold={item: label}`` fixes their truth and anchors the
 labels' orientation). ``prior_strength=0`` gives the maximum-likelihood estimate.
 There is one Dawid-Skene estimator: :class:`DawidSkene`, MAP with ``prior_strength=2``
-by default, used by :func:`fit_raters`, by :func:`labelvar.agreement.dawid_skene` and
+by default, used by :func:`fit_raters`, by :func:`labelvar.evaluation._agreement.dawid_skene` and
 so by ``stratify(aggregation="dawid_skene")``. MAP rather than maximum likelihood
 because the maximum-likelihood rates of a rater who saw few items, or never said a
 label, are 0 or 1 (the posterior of every item that rater voted on then rests on one
@@ -297,7 +297,7 @@ class RaterModel:
 
         Returns
         -------
-        labelvar.pilot.AgreementPrediction
+        labelvar.votes.AgreementPrediction
             ``items``: ``item``, ``votes``, ``top``, ``n_tied``, ``agreement`` (top /
             votes), ``predicted``, ``bin``; ``bins`` in increasing agreement.
 
@@ -309,7 +309,7 @@ class RaterModel:
         >>> round(float(p.items["predicted"].iloc[0]), 4)  # (0.64 .8 + .04 .2) / .68
         0.7647
         """
-        from labelvar.votes.pilot import AgreementPrediction
+        from labelvar.votes._pilot import AgreementPrediction
 
         V.choice("tie_rule", tie_rule, TIE_RULES)
         d = rd.encode(panel_votes, item=item, rater=rater_column, label=label, labels=self.labels,
@@ -401,6 +401,6 @@ from labelvar.votes._rater_fit import (  # noqa: E402  (they build RaterModel ob
     RaterCheck,
     RaterFit,
     _gold_codes,
-    dawid_skene_codes,  # noqa: F401  (the engine of labelvar.agreement.dawid_skene)
+    dawid_skene_codes,  # noqa: F401  (the engine of labelvar.evaluation._agreement.dawid_skene)
     fit_raters,
 )

@@ -2,7 +2,7 @@
 
 One definition, used by the engine's exact expectations and composition tables
 (:mod:`labelvar.simulate`), by the planner and by the pilot likelihood
-(:mod:`labelvar.design`, :mod:`labelvar.pilot`). numpy only (scipy is imported lazily by
+(:mod:`labelvar.design`, :mod:`labelvar.votes`). numpy only (scipy is imported lazily by
 :func:`log_pattern_likelihood`), so the engine can import it without scipy.
 
 Conventions

@@ -13,7 +13,7 @@ r"""Agreement among the panel's annotators, and ground truth by aggregation.
   (:func:`independent_normalized_kappa`);
 - :func:`dawid_skene`: the Dawid-Skene (1979) EM estimate of each item's label
   posterior from an items x raters code matrix, a wrapper over
-  :mod:`labelvar.raters` in crowd-kit's ``DawidSkene`` setting (majority-vote
+  :mod:`labelvar.votes` in crowd-kit's ``DawidSkene`` setting (majority-vote
   initialisation, the same M-step, E-step and stopping rule; tested against values
   crowd-kit 1.4.2 gives).
 
@@ -338,7 +338,7 @@ def dawid_skene(codes, n_labels: int, *, prior_strength: float = 2.0, max_iter: 
         Number of declared labels L.
     prior_strength : float
         Pseudo-votes pulling each rater's confusion rows to the pooled raters' (the MAP
-        of :class:`labelvar.votes.raters.DawidSkene`); 0: maximum likelihood.
+        of :class:`labelvar.votes._raters.DawidSkene`); 0: maximum likelihood.
     max_iter : int
         Largest number of EM passes.
     tol : float
@@ -353,7 +353,7 @@ def dawid_skene(codes, n_labels: int, *, prior_strength: float = 2.0, max_iter: 
 
     Notes
     -----
-    The one Dawid-Skene estimator of labelvar, :class:`labelvar.votes.raters.DawidSkene`
+    The one Dawid-Skene estimator of labelvar, :class:`labelvar.votes._raters.DawidSkene`
     (the EM of :func:`labelvar.fit_raters` with ``model="dawid_skene"``), on a code
     matrix. Start: the vote shares; M-step: class priors and each rater's confusion
     rows :math:`\pi_r[c, l] \propto \sum_i T_{ic} [\text{rater } r \text{ said } l]`,
@@ -370,7 +370,7 @@ def dawid_skene(codes, n_labels: int, *, prior_strength: float = 2.0, max_iter: 
     >>> post.argmax(axis=1).tolist()
     [0, 1, 0, 1]
     """
-    from labelvar.votes.raters import dawid_skene_codes
+    from labelvar.votes._raters import dawid_skene_codes
 
     return dawid_skene_codes(codes, n_labels, prior_strength=prior_strength, max_iter=max_iter,
                              tol=tol)

@@ -1,8 +1,8 @@
 r"""Three ceilings per agreement bin for a panel of K raters, exact and for S items.
 
 Score a labeller against the plurality label of a K-rater panel drawn from a rater
-model (:class:`labelvar.raters.RaterModel`, fitted by :func:`labelvar.fit_raters`,
-stated by :meth:`~labelvar.raters.RaterModel.from_skill`, or the paper's exchangeable
+model (:class:`labelvar.RaterModel`, fitted by :func:`labelvar.fit_raters`,
+stated by :meth:`~labelvar.RaterModel.from_skill`, or the paper's exchangeable
 coin model, :func:`coin_model`). Per agreement bin of the panel (top votes / K, the
 bins of :func:`labelvar.stratify`) three labellers' expected accuracy:
 
@@ -33,12 +33,12 @@ exact (a Poisson-binomial distribution, computed exactly). The ``all`` row
 combines the bins (model source: per-bin S fixed).
 
 The posterior over (truth, difficulty) given the panel's votes is the rater model's
-own (:meth:`RaterModel._posterior <labelvar.raters.RaterModel>`, the E-step kernel);
+own (:meth:`RaterModel._posterior <labelvar.RaterModel>`, the E-step kernel);
 this module only adds the forward probabilities P(v) of the enumerated votes.
 
 Examples
 --------
->>> from labelvar.raters import RaterModel
+>>> from labelvar import RaterModel
 >>> m = coin_model(0.7)
 >>> c = panel_ceilings(m, panel=3, n_items=100)
 >>> t = c.table[c.table.stratum != "all"]
@@ -58,11 +58,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar._base import _panel
 from labelvar._base import _validate as V
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import shown
 from labelvar.analytic._distributions import DiscreteDistribution, binomial_sum_distribution
+from labelvar.votes import _panel
 
 __all__ = ["CEILINGS", "Ceilings", "coin_model", "panel_ceilings"]
 
@@ -132,7 +132,7 @@ def coin_model(theta, n_labels: int = 2, *, labels=None, prior=None, degree: int
     ----------
     theta : float, (values, weights) or a θ prior
         One agreement θ for every item, a discrete distribution of θ, or a
-        :mod:`labelvar.priors` θ prior (discretised on its ``nodes(L, degree)``).
+        :mod:`labelvar.votes` θ prior (discretised on its ``nodes(L, degree)``).
     n_labels : int
         L (ignored when ``labels`` is given).
     labels : sequence, optional
@@ -144,7 +144,7 @@ def coin_model(theta, n_labels: int = 2, *, labels=None, prior=None, degree: int
 
     Returns
     -------
-    labelvar.raters.RaterModel
+    labelvar.RaterModel
         ``raters = ()``, ``nodes`` = the θ values (the population rater's agreement at
         each node), ``population_log_conf`` the coin confusion per node.
 
@@ -154,7 +154,7 @@ def coin_model(theta, n_labels: int = 2, *, labels=None, prior=None, degree: int
     >>> np.exp(m.population_log_conf[0]).round(2).tolist()[0]
     [0.8, 0.1, 0.1]
     """
-    from labelvar.votes.raters import RaterModel
+    from labelvar.votes._raters import RaterModel
 
     lab = tuple(range(int(V.single("n_labels", V.n_labels(n_labels))))) if labels is None \
         else tuple(labels)
@@ -284,7 +284,7 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
     ----------
     model : RaterModel or RaterFit
         A fitted (:func:`labelvar.fit_raters`), stated
-        (:meth:`~labelvar.raters.RaterModel.from_skill`) or coin (:func:`coin_model`)
+        (:meth:`~labelvar.RaterModel.from_skill`) or coin (:func:`coin_model`)
         model.
     panel : sequence of rater ids, or int K
         The panel whose plurality is the ground truth. Ids not in the model are
@@ -326,7 +326,7 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
 
     Examples
     --------
-    >>> from labelvar.raters import RaterModel
+    >>> from labelvar import RaterModel
     >>> m = RaterModel.from_skill([{"accuracy": 0.9}, {"accuracy": 0.8}, {"accuracy": 0.7}],
     ...                           raters=["a", "b", "c"])
     >>> c = panel_ceilings(m, panel=["a", "b"], target="c", tie_rule="drop", n_items=40)
@@ -334,7 +334,7 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
     >>> round(float(r.expected), 4), round(float(r.p_bin), 4)   # (.72 .7 + .02 .3) / .74; P(agree) = .74
     (0.6892, 0.74)
     """
-    from labelvar.votes.raters import RaterFit
+    from labelvar.votes._raters import RaterFit
 
     if isinstance(model, RaterFit):
         model = model.model
