@@ -243,7 +243,9 @@ def _run_judge(args) -> int:
     text = judge_markdown(results)
     sys.stdout.write(text)
     if args.out:
-        paths = write_judge_report(results, args.out, text)
+        from labelvar.report._html_reports import judge_drill
+
+        paths = write_judge_report(results, args.out, text, drill=judge_drill(inputs))
         print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}",
               file=sys.stderr)
     return 0

@@ -295,6 +295,7 @@ def _run_stratify(args) -> int:
     else:
         _write(report.stratify_markdown(result, compare=across, paired=paired))
     if args.out:
-        paths = report.write_stratify_report(result, args.out, compare=across, paired=paired)
+        paths = report.write_stratify_report(result, args.out, compare=across, paired=paired,
+                                             data=data)
         print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}", file=sys.stderr)
     return 0

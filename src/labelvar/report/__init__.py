@@ -34,6 +34,7 @@ from labelvar._base._files import atomic_write, check_replaceable, replaced_dire
 from labelvar._base._format import markdown_table
 from labelvar.report._readers import READERS_FILES, write_readers_report  # noqa: F401
 from labelvar.report._judge import JUDGE_FILES, write_judge_report  # noqa: F401 (labelvar judge)
+from labelvar.report._html_reports import design_html, raters_html, stratify_html
 
 __all__ = [
     "DESIGN_FILES",
@@ -55,10 +56,11 @@ __all__ = [
 STRATIFY_FILES = ("report.json", "stratified.csv", "table.md", "excluded.json", "bin_tests.csv",
                   "agreement.csv", "comparisons.csv", "expected_tests.csv",
                   "scores_*.png", "scores_*.pdf", "delta_*.png", "delta_*.pdf",
-                  "paired_*.csv", "paired_*.png", "paired_*.pdf")
+                  "paired_*.csv", "paired_*.png", "paired_*.pdf", "report.html",
+                  "disagreements.csv")
 #: files of a design report (glob patterns)
 DESIGN_FILES = ("report.json", "design.csv", "design_bins.csv", "design_evaluated.csv",
-                "design_curves.csv", "scenario.json", "power.png", "power.pdf")
+                "design_curves.csv", "scenario.json", "power.png", "power.pdf", "report.html")
 
 
 # --------------------------------------------------------------------------- stratify
@@ -374,7 +376,7 @@ def _metadata(kind: str, files, **extra) -> str:
 
 
 def write_stratify_report(result, out_dir, *, compare=None, paired=None,
-                          figures: bool = True) -> list[Path]:
+                          figures: bool = True, data=None) -> list[Path]:
     """Write a stratify report directory; return the paths written (under ``out_dir``).
 
     Files: ``stratified.csv`` (the tidy table), ``table.md`` (:func:`stratify_markdown`),
@@ -402,6 +404,9 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
         Those tests already computed (:func:`paired_tests`).
     figures : bool
         Also draw the figures (PNG and PDF).
+    data : mapping of str to TaskData, optional
+        The votes and answers stratified: ``report.html`` then lists the items where a
+        system and the panel's majority disagree (``disagreements.csv``).
 
     Returns
     -------
@@ -414,7 +419,7 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
     >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0)
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "report"
     >>> [p.name for p in write_stratify_report(t, out, figures=False)]
-    ['stratified.csv', 'table.md', 'excluded.json', 'expected_tests.csv', 'agreement.csv', 'report.json']
+    ['stratified.csv', 'table.md', 'excluded.json', 'expected_tests.csv', 'agreement.csv', 'report.html', 'report.json']
     """
     from labelvar import plots
 
@@ -462,6 +467,7 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
         extra = {"seed": seed} if seed is not None else {}
         if getattr(result, "inputs", None):
             extra["inputs"] = result.inputs  # what was read, per task
+        files += stratify_html(tmp, files, result, data)  # report.html: the one page
         files.append(atomic_write(tmp / "report.json", _metadata("stratify", files, **extra)))
     return [out / p.name for p in files]
 
@@ -523,6 +529,7 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
             fig = plots.plot_power_curves(result.curves, result.evaluated, result.plans,
                                           target=result.scenario.power, title=head, subtitle=sub)
             files += plots.save(fig, tmp / "power")
+        files += design_html(tmp, files, result)  # report.html: the one page
         files.append(atomic_write(tmp / "report.json",
                                   _metadata("design", files, message=result.message)))
     return [out / p.name for p in files]
@@ -531,7 +538,7 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
 # --------------------------------------------------------------------------- raters
 #: files of a raters report (``labelvar raters --out``)
 RATERS_FILES = ("report.json", "table.md", "skills.csv", "check.csv", "ceilings.csv",
-                "kappa_x.csv", "agreement.csv")
+                "kappa_x.csv", "agreement.csv", "report.html")
 
 
 def write_raters_report(rep, out_dir, markdown: str) -> list[Path]:
@@ -548,5 +555,6 @@ def write_raters_report(rep, out_dir, markdown: str) -> list[Path]:
                  for name in ("skills", "check", "ceilings", "kappa_x", "agreement")
                  if getattr(rep, name) is not None]
         files.append(atomic_write(tmp / "table.md", markdown))
+        files += raters_html(tmp, files, rep)  # report.html: the one page
         files.append(atomic_write(tmp / "report.json", _metadata("raters", files, **rep.settings)))
     return [out / p.name for p in files]

@@ -25,7 +25,7 @@ from labelvar._base._format import markdown_table, short_float
 #: files of a judge report (glob patterns); ``labelvar judge --plan --out``: plan files
 JUDGE_FILES = ("report.json", "table.md", "verdicts.csv", "humans.csv", "references.csv",
                "by_bin.csv", "alt_test_*.png", "alt_test_*.pdf", "plan.csv", "power_curves.csv",
-               "power.png", "power.pdf")
+               "power.png", "power.pdf", "report.html", "disagreements.csv")
 
 
 def _allowed(name: str) -> bool:
@@ -78,14 +78,18 @@ def _stem(name: str) -> str:
 
 
 def write_judge_report(results: dict, out_dir, markdown: str | None = None,
-                       *, figures: bool = True) -> list[Path]:
+                       *, figures: bool = True, drill=None) -> list[Path]:
     """Write a judge report directory; return the paths written (under ``out_dir``).
 
     Files: ``verdicts.csv`` (one row per system), ``humans.csv``, ``references.csv``,
     ``by_bin.csv`` (tidy, a ``system`` column), ``table.md`` (what was printed),
-    ``alt_test_<system>.png/.pdf`` (the figure) and ``report.json``. The directory is
-    replaced as a whole.
+    ``alt_test_<system>.png/.pdf`` (the figure), ``report.html`` (all of it on one page;
+    with ``drill``, :func:`labelvar.report._html_reports.judge_drill`, the items where a
+    judge and the humans' majority disagree, also in ``disagreements.csv``) and
+    ``report.json``. The directory is replaced as a whole.
     """
+    from labelvar.report._html_reports import judge_html
+
     from labelvar import plots
     from labelvar.plots.judge import plot_alt_test
 
@@ -102,6 +106,7 @@ def write_judge_report(results: dict, out_dir, markdown: str | None = None,
                 fig = plot_alt_test(r.table, r.references, r.by_bin,
                                     title=f"alt-test: {name}", subtitle=r.describe())
                 files += plots.save(fig, tmp / f"alt_test_{_stem(name)}")
+        files += judge_html(tmp, files, results, drill)  # report.html: the one page
         from labelvar import __version__
 
         meta = {"kind": "judge", "labelvar": __version__,
