@@ -60,6 +60,16 @@ class DesignResult:
     message: str
     seed: int | None = None
 
+    def to_html(self, path):
+        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
+
+        The page ``labelvar.report`` writes into a report directory
+        (:func:`labelvar.report._html_reports.to_html`); returns the path.
+        """
+        import importlib  # (the report layer sits above this one: imported when asked)
+
+        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+
     @property
     def found(self) -> bool:
         """Whether some plan meets the target."""

@@ -161,6 +161,16 @@ class StratifiedResult:
     agreement: pd.DataFrame | None = None
     comparisons: pd.DataFrame | None = None
 
+    def to_html(self, path):
+        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
+
+        The page ``labelvar.report`` writes into a report directory
+        (:func:`labelvar.report._html_reports.to_html`); returns the path.
+        """
+        import importlib  # (the report layer sits above this one: imported when asked)
+
+        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+
     @property
     def tasks(self) -> list[str]:
         """Task names, in table order."""

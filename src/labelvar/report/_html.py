@@ -50,8 +50,8 @@ details{margin:.3em 0}summary{cursor:pointer;font-weight:600}
 figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weight:600}dd{margin:0}
-nav a{margin-right:.8em}.note{color:#555;font-size:.85em}
-@media print{details{display:block}details>*{display:block}summary{list-style:none}
+nav a{margin-right:.8em}.note{color:#555;font-size:.85em}div.wide{overflow-x:auto}
+@media print{div.wide{overflow:visible}details{display:block}details>*{display:block}summary{list-style:none}
 figure,table{break-inside:avoid}body{max-width:none}}
 """
 
@@ -76,9 +76,10 @@ def fmt(x) -> str:
 
 def number(value, source: str | None = None) -> str:
     """A quoted number: its rounded text, its exact value and its CSV cell as attributes."""
-    src = f' data-source="{esc(source)}"' if source else ""
-    return (f'<span class="num" data-value="{esc(repr(float(value)))}"{src}>'
-            f"{esc(fmt(float(value)))}</span>")
+    if not source:  # (a setting quoted, not a result: plain text)
+        return esc(fmt(float(value)))
+    return (f'<span class="num" data-value="{esc(repr(float(value)))}" '
+            f'data-source="{esc(source)}">{esc(fmt(float(value)))}</span>')
 
 
 def sentence(parts) -> str:
@@ -107,7 +108,8 @@ def _rows(df: pd.DataFrame) -> str:
             text = isinstance(x, str)
             cells.append(f'<td{" class=t" if text else ""}>{esc(fmt(x))}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return (f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
 def _with_intervals(df: pd.DataFrame) -> pd.DataFrame:

@@ -157,7 +157,8 @@ def readers_html(tmp: Path, files: list, result) -> list[Path]:
         diff = next((c for c in ("diff", "difference", "estimate", "fom_diff") if c in t), None)
         if diff is not None:
             row = t.iloc[i]
-            head = [f"{lines[0].rstrip('.')}: ", (f"{diff} ", row[diff], f"{name}:{i}:{diff}")]
+            what = f"{row['analysis']}: " if "analysis" in t else ""
+            head = [f"{lines[0].rstrip('.')}. {what}", (f"{diff} ", row[diff], f"{name}:{i}:{diff}")]
             if "ci_low" in t:
                 head += [(" [", row["ci_low"], f"{name}:{i}:ci_low"),
                          (", ", row["ci_high"], f"{name}:{i}:ci_high"), "]"]
@@ -206,3 +207,41 @@ def raters_html(tmp: Path, files: list, rep) -> list[Path]:
             else "?"}
     return write_report_html(tmp, files, kind="raters", title="Rater models report",
                              headline=head, read=read, settings=dict(rep.settings))
+
+
+# --------------------------------------------------------------------------- to_html
+def to_html(result, path) -> Path:
+    """``result.to_html(path)``: the report directory written aside, its ``report.html`` kept.
+
+    The same writer as ``--out`` (every table, every figure, the same headline), run in a
+    temporary directory; ``path`` gets its page. Stratify's drill-down needs the votes,
+    which a result does not hold: :func:`labelvar.report.write_stratify_report` with
+    ``data=`` has it.
+    """
+    import shutil
+    import tempfile
+
+    from labelvar import report
+
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"path: {path} is a directory; give the .html file to write")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report"
+        if hasattr(result, "advantage_probability"):  # the alt-test
+            report.write_judge_report({result.system: result}, out)
+        elif hasattr(result, "fom_name"):  # a reader study (MRMC or standalone)
+            report.write_readers_report(result, out, result.describe())
+        elif hasattr(result, "plans"):  # a study plan
+            report.write_design_report(result, out)
+        elif hasattr(result, "ceilings"):  # rater models
+            from labelvar.report._raters import markdown
+
+            report.write_raters_report(result, out, markdown(result))
+        elif hasattr(result, "excluded") and hasattr(result, "table"):  # stratify
+            report.write_stratify_report(result, out)
+        else:
+            raise ValueError(f"result: a {type(result).__name__} has no report page")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out / "report.html", path)
+    return path
