@@ -172,8 +172,8 @@ def _json(path: Path, text: str, where: str = ""):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}{where}: not valid JSON at line {exc.lineno} ({exc.msg}); a "
-                         "truncated or malformed log") from None
+        raise ValueError(f"{path}{where}: not valid JSON at line {exc.lineno}, column "
+                         f"{exc.colno} ({exc.msg}); a truncated or malformed log") from None
 
 
 def _inspect(path: Path) -> tuple[list, dict]:
