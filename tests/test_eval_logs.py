@@ -7,11 +7,10 @@ import zipfile
 
 import pandas as pd
 import pytest
+from tests import eval_log_files as logs
 
 from labelvar import io
 from labelvar.cli._main import main
-from tests import eval_log_files as logs
-
 
 #: three humans' votes per item, in the logs' item order (majority: yes no no yes no no)
 VOTES = ["yyn", "nnn", "nny", "yyy", "nnn", "nyn"]

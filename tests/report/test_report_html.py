@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from tests import eval_log_files as logs
 
 from labelvar.cli._main import main
-from tests import eval_log_files as logs
 
 HERE = Path(__file__).resolve().parent
 KINDS = ("stratify", "judge", "raters", "design", "readers")
@@ -166,7 +166,7 @@ def test_result_to_html(tmp_path):
                           "rater": ["a", "b", "c"] * 30, "label": [0, 0, 1] * 30})
     r = alt_test(votes, pd.Series([0] * 30, name="judge"), references=References(n_resamples=0))
     page = r.to_html(tmp_path / "j.html").read_text()
-    assert f"judge passes the alt-test: the judge&#x27;s ρ " in page
+    assert "judge passes the alt-test: the judge&#x27;s ρ " in page
     with pytest.raises(ValueError, match="path: .* is a directory"):
         r.to_html(tmp_path)
 

@@ -164,8 +164,8 @@ class StratifiedResult:
     def to_html(self, path):
         """Write this result's report page, ``report.html`` (self-contained), to ``path``.
 
-        The page ``labelvar.report`` writes into a report directory
-        (:func:`labelvar.report._html_reports.to_html`); returns the path.
+        The page ``labelvar.report`` writes into a report directory (every table and
+        figure, the headline with its reference, the settings); returns the path.
         """
         import importlib  # (the report layer sits above this one: imported when asked)
 

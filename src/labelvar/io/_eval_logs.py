@@ -121,8 +121,9 @@ def read_eval_log(path, *, format: str = "auto", system: str | None = None) -> p
     ...      for e, v, a in ((1, "C", "yes"), (2, "I", "no"))]
     >>> _ = open(p, "w").write(json.dumps({"version": 2, "status": "success",
     ...                                   "eval": {"model": "openai/gpt-4o"}, "samples": s}))
-    >>> read_eval_log(p).to_dict("list")
-    {'item': ['7', '7'], 'system': ['openai/gpt-4o', 'openai/gpt-4o'], 'answer': ['yes', 'no'], 'score': [1.0, 0.0], 'sample': [1, 2]}
+    >>> log = read_eval_log(p)
+    >>> log.columns.tolist(), log["answer"].tolist(), log["score"].tolist(), log["sample"].tolist()
+    (['item', 'system', 'answer', 'score', 'sample'], ['yes', 'no'], [1.0, 0.0], [1, 2])
     """
     if format not in EVAL_LOG_FORMATS:
         raise ValueError(f"format must be one of {', '.join(EVAL_LOG_FORMATS)}; got {format!r}")
@@ -348,7 +349,7 @@ def eval_log_frame(p: Path, name: str, keys: list, task_field, parse: str):
     if parse != "none":
         answers = [[parse_answer(a, parse) for a in r] for r in answers]
     df = pd.DataFrame({keys[0]: list(per_item)})
-    for k in keys[1:]:
+    if len(keys) > 1:
         raise ValueError(f"predictions {name!r}: {spec[1]} is an eval log, joined on its "
                          f"sample ids alone; give one id field, not {','.join(keys)}")
     listed = any(len(r) > 1 for r in answers)

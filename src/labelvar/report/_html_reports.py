@@ -218,10 +218,10 @@ def to_html(result, path) -> Path:
     which a result does not hold: :func:`labelvar.report.write_stratify_report` with
     ``data=`` has it.
     """
-    import shutil
     import tempfile
 
     from labelvar import report
+    from labelvar._base._files import atomic_write
 
     path = Path(path)
     if path.is_dir():
@@ -242,6 +242,4 @@ def to_html(result, path) -> Path:
             report.write_stratify_report(result, out)
         else:
             raise ValueError(f"result: a {type(result).__name__} has no report page")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(out / "report.html", path)
-    return path
+        return atomic_write(path, (out / "report.html").read_bytes())

@@ -88,10 +88,9 @@ def write_judge_report(results: dict, out_dir, markdown: str | None = None,
     judge and the humans' majority disagree, also in ``disagreements.csv``) and
     ``report.json``. The directory is replaced as a whole.
     """
-    from labelvar.report._html_reports import judge_html
-
     from labelvar import plots
     from labelvar.plots.judge import plot_alt_test
+    from labelvar.report._html_reports import judge_html
 
     out = Path(out_dir)
     text = judge_markdown(results) if markdown is None else markdown
