@@ -25,7 +25,7 @@ from tests import eval_log_files as logs
 from labelvar.cli._main import main
 
 HERE = Path(__file__).resolve().parent
-KINDS = ("stratify", "judge", "raters", "design", "readers")
+KINDS = ("stratify", "judge", "judge_plan", "raters", "design", "readers", "standalone")
 
 
 def _panel(path, items):
@@ -54,6 +54,8 @@ def _build(kind: str, tmp: Path) -> Path:
         pd.DataFrame(rows, columns=["item", "rater", "label"]).to_csv(votes, index=False)
         argv = ["judge", str(votes), "--system", f"inspect:{p}", "--n-resamples", "20",
                 "--min-items-per-human", "2"]
+    elif kind == "judge_plan":
+        argv = ["judge", "--plan", "--theta", "0.9,0.7", "--skill", "0.85", "--per-item", "3,5"]
     elif kind == "raters":
         rng = np.random.default_rng(12)
         truth = rng.random(80) < 0.35
@@ -66,15 +68,18 @@ def _build(kind: str, tmp: Path) -> Path:
     elif kind == "design":
         argv = ["design", "--config", "separability", "--replicates", "0", "--panel-sizes",
                 "3,5"]
-    else:
+    else:  # readers: two modalities (MRMC), or one with an AI (standalone)
         rng = np.random.default_rng(0)
         y = (np.arange(40) % 3 == 0).astype(int)
         rows = [(f"r{j}", f"{k:04d}", m, y[k], round(float(y[k] * (1 + 0.4 * m) + rng.normal()), 2))
                 for m in (1, 2) for j in range(4) for k in range(40)]
-        ratings = tmp / "ratings.csv"
-        pd.DataFrame(rows, columns=["reader", "case", "modality", "truth", "rating"]).to_csv(
-            ratings, index=False)
-        argv = ["readers", str(ratings), "--truth", "truth"]
+        ratings = tmp / f"ratings_{kind}.csv"
+        d = pd.DataFrame(rows, columns=["reader", "case", "modality", "truth", "rating"])
+        if kind == "standalone":
+            d = d[d.modality == 1].drop(columns="modality")
+        d.to_csv(ratings, index=False)
+        argv = ["readers", str(ratings), "--truth", "truth"] + (
+            ["--ai", "r3"] if kind == "standalone" else [])
     assert main([*argv, "--out", str(out)]) == 0
     return out
 

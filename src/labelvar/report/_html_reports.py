@@ -139,6 +139,25 @@ def judge_html(tmp: Path, files: list, results: Mapping, drill=None) -> list[Pat
                              settings=settings, drill=drill)
 
 
+def judge_plan_html(tmp: Path, files: list, design) -> list[Path]:
+    """``report.html`` of ``labelvar judge --plan``: the smallest N per humans per item."""
+    plan = _csv(tmp, "plan.csv")
+    head = []
+    for i, r in plan.iterrows():
+        if pd.isna(r["n_items"]):
+            head.append([f"With {int(r['n_humans'])} humans per item no N in range reaches "
+                         "the target power."])
+            continue
+        head.append([("With ", r["n_humans"], f"plan.csv:{i}:n_humans"),
+                     (" humans per item, N = ", r["n_items"], f"plan.csv:{i}:n_items"),
+                     (" items give the alt-test power ", r["power"], f"plan.csv:{i}:power"),
+                     (" (target ", r["target"], f"plan.csv:{i}:target"),
+                     (", ε ", r["epsilon"], f"plan.csv:{i}:epsilon"), ")."])
+    return write_report_html(tmp, files, kind="judge plan", title="Judge study plan",
+                             headline=head or ["A judge study plan."],
+                             read={"design": design.describe()}, settings={})
+
+
 def judge_drill(inputs) -> pd.DataFrame | None:
     """[(task, long votes, systems)] -> items where a judge and the humans' majority differ."""
     parts = [disagreements(v, s, task=t) for t, v, s in inputs if s.shape[1]]
@@ -158,7 +177,12 @@ def readers_html(tmp: Path, files: list, result) -> list[Path]:
         if diff is not None:
             row = t.iloc[i]
             what = f"{row['analysis']}: " if "analysis" in t else ""
-            head = [f"{lines[0].rstrip('.')}. {what}", (f"{diff} ", row[diff], f"{name}:{i}:{diff}")]
+            head = [f"{lines[0].rstrip('.')}. {what}"]
+            if {"ai_fom", "readers_fom"} <= set(t.columns):  # the AI against the readers
+                head += [("the AI's FOM ", row["ai_fom"], f"{name}:{i}:ai_fom"),
+                         (", the readers' mean ", row["readers_fom"], f"{name}:{i}:readers_fom"),
+                         "; "]
+            head.append((f"{diff} ", row[diff], f"{name}:{i}:{diff}"))
             if "ci_low" in t:
                 head += [(" [", row["ci_low"], f"{name}:{i}:ci_low"),
                          (", ", row["ci_high"], f"{name}:{i}:ci_high"), "]"]

@@ -119,7 +119,7 @@ def write_judge_plan(design, plan: pd.DataFrame, curves: pd.DataFrame, out_dir, 
     """Write a plan directory (``labelvar judge --plan --out``); return the paths.
 
     Files: ``plan.csv``, ``power_curves.csv``, ``power.png/.pdf``, ``table.md``,
-    ``report.json``.
+    ``report.html``, ``report.json``.
     """
     from labelvar import plots
     from labelvar.plots.judge import plot_alt_test_power
@@ -132,6 +132,9 @@ def write_judge_plan(design, plan: pd.DataFrame, curves: pd.DataFrame, out_dir, 
         fig = plot_alt_test_power(curves, plan, target=target, title="alt-test power",
                                   subtitle=design.describe())
         files += plots.save(fig, tmp / "power")
+        from labelvar.report._html_reports import judge_plan_html
+
+        files += judge_plan_html(tmp, files, design)  # report.html: the one page
         from labelvar import __version__
 
         meta = {"kind": "judge plan", "labelvar": __version__,
