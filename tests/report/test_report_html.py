@@ -129,6 +129,9 @@ def test_stratify_page_anchors_bins_and_drills_into_disagreements(reports):
     assert drill[["item", "bin", "answer", "majority"]].values.tolist() == [
         ["1", "1.00", "yes", "no"], ["5", "0.67", "yes", "no"]]
     assert "h1: no, h2: yes, h3: no" in html
+    read = html.split('id="s-read"')[1].split("</section>")[0]  # what was read: files, exclusions
+    assert "lm=lmeval:" in read and "samples_claims_2025-05-01T10-00-00.jsonl" in read
+    assert "no_votes: 0, one_vote: 0, tied: 0, no_prediction: 0" in read
     head = re.search(r'<p class="headline">(.*?)</p>', html, re.S).group(1)
     assert head.startswith("lm&#x27;s accuracy over all 6 items")
 

@@ -245,7 +245,8 @@ def _run_judge(args) -> int:
     if args.out:
         from labelvar.report._html_reports import judge_drill
 
-        paths = write_judge_report(results, args.out, text, drill=judge_drill(inputs))
+        paths = write_judge_report(results, args.out, text, drill=judge_drill(inputs),
+                                   sources=[*args.votes, *([args.system] if args.system else [])])
         print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}",
               file=sys.stderr)
     return 0

@@ -296,6 +296,7 @@ def _run_stratify(args) -> int:
         _write(report.stratify_markdown(result, compare=across, paired=paired))
     if args.out:
         paths = report.write_stratify_report(result, args.out, compare=across, paired=paired,
-                                             data=data)
+                                             data=data, sources=[*args.files, *args.predictions,
+                                                                 *args.probabilities])
         print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}", file=sys.stderr)
     return 0

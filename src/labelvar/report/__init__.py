@@ -376,7 +376,7 @@ def _metadata(kind: str, files, **extra) -> str:
 
 
 def write_stratify_report(result, out_dir, *, compare=None, paired=None,
-                          figures: bool = True, data=None) -> list[Path]:
+                          figures: bool = True, data=None, sources=None) -> list[Path]:
     """Write a stratify report directory; return the paths written (under ``out_dir``).
 
     Files: ``stratified.csv`` (the tidy table), ``table.md`` (:func:`stratify_markdown`),
@@ -407,6 +407,8 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
     data : mapping of str to TaskData, optional
         The votes and answers stratified: ``report.html`` then lists the items where a
         system and the panel's majority disagree (``disagreements.csv``).
+    sources : sequence of str, optional
+        The files read, named on the page.
 
     Returns
     -------
@@ -467,7 +469,7 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
         extra = {"seed": seed} if seed is not None else {}
         if getattr(result, "inputs", None):
             extra["inputs"] = result.inputs  # what was read, per task
-        files += stratify_html(tmp, files, result, data)  # report.html: the one page
+        files += stratify_html(tmp, files, result, data, sources)  # report.html: the page
         files.append(atomic_write(tmp / "report.json", _metadata("stratify", files, **extra)))
     return [out / p.name for p in files]
 

@@ -74,11 +74,10 @@ def stratify_drill(data: Mapping) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else None
 
 
-def stratify_html(tmp: Path, files: list, result, data=None) -> list[Path]:
+def stratify_html(tmp: Path, files: list, result, data=None, sources=None) -> list[Path]:
     """``report.html`` of a stratify report (``data``: the votes, for the drill-down)."""
     table = _csv(tmp, "stratified.csv")
-    read = {"files": ", ".join(str(p) for p in (result.inputs or {}).get("_files", [])) or None}
-    read = {k: v for k, v in read.items() if v}
+    read = {"files": ", ".join(map(str, sources))} if sources else {}
     for line in result.describe().splitlines():
         task, _, rest = line.partition(": ")
         read[f"task {task}"] = rest
@@ -119,10 +118,11 @@ def judge_headline(refs: pd.DataFrame, verdicts: pd.DataFrame) -> list:
     return out
 
 
-def judge_html(tmp: Path, files: list, results: Mapping, drill=None) -> list[Path]:
+def judge_html(tmp: Path, files: list, results: Mapping, drill=None,
+               sources=None) -> list[Path]:
     """``report.html`` of a judge report (``drill``: items judge and majority differ on)."""
     verdicts, refs = _csv(tmp, "verdicts.csv"), _csv(tmp, "references.csv")
-    read, settings = {}, {}
+    read, settings = ({"files": ", ".join(map(str, sources))} if sources else {}), {}
     for name, r in results.items():
         read[name] = (f"{r.n_items} items ({r.n_items_excluded} excluded: too few humans), "
                       f"{r.n_humans} humans tested ({r.n_humans_excluded} excluded: too few "

@@ -78,15 +78,16 @@ def _stem(name: str) -> str:
 
 
 def write_judge_report(results: dict, out_dir, markdown: str | None = None,
-                       *, figures: bool = True, drill=None) -> list[Path]:
+                       *, figures: bool = True, drill=None, sources=None) -> list[Path]:
     """Write a judge report directory; return the paths written (under ``out_dir``).
 
     Files: ``verdicts.csv`` (one row per system), ``humans.csv``, ``references.csv``,
     ``by_bin.csv`` (tidy, a ``system`` column), ``table.md`` (what was printed),
     ``alt_test_<system>.png/.pdf`` (the figure), ``report.html`` (all of it on one page;
     with ``drill``, :func:`labelvar.report._html_reports.judge_drill`, the items where a
-    judge and the humans' majority disagree, also in ``disagreements.csv``) and
-    ``report.json``. The directory is replaced as a whole.
+    judge and the humans' majority disagree, also in ``disagreements.csv``; ``sources``:
+    the files read, named on the page) and ``report.json``. The directory is replaced as
+    a whole.
     """
     from labelvar import plots
     from labelvar.plots.judge import plot_alt_test
@@ -105,7 +106,7 @@ def write_judge_report(results: dict, out_dir, markdown: str | None = None,
                 fig = plot_alt_test(r.table, r.references, r.by_bin,
                                     title=f"alt-test: {name}", subtitle=r.describe())
                 files += plots.save(fig, tmp / f"alt_test_{_stem(name)}")
-        files += judge_html(tmp, files, results, drill)  # report.html: the one page
+        files += judge_html(tmp, files, results, drill, sources)  # report.html: the page
         from labelvar import __version__
 
         meta = {"kind": "judge", "labelvar": __version__,
