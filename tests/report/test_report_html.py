@@ -223,3 +223,16 @@ def test_report_in_headless_chromium(reports, browser, kind, tmp_path):
     if dest:
         Path(dest).mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, Path(dest) / shot.name)
+
+
+def test_drill_down_is_bounded_per_bin_and_the_csv_holds_all(tmp_path):
+    from labelvar.report._html import disagreements, drill_html
+
+    items = [f"i{k}" for k in range(7)]
+    votes = pd.DataFrame([(i, r, 1) for i in items for r in "abc"],
+                         columns=["item", "rater", "label"])
+    drill = disagreements(votes, pd.DataFrame({"bot": [0] * 7}, index=items))
+    assert drill["item"].tolist() == items and set(drill["bin"]) == {"1.00"}
+    page = drill_html(drill, per_bin=2)
+    shown = re.findall(r"<td class=t>(i\d)</td>", page)
+    assert shown == ["i0", "i1"] and "the first 2 of 7; all in disagreements.csv" in page

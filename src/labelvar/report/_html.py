@@ -235,7 +235,7 @@ def drill_html(drill: pd.DataFrame, *, per_bin: int = DRILL_ROWS) -> str:
         for b, gb in g.groupby("bin", sort=True):
             more = (f'<p class="note">the first {per_bin} of {len(gb):,}; all in '
                     "disagreements.csv</p>" if len(gb) > per_bin else "")
-            parts.append(f'<details id="{_anchor("d", task, system, b)}"><summary>{esc(who)}, '
+            parts.append(f'<details open id="{_anchor("d", task, system, b)}"><summary>{esc(who)}, '
                          f"agreement {esc(b)}: {len(gb):,} item(s)</summary>"
                          f"{_rows(gb.head(per_bin)[['item', 'answer', 'majority', 'votes']])}"
                          f"{more}</details>")
