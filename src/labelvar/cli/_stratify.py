@@ -326,6 +326,8 @@ def _run_stratify(args) -> int:
                                         agreement=agreement, comparisons=comparisons))
     if args.out:
         paths = report.write_stratify_report(result, args.out, compare=across, paired=paired,
-                                             agreement=agreement, comparisons=comparisons)
+                                             agreement=agreement, comparisons=comparisons,
+                                             data=data, sources=[*args.files, *args.predictions,
+                                                                 *args.probabilities])
         print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}", file=sys.stderr)
     return 0

@@ -97,6 +97,16 @@ class MRMCResult:
     alpha: float
     posterior: pd.DataFrame | None = None
 
+    def to_html(self, path):
+        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
+
+        The page ``labelvar.report`` writes into a report directory (every table and
+        figure, the headline with its reference, the settings); returns the path.
+        """
+        import importlib  # (the report layer sits above this one: imported when asked)
+
+        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+
     @property
     def table(self) -> pd.DataFrame:
         """The tests, one row per analysis (``analysis`` a column)."""

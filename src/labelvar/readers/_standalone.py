@@ -112,6 +112,16 @@ class StandaloneResult:
     ai_truth: str = ""
     imputed: pd.DataFrame | None = None
 
+    def to_html(self, path):
+        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
+
+        The page ``labelvar.report`` writes into a report directory (every table and
+        figure, the headline with its reference, the settings); returns the path.
+        """
+        import importlib  # (the report layer sits above this one: imported when asked)
+
+        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+
     @property
     def table(self) -> pd.DataFrame:
         """One row: the analysis, the FOMs and the test (more rows with a truth model)."""

@@ -32,8 +32,9 @@ import pandas as pd
 
 from labelvar._base._files import atomic_write, check_replaceable, replaced_directory, write_results
 from labelvar._base._format import markdown_table
-from labelvar.report._readers import READERS_FILES, write_readers_report  # noqa: F401
+from labelvar.report._html_reports import design_html, raters_html, stratify_html
 from labelvar.report._judge import JUDGE_FILES, write_judge_report  # noqa: F401 (labelvar judge)
+from labelvar.report._readers import READERS_FILES, write_readers_report  # noqa: F401
 
 __all__ = [
     "DESIGN_FILES",
@@ -55,10 +56,11 @@ __all__ = [
 STRATIFY_FILES = ("report.json", "stratified.csv", "table.md", "excluded.json", "bin_tests.csv",
                   "agreement.csv", "comparisons.csv", "expected_tests.csv",
                   "scores_*.png", "scores_*.pdf", "delta_*.png", "delta_*.pdf",
-                  "paired_*.csv", "paired_*.png", "paired_*.pdf")
+                  "paired_*.csv", "paired_*.png", "paired_*.pdf", "report.html",
+                  "disagreements.csv")
 #: files of a design report (glob patterns)
 DESIGN_FILES = ("report.json", "design.csv", "design_bins.csv", "design_evaluated.csv",
-                "design_curves.csv", "scenario.json", "power.png", "power.pdf")
+                "design_curves.csv", "scenario.json", "power.png", "power.pdf", "report.html")
 
 
 # --------------------------------------------------------------------------- stratify
@@ -380,7 +382,8 @@ def _metadata(kind: str, files, **extra) -> str:
 
 
 def write_stratify_report(result, out_dir, *, compare=None, paired=None, agreement=None,
-                          comparisons=None, figures: bool = True) -> list[Path]:
+                          comparisons=None, figures: bool = True, data=None,
+                          sources=None) -> list[Path]:
     """Write a stratify report directory; return the paths written (under ``out_dir``).
 
     Files: ``stratified.csv`` (the tidy table), ``table.md`` (:func:`stratify_markdown`),
@@ -410,6 +413,11 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None, agreeme
         ``result.agreement()`` and ``result.compare(a, b)`` (or their tables).
     figures : bool
         Also draw the figures (PNG and PDF).
+    data : mapping of str to TaskData, optional
+        The votes and answers stratified: ``report.html`` then lists the items where a
+        system and the panel's majority disagree (``disagreements.csv``).
+    sources : sequence of str, optional
+        The files read, named on the page.
 
     Returns
     -------
@@ -421,8 +429,8 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None, agreeme
     >>> from labelvar.evaluation.stratified import Intervals, stratify
     >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, intervals=Intervals(n_resamples=0))
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "report"
-    >>> [p.name for p in write_stratify_report(t, out, agreement=t.agreement(), figures=False)]
-    ['stratified.csv', 'table.md', 'excluded.json', 'expected_tests.csv', 'agreement.csv', 'report.json']
+    >>> [p.name for p in write_stratify_report(t, out, agreement=t.agreement(), figures=False)][-3:]
+    ['agreement.csv', 'report.html', 'report.json']
     """
     from labelvar import plots
 
@@ -471,6 +479,7 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None, agreeme
         extra = {"seed": seed} if seed is not None else {}
         if getattr(result, "inputs", None):
             extra["inputs"] = result.inputs  # what was read, per task
+        files += stratify_html(tmp, files, result, data, sources)  # report.html: the page
         files.append(atomic_write(tmp / "report.json", _metadata("stratify", files, **extra)))
     return [out / p.name for p in files]
 
@@ -532,6 +541,7 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
             fig = plots.plot_power_curves(result.curves, result.evaluated, result.table,
                                           target=result.scenario.power, title=head, subtitle=sub)
             files += plots.save(fig, tmp / "power")
+        files += design_html(tmp, files, result)  # report.html: the one page
         files.append(atomic_write(tmp / "report.json",
                                   _metadata("design", files, message=result.describe())))
     return [out / p.name for p in files]
@@ -540,7 +550,7 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
 # --------------------------------------------------------------------------- raters
 #: files of a raters report (``labelvar raters --out``)
 RATERS_FILES = ("report.json", "table.md", "skills.csv", "check.csv", "ceilings.csv",
-                "kappa_x.csv", "agreement.csv")
+                "kappa_x.csv", "agreement.csv", "report.html")
 
 
 def write_raters_report(rep, out_dir, markdown: str) -> list[Path]:
@@ -557,5 +567,6 @@ def write_raters_report(rep, out_dir, markdown: str) -> list[Path]:
                  for name in ("skills", "check", "ceilings", "kappa_x", "agreement")
                  if getattr(rep, name) is not None]
         files.append(atomic_write(tmp / "table.md", markdown))
+        files += raters_html(tmp, files, rep)  # report.html: the one page
         files.append(atomic_write(tmp / "report.json", _metadata("raters", files, **rep.settings)))
     return [out / p.name for p in files]
