@@ -312,7 +312,7 @@ def test_every_reader_keeps_ids_reads_float_labels_and_refuses_stray_ones(tmp_pa
     data = io.load_tasks(files, columns=cols, **kw)
     (task,) = data
     assert data[task].panel.index[:2].tolist() == ["0000", "0001"]
-    r = stratify(data, n_boot=0, agreement=False, tie_rule="lowest", metrics=["accuracy"])
+    r = stratify(data, intervals=Intervals(n_resamples=0), truth=Truth(tie_rule="lowest"), metrics=["accuracy"])
     assert list(r.inputs[task]["labels"]) == [0, 1]
     for stray, says in ((2, r"label 2 occurs in 1 of 1,200 votes"),
                         (0.5, r"label 0\.5 occurs in 1 of 1,200 votes"),
@@ -322,5 +322,5 @@ def test_every_reader_keeps_ids_reads_float_labels_and_refuses_stray_ones(tmp_pa
             says = r"holds Infinity, which is not JSON"
         files, cols, kw = _layout_files(tmp_path, layout, stray)
         with pytest.raises(ValueError, match=says):
-            stratify(io.load_tasks(files, columns=cols, **kw), n_boot=0, agreement=False,
-                     tie_rule="lowest", metrics=["accuracy"])
+            stratify(io.load_tasks(files, columns=cols, **kw), intervals=Intervals(n_resamples=0),
+                     truth=Truth(tie_rule="lowest"), metrics=["accuracy"])

@@ -138,7 +138,7 @@ def test_cli_ids_as_written_float_labels_and_gold_conflicts(tmp_path, capsys):
 
 def test_stated_models_and_panels_refuse_strings_and_repeats():
     m = RaterModel.from_skill({"accuracy": 0.8})
-    with pytest.raises(ValueError, match=r"^panel must be a list of rater ids"):
+    with pytest.raises(ValueError, match=r"^raters must be a list of rater ids"):
         panel_accuracy(m, "skill")
     assert panel_accuracy(m, ["skill"] * 3)["accuracy"] == pytest.approx(0.896, abs=1e-12)
     with pytest.raises(ValueError, match=r"^raters: 'a' is named twice"):

@@ -40,7 +40,7 @@ def test_stratify_report_files(tmp_path, result):
     assert sorted(p.name for p in paths) == names(out)
     assert set(names(out)) == {
         "report.json", "stratified.csv", "table.md", "excluded.json", "bin_tests.csv",
-        "agreement.csv",
+        "agreement.csv", "report.html",
         "paired_f1.csv", "paired_accuracy.csv",
         *(f"{kind}_{m}.{ext}" for kind in ("scores", "delta", "paired")
           for m in ("f1", "accuracy") for ext in ("png", "pdf"))}
@@ -94,7 +94,7 @@ def test_design_report(tmp_path):
     paths = report.write_design_report(res, tmp_path / "d")
     assert sorted(p.name for p in paths) == names(tmp_path / "d") == sorted(
         ["design.csv", "design_bins.csv", "design_evaluated.csv", "design_curves.csv",
-         "scenario.json", "power.png", "power.pdf", "report.json"])
+         "scenario.json", "power.png", "power.pdf", "report.html", "report.json"])
     plans = read_results(tmp_path / "d" / "design.csv")
     assert plans["n_items"].tolist() == res.table["n_items"].tolist()
     meta = json.loads((tmp_path / "d" / "report.json").read_text())

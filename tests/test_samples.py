@@ -288,7 +288,7 @@ def test_recode_applies_to_every_sample_before_the_modal_answer_and_the_scores()
     samples = pd.DataFrame(raw, index=pan.index).astype(object)
     table = {0: 1, 1: 1, 2: 3, 3: 5}
     td = io.TaskData(pan, pd.DataFrame(index=pan.index), samples={"llm": samples})
-    r = stratify({"flu": td}, tie_rule="drop", n_boot=0, agreement=False, bins=None,
+    r = stratify({"flu": td}, truth=Truth(tie_rule="drop"), intervals=Intervals(n_resamples=0), bins=None,
                  metrics=["accuracy", "total_variation"],
                  recode="llm:" + ",".join(f"{a}={b}" for a, b in table.items()))
     t = r.table
@@ -324,7 +324,7 @@ def test_recoded_sampled_and_labelled_system_of_one_name_refused():
     data = {"a": io.TaskData(pan, pd.DataFrame(index=pan.index), samples={"m": s}),
             "b": io.TaskData(pan, pd.DataFrame({"m": [1] * 10}, index=pan.index))}
     with pytest.raises(ValueError, match="recode: 'm' gives sampled answers in one task"):
-        stratify(data, n_boot=0, recode="m:1=2", tie_rule="lowest")
+        stratify(data, intervals=Intervals(n_resamples=0), recode="m:1=2", truth=Truth(tie_rule="lowest"))
 
 
 def test_a_system_name_given_twice_is_refused(tmp_path):
@@ -349,7 +349,7 @@ def test_predictions_flag_with_one_name_twice_is_refused(tmp_path, capsys):
     for f, v in ((a, 1), (b, 5)):
         pd.DataFrame({"id": pan.index, "pred": v}).to_csv(f, index=False)
     code = main(["stratify", str(p), "--panel", "e*", "--item", "id", "--predictions",
-                 f"m={a}", "--predictions", f"m={b}", "--n-boot", "0"])
+                 f"m={a}", "--predictions", f"m={b}", "--n-resamples", "0"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "--predictions: 'm' is given twice" in err and "\n" not in err
 
@@ -360,8 +360,8 @@ def test_a_sampled_answer_outside_the_labels_names_the_recode():
     td = io.TaskData(pan, pd.DataFrame(index=pan.index), samples={"judge": s})
     with pytest.raises(ValueError, match=r"has the answer 9, outside the label set \[1, 2, 3\]; "
                                          r"map it onto them \(recode='judge:9=1,\.\.\.'\)"):
-        stratify({"t": td}, n_boot=0, tie_rule="lowest")
-    r = stratify({"t": td}, n_boot=0, tie_rule="lowest", recode="judge:9=3",
-                 metrics=["accuracy"], agreement=False)
+        stratify({"t": td}, intervals=Intervals(n_resamples=0), truth=Truth(tie_rule="lowest"))
+    r = stratify({"t": td}, intervals=Intervals(n_resamples=0), truth=Truth(tie_rule="lowest"),
+                 recode="judge:9=3", metrics=["accuracy"])
     row = r.table[(r.table.system == "judge") & (r.table.metric == "self_agreement")]
     assert set(row["score"].round(6)) == {round(1 / 3, 6)}

@@ -498,9 +498,8 @@ def test_rater_matched_as_system_and_human_is_refused(systems, humans):
     code, out, err = run("stratify", EXAMPLE, "--panel", "gt*", "--systems", systems,
                          "--humans", humans, "--item", "item", "--n-resamples", "0")
     assert code == 2 and out == ""
-    assert err == ("labelvar: error: --humans: 'human1' is also matched by --systems; a rater "
-                   "is evaluated as a system or as a human, not both (leave it out of one of "
-                   "the two)\n")
+    assert err == ("labelvar: error: --humans: 'human1' is also among the systems; a rater is "
+                   "evaluated as a system or as a human, not both\n")
 
 
 @pytest.mark.parametrize("old, new", [("--n-boot", "--n-resamples"),

@@ -43,7 +43,9 @@ def _add_judge(sub) -> None:
                    "the files stratify reads (wide, long, JSONL, one file per rater)")
     p.add_argument("--system", default=None, metavar="FILE[:COLUMNS]",
                    help="the judge's labels: a file with the --item column and one column per "
-                   "system (COLUMNS: which, comma separated)")
+                   "system (COLUMNS: which, comma separated); or an eval log, inspect:PATH "
+                   "(.json/.eval) or lmeval:PATH (--log_samples .jsonl), joined on its sample "
+                   "ids (several epochs: the modal answer)")
     p.add_argument("--system-rater", type=_strs, default=None, metavar="R[,R..]",
                    help="rater ids in VOTES that are systems, not humans")
     p.add_argument("--item", default=None, help="item id column (default: item)")
@@ -107,6 +109,8 @@ def _read_table(path: Path, text_cols):
 def _systems(args, votes):
     import pandas as pd
 
+    from labelvar.io._eval_logs import eval_log_spec, eval_log_systems
+
     out = {}
     if args.system_rater:
         for r in args.system_rater:
@@ -115,7 +119,10 @@ def _systems(args, votes):
                 raise ValueError(f"--system-rater {r!r} has no votes in VOTES")
             out[r] = sel.set_index(args.item)[args.label]
         votes = votes[~votes[args.rater].isin(args.system_rater)]
-    if args.system:
+    if args.system and eval_log_spec(args.system):  # inspect:PATH, lmeval:PATH
+        logged = eval_log_systems(args.system)
+        out.update({c: logged[c] for c in logged.columns})
+    elif args.system:
         spec, _, cols = args.system.rpartition(":") if ":" in args.system and not \
             Path(args.system).exists() else (args.system, "", "")
         path = Path(spec)
@@ -236,7 +243,10 @@ def _run_judge(args) -> int:
     text = judge_markdown(results)
     sys.stdout.write(text)
     if args.out:
-        paths = write_judge_report(results, args.out, text)
+        from labelvar.report._html_reports import judge_drill
+
+        paths = write_judge_report(results, args.out, text, drill=judge_drill(inputs),
+                                   sources=[*args.votes, *([args.system] if args.system else [])])
         print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}",
               file=sys.stderr)
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import re
 import sys
 
@@ -280,14 +279,8 @@ def _run_stratify(args) -> int:
         rest = [h for h in _strs(args.humans) if not any(n.startswith(f"{h}_") for n in named)]
         humans = named + [h for h in (io.select_columns(loaded, rest, "humans") if rest else [])
                           if h not in named]
-        # a rater matched by both (a name and a glob: --systems m,h1 --humans 'h*') was
-        # silently a human only; it is one or the other
-        both = [h for h in humans if any(fnmatch.fnmatchcase(h, pat)
-                                         for pat in _strs(args.systems))]
-        if both:
-            raise ValueError(f"--humans: {both[0]!r} is also matched by --systems; a rater is "
-                             "evaluated as a system or as a human, not both (leave it out of "
-                             "one of the two)")
+        # a rater matched by both --systems and --humans is refused by the reader
+        # (io.load_tasks: "humans: 'h1' is also among the systems")
         sampled = any(td.samples for td in data.values())
         if args.metrics is None and sampled:  # their shares against the panel's, too
             metrics = metrics + [m for m in ("cross_entropy", "total_variation")
@@ -334,6 +327,8 @@ def _run_stratify(args) -> int:
                                         agreement=agreement, comparisons=comparisons))
     if args.out:
         paths = report.write_stratify_report(result, args.out, compare=across, paired=paired,
-                                             agreement=agreement, comparisons=comparisons)
+                                             agreement=agreement, comparisons=comparisons,
+                                             data=data, sources=[*args.files, *args.predictions,
+                                                                 *args.probabilities])
         print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}", file=sys.stderr)
     return 0

@@ -336,7 +336,7 @@ def check_overrides(overrides: Sequence[str], *, multirun: bool | None = None,
     >>> check_overrides(["grid.pd=[0.5]"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: Could not override 'grid.pd': Key 'pd' not in ... (allowed keys in grid: p_d, m, ...)
+    ValueError: Could not override 'grid.pd': Key 'pd' not in ... (allowed keys in grid: p_d, theta, m, ...)
     >>> check_overrides(["grid.m=[1.5]"])
     Traceback (most recent call last):
     ...

@@ -66,6 +66,16 @@ class DesignResult:
         """The one-line conclusion: the recommended plan, or that none meets the target."""
         return self._conclusion
 
+    def to_html(self, path):
+        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
+
+        The page ``labelvar.report`` writes into a report directory (every table and
+        figure, the headline with its reference, the settings); returns the path.
+        """
+        import importlib  # (the report layer sits above this one: imported when asked)
+
+        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+
     @property
     def found(self) -> bool:
         """Whether some plan meets the target."""

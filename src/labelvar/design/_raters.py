@@ -208,7 +208,8 @@ def panel_accuracy(model, raters: Sequence, *, tie_rule: str = "random") -> dict
     V.choice("tie_rule", tie_rule, _panel.TIE_RULES)
     if isinstance(raters, (str, bytes)) or not hasattr(raters, "__iter__"):
         # (a string would be read as one rater per letter)
-        raise ValueError(f"raters must be a list of rater ids, got {raters!r}; "
+        what = "the string " if isinstance(raters, (str, bytes)) else ""
+        raise ValueError(f"raters must be a list of rater ids, got {what}{raters!r}; "
                          f"for a panel of K raters of that skill give [{raters!r}] * K")
     ids = list(raters)
     if not ids:

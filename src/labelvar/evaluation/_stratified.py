@@ -205,6 +205,16 @@ class StratifiedResult:
     inputs: dict = field(default_factory=dict)
     _setup: _Setup | None = field(default=None, repr=False)
 
+    def to_html(self, path):
+        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
+
+        The page ``labelvar.report`` writes into a report directory (every table and
+        figure, the headline with its reference, the settings); returns the path.
+        """
+        import importlib  # (the report layer sits above this one: imported when asked)
+
+        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+
     @property
     def tasks(self) -> list[str]:
         """Task names, in table order."""

@@ -23,6 +23,11 @@ jsonl     one object per item with a list of panel labels, e.g. SNLI's
           ``annotator_labels``; a list of dicts gives one task per key
           (DialSummEval's ``annotations``) (:func:`read_jsonl`)
 
+Evaluation logs (UK AISI Inspect ``.json``/``.eval``, lm-evaluation-harness
+``--log_samples`` JSONL) are read by :func:`read_eval_log` into a predictions table,
+and joined like a predictions file when its path is given as ``inspect:PATH`` or
+``lmeval:PATH``.
+
 Predictions kept in their own files (one row per item: id and label) are joined
 with :func:`attach_predictions`, probability outputs with
 :func:`attach_probabilities`. :func:`load_tasks` picks the layout from the
@@ -52,6 +57,7 @@ tables it is given, read here or not.
 # label value may be is defined once, in labelvar.io._labels.
 
 from labelvar.io._common import TaskData, read_frame, select_columns
+from labelvar.io._eval_logs import read_eval_log
 from labelvar.io._jsonl import read_jsonl
 from labelvar.io._load import LAYOUTS, Columns, Predictions, load_tasks
 from labelvar.io._long import read_long
@@ -76,6 +82,7 @@ __all__ = [
     "read_jsonl",
     "read_long",
     "read_rater_files",
+    "read_eval_log",
     "read_votes",
     "read_frame",
     "read_wide",

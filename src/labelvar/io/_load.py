@@ -210,6 +210,14 @@ def load_tasks(files, *, columns, layout: str = "auto", tasks=None,
     return _attach(data, pred, cols.item, humans)
 
 
+def _eval_logs_only(paths) -> bool:
+    """Every path an eval log (``inspect:PATH``, ``lmeval:PATH``: joined on its sample ids)."""
+    from labelvar.io._eval_logs import eval_log_spec
+
+    plist = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    return bool(plist) and all(eval_log_spec(p) for p in plist)
+
+
 def _attach(data: dict, pred: Predictions, item, humans: list) -> dict:
     """``data`` with the predictions and probabilities files of ``pred`` joined."""
     for what, named, files in (("files", pred.files, "prediction files"),
@@ -217,11 +225,13 @@ def _attach(data: dict, pred: Predictions, item, humans: list) -> dict:
         if named is not None and not isinstance(named, Mapping):
             raise ValueError(f"predictions.{what} must map each system's name to its file(s), "
                              f"got {type(named).__name__}")
-        if named and not (pred.item or item):
+        logs_only = what == "files" and named and all(map(_eval_logs_only, named.values()))
+        if named and not (pred.item or item) and not logs_only:  # (a log: its sample ids)
             raise ValueError(f"predictions.item is required with {files} (the id field of "
                              "those files)")
     for name, paths in (pred.files or {}).items():
-        data = _attach_predictions(data, name, paths, item=pred.item or item, label=pred.label,
+        data = _attach_predictions(data, name, paths, item=pred.item or item or "item",
+                                   label=pred.label,
                                    classes=pred.classes, task=None, one_task="tasks",
                                    samples=pred.samples, parse=pred.parse,
                                    task_field=pred.task_field)

@@ -120,8 +120,12 @@ def _prediction_frame(p: Path, name: str, keys: list, label, task_field, parse) 
     Returns (id and task columns, answers per row, label fields, the JSON labels seen,
     whether a label field holds lists, the answers before parsing).
     """
+    from labelvar.io._eval_logs import eval_log_frame
     from labelvar.io._samples import parse_answer
 
+    logged = eval_log_frame(p, name, keys, task_field, parse)  # inspect:PATH, lmeval:PATH
+    if logged is not None:
+        return logged
     need = keys + ([task_field] if task_field else [])
     if p.suffix.lower() in (".json", ".jsonl"):
         lines: list[int] = []
@@ -242,7 +246,8 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
         panel_ids |= set(td.panel.index.astype(str))
     if not ids.isin(panel_ids).any():
         some = next(iter(data.values())).panel.index
-        raise ValueError(f"predictions {name!r}: none of its {ids.nunique():,} item ids (e.g. "
+        raise ValueError(f"predictions {name!r}: {', '.join(map(str, plist))}: none of its "
+                         f"{ids.nunique():,} item ids (e.g. "
                          f"{ids.iloc[0]!r}) is a panel item id (e.g. "
                          f"{str(some[0]) if len(some) else '?'!r}); check the id fields "
                          f"({','.join(keys)}) and, for a composite id, their order")

@@ -81,6 +81,16 @@ class AltTestResult:
     n_humans = setting("n_humans", "Humans tested.")
     n_humans_excluded = setting("n_humans_excluded", "Humans not tested.")
 
+    def to_html(self, path):
+        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
+
+        The page ``labelvar.report`` writes into a report directory (every table and
+        figure, the headline with its reference, the settings); returns the path.
+        """
+        import importlib  # (the report layer sits above this one: imported when asked)
+
+        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+
     def _shown(self) -> dict:
         return {"system": self.system, "passed": self.passed,
                 "winning_rate": round(self.winning_rate, 4),

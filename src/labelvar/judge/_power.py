@@ -223,7 +223,7 @@ class AltTestPower:
         ...                      columns=["item", "rater", "label"])
         >>> d = AltTestPower.from_raters(labelvar.fit_raters(votes, n_resamples=0), skill=0.85)
         >>> d.n_labels, round(d.theta[0], 2)
-        (2, 0.78)
+        (2, 0.77)
         """
         skills = getattr(fit, "skills", None)
         if not isinstance(skills, pd.DataFrame) or "accuracy" not in skills:

@@ -100,6 +100,15 @@ class MRMCResult:
     covariance_method = setting("covariance_method", "``jackknife`` or ``delong``.")
     n_cases = setting("n_cases", "Cases read.")
     alpha = setting("alpha", "The significance level of the tests and CIs (``1 - alpha``).")
+    def to_html(self, path):
+        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
+
+        The page ``labelvar.report`` writes into a report directory (every table and
+        figure, the headline with its reference, the settings); returns the path.
+        """
+        import importlib  # (the report layer sits above this one: imported when asked)
+
+        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
 
     @property
     def table(self) -> pd.DataFrame:

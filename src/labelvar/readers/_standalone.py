@@ -116,6 +116,15 @@ class StandaloneResult:
     n_cases = setting("n_cases", "Cases read.")
     ai_se = setting("ai_se", "The AI's FOM standard error.")
     ai_truth = setting("ai_truth", "The truth the AI met.")
+    def to_html(self, path):
+        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
+
+        The page ``labelvar.report`` writes into a report directory (every table and
+        figure, the headline with its reference, the settings); returns the path.
+        """
+        import importlib  # (the report layer sits above this one: imported when asked)
+
+        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
 
     @property
     def table(self) -> pd.DataFrame:

@@ -25,7 +25,7 @@ from labelvar._base._format import markdown_table, short_float
 #: files of a judge report (glob patterns); ``labelvar judge --plan --out``: plan files
 JUDGE_FILES = ("report.json", "table.md", "verdicts.csv", "humans.csv", "references.csv",
                "by_bin.csv", "alt_test_*.png", "alt_test_*.pdf", "plan.csv", "power_curves.csv",
-               "power.png", "power.pdf")
+               "power.png", "power.pdf", "report.html", "disagreements.csv")
 
 
 def _allowed(name: str) -> bool:
@@ -78,16 +78,20 @@ def _stem(name: str) -> str:
 
 
 def write_judge_report(results: dict, out_dir, markdown: str | None = None,
-                       *, figures: bool = True) -> list[Path]:
+                       *, figures: bool = True, drill=None, sources=None) -> list[Path]:
     """Write a judge report directory; return the paths written (under ``out_dir``).
 
     Files: ``verdicts.csv`` (one row per system), ``humans.csv``, ``references.csv``,
     ``by_bin.csv`` (tidy, a ``system`` column), ``table.md`` (what was printed),
-    ``alt_test_<system>.png/.pdf`` (the figure) and ``report.json``. The directory is
-    replaced as a whole.
+    ``alt_test_<system>.png/.pdf`` (the figure), ``report.html`` (all of it on one page;
+    with ``drill``, :func:`labelvar.report._html_reports.judge_drill`, the items where a
+    judge and the humans' majority disagree, also in ``disagreements.csv``; ``sources``:
+    the files read, named on the page) and ``report.json``. The directory is replaced as
+    a whole.
     """
     from labelvar import plots
     from labelvar.plots._judge import plot_alt_test
+    from labelvar.report._html_reports import judge_html
 
     out = Path(out_dir)
     text = judge_markdown(results) if markdown is None else markdown
@@ -102,6 +106,7 @@ def write_judge_report(results: dict, out_dir, markdown: str | None = None,
                 fig = plot_alt_test(r.table, r.references, r.by_bin,
                                     title=f"alt-test: {name}", subtitle=r.describe())
                 files += plots.save(fig, tmp / f"alt_test_{_stem(name)}")
+        files += judge_html(tmp, files, results, drill, sources)  # report.html: the page
         from labelvar import __version__
 
         meta = {"kind": "judge", "labelvar": __version__,
@@ -115,7 +120,7 @@ def write_judge_plan(design, plan: pd.DataFrame, curves: pd.DataFrame, out_dir, 
     """Write a plan directory (``labelvar judge --plan --out``); return the paths.
 
     Files: ``plan.csv``, ``power_curves.csv``, ``power.png/.pdf``, ``table.md``,
-    ``report.json``.
+    ``report.html``, ``report.json``.
     """
     from labelvar import plots
     from labelvar.plots._judge import plot_alt_test_power
@@ -128,6 +133,9 @@ def write_judge_plan(design, plan: pd.DataFrame, curves: pd.DataFrame, out_dir, 
         fig = plot_alt_test_power(curves, plan, target=target, title="alt-test power",
                                   subtitle=design.describe())
         files += plots.save(fig, tmp / "power")
+        from labelvar.report._html_reports import judge_plan_html
+
+        files += judge_plan_html(tmp, files, design)  # report.html: the one page
         from labelvar import __version__
 
         meta = {"kind": "judge plan", "labelvar": __version__,

@@ -31,6 +31,12 @@ class RaterReport:
     settings: dict
     agreement: pd.DataFrame | None = None  # --agreement: labelvar.metrics.agreement_table
 
+    def to_html(self, path):
+        """Write this report's page, ``report.html`` (self-contained), to ``path``."""
+        from labelvar.report._html_reports import to_html
+
+        return to_html(self, path)
+
 
 def _read(path: Path, text=()) -> pd.DataFrame:
     """A votes (or gold) table: CSV/TSV by :func:`labelvar.io.read_frame`, JSON lines by records.

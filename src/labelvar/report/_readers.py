@@ -11,7 +11,7 @@ from labelvar._base._files import atomic_write, replaced_directory, write_result
 #: files of a readers report (``labelvar readers --out``)
 READERS_FILES = ("report.json", "table.md", "fom.csv", "tests.csv", "components.csv", "modalities.csv",
                  "differences.csv", "readers.csv", "dbm.csv", "standalone.csv", "points.csv",
-                 "readers.png", "readers.pdf")
+                 "readers.png", "readers.pdf", "report.html")
 
 
 def write_readers_report(result, out_dir, markdown: str, *, figure: bool = True) -> list[Path]:
@@ -65,6 +65,9 @@ def write_readers_report(result, out_dir, markdown: str, *, figure: bool = True)
             from labelvar.plots._readers import plot_readers
 
             files += save(plot_readers(result.points, fom=fom_name), tmp / "readers")
+        from labelvar.report._html_reports import readers_html
+
+        files += readers_html(tmp, files, result)  # report.html: the one page
         from labelvar import __version__
 
         meta = {"kind": "readers", "labelvar": __version__, "files": sorted(p.name for p in files)}

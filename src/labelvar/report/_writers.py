@@ -11,6 +11,9 @@ import pandas as pd
 
 from labelvar._base._files import atomic_write, check_replaceable, replaced_directory, write_results
 from labelvar._base._format import markdown_table
+from labelvar.report._html_reports import design_html, raters_html, stratify_html
+from labelvar.report._judge import JUDGE_FILES, write_judge_report  # noqa: F401 (labelvar judge)
+from labelvar.report._readers import READERS_FILES, write_readers_report  # noqa: F401
 
 __all__ = [
     "DESIGN_FILES",
@@ -32,10 +35,11 @@ __all__ = [
 STRATIFY_FILES = ("report.json", "stratified.csv", "table.md", "excluded.json", "bin_tests.csv",
                   "agreement.csv", "comparisons.csv", "expected_tests.csv",
                   "scores_*.png", "scores_*.pdf", "delta_*.png", "delta_*.pdf",
-                  "paired_*.csv", "paired_*.png", "paired_*.pdf")
+                  "paired_*.csv", "paired_*.png", "paired_*.pdf", "report.html",
+                  "disagreements.csv")
 #: files of a design report (glob patterns)
 DESIGN_FILES = ("report.json", "design.csv", "design_bins.csv", "design_evaluated.csv",
-                "design_curves.csv", "scenario.json", "power.png", "power.pdf")
+                "design_curves.csv", "scenario.json", "power.png", "power.pdf", "report.html")
 
 
 # --------------------------------------------------------------------------- stratify
@@ -58,8 +62,8 @@ def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:
 
     Examples
     --------
-    >>> from labelvar import stratify
-    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0)
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, intervals=Intervals(n_resamples=0))
     >>> [title for title, _ in stratify_blocks(t)]
     ['ai']
     """
@@ -138,9 +142,9 @@ def expected_test_table(result) -> pd.DataFrame | None:
 
     Examples
     --------
-    >>> from labelvar import stratify
-    >>> t = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1]], {"ai": [1, 0, 0]}, n_boot=0,
-    ...              min_bin_size=1)
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1]], {"ai": [1, 0, 0]},
+    ...              intervals=Intervals(n_resamples=0, min_bin_size=1))
     >>> expected_test_table(t)[["metric", "stratum", "n"]].to_numpy().tolist()[:2]
     [['accuracy', '0.67', 1], ['accuracy', '1.00', 1]]
     """
@@ -192,8 +196,10 @@ def _render(res) -> str:
 def _ci(score, lo, hi, digits=3) -> str:
     if not np.isfinite(score):
         return "NaN"
-    text = f"{score:.{digits}f}"
-    return text + (f" [{lo:.{digits}f}, {hi:.{digits}f}]" if np.isfinite(lo) else "")
+    from labelvar.evaluation._paper_layout import _fixed
+
+    text = _fixed(score, digits)
+    return text + (f" [{_fixed(lo, digits)}, {_fixed(hi, digits)}]" if np.isfinite(lo) else "")
 
 
 def _ordered(df: pd.DataFrame) -> pd.DataFrame:
@@ -209,10 +215,10 @@ def agreement_markdown_table(agreement: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from labelvar import stratify
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
     >>> r = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0]], {"ai": [1, 0, 1, 0]},
-    ...              n_boot=0)
-    >>> agreement_markdown_table(r.agreement).columns.tolist()
+    ...              intervals=Intervals(n_resamples=0))
+    >>> agreement_markdown_table(r.agreement().table).columns.tolist()
     ['task', 'stratum', 'S', 'fleiss_kappa', 'alpha_nominal']
     """
     rows = []
@@ -271,15 +277,19 @@ def _show_rows(df: pd.DataFrame, cols) -> pd.DataFrame:
     return out
 
 
-def stratify_markdown(result, *, compare=None, paired=None) -> str:
+def stratify_markdown(result, *, compare=None, paired=None, agreement=None,
+                      comparisons=None) -> str:
     """The stratify report as markdown: one paper-layout table per system, paired tests.
 
-    ``paired`` (from :func:`paired_tests`) is computed from ``compare`` if not given.
+    ``paired`` (from :func:`paired_tests`) is computed from ``compare`` if not given;
+    ``agreement`` (``result.agreement()``) and ``comparisons`` (``result.compare(a, b)``),
+    results or their tables, are added when given.
 
     Examples
     --------
-    >>> from labelvar import stratify
-    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0, metrics=["accuracy"])
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, metrics=["accuracy"],
+    ...              intervals=Intervals(n_resamples=0))
     >>> print(stratify_markdown(t).splitlines()[0])
     ### ai
     """
@@ -302,13 +312,13 @@ def stratify_markdown(result, *, compare=None, paired=None) -> str:
     sampled = samples_markdown(result)
     if sampled:
         parts.append(sampled)
-    agreement = getattr(result, "agreement", None)
+    agreement = getattr(agreement, "table", agreement)
     if agreement is not None and len(agreement):
         what = ("score [bootstrap interval over items]" if agreement["ci_low"].notna().any()
                 else "score; no intervals without bootstrap resamples")
         parts.append(f"### panel agreement ({what})\n"
                      + markdown_table(agreement_markdown_table(agreement)))
-    comps = getattr(result, "comparisons", None)
+    comps = getattr(comparisons, "table", comparisons)
     if comps is not None and len(comps):
         parts.append(comparisons_markdown(comps))
     if paired:
@@ -350,14 +360,15 @@ def _metadata(kind: str, files, **extra) -> str:
                        "files": sorted(p.name for p in files)}, indent=2, default=str)
 
 
-def write_stratify_report(result, out_dir, *, compare=None, paired=None,
-                          figures: bool = True) -> list[Path]:
+def write_stratify_report(result, out_dir, *, compare=None, paired=None, agreement=None,
+                          comparisons=None, figures: bool = True, data=None,
+                          sources=None) -> list[Path]:
     """Write a stratify report directory; return the paths written (under ``out_dir``).
 
     Files: ``stratified.csv`` (the tidy table), ``table.md`` (:func:`stratify_markdown`),
     ``excluded.json`` (items left out, by reason), ``agreement.csv`` (the panel's
-    agreement, :attr:`~labelvar.StratifiedResult.agreement`),
-    ``comparisons.csv`` (two systems on the same items, with ``stratify(compare=...)``),
+    agreement, ``agreement=result.agreement()``), ``comparisons.csv`` (two systems on
+    the same items, ``comparisons=result.compare(a, b)``),
     ``bin_tests.csv``
     (:func:`bin_test_table`), per metric ``scores_<metric>`` and ``delta_<metric>``
     figures; without a human group (systems only: LLM judges, the NLI models of the
@@ -377,8 +388,15 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
         Two systems compared by paired t-tests across tasks.
     paired : dict, optional
         Those tests already computed (:func:`paired_tests`).
+    agreement, comparisons : result or DataFrame, optional
+        ``result.agreement()`` and ``result.compare(a, b)`` (or their tables).
     figures : bool
         Also draw the figures (PNG and PDF).
+    data : mapping of str to TaskData, optional
+        The votes and answers stratified: ``report.html`` then lists the items where a
+        system and the panel's majority disagree (``disagreements.csv``).
+    sources : sequence of str, optional
+        The files read, named on the page.
 
     Returns
     -------
@@ -387,11 +405,11 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from labelvar import stratify
-    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, n_boot=0)
+    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, intervals=Intervals(n_resamples=0))
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "report"
-    >>> [p.name for p in write_stratify_report(t, out, figures=False)]
-    ['stratified.csv', 'table.md', 'excluded.json', 'expected_tests.csv', 'agreement.csv', 'report.json']
+    >>> [p.name for p in write_stratify_report(t, out, agreement=t.agreement(), figures=False)][-3:]
+    ['agreement.csv', 'report.html', 'report.json']
     """
     from labelvar import plots
 
@@ -401,8 +419,9 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
     out = Path(out_dir)
     with replaced_directory(out, allowed=_allowed(STRATIFY_FILES)) as tmp:
         files = [write_results(table, tmp / "stratified.csv"),
-                 atomic_write(tmp / "table.md", stratify_markdown(result, compare=compare,
-                                                                  paired=paired)),
+                 atomic_write(tmp / "table.md", stratify_markdown(
+                     result, compare=compare, paired=paired, agreement=agreement,
+                     comparisons=comparisons)),
                  atomic_write(tmp / "excluded.json",
                               json.dumps(result.excluded, indent=2, default=str))]
         tests = bin_test_table(result)
@@ -413,8 +432,8 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
         e_tests = expected_test_table(result) if judges else None
         if e_tests is not None:
             files.append(write_results(e_tests, tmp / "expected_tests.csv"))
-        for name in ("agreement", "comparisons"):
-            extra_table = getattr(result, name, None)
+        for name, extra_table in (("agreement", agreement), ("comparisons", comparisons)):
+            extra_table = getattr(extra_table, "table", extra_table)
             if extra_table is not None and len(extra_table):
                 files.append(write_results(extra_table, tmp / f"{name}.csv"))
         for metric, res in paired.items():
@@ -439,6 +458,7 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None,
         extra = {"seed": seed} if seed is not None else {}
         if getattr(result, "inputs", None):
             extra["inputs"] = result.inputs  # what was read, per task
+        files += stratify_html(tmp, files, result, data, sources)  # report.html: the page
         files.append(atomic_write(tmp / "report.json", _metadata("stratify", files, **extra)))
     return [out / p.name for p in files]
 
@@ -490,39 +510,42 @@ def write_design_report(result, out_dir, *, figure: bool = True) -> list[Path]:
     out = Path(out_dir)
     with replaced_directory(out, allowed=_allowed(DESIGN_FILES)) as tmp:
         files = [write_results(df, tmp / f"{name}.csv")
-                 for name, df in (("design", result.plans), ("design_bins", result.bins),
+                 for name, df in (("design", result.table), ("design_bins", result.bins),
                                   ("design_evaluated", result.evaluated),
                                   ("design_curves", result.curves))]
         files.append(atomic_write(tmp / "scenario.json",
                                   json.dumps(result.scenario.to_dict(), indent=2, default=str)))
         if figure:
             head, _, sub = result.scenario.describe().partition("\n")  # figures take text
-            fig = plots.plot_power_curves(result.curves, result.evaluated, result.plans,
+            fig = plots.plot_power_curves(result.curves, result.evaluated, result.table,
                                           target=result.scenario.power, title=head, subtitle=sub)
             files += plots.save(fig, tmp / "power")
+        files += design_html(tmp, files, result)  # report.html: the one page
         files.append(atomic_write(tmp / "report.json",
-                                  _metadata("design", files, message=result.message)))
+                                  _metadata("design", files, message=result.describe())))
     return [out / p.name for p in files]
 
 
 # --------------------------------------------------------------------------- raters
 #: files of a raters report (``labelvar raters --out``)
 RATERS_FILES = ("report.json", "table.md", "skills.csv", "check.csv", "ceilings.csv",
-                "kappa_x.csv")
+                "kappa_x.csv", "agreement.csv", "report.html")
 
 
 def write_raters_report(rep, out_dir, markdown: str) -> list[Path]:
     """Write a rater-model report directory; return the paths written (under ``out_dir``).
 
     Files: ``skills.csv``, ``check.csv``, ``ceilings.csv`` (tidy, one row per task x
-    target x ceiling x stratum), ``kappa_x.csv`` (with ``--groups``), ``table.md`` (what
-    was printed) and ``report.json``. The directory is replaced as a whole.
+    target x ceiling x stratum), ``kappa_x.csv`` (with ``--groups``), ``agreement.csv``
+    (with ``--agreement``), ``table.md`` (what was printed) and ``report.json``. The
+    directory is replaced as a whole.
     """
     out = Path(out_dir)
     with replaced_directory(out, allowed=_allowed(RATERS_FILES)) as tmp:
         files = [write_results(getattr(rep, name), tmp / f"{name}.csv")
-                 for name in ("skills", "check", "ceilings", "kappa_x")
+                 for name in ("skills", "check", "ceilings", "kappa_x", "agreement")
                  if getattr(rep, name) is not None]
         files.append(atomic_write(tmp / "table.md", markdown))
+        files += raters_html(tmp, files, rep)  # report.html: the one page
         files.append(atomic_write(tmp / "report.json", _metadata("raters", files, **rep.settings)))
     return [out / p.name for p in files]
