@@ -78,7 +78,7 @@ def _run_readers(args) -> int:
     from labelvar.readers import mrmc, standalone_vs_readers
 
     if args.out:
-        from labelvar.report import check_report_dir
+        from labelvar.report._writers import check_report_dir
         from labelvar.report._readers import READERS_FILES
 
         check_report_dir(args.out, READERS_FILES)
