@@ -456,7 +456,7 @@ def _readers_rows(runs=5):
     """Issue 30's row: mrmc (OR, jackknife Wilcoxon AUC), 2 modalities x 20 readers x 5,000 cases."""
     import pandas as pd
 
-    from labelvar.readers import mrmc
+    from labelvar import mrmc
 
     rng = np.random.default_rng(0)
     t, r, c = 2, 20, 5000
@@ -517,7 +517,8 @@ def _rater_rows():
 #: 1e6 votes of 1e5 items x 10 of 1,000 raters (3 labels), a judge of skill 0.75
 _JUDGE_VOTES = """
 import numpy as np, pandas as pd
-from labelvar.judge import alt_test, References
+from labelvar.judge import References
+from labelvar import alt_test
 rng = np.random.default_rng(0)
 n_items, k, n_raters = 100_000, 10, 1000
 panels = np.stack([rng.choice(n_raters, k, replace=False) for _ in range(200)])

@@ -35,7 +35,8 @@ sys.path.insert(0, str(ROOT / "scripts"))  # the data scripts' loaders (one defi
 
 def _figure1():
     from labelvar import plots
-    from labelvar.engine import Coin, simulate
+    from labelvar.engine import simulate
+    from labelvar import Coin
 
     t = simulate(Coin(p_d=np.round(np.arange(0.5, 1.0001, 0.05), 2), m=[0.05, 0.1, 0.25, 0.5]),
                  ["expert", "random"], n_items=1000, replicates=2000, seed=SEED).summary
@@ -46,7 +47,8 @@ def _multiclass():
     import pandas as pd
 
     from labelvar import plots
-    from labelvar.engine import Coin, simulate
+    from labelvar.engine import simulate
+    from labelvar import Coin
 
     # an expert follows the panel's modal label, whose agreement p_d is at least 1/L:
     # each L is simulated from p_d = 1/L up (below it no label is modal)
@@ -61,7 +63,8 @@ def _multiclass():
 
 def _panel_bias():
     from labelvar import plots
-    from labelvar.engine import Panel, simulate
+    from labelvar.engine import simulate
+    from labelvar import Panel
 
     t = simulate(Panel(theta_prior="beta:2,1", panel_size=[3, 5, 7, 9], m=0.5),
                  ["expert", "random"], n_items=1000, replicates=500, seed=SEED).summary
@@ -70,7 +73,8 @@ def _panel_bias():
 
 def _table1():
     from labelvar import plots
-    from labelvar.engine import Coin, simulate
+    from labelvar.engine import simulate
+    from labelvar import Coin
 
     t = simulate(Coin(p_d=np.round(np.arange(0.25, 1.0001, 0.05), 2), m=0.5), ["expert"],
                  n_items=[10, 100], thresholds=[0.5, 0.8], replicates=4000, seed=SEED).summary
@@ -78,7 +82,7 @@ def _table1():
 
 
 def _snli_scenario():
-    from labelvar.design import Scenario
+    from labelvar.design._scenario import Scenario
 
     # configs/design/snli.yaml with the prior fitted to its pilot (README, "Planning a study")
     return Scenario("two_systems", theta="beta:7.963,2.008", n_labels=3,
@@ -99,7 +103,7 @@ def _design_sawtooth():
     import pandas as pd
 
     from labelvar import plan_study
-    from labelvar.design import Scenario
+    from labelvar.design._scenario import Scenario
     from labelvar.design import _power as P
     from labelvar.plots._design import plot_power_sawtooth
 
@@ -173,7 +177,8 @@ def _chaosnli():
         import warnings
 
         from labelvar import io
-        from labelvar.evaluation._stratified import Intervals, stratify
+        from labelvar.evaluation._stratified import stratify
+        from labelvar.evaluation import Intervals
 
         P = DATA / "chaosnli"
         tasks = {}
@@ -209,7 +214,8 @@ def _figure8_dialsummeval():
     import dialsummeval_stratify
 
     from labelvar import plots
-    from labelvar.evaluation._stratified import Intervals, stratify
+    from labelvar.evaluation._stratified import stratify
+    from labelvar.evaluation import Intervals
     from labelvar.evaluation._inference import expected_gap_test
 
     data = dialsummeval_stratify.build(DATA / "dialsummeval")

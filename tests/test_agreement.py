@@ -13,9 +13,12 @@ import pandas as pd
 import pytest
 
 import labelvar
-from labelvar import agreement, inference
+from labelvar.evaluation import _agreement as agreement
+from labelvar.evaluation import _inference as inference
 from labelvar.metrics import _scores as _metrics
-from labelvar.evaluation._stratified import Intervals, Labels, Truth
+from labelvar.evaluation import Intervals
+from labelvar.evaluation import Labels
+from labelvar.evaluation import Truth
 from labelvar.io import TaskData
 from labelvar.evaluation._stratified import stratify
 

@@ -17,7 +17,7 @@ import pytest
 
 from labelvar import io
 from labelvar.evaluation._agreement import bootstrap_agreement, fleiss_kappa, krippendorff_alpha
-from labelvar.evaluation._stratified import Intervals
+from labelvar.evaluation import Intervals
 from labelvar.io import _csv
 
 

@@ -19,7 +19,8 @@ import pytest
 from labelvar import io
 from labelvar._base import _validate
 from labelvar.cli import main
-from labelvar.evaluation._stratified import Intervals, Truth
+from labelvar.evaluation import Intervals
+from labelvar.evaluation import Truth
 from labelvar.io import _csv
 
 

@@ -9,7 +9,8 @@ import warnings
 import numpy as np
 import pytest
 
-from labelvar import Scenario, fit_pilot, plan_study
+from labelvar import fit_pilot, plan_study
+from labelvar.design._scenario import Scenario
 from labelvar.votes._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
 from labelvar.design._power import cell_probabilities
 from labelvar.engine._items import Panel

@@ -219,7 +219,7 @@ def test_design_help_defaults_match_the_scenario():
     """The design flags default to the Scenario's fields (their help says which)."""
     from dataclasses import fields
 
-    from labelvar.design import Scenario
+    from labelvar.design._scenario import Scenario
 
     defaults = {f.name: f.default for f in fields(Scenario)}
     helps = {a.dest: a.help for a in _subparsers()["design"]._actions}

@@ -14,7 +14,9 @@ import pytest
 
 from labelvar import io
 from labelvar.cli import main
-from labelvar.evaluation._stratified import Intervals, Labels, Truth
+from labelvar.evaluation import Intervals
+from labelvar.evaluation import Labels
+from labelvar.evaluation import Truth
 from labelvar.io import _scales
 
 

@@ -13,7 +13,7 @@ import labelvar
 from labelvar import design as D
 from labelvar import plots, report, stratify
 from labelvar._base._files import read_results
-from labelvar.evaluation._stratified import Intervals
+from labelvar.evaluation import Intervals
 from labelvar.io import TaskData, synthetic_panel
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "labelvar"

@@ -14,7 +14,7 @@ from conftest import shared_data
 
 import labelvar
 from labelvar import design
-from labelvar.evaluation._stratified import Intervals
+from labelvar.evaluation import Intervals
 from labelvar.io import synthetic_panel
 
 
@@ -104,7 +104,8 @@ def test_stratified_result_shows_the_paper_table_and_describes_itself_as_text(st
 
 
 def test_short_reprs_and_html_of_the_other_results(stratified):
-    from labelvar.engine import Coin, simulate
+    from labelvar.engine import simulate
+    from labelvar import Coin
 
     sim = simulate(Coin(p_d=0.8), n_items=50, replicates=20, seed=3, expected=False)
     page = sim._repr_html_()

@@ -15,7 +15,10 @@ from scipy import stats
 
 import labelvar
 from labelvar import _kernels, analytic
-from labelvar.evaluation._stratified import Intervals, Labels, Paper, Truth
+from labelvar.evaluation import Intervals
+from labelvar.evaluation import Labels
+from labelvar.evaluation import Paper
+from labelvar.evaluation import Truth
 from labelvar.evaluation._stratified import (
     COLUMNS,
     ExcludedItemsWarning,

@@ -10,7 +10,10 @@ import pytest
 from scipy import stats
 
 from labelvar import bin_tests, paired_test, paper_table
-from labelvar.evaluation._stratified import Intervals, Labels, Paper, Truth
+from labelvar.evaluation import Intervals
+from labelvar.evaluation import Labels
+from labelvar.evaluation import Paper
+from labelvar.evaluation import Truth
 from labelvar.io import TaskData
 from labelvar.plots import plot_delta_by_bin, plot_stratified_scores
 

@@ -13,7 +13,8 @@ from tests.test_stratify_cli import EXAMPLE, run
 
 from labelvar.cli import main
 from labelvar.evaluation import _bins
-from labelvar.evaluation._stratified import Intervals, Paper
+from labelvar.evaluation import Intervals
+from labelvar.evaluation import Paper
 from labelvar.evaluation._stratified import MAX_DRAW_CELLS, paper_table, stratify
 
 

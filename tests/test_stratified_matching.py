@@ -11,7 +11,7 @@ import pytest
 from sklearn.metrics import accuracy_score, roc_auc_score
 from tests.conftest import row
 
-from labelvar.evaluation._stratified import Intervals
+from labelvar.evaluation import Intervals
 from labelvar.io import TaskData
 from labelvar.evaluation._stratified import DataNoteWarning, stratify
 

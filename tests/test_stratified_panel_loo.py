@@ -13,7 +13,10 @@ import pytest
 from scipy import stats
 from tests.conftest import row, shared_data
 
-from labelvar.evaluation._stratified import Intervals, Labels, Paper, Truth
+from labelvar.evaluation import Intervals
+from labelvar.evaluation import Labels
+from labelvar.evaluation import Paper
+from labelvar.evaluation import Truth
 from labelvar.io import TaskData
 from labelvar.evaluation._stratified import stratify
 

@@ -8,7 +8,9 @@ import pytest
 from tests.conftest import row
 
 from labelvar import io
-from labelvar.evaluation._stratified import Intervals, Labels, Truth
+from labelvar.evaluation import Intervals
+from labelvar.evaluation import Labels
+from labelvar.evaluation import Truth
 from labelvar.io import TaskData
 
 

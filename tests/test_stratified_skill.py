@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from tests.conftest import row
 
-from labelvar.evaluation._stratified import Intervals
+from labelvar.evaluation import Intervals
 from labelvar.evaluation._stratified import stratify
 
 

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from labelvar.cli import main
-from labelvar.evaluation._stratified import Intervals, Paper
+from labelvar.evaluation import Intervals
+from labelvar.evaluation import Paper
 from labelvar.io import TaskData, synthetic_panel
 from labelvar.evaluation._stratified import stratify
 

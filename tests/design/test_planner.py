@@ -10,7 +10,8 @@ import pytest
 from scipy import stats
 
 from labelvar import plan_study
-from labelvar.design import Scenario, _power
+from labelvar.design import _power
+from labelvar.design._scenario import Scenario
 from labelvar.design import _power as P
 from labelvar.design import _simulated as S
 

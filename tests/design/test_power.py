@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from labelvar.design import Scenario, _power
+from labelvar.design import _power
+from labelvar.design._scenario import Scenario
 from labelvar.design import _power as P
 from labelvar.votes._priors import as_theta_prior
 

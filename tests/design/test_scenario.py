@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from labelvar.design import Scenario
+from labelvar.design._scenario import Scenario
 from labelvar.votes._priors import BetaPrior
 
 

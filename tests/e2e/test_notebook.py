@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from labelvar.evaluation._stratified import Intervals
+from labelvar.evaluation import Intervals
 
 nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install 'labelvar[test]')")
 nbclient = pytest.importorskip("nbclient", reason="nbclient is not installed (pip install 'labelvar[test]')")

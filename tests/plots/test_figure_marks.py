@@ -9,7 +9,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from labelvar import bin_tests, paired_test, plots, stratify
-from labelvar.evaluation._stratified import Intervals
+from labelvar.evaluation import Intervals
 from labelvar.io import synthetic_panel
 from labelvar.plots._style import FONT
 

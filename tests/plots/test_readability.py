@@ -9,7 +9,7 @@ from matplotlib.colors import to_rgb
 import labelvar
 from labelvar import bin_tests, plots, stratify
 from labelvar import design as D
-from labelvar.evaluation._stratified import Intervals
+from labelvar.evaluation import Intervals
 from labelvar.io import synthetic_panel
 from labelvar.plots._style import series_colors
 from labelvar.plots._sweeps import prior_text

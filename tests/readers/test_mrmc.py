@@ -11,7 +11,8 @@ import pytest
 from conftest import shared_data
 from scipy import stats
 
-from labelvar.readers import Panel, _fom, mrmc
+from labelvar.readers import Panel, _fom
+from labelvar import mrmc
 
 PUBLISHED = "mrmc/vandyke_or_jackknife_published.csv"
 

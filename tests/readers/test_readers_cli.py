@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from labelvar.cli import main
-from labelvar.readers import mrmc, standalone_vs_readers
+from labelvar import mrmc
+from labelvar import standalone_vs_readers
 
 
 def _study(tmp_path, n_readers=4, n_cases=60, seed=0):

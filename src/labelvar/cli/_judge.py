@@ -216,7 +216,8 @@ def _run_plan(args) -> int:
 
 
 def _run_judge(args) -> int:
-    from labelvar.judge import References, alt_test
+    from labelvar.judge import References
+    from labelvar.judge._alt_test import alt_test
     from labelvar.report._judge import check_judge_dir, judge_markdown, write_judge_report
 
     if args.plan:

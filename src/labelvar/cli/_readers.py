@@ -75,7 +75,8 @@ def _truth(args, ratings):
 
 
 def _run_readers(args) -> int:
-    from labelvar.readers import mrmc, standalone_vs_readers
+    from labelvar.readers._mrmc import mrmc
+    from labelvar.readers._standalone import standalone_vs_readers
 
     if args.out:
         from labelvar.report._writers import check_report_dir

@@ -193,7 +193,7 @@ def plan_study(question, panel_sizes: Sequence[int] | None = None, *,
     ground truth) label to be told apart from a coin flip at α = 0.05 with power 0.8?
     The power first reaches 0.8 at N = 245 but dips below it again up to N = 257:
 
-    >>> from labelvar.design._questions import Separability
+    >>> from labelvar.design import Separability
     >>> res = plan_study(Separability(theta=0.7), panel_sizes=[1, 3], replicates=0)
     >>> res.table[["panel_size", "n_items", "n_items_first", "n_items_stable"]]
        panel_size  n_items  n_items_first  n_items_stable

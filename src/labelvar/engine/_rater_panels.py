@@ -51,7 +51,8 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
 
     Examples
     --------
-    >>> from labelvar.engine import RaterPanel, simulate
+    >>> from labelvar.engine import simulate
+    >>> from labelvar import RaterPanel
     >>> from labelvar.votes._raters import RaterModel
     >>> m = RaterModel.from_skill([{"accuracy": 0.9}, {"accuracy": 0.8}, {"accuracy": 0.7},
     ...                            {"accuracy": 0.85}], raters=["a", "b", "c", "e"])

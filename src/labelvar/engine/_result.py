@@ -29,7 +29,8 @@ class SimulationResult:
 
     Examples
     --------
-    >>> from labelvar.engine import Coin, simulate
+    >>> from labelvar.engine import simulate
+    >>> from labelvar import Coin
     >>> res = simulate(Coin(p_d=0.8), n_items=50, replicates=20, seed=3, expected=False)
     >>> res
     SimulationResult(summary: 8 rows, raw: None, joint: None, seed=3)

@@ -166,7 +166,9 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
 
     Examples
     --------
-    >>> from labelvar.evaluation._stratified import Intervals, Paper, stratify
+    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar.evaluation import Intervals
+    >>> from labelvar.evaluation import Paper
     >>> t = stratify([[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]], {"ai": [1, 0, 0, 1]},
     ...              intervals=Intervals(n_resamples=0), paper=Paper(replicates=2))
     >>> plot_stratified_scores(t, "accuracy").axes[0].get_xlabel()

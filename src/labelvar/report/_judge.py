@@ -3,7 +3,7 @@
 Examples
 --------
 >>> import pandas as pd
->>> from labelvar.judge import alt_test
+>>> from labelvar import alt_test
 >>> votes = pd.DataFrame({"item": [i for i in range(30) for _ in range(3)],
 ...                       "rater": ["a", "b", "c"] * 30, "label": [0, 0, 1] * 30})
 >>> res = alt_test(votes, pd.Series([0] * 30, name="judge"), references=None)

@@ -29,7 +29,7 @@ def write_readers_report(result, out_dir, markdown: str, *, figure: bool = True)
     Examples
     --------
     >>> import tempfile, pathlib, numpy as np, pandas as pd
-    >>> from labelvar.readers import mrmc
+    >>> from labelvar import mrmc
     >>> rng = np.random.default_rng(0)
     >>> y = pd.Series(np.arange(40) % 2)
     >>> rows = [(j, k, y[k] + rng.normal()) for j in range(3) for k in range(40)]

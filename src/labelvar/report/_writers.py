@@ -62,7 +62,8 @@ def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:
 
     Examples
     --------
-    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar.evaluation import Intervals
     >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, intervals=Intervals(n_resamples=0))
     >>> [title for title, _ in stratify_blocks(t)]
     ['ai']
@@ -142,7 +143,8 @@ def expected_test_table(result) -> pd.DataFrame | None:
 
     Examples
     --------
-    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar.evaluation import Intervals
     >>> t = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1]], {"ai": [1, 0, 0]},
     ...              intervals=Intervals(n_resamples=0, min_bin_size=1))
     >>> expected_test_table(t)[["metric", "stratum", "n"]].to_numpy().tolist()[:2]
@@ -215,7 +217,8 @@ def agreement_markdown_table(agreement: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar.evaluation import Intervals
     >>> r = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0]], {"ai": [1, 0, 1, 0]},
     ...              intervals=Intervals(n_resamples=0))
     >>> agreement_markdown_table(r.agreement().table).columns.tolist()
@@ -287,7 +290,8 @@ def stratify_markdown(result, *, compare=None, paired=None, agreement=None,
 
     Examples
     --------
-    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar.evaluation import Intervals
     >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, metrics=["accuracy"],
     ...              intervals=Intervals(n_resamples=0))
     >>> print(stratify_markdown(t).splitlines()[0])
@@ -405,7 +409,8 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None, agreeme
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from labelvar.evaluation.stratified import Intervals, stratify
+    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar.evaluation import Intervals
     >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, intervals=Intervals(n_resamples=0))
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "report"
     >>> [p.name for p in write_stratify_report(t, out, agreement=t.agreement(), figures=False)][-3:]
