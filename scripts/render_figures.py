@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "scripts"))  # the data scripts' loaders (one defi
 
 def _figure1():
     from labelvar import plots
-    from labelvar.engine import simulate
+    from labelvar import simulate
     from labelvar import Coin
 
     t = simulate(Coin(p_d=np.round(np.arange(0.5, 1.0001, 0.05), 2), m=[0.05, 0.1, 0.25, 0.5]),
@@ -47,7 +47,7 @@ def _multiclass():
     import pandas as pd
 
     from labelvar import plots
-    from labelvar.engine import simulate
+    from labelvar import simulate
     from labelvar import Coin
 
     # an expert follows the panel's modal label, whose agreement p_d is at least 1/L:
@@ -63,7 +63,7 @@ def _multiclass():
 
 def _panel_bias():
     from labelvar import plots
-    from labelvar.engine import simulate
+    from labelvar import simulate
     from labelvar import Panel
 
     t = simulate(Panel(theta_prior="beta:2,1", panel_size=[3, 5, 7, 9], m=0.5),
@@ -73,7 +73,7 @@ def _panel_bias():
 
 def _table1():
     from labelvar import plots
-    from labelvar.engine import simulate
+    from labelvar import simulate
     from labelvar import Coin
 
     t = simulate(Coin(p_d=np.round(np.arange(0.25, 1.0001, 0.05), 2), m=0.5), ["expert"],

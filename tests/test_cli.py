@@ -187,7 +187,7 @@ def test_huge_panel_is_planned_without_materialising_a_composition_table(capsys)
 
 
 def test_simulation_sizes_are_refused_before_allocating():
-    from labelvar.engine import simulate
+    from labelvar import simulate
     from labelvar import Coin
     from labelvar import Panel
 

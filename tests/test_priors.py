@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import integrate, special, stats
 
-from labelvar.design import plan_study
+from labelvar import plan_study
 from labelvar.design._scenario import Scenario
 from labelvar.engine._items import Coin, Panel
 from labelvar.engine._simulate import simulate

@@ -261,7 +261,7 @@ def test_sampled_system_report_section(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = stratify({"t": td}, metrics=["accuracy"], intervals=Intervals(n_resamples=0))
-    from labelvar.report import stratify_markdown
+    from labelvar.report._writers import stratify_markdown
 
     md = stratify_markdown(r)
     assert "t: llm: 4 sampled answers per item" in md

@@ -104,7 +104,7 @@ def test_stratified_result_shows_the_paper_table_and_describes_itself_as_text(st
 
 
 def test_short_reprs_and_html_of_the_other_results(stratified):
-    from labelvar.engine import simulate
+    from labelvar import simulate
     from labelvar import Coin
 
     sim = simulate(Coin(p_d=0.8), n_items=50, replicates=20, seed=3, expected=False)

@@ -268,7 +268,7 @@ def test_every_combination_of_a_large_sweep_is_checked_before_launch():
 def test_the_panel_axis_is_grid_theta():
     """Under model.mode=panel the latent agreement is grid.theta; the old grid.p_d is refused
     naming the new spelling, and coin-model settings are refused under panel and back."""
-    from labelvar.sweep import check_overrides
+    from labelvar.cli._sweeps import check_overrides
 
     with pytest.raises(ValueError, match=r"grid\.theta=\[0\.6,0\.9\] grid\.p_d=\[\]"):
         check_overrides(["model=panel", "grid.p_d=[0.6,0.9]"])

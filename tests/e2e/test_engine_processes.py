@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 _SCRIPT = """
 import sys
-from labelvar.engine import simulate
+from labelvar import simulate
 from labelvar import Coin
 from labelvar import Panel
 df = simulate(Panel(theta=[0.6, 0.9], m=[0.2], panel_size=[3, 5]), n_items=[70],
@@ -47,7 +47,7 @@ def test_identical_under_one_and_two_threads(tmp_path):
 _CACHED = """
 import json, sys
 from labelvar import _kernels as K
-from labelvar.engine import simulate
+from labelvar import simulate
 from labelvar import Coin
 simulate(Coin(p_d=0.8), n_items=50, replicates=20, seed=1, expected=False, method="collapsed",
          parallel=False)

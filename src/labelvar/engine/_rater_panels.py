@@ -51,7 +51,7 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
 
     Examples
     --------
-    >>> from labelvar.engine import simulate
+    >>> from labelvar import simulate
     >>> from labelvar import RaterPanel
     >>> from labelvar.votes._raters import RaterModel
     >>> m = RaterModel.from_skill([{"accuracy": 0.9}, {"accuracy": 0.8}, {"accuracy": 0.7},

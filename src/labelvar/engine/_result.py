@@ -29,7 +29,7 @@ class SimulationResult:
 
     Examples
     --------
-    >>> from labelvar.engine import simulate
+    >>> from labelvar import simulate
     >>> from labelvar import Coin
     >>> res = simulate(Coin(p_d=0.8), n_items=50, replicates=20, seed=3, expected=False)
     >>> res
