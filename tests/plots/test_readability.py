@@ -89,7 +89,7 @@ def test_power_figure_states_its_scenario_and_separates_k(drawn):
     ("beta(a=2.0,b=1.0,lo=None,hi=1.0)", "Beta(2, 1) on [1/2, 1]"),
     ("fixed(value=0.8)", "theta = 0.8"),
     ("beta:4,1", "Beta(4, 1) on [1/2, 1]"),
-    ("dirichlet(alpha=(2.0, 1.0, 0.5))", "Dirichlet(2, 1, 0.5)"),
+    ("dirichlet(concentration=(2.0, 1.0, 0.5))", "Dirichlet(2, 1, 0.5)"),
 ])
 def test_prior_text(value, text):
     assert prior_text(value, 2) == text
