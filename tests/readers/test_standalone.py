@@ -8,7 +8,7 @@ import pytest
 from conftest import shared_data
 from scipy import stats
 
-from labelvar.readers import mrmc, standalone_vs_readers
+from labelvar import mrmc, standalone_vs_readers
 from labelvar.readers._standalone import rubin
 
 
