@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from labelvar import fit_pilot, plan_study
-from labelvar.design._scenario import Scenario
-from labelvar.votes._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
 from labelvar.design._power import cell_probabilities
+from labelvar.design._scenario import Scenario
 from labelvar.engine._items import Panel
 from labelvar.engine._simulate import simulate
+from labelvar.votes._models import CorrelatedModel, Model
+from labelvar.votes._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
 from labelvar.votes._pilot import predict_agreement, predictive
 from labelvar.votes._priors import DirichletItems, DirichletMixture, EmpiricalItems, ItemModel, as_theta_prior
-from labelvar.votes._models import CorrelatedModel, Model
 
 
 def test_dirichlet_multinomial_pmf_matches_numerical_integral():
