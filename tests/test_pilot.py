@@ -10,7 +10,7 @@ from conftest import shared_data
 from scipy import integrate, stats
 
 from labelvar import plan_study
-from labelvar.design import Scenario
+from labelvar.design._scenario import Scenario
 from labelvar.votes._panel import log_pattern_likelihood
 from labelvar.votes._pilot import Selection, as_selection, fit_pilot, read_pilot
 from labelvar.votes._priors import BetaPrior, DiscretePrior
