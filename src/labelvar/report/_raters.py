@@ -171,7 +171,7 @@ def _ci(x, lo, hi) -> str:
 def ceilings_wide(table: pd.DataFrame) -> pd.DataFrame:
     """Ceilings laid out one row per task x target x stratum (expected [interval] per ceiling)."""
     rows = []
-    keys = ["task", "target", "panel", "stratum"]
+    keys = ["task", "target", "raters", "stratum"]
     for key, g in table.groupby(keys, sort=False):
         r = dict(zip(keys, key))
         rr = g[g.ceiling == "rater"].iloc[0]

@@ -81,7 +81,7 @@ class Ceilings:
     ----------
     table : pandas.DataFrame
         One row per ceiling x stratum (the bins in increasing agreement, then
-        ``"all"``): ``ceiling``, ``target``, ``panel``, ``K``, ``L``, ``tie_rule``,
+        ``"all"``): ``ceiling``, ``target``, ``raters`` (the panel's rater ids), ``K``, ``L``, ``tie_rule``,
         ``source`` (``"model"`` or ``"votes"``), ``stratum``, ``p_d`` (mean top / K),
         ``p_bin`` (probability of the bin under the model, or its share of the items),
         ``n_items`` (S), ``expected`` (exact expected accuracy), with ``panel``
@@ -376,7 +376,7 @@ def panel_ceilings(model, raters, *, target=None, skill=None, panel=None, n_item
     strata = np.array([f"{s:.2f}" for s in share])
     names = sorted(set(strata[keep & (weight > 0)].tolist()), key=float)
     S_of = _bin_sizes(n_items, names, source, strata, keep)
-    base = {"target": target_name, "panel": ",".join(map(str, ids)), "K": len(ids), "L": L,
+    base = {"target": target_name, "raters": ",".join(map(str, ids)), "K": len(ids), "L": L,
             "tie_rule": str(tie_rule), "source": source}
     rows, dists = [], {}
     total_w = float(weight.sum())
@@ -416,7 +416,7 @@ def panel_ceilings(model, raters, *, target=None, skill=None, panel=None, n_item
                 row["n_observed"] = int(np.isfinite(h).sum())
                 row["observed"] = float(np.nanmean(h)) if np.isfinite(h).any() else np.nan
             rows.append(row)
-    cols = ["ceiling", "target", "panel", "K", "L", "tie_rule", "source", "stratum", "p_d",
+    cols = ["ceiling", "target", "raters", "K", "L", "tie_rule", "source", "stratum", "p_d",
             "p_bin", "n_items", "expected", "sd", "ci_low", "ci_high", "confidence_level"]
     table = pd.DataFrame(rows)
     if "expected_S" in table:
