@@ -23,7 +23,7 @@ Protocol (cross-fitted over items; the same for every data set):
    output). Observed: 1 if R's label equals the plurality, else 0. Predicted:
    P(R's label = the plurality | the panel's votes) from each model: ``E = p_d`` (the
    paper's rule, the panel's agreement top / n), the Dirichlet's posterior predictive at
-   the plurality label, the rater models' ``predict_agreement(panel_votes, rater=R,
+   the plurality label, the rater models' ``predict_agreement(panel, rater=R,
    tie_rule="drop")``.
 4. Cells: (group x bin) where group is the finding (CheXpert) or the target rater
    (caries, HS-Brexit, MASC, synthetic) and bin the panel's agreement top / n (2 decimals;

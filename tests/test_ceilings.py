@@ -58,7 +58,7 @@ def _brute(model, panel, target, tie_rule):
 
 def test_coin_model_hand_values():
     # K = 3, theta = 0.7: P(2-1) = 0.441 + 0.189, P(modal has the 2 | 2-1) = 0.7; P(3-0) = 0.343 + 0.027
-    t = panel_ceilings(coin_model(0.7), panel=3).table
+    t = panel_ceilings(coin_model(0.7), raters=3).table
     assert row(t, ceiling="oracle", stratum="0.67").expected == pytest.approx(0.7, abs=1e-12)
     assert row(t, ceiling="oracle", stratum="1.00").expected == pytest.approx(0.343 / 0.37, abs=1e-12)
     assert row(t, ceiling="oracle", stratum="0.67").p_bin == pytest.approx(0.63, abs=1e-12)
@@ -115,7 +115,7 @@ def test_exchangeable_is_p_d_and_the_paper_binomial(tie_rule):
 
 
 def test_oracle_beats_p_d_above_one_half():
-    t = panel_ceilings(coin_model(0.8), panel=5).table
+    t = panel_ceilings(coin_model(0.8), raters=5).table
     for s in ("0.60", "0.80", "1.00"):
         assert row(t, ceiling="oracle", stratum=s).expected > float(s) - (s == "1.00")
 
@@ -165,7 +165,7 @@ def test_monte_carlo_z(tie_rule):
 
 
 def test_finite_sample_distribution_is_binomial_of_the_bin():
-    c = panel_ceilings(coin_model(0.75), panel=5, n_items={"0.60": 20, "1.00": 50})
+    c = panel_ceilings(coin_model(0.75), raters=5, n_items={"0.60": 20, "1.00": 50})
     d = c.distribution("oracle", "0.60")
     e = row(c.table, ceiling="oracle", stratum="0.60").expected
     assert d.mean == pytest.approx(e, abs=1e-12)
@@ -196,7 +196,7 @@ def test_observed_votes_match_the_rater_model_prediction(tie_rule):
     panel = ["r0", "r1", "r2", "r3"]
     votes = _votes_frame(m, panel, 300, seed=3)
     votes = votes.drop(index=votes.index[::17])  # sparse: some votes missing
-    c = panel_ceilings(m, panel, target="r4", panel_votes=votes, tie_rule=tie_rule)
+    c = panel_ceilings(m, panel, target="r4", panel=votes, tie_rule=tie_rule)
     with pytest.warns() if tie_rule == "drop" else _nothing():
         pred = m.predict_agreement(votes, "r4", tie_rule=tie_rule)
     items = pred.items
@@ -231,18 +231,18 @@ def test_stated_skill_and_population_target():
 def test_bad_inputs_one_line():
     m = RaterModel.from_skill([{"accuracy": 0.8}] * 3, raters=["a", "b", "c"])
     cases = [
-        (dict(panel=["a", "b"], target="a"), "target 'a' is in the panel"),
-        (dict(panel=["a", "b"], target="c", skill={"accuracy": 0.7}), "not both"),
-        (dict(panel=[]), "at least one rater"),
-        (dict(panel=["a", "a"]), "twice"),
-        (dict(panel=["a", "b"], tie_rule="first"), "tie_rule"),
-        (dict(panel=["a", "b"], n_items={"0.30": 10}), "n_items names strata"),
-        (dict(panel=["a", "b"], n_items=0), "n_items"),
-        (dict(panel=2, panel_votes=pd.DataFrame({"item": [1], "rater": ["a"], "label": [1]})),
-         "panel must name"),
-        (dict(panel=["a", "b"], panel_votes=pd.DataFrame({"item": [1], "rater": ["a"],
+        (dict(raters=["a", "b"], target="a"), "target 'a' is in the panel"),
+        (dict(raters=["a", "b"], target="c", skill={"accuracy": 0.7}), "not both"),
+        (dict(raters=[]), "at least one rater"),
+        (dict(raters=["a", "a"]), "twice"),
+        (dict(raters=["a", "b"], tie_rule="first"), "tie_rule"),
+        (dict(raters=["a", "b"], n_items={"0.30": 10}), "n_items names strata"),
+        (dict(raters=["a", "b"], n_items=0), "n_items"),
+        (dict(raters=2, panel=pd.DataFrame({"item": [1], "rater": ["a"], "label": [1]})),
+         "raters must name"),
+        (dict(raters=["a", "b"], panel=pd.DataFrame({"item": [1], "rater": ["a"],
                                                           "label": [1]})), "have no votes"),
-        (dict(panel=["a", "b"], confidence_level=1.0), "confidence_level"),
+        (dict(raters=["a", "b"], confidence_level=1.0), "confidence_level"),
     ]
     for kw, msg in cases:
         with pytest.raises(ValueError, match=msg) as e:
@@ -251,13 +251,13 @@ def test_bad_inputs_one_line():
     with pytest.raises(ValueError, match="theta must be >= 1/L"):
         coin_model(0.2, 3)
     with pytest.raises(ValueError, match="model must be"):
-        panel_ceilings(object(), panel=2)
+        panel_ceilings(object(), raters=2)
 
 
 def test_observed_score_of_the_target():
     m = _random_model(seed=5, J=4, G=2, L=2)
     votes = _votes_frame(m, ["r0", "r1", "r2", "r3"], 400, seed=8)
-    t = panel_ceilings(m, ["r0", "r1", "r2"], target="r3", panel_votes=votes,
+    t = panel_ceilings(m, ["r0", "r1", "r2"], target="r3", panel=votes,
                        tie_rule="random").table
     wide = votes.pivot(index="item", columns="rater", values="label")
     share = wide[["r0", "r1", "r2"]].mean(axis=1)

@@ -82,6 +82,10 @@ def test_overrides_are_typed(composed):
                       "(allowed keys in grid: p_d, theta, m, n_items, n_labels, panel_size)"),
     ("replicate=5", "Could not override 'replicate': Key 'replicate' not in 'SweepConfig'"),
     ("+grid.bogus=1", "unknown config key 'grid.bogus' (allowed keys in grid: p_d, theta, m,"),
+    ("model=panel_beta model.theta_prior.alpha=[1,2]",
+     "model.theta_prior.alpha is now model.theta_prior.concentration (the one name of that "),
+    ("model=panel_beta +model.theta_prior.alpha=[1,2]",
+     "model.theta_prior.alpha is now model.theta_prior.concentration (the one name of that "),
     ("experiment=figure2", "Could not find 'experiment/figure2'; available: "),
     ("replicates=many", "replicates=many: Value 'many' of type 'str' could not be converted "
                         "to Integer"),
@@ -165,7 +169,7 @@ def test_schema_keys_and_config_dir_env(monkeypatch, tmp_path):
                                "thresholds", "chunk_cells", "resume", "chunk_dir", "quiet",
                                "output"]
     assert schema_keys("model.theta_prior") == ["kind", "a", "b", "lo", "hi", "values", "weights",
-                                                "value", "alpha"]
+                                                "value", "concentration"]
     monkeypatch.setenv("LABELVAR_CONFIG_DIR", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="labelvar configs not found"):
         config_dir()
@@ -329,10 +333,8 @@ def test_a_multirun_whose_jobs_share_one_folder_is_refused():
                                             ("model.positives=bernoulli", "model.positives")])
 def test_an_item_model_refuses_the_class_settings_it_would_ignore(override, name):
     """Issue 31: m was silently ignored under an item model; the sweep refuses it by name."""
-    from labelvar import sweep
-
     base = ["model=panel_beta", "grid.p_d=[]", "model.theta_prior.kind=dirichlet",
-            "model.theta_prior.alpha=[1,2,1]", "grid.n_labels=[3]", "grid.m=[0.5]",
+            "model.theta_prior.concentration=[1,2,1]", "grid.n_labels=[3]", "grid.m=[0.5]",
             "output.plots=[]"]
     assert sweep.check_overrides(base) == 1
     with pytest.raises(ValueError, match=rf"^{name} does not apply under an item model"):

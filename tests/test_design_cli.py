@@ -9,8 +9,8 @@ import pytest
 from conftest import shared_data
 
 import labelvar
-from labelvar import design as D
 from labelvar.cli import main
+from labelvar.design._scenario import Scenario
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -25,7 +25,7 @@ def test_cli_markdown_plan_matches_api(capsys):
     code, out, err = run(capsys, "--theta", "beta:2,2", "--panel-sizes", "1,3", "--replicates",
                          "0")
     assert code == 0
-    res = labelvar.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
+    res = labelvar.plan_study(Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
                        replicates=0)
     for n in res.table["n_items"]:
         assert f"| {n} " in out or f" {n} |" in out
@@ -195,4 +195,4 @@ def test_errors_name_the_flags_not_the_python_fields(capsys, argv, line):
     # the same check from Python names the fields
     if "--metric" in argv:
         with pytest.raises(ValueError, match=r"^metric='f1' needs question='two_systems'"):
-            D.Scenario("separability", theta=0.8, metric="f1")
+            Scenario("separability", theta=0.8, metric="f1")

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from labelvar import fit_pilot, plan_study
-from labelvar.design._scenario import Scenario
-from labelvar.votes._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
 from labelvar.design._power import cell_probabilities
+from labelvar.design._scenario import Scenario
 from labelvar.engine._items import Panel
 from labelvar.engine._simulate import simulate
+from labelvar.votes._models import CorrelatedModel, Model
+from labelvar.votes._panel import compositions, dirichlet_argmax_probs, log_dirichlet_multinomial_pmf
 from labelvar.votes._pilot import predict_agreement, predictive
 from labelvar.votes._priors import DirichletItems, DirichletMixture, EmpiricalItems, ItemModel, as_theta_prior
-from labelvar.votes._models import CorrelatedModel, Model
 
 
 def test_dirichlet_multinomial_pmf_matches_numerical_integral():
@@ -44,7 +44,7 @@ def test_modal_composition_probs_match_monte_carlo():
     comp, prob = model.modal_composition_probs(3)
     rng = np.random.default_rng(0)
     n = 400_000
-    pi = rng.dirichlet(model.alpha, n)
+    pi = rng.dirichlet(model.concentration, n)
     votes = np.stack([rng.multinomial(3, p) for p in pi[:50_000]])
     modal = pi[:50_000].argmax(axis=1)
     index = {tuple(r): i for i, r in enumerate(comp.tolist())}
@@ -56,7 +56,7 @@ def test_modal_composition_probs_match_monte_carlo():
     assert np.all(np.abs(freq - prob) < 4 * se + 1e-12)
     # argmax probabilities by Monte Carlo
     mc = np.bincount(pi.argmax(axis=1), minlength=3) / n
-    np.testing.assert_allclose(dirichlet_argmax_probs(model.alpha), mc, atol=4 * 0.5 / n**0.5)
+    np.testing.assert_allclose(dirichlet_argmax_probs(model.concentration), mc, atol=4 * 0.5 / n**0.5)
 
 
 def test_parser_round_trips_and_refuses():
@@ -79,7 +79,7 @@ def test_fit_recovers_known_alpha():
     pi = rng.dirichlet(alpha, 4000)
     counts = np.stack([rng.multinomial(n, p) for n, p in zip(rng.integers(3, 11, 4000), pi)])
     fit = fit_pilot(counts, "dirichlet")
-    est = np.array(fit.model.alpha)
+    est = np.array(fit.model.concentration)
     # standard errors from the observed information (numerical Hessian of log-lik in log α)
     from scipy.optimize import approx_fprime
 
@@ -141,7 +141,7 @@ def test_predict_agreement_by_hand():
     # mixture predictive = posterior-weighted component predictives
     mix = DirichletMixture(((1, 1), (4, 1)), (0.5, 0.5))
     c = np.array([[2, 0]])
-    lw = np.array([log_dirichlet_multinomial_pmf(c[0], a) for a in mix.alphas])
+    lw = np.array([log_dirichlet_multinomial_pmf(c[0], a) for a in mix.concentrations])
     post = np.exp(lw) / np.exp(lw).sum()
     expect = post[0] * 3 / 4 + post[1] * 6 / 7
     assert predictive(mix, c)[0, 0] == pytest.approx(expect)
@@ -277,3 +277,19 @@ def test_dirichlet_argmax_matches_the_quantile_substitution():
             warnings.simplefilter("error")  # no RuntimeWarning (0 * inf, log 0, ...)
             got = dirichlet_argmax_probs(a)
         np.testing.assert_allclose(got, ref / ref.sum(axis=1, keepdims=True), atol=1e-11)
+
+
+def test_concentration_is_the_one_name_alpha_refused():
+    d = DirichletItems(concentration=(2, 1, 0.5))
+    assert repr(d) == "DirichletItems(concentration=(2.0, 1.0, 0.5))"
+    assert d.key() == "dirichlet(concentration=(2.0, 1.0, 0.5))"
+    mix = DirichletMixture(concentrations=((5, 1), (1, 5)), weights=(0.7, 0.3))
+    assert mix.concentrations == ((5.0, 1.0), (1.0, 5.0))
+    assert as_theta_prior({"dirichlet": {"concentration": [2, 1]}}) == DirichletItems((2, 1))
+    with pytest.raises(TypeError):
+        DirichletItems(alpha=(2, 1))
+    with pytest.raises(ValueError, match=r"^theta \{'dirichlet': \{'alpha': \[2, 1\]\}\}: "
+                                         r"'alpha' is now 'concentration'"):
+        as_theta_prior({"dirichlet": {"alpha": [2, 1]}})
+    with pytest.raises(ValueError, match="'alphas' is now 'concentrations'"):
+        as_theta_prior({"dirichlet_mixture": {"alphas": [[2, 1]]}})

@@ -305,7 +305,7 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="skill must be"):
         fit.predict_agreement(votes, skill={"sens": 0.9})
     with pytest.raises(ValueError,
-                       match="^panel_votes: the votes use 7 .* outside the model's labels \\[0, 1\\]"):
+                       match="^panel: the votes use 7 .* outside the model's labels \\[0, 1\\]"):
         fit.predict_agreement(votes.assign(label=7), "x")
     with pytest.raises(ValueError, match="gold: item 99 has no votes"):
         fit_raters(votes, gold={99: 1})

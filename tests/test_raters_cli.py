@@ -44,7 +44,7 @@ def run(argv, capsys):
 def test_tables_equal_the_python_api(votes_file, capsys, tmp_path):
     path, df = votes_file
     out_dir = tmp_path / "rep"
-    code, out, err = run(["raters", str(path), "--model", "dawid_skene", "--panel", "a,b,c",
+    code, out, err = run(["raters", str(path), "--model", "dawid_skene", "--raters", "a,b,c",
                           "--target", "d,e", "--groups", "a,b,c:d,e", "--n-resamples", "0",
                           "--out", str(out_dir)], capsys)
     assert code == 0, err
@@ -52,7 +52,7 @@ def test_tables_equal_the_python_api(votes_file, capsys, tmp_path):
     ceil = read_results(out_dir / "ceilings.csv")
     fit = fit_raters(df, model="dawid_skene", n_resamples=0)
     for t in ("d", "e"):
-        want = panel_ceilings(fit, ["a", "b", "c"], target=t, panel_votes=df).table
+        want = panel_ceilings(fit, ["a", "b", "c"], target=t, panel=df).table
         got = ceil[ceil.target == t].reset_index(drop=True)
         for col in ("expected", "ci_low", "ci_high", "p_bin", "observed"):
             np.testing.assert_allclose(got[col].to_numpy(float), want[col].to_numpy(float),
@@ -86,15 +86,16 @@ def test_default_each_rater_against_the_others_and_jsonl(votes_file, capsys, tmp
         others = ",".join(x for x in "abcde" if x != r)
         assert re.search(rf"\|\s*{r}\s*\|\s*{others}\s*\|", out), r
     fit = fit_raters(df, model="one_coin", n_resamples=0)
-    want = panel_ceilings(fit, list("bcde"), target="a", panel_votes=df, tie_rule="drop").table
+    want = panel_ceilings(fit, list("bcde"), target="a", panel=df, tie_rule="drop").table
     r = want[(want.ceiling == "rater") & (want.stratum == "all")].iloc[0]
     assert f"{r.expected:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]" in out
 
 
 @pytest.mark.parametrize("argv, msg", [
     (["--rater", "who"], "column 'who' not found"),
-    (["--panel", "a,zz"], "--panel: rater(s) 'zz' not in the votes"),
-    (["--panel", "a,b", "--target", "a"], "--target 'a' is in --panel"),
+    (["--raters", "a,zz"], "--raters: rater(s) 'zz' not in the votes"),
+    (["--raters", "a,b", "--target", "a"], "--target 'a' is in --raters"),
+    (["--panel", "a,b"], "--panel is now --raters (same meaning); use --raters a,b"),
     (["--groups", "a,b"], "--groups must be X1,X2:Y1,Y2"),
     (["--groups", "a,b:b,c"], "--groups: a rater is in both groups"),
     (["--n-resamples", "-1"], "--n-resamples must be"),

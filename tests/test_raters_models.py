@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from labelvar.evaluation._agreement import bootstrap_agreement, cross_replication, dawid_skene
-from labelvar.votes._ceilings import coin_model, panel_ceilings
 from labelvar.votes import _raters as vr
+from labelvar.votes._ceilings import coin_model, panel_ceilings
 from labelvar.votes._raters import (
     RATER_MODELS,
     DawidSkene,

@@ -13,8 +13,8 @@ import pytest
 from conftest import shared_data
 
 import labelvar
-from labelvar import design
-from labelvar.evaluation import Intervals
+from labelvar.design._scenario import Scenario as _Scenario
+from labelvar.evaluation._stratified import Intervals
 from labelvar.io import synthetic_panel
 
 
@@ -104,8 +104,7 @@ def test_stratified_result_shows_the_paper_table_and_describes_itself_as_text(st
 
 
 def test_short_reprs_and_html_of_the_other_results(stratified):
-    from labelvar import simulate
-    from labelvar import Coin
+    from labelvar import Coin, simulate
 
     sim = simulate(Coin(p_d=0.8), n_items=50, replicates=20, seed=3, expected=False)
     page = sim._repr_html_()
@@ -115,12 +114,12 @@ def test_short_reprs_and_html_of_the_other_results(stratified):
     assert repr(bt) == (f"BinTestResult(metric='accuracy', value='delta_human', stratum_a='0.60', "
                         f"stratum_b='1.00', welch_p={bt.welch_p:.4g}, levene_p={bt.levene_p:.4g})")
 
-    ceil = labelvar.panel_ceilings(labelvar.votes.coin_model(0.8), panel=5, n_items=50)
+    ceil = labelvar.panel_ceilings(labelvar.votes.coin_model(0.8), raters=5, n_items=50)
     assert repr(ceil) == ("Ceilings(ceilings=['exchangeable', 'oracle', 'rater'], K=[5], "
                           "strata=['0.60', '0.80', '1.00', 'all'], table=DataFrame(12 rows x 17 columns))")
     assert "<th>expected</th>" in ceil._repr_html_()
 
-    res = labelvar.plan_study(design.Scenario("separability", theta=0.8), replicates=0)
+    res = labelvar.plan_study(_Scenario("separability", theta=0.8), replicates=0)
     rec = res.recommended
     assert repr(res) == (f"DesignResult(question='separability', panel_size={int(rec.panel_size)}, "
                          f"n_items={int(rec.n_items)}, table=DataFrame({len(res.table)} rows x "
@@ -151,7 +150,7 @@ def test_shared_helpers():
 
 
 def test_scenario_and_priors_describe_as_text():
-    sc = design.Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85, delta=0.05)
+    sc = _Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85, delta=0.05)
     head, sub = sc.describe().split("\n")
     assert head.startswith("Two systems: detect an accuracy gain of 0.05")
     assert sub.startswith("exact McNemar, α = 0.05, target power 0.8")

@@ -40,7 +40,7 @@ def _difficulty_model(n_labels, abilities, sigma=1.2, n_nodes=5, prior=None):
 def _check_against_exact(res, model, panel, **target):
     acc = res.summary[res.summary.metric == "accuracy"].set_index("stratum")
     tie = res.summary.tie_rule.iloc[0]
-    exact = panel_ceilings(model, panel=panel, tie_rule=tie, **target).table
+    exact = panel_ceilings(model, raters=panel, tie_rule=tie, **target).table
     exact = exact[exact.ceiling == "rater"].set_index("stratum")["expected"]
     assert set(acc.index) == set(exact.index)
     for stratum, row in acc.iterrows():
@@ -146,7 +146,7 @@ def test_bad_model_and_panel_refused():
     m = _difficulty_model(2, [[1.5, 2.5], [2.0, 1.0]])
     with pytest.raises(ValueError, match="panel"):
         simulate(RaterPanel(m, raters="r0"), n_items=5, replicates=5)
-    with pytest.raises(ValueError, match="panel names a rater twice"):
+    with pytest.raises(ValueError, match="raters names a rater twice"):
         simulate(RaterPanel(m, raters=["r0", "r0"]), n_items=5, replicates=5)
 
 

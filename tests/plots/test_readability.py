@@ -8,8 +8,8 @@ from matplotlib.colors import to_rgb
 
 import labelvar
 from labelvar import bin_tests, plots, stratify
-from labelvar import design as D
-from labelvar.evaluation import Intervals
+from labelvar.design._scenario import Scenario
+from labelvar.evaluation._stratified import Intervals
 from labelvar.io import synthetic_panel
 from labelvar.plots._style import series_colors
 from labelvar.plots._sweeps import prior_text
@@ -71,9 +71,9 @@ def test_delta_figure_labels_counts_and_star_legend(eight, drawn):
 
 
 def test_power_figure_states_its_scenario_and_separates_k(drawn):
-    sc = D.Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85, delta=0.05,
+    sc = Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85, delta=0.05,
                     error_correlation=0.3, min_agreement=0.8, cost_per_annotation=0.5)
-    res = D.plan_study(sc, panel_sizes=[3, 5, 7, 9], replicates=0)
+    res = labelvar.plan_study(sc, panel_sizes=[3, 5, 7, 9], replicates=0)
     fig = drawn(plots.plot_power_curves(res.curves, res.evaluated, res.table,
                                         scenario=res.scenario))
     title = fig.get_suptitle()
@@ -89,7 +89,7 @@ def test_power_figure_states_its_scenario_and_separates_k(drawn):
     ("beta(a=2.0,b=1.0,lo=None,hi=1.0)", "Beta(2, 1) on [1/2, 1]"),
     ("fixed(value=0.8)", "theta = 0.8"),
     ("beta:4,1", "Beta(4, 1) on [1/2, 1]"),
-    ("dirichlet(alpha=(2.0, 1.0, 0.5))", "Dirichlet(2, 1, 0.5)"),
+    ("dirichlet(concentration=(2.0, 1.0, 0.5))", "Dirichlet(2, 1, 0.5)"),
 ])
 def test_prior_text(value, text):
     assert prior_text(value, 2) == text

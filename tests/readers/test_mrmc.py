@@ -11,8 +11,8 @@ import pytest
 from conftest import shared_data
 from scipy import stats
 
-from labelvar.readers import Panel, _fom
 from labelvar import mrmc
+from labelvar.readers import TruthPanel, _fom
 
 PUBLISHED = "mrmc/vandyke_or_jackknife_published.csv"
 
@@ -225,7 +225,7 @@ def test_panel_truth_leave_reader_out():
     votes["r1"] = np.where(rng.random(c) < 0.8, latent, 1 - latent)
     rows = [(rd, f"c{k}", latent[k] + rng.normal()) for rd in ("r1", "r2") for k in range(c)]
     ratings = pd.DataFrame(rows, columns=["reader", "case", "rating"])
-    res = mrmc(ratings, truth=Panel(votes, tie_rule="lowest"))
+    res = mrmc(ratings, truth=TruthPanel(votes, tie_rule="lowest"))
     met = res.truth.set_index("reader")["truth"]
     assert met["r1"] == "majority of 3 panelists without r1" and met["r2"] == "majority of 4 panelists"
     y1 = (votes[["p0", "p1", "p2"]].sum(axis=1) >= 2).astype(int)
@@ -288,7 +288,7 @@ def test_panel_votes_read_by_read_votes():
     long = wide.melt(id_vars="case", var_name="rater", value_name="label")
     rows = [(rd, f"{k:03d}", y[k] + rng.normal()) for rd in ("x", "z") for k in range(c)]
     ratings = pd.DataFrame(rows, columns=["reader", "case", "rating"])
-    a, b = mrmc(ratings, truth=wide), mrmc(ratings, truth=Panel(long))
+    a, b = mrmc(ratings, truth=wide), mrmc(ratings, truth=TruthPanel(long))
     pd.testing.assert_frame_equal(a.fom, b.fom)
     with pytest.raises(ValueError, match="^truth: the panel's votes: .*2"):
         mrmc(ratings, truth=long.assign(label=long.label.replace(0, 2)))

@@ -6,9 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from labelvar import mrmc, standalone_vs_readers
 from labelvar.cli import main
-from labelvar import mrmc
-from labelvar import standalone_vs_readers
 
 
 def _study(tmp_path, n_readers=4, n_cases=60, seed=0):

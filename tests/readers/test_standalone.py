@@ -8,8 +8,7 @@ import pytest
 from conftest import shared_data
 from scipy import stats
 
-from labelvar import mrmc
-from labelvar import standalone_vs_readers
+from labelvar import mrmc, standalone_vs_readers
 from labelvar.readers._standalone import rubin
 
 

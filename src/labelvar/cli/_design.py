@@ -141,8 +141,7 @@ def _design_settings(args) -> dict:
 
 
 def _run_design(args) -> int:
-    from labelvar import design
-    from labelvar.design._planner import plans_markdown
+    from labelvar.design._planner import plan_study, plans_markdown
     from labelvar.design._questions import question_from
 
     st = _design_settings(args)
@@ -168,7 +167,7 @@ def _run_design(args) -> int:
     for key in ("cost_per_item", "cost_per_annotation"):  # the plan's, not the question's
         if key in st:
             plan_kw[key] = st.pop(key)
-    result = design.plan_study(question_from(st), **plan_kw)
+    result = plan_study(question_from(st), **plan_kw)
     if args.format == "csv":
         sys.stdout.write(result.table.to_csv(index=False))
         print(result.describe(), file=sys.stderr)

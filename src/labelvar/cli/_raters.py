@@ -9,7 +9,7 @@ from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar.cli._common import UsageError, _strs
 
 #: flags renamed to the one vocabulary: the old spelling is refused naming the new one
-_RENAMED = {"--n-boot": "--n-resamples"}
+_RENAMED = {"--n-boot": "--n-resamples", "--panel": "--raters"}
 
 
 # --------------------------------------------------------------------------- raters
@@ -32,9 +32,9 @@ def _add_raters(sub) -> None:
     p.add_argument("--labels", type=_strs, default=None, help="the label set (default: seen)")
     p.add_argument("--gold", default=None, metavar="FILE",
                    help="gold items: a file with the --item and --label columns")
-    p.add_argument("--panel", type=_strs, default=None, metavar="R1,R2,..",
-                   help="the panel whose plurality is the truth (default: for each target, "
-                   "every other rater)")
+    p.add_argument("--raters", type=_strs, default=None, metavar="R1,R2,..",
+                   help="the raters of the panel whose plurality is the truth (default: for "
+                   "each target, every other rater)")
     p.add_argument("--target", type=_strs, default=None, metavar="R[,R..]",
                    help="raters scored against the panel (default: every rater not in it)")
     p.add_argument("--groups", default=None, metavar="X1,X2:Y1,Y2",
@@ -45,7 +45,7 @@ def _add_raters(sub) -> None:
                    help="bootstrap resamples over items (each one a refit of the skills)")
     for old in _RENAMED:
         p.add_argument(old, dest=f"renamed_{old[2:].replace('-', '_')}", default=None,
-                       metavar="N", help=argparse.SUPPRESS)
+                       metavar="VALUE", help=argparse.SUPPRESS)
     p.add_argument("--confidence-level", type=float, default=CONFIDENCE_LEVEL,
                    help=f"of every interval (default {CONFIDENCE_LEVEL:g})")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstraps and the check")
@@ -89,7 +89,7 @@ def _run_raters(args) -> int:
                              f"{args.groups!r}")
     rep = rr.from_file(args.votes, item=args.item, rater=args.rater, label=args.label,
                        task_column=args.task_column, tasks=args.tasks, gold=args.gold,
-                       model=model, labels=args.labels, panel=args.panel,
+                       model=model, labels=args.labels, raters=args.raters,
                        targets=args.target, groups=groups, tie_rule=args.tie_rule,
                        n_resamples=args.n_resamples, confidence_level=args.confidence_level,
                        seed=args.seed, agreement=args.agreement)

@@ -61,7 +61,7 @@ def _read(path: str, flag: str):
 
 
 def _truth(args, ratings):
-    from labelvar.readers import Panel
+    from labelvar.readers import TruthPanel
 
     if args.truth in ratings.columns:
         return args.truth, None
@@ -70,7 +70,7 @@ def _truth(args, ratings):
         raise ValueError(f"--truth: the file {args.truth!r} has no {args.case!r} column (--case)")
     if len(table.columns) == 2:
         return table.set_index(args.case).iloc[:, 0], None
-    panel = Panel(table, tie_rule=args.tie_rule, columns=(args.case, "rater", "label"))
+    panel = TruthPanel(table, tie_rule=args.tie_rule, columns=(args.case, "rater", "label"))
     return panel, panel.votes_wide()
 
 
@@ -79,8 +79,8 @@ def _run_readers(args) -> int:
     from labelvar.readers._standalone import standalone_vs_readers
 
     if args.out:
-        from labelvar.report._writers import check_report_dir
         from labelvar.report._readers import READERS_FILES
+        from labelvar.report._writers import check_report_dir
 
         check_report_dir(args.out, READERS_FILES)
     ratings = _read(args.ratings, "RATINGS")

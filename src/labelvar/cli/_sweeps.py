@@ -95,9 +95,11 @@ def _to_config(dcfg):
     """Convert the composed config to :class:`SweepConfig`, refusing keys outside the schema."""
     from omegaconf import OmegaConf
 
-    from labelvar.sweep._config import schema_keys
+    from labelvar.sweep._config import RENAMED_KEYS, schema_keys
 
     unknown = _unknown_keys(dcfg)
+    if unknown and unknown[0] in RENAMED_KEYS:
+        raise ValueError(_renamed_key(unknown[0]))
     if unknown:
         parent = unknown[0].rsplit(".", 1)[0] if "." in unknown[0] else ""
         allowed = ", ".join(schema_keys(parent) or [])
@@ -179,9 +181,16 @@ _NO_CHECK_FLAGS = {"-h", "--help", "--hydra-help", "--version", "-c", "--cfg", "
                    "-cd", "--config-dir", "--experimental-rerun"}
 
 
+def _renamed_key(key: str) -> str:
+    """The line refusing a config key renamed to the one vocabulary, naming the new key."""
+    from labelvar.sweep._config import RENAMED_KEYS
+
+    return f"{key} is now {RENAMED_KEYS[key]} (the one name of that quantity)"
+
+
 def _one_line_error(exc: BaseException) -> str:
     """Condense a Hydra/OmegaConf composition error into one line naming the key."""
-    from labelvar.sweep._config import schema_keys
+    from labelvar.sweep._config import RENAMED_KEYS, schema_keys
 
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
     cause = exc.__cause__
@@ -205,6 +214,8 @@ def _one_line_error(exc: BaseException) -> str:
     msg = re.sub(r"\w+ raised while composing config:+\s*", "", msg)
     if full_key and re.sub(r"\[\d+\]$", "", full_key) not in msg:  # e.g. a bad interpolation
         msg = f"{full_key}: {msg}"
+    if full_key in RENAMED_KEYS:
+        return _renamed_key(full_key)
     if full_key and ("not in struct" in msg or "not in '" in msg):
         parent = full_key.rsplit(".", 1)[0] if "." in full_key else ""
         allowed = schema_keys(parent)

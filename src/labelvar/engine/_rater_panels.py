@@ -25,6 +25,7 @@ from labelvar._kernels import N_FIELDS, TIE_DROP, TIE_RANDOM
 from labelvar._kernels import rater_panels as RK
 from labelvar.engine._result import SimulationResult
 from labelvar.engine._spec import MAX_ITEM_REPLICATES
+from labelvar.votes import _panel
 
 _PARALLEL_WORK = 2_000_000  # draws from which the parallel kernel is used (as simulate's)
 
@@ -51,8 +52,7 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
 
     Examples
     --------
-    >>> from labelvar import simulate
-    >>> from labelvar import RaterPanel
+    >>> from labelvar import RaterPanel, simulate
     >>> from labelvar.votes._raters import RaterModel
     >>> m = RaterModel.from_skill([{"accuracy": 0.9}, {"accuracy": 0.8}, {"accuracy": 0.7},
     ...                            {"accuracy": 0.85}], raters=["a", "b", "c", "e"])
@@ -62,7 +62,7 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
     >>> bool(abs(acc.loc["all", "z"]) < 4), round(float(acc.loc["all", "expected"]), 4)
     (True, 0.7814)
     """
-    model, panel, expert = items.model, items.raters, items.expert
+    model, raters, expert = items.model, items.raters, items.expert
     skill, tie_rule = items.skill, items.tie_rule
     from labelvar.engine._summary import _raw_table, _summarise, _summary_frame
     from labelvar.votes._ceilings import _panel_ids, panel_ceilings
@@ -88,12 +88,12 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
                          f"or fewer n_items")
     thr = tuple(float(t) for t in np.atleast_1d(V.probability("thresholds", list(thresholds))))
     seed = as_seed(seed)
-    if panel is None:
-        panel = [r for r in getattr(model, "raters", ()) if r != expert]
-        if not panel:
+    if raters is None:
+        raters = [r for r in getattr(model, "raters", ()) if r != expert]
+        if not raters:
             raise ValueError("RaterPanel.raters is needed: the model has no fitted raters "
                              "besides the expert (give rater ids or a panel size K)")
-    ids, same = _panel_ids(model, panel)
+    ids, same = _panel_ids(model, raters)
     if expert is not None and expert in ids:
         raise ValueError(f"RaterPanel.expert {expert!r} is in the panel; the panel is the "
                          f"other raters")
@@ -120,8 +120,8 @@ def simulate_rater_panel(items, *, n_items, replicates, seed, thresholds, raw, e
     strata = ["all"] + labels
     exp = None
     if expected and (same or _enumerable(K, L)):
-        ceil = panel_ceilings(model, panel=list(ids) if not isinstance(panel, (int, np.integer))
-                              else panel, target=expert, skill=skill, tie_rule=tie_rule).table
+        ceil = panel_ceilings(model, raters=list(ids) if not isinstance(raters, (int, np.integer))
+                              else raters, target=expert, skill=skill, tie_rule=tie_rule).table
         rows = ceil[ceil.ceiling == "rater"].set_index("stratum")["expected"]
         exp = {(0, s, "accuracy", None): float(rows[st]) for s, st in enumerate(strata)
                if st in rows.index}

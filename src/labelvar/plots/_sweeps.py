@@ -84,9 +84,9 @@ def _axis_value_label(axis: str, value) -> str:
 _PRIOR_KEYS = {"fixed": lambda kw: {"fixed": kw["value"]},
                "beta": lambda kw: {"beta": dict(kw)},
                "discrete": lambda kw: ("mixture", list(kw["values"]), list(kw["weights"])),
-               "dirichlet": lambda kw: ("dirichlet", list(kw["alpha"])),
+               "dirichlet": lambda kw: ("dirichlet", list(kw["concentration"])),
                "dirichlet_mixture": lambda kw: ("dirichlet_mixture",
-                                                [list(a) for a in kw["alphas"]],
+                                                [list(a) for a in kw["concentrations"]],
                                                 list(kw["weights"]))}
 
 

@@ -7,10 +7,10 @@ uncertainty). It may import evaluation and everything below it, never the judge 
 (``labelvar.judge``), planning, figures or the command line.
 """
 
-from labelvar.readers._inputs import Panel
+from labelvar.readers._inputs import TruthPanel
 from labelvar.readers._mrmc import DBM, MRMCResult
 from labelvar.readers._sizing import MRMCPower, Sizing, StandalonePower
 from labelvar.readers._standalone import StandaloneResult
 
 # labelvar.mrmc and labelvar.standalone_vs_readers are top-level names (their one public path)
-__all__ = ["DBM", "MRMCPower", "MRMCResult", "Panel", "Sizing", "StandaloneResult", "StandalonePower"]
+__all__ = ["DBM", "MRMCPower", "MRMCResult", "Sizing", "StandalonePower", "StandaloneResult", "TruthPanel"]

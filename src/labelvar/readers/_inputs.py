@@ -27,7 +27,7 @@ class Study:
 
 
 @dataclass(frozen=True)
-class Panel:
+class TruthPanel:
     """A truth that is the majority of a panel of identified raters.
 
     Parameters
@@ -49,7 +49,7 @@ class Panel:
     --------
     >>> v = pd.DataFrame({"case": [1, 1, 1, 2, 2, 2], "rater": list("abcabc"),
     ...                   "label": [1, 1, 0, 0, 0, 1]})
-    >>> Panel(v).votes_wide().to_numpy().tolist()
+    >>> TruthPanel(v).votes_wide().to_numpy().tolist()
     [[1, 1, 0], [0, 0, 1]]
     """
 
@@ -177,7 +177,7 @@ def case_truth(ratings, truth, study: Study, *, case) -> np.ndarray:
             raise ValueError(f"truth: case {series.index[series.index.duplicated()][0]!r} appears twice")
     else:
         raise ValueError("truth must be a column name of ratings, a Series case -> 0/1, or a panel "
-                         f"(labelvar.readers.Panel or a DataFrame of votes), got {type(truth).__name__}")
+                         f"(labelvar.readers.TruthPanel or a DataFrame of votes), got {type(truth).__name__}")
     aligned = series.reindex(study.cases)
     if aligned.isna().any():
         raise ValueError(f"truth: case {aligned.index[aligned.isna()][0]!r} has no truth")
@@ -190,7 +190,7 @@ def case_truth(ratings, truth, study: Study, *, case) -> np.ndarray:
     return vals.astype(int)
 
 
-def panel_truth(panel: Panel, study: Study, readers_in_panel: bool = True):
+def panel_truth(panel: TruthPanel, study: Study, readers_in_panel: bool = True):
     """Truth ``(r, c)`` from a panel, each reader in the panel left out of its own truth.
 
     Returns the truth and, per reader, the text of the truth it met.

@@ -9,7 +9,7 @@ import pandas as pd
 
 from labelvar._base._format import count, markdown_table, setting, short_float, shown
 from labelvar.readers import _fom, _inputs, _or
-from labelvar.readers._inputs import Panel
+from labelvar.readers._inputs import TruthPanel
 
 
 @shown
@@ -238,10 +238,10 @@ def mrmc(ratings, *, truth, fom="auc", covariance="jackknife", threshold=None, r
         Long ratings, one row per reader x case x modality (columns named by ``reader``,
         ``case``, ``modality``, ``rating``; without a modality column, one modality). The
         design must be fully crossed: every reader reads every case in every modality.
-    truth : str, Series, Panel or DataFrame
+    truth : str, Series, TruthPanel or DataFrame
         The truth of each case (1 positive, 0 negative): a column of ``ratings``, a Series
         case id -> 0/1 (ids matched by their text), or a panel of identified raters
-        (:class:`Panel`, or a DataFrame of votes read as ``Panel(votes)``): the truth is
+        (:class:`TruthPanel`, or a DataFrame of votes read as ``TruthPanel(votes)``): the truth is
         their majority, and a tested reader who sits in the panel (same id) is scored
         against the majority of the others (``.truth`` says which truth each reader met).
     fom : {"auc", "sensitivity", "specificity", "accuracy"} or callable
@@ -347,8 +347,8 @@ def resolve_truth(ratings, truth, study, *, case):
     """Truth ``(r, c)`` and the text of the truth each reader met."""
     r = len(study.readers)
     if isinstance(truth, pd.DataFrame):
-        truth = Panel(truth)
-    if isinstance(truth, Panel):
+        truth = TruthPanel(truth)
+    if isinstance(truth, TruthPanel):
         return _inputs.panel_truth(truth, study)
     vals = _inputs.case_truth(ratings, truth, study, case=case)
     name = f"column {truth!r}" if isinstance(truth, str) else "the given truth"

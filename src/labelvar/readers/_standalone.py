@@ -212,7 +212,7 @@ def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", 
         Long ratings of one modality (reader, case, rating), fully crossed.
     ai : str or Series
         The AI: the name of a reader in ``ratings``, or a Series case id -> rating.
-    truth : str, Series, Panel or DataFrame
+    truth : str, Series, TruthPanel or DataFrame
         As in :func:`mrmc`; a reader in the panel meets the majority of the others, the
         AI the whole panel's majority.
     fom, covariance, threshold : as in :func:`mrmc`

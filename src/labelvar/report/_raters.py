@@ -90,7 +90,7 @@ def _ids(values, known: list, flag: str) -> list:
 
 
 def rater_tables(votes: pd.DataFrame, *, model: str, item: str, rater: str, label: str,
-                 labels=None, gold=None, panel=None, targets=None, groups=None,
+                 labels=None, gold=None, raters=None, targets=None, groups=None,
                  tie_rule="random", n_resamples: int = 200,
                  confidence_level: float = CONFIDENCE_LEVEL, seed: int = 0,
                  task: str = "task", agreement=None) -> RaterReport:
@@ -107,7 +107,7 @@ def rater_tables(votes: pd.DataFrame, *, model: str, item: str, rater: str, labe
     chk = fit.check(seed=seed)
     check = pd.DataFrame([{"model": fit.kind, "statistic": chk.statistic, "chi2": chk.chi2,
                            "df": chk.df, "p": chk.p}])
-    pan = None if panel is None else _ids(panel, known, "--panel")
+    pan = None if raters is None else _ids(raters, known, "--raters")
     tgt = None if targets is None else _ids(targets, known, "--target")
     if pan is None and tgt is None:  # every rater against the majority of the others
         pairs = [([r for r in known if r != t], t) for t in known]
@@ -119,8 +119,8 @@ def rater_tables(votes: pd.DataFrame, *, model: str, item: str, rater: str, labe
     frames = []
     for p, t in pairs:
         if t is not None and t in p:
-            raise ValueError(f"--target {t!r} is in --panel; the panel is the other raters")
-        c = panel_ceilings(fit, p, target=t, panel_votes=votes, tie_rule=tie_rule,
+            raise ValueError(f"--target {t!r} is in --raters; the panel is the other raters")
+        c = panel_ceilings(fit, p, target=t, panel=votes, tie_rule=tie_rule,
                            confidence_level=confidence_level, item=item, rater=rater, label=label)
         frames.append(c.table)
     ceil = pd.concat(frames, ignore_index=True)
@@ -171,7 +171,7 @@ def _ci(x, lo, hi) -> str:
 def ceilings_wide(table: pd.DataFrame) -> pd.DataFrame:
     """Ceilings laid out one row per task x target x stratum (expected [interval] per ceiling)."""
     rows = []
-    keys = ["task", "target", "panel", "stratum"]
+    keys = ["task", "target", "raters", "stratum"]
     for key, g in table.groupby(keys, sort=False):
         r = dict(zip(keys, key))
         rr = g[g.ceiling == "rater"].iloc[0]

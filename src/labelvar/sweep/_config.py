@@ -116,6 +116,10 @@ class GridConfig:
     panel_size: list[int] = field(default_factory=lambda: [5])
 
 
+#: config keys renamed to the one vocabulary: the old spelling is refused naming the new one
+RENAMED_KEYS = {"model.theta_prior.alpha": "model.theta_prior.concentration"}
+
+
 @dataclass
 class ThetaPriorConfig:
     """Prior of the per-item agreement theta (panel mode); any kind of :mod:`labelvar.votes`.
@@ -123,7 +127,7 @@ class ThetaPriorConfig:
     ``kind="beta"``: theta = lo + (hi - lo) Beta(a, b), ``lo = None`` meaning 1/L;
     ``kind="discrete"`` (or ``"mixture"``): theta takes ``values`` with ``weights``
     (equal when omitted); ``kind="fixed"``: theta = ``value`` for every item;
-    ``kind="dirichlet"``: an item model, π ~ Dirichlet(``alpha``) per item, one α per
+    ``kind="dirichlet"``: an item model, π ~ Dirichlet(``concentration``) per item, one α per
     label (:class:`labelvar.DirichletItems`). The
     fields of the other kinds are ignored. With a prior, ``grid.p_d`` must be ``[]``
     (theta is drawn).
@@ -137,7 +141,7 @@ class ThetaPriorConfig:
     values: list[float] = field(default_factory=list)
     weights: Optional[list[float]] = None
     value: Optional[float] = None
-    alpha: list[float] = field(default_factory=list)
+    concentration: list[float] = field(default_factory=list)
 
 
 @dataclass
@@ -400,7 +404,7 @@ def theta_prior_arg(cfg: SweepConfig):
         spec = ("beta", float(tp.a), float(tp.b), None if tp.lo is None else float(tp.lo),
                 float(tp.hi))
     elif kind == "dirichlet":
-        spec = ("dirichlet", [float(x) for x in tp.alpha])
+        spec = ("dirichlet", [float(x) for x in tp.concentration])
     elif kind == "fixed":
         if tp.value is None:
             raise ValueError("model.theta_prior.value is required with kind='fixed'")

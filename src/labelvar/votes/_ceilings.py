@@ -21,13 +21,13 @@ bins of :func:`labelvar.stratify`) three labellers' expected accuracy:
     as sensitivity/specificity, accuracy or a confusion matrix), scored against the
     majority of the *other* raters.
 
-Two sources. Without ``panel_votes`` the expectation enumerates every joint vote of
+Two sources. Without ``panel`` the expectation enumerates every joint vote of
 the panel (:math:`L^K` of them, or the compositions when every panel rater has the
 same skill), the truth and the difficulty node: per bin b,
 :math:`E_b = \sum_{v \in b} P(v)\, q(v) / \sum_{v \in b} P(v)` with q(v) the
 labeller's probability of matching the plurality of v (under the tie rule). S items
 of bin b drawn from the model are i.i.d. given the bin, so the number right is
-Bin(S, :math:`E_b`). With ``panel_votes`` (real items) each item's q is conditional on
+Bin(S, :math:`E_b`). With ``panel`` (real items) each item's q is conditional on
 its panel votes and the number right of a bin's S items is a sum of Bernoulli(q_i):
 exact (a Poisson-binomial distribution, computed exactly). The ``all`` row
 combines the bins (model source: per-bin S fixed).
@@ -40,7 +40,7 @@ Examples
 --------
 >>> from labelvar import RaterModel
 >>> m = coin_model(0.7)
->>> c = panel_ceilings(m, panel=3, n_items=100)
+>>> c = panel_ceilings(m, raters=3, n_items=100)
 >>> t = c.table[c.table.stratum != "all"]
 >>> for ceiling in ("exchangeable", "oracle", "rater"):   # bins 2/3 and 3/3
 ...     print(ceiling, t[t.ceiling == ceiling].expected.round(4).tolist())
@@ -68,7 +68,7 @@ __all__ = ["CEILINGS", "Ceilings", "coin_model", "panel_ceilings"]
 
 #: the three ceilings, in table order
 CEILINGS = ("exchangeable", "oracle", "rater")
-#: rater id of the population raters of an exchangeable panel (``panel=K``)
+#: rater id of the population raters of an exchangeable panel (``raters=K``)
 _POPULATION = "population"
 
 
@@ -81,10 +81,10 @@ class Ceilings:
     ----------
     table : pandas.DataFrame
         One row per ceiling x stratum (the bins in increasing agreement, then
-        ``"all"``): ``ceiling``, ``target``, ``panel``, ``K``, ``L``, ``tie_rule``,
+        ``"all"``): ``ceiling``, ``target``, ``raters`` (the panel's rater ids), ``K``, ``L``, ``tie_rule``,
         ``source`` (``"model"`` or ``"votes"``), ``stratum``, ``p_d`` (mean top / K),
         ``p_bin`` (probability of the bin under the model, or its share of the items),
-        ``n_items`` (S), ``expected`` (exact expected accuracy), with ``panel_votes``
+        ``n_items`` (S), ``expected`` (exact expected accuracy), with ``panel``
         holding the target's own votes also ``observed`` (its score against the
         plurality, a tied item counting as the tie rule's share) and ``n_observed`` on
         the ``rater`` rows, ``sd``, ``ci_low``, ``ci_high`` (central interval of the
@@ -110,7 +110,7 @@ class Ceilings:
 
         Examples
         --------
-        >>> d = panel_ceilings(coin_model(0.8), panel=5, n_items=50).distribution("exchangeable", "0.60")
+        >>> d = panel_ceilings(coin_model(0.8), raters=5, n_items=50).distribution("exchangeable", "0.60")
         >>> round(d.mean, 6), round(float(d.sf(0.7)), 4)   # Bin(50, 0.6) / 50
         (0.6, 0.0955)
         """
@@ -187,18 +187,18 @@ def coin_model(theta, n_labels: int = 2, *, labels=None, prior=None, degree: int
 
 
 # --------------------------------------------------------------------------- per-pattern scores
-def _panel_ids(model, panel) -> tuple[list, bool]:
+def _panel_ids(model, raters) -> tuple[list, bool]:
     """Panel rater ids (an int K: K population raters) and whether they share one skill."""
-    if isinstance(panel, (int, np.integer)) and not isinstance(panel, bool):
-        k = int(V.single("panel", V.integer("panel", panel, lo=1)))
+    if isinstance(raters, (int, np.integer)) and not isinstance(raters, bool):
+        k = int(V.single("raters", V.integer("raters", raters, lo=1)))
         return [f"{_POPULATION}{i + 1}" for i in range(k)], True
-    if isinstance(panel, str) or not hasattr(panel, "__iter__"):
-        raise ValueError(f"panel must be a list of rater ids or a panel size K, got {panel!r}")
-    ids = list(panel)
+    if isinstance(raters, str) or not hasattr(raters, "__iter__"):
+        raise ValueError(f"raters must be a list of rater ids or a panel size K, got {raters!r}")
+    ids = list(raters)
     if not ids:
-        raise ValueError("panel must name at least one rater")
+        raise ValueError("raters must name at least one rater")
     if len(set(map(str, ids))) != len(ids):
-        raise ValueError(f"panel names a rater twice: {ids!r}")
+        raise ValueError(f"raters names a rater twice: {ids!r}")
     confs = [model.rater_log_conf(r) for r in ids]
     same = all(np.array_equal(confs[0], c) for c in confs[1:])
     return ids, same
@@ -273,9 +273,9 @@ def _scores(model, post, counts, tie, target_conf):
 
 
 # --------------------------------------------------------------------------- the ceilings
-def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n_items=None,
-             tie_rule="random", confidence_level: float = CONFIDENCE_LEVEL, item: str = "item",
-             rater: str = "rater", label: str = "label") -> Ceilings:
+def panel_ceilings(model, raters, *, target=None, skill=None, panel=None, n_items=None,
+                   tie_rule="random", confidence_level: float = CONFIDENCE_LEVEL, item: str = "item",
+                   rater: str = "rater", label: str = "label") -> Ceilings:
     r"""Expected accuracy and its finite-sample distribution of three labellers, per agreement bin.
 
     See the module docstring for the three ceilings and the two sources.
@@ -286,16 +286,16 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
         A fitted (:func:`labelvar.fit_raters`), stated
         (:meth:`~labelvar.RaterModel.from_skill`) or coin (:func:`coin_model`)
         model.
-    panel : sequence of rater ids, or int K
-        The panel whose plurality is the ground truth. Ids not in the model are
+    raters : sequence of rater ids, or int K
+        The raters of the panel whose plurality is the ground truth. Ids not in the model are
         population raters (fresh raters); an int is K population raters.
     target : rater id, optional
-        R of the ``rater`` ceiling: a fitted rater (not in ``panel``) or any other id
+        R of the ``rater`` ceiling: a fitted rater (not in ``raters``) or any other id
         (the population rater). Default: the population rater.
     skill : dict or array, optional
         A stated R instead of ``target``: ``{"sensitivity": s, "specificity": t}``,
         ``{"accuracy": a}`` or an L x L confusion matrix (rows: truth).
-    panel_votes : pandas.DataFrame, optional
+    panel : pandas.DataFrame, optional
         Long votes (``item``, ``rater``, ``label`` columns) of real items: the ceilings
         conditional on each item's panel votes (only the panel's raters' votes are
         used; raters may be missing on some items). The target's own votes, if there,
@@ -303,14 +303,14 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
     n_items : int or mapping, optional
         Model source: S, the items of every bin (or stratum -> S) for the finite-sample
         distributions (default: none, only the expectations). Ignored with
-        ``panel_votes`` (S = the items observed per bin).
+        ``panel`` (S = the items observed per bin).
     tie_rule : {"random", "drop"} or a label
         Ground truth of a tied panel: uniform over the tied labels, the item left out,
         or that label when tied (else uniform).
     confidence_level : float
         Of the central intervals.
     item, rater, label : str
-        Column names of ``panel_votes``.
+        Column names of ``panel``.
 
     Returns
     -------
@@ -329,7 +329,7 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
     >>> from labelvar import RaterModel
     >>> m = RaterModel.from_skill([{"accuracy": 0.9}, {"accuracy": 0.8}, {"accuracy": 0.7}],
     ...                           raters=["a", "b", "c"])
-    >>> c = panel_ceilings(m, panel=["a", "b"], target="c", tie_rule="drop", n_items=40)
+    >>> c = panel_ceilings(m, raters=["a", "b"], target="c", tie_rule="drop", n_items=40)
     >>> r = c.table[(c.table.ceiling == "rater") & (c.table.stratum == "1.00")].iloc[0]
     >>> round(float(r.expected), 4), round(float(r.p_bin), 4)   # (.72 .7 + .02 .3) / .74; P(agree) = .74
     (0.6892, 0.74)
@@ -343,7 +343,7 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
     lvl = float(V.single("confidence_level", V.probability("confidence_level", confidence_level,
                                                            open_lo=True, open_hi=True)))
     tie = _tie_code(model, tie_rule)
-    ids, same = _panel_ids(model, panel)
+    ids, same = _panel_ids(model, raters)
     if skill is not None and target is not None:
         raise ValueError("give target (a rater id) or skill (a stated skill), not both")
     if target is not None and target in ids:
@@ -352,23 +352,23 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
                    else str(target))
     target_conf = np.exp(model.rater_log_conf(None if target is None else target, skill))
     L = len(model.labels)
-    if panel_votes is None:
+    if panel is None:
         votes, log_p = _patterns(model, ids, same)
         post = _posterior(model, votes, _codes(model, ids))
         counts = np.stack([(votes == lab).sum(axis=1) for lab in range(L)], axis=1)
         weight = np.exp(log_p)
         source = "model"
     else:
-        if isinstance(panel, (int, np.integer)):
-            raise ValueError("with panel_votes, panel must name the panel's raters (ids in the "
-                             "votes), not a size")
-        post, counts, items = _observed(model, panel_votes, ids, item, rater, label)
+        if isinstance(raters, (int, np.integer)):
+            raise ValueError("with panel (votes), raters must name the panel's raters (ids in "
+                             "the votes), not a size")
+        post, counts, items = _observed(model, panel, ids, item, rater, label)
         weight = np.ones(len(counts))
         source = "votes"
     q, dropped, top, n = _scores(model, post, counts, tie, target_conf)
     said = None
     if source == "votes" and target is not None:
-        said = _target_codes(model, panel_votes, target, items, item, rater, label)
+        said = _target_codes(model, panel, target, items, item, rater, label)
         gt = _panel.truth_weights(counts, tie, modal=0)[0]
         hit = np.where(said >= 0, gt[np.arange(len(said)), np.maximum(said, 0)], np.nan)
     keep = dropped == 0
@@ -376,7 +376,7 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
     strata = np.array([f"{s:.2f}" for s in share])
     names = sorted(set(strata[keep & (weight > 0)].tolist()), key=float)
     S_of = _bin_sizes(n_items, names, source, strata, keep)
-    base = {"target": target_name, "panel": ",".join(map(str, ids)), "K": len(ids), "L": L,
+    base = {"target": target_name, "raters": ",".join(map(str, ids)), "K": len(ids), "L": L,
             "tie_rule": str(tie_rule), "source": source}
     rows, dists = [], {}
     total_w = float(weight.sum())
@@ -416,7 +416,7 @@ def panel_ceilings(model, panel, *, target=None, skill=None, panel_votes=None, n
                 row["n_observed"] = int(np.isfinite(h).sum())
                 row["observed"] = float(np.nanmean(h)) if np.isfinite(h).any() else np.nan
             rows.append(row)
-    cols = ["ceiling", "target", "panel", "K", "L", "tie_rule", "source", "stratum", "p_d",
+    cols = ["ceiling", "target", "raters", "K", "L", "tie_rule", "source", "stratum", "p_d",
             "p_bin", "n_items", "expected", "sd", "ci_low", "ci_high", "confidence_level"]
     table = pd.DataFrame(rows)
     if "expected_S" in table:
@@ -440,25 +440,25 @@ def _bin_sizes(n_items, names, source, strata, keep) -> dict:
     return dict.fromkeys(names, s)
 
 
-def _observed(model, panel_votes, ids, item, rater, label):
+def _observed(model, panel, ids, item, rater, label):
     """Posterior and label counts of real items from the panel raters' long votes."""
     from labelvar.votes import _rater_data as rd
 
-    if not isinstance(panel_votes, pd.DataFrame):
-        raise ValueError(f"panel_votes must be a pandas DataFrame of long votes, got "
-                         f"{type(panel_votes).__name__}")
+    if not isinstance(panel, pd.DataFrame):
+        raise ValueError(f"panel must be a pandas DataFrame of long votes, got "
+                         f"{type(panel).__name__}")
     for c in (item, rater, label):
-        if c not in panel_votes.columns:
-            raise ValueError(f"panel_votes: column {c!r} not found; columns: "
-                             f"{', '.join(map(str, panel_votes.columns[:12]))}")
+        if c not in panel.columns:
+            raise ValueError(f"panel: column {c!r} not found; columns: "
+                             f"{', '.join(map(str, panel.columns[:12]))}")
     names = pd.Index(list(map(str, ids)))
-    sub = panel_votes[panel_votes[rater].astype(str).isin(names)]
+    sub = panel[panel[rater].astype(str).isin(names)]
     missing = sorted(set(names) - set(sub[rater].astype(str)))
     if missing:
-        raise ValueError(f"panel_votes: panel rater(s) {', '.join(missing)} have no votes")
+        raise ValueError(f"panel: panel rater(s) {', '.join(missing)} have no votes")
     sub = sub.assign(**{rater: sub[rater].astype(str)})
     d = rd.encode(sub, item=item, rater=rater, label=label, labels=model.labels,
-                  raters=tuple(map(str, model.raters)), what="panel_votes",
+                  raters=tuple(map(str, model.raters)), what="panel",
                   extra_bytes_per_item=8 * model.nodes.size * len(model.labels))
     post = model._posterior(d)
     L = len(model.labels)
@@ -468,18 +468,18 @@ def _observed(model, panel_votes, ids, item, rater, label):
     return post, counts, d.items
 
 
-def _target_codes(model, panel_votes, target, items, item, rater, label) -> np.ndarray:
+def _target_codes(model, panel, target, items, item, rater, label) -> np.ndarray:
     """The target's label code on each of ``items`` (-1 where it did not vote)."""
     from labelvar.io import _labels
 
-    mine = panel_votes[panel_votes[rater].astype(str) == str(target)]
+    mine = panel[panel[rater].astype(str) == str(target)]
     out = np.full(len(items), -1, dtype=np.int64)
     if len(mine) == 0:
         return out
     lab = list(model.labels)
     code = {}
     for x in pd.unique(mine[label]):
-        code[x] = lab.index(_labels.match_label(x, lab, "panel_votes label"))
+        code[x] = lab.index(_labels.match_label(x, lab, "panel label"))
     from labelvar.io._csv import as_text
 
     pos = pd.Index(items).get_indexer(as_text(mine[item].reset_index(drop=True)))

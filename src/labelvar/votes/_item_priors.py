@@ -190,7 +190,7 @@ def _weights(weights, n: int, name: str) -> tuple:
     return tuple(float(x) for x in w / w.sum())
 
 
-def _alpha_row(row, name: str) -> tuple:
+def _concentration_row(row, name: str) -> tuple:
     a = v.as_float_array(name, row)
     if a.ndim != 1 or a.size < 2 or not np.isfinite(a).all() or (a <= 0).any():
         raise ValueError(f"{name} must be >= 2 numbers > 0 (one per label), got {row!r}")
@@ -209,10 +209,10 @@ class _DirichletFamily(ItemModel):
         return self._components()[0].shape[1]
 
     def _log_components(self, counts) -> np.ndarray:
-        alphas, w = self._components()
+        concentrations, w = self._components()
         c = _counts(counts, self.n_labels)
         with np.errstate(divide="ignore"):
-            return (_panel.log_dirichlet_multinomial_pmf(c[:, None, :], alphas[None])
+            return (_panel.log_dirichlet_multinomial_pmf(c[:, None, :], concentrations[None])
                     + np.log(w)[None, :])
 
     def loglik(self, counts) -> np.ndarray:
@@ -237,17 +237,17 @@ class _DirichletFamily(ItemModel):
         """
         from scipy.special import softmax
 
-        alphas, _ = self._components()
+        concentrations, _ = self._components()
         c = _counts(counts, self.n_labels)
         post = softmax(self._log_components(c), axis=1)  # (items, k)
-        pred = (c[:, None, :] + alphas[None]) / (c.sum(axis=1)[:, None, None]
-                                                 + alphas.sum(axis=1)[None, :, None])
+        pred = (c[:, None, :] + concentrations[None]) / (
+            c.sum(axis=1)[:, None, None] + concentrations.sum(axis=1)[None, :, None])
         return np.einsum("ik,ikh->ih", post, pred)
 
     def item_kernel_args(self) -> tuple[int, np.ndarray, np.ndarray]:
-        """Return ``(0, alphas, cumsum(weights))``."""
-        alphas, w = self._components()
-        return 0, np.ascontiguousarray(alphas), np.cumsum(w)
+        """Return ``(0, concentrations, cumsum(weights))``."""
+        concentrations, w = self._components()
+        return 0, np.ascontiguousarray(concentrations), np.cumsum(w)
 
 
 @dataclass(frozen=True)
@@ -260,7 +260,7 @@ class DirichletItems(_DirichletFamily):
 
     Parameters
     ----------
-    alpha : sequence of float
+    concentration : sequence of float
         α, one concentration (> 0) per label.
 
     Examples
@@ -272,25 +272,26 @@ class DirichletItems(_DirichletFamily):
     [0.691, 0.226, 0.083]
     """
 
-    alpha: tuple
+    concentration: tuple
 
     def __post_init__(self):
-        object.__setattr__(self, "alpha", _alpha_row(self.alpha, "DirichletItems.alpha"))
+        object.__setattr__(self, "concentration", _concentration_row(
+            self.concentration, "DirichletItems.concentration"))
 
     def _components(self):
-        return np.array([self.alpha]), np.ones(1)
+        return np.array([self.concentration]), np.ones(1)
 
     def key(self) -> str:
-        """Return ``dirichlet(alpha=(...))``."""
-        return f"dirichlet(alpha={self.alpha!r})"
+        """Return ``dirichlet(concentration=(...))``."""
+        return f"dirichlet(concentration={self.concentration!r})"
 
     def describe(self, n_labels: int | None = None) -> str:
         """Return e.g. ``Dirichlet(2, 1, 0.5)``."""
-        return "Dirichlet(" + ", ".join(_g(a) for a in self.alpha) + ")"
+        return "Dirichlet(" + ", ".join(_g(a) for a in self.concentration) + ")"
 
     def spec(self, n_labels: int | None = None) -> str:
         """Return ``"dirichlet:A1,A2,..."``, digits exact."""
-        return "dirichlet:" + ",".join(_exact(a) for a in self.alpha)
+        return "dirichlet:" + ",".join(_exact(a) for a in self.concentration)
 
 
 @dataclass(frozen=True)
@@ -299,7 +300,7 @@ class DirichletMixture(_DirichletFamily):
 
     Parameters
     ----------
-    alphas : sequence of sequences of float
+    concentrations : sequence of sequences of float
         α_k, one row of per-label concentrations (> 0) per component.
     weights : sequence of float or None
         The components' probabilities (default None: equal).
@@ -314,39 +315,40 @@ class DirichletMixture(_DirichletFamily):
     True
     """
 
-    alphas: tuple
+    concentrations: tuple
     weights: tuple | None = None
 
     def __post_init__(self):
-        rows = self.alphas
+        rows = self.concentrations
         if isinstance(rows, np.ndarray):
             rows = rows.tolist()
-        rows = tuple(_alpha_row(r, "DirichletMixture.alphas") for r in rows)
+        rows = tuple(_concentration_row(r, "DirichletMixture.concentrations") for r in rows)
         if not rows or len({len(r) for r in rows}) != 1:
-            raise ValueError("DirichletMixture.alphas must be one or more rows of α, all of "
-                             f"the same length; got {self.alphas!r}")
-        object.__setattr__(self, "alphas", rows)
+            raise ValueError("DirichletMixture.concentrations must be one or more rows of α, "
+                             f"all of the same length; got {self.concentrations!r}")
+        object.__setattr__(self, "concentrations", rows)
         object.__setattr__(self, "weights", _weights(self.weights, len(rows),
                                                      "DirichletMixture.weights"))
 
     def _components(self):
-        return np.array(self.alphas), np.array(self.weights)
+        return np.array(self.concentrations), np.array(self.weights)
 
     def key(self) -> str:
-        """Return ``dirichlet_mixture(alphas=(...),weights=(...))``."""
-        return f"dirichlet_mixture(alphas={self.alphas!r},weights={self.weights!r})"
+        """Return ``dirichlet_mixture(concentrations=(...),weights=(...))``."""
+        return (f"dirichlet_mixture(concentrations={self.concentrations!r},"
+                f"weights={self.weights!r})")
 
     def describe(self, n_labels: int | None = None) -> str:
         """Return e.g. ``Dirichlet mixture 0.7 x (5, 1, 1) + 0.3 x (1, 1, 5)``."""
         return "Dirichlet mixture " + " + ".join(
             f"{_g(w)} x (" + ", ".join(_g(a) for a in r) + ")"
-            for r, w in zip(self.alphas, self.weights))
+            for r, w in zip(self.concentrations, self.weights))
 
     def spec(self, n_labels: int | None = None) -> str:
         """Return ``"dirichlet_mixture:W1=A,B,C;W2=A,B,C"``, digits exact."""
         return "dirichlet_mixture:" + ";".join(
             f"{_exact(w)}=" + ",".join(_exact(a) for a in r)
-            for r, w in zip(self.alphas, self.weights))
+            for r, w in zip(self.concentrations, self.weights))
 
 
 @dataclass(frozen=True)
@@ -471,9 +473,9 @@ def _modal_table(model: ItemModel, panel_size: int) -> tuple[np.ndarray, np.ndar
         modal = top / top.sum(axis=1, keepdims=True)  # (nodes, L): ties split
         prob = np.exp(_panel.log_multinomial_pmf(comp[None], pis[:, None, :]))  # (nodes, comp)
         return comp, np.einsum("n,nc,nj->cj", w, prob, modal)
-    alphas, w = model._components()
+    concentrations, w = model._components()
     out = np.zeros(comp.shape)
-    for a, wk in zip(alphas, w):
+    for a, wk in zip(concentrations, w):
         p = np.exp(_panel.log_dirichlet_multinomial_pmf(comp, a[None]))
         out += wk * p[:, None] * _panel.dirichlet_argmax_probs(comp + a[None])
     return comp, out

@@ -152,7 +152,7 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     if method != "empirical" and (c.sum(axis=1) < 2).all():
         raise ValueError(f"pilot: every one of the {len(c)} items has 1 vote; one vote per item "
                          "shows the labels' shares but not how items differ (the Dirichlet's "
-                         f"alpha_0), so method={method!r} cannot be fitted (need items with >= 2 "
+                         f"total concentration), so method={method!r} cannot be fitted (need items with >= 2 "
                          "votes)")
     if method != "empirical" and (c.max(axis=1) == c.sum(axis=1)).all():
         raise ValueError(f"pilot: every one of the {len(c)} items is unanimous; with no "
@@ -167,10 +167,10 @@ def fit_item_model(counts, method: str = "dirichlet", n_labels: int | None = Non
     else:
         k = 1 if method == "dirichlet" else int(V.integer("n_components", n_components, lo=1))
         rng = _seeding.generator(seed, "labelvar.fit_item_model", k)
-        alphas, w, _ = _fit_dirichlet_mixture(pats, mult, k, rng,
-                                              1 if k == 1 else int(n_starts))
-        model = (DirichletItems(tuple(alphas[0])) if method == "dirichlet"
-                 else DirichletMixture(tuple(map(tuple, alphas)), tuple(w)))
+        concentrations, w, _ = _fit_dirichlet_mixture(pats, mult, k, rng,
+                                                      1 if k == 1 else int(n_starts))
+        model = (DirichletItems(tuple(concentrations[0])) if method == "dirichlet"
+                 else DirichletMixture(tuple(map(tuple, concentrations)), tuple(w)))
         n_params = k * L + k - 1
     lp = model.loglik(pats)
     loglik = float(mult @ lp)

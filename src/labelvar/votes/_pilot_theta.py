@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from labelvar._base import _validate as V
+from labelvar.votes import _panel
 from labelvar.votes._pilot_items import ITEM_METHODS, fit_item_model
 from labelvar.votes._pilot_predict import PilotFit, Selection, _check_quadrature, _count_matrix, _pooled_chi2
 from labelvar.votes._priors import BetaPrior, DiscretePrior, FixedTheta

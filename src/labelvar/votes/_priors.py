@@ -83,10 +83,13 @@ _FORMS = ("a number, 'beta:A,B' (or 'beta:A,B,LO,HI'), 'mixture:T1=W1,T2=W2,...'
           "('mixture', values[, weights]), ('fixed', θ), {'beta': [a, b]}, "
           "{'mixture': {'theta': [...], 'weight': [...]}}, {'fixed': θ}, an item model "
           "'dirichlet:A1,A2,...', 'dirichlet_mixture:W1=A1,A2,..;W2=...', 'empirical:P1,P2,..;...', "
-          "('dirichlet', alpha), ('dirichlet_mixture', alphas[, weights]), ('empirical', "
-          "distributions[, weights]), {'dirichlet': alpha}, or a FixedTheta / BetaPrior / "
+          "('dirichlet', concentration), ('dirichlet_mixture', concentrations[, weights]), "
+          "('empirical', distributions[, weights]), {'dirichlet': concentration}, or a "
+          "FixedTheta / BetaPrior / "
           "DiscretePrior / DirichletItems / DirichletMixture / EmpiricalItems")
 _ITEM_KINDS = ("dirichlet", "dirichlet_mixture", "empirical")
+#: item-model keys renamed to the one vocabulary: the old spelling is refused naming the new one
+RENAMED_KEYS = {"alpha": "concentration", "alphas": "concentrations"}
 
 
 def n_nodes(degree: int) -> int:
@@ -564,6 +567,10 @@ def _parse_mapping(spec: Mapping, name: str) -> ThetaPrior:
         return _build(kind, (val,), {}, spec, name)
     if kind in _ITEM_KINDS:
         if isinstance(val, Mapping):
+            for key in set(map(str, val)) & set(RENAMED_KEYS):
+                raise ValueError(f"{name} {_show(spec)}: {key!r} is now "
+                                 f"{RENAMED_KEYS[key]!r} (a Dirichlet's concentration; "
+                                 "alpha is only a significance level)")
             return _build(kind, (), dict(val), spec, name)
         return _build(kind, (val,), {}, spec, name)
     raise _error(spec, name)
@@ -583,9 +590,9 @@ def as_theta_prior(spec, n_labels: int | None = None,
         / ``{"mixture": {"theta": [...], "weight": [...]}}`` (:class:`DiscretePrior`;
         ``discrete`` is a synonym of ``mixture``, ``values``/``weights`` of
         ``theta``/``weight``); ``("fixed", θ)`` / ``{"fixed": θ}``; an item model:
-        ``"dirichlet:2,1,0.5"`` / ``("dirichlet", alpha)`` / ``{"dirichlet": alpha}``
+        ``"dirichlet:2,1,0.5"`` / ``("dirichlet", concentration)`` / ``{"dirichlet": concentration}``
         (:class:`DirichletItems`), ``"dirichlet_mixture:0.7=5,1,1;0.3=1,1,5"`` /
-        ``("dirichlet_mixture", alphas[, weights])`` (:class:`DirichletMixture`),
+        ``("dirichlet_mixture", concentrations[, weights])`` (:class:`DirichletMixture`),
         ``"empirical:0.3,0.7,0;0.1,0.8,0.1"`` / ``("empirical", distributions[, weights])``
         (:class:`EmpiricalItems`); or a prior / item-model object (returned as is).
     n_labels : int, optional
@@ -611,7 +618,7 @@ def as_theta_prior(spec, n_labels: int | None = None,
     >>> as_theta_prior("mixture:0.6=0.3,1=0.7") == as_theta_prior(("discrete", [0.6, 1], [0.3, 0.7]))
     True
     >>> as_theta_prior("dirichlet:2,1,0.5", n_labels=3)
-    DirichletItems(alpha=(2.0, 1.0, 0.5))
+    DirichletItems(concentration=(2.0, 1.0, 0.5))
     >>> as_theta_prior("beta:2,1,0.3,1", n_labels=2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...

@@ -357,7 +357,7 @@ class RaterFit:
         p = float(stats.chi2.sf(chi2, df)) if df > 0 else np.nan
         return RaterCheck(chi2=chi2, df=df, p=p, statistic=what, table=table)
 
-    def predict_agreement(self, panel_votes, rater=None, *, skill=None, tie_rule: str = "drop",
+    def predict_agreement(self, panel, rater=None, *, skill=None, tie_rule: str = "drop",
                           item="item", rater_column="rater", label="label"):
         """:meth:`RaterModel.predict_agreement` of the fitted model (same arguments).
 
@@ -369,7 +369,7 @@ class RaterFit:
         >>> bool(p.items["predicted"].min() > 0.9)
         True
         """
-        return self.model.predict_agreement(panel_votes, rater, skill=skill, tie_rule=tie_rule,
+        return self.model.predict_agreement(panel, rater, skill=skill, tie_rule=tie_rule,
                                             item=item, rater_column=rater_column, label=label)
 
 

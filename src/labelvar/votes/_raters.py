@@ -273,7 +273,7 @@ class RaterModel:
                       np.ones(n), post)
         return post
 
-    def predict_agreement(self, panel_votes, rater=None, *, skill=None, tie_rule: str = "drop",
+    def predict_agreement(self, panel, rater=None, *, skill=None, tie_rule: str = "drop",
                           item="item", rater_column="rater", label="label"):
         """P(rater R's label = the panel's plurality label | the panel's votes), per item.
 
@@ -282,7 +282,7 @@ class RaterModel:
 
         Parameters
         ----------
-        panel_votes : pandas.DataFrame
+        panel : pandas.DataFrame
             Other raters' votes (long; any items, raters unseen in the fit get the
             population rater). Must not contain R's votes.
         rater : rater id or None
@@ -293,7 +293,7 @@ class RaterModel:
         tie_rule : {"drop", "random"}
             "drop": items whose panel plurality is tied are left out (a warning says
             how many); "random": the prediction averages over the tied labels.
-        item, rater_column, label : column names of panel_votes
+        item, rater_column, label : column names of panel
 
         Returns
         -------
@@ -312,14 +312,14 @@ class RaterModel:
         from labelvar.votes._pilot import AgreementPrediction
 
         V.choice("tie_rule", tie_rule, TIE_RULES)
-        d = rd.encode(panel_votes, item=item, rater=rater_column, label=label, labels=self.labels,
-                      raters=self.raters, what="panel_votes",
+        d = rd.encode(panel, item=item, rater=rater_column, label=label, labels=self.labels,
+                      raters=self.raters, what="panel",
                       extra_bytes_per_item=8 * self.nodes.size * len(self.labels))
         if skill is None and rater is None:
             raise ValueError("predict_agreement needs rater=R (a rater id) or skill=...")
-        if skill is None and rater_column in panel_votes and \
-                (panel_votes[rater_column].astype(str) == str(rater)).any():
-            raise ValueError(f"panel_votes must not contain the target rater's votes (rater={rater!r}); "
+        if skill is None and rater_column in panel and \
+                (panel[rater_column].astype(str) == str(rater)).any():
+            raise ValueError(f"panel must not contain the target rater's votes (rater={rater!r}); "
                              "drop them: the panel is the other raters")
         conf = np.exp(self.rater_log_conf(rater, skill))  # (G, z, l)
         post = self._posterior(d)
