@@ -81,7 +81,8 @@ else
         || { tail -30 "$work/pip.log" >&2; fail "pip install of the wheel"; }
 fi
 "$vpy" -m pip check --disable-pip-version-check >&2 || fail "the wheel's dependencies (pip check)"
-(cd / && "$vpy" -c "import labelvar, sys; sys.exit(not labelvar.__file__.startswith(sys.prefix))") \
+(cd / && env -u PYTHONPATH "$vpy" -c \
+    "import labelvar, sys; sys.exit(not labelvar.__file__.startswith(sys.prefix))") \
     || fail "labelvar is not imported from the installed wheel"
 bin="$work/elsewhere/venv/bin"
 
