@@ -29,9 +29,10 @@ reader's clone does.
 A page starting with ``<!-- requires: a, b -->`` needs ``../shared/data/a`` and ``.../b``
 and is skipped, naming the missing path, without them; ``<!-- needs: module -->`` skips
 when a Python module (e.g. a Hydra launcher plugin) is not installed. Pages with data
-are ``slow``; the synthetic tutorial runs in the default suite. The README and the guides
-take about 4 minutes together on a loaded 2-core machine (``-m slow -k "readme or guides"``:
-the README 41 s, the sweeps guide 70 s, planning 58 s, stratified 43 s).
+are ``slow``; the synthetic tutorial runs in the default suite. With the plain lines run
+in process, every page takes under 6 s on this 2-core machine (load 2-3, numba's cache
+filled by the default suite) but the sweeps guide, whose Hydra sweeps run as commands
+(25 s; before: the README 41 s, the sweeps guide 70 s, planning 58 s, stratified 43 s).
 
 **Re-syncing the outputs** after a change that alters what the code prints (a repr, a
 table's columns, a seeded number): run the pages with ``LABELVAR_RESYNC_DOCS=1``, e.g.
