@@ -7,15 +7,24 @@ and planner figures from seeded simulations; the paper's Figures 2, 3, 4 on CheX
 ``docs/<name>.png`` of that name, so a page always shows what the current code draws.
 A figure whose data is absent is a placeholder naming the missing folder, with a
 warning (the strict build then fails: CI has the data). The build logs each figure's
-time and the total. Within one process (``mkdocs serve``) a figure is drawn again only
-when a source file under ``src/`` or ``scripts/`` or its data changed since it was drawn.
+time and the total.
+
+A figure is drawn again only when what it is drawn from changed: its key (:func:`_fingerprint`)
+hashes the text of every ``.py`` file under ``src/`` and ``scripts/``, the names, sizes and
+times of the files of its data folders, the resolution and the versions of Python and the
+numerical libraries; the PNG is kept under that key in memory (``mkdocs serve``) and on disk,
+in ``$LABELVAR_FIGURE_CACHE`` (default ``~/.cache/labelvar/docs-figures``; ``off`` keeps
+nothing on disk), one file per figure, so a build after a change to the pages or to
+nothing only reads the figures back. Placeholders are never kept.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import io
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -28,13 +37,29 @@ log = logging.getLogger("mkdocs.plugins.labelvar.figures")
 _DRAWN: dict = {}
 
 
-def _fingerprint(rf, name: str) -> tuple:
-    """What a figure depends on: the newest source file's mtime and its data folders'."""
-    sources = max(f.stat().st_mtime_ns for d in ("src", "scripts")
-                  for f in (ROOT / d).rglob("*.py"))
-    data = tuple((rf.DATA / d).stat().st_mtime_ns if (rf.DATA / d).is_dir() else None
-                 for d in rf.NEEDS.get(name, ()))
-    return sources, data, str(rf.DATA)
+def _fingerprint(rf, name: str) -> str:
+    """What figure ``name`` is drawn from, hashed: code, data files, resolution, libraries."""
+    h = hashlib.sha256(f"{name}\0{rf.DPI}\0{rf.DATA}\0{sys.version}".encode())
+    for lib in ("numpy", "scipy", "pandas", "matplotlib", "numba"):
+        module = sys.modules.get(lib) or importlib.import_module(lib)
+        h.update(f"{lib} {module.__version__}\0".encode())
+    for folder in ("src", "scripts"):
+        for f in sorted((ROOT / folder).rglob("*.py")):
+            h.update(f"{f.relative_to(ROOT)}\0".encode() + f.read_bytes() + b"\0")
+    for d in rf.NEEDS.get(name, ()):
+        top = rf.DATA / d
+        for f in sorted(top.rglob("*")) if top.is_dir() else ():
+            if f.is_file():
+                st = f.stat()
+                h.update(f"{f.relative_to(top)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()
+
+
+def _cache_dir() -> Path | None:
+    where = os.environ.get("LABELVAR_FIGURE_CACHE")
+    if where == "off":
+        return None
+    return Path(where) if where else Path.home() / ".cache" / "labelvar" / "docs-figures"
 
 
 def _png(rf, name: str):
@@ -42,11 +67,30 @@ def _png(rf, name: str):
     key = _fingerprint(rf, name)
     if name in _DRAWN and _DRAWN[name][0] == key:
         return _DRAWN[name][1], _DRAWN[name][2], False
+    folder = _cache_dir()
+    digest = hashlib.sha256(repr(key).encode()).hexdigest()[:24]
+    kept = folder / f"{name}-{digest}.png" if folder else None
+    if kept is not None and kept.is_file() and not rf.missing_data(name):
+        png = kept.read_bytes()
+        _DRAWN[name] = (key, png, [])
+        return png, [], False
     fig, missing = rf.draw(name)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=rf.DPI)
-    _DRAWN[name] = (key, buf.getvalue(), missing)
-    return buf.getvalue(), missing, True
+    png = buf.getvalue()
+    _DRAWN[name] = (key, png, missing)
+    if kept is not None and not missing:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = folder / f".{kept.name}.{os.getpid()}"
+            tmp.write_bytes(png)
+            os.replace(tmp, kept)  # whole or absent, also with two builds at once
+            for old in folder.glob(f"{name}-*.png"):
+                if old != kept:
+                    old.unlink(missing_ok=True)
+        except OSError as exc:  # a read-only home: draw every time
+            log.info(f"figure {name}.png not kept in {folder}: {exc}")
+    return png, missing, True
 
 
 def _render_figures():
@@ -80,5 +124,7 @@ def on_files(files, config):
                         "the site shows a placeholder (see ../shared/data/README.md)")
         elif fresh:
             log.info(f"figure {uri} drawn in {time.perf_counter() - t0:.1f} s")
+        else:
+            log.info(f"figure {uri}: unchanged, not drawn again")
     log.info(f"{len(rf.FIGURES)} figures in {time.perf_counter() - start:.1f} s")
     return files

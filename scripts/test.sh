@@ -7,6 +7,9 @@
 #                              every command outside the checkout)
 #   scripts/test.sh ARGS...    other arguments go to pytest
 # CI (CI=true) runs the default suite, the slow tests and the wheel smoke test.
+# The suites run on every core (pytest-xdist; LABELVAR_TEST_WORKERS=N for N workers, 0 for
+# one process): the workers share numba's on-disk cache (src/labelvar/_kernels/__pycache__),
+# so a kernel compiled by one is loaded by the other and by the slow suite after it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/_venv.sh
@@ -22,10 +25,13 @@ done
 [[ "${CI:-}" == "true" ]] && { run_slow=1; run_wheel=1; }
 # the layering (pyproject.toml [tool.importlinter]): a broken contract stops here
 lint-imports --no-cache
-python -m pytest -m "not slow" "$@"
+workers=(-n "${LABELVAR_TEST_WORKERS:-auto}")
+# the default suite by file (a file's tests share the kernels they compile), the slow tests
+# one by one to whichever worker is free (they are few and long)
+python -m pytest "${workers[@]}" --dist loadfile -m "not slow" "$@"
 if (( run_slow )); then
     # exit code 5 = no test is marked slow: not a failure (the default suite ran tests)
-    python -m pytest -m slow tests "$@" || { rc=$?; (( rc == 5 )) || exit $rc; }
+    python -m pytest "${workers[@]}" --dist worksteal -m slow tests "$@" || { rc=$?; (( rc == 5 )) || exit $rc; }
 fi
 if (( run_wheel )); then
     PYTHON=python bash scripts/wheel_smoke.sh

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Build labelvar's sdist and wheel (the wheel from the sdist, so the sdist is complete),
-# install the wheel alone into a fresh virtualenv and run every command from a directory
-# outside the checkout. Everything happens in a temporary directory (removed at exit);
-# the checkout is only read. Run by scripts/test.sh in CI (CI=true) or with --wheel.
+# install the wheel alone (--no-deps) into a fresh virtualenv that sees only the wheel's
+# declared dependencies (linked from PYTHON's environment, checked by `pip check`), and run
+# every command from a directory outside the checkout. Everything happens in a temporary
+# directory (removed at exit); the checkout is only read. Run by scripts/test.sh in CI
+# (CI=true) or with --wheel.
 #   scripts/wheel_smoke.sh            needs python3 with venv, and `build` (pip install build)
 # PYTHON picks the interpreter that builds and creates the venv (default: python3).
-# KEEP=1 keeps the temporary directory and prints where it is.
+# KEEP=1 keeps the temporary directory and prints where it is. FULL=1 installs the
+# dependencies from the package index into the fresh venv instead (several minutes).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 py="${PYTHON:-python3}"
@@ -53,16 +56,34 @@ if any(n.startswith(("tests/", "configs/")) for n in wheel):
 print(f"wheel_smoke: {len(wheel)} files in the wheel, {len(sdist)} in the sdist", file=sys.stderr)
 EOF
 
-# 3. a fresh venv with only the wheel, inside an unrelated git repository (provenance
-#    must not record that repository's revision)
-step "installing the wheel into a fresh venv"
+# 3. a fresh venv with the wheel, inside an unrelated git repository (provenance must not
+#    record that repository's revision). The wheel goes in alone (--no-deps); its declared
+#    dependencies and theirs (Requires-Dist, no extras) are linked from this interpreter's
+#    environment (scripts/_wheel_deps.py; a .pth names the folder), so nothing else of it is
+#    importable: not an extra's package, not an editable labelvar. FULL=1, or a dependency
+#    this environment lacks, installs them from the package index instead (minutes).
 mkdir "$work/elsewhere"
 git -C "$work/elsewhere" init -q 2>/dev/null && git -C "$work/elsewhere" -c user.name=x \
     -c user.email=x@x commit -q --allow-empty -m unrelated 2>/dev/null || true
 "$py" -m venv "$work/elsewhere/venv"
 vpy="$work/elsewhere/venv/bin/python"
-"$vpy" -m pip install --quiet --disable-pip-version-check "${wheel[0]}" >"$work/pip.log" 2>&1 \
-    || { tail -30 "$work/pip.log" >&2; fail "pip install of the wheel"; }
+if [[ "${FULL:-}" != "1" ]] && "$py" "$root/scripts/_wheel_deps.py" "${wheel[0]}" "$work/deps" \
+        2>"$work/deps.log"; then
+    step "installing the wheel alone into a fresh venv (dependencies linked from $("$py" -c \
+'import sys; print(sys.prefix)'))"
+    "$vpy" -m pip install --quiet --disable-pip-version-check --no-deps "${wheel[0]}" \
+        >"$work/pip.log" 2>&1 || { tail -30 "$work/pip.log" >&2; fail "pip install of the wheel"; }
+    echo "$work/deps" >"$("$vpy" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/_labelvar_deps.pth"
+else
+    [[ "${FULL:-}" == "1" ]] || sed 's/^/wheel_smoke: /' "$work/deps.log" >&2
+    step "installing the wheel and its dependencies into a fresh venv (from the package index)"
+    "$vpy" -m pip install --quiet --disable-pip-version-check "${wheel[0]}" >"$work/pip.log" 2>&1 \
+        || { tail -30 "$work/pip.log" >&2; fail "pip install of the wheel"; }
+fi
+"$vpy" -m pip check --disable-pip-version-check >&2 || fail "the wheel's dependencies (pip check)"
+(cd / && env -u PYTHONPATH "$vpy" -c \
+    "import labelvar, sys; sys.exit(not labelvar.__file__.startswith(sys.prefix))") \
+    || fail "labelvar is not imported from the installed wheel"
 bin="$work/elsewhere/venv/bin"
 
 # 4. every command, from outside the checkout, with a clean environment

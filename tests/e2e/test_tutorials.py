@@ -10,7 +10,12 @@ reader's clone does.
 - ```` ```console ```` blocks run each ``$ ...`` line (``\\`` continues it) with bash, where
   ``labelvar`` is this interpreter's ``python -m labelvar.cli`` and ``python`` this
   interpreter; a command must exit 0, or the exit code a line ``<!-- exit: N -->`` right
-  before the block names (for commands that show a refusal);
+  before the block names (for commands that show a refusal). A plain ``labelvar ARGS``
+  line (no shell syntax; not ``sweep``, whose Hydra keeps global state and logging) runs
+  instead in the test's own process, as ``labelvar.cli.main(ARGS)`` with stdout and stderr
+  captured and Python's default warning filters (:func:`run_in_process`): one process per
+  page, so the imports and the compiled kernels are paid once, not once per command.
+  ``LABELVAR_DOCS_SUBPROCESS=1`` runs every line with bash, as a reader's shell does;
 - a ```` ```text ```` block right after a code block is that block's output: every one of
   its non-blank lines must appear, in order, among the lines printed (stderr, then stdout;
   trailing blanks and Hydra's time stamps ignored; a line ``...`` stands for lines left
@@ -24,9 +29,10 @@ reader's clone does.
 A page starting with ``<!-- requires: a, b -->`` needs ``../shared/data/a`` and ``.../b``
 and is skipped, naming the missing path, without them; ``<!-- needs: module -->`` skips
 when a Python module (e.g. a Hydra launcher plugin) is not installed. Pages with data
-are ``slow``; the synthetic tutorial runs in the default suite. The README and the guides
-take about 4 minutes together on a loaded 2-core machine (``-m slow -k "readme or guides"``:
-the README 41 s, the sweeps guide 70 s, planning 58 s, stratified 43 s).
+are ``slow``; the synthetic tutorial runs in the default suite. With the plain lines run
+in process, every page takes under 6 s on this 2-core machine (load 2-3, numba's cache
+filled by the default suite) but the sweeps guide, whose Hydra sweeps run as commands
+(25 s; before: the README 41 s, the sweeps guide 70 s, planning 58 s, stratified 43 s).
 
 **Re-syncing the outputs** after a change that alters what the code prints (a repr, a
 table's columns, a seeded number): run the pages with ``LABELVAR_RESYNC_DOCS=1``, e.g.
@@ -46,9 +52,11 @@ import importlib.util
 import io
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -69,6 +77,13 @@ FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTAL
 NOT_RUN = re.compile(r"<!-- not run: ([^>]*?) -->\s*$")
 EXIT = re.compile(r"<!-- exit: (\d+) -->\s*$")
 RUN = ("python", "console")
+#: a quoted word in which a shell expands nothing
+QUOTED = re.compile(r"'[^']*'|\"[^\"$`\\!]*\"")
+#: a character a shell would expand or act on outside quotes
+SHELL = re.compile(r"[|&;<>$`*?(){}\[\]~!#'\"]")
+#: Python's own warning filters (``python -W`` unset): what a fresh ``labelvar`` process has
+DEFAULT_FILTERS = [("ignore", ResourceWarning), ("ignore", ImportWarning),
+                   ("ignore", PendingDeprecationWarning), ("ignore", DeprecationWarning)]
 
 
 class Block:
@@ -126,6 +141,42 @@ def commands(console: str) -> list[str]:
             cur = None
     assert cur is None, f"unterminated command: {cur}"
     return cmds
+
+
+def in_process(cmd: str) -> bool:
+    """Is ``cmd`` a plain ``labelvar ARGS`` line (nothing for a shell to do, not a sweep)?"""
+    bare = QUOTED.sub("w", cmd)
+    return (re.match(r"labelvar\s", bare) is not None and not SHELL.search(bare)
+            and re.match(r"labelvar\s+(sweep|-sc|--shell-completion)\b", bare) is None)
+
+
+def run_in_process(cmd: str) -> tuple[int, str]:
+    """``(exit code, stderr + stdout)`` of a plain ``labelvar ...`` line, run in this process.
+
+    As the command line runs it (``sys.exit(main())``): SystemExit (argparse's usage
+    errors and ``--help``) gives the exit code, a string code is printed on stderr;
+    warnings are shown on stderr under Python's default filters (pytest's, and those of
+    earlier tests, set aside); the figures the command left open are closed.
+    """
+    from labelvar.cli import main
+
+    argv = shlex.split(cmd.replace("\\\n", " "))[1:]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            warnings.catch_warnings():
+        warnings.resetwarnings()
+        for action, category in DEFAULT_FILTERS:
+            warnings.simplefilter(action, category)
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+            if isinstance(code, str):
+                print(code, file=sys.stderr)
+                code = 1
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
+    return int(code or 0), err.getvalue() + out.getvalue()
 
 
 def _lines(printed: str) -> list[str]:
@@ -239,6 +290,8 @@ def test_page_runs_and_prints_what_the_page_shows(page, reader_dir, monkeypatch)
             (work / name).symlink_to(REPO / name)
     monkeypatch.chdir(work)
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("COLUMNS", env["COLUMNS"])
+    in_process_ok = os.environ.get("LABELVAR_DOCS_SUBPROCESS") != "1"
     namespace: dict = {"__name__": "__tutorial__"}
     start = time.perf_counter()
     executed, stale = 0, []
@@ -253,11 +306,15 @@ def test_page_runs_and_prints_what_the_page_shows(page, reader_dir, monkeypatch)
         else:
             printed = ""
             for cmd in commands(block.code):
-                proc = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, text=True,
-                                      capture_output=True, timeout=600)
-                assert proc.returncode == block.exit, \
-                    f"{where}: `{cmd}` exited {proc.returncode}, not {block.exit}:\n{proc.stderr[-4000:]}"
-                printed += proc.stderr + proc.stdout  # notes on stderr come first
+                if in_process_ok and in_process(cmd):
+                    code, text_ = run_in_process(cmd)
+                else:
+                    proc = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, text=True,
+                                          capture_output=True, timeout=600)
+                    code, text_ = proc.returncode, proc.stderr + proc.stdout
+                assert code == block.exit, \
+                    f"{where}: `{cmd}` exited {code}, not {block.exit}:\n{text_[-4000:]}"
+                printed += text_  # notes on stderr come first
         if output is not None:
             try:
                 check_output(output.code, printed, where)

@@ -74,6 +74,7 @@ def test_hook_adds_drawn_figures_replacing_committed_ones(rf, monkeypatch, tmp_p
                                         "figure2_chexpert": rf.FIGURES["figure2_chexpert"]})
     monkeypatch.setattr(rf, "DATA", tmp_path / "no-data")
     monkeypatch.setattr(hook, "_render_figures", lambda: rf)
+    monkeypatch.setenv("LABELVAR_FIGURE_CACHE", str(tmp_path / "kept"))
     cfg = _config(tmp_path)
     docs = Path(cfg["docs_dir"])
     (docs / "design_sawtooth.png").write_bytes(b"stale committed copy")
@@ -98,6 +99,18 @@ def test_hook_adds_drawn_figures_replacing_committed_ones(rf, monkeypatch, tmp_p
     monkeypatch.setitem(rf.FIGURES, "design_sawtooth", lambda: pytest.fail("drawn again"))
     again = hook.on_files(Files([]), cfg)
     assert again.get_file_from_path("design_sawtooth.png").content_bytes == drawn
+    # ... and so does the next build (a new process): the drawn figure was kept on disk
+    # under its key, the placeholder was not
+    assert [p.name.split("-")[0] for p in (tmp_path / "kept").iterdir()] == ["design_sawtooth"]
+    hook._DRAWN.clear()
+    with caplog.at_level(logging.INFO, logger="mkdocs.plugins.labelvar.figures"):
+        again = hook.on_files(Files([]), cfg)
+    assert again.get_file_from_path("design_sawtooth.png").content_bytes == drawn
+    assert any("design_sawtooth.png: unchanged" in r.getMessage() for r in caplog.records)
+    # a change to what it is drawn from (code, data) changes the key: drawn again
+    key = hook._fingerprint(rf, "design_sawtooth")
+    monkeypatch.setattr(rf, "DPI", rf.DPI + 1)
+    assert hook._fingerprint(rf, "design_sawtooth") != key
     monkeypatch.setattr(hook, "_fingerprint", lambda rf, name: ("changed",))
     with pytest.raises(pytest.fail.Exception, match="drawn again"):
         hook.on_files(Files([]), cfg)
