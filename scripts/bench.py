@@ -41,7 +41,6 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from labelvar.votes import _panel
 from labelvar._kernels.layout import Labellers, Strata, ThetaDraw
 from labelvar.engine import _simulate as sim
 from labelvar.engine import _tables

@@ -25,9 +25,8 @@ import numpy as np
 import pandas as pd
 
 from labelvar import io
+from labelvar.evaluation import Intervals, Paper
 from labelvar.evaluation._stratified import paper_table, stratify
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Paper
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "chexpert_test"

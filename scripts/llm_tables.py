@@ -36,10 +36,8 @@ from pathlib import Path
 import pandas as pd
 
 from labelvar import io
+from labelvar.evaluation import Intervals, Paper, Truth
 from labelvar.evaluation._stratified import TIE_RULES, stratify
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Paper
-from labelvar.evaluation import Truth
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MNLI = ROOT.parent / "shared" / "data" / "mnli"

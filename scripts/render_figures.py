@@ -34,9 +34,7 @@ sys.path.insert(0, str(ROOT / "scripts"))  # the data scripts' loaders (one defi
 
 
 def _figure1():
-    from labelvar import plots
-    from labelvar import simulate
-    from labelvar import Coin
+    from labelvar import Coin, plots, simulate
 
     t = simulate(Coin(p_d=np.round(np.arange(0.5, 1.0001, 0.05), 2), m=[0.05, 0.1, 0.25, 0.5]),
                  ["expert", "random"], n_items=1000, replicates=2000, seed=SEED).summary
@@ -46,9 +44,7 @@ def _figure1():
 def _multiclass():
     import pandas as pd
 
-    from labelvar import plots
-    from labelvar import simulate
-    from labelvar import Coin
+    from labelvar import Coin, plots, simulate
 
     # an expert follows the panel's modal label, whose agreement p_d is at least 1/L:
     # each L is simulated from p_d = 1/L up (below it no label is modal)
@@ -62,9 +58,7 @@ def _multiclass():
 
 
 def _panel_bias():
-    from labelvar import plots
-    from labelvar import simulate
-    from labelvar import Panel
+    from labelvar import Panel, plots, simulate
 
     t = simulate(Panel(theta_prior="beta:2,1", panel_size=[3, 5, 7, 9], m=0.5),
                  ["expert", "random"], n_items=1000, replicates=500, seed=SEED).summary
@@ -72,9 +66,7 @@ def _panel_bias():
 
 
 def _table1():
-    from labelvar import plots
-    from labelvar import simulate
-    from labelvar import Coin
+    from labelvar import Coin, plots, simulate
 
     t = simulate(Coin(p_d=np.round(np.arange(0.25, 1.0001, 0.05), 2), m=0.5), ["expert"],
                  n_items=[10, 100], thresholds=[0.5, 0.8], replicates=4000, seed=SEED).summary
@@ -103,8 +95,8 @@ def _design_sawtooth():
     import pandas as pd
 
     from labelvar import plan_study
-    from labelvar.design._scenario import Scenario
     from labelvar.design import _power as P
+    from labelvar.design._scenario import Scenario
     from labelvar.plots._design import plot_power_sawtooth
 
     sc = Scenario("separability", theta=0.7)
@@ -177,8 +169,8 @@ def _chaosnli():
         import warnings
 
         from labelvar import io
-        from labelvar.evaluation._stratified import stratify
         from labelvar.evaluation import Intervals
+        from labelvar.evaluation._stratified import stratify
 
         P = DATA / "chaosnli"
         tasks = {}
@@ -214,9 +206,9 @@ def _figure8_dialsummeval():
     import dialsummeval_stratify
 
     from labelvar import plots
-    from labelvar.evaluation._stratified import stratify
     from labelvar.evaluation import Intervals
     from labelvar.evaluation._inference import expected_gap_test
+    from labelvar.evaluation._stratified import stratify
 
     data = dialsummeval_stratify.build(DATA / "dialsummeval")
     with warnings.catch_warnings():  # small-bin notes

@@ -13,14 +13,12 @@ import pandas as pd
 import pytest
 
 import labelvar
+from labelvar.evaluation import Intervals, Labels, Truth
 from labelvar.evaluation import _agreement as agreement
 from labelvar.evaluation import _inference as inference
-from labelvar.metrics import _scores as _metrics
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Labels
-from labelvar.evaluation import Truth
-from labelvar.io import TaskData
 from labelvar.evaluation._stratified import stratify
+from labelvar.io import TaskData
+from labelvar.metrics import _scores as _metrics
 
 sm_ir = pytest.importorskip("statsmodels.stats.inter_rater")
 skm = pytest.importorskip("sklearn.metrics")

@@ -187,9 +187,7 @@ def test_huge_panel_is_planned_without_materialising_a_composition_table(capsys)
 
 
 def test_simulation_sizes_are_refused_before_allocating():
-    from labelvar import simulate
-    from labelvar import Coin
-    from labelvar import Panel
+    from labelvar import Coin, Panel, simulate
 
     with pytest.raises(ValueError, match=r"replicates=1000000000000 .* needs about"):
         simulate(Coin(p_d=0.8), replicates=10**12)

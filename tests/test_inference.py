@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Paper
+from labelvar.evaluation import Intervals, Paper
 from labelvar.evaluation._inference import BinTestResult, PairedTestResult, bin_tests, paired_test, stars
 from labelvar.evaluation._stratified import stratify
 
@@ -136,9 +135,9 @@ def test_a_metric_the_table_lacks_or_only_small_bins_are_named_as_such():
 
 def test_test_results_describe_themselves_from_their_table():
     """Every result has describe() -> str: the tests' one line, from their own table."""
+    from labelvar.evaluation import Intervals
     from labelvar.evaluation._inference import bin_tests, paired_test
     from labelvar.evaluation._stratified import stratify
-    from labelvar.evaluation import Intervals
     from labelvar.io import synthetic_panel
 
     tasks = {}

@@ -11,8 +11,7 @@ import pandas as pd
 import pytest
 
 from labelvar import io
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Labels
+from labelvar.evaluation import Intervals, Labels
 from labelvar.evaluation._stratified import stratify
 
 REPO = Path(__file__).resolve().parents[1]

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar import io
+from labelvar import io, stratify
+from labelvar.evaluation import ExcludedItemsWarning, Intervals
 from labelvar.evaluation._agreement import bootstrap_agreement, fleiss_kappa, krippendorff_alpha
-from labelvar.evaluation import Intervals
 from labelvar.io import _csv
 
 

@@ -16,11 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar import io
+from labelvar import io, stratify
 from labelvar._base import _validate
 from labelvar.cli import main
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Truth
+from labelvar.evaluation import Intervals, Truth
 from labelvar.io import _csv
 
 
@@ -313,7 +312,8 @@ def test_every_reader_keeps_ids_reads_float_labels_and_refuses_stray_ones(tmp_pa
     data = io.load_tasks(files, columns=cols, **kw)
     (task,) = data
     assert data[task].panel.index[:2].tolist() == ["0000", "0001"]
-    r = stratify(data, intervals=Intervals(n_resamples=0), truth=Truth(tie_rule="lowest"), metrics=["accuracy"])
+    r = stratify(data, intervals=Intervals(n_resamples=0), truth=Truth(tie_rule="lowest"),
+                 metrics=["accuracy"])
     assert list(r.inputs[task]["labels"]) == [0, 1]
     for stray, says in ((2, r"label 2 occurs in 1 of 1,200 votes"),
                         (0.5, r"label 0\.5 occurs in 1 of 1,200 votes"),

@@ -7,6 +7,13 @@ from scipy import stats
 
 from labelvar import _kernels as K
 from labelvar._kernels.layout import Labellers, Strata, ThetaDraw
+from labelvar._kernels.metrics import _finish_replicate
+
+
+def _metrics_into(conf, theta_sum, res):
+    """The engine's metrics of one confusion matrix ``conf[truth, pred]`` into ``res``."""
+    _finish_replicate(conf.reshape((1, 1) + conf.shape), np.full(1, theta_sum),
+                      res.reshape((1, 1, res.shape[0])))
 
 
 @njit(cache=True)

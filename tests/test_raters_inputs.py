@@ -10,8 +10,8 @@ import pytest
 
 from labelvar import cli
 from labelvar._base._warnings import DataNoteWarning
-from labelvar.votes._ceilings import coin_model, panel_ceilings
 from labelvar.design import panel_accuracy
+from labelvar.votes._ceilings import coin_model, panel_ceilings
 from labelvar.votes._raters import MAX_RESAMPLES, RaterModel, fit_raters
 
 

@@ -12,11 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar import io
+from labelvar import io, stratify
 from labelvar.cli import main
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Labels
-from labelvar.evaluation import Truth
+from labelvar.evaluation import Intervals, Labels, Truth
 from labelvar.io import _scales
 
 

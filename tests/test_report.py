@@ -15,6 +15,7 @@ from labelvar import plots, report, stratify
 from labelvar._base._files import read_results
 from labelvar.evaluation import Intervals
 from labelvar.io import TaskData, synthetic_panel
+from labelvar.report._writers import stratify_markdown
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "labelvar"
 

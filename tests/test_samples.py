@@ -13,8 +13,7 @@ import pytest
 from scipy import stats
 
 from labelvar import io, stratify
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Truth
+from labelvar.evaluation import DataNoteWarning, Intervals, Truth
 from labelvar.evaluation._inference import expected_gap_test
 from labelvar.io._samples import modal_answer, parse_answer, sample_shares
 

@@ -15,10 +15,8 @@ from scipy import stats
 
 import labelvar
 from labelvar import _kernels, analytic
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Labels
-from labelvar.evaluation import Paper
-from labelvar.evaluation import Truth
+from labelvar._kernels.metrics import _finish_replicate
+from labelvar.evaluation import Intervals, Labels, Paper, Truth
 from labelvar.evaluation._stratified import (
     COLUMNS,
     ExcludedItemsWarning,

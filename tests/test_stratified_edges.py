@@ -7,10 +7,7 @@ import re
 import pandas as pd
 import pytest
 
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Labels
-from labelvar.evaluation import Paper
-from labelvar.evaluation import Truth
+from labelvar.evaluation import Intervals, Labels, Paper, Truth
 from labelvar.evaluation._stratified import stratify
 
 PANEL = [[1, 1, 0], [0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1]]

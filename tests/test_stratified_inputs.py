@@ -9,11 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from labelvar import bin_tests, paired_test, paper_table
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Labels
-from labelvar.evaluation import Paper
-from labelvar.evaluation import Truth
+from labelvar import bin_tests, paired_test, paper_table, stratify
+from labelvar.evaluation import DataNoteWarning, Intervals, Labels, Paper, Truth
 from labelvar.io import TaskData
 from labelvar.plots import plot_delta_by_bin, plot_stratified_scores
 

@@ -12,10 +12,10 @@ import pytest
 from tests.test_stratify_cli import EXAMPLE, run
 
 from labelvar.cli import main
-from labelvar.evaluation import _bins
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Paper
+from labelvar.evaluation import Intervals, Paper, _bins
+from labelvar.evaluation import _inference as inference
 from labelvar.evaluation._stratified import MAX_DRAW_CELLS, paper_table, stratify
+from labelvar.report import _writers as report
 
 
 @pytest.mark.parametrize("kw, message", [

@@ -12,8 +12,8 @@ from sklearn.metrics import accuracy_score, roc_auc_score
 from tests.conftest import row
 
 from labelvar.evaluation import Intervals
-from labelvar.io import TaskData
 from labelvar.evaluation._stratified import DataNoteWarning, stratify
+from labelvar.io import TaskData
 
 
 def _data(n=300, seed=3):

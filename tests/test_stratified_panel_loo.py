@@ -13,12 +13,9 @@ import pytest
 from scipy import stats
 from tests.conftest import row, shared_data
 
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Labels
-from labelvar.evaluation import Paper
-from labelvar.evaluation import Truth
-from labelvar.io import TaskData
+from labelvar.evaluation import Intervals, Labels, Paper, Truth
 from labelvar.evaluation._stratified import stratify
+from labelvar.io import TaskData
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -15,10 +15,7 @@ from conftest import REPO
 from conftest import shared_data as _need
 
 from labelvar.cli import main
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Labels
-from labelvar.evaluation import Paper
-from labelvar.evaluation import Truth
+from labelvar.evaluation import Intervals, Labels, Paper, Truth
 
 
 def _script(name: str = "chexpert_table3"):

@@ -7,10 +7,8 @@ import pandas as pd
 import pytest
 from tests.conftest import row
 
-from labelvar import io
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Labels
-from labelvar.evaluation import Truth
+from labelvar import io, stratify
+from labelvar.evaluation import Intervals, Labels, Truth
 from labelvar.io import TaskData
 
 

@@ -12,11 +12,9 @@ import pytest
 from tests.conftest import row, shared_data
 
 from labelvar import io
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Paper
-from labelvar.evaluation import Truth
-from labelvar.io import TaskData
+from labelvar.evaluation import Intervals, Paper, Truth
 from labelvar.evaluation._stratified import stratify
+from labelvar.io import TaskData
 
 
 def _most_common(votes):

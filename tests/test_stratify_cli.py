@@ -15,10 +15,9 @@ import pandas as pd
 import pytest
 
 from labelvar.cli import main
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Paper
-from labelvar.io import TaskData, synthetic_panel
+from labelvar.evaluation import Intervals, Paper
 from labelvar.evaluation._stratified import stratify
+from labelvar.io import TaskData, synthetic_panel
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "synthetic_panel.csv"

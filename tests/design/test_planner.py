@@ -11,9 +11,9 @@ from scipy import stats
 
 from labelvar import plan_study
 from labelvar.design import _power
-from labelvar.design._scenario import Scenario
 from labelvar.design import _power as P
 from labelvar.design import _simulated as S
+from labelvar.design._scenario import Scenario
 
 
 # --------------------------------------------------------------------------- done-when: K = 1 exact

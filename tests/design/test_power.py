@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from labelvar.design import _power
-from labelvar.design._scenario import Scenario
 from labelvar.design import _power as P
+from labelvar.design._scenario import Scenario
 from labelvar.votes._priors import as_theta_prior
 
 

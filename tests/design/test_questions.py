@@ -7,11 +7,9 @@ import dataclasses
 import pandas as pd
 import pytest
 
+from labelvar.design import Precision, Separability, TwoSystems
 from labelvar.design._planner import plan_study
 from labelvar.design._questions import question_from
-from labelvar.design import Precision
-from labelvar.design import Separability
-from labelvar.design import TwoSystems
 from labelvar.design._scenario import Scenario
 
 

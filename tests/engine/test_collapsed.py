@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from labelvar import simulate
 from labelvar._kernels import BINOMIAL_WINDOW
 from labelvar.engine._items import Coin, Panel
 from labelvar.engine._simulate import simulate

@@ -9,6 +9,7 @@ from conftest import row as _row
 from scipy import stats
 
 from labelvar import analytic
+from labelvar._base import _counts
 from labelvar.engine._items import Coin, Panel
 from labelvar.engine._simulate import simulate
 from labelvar.engine._summary import SUMMARY_COLUMNS

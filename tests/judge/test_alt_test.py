@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from labelvar.judge import References, joint_winning_rates
 from labelvar import alt_test
+from labelvar.judge import References, joint_winning_rates
 from labelvar.judge._stats import by_rejections, by_thresholds, t_test_pvalues
 
 

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from conftest import SHARED_DATA
 
-from labelvar.judge import References
 from labelvar import alt_test
+from labelvar.judge import References
 
 D = SHARED_DATA / "chexpert_test"
 

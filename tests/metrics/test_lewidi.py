@@ -15,7 +15,6 @@ import pytest
 from conftest import shared_data
 from scipy.optimize import linprog
 
-from labelvar.metrics._scores import probability_scores
 from labelvar.metrics import (
     error_rate,
     manhattan_distance,
@@ -25,6 +24,7 @@ from labelvar.metrics import (
     score_references,
     wasserstein_distance,
 )
+from labelvar.metrics._scores import probability_scores
 
 # ---------------------------------------------------------------- the notebook's formulas, literally
 

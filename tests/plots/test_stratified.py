@@ -8,8 +8,7 @@ import pandas as pd
 import pytest
 
 from labelvar import bin_tests, paired_test, plots, stratify
-from labelvar.evaluation import Intervals
-from labelvar.evaluation import Paper
+from labelvar.evaluation import Intervals, Paper
 from labelvar.evaluation._inference import stars as to_stars
 from labelvar.io import TaskData, synthetic_panel
 from labelvar.plots._stratified import AGREEMENT

@@ -160,10 +160,9 @@ def test_judge_headline_names_its_references(reports):
 
 
 def test_result_to_html(tmp_path):
-    from labelvar import stratify
+    from labelvar import alt_test, stratify
     from labelvar.evaluation import Intervals
     from labelvar.judge import References
-    from labelvar import alt_test
 
     res = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 1]], {"ai": [1, 0, 0, 1]},
                    intervals=Intervals(n_resamples=0, min_bin_size=1))

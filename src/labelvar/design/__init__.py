@@ -65,6 +65,8 @@ Pilot fitting is :func:`labelvar.fit_pilot`.
 # _planner.py (plan_study, DesignResult), _raters.py (rater questions: compare_raters,
 # panel_accuracy, cheapest_panel).
 
+from labelvar.design._kappa import kappa_sample_size
+from labelvar.design._questions import Precision, Separability, TwoSystems
 from labelvar.design._raters import (
     PanelChoice,
     RaterComparison,
@@ -72,8 +74,6 @@ from labelvar.design._raters import (
     compare_raters,
     panel_accuracy,
 )
-from labelvar.design._kappa import kappa_sample_size
-from labelvar.design._questions import Precision, Separability, TwoSystems
 
 # plan_study and DesignResult are top-level names (labelvar.plan_study is their one public path)
 __all__ = ["PanelChoice", "Precision", "RaterComparison", "Separability", "TwoSystems",

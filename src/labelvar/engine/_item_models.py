@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar.votes import _panel
 from labelvar._kernels.layout import Labellers, Strata
 from labelvar.engine._tables import _expected
+from labelvar.votes import _panel
 
 
 class _ItemTable:

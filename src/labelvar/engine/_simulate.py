@@ -12,8 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from labelvar import _kernels as K
-from labelvar.metrics import _scores as _metrics
-from labelvar.votes import _panel
 from labelvar._base._seeding import as_seed
 from labelvar._kernels.layout import Labellers, Strata, ThetaDraw
 from labelvar.engine._items import Coin, Panel, RaterPanel, as_items  # noqa: F401
@@ -35,6 +33,8 @@ from labelvar.engine._tables import (
     _Table,
     collapsed_inputs,
 )
+from labelvar.metrics import _scores as _metrics
+from labelvar.votes import _panel
 from labelvar.votes._priors import ItemModel
 
 #: the per-replicate metrics (the one definition: :mod:`labelvar.metrics`)

@@ -28,6 +28,7 @@ from labelvar.evaluation._agreement import (
     independent_normalized_kappa,
     krippendorff_alpha,
 )
+from labelvar.evaluation._analyses import Comparison, PanelAgreement
 from labelvar.evaluation._inference import (
     McNemarResult,
     PairedBootstrapResult,
@@ -37,7 +38,6 @@ from labelvar.evaluation._inference import (
     paired_bootstrap,
     stars,
 )
-from labelvar.evaluation._analyses import Comparison, PanelAgreement
 from labelvar.evaluation._stratified import TIE_RULES
 from labelvar.evaluation._stratify_options import Intervals, Labels, Paper, Truth
 

@@ -49,7 +49,6 @@ import numpy as np
 import pandas as pd
 
 from labelvar._base import _seeding
-from labelvar.metrics import _scores as _metrics
 from labelvar._base import _validate as v
 from labelvar._base._format import count, result_html, short_repr
 from labelvar._base._progress import progress_bar
@@ -84,6 +83,7 @@ from labelvar.evaluation._tables import (  # noqa: F401 (AGREEMENT_COLUMNS: docu
 from labelvar.evaluation._tasks import _prepare, task_roles
 from labelvar.io import _common, _labels, _samples, _scales
 from labelvar.io._labels import plain
+from labelvar.metrics import _scores as _metrics
 
 __all__ = [
     "COLUMNS",

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from labelvar.votes import _panel
 from labelvar.io import _labels, _scales
 from labelvar.io._labels import canon, declared, match_label, plain, sort_key
+from labelvar.votes import _panel
 
 
 def _small_int(n_values: int):

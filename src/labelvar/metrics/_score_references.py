@@ -23,8 +23,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from labelvar.metrics._scores import manhattan
 from labelvar.metrics._references import REFERENCES, follow
+from labelvar.metrics._scores import manhattan
 
 SOFT = ("manhattan_distance", "multilabel_manhattan_distance", "wasserstein_distance")
 PERSPECTIVIST = ("error_rate", "multilabel_error_rate", "mean_absolute_distance")

@@ -61,8 +61,8 @@ def write_readers_report(result, out_dir, markdown: str, *, figure: bool = True)
                 files.append(write_results(table, tmp / f"{name}.csv"))
         files.append(atomic_write(tmp / "table.md", markdown))
         if figure:
-            from labelvar.plots._style import save
             from labelvar.plots._readers import plot_readers
+            from labelvar.plots._style import save
 
             files += save(plot_readers(result.points, fom=fom_name), tmp / "readers")
         from labelvar.report._html_reports import readers_html

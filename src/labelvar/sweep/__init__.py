@@ -9,8 +9,8 @@ the checks of the overrides before Hydra runs, shell completion) lives in
 ``labelvar.cli``.
 
 One job, one grid, few engine calls: a job evaluates the Cartesian grid ``n_items x
-n_labels x panel_size x m x p_d`` (a panel: ``theta``), cut into chunks that are themselves Cartesian sub-grids
-of about ``chunk_cells`` cells; each chunk is **one** call of :func:`labelvar.simulate` and
+n_labels x panel_size x m x p_d`` (a panel: ``theta``), cut into chunks that are themselves
+Cartesian sub-grids of about ``chunk_cells`` cells; each chunk is **one** call of :func:`labelvar.simulate` and
 one file ``chunks/<key>.csv`` with a marker ``chunks/<key>.json``. The key is a content
 hash of the chunk's resolved engine arguments (plus the engine's source), so a rerun of
 an interrupted job skips complete chunks. The engine keys each cell's random stream by

@@ -22,7 +22,7 @@ the foundations and the kernels, ``labelvar.analytic``, ``labelvar.io`` and
 """
 
 from labelvar.votes._ceilings import coin_model
-from labelvar.votes._models import correlation_bounds
+from labelvar.votes._models import Labeller, correlation_bounds
 from labelvar.votes._pilot import (
     AgreementPrediction,
     ItemModelFit,
@@ -31,7 +31,6 @@ from labelvar.votes._pilot import (
     predictive,
 )
 from labelvar.votes._priors import ItemModel, ThetaPrior, as_theta_prior
-from labelvar.votes._models import Labeller
 from labelvar.votes._raters import (
     RATER_MODELS,
     DawidSkene,
@@ -43,6 +42,7 @@ from labelvar.votes._raters import (
 )
 
 __all__ = ["RATER_MODELS", "DawidSkene", "DawidSkeneDifficulty", "Labeller", "OneCoin",
-           "RaterModelSpec", "register_rater_model", "AgreementPrediction", "ItemModel", "ItemModelFit", "RaterCheck", "ThetaPrior",
+           "RaterModelSpec", "register_rater_model", "AgreementPrediction", "ItemModel",
+           "ItemModelFit", "RaterCheck", "ThetaPrior",
            "as_theta_prior", "coin_model", "correlation_bounds", "fit_item_model",
            "predict_agreement", "predictive"]
