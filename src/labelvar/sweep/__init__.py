@@ -9,13 +9,14 @@ the checks of the overrides before Hydra runs, shell completion) lives in
 ``labelvar.cli``.
 
 One job, one grid, few engine calls: a job evaluates the Cartesian grid ``n_items x
-n_labels x panel_size x m x p_d`` (a panel: ``theta``), cut into chunks that are themselves
-Cartesian sub-grids of about ``chunk_cells`` cells; each chunk is **one** call of :func:`labelvar.simulate` and
-one file ``chunks/<key>.csv`` with a marker ``chunks/<key>.json``. The key is a content
-hash of the chunk's resolved engine arguments (plus the engine's source), so a rerun of
-an interrupted job skips complete chunks. The engine keys each cell's random stream by
-the cell's parameter values, so the merged table does not depend on how the grid was
-chunked or resumed. Every file is written to a temporary name and renamed.
+n_labels x panel_size x m x p_d`` (a panel: ``theta``), cut into chunks that are
+themselves Cartesian sub-grids of about ``chunk_cells`` cells; each chunk is **one**
+call of :func:`labelvar.simulate` and one file ``chunks/<key>.csv`` with a marker
+``chunks/<key>.json``. The key is a content hash of the chunk's resolved engine
+arguments (plus the engine's source), so a rerun of an interrupted job skips complete
+chunks. The engine keys each cell's random stream by the cell's parameter values, so the
+merged table does not depend on how the grid was chunked or resumed. Every file is
+written to a temporary name and renamed.
 
 Outputs of a job: ``results.csv`` (or ``.parquet``), ``config.yaml`` (resolved),
 ``metadata.json`` (seed, versions, labelvar's git revision when run from a checkout, chunk
