@@ -10,7 +10,7 @@ import pytest
 ORDERS = {
     "attribute first": """
 import labelvar
-labelvar.simulate(p_d=[0.7], n_items=20, replicates=20, expected=False)
+labelvar.simulate(labelvar.Coin(p_d=[0.7]), n_items=20, replicates=20, expected=False)
 import labelvar.engine._simulate as sim
 assert labelvar.simulate is sim.simulate and not hasattr(labelvar.engine, "simulate")
 """,
@@ -18,10 +18,10 @@ assert labelvar.simulate is sim.simulate and not hasattr(labelvar.engine, "simul
 import labelvar.engine._simulate as sim, labelvar.evaluation._stratified as st
 import labelvar
 assert labelvar.simulate is sim.simulate and labelvar.stratify is st.stratify
-labelvar.simulate(p_d=[0.7], n_items=20, replicates=20, expected=False)
+labelvar.simulate(labelvar.Coin(p_d=[0.7]), n_items=20, replicates=20, expected=False)
 """,
     "from-import": """
-from labelvar import simulate, stratify, SimulationResult
+from labelvar import Coin, simulate, stratify, SimulationResult
 from labelvar.engine._simulate import simulate as fn
 from labelvar.evaluation._stratified import stratify as st_fn
 assert simulate is fn and stratify is st_fn
@@ -41,18 +41,18 @@ assert "labelvar.analytic" in sys.modules and "labelvar.engine" not in sys.modul
     "unknown name": """
 import labelvar
 try:
-    labelvar.evaluation._stratified
+    labelvar.stratified
 except AttributeError as exc:
     assert "has no attribute 'stratified'" in str(exc)
 else:
-    raise AssertionError("labelvar.evaluation._stratified is gone")
+    raise AssertionError("labelvar.stratified is gone")
 """,
     "real signature": """
 import importlib.util, inspect, labelvar
 params = inspect.signature(labelvar.simulate).parameters
 assert "seed" in params and "replicates" in params
 assert importlib.util.find_spec("labelvar.simulate") is None
-assert importlib.util.find_spec("labelvar.evaluation._stratified") is None
+assert importlib.util.find_spec("labelvar.stratified") is None
 """,
 }
 

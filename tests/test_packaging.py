@@ -261,7 +261,7 @@ def test_shell_completion_names_labelvar(capsys, monkeypatch):
     assert capsys.readouterr().out.split() == ["stratify"]
     monkeypatch.setenv("COMP_LINE", "labelvar r")  # every subcommand, read from the parser
     assert cli.main(["-sc", "query=bash"]) == 0
-    assert capsys.readouterr().out.split() == ["raters"]
+    assert capsys.readouterr().out.split() == ["raters", "readers"]
     monkeypatch.setenv("COMP_LINE", "labelvar design --pi")
     assert cli.main(["-sc", "query=bash"]) == 0
     assert capsys.readouterr().out.strip() == ""  # the shell's default (file names)

@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 
 import labelvar
-from labelvar import design as D
-from labelvar import plots, report, stratify
+from labelvar.design._scenario import Scenario
+from labelvar import plots, stratify
+from labelvar.report import _writers as report
 from labelvar._base._files import read_results
 from labelvar.evaluation import Intervals
 from labelvar.io import TaskData, synthetic_panel
@@ -90,7 +91,7 @@ def test_refuses_a_directory_with_other_files(tmp_path, result):
 
 
 def test_design_report(tmp_path):
-    res = labelvar.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
+    res = labelvar.plan_study(Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3],
                        replicates=0)
     paths = report.write_design_report(res, tmp_path / "d")
     assert sorted(p.name for p in paths) == names(tmp_path / "d") == sorted(

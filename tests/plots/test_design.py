@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 
 import labelvar
-from labelvar import design as D
+from labelvar.design._scenario import Scenario
 from labelvar import plots
 
 
 def test_power_figure_has_one_curve_per_k_and_the_star(drawn):
-    res = labelvar.plan_study(D.Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3, 5],
+    res = labelvar.plan_study(Scenario("separability", theta="beta:2,2"), panel_sizes=[1, 3, 5],
                        replicates=100)
     fig = drawn(plots.plot_power_curves(res.curves, res.evaluated, res.table, target=0.8))
     ax_n, ax_cost = fig.axes
@@ -37,8 +37,8 @@ def test_sawtooth_figure_marks_both_crossings(drawn):
     from labelvar.design import _power as P
     from labelvar.plots._design import plot_power_sawtooth
 
-    sc = D.Scenario("separability", theta=0.7)
-    row = D.plan_study(sc, panel_sizes=[1], replicates=0).table.iloc[0]
+    sc = Scenario("separability", theta=0.7)
+    row = labelvar.plan_study(sc, panel_sizes=[1], replicates=0).table.iloc[0]
     n = np.arange(200, 301)
     pw = P.exact_power(sc, P.cell_probabilities(sc, 1), n)
     curve = pd.DataFrame({"n_items": n[::-1], "power_analytic": pw[::-1]})  # any row order
@@ -62,7 +62,7 @@ def test_titles_from_text_equal_titles_from_the_scenario():
     """Figures take text: title/subtitle from Scenario.describe() draw the same suptitle."""
     from labelvar.plots._design import plot_power_sawtooth
 
-    sc = D.Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85, delta=0.05,
+    sc = Scenario("two_systems", theta="beta:8,2", n_labels=3, accuracy_b=0.85, delta=0.05,
                   error_correlation=0.3, min_agreement=0.8)
     head, sub = sc.describe().split("\n")
     assert head.startswith("Two systems: detect an accuracy gain of 0.05")

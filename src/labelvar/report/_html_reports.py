@@ -244,8 +244,10 @@ def to_html(result, path) -> Path:
     """
     import tempfile
 
-    from labelvar import report
     from labelvar._base._files import atomic_write
+    from labelvar.report import _writers as report
+    from labelvar.report._judge import write_judge_report
+    from labelvar.report._readers import write_readers_report
 
     path = Path(path)
     if path.is_dir():
@@ -253,10 +255,10 @@ def to_html(result, path) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "report"
         if hasattr(result, "advantage_probability"):  # the alt-test
-            report.write_judge_report({result.system: result}, out)
+            write_judge_report({result.system: result}, out)
         elif hasattr(result, "fom_name"):  # a reader study (MRMC or standalone)
-            report.write_readers_report(result, out, result.describe())
-        elif hasattr(result, "plans"):  # a study plan
+            write_readers_report(result, out, result.describe())
+        elif hasattr(result, "scenario"):  # a study plan (DesignResult)
             report.write_design_report(result, out)
         elif hasattr(result, "ceilings"):  # rater models
             from labelvar.report._raters import markdown
