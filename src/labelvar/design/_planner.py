@@ -33,6 +33,9 @@ from labelvar.design._simulated import simulated_power
 class DesignResult:
     """Output of :func:`plan_study`.
 
+    :meth:`describe` gives the one-line conclusion (the recommended plan, or that none
+    meets the target).
+
     Attributes
     ----------
     scenario : Scenario
@@ -49,9 +52,6 @@ class DesignResult:
         Monte Carlo SE and z.
     seed : int or None
         The int seed of the simulation (pass it again to repeat the plan).
-
-    :meth:`describe` gives the one-line conclusion (the recommended plan, or that none
-    meets the target).
     """
 
     scenario: Scenario

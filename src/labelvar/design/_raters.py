@@ -241,7 +241,7 @@ def panel_accuracy(model, raters: Sequence, *, tie_rule: str = "random") -> dict
 @shown
 @dataclasses.dataclass(frozen=True, repr=False)
 class PanelChoice:
-    """Panels compared by :func:`cheapest_panel`.
+    """Panels compared by :func:`cheapest_panel` (:meth:`describe` gives the conclusion).
 
     Attributes
     ----------
@@ -250,8 +250,6 @@ class PanelChoice:
         ``p_kept``, ``cost_per_item`` (size x cost per vote), ``meets_target``.
     best : pandas.Series or None
         The cheapest row meeting the target (ties: the more accurate).
-
-    :meth:`describe` gives the conclusion.
     """
 
     table: pd.DataFrame

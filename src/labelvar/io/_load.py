@@ -66,6 +66,9 @@ class Columns:
 class Predictions:
     """Systems' answers kept in files of their own, joined on the item id (:func:`load_tasks`).
 
+    The one ``label`` (or ``field``) is refused when it would be the answer of several
+    tasks on the same items (keep one task: ``tasks``).
+
     Parameters
     ----------
     files : mapping of str to path or paths, optional
@@ -82,14 +85,11 @@ class Predictions:
     samples : bool
         Several rows per item are sampled answers.
     parse : {"none", "number"}
-        ``"number"``: an answer is the number it starts with (:func:`labelvar.parse_answer`).
+        ``"number"``: an answer is read whole as a number, else missing (:func:`labelvar.io.parse_answer`).
     task_field : str, optional
         The field naming each row's task.
     field : str, optional
         The probabilities' field/column (default: one column per task).
-
-    The one ``label`` (or ``field``) is refused when it would be the answer of several
-    tasks on the same items (keep one task: ``tasks``).
     """
 
     files: Mapping | None = None
