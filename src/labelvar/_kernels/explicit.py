@@ -262,7 +262,7 @@ def explicit_generic(cell_key, n_rep, n_items, n_lab, panel_k, panel, class_cum,
     label with probability theta, else a uniform other label) or MATRIX
     (``rows[j, modal]`` is the cumulative prediction distribution; with
     ``rho[j] > 0`` the labeller answers like the expert on that share of the
-    items, see :class:`labelvar.votes._models.Model`). ``hetero``/``vote_cum``:
+    items, see :class:`labelvar.votes.Model`). ``hetero``/``vote_cum``:
     per-annotator vote matrices (see :func:`_explicit_generic_rep`). Writes
     ``out[r, j, s, :]`` (fields
     :data:`FIELDS`). Replicates run in parallel (``prange``);

@@ -55,7 +55,7 @@ class Separability(_Question):
     Parameters
     ----------
     theta : float, str, tuple, dict or prior object
-        Item-agreement distribution (:func:`labelvar.votes._priors.as_theta_prior`).
+        Item-agreement distribution (:func:`labelvar.votes.as_theta_prior`).
     n_labels : int
         Number of labels L (>= 2).
     m : float, sequence of float or None

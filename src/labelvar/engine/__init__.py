@@ -7,7 +7,7 @@ returns a :class:`labelvar.SimulationResult`: a tidy summary with the exact
 expectation beside each Monte Carlo mean, and on request the per-replicate
 tables.
 
-What generates the items is an object (:mod:`labelvar.engine._items`):
+What generates the items is an object (:mod:`labelvar.engine`):
 
 :class:`Coin`
     The paper's coin model (section 3): N items with round(m N) positives

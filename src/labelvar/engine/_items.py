@@ -98,7 +98,7 @@ class Panel:
         The latent agreement of every item, in [1/L, 1] (with ``skills``: the expert's
         only). Leave None when ``theta_prior`` is given.
     theta_prior : prior, item model or spelling, optional
-        θ drawn per item: any spelling of :func:`labelvar.votes._priors.as_theta_prior`
+        θ drawn per item: any spelling of :func:`labelvar.votes.as_theta_prior`
         (``"beta:4,1"``, ``("mixture", [0.6, 1], [0.3, 0.7])``, a ``BetaPrior`` ...).
         An item model (``"dirichlet:2,1,0.5"``, a ``fit_pilot(...).prior``) draws a label
         distribution π per item instead (votes ~ Multinomial(K, π), the expert one more
@@ -160,8 +160,8 @@ class RaterPanel:
     Parameters
     ----------
     model : RaterModel or RaterFit
-        Fitted (:func:`labelvar.votes._raters.fit_raters`) or stated
-        (:meth:`RaterModel.from_skill <labelvar.votes._raters.RaterModel.from_skill>`).
+        Fitted (:func:`labelvar.fit_raters`) or stated
+        (:meth:`RaterModel.from_skill <labelvar.RaterModel.from_skill>`).
     raters : sequence of rater ids, or int K, optional
         The panel (ids not in the model are population raters); an int is K population
         raters. Default: every fitted rater but the expert.

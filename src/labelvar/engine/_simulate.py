@@ -68,7 +68,7 @@ def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
     Parameters
     ----------
     items : Coin, Panel, RaterPanel, or a list of them
-        What generates the items and their reference (:mod:`labelvar.engine._items`):
+        What generates the items and their reference (:mod:`labelvar.engine`):
         :class:`Coin` (the paper's coin model, ``p_d``), :class:`Panel` (a voting panel:
         latent agreement ``theta`` or a ``theta_prior`` / item model, ``panel_size``,
         ``n_labels``, ``tie_rule`` ...), :class:`RaterPanel` (a panel drawn from a rater
@@ -77,9 +77,9 @@ def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
         objects runs each in turn and stacks their rows.
     labellers : sequence of str or labeller objects, optional
         ``"expert"``, ``"random"``, ``"prior"``, ``"constant"`` (always label 1),
-        ``"model"`` (accuracy 0.8) or labeller objects (:mod:`labelvar.votes._models`,
+        ``"model"`` (accuracy 0.8) or labeller objects (:mod:`labelvar.votes`,
         e.g. ``Model(accuracy=0.7, name="A")``, or your own: see
-        :class:`labelvar.votes._models.Labeller`); names must be unique. All label the
+        :class:`labelvar.votes.Labeller`); names must be unique. All label the
         same simulated items. A ``ModelPair`` gives two columns (its ``names``) with
         correlated errors (collapsed path). Default ``("expert", "random")``; a
         :class:`RaterPanel` scores its own expert and takes none.
@@ -191,7 +191,7 @@ def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
     Two systems with correlated errors, paired on the same items (McNemar's
     discordant pairs per replicate from the joint counts):
 
-    >>> from labelvar.votes._models import ModelPair
+    >>> from labelvar import ModelPair
     >>> res = simulate(Panel(theta=0.8, m=0.3, panel_size=3, positives="bernoulli"),
     ...                [ModelPair(0.85, 0.75, error_correlation=0.2)], n_items=200,
     ...                replicates=500, seed=2, outputs=["joint"])
@@ -417,7 +417,7 @@ def _run_cell(cell, spec, key, kern, want_expected, want, fast=True):
 
 
 def labeller_kinds(labellers) -> np.ndarray:
-    """The kernels' labeller kinds, from :attr:`labelvar.votes._models.Labeller.annotator`.
+    """The kernels' labeller kinds, from :attr:`labelvar.votes.Labeller.annotator`.
 
     ``EXPERT``: drawn per item like one more annotator; ``MATRIX``: from its matrix.
     """

@@ -338,7 +338,7 @@ def dawid_skene(codes, n_labels: int, *, prior_strength: float = 2.0, max_iter: 
         Number of declared labels L.
     prior_strength : float
         Pseudo-votes pulling each rater's confusion rows to the pooled raters' (the MAP
-        of :class:`labelvar.votes._raters.DawidSkene`); 0: maximum likelihood.
+        of :class:`labelvar.votes.DawidSkene`); 0: maximum likelihood.
     max_iter : int
         Largest number of EM passes.
     tol : float
@@ -353,7 +353,7 @@ def dawid_skene(codes, n_labels: int, *, prior_strength: float = 2.0, max_iter: 
 
     Notes
     -----
-    The one Dawid-Skene estimator of labelvar, :class:`labelvar.votes._raters.DawidSkene`
+    The one Dawid-Skene estimator of labelvar, :class:`labelvar.votes.DawidSkene`
     (the EM of :func:`labelvar.fit_raters` with ``model="dawid_skene"``), on a code
     matrix. Start: the vote shares; M-step: class priors and each rater's confusion
     rows :math:`\pi_r[c, l] \propto \sum_i T_{ic} [\text{rater } r \text{ said } l]`,

@@ -60,7 +60,8 @@ class PanelAgreement:
     Attributes
     ----------
     table : pandas.DataFrame
-        Columns :data:`labelvar.evaluation._stratified.AGREEMENT_COLUMNS`.
+        Columns ``task, stratum, agreement, S, n, statistic, score, ci_low, ci_high,
+        note``.
     """
 
     table: pd.DataFrame

@@ -86,7 +86,7 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
 
     Examples
     --------
-    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar import stratify
     >>> from labelvar.evaluation import Intervals
     >>> panel = [[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]]
     >>> r = stratify(panel, {"ai": [1, 0, 0, 0], "dr": [1, 1, 0, 1]}, humans=["dr"],

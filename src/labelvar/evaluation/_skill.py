@@ -16,7 +16,7 @@ import pandas as pd
 
 from labelvar.evaluation._tasks import _Task
 
-#: rater models ``StratifiedResult.expected_skill`` accepts (:func:`labelvar.votes._raters.fit_raters`)
+#: rater models ``StratifiedResult.expected_skill`` accepts (:func:`labelvar.fit_raters`)
 SKILL_MODELS = ("one_coin", "dawid_skene", "dawid_skene_difficulty")
 
 

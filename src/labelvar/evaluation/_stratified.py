@@ -319,7 +319,7 @@ class StratifiedResult:
         E = p_d assumes a human is exchangeable with the panel's annotators. With
         identified raters, the rater model ``model`` (one of ``"one_coin"``,
         ``"dawid_skene"``, ``"dawid_skene_difficulty"``;
-        :func:`labelvar.votes._raters.fit_raters`) is fitted to the panel's votes and the
+        :func:`labelvar.fit_raters`) is fitted to the panel's votes and the
         humans' labels together; each human's accuracy row gets the mean over the
         stratum's items of P(its label = the panel's plurality | the panel's votes)
         (ties averaged over the tied labels) beside the exchangeable ``expected``.

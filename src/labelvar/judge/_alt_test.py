@@ -177,7 +177,7 @@ def _one(votes, name, series, *, scoring, epsilon, q, min_humans_per_item,
 def alt_test(votes, system, *, scoring="accuracy", epsilon: float = 0.2, q: float = 0.05,
              min_humans_per_item: int = 2, min_items_per_human: int = 30, test: str = "t",
              margin: str = "additive", references: References | None = DEFAULT_REFERENCES):
-    """Run the alternative annotator test (may this system replace the human annotators?).
+    r"""Run the alternative annotator test (may this system replace the human annotators?).
 
     Leave one human out at a time; on each item that human annotated, score the
     system's label and the human's label against the other humans' labels; the system
@@ -226,7 +226,7 @@ def alt_test(votes, system, *, scoring="accuracy", epsilon: float = 0.2, q: floa
     -----
     For a tested human h and a kept item i, ``W_sys = 1[s(system) >= s(h)]`` and
     ``W_h = 1[s(h) >= s(system)]`` (a tie counts for both), ``d = W_h - W_sys``. The
-    p-value of H0: E[d] >= epsilon is ``T_{n-1}((mean(d) - epsilon) / (sd(d)/sqrt(n)))``;
+    p-value of H0: E[d] >= epsilon is :math:`T_{n-1}((\bar d - \varepsilon) / (s_d / \sqrt{n}))`;
     when sd(d) = 0 it is 0 if mean(d) < epsilon, 1 if above, and undefined (never
     rejected) if equal. BY rejects the k smallest p-values, ``k = max{j : p_(j) <= j q /
     (m H_m)}``. The winning rate is rejected / m; rho = mean over humans of mean W_sys.

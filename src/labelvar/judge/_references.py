@@ -14,7 +14,7 @@ a known function of that label (``_pairs.outcome`` over every label), so its
   ``accuracy``, the scale value nearest their mean under ``neg_rmse``; ties at random,
   one draw per comparison): rho = 1 by construction, a check;
 - ``rater``: a rater of accuracy ``skill`` under a fitted rater model
-  (:func:`labelvar.votes._raters.fit_raters`): the item's truth posterior, then the
+  (:func:`labelvar.fit_raters`): the item's truth posterior, then the
   truth kept with probability ``skill``, else another label uniformly (one draw per item).
 
 The winning rate depends on every human's test at once (the draws of a per-item

@@ -166,7 +166,7 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
 
     Examples
     --------
-    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar import stratify
     >>> from labelvar.evaluation import Intervals
     >>> from labelvar.evaluation import Paper
     >>> t = stratify([[1, 1, 1], [1, 1, 0], [0, 0, 0], [0, 1, 0]], {"ai": [1, 0, 0, 1]},

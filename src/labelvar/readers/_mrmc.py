@@ -276,7 +276,7 @@ def mrmc(ratings, *, truth, fom="auc", covariance="jackknife", threshold=None, r
 
     Notes
     -----
-    The formulas are in :mod:`labelvar.readers._or` (Obuchowski & Rockette 1995; Hillis
+    The formulas follow Obuchowski & Rockette (1995; Hillis
     2007; Hillis, Berbaum & Metz 2008; Dorfman, Berbaum & Metz 1992; DeLong, DeLong &
     Clarke-Pearson 1988). With the jackknife covariance OR and DBM give the same RRRC
     test. The Wilcoxon AUC's leave-one-case-out values come from placement values (one

@@ -62,7 +62,7 @@ def stratify_blocks(result) -> list[tuple[str, pd.DataFrame]]:
 
     Examples
     --------
-    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar import stratify
     >>> from labelvar.evaluation import Intervals
     >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, intervals=Intervals(n_resamples=0))
     >>> [title for title, _ in stratify_blocks(t)]
@@ -143,7 +143,7 @@ def expected_test_table(result) -> pd.DataFrame | None:
 
     Examples
     --------
-    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar import stratify
     >>> from labelvar.evaluation import Intervals
     >>> t = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1]], {"ai": [1, 0, 0]},
     ...              intervals=Intervals(n_resamples=0, min_bin_size=1))
@@ -217,7 +217,7 @@ def agreement_markdown_table(agreement: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar import stratify
     >>> from labelvar.evaluation import Intervals
     >>> r = stratify([[1, 1, 0], [0, 0, 0], [1, 1, 1], [0, 1, 0]], {"ai": [1, 0, 1, 0]},
     ...              intervals=Intervals(n_resamples=0))
@@ -290,7 +290,7 @@ def stratify_markdown(result, *, compare=None, paired=None, agreement=None,
 
     Examples
     --------
-    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar import stratify
     >>> from labelvar.evaluation import Intervals
     >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, metrics=["accuracy"],
     ...              intervals=Intervals(n_resamples=0))
@@ -409,7 +409,7 @@ def write_stratify_report(result, out_dir, *, compare=None, paired=None, agreeme
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from labelvar.evaluation._stratified import stratify
+    >>> from labelvar import stratify
     >>> from labelvar.evaluation import Intervals
     >>> t = stratify([[1, 1, 0], [0, 0, 0]], {"ai": [1, 0]}, intervals=Intervals(n_resamples=0))
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "report"

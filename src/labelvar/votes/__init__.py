@@ -32,7 +32,6 @@ from labelvar.votes._pilot import (
 )
 from labelvar.votes._priors import ItemModel, ThetaPrior, as_theta_prior
 from labelvar.votes._raters import (
-    RATER_MODELS,
     DawidSkene,
     DawidSkeneDifficulty,
     OneCoin,
@@ -41,7 +40,7 @@ from labelvar.votes._raters import (
     register_rater_model,
 )
 
-__all__ = ["RATER_MODELS", "DawidSkene", "DawidSkeneDifficulty", "Labeller", "OneCoin",
+__all__ = ["DawidSkene", "DawidSkeneDifficulty", "Labeller", "OneCoin",
            "RaterModelSpec", "register_rater_model", "AgreementPrediction", "ItemModel",
            "ItemModelFit", "RaterCheck", "ThetaPrior",
            "as_theta_prior", "coin_model", "correlation_bounds", "fit_item_model",

@@ -452,12 +452,12 @@ def as_labellers(labellers) -> tuple:
         if isinstance(lab, str):
             if lab not in LABELLERS:
                 raise ValueError(f"labellers must be one of {', '.join(map(repr, LABELLERS))} "
-                                 f"or labeller objects (labelvar.votes._models); got "
+                                 f"or labeller objects (labelvar.votes); got "
                                  f"{v._short(lab)}")
             lab = LABELLERS[lab]()
         elif not isinstance(lab, (Labeller, ModelPair)):
             raise ValueError(f"labellers must be strings or labeller objects (subclasses of "
-                             f"labelvar.votes._models.Labeller, or a ModelPair); got "
+                             f"labelvar.votes.Labeller, or a ModelPair); got "
                              f"{v._short(lab)}")
         out.append(lab)
     if not out:

@@ -579,7 +579,7 @@ def dawid_skene_codes(codes, n_labels: int, *, prior_strength: float = 2.0, max_
     """Dawid-Skene on an items x raters code matrix: (posterior (n, L), EM passes).
 
     The engine of :func:`labelvar.evaluation._agreement.dawid_skene` (see there): the one
-    Dawid-Skene estimator, :class:`~labelvar.votes._raters.DawidSkene`.
+    Dawid-Skene estimator, :class:`~labelvar.votes.DawidSkene`.
     """
     c = np.asarray(codes)
     if c.dtype.kind == "f":
