@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 
 import labelvar
-from labelvar.design._scenario import Scenario
 from labelvar import plots, stratify
-from labelvar.report import _writers as report
 from labelvar._base._files import read_results
+from labelvar.design._scenario import Scenario
 from labelvar.evaluation import Intervals
 from labelvar.io import TaskData, synthetic_panel
+from labelvar.report import _writers as report
 from labelvar.report._writers import stratify_markdown
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "labelvar"

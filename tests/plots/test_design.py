@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import labelvar
-from labelvar.design._scenario import Scenario
 from labelvar import plots
+from labelvar.design._scenario import Scenario
 
 
 def test_power_figure_has_one_curve_per_k_and_the_star(drawn):
