@@ -367,3 +367,15 @@ def setting(name: str, doc: str = "") -> property:
     0.05
     """
     return property(lambda self: self.settings[name], doc=doc or f"``settings[{name!r}]``.")
+
+
+def report_page(self, path):
+    """Write this result's report page, ``report.html`` (self-contained), to ``path``.
+
+    The page ``labelvar.report`` writes into a report directory (every table and figure,
+    the headline with its reference, the settings); returns the path. Results are
+    computed below the report layer, so it is imported here, when asked.
+    """
+    import importlib
+
+    return importlib.import_module("labelvar.report._html_reports").to_html(self, path)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from labelvar._base import _seeding
 from labelvar._base import _validate as V
-from labelvar._base._format import count, markdown_table, shown
+from labelvar._base._format import count, markdown_table, report_page, shown
 from labelvar._base._progress import progress_bar
 from labelvar.design._power import (
     Cell,
@@ -66,15 +66,7 @@ class DesignResult:
         """The one-line conclusion: the recommended plan, or that none meets the target."""
         return self._conclusion
 
-    def to_html(self, path):
-        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
-
-        The page ``labelvar.report`` writes into a report directory (every table and
-        figure, the headline with its reference, the settings); returns the path.
-        """
-        import importlib  # (the report layer sits above this one: imported when asked)
-
-        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+    to_html = report_page
 
     @property
     def found(self) -> bool:

@@ -50,7 +50,7 @@ import pandas as pd
 
 from labelvar._base import _seeding
 from labelvar._base import _validate as v
-from labelvar._base._format import count, result_html, short_repr
+from labelvar._base._format import count, report_page, result_html, short_repr
 from labelvar._base._progress import progress_bar
 from labelvar._base._warnings import DataNoteWarning, ExcludedItemsWarning  # noqa: F401 (public names)
 from labelvar.evaluation._analyses import (  # noqa: F401 (COMPARISON_COLUMNS: documented here)
@@ -205,15 +205,7 @@ class StratifiedResult:
     inputs: dict = field(default_factory=dict)
     _setup: _Setup | None = field(default=None, repr=False)
 
-    def to_html(self, path):
-        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
-
-        The page ``labelvar.report`` writes into a report directory (every table and
-        figure, the headline with its reference, the settings); returns the path.
-        """
-        import importlib  # (the report layer sits above this one: imported when asked)
-
-        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+    to_html = report_page
 
     @property
     def tasks(self) -> list[str]:

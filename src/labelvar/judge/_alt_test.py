@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from labelvar._base._format import count, setting, short_float, shown
+from labelvar._base._format import count, report_page, setting, short_float, shown
 from labelvar.judge import _data, _pairs, _stats
 from labelvar.judge._references import References, reference_tables
 
@@ -81,15 +81,7 @@ class AltTestResult:
     n_humans = setting("n_humans", "Humans tested.")
     n_humans_excluded = setting("n_humans_excluded", "Humans not tested.")
 
-    def to_html(self, path):
-        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
-
-        The page ``labelvar.report`` writes into a report directory (every table and
-        figure, the headline with its reference, the settings); returns the path.
-        """
-        import importlib  # (the report layer sits above this one: imported when asked)
-
-        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+    to_html = report_page
 
     def _shown(self) -> dict:
         return {"system": self.system, "passed": self.passed,

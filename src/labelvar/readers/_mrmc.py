@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from labelvar._base._format import count, markdown_table, setting, short_float, shown
+from labelvar._base._format import count, markdown_table, report_page, setting, short_float, shown
 from labelvar.readers import _fom, _inputs, _or
 from labelvar.readers._inputs import TruthPanel
 
@@ -100,15 +100,7 @@ class MRMCResult:
     covariance_method = setting("covariance_method", "``jackknife`` or ``delong``.")
     n_cases = setting("n_cases", "Cases read.")
     alpha = setting("alpha", "The significance level of the tests and CIs (``1 - alpha``).")
-    def to_html(self, path):
-        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
-
-        The page ``labelvar.report`` writes into a report directory (every table and
-        figure, the headline with its reference, the settings); returns the path.
-        """
-        import importlib  # (the report layer sits above this one: imported when asked)
-
-        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+    to_html = report_page
 
     @property
     def table(self) -> pd.DataFrame:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from labelvar._base._format import markdown_table, setting, short_float, shown
+from labelvar._base._format import markdown_table, report_page, setting, short_float, shown
 from labelvar.readers import _fom, _inputs
 from labelvar.readers._mrmc import check_memory, resolve_truth
 
@@ -116,15 +116,7 @@ class StandaloneResult:
     n_cases = setting("n_cases", "Cases read.")
     ai_se = setting("ai_se", "The AI's FOM standard error.")
     ai_truth = setting("ai_truth", "The truth the AI met.")
-    def to_html(self, path):
-        """Write this result's report page, ``report.html`` (self-contained), to ``path``.
-
-        The page ``labelvar.report`` writes into a report directory (every table and
-        figure, the headline with its reference, the settings); returns the path.
-        """
-        import importlib  # (the report layer sits above this one: imported when asked)
-
-        return importlib.import_module("labelvar.report._html_reports").to_html(self, path)
+    to_html = report_page
 
     @property
     def table(self) -> pd.DataFrame:
