@@ -79,5 +79,5 @@ def test_anything_else_is_refused_naming_the_extension_point():
         def matrix(self, n_labels, class_prior, theta):
             return np.eye(2)
 
-    with pytest.raises(ValueError, match="subclasses of labelvar.votes._models.Labeller"):
+    with pytest.raises(ValueError, match="subclasses of labelvar.votes.Labeller"):
         simulate(Coin(p_d=0.8), [NotALabeller()], n_items=10, replicates=5)
