@@ -19,10 +19,17 @@ from labelvar.design._scenario import Scenario
 COMMON = ("theta", "n_labels", "m", "tie_rule", "min_agreement", "power")
 
 
+@dataclasses.dataclass(frozen=True)
 class _Question:
-    """What the three questions share: the internal scenario and the text."""
+    """What the three questions share: the fields of :data:`COMMON`, the scenario, the text."""
 
     question = ""
+    theta: object = 0.8
+    n_labels: int = 2
+    m: object = None
+    tie_rule: str = "random"
+    min_agreement: float = 0.0
+    power: float = 0.8
 
     def __post_init__(self):
         # checked on creation, with the planner's own rules (and its messages)
@@ -81,12 +88,6 @@ class Separability(_Question):
     """
 
     question = "separability"
-    theta: object = 0.8
-    n_labels: int = 2
-    m: object = None
-    tie_rule: str = "random"
-    min_agreement: float = 0.0
-    power: float = 0.8
     alpha: float = 0.05
     baseline: str = "random"
     accuracy: float | None = None
@@ -119,12 +120,6 @@ class TwoSystems(_Question):
     """
 
     question = "two_systems"
-    theta: object = 0.8
-    n_labels: int = 2
-    m: object = None
-    tie_rule: str = "random"
-    min_agreement: float = 0.0
-    power: float = 0.8
     alpha: float = 0.05
     accuracy_b: float | None = None
     delta: float | None = None
@@ -158,12 +153,6 @@ class Precision(_Question):
     """
 
     question = "precision"
-    theta: object = 0.8
-    n_labels: int = 2
-    m: object = None
-    tie_rule: str = "random"
-    min_agreement: float = 0.0
-    power: float = 0.8
     half_width: float | None = None
     confidence_level: float = CONFIDENCE_LEVEL
     accuracy: float | None = None
