@@ -153,11 +153,15 @@ def main(argv=None):
                     help="only the reader-study row (mrmc OR, jackknife AUC, 2 x 20 x 5,000)")
     ap.add_argument("--raters", action="store_true",
                     help="only the rater-model rows (fit_raters on 1e7 votes, DS vs crowd-kit)")
+    ap.add_argument("--contention", action="store_true",
+                    help="only the busy-machine row (plain DS on 1e6 votes, idle and beside "
+                         "one competing process)")
     ap.add_argument("--judge", action="store_true",
                     help="only the alt-test row (alt_test with its references on 1e6 votes)")
     args = ap.parse_args(argv)
-    if args.raters or args.readers or args.judge:
-        rows = _rater_rows() if args.raters else _readers_rows() if args.readers else _judge_rows()
+    if args.raters or args.readers or args.judge or args.contention:
+        rows = (_rater_rows() + _ds_contention_rows() if args.raters else _readers_rows()
+                if args.readers else _judge_rows() if args.judge else _ds_contention_rows())
         for what, value, target, verdict in rows:
             print(f"  {what}  {value}  {target}  {verdict}")
         print(f"load average: {os.getloadavg()[0]:.2f} (1 min)")
@@ -215,7 +219,7 @@ def main(argv=None):
                  method="explicit")
     add("simulate() explicit end to end", 2, time.perf_counter() - t, reps * n_items)
 
-    small = ("from labelvar.engine import Coin, simulate; "
+    small = ("from labelvar import Coin, simulate; "
              "simulate(Coin(p_d=0.8, m=0.3), n_items=100, replicates=1000, expected={})")
     base_med, base_min = second_process("pass")
     imp_med, imp_min = second_process("import numpy, numba, pandas")
@@ -363,7 +367,7 @@ def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
     sizes = (1000, 10**5, 10**6, 10**7)
     for n in sizes:
         call = f"simulate(Coin(p_d=0.6, m=0.1), n_items={n}, replicates={reps})"
-        sec, mb = _timed_child(f"from labelvar.engine import Coin, simulate\n{call}",
+        sec, mb = _timed_child(f"from labelvar import Coin, simulate\n{call}",
                                f"for _ in range(3):\n    {call}")
         coin[n] = (sec / 3, mb)
     ratio = max(coin[10**6][0], coin[10**7][0]) / coin[10**5][0]
@@ -423,6 +427,7 @@ def report_targets(base, scale, fig1_seconds, stratify=True, quick=False):
     if stratify:
         rows.extend(_stratify_rows(quick))
     rows.extend(_rater_rows())
+    rows.extend(_ds_contention_rows())
     rows.extend(_votes_rows())
     rows.extend(_readers_rows())
     rows.extend(_judge_rows())
@@ -510,6 +515,55 @@ def _rater_rows():
     else:
         rows.append((what, f"{ck / sec:.1f}x ({sec:.2f} s vs {ck:.1f} s)", ">= 10x crowd-kit",
                      "PASS" if ck / sec >= 10 else "FAIL"))
+    return rows
+
+
+#: plain Dawid-Skene on 1e6 votes, median of 5 fits after a warm-up fit, printed in seconds
+_DS_FITS = _RATER_VOTES.format(n=100_000) + """
+import statistics, time, labelvar
+labelvar.fit_raters(votes, model='dawid_skene', n_resamples=0)
+times = []
+for _ in range(5):
+    t = time.perf_counter()
+    labelvar.fit_raters(votes, model='dawid_skene', n_resamples=0)
+    times.append(time.perf_counter() - t)
+print(statistics.median(times), min(times), max(times))
+"""
+
+#: the competing processes: a single-threaded busy loop, and another labelvar process
+#: fitting Dawid-Skene over and over (its own numba threads)
+_COMPETITORS = {
+    "one busy single-threaded process": "while True:\n    pass\n",
+    "another labelvar process fitting DS in a loop": _RATER_VOTES.format(n=100_000) + (
+        "import labelvar\nwhile True:\n"
+        "    labelvar.fit_raters(votes, model='dawid_skene', n_resamples=0)\n"),
+}
+
+
+def _ds_contention_rows():
+    """Issue 31's row: plain DS on 1e6 votes idle, then beside one competing process."""
+    def fits():
+        _, out = _child(_DS_FITS)
+        return [float(x) for x in out.split()[-3:]]
+
+    idle, load0 = fits(), os.getloadavg()[0]
+    rows = [("fit_raters DS, 1e6 votes, idle (median of 5; min-max)",
+             f"{idle[0]:.2f} s ({idle[1]:.2f}-{idle[2]:.2f}; load {load0:.2f} before)", "", "info")]
+    for name, code in _COMPETITORS.items():
+        comp = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=dict(os.environ),
+                                stdout=subprocess.DEVNULL)
+        try:
+            time.sleep(8 if "labelvar" in code else 1)  # the competitor at full speed first
+            busy = fits()
+        finally:
+            comp.kill()
+            comp.wait()
+        ratio = busy[0] / idle[0]
+        target = "<= 2x idle" if name.startswith("one busy") else "(information)"
+        verdict = ("PASS" if ratio <= 2 else "FAIL") if target.startswith("<=") else "info"
+        rows.append((f"fit_raters DS, 1e6 votes, beside {name}",
+                     f"{ratio:.2f}x idle ({busy[0]:.2f} s; {busy[1]:.2f}-{busy[2]:.2f})",
+                     target, verdict))
     return rows
 
 
@@ -699,7 +753,7 @@ def report_scaling():
     for n, kk, lab, reps, mode, method in _SCALING:
         items = (f"Panel(theta=0.7, m=0.3, n_labels={lab}, panel_size={kk})" if mode == "panel"
                  else f"Coin(p_d=0.7, m=0.3, n_labels={lab})")
-        sec, mb = _timed_child(f"from labelvar.engine import Coin, Panel, simulate\n"
+        sec, mb = _timed_child(f"from labelvar import Coin, Panel, simulate\n"
                                f"simulate({items}, n_items=50, method={method!r}, "
                                f"replicates=50)",
                                f"r = simulate({items}, n_items={n}, method={method!r}, "

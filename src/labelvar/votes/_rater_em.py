@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 
 import numba
 import numpy as np
 
+from labelvar._base._cpu import free_cpus
 from labelvar._kernels import raters as rk
 
 #: floor of a maximum-likelihood rate (crowd-kit's 1e-10): no log of zero
@@ -72,23 +74,48 @@ STATS_BYTES = 256e6
 MAX_CHUNKS = 16
 
 
-#: below this many votes the kernels run on one thread (a parallel region's start-up costs
-#: more than the work; results are the same on any number of threads)
-PARALLEL_MIN_VOTES = 200_000
+#: below this much work per pass (votes x difficulty nodes x labels) the passes run on one
+#: thread: a second thread gains nothing there (plain Dawid-Skene on 1e6 binary votes, 2e6:
+#: 16 ms a pass on one thread or two; on 1e7 votes 142 ms vs 95 ms; with 7 difficulty nodes
+#: on 1e6 votes 96-117 ms vs 51 ms). Results are the same on any number of threads.
+PARALLEL_MIN_WORK = 5_000_000
+
+#: the most threads the enclosing :func:`threads_for` allows (1: serial)
+_ceiling = threading.local()
 
 
 @contextlib.contextmanager
-def threads_for(n_votes: int):
-    """Run the enclosed kernels on one thread when the data is small."""
+def threads_for(work: float):
+    """Run the enclosed kernels on the threads the work pays for and the machine has free.
+
+    ``work`` is votes x difficulty nodes x labels. Below :data:`PARALLEL_MIN_WORK` one
+    thread; above, numba's threads, fewer when other processes hold cores
+    (:func:`labelvar._base._cpu.free_cpus`, read again before every EM pass by
+    :func:`retune`, so a fit gives a core back when another process starts).
+    """
     before = numba.get_num_threads()
-    if n_votes >= PARALLEL_MIN_VOTES or before == 1:
-        yield
-        return
-    numba.set_num_threads(1)
+    outer = getattr(_ceiling, "n", None)
+    ceiling = before if work >= PARALLEL_MIN_WORK else 1
+    _ceiling.n = ceiling
     try:
+        retune()
         yield
     finally:
+        _ceiling.n = outer
         numba.set_num_threads(before)
+
+
+def work(d: Data, spec) -> float:
+    """Work of one pass over ``d`` under the model ``spec``: votes x nodes x labels."""
+    return float(d.rater.size) * spec.n_nodes * d.n_labels
+
+
+def retune() -> None:
+    """Set numba's threads to the enclosing ceiling, at most the CPUs free right now."""
+    ceiling = getattr(_ceiling, "n", None)
+    if ceiling is None:
+        return
+    numba.set_num_threads(1 if ceiling <= 1 else min(ceiling, free_cpus()))
 
 
 def n_chunks(d: Data, G: int) -> int:
@@ -101,6 +128,7 @@ def run_pass(d: Data, p, weights, post=None):
     """(log_lik, S, T, Tk, H) of :func:`labelvar._kernels.raters.em_pass` at ``p``."""
     G = p.log_weights.size
     out = np.empty((0, G, d.n_labels)) if post is None else post
+    retune()
     return rk.em_pass(d.item_ptr, d.rater, d.label, p.lc, p.log_prior, p.log_weights, d.fixed,
                       weights, d.n_raters, n_chunks(d, G), out)
 

@@ -240,7 +240,7 @@ class RaterFit:
         if self.n_resamples > 0:
             rng = _seeding.generator(self.seed, "raters", "bootstrap")
             n = self._data.n_items
-            with em.threads_for(self._data.rater.size):
+            with em.threads_for(em.work(self._data, self._state.spec)):
                 for _ in range(self.n_resamples):
                     w = rng.multinomial(n, np.full(n, 1.0 / n)).astype(float)
                     st = self._state
@@ -326,7 +326,7 @@ class RaterFit:
                  16.0 * (n_max + 1) ** 2 * (d.n_items // rk.BLOCK + 1), "fit fewer votes per item")
         if L > 2:
             n_draws = int(V.single("n_draws", V.integer("n_draws", n_draws, lo=1)))
-        with em.threads_for(d.rater.size):
+        with em.threads_for(d.rater.size * m.nodes.size * len(m.labels)):
             ex, ob, what = self._histograms(n_max, n_draws, seed)
         return self._finish_check(ex, ob, what, n_max)
 
@@ -565,7 +565,7 @@ def fit_raters(votes, *, model=DEFAULT_MODEL, item="item", rater="rater", label=
                       "identified (no item has them as its plurality label, and no gold item): "
                       "they get zero weight (prior 0, their rates NaN)", DataNoteWarning,
                       stacklevel=2)
-    with em.threads_for(d.n_votes):
+    with em.threads_for(em.work(fit_data, spec)):
         p = _anchored_fit(fit_data, spec, max_iter, tol)
     m = _as_model(None, p, used, d.labels, d.raters)
     return RaterFit(model=m, kind=spec.name, n_iter=p.n_iter, converged=p.converged,
@@ -608,6 +608,6 @@ def dawid_skene_codes(codes, n_labels: int, *, prior_strength: float = 2.0, max_
         return np.full((n, L), 1.0 / L), 0
     if not ident.all():
         data = dataclasses.replace(data, blocked=~ident)
-    with em.threads_for(data.rater.size):
+    with em.threads_for(em.work(data, spec)):
         p = em.fit(data, spec, max_iter=max_iter, tol=tol)
     return p.post[:, 0], p.n_iter

@@ -267,7 +267,7 @@ class RaterModel:
     def _posterior(self, d: rd.Encoded, fixed=None) -> np.ndarray:
         n = d.n_items
         post = np.empty((n, self.nodes.size, len(self.labels)))
-        with em.threads_for(d.n_votes):
+        with em.threads_for(d.n_votes * self.nodes.size * len(self.labels)):
             rk.e_step(d.item_ptr, d.rater, d.label, self.kernel_log_conf, self.log_prior,
                       self.log_weights, np.full(n, -1, np.int64) if fixed is None else fixed,
                       np.ones(n), post)
