@@ -24,7 +24,7 @@ def _allowed() -> int:
 
 
 def _own_running() -> int:
-    """This process's threads in state R (running or runnable)."""
+    """Threads of this process in state R (running or runnable)."""
     n = 0
     try:
         tasks = os.listdir("/proc/self/task")
