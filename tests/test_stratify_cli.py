@@ -256,7 +256,7 @@ def test_rerun_of_out_replaces_old_files_and_records_the_seed(tmp_path):
     p = tmp_path / "m.csv"
     df.to_csv(p, index=False)
     base = ["stratify", p, "--panel", "gt*", "--systems", "strong,weak", "--item", "item",
-            "--task-column", "task", "--n-resamples", "0", "--out", tmp_path / "o"]
+            "--task-column", "task", "--n-resamples", "0", "--out", tmp_path / "o", "--no-figures"]
     assert run(*base, "--compare", "strong,weak", "--compare-across-tasks", "--seed", "3")[0] == 0
     assert (tmp_path / "o" / "paired_f1.csv").is_file()
     assert run(*base, "--seed", "7")[0] == 0
@@ -483,7 +483,7 @@ def test_compare_across_tasks_with_probabilities_writes_the_report(tmp_path, cap
     code = main(["stratify", str(tmp_path / "w.csv"), "--panel", "r*", "--systems", "a,b",
                  "--item", "id", "--task-column", "task", "--compare", "a,b",
                  "--compare-across-tasks", "--probabilities", f"a={tmp_path / 'pa.csv'}",
-                 "--pred-item", "id", "--n-resamples", "50", "--out", str(out)])
+                 "--pred-item", "id", "--n-resamples", "50", "--out", str(out), "--no-figures"])
     assert code == 0
     table = pd.read_csv(out / "comparisons.csv")
     assert set(table["system_a"]) == {"a"} and set(table["system_b"]) == {"b"}
@@ -510,3 +510,23 @@ def test_renamed_flags_are_refused_naming_the_new_one(old, new):
                          "--item", "item", *args)
     assert code == 2 and out == "" and "Traceback" not in err
     assert err.startswith(f"labelvar: error: {old} is now {new}") and err.count("\n") == 1
+
+
+def test_no_figures_writes_the_same_tables_and_no_image(tmp_path):
+    """--no-figures (the report tests that check tables use it): the same CSVs, byte for
+    byte, a report.html, and no PNG or PDF; without --out it is refused."""
+    base = ["stratify", EXAMPLE, "--panel", "gt*", "--systems", "strong,weak", "--item", "item",
+            "--n-resamples", "20", "--seed", "1"]
+    assert run(*base, "--out", tmp_path / "a")[0] == 0
+    assert run(*base, "--out", tmp_path / "b", "--no-figures")[0] == 0
+    drawn = {f.name for f in (tmp_path / "a").iterdir()}
+    plain = {f.name for f in (tmp_path / "b").iterdir()}
+    assert {n for n in drawn if n.endswith((".png", ".pdf"))} and not {
+        n for n in plain if n.endswith((".png", ".pdf"))}
+    assert "report.html" in plain
+    for name in sorted(n for n in plain if n.endswith(".csv")):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    code, out, err = run(*base, "--no-figures")
+    assert code == 2 and out == ""
+    assert err == ("labelvar: error: --no-figures goes with --out DIR (without --out no figure "
+                   "is drawn)\n")

@@ -168,6 +168,9 @@ def _add_stratify(sub) -> None:
                    help="table format on stdout")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="write the tidy table, the paper-layout tables, tests and figures here")
+    p.add_argument("--no-figures", action="store_true",
+                   help="with --out: write the tables and report.html without drawing the "
+                   "figures (PNG and PDF)")
     p.set_defaults(func=_run_stratify)
 
 
@@ -246,6 +249,8 @@ def _run_stratify(args) -> int:
         raise ValueError(f"--compare takes two systems A,B; got {args.compare!r}")
     if args.compare_across_tasks and args.compare is None:
         raise ValueError("--compare-across-tasks needs --compare A,B")
+    if args.no_figures and not args.out:
+        raise ValueError("--no-figures goes with --out DIR (without --out no figure is drawn)")
     if args.out:  # before any work: a report directory that cannot be written is refused
         report.check_report_dir(args.out)
     counts = args.panel_counts is not None
@@ -328,6 +333,7 @@ def _run_stratify(args) -> int:
     if args.out:
         paths = report.write_stratify_report(result, args.out, compare=across, paired=paired,
                                              agreement=agreement, comparisons=comparisons,
+                                             figures=not args.no_figures,
                                              data=data, sources=[*args.files, *args.predictions,
                                                                  *args.probabilities])
         print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}", file=sys.stderr)
