@@ -257,7 +257,8 @@ def check_fom(fom, threshold, study: Study, truth: np.ndarray, covariance: str):
     n_pos = truth.sum(-1)
     if (n_pos == 0).any() or (n_pos == truth.shape[-1]).any():
         raise ValueError("truth: the cases are all of one class (need positives and negatives)")
-    if fom in ("sensitivity", "specificity", "auc") and ((n_pos < 2).any() or (truth.shape[-1] - n_pos < 2).any()):
+    n_neg = truth.shape[-1] - n_pos
+    if fom in ("sensitivity", "specificity", "auc") and ((n_pos < 2).any() or (n_neg < 2).any()):
         raise ValueError(f"truth: fom={fom!r} needs at least 2 positives and 2 negatives (its "
                          f"variance leaves one case out), got {int(n_pos.min())} positives and "
                          f"{int((truth.shape[-1] - n_pos).min())} negatives")

@@ -108,8 +108,9 @@ class _Base:
         V.single("n_cases", V.integer("n_cases", self.n_cases, lo=2))
         noise, floor = self._noise()
         if noise < -1e-15 or (noise <= 0 and floor <= 0):
+            also = "" if noise < 0 else f" and {self._floor_text} <= 0"
             raise ValueError(f"{type(self).__name__}: the components give no error variance "
-                             f"({self._noise_text} = {noise:.4g}{'' if noise < 0 else ' and ' + self._floor_text + ' <= 0'}); "
+                             f"({self._noise_text} = {noise:.4g}{also}); "
                              "they are not a pilot's variance components")
 
     def power(self, readers, cases, *, effect, alpha=0.05):
