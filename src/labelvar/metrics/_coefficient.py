@@ -421,6 +421,9 @@ def agreement_table(data, coefficients=("percent_agreement", "cohen_kappa", "gwe
     >>> t[["coefficient", "value"]].round(3).to_dict("records")
     [{'coefficient': 'cohen_kappa', 'value': 0.352}, {'coefficient': 'gwet_ac1', 'value': 0.896}]
     """
+    if not isinstance(coefficients, str) and not hasattr(coefficients, "__iter__"):
+        _fail(f"coefficients must be a name or a list of names among {', '.join(ag.COEFFICIENTS)}; "
+              f"got {coefficients!r}")
     names = [coefficients] if isinstance(coefficients, str) else list(coefficients)
     if not names:
         _fail("coefficients must name at least one coefficient")

@@ -122,6 +122,10 @@ def read_study(ratings, *, reader, case, modality, rating) -> Study:
     if missing:
         raise ValueError(f"ratings has no column {', '.join(map(repr, missing))} "
                          f"(columns: {', '.join(map(str, ratings.columns))})")
+    named_cols = [c for c in (reader, case, modality, rating) if c is not None]
+    if len(set(named_cols)) < len(named_cols):
+        raise ValueError(f"ratings: reader, case, modality and rating must name different columns, "
+                         f"got {named_cols}")
     if modality is not None and modality != "modality" and modality not in ratings.columns:
         raise ValueError(f"modality: ratings has no column {modality!r} (columns: "
                          f"{', '.join(map(str, ratings.columns))}); name the modality column, or "

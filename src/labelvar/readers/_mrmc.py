@@ -161,6 +161,11 @@ def analyse(scores, truth, fom, covariance, modalities, readers, alpha):
     t, r = theta.shape
     tests, diffs, comp, ms = _or.or_tests(theta, cov, modalities, alpha) if t > 1 else (
         None, None, _or.components(theta, cov), _or.mean_squares(theta))
+    if tests is not None and not tests.loc["RRRC", "error_term"] > 1e-15:
+        raise ValueError("ratings: the modalities' figures of merit differ by the same amount "
+                         "for every reader and case resample (their difference has zero "
+                         "variance: e.g. the modalities' ratings are identical); the test of "
+                         "modalities is undefined")
     return theta, cov, u, loo, tests, diffs, comp, ms
 
 
