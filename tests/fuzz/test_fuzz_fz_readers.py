@@ -95,6 +95,8 @@ REFUSED = [
      r"rates case 'c0' twice \(one modality: the ratings have no modality column"),
     ("standalone ai a list", lambda: standalone_vs_readers(D1, list(range(C)), truth="truth"),
      r"^ai must be the name of a reader in ratings or a Series"),
+    ("truth yes/no", lambda: mrmc(D.assign(truth=np.where(D.truth == 1, "yes", "no")), truth="truth"),
+     r"^truth must be 0/1, got 'yes', 'no'"),
     ("panel seed text", lambda: mrmc(D, truth=TruthPanel(D[["case"]].assign(p=D.truth), seed="x")),
      r"truth: TruthPanel's seed must be a whole number"),
     ("panel seed -1", lambda: mrmc(D, truth=TruthPanel(D[["case"]].assign(p=D.truth), seed=-1)),
@@ -279,6 +281,9 @@ CLI = [
      r"--modality: ratings has no column 'mod'"),
     ("tied ratings", ["readers", "TIED", "--truth", "truth"],
      r"RATINGS: the figures of merit \(0\.5\) do not vary"),
+    ("truth-model on a one-class panel",
+     ["readers", "R", "--truth", "PANEL1", "--truth-model", "dawid_skene"],
+     r"--truth: the panel's majority makes the cases all of one class"),
     ("agreement twice", ["raters", "V", "--agreement", "gwet_ac1,gwet_ac1", "--n-resamples", "0"],
      r"--agreement lists 'gwet_ac1' more than once"),
 ]
@@ -289,6 +294,9 @@ def test_cli_refuses_in_one_line(files, capsys, argv, pattern):
     tied = files["DIR"] / "tied.csv"
     D.assign(rating=1.0).to_csv(tied, index=False)
     files["TIED"] = tied
+    panel = files["DIR"] / "panel1.csv"
+    pd.DataFrame({"case": IDS, "p0": 1, "p1": 1, "p2": 0}).to_csv(panel, index=False)
+    files["PANEL1"] = panel
     code, err = _cli(capsys, *[files.get(a, a) for a in argv])
     assert code == 2, err
     assert len(err.splitlines()) == 1 and err.startswith("labelvar")

@@ -143,9 +143,17 @@ def _run_readers(args) -> int:
             raise ValueError("--truth-model needs a panel's votes as --truth")
         from labelvar.votes._raters import fit_raters
 
+        ones, k = wide.to_numpy().sum(1), wide.shape[1]
+        if not (2 * ones >= k).any() or not (2 * ones <= k).any():
+            raise ValueError("--truth: the panel's majority makes the cases all of one class "
+                             "(need positives and negatives)")
         long = wide.stack().rename("label").reset_index()
         long.columns = ["item", "rater", "label"]
-        model = fit_raters(long, model=args.truth_model, n_resamples=0)
+        try:  # (a panel's votes are 0/1: both labels declared, used or not)
+            model = fit_raters(long, model=args.truth_model, n_resamples=0, labels=[0, 1])
+        except ValueError as exc:
+            raise ValueError(f"--truth-model: fitting {args.truth_model} to the panel's votes "
+                             f"(--truth): {exc}") from None
     try:
         if args.ai is None:
             res = mrmc(ratings, truth=truth, fom=args.fom, covariance=args.covariance,

@@ -209,7 +209,8 @@ def case_truth(ratings, truth, study: Study, *, case) -> np.ndarray:
     try:
         vals = aligned.to_numpy(float)
     except (TypeError, ValueError):
-        raise ValueError("truth must be 0/1") from None
+        bad = [v for v in pd.unique(aligned) if str(v).strip() not in ("0", "1", "0.0", "1.0")][:3]
+        raise ValueError(f"truth must be 0/1, got {', '.join(map(repr, bad))}") from None
     if not np.isin(vals, (0.0, 1.0)).all():
         raise ValueError(f"truth must be 0/1, got {sorted(set(vals.tolist()) - {0.0, 1.0})[:3]}")
     return vals.astype(int)
