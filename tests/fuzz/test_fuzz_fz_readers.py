@@ -179,6 +179,17 @@ REFUSED = [
      r"^labels applies to the perspectivist scores"),
     ("references labels twice", lambda: metrics.score_references([[1, 1, 0]], "error_rate", labels=[0, 1, 1]),
      r"^labels lists a value more than once"),
+    # label metrics: a label 2 scored as positive, NaN scores, negative weights
+    ("auroc y 2", lambda: metrics.auroc([0, 2, 1], [0.1, 0.2, 0.3]), r"^y must hold 0/1 labels, got \[2\.0\]"),
+    ("auroc NaN score", lambda: metrics.auroc([0, 1, 1], [0.1, np.nan, 0.3]), r"^score must not be NaN"),
+    ("auprc lengths", lambda: metrics.auprc([0, 1], [0.1, 0.2, 0.3]),
+     r"^y and score must be 1-d of the same length"),
+    ("confusion n_labels 1.5", lambda: metrics.confusion([0, 1], [0, 1], n_labels=1.5),
+     r"^n_labels must be a whole number"),
+    ("confusion weights < 0", lambda: metrics.confusion([0, 1], [0, 1], n_labels=2, weights=[-1, 1]),
+     r"^weights must be finite per-item weights >= 0"),
+    ("threshold with auc", lambda: mrmc(D, truth="truth", threshold=1.0),
+     r"^threshold: it applies to sensitivity, specificity and accuracy, not fom='auc'"),
     ("references ragged", lambda: metrics.score_references([[3, 0], [1]], "manhattan_distance"),
      r"^observed must be an array of numbers"),
 ]

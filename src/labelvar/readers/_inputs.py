@@ -282,7 +282,8 @@ def check_fom(fom, threshold, study: Study, truth: np.ndarray, covariance: str):
             raise ValueError(f"threshold: fom={fom!r} needs 0/1 decisions or a threshold "
                              "(a rating >= threshold is a positive decision)")
     elif threshold is not None:
-        raise ValueError(f"threshold applies to sensitivity, specificity and accuracy, not fom={fom!r}")
+        raise ValueError(f"threshold: it applies to sensitivity, specificity and accuracy, not "
+                         f"fom={fom!r} (leave it out)")
     return scores
 
 
