@@ -180,7 +180,8 @@ REFUSED = [
     ("references labels twice", lambda: metrics.score_references([[1, 1, 0]], "error_rate", labels=[0, 1, 1]),
      r"^labels lists a value more than once"),
     # label metrics: a label 2 scored as positive, NaN scores, negative weights
-    ("auroc y 2", lambda: metrics.auroc([0, 2, 1], [0.1, 0.2, 0.3]), r"^y must hold 0/1 labels, got \[2\.0\]"),
+    ("auroc y 2", lambda: metrics.auroc([0, 2, 1], [0.1, 0.2, 0.3]),
+     r"^y must hold 0/1 labels, got \[2\.0\]"),
     ("auroc NaN score", lambda: metrics.auroc([0, 1, 1], [0.1, np.nan, 0.3]), r"^score must not be NaN"),
     ("auprc lengths", lambda: metrics.auprc([0, 1], [0.1, 0.2, 0.3]),
      r"^y and score must be 1-d of the same length"),
