@@ -127,6 +127,8 @@ REFUSED = [
      r"MRMCPower: the components give no error variance"),
     ("cov1 > var_error", lambda: MRMCPower(0.0, 0.0008, 0.002, 0.002, 0.0, 100),
      r"var_error - cov1 - cov2 \+ cov3 = -0\.0032"),
+    ("from_result one modality", lambda: MRMCPower.from_result(mrmc(_study(mods=(1,)), truth="truth")),
+     r"^result: MRMCPower sizes a comparison of two modalities; the pilot has one"),
     ("component nan", lambda: MRMCPower(np.nan, 0.0008, 0.00035, 0.00034, 0.00024, 100),
      r"^var_tr must be a finite number"),
     ("component text", lambda: StandalonePower("x", 0.0015, 0.0007, 100), r"^var_r must be a finite number"),

@@ -200,6 +200,9 @@ class MRMCPower(_Base):
     def from_result(cls, result) -> MRMCPower:
         """The components of an :class:`~labelvar.readers.MRMCResult` as a pilot."""
         c = result.components
+        if result.fom["modality"].nunique() < 2:
+            raise ValueError("result: MRMCPower sizes a comparison of two modalities; the pilot "
+                             "has one (use StandalonePower.from_result for an AI against readers)")
         return cls(c["var_tr"], c["var_error"], c["cov1"], c["cov2"], c["cov3"], result.n_cases)
 
     def _lambda_ddf(self, r, c, effect):
