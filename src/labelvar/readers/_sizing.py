@@ -133,7 +133,12 @@ class _Base:
             raise ValueError("effect must be a difference other than 0 to size a study for "
                              "(at effect 0 the power is alpha at any size)")
         alpha = _alpha(alpha)
-        if isinstance(readers, (str, bytes)) or np.ndim(readers) > 1:
+        if isinstance(readers, (str, bytes)):
+            raise ValueError(f"readers must be a sequence of numbers of readers, got {readers!r}")
+        if hasattr(readers, "__len__") and len(readers) > MAX_READER_COUNTS:  # (before listing them)
+            raise ValueError(f"readers lists {len(readers):,} numbers of readers; at most "
+                             f"{MAX_READER_COUNTS:,} are sized in one call")
+        if np.ndim(readers) > 1:
             raise ValueError(f"readers must be a sequence of numbers of readers, got {readers!r}")
         rs = V.integer("readers", list(np.atleast_1d(readers)) if np.ndim(readers) == 0 else list(readers),
                        lo=2)
