@@ -22,8 +22,8 @@ from labelvar.metrics import _references as refs
 LAYOUTS = ("table", "counts", "votes")
 #: the most Monte Carlo replicates of a reference
 MAX_RESAMPLES = 1_000_000
-#: the most votes x replicates the Monte Carlo references may draw (about a minute or two)
-MAX_REFERENCE_DRAWS = 200_000_000
+#: the most votes x replicates the Monte Carlo references may draw (under a minute here)
+MAX_REFERENCE_DRAWS = 50_000_000
 #: the most items a contingency table may count (they are expanded to pairs of codes)
 MAX_ITEMS = 20_000_000
 
