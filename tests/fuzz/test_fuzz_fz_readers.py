@@ -272,6 +272,8 @@ CLI = [
      r"RATINGS: .* must be a \.csv, \.tsv or \.parquet file, got '\.json'"),
     ("damaged parquet", ["readers", "B", "--truth", "truth"], r"RATINGS: cannot read .* as parquet"),
     ("directory", ["readers", "DIR", "--truth", "truth"], r"RATINGS: .* is a directory"),
+    ("latin-1 file", ["readers", "LAT", "--truth", "truth"],
+     r"RATINGS: .* is not UTF-8 text \(.*\); convert it to UTF-8"),
     ("truth neither column nor file", ["readers", "R", "--truth", "truthx"],
      r"--truth: 'truthx' is neither a column of RATINGS "
      r"\(columns: reader, case, modality, truth, rating\) nor a file"),
@@ -311,6 +313,9 @@ def test_cli_refuses_in_one_line(files, capsys, argv, pattern):
     panel = files["DIR"] / "panel1.csv"
     pd.DataFrame({"case": IDS, "p0": 1, "p1": 1, "p2": 0}).to_csv(panel, index=False)
     files["PANEL1"] = panel
+    latin = files["DIR"] / "latin.csv"
+    _study(readers=("é", "b", "c")).to_csv(latin, index=False, encoding="latin-1")
+    files["LAT"] = latin
     code, err = _cli(capsys, *[files.get(a, a) for a in argv])
     assert code == 2, err
     assert len(err.splitlines()) == 1 and err.startswith("labelvar")

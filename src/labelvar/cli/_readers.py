@@ -75,6 +75,9 @@ def _read(path: str, flag: str):
     except (ValueError, OSError, pd.errors.ParserError) as exc:
         if isinstance(exc, pd.errors.EmptyDataError):
             raise ValueError(f"{flag}: the file {path!r} is empty") from None
+        if isinstance(exc, UnicodeDecodeError):
+            raise ValueError(f"{flag}: {path!r} is not UTF-8 text ({exc.reason} at byte "
+                             f"{exc.start}); convert it to UTF-8") from None
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ValueError(f"{flag}: cannot read {path!r} as {p.suffix.lstrip('.')} ({first})") from None
     except ImportError:
