@@ -78,6 +78,9 @@ def _run_raters(args) -> int:
         from labelvar.metrics import COEFFICIENTS
 
         bad = [c for c in args.agreement if c not in COEFFICIENTS]
+        twice = sorted({c for c in args.agreement if args.agreement.count(c) > 1})
+        if twice:
+            raise ValueError(f"--agreement lists {', '.join(map(repr, twice))} more than once")
         if bad or not args.agreement:
             raise ValueError(f"--agreement must list coefficients among {', '.join(COEFFICIENTS)};"
                              f" got {', '.join(map(repr, bad)) or 'none'}")

@@ -226,7 +226,10 @@ def interval(gamma: float, se: float, n: int, confidence_level: float) -> tuple:
     if not (np.isfinite(gamma) and np.isfinite(se)) or n < 2:
         return float("nan"), float("nan"), float("nan")
     half = float(stats.t.ppf(0.5 + confidence_level / 2, n - 1)) * se
-    p = float(2 * stats.t.sf(abs(gamma) / se, n - 1)) if se > 0 else float("nan")
+    if se > 0:
+        p = float(2 * stats.t.sf(abs(gamma) / se, n - 1))
+    else:  # no sampling error (all votes agree, or the whole population): t = ±inf, or 0 / 0
+        p = 0.0 if gamma != 0 else float("nan")
     return max(-1.0, gamma - half), min(1.0, gamma + half), p
 
 

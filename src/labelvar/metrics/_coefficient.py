@@ -20,6 +20,10 @@ from labelvar.metrics import _agreement as ag
 from labelvar.metrics import _references as refs
 
 LAYOUTS = ("table", "counts", "votes")
+#: the most Monte Carlo replicates of a reference
+MAX_RESAMPLES = 1_000_000
+#: the most votes x replicates the Monte Carlo references may draw (under a minute here)
+MAX_REFERENCE_DRAWS = 50_000_000
 #: the most items a contingency table may count (they are expanded to pairs of codes)
 MAX_ITEMS = 20_000_000
 
@@ -81,6 +85,11 @@ class AgreementResult:
     def describe(self) -> str:
         """The estimate, its interval, the variance used and the references, as text."""
         pct = f"{100 * self.confidence_level:g} %"
+        if not np.isfinite(self.coefficient):
+            lines = [f"{ag.TITLES[self.name]} ({self.weights}) is undefined: {_undefined(self.pe)} "
+                     f"({self.n_items} items, {self.n_categories} categories); coefficient, se "
+                     "and CI are NaN", f"variance: {self.variance}"]
+            return "\n".join(lines)
         lines = [f"{ag.TITLES[self.name]} ({self.weights}) = {self.coefficient:.4f}, "
                  f"se {self.se:.4f}, {pct} CI [{self.ci_low:.4f}, {self.ci_high:.4f}], "
                  f"p = {self.p_value:.3g} ({self.n_items} items, {self.n_categories} categories"
@@ -94,6 +103,19 @@ class AgreementResult:
 
     def _shown_lines(self):
         return self.describe().splitlines()[:2]
+
+
+def _undefined(pe: float) -> str:
+    if np.isfinite(pe) and abs(pe - 1.0) < 1e-12:
+        return ("chance agreement pe = 1 (every vote in one category), so (pa - pe) / (1 - pe) "
+                "is 0 / 0")
+    return "its chance agreement cannot be computed on these items"
+
+
+def _flag(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        _fail(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def _fail(msg: str):
@@ -227,6 +249,9 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
     Returns
     -------
     AgreementResult
+        Where a coefficient is undefined (chance agreement pe = 1: every vote, of the items
+        or of an agreement bin, in one category; κ, π), its value, se and interval are NaN
+        and :meth:`AgreementResult.describe` says why; the row's ``pe`` is 1.
 
     Notes
     -----
@@ -271,7 +296,10 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
     coefficient = v.choice("coefficient", coefficient, ag.COEFFICIENTS)
     confidence_level = float(v.probability("confidence_level", confidence_level,
                                            open_lo=True, open_hi=True))
-    n_resamples = int(v.integer("n_resamples", n_resamples, lo=2))
+    n_resamples = int(v.single("n_resamples", v.integer("n_resamples", n_resamples, lo=2,
+                                                         hi=MAX_RESAMPLES)))
+    by_agreement = _flag("by_agreement", by_agreement)
+    references = _flag("references", references)
     if coefficient == "cohen_kappa" and layout == "counts":
         _fail("coefficient='cohen_kappa' needs the raters' identities: use layout='table' or "
               "'votes' (or 'fleiss_kappa' for counts)")
@@ -296,8 +324,12 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
         q = len(cats)
         counts = np.stack([(codes == k).sum(axis=1) for k in range(q)], axis=1).astype(float)
     q = len(cats)
+    n_rated = len(pairs) if pairs is not None else int((counts.sum(axis=1) >= 1).sum())
+    if n_rated < 2:
+        _fail(f"data must have at least 2 items with a rating, got {n_rated}")
     if q < 2:
-        _fail(f"data must have at least 2 categories, got {q} ({list(cats)})")
+        _fail(f"data must have at least 2 categories, got {q} ({list(cats)}); declare the "
+              "categories with labels=[...] when every vote is in one")
     w, wname = ag.agreement_weights(weights, q)
     if layout != "table":
         rated = counts.sum(axis=1) >= 1
@@ -312,6 +344,12 @@ def agreement_coefficient(data, coefficient: str, *, layout: str = "votes", weig
     if population_size is not None:
         size = int(v.integer("population_size", population_size, lo=n))
         fraction = n / size
+    if references and coefficient not in refs.EXACT:
+        draws = float(n_resamples) * float(counts.sum())
+        if draws > MAX_REFERENCE_DRAWS:
+            _fail(f"n_resamples={n_resamples:,} x {counts.sum():,.0f} votes is {draws:.3g} Monte "
+                  f"Carlo draws for the references, more than {MAX_REFERENCE_DRAWS:.0e}; lower "
+                  "n_resamples or pass references=False")
     use_pairs = pairs if layout == "table" else None
     use_codes = codes if (layout == "votes" and coefficient == "cohen_kappa") else None
     prevalence = counts.sum(axis=0) / counts.sum()
@@ -383,9 +421,15 @@ def agreement_table(data, coefficients=("percent_agreement", "cohen_kappa", "gwe
     >>> t[["coefficient", "value"]].round(3).to_dict("records")
     [{'coefficient': 'cohen_kappa', 'value': 0.352}, {'coefficient': 'gwet_ac1', 'value': 0.896}]
     """
+    if not isinstance(coefficients, str) and not hasattr(coefficients, "__iter__"):
+        _fail(f"coefficients must be a name or a list of names among {', '.join(ag.COEFFICIENTS)}; "
+              f"got {coefficients!r}")
     names = [coefficients] if isinstance(coefficients, str) else list(coefficients)
     if not names:
         _fail("coefficients must name at least one coefficient")
+    twice = sorted({n for n in names if names.count(n) > 1}, key=str)
+    if twice:
+        _fail(f"coefficients lists {', '.join(map(repr, twice))} more than once")
     for name in names:
         if name not in ag.COEFFICIENTS:
             _fail(f"coefficients must be among {', '.join(ag.COEFFICIENTS)}; got {name!r}")

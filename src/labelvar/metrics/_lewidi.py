@@ -35,9 +35,40 @@ import numpy as np
 from labelvar.metrics._scores import manhattan
 
 
+def as_numbers(name: str, value) -> np.ndarray:
+    """``value`` as a float array, or one line naming ``name`` (text, ragged rows, None)."""
+    try:
+        if value is None or isinstance(value, (str, bytes)):
+            raise TypeError
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        text = " ".join(repr(value).split())
+        raise ValueError(f"{name} must be an array of numbers with rows of equal length, got "
+                         f"{text if len(text) <= 60 else text[:57] + '...'}") from None
+
+
+def _scale(scale) -> float:
+    try:
+        if isinstance(scale, (bool, np.bool_, str, bytes)) or np.ndim(scale) != 0:
+            raise TypeError
+        s = float(scale)
+    except (TypeError, ValueError):
+        s = float("nan")
+    if not np.isfinite(s) or s <= 0:
+        raise ValueError(f"scale must be a positive number, got {scale!r}")
+    return s
+
+
+def _binary(name: str, x: np.ndarray) -> None:
+    if not np.isin(x, (0.0, 1.0)).all():
+        bad = np.unique(x[~np.isin(x, (0.0, 1.0))])[:3].tolist()
+        raise ValueError(f"{name} must hold 0/1 labels for an error rate (the share of "
+                         f"annotators' labels missed), got {bad}")
+
+
 def _distributions(predicted, observed, *, ndim: int):
-    p = np.asarray(predicted, dtype=float)
-    t = np.asarray(observed, dtype=float)
+    p = as_numbers("predicted", predicted)
+    t = as_numbers("observed", observed)
     if p.shape != t.shape or p.ndim != ndim:
         raise ValueError(f"predicted must have the shape of observed ({ndim} axes: items, ... , "
                          f"scale points), got {p.shape} and {t.shape}")
@@ -124,9 +155,9 @@ def wasserstein_distance(predicted, observed) -> float:
     return float(np.abs(np.cumsum(p - t, axis=1)[:, :-1]).sum(axis=1).mean())
 
 
-def _per_annotator(predicted, observed, *, ndim: int):
-    p = np.asarray(predicted, dtype=float)
-    t = np.asarray(observed, dtype=float)
+def _per_annotator(predicted, observed, *, ndim: int, binary: bool = False):
+    p = as_numbers("predicted", predicted)
+    t = as_numbers("observed", observed)
     if p.shape != t.shape or p.ndim != ndim:
         raise ValueError(f"predicted must have the shape of observed ({ndim} axes, annotators "
                          f"last), got {p.shape} and {t.shape}")
@@ -140,6 +171,9 @@ def _per_annotator(predicted, observed, *, ndim: int):
     n_ann = given.sum(axis=-1)
     if (n_ann == 0).any():
         raise ValueError("observed has an item without any annotator's label")
+    if binary:
+        _binary("observed", t[given])
+        _binary("predicted", p[given])
     diff = np.where(given, np.abs(np.where(given, t, 0.0) - np.where(given, p, 0.0)), 0.0)
     return diff.sum(axis=-1), n_ann
 
@@ -150,8 +184,8 @@ def error_rate(predicted, observed) -> float:
     Parameters
     ----------
     predicted, observed : array_like, shape (n_items, n_annotators)
-        Each annotator's predicted and actual label (0/1 in the shared task); NaN in
-        ``observed`` where the annotator did not label the item (left out of its a).
+        Each annotator's predicted and actual 0/1 label (other values are refused); NaN
+        in ``observed`` where the annotator did not label the item (left out of its a).
 
     Returns
     -------
@@ -163,7 +197,7 @@ def error_rate(predicted, observed) -> float:
     >>> round(error_rate([[1, 0, 1], [0, 0, 0]], [[1, 1, 1], [0, 1, float("nan")]]), 6)
     0.416667
     """
-    diff, n_ann = _per_annotator(predicted, observed, ndim=2)
+    diff, n_ann = _per_annotator(predicted, observed, ndim=2, binary=True)
     return float(np.mean(1 - (n_ann - diff) / n_ann))
 
 
@@ -185,7 +219,7 @@ def multilabel_error_rate(predicted, observed) -> float:
     >>> multilabel_error_rate([[[1, 0], [0, 0]]], [[[1, 1], [0, 0]]])
     0.25
     """
-    diff, n_ann = _per_annotator(predicted, observed, ndim=3)
+    diff, n_ann = _per_annotator(predicted, observed, ndim=3, binary=True)
     return float(np.mean(np.mean(1 - (n_ann - diff) / n_ann, axis=1)))
 
 
@@ -211,8 +245,6 @@ def mean_absolute_distance(predicted, observed, *, scale: float) -> float:
     >>> round(mean_absolute_distance([[1, 2], [3, 3]], [[2, 2], [5, 3]], scale=5), 6)
     0.15
     """
-    s = float(np.asarray(scale, dtype=float))
-    if not np.isfinite(s) or s <= 0:
-        raise ValueError(f"scale must be a positive number, got {scale!r}")
+    s = _scale(scale)
     diff, n_ann = _per_annotator(predicted, observed, ndim=2)
     return float(np.mean(diff / n_ann / s))

@@ -23,6 +23,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from labelvar.metrics._lewidi import _binary, _scale, as_numbers
 from labelvar.metrics._references import REFERENCES, follow
 from labelvar.metrics._scores import manhattan
 
@@ -54,7 +55,8 @@ def _perspectivist_expected(labels, values, reference, prevalence, scale):
     for j, x in enumerate(values):
         codes[given & (t == x)] = j
     if (given & (codes < 0)).any():
-        raise ValueError("observed has labels outside labels")
+        raise ValueError(f"observed has labels outside labels {np.asarray(values).tolist()}: "
+                         f"{np.unique(t[given & (codes < 0)])[:3].tolist()}")
     m = len(values)
     onehot = np.eye(m)[np.where(codes >= 0, codes, 0)] * given[..., None]
     total = onehot.sum(axis=1, keepdims=True)
@@ -110,7 +112,7 @@ def score_references(observed, score: str, *, labels=None, scale: float | None =
     known = SOFT + PERSPECTIVIST
     if score not in known:
         raise ValueError(f"score must be one of {', '.join(map(repr, known))}; got {score!r}")
-    x = np.asarray(observed, dtype=float)
+    x = as_numbers("observed", observed)
     multi = score.startswith("multilabel")
     if x.ndim != (3 if multi else 2) or x.shape[0] == 0:
         raise ValueError(f"observed must have {3 if multi else 2} axes and items for {score!r}, "
@@ -118,20 +120,49 @@ def score_references(observed, score: str, *, labels=None, scale: float | None =
     if multi:
         x = x.reshape(-1, x.shape[-1])
     if score in SOFT:
-        if not np.all(np.isfinite(x)) or x.min() < 0 or (x.sum(axis=1) <= 0).any():
-            raise ValueError("observed must hold vote counts (>= 0, every item with a vote)")
+        if labels is not None:
+            raise ValueError(f"labels applies to the perspectivist scores "
+                             f"({', '.join(map(repr, PERSPECTIVIST))}), not {score!r}: leave "
+                             "it out (the soft scores' labels are observed's columns)")
+        if scale is not None:
+            raise ValueError(f"scale applies to 'mean_absolute_distance' only, not {score!r}: "
+                             "leave it out")
+        if (not np.all(np.isfinite(x)) or x.min() < 0 or (x != np.round(x)).any()
+                or (x.sum(axis=1) <= 0).any()):
+            raise ValueError(f"observed must hold vote counts for {score!r} (whole numbers >= 0, "
+                             "every item with a vote; not shares)")
         counts = x
         prevalence = counts.sum(axis=0) / counts.sum()
         per_item = {r: _soft_expected(counts, score, r, prevalence) for r in REFERENCES}
     else:
         if score == "mean_absolute_distance":
-            if scale is None or not float(scale) > 0:
-                raise ValueError(f"scale must be a positive number for 'mean_absolute_distance', "
-                                 f"got {scale!r}")
+            if scale is None:
+                raise ValueError("scale must be a positive number for 'mean_absolute_distance', "
+                                 "got None")
+            _scale(scale)
+        elif scale is not None:
+            raise ValueError(f"scale applies to 'mean_absolute_distance' only, not {score!r}: "
+                             "leave it out")
+        if np.isinf(x).any():
+            raise ValueError("observed must hold finite labels (NaN where an annotator did not "
+                             "label)")
         given = ~np.isnan(x)
         if (given.sum(axis=1) == 0).any():
             raise ValueError("observed has an item without any annotator's label")
-        values = np.unique(x[given]) if labels is None else np.asarray(list(labels), float)
+        if score != "mean_absolute_distance":
+            _binary("observed", x[given])
+        if labels is None:
+            values = np.unique(x[given])
+        else:
+            if isinstance(labels, (str, bytes)):
+                raise ValueError(f"labels must be a sequence of numbers, got {labels!r}")
+            values = as_numbers("labels", list(labels))
+            if values.ndim != 1 or not len(values) or not np.isfinite(values).all():
+                raise ValueError(f"labels must be a non-empty sequence of finite numbers, got {labels!r}")
+            if len(np.unique(values)) < len(values):
+                raise ValueError(f"labels lists a value more than once: {list(labels)!r}")
+            if score != "mean_absolute_distance":
+                _binary("labels", values)
         counts = np.stack([(x == v).sum(axis=1) for v in values], axis=1).astype(float)
         prevalence = counts.sum(axis=0) / counts.sum()
         s = float(scale) if score == "mean_absolute_distance" else 1.0

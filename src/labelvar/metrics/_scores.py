@@ -75,7 +75,7 @@ def confusion(truth, pred, n_labels: int, *, weights=None) -> np.ndarray:
     if truth.shape != pred.shape:
         raise ValueError(f"truth and pred must have the same shape, got {truth.shape} and "
                          f"{pred.shape}")
-    n_labels = int(n_labels)
+    n_labels = int(v.single("n_labels", v.integer("n_labels", n_labels, lo=1)))
     lead = truth.shape[:-1] if truth.ndim else ()
     n_mat = int(np.prod(lead, dtype=np.int64)) if lead else 1
     flat_t = truth.reshape(n_mat, -1).astype(np.int64)
@@ -85,8 +85,16 @@ def confusion(truth, pred, n_labels: int, *, weights=None) -> np.ndarray:
         raise ValueError(f"label codes must be in [0, {n_labels - 1}]")
     offset = np.arange(n_mat, dtype=np.int64)[:, None] * (n_labels * n_labels)
     index = (offset + flat_t * n_labels + flat_p).ravel()
-    w = None if weights is None else np.broadcast_to(np.asarray(weights, float),
-                                                     truth.shape).ravel()
+    w = None
+    if weights is not None:
+        w = v.as_float_array("weights", weights)
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise ValueError("weights must be finite per-item weights >= 0")
+        try:
+            w = np.broadcast_to(w, truth.shape).ravel()
+        except ValueError:
+            raise ValueError(f"weights must have the shape of truth {truth.shape}, got "
+                             f"{w.shape}") from None
     counts = np.bincount(index, weights=w, minlength=n_mat * n_labels * n_labels)
     return counts.reshape(lead + (n_labels, n_labels))
 
@@ -289,6 +297,24 @@ def _ranks_desc(scores_: np.ndarray):
     return -thr, inv
 
 
+def _ranked(y, score):
+    """``y`` as booleans and ``score`` as floats, checked: 0/1 labels, one finite score each."""
+    s = v.as_float_array("score", score)
+    yy = np.asarray(y)
+    if yy.dtype.kind != "b":
+        yf = v.as_float_array("y", yy)
+        if not np.isin(yf, (0.0, 1.0)).all():
+            bad = np.unique(yf[~np.isin(yf, (0.0, 1.0))])[:3].tolist()
+            raise ValueError(f"y must hold 0/1 labels, got {bad}")
+        yy = yf == 1.0
+    if yy.ndim != 1 or s.shape != yy.shape:
+        raise ValueError(f"y and score must be 1-d of the same length, got shapes {yy.shape} "
+                         f"and {s.shape}")
+    if not np.isfinite(s).all():
+        raise ValueError("score must hold finite numbers (one per item)")
+    return yy, s
+
+
 def auroc(y, score) -> float:
     """Area under the ROC curve of binary ``y`` (0/1) ranked by ``score``.
 
@@ -302,8 +328,7 @@ def auroc(y, score) -> float:
     """
     from scipy import stats
 
-    y = np.asarray(y).astype(bool)
-    s = np.asarray(score, dtype=float)
+    y, s = _ranked(y, score)
     n1 = int(y.sum())
     n0 = y.size - n1
     if n1 == 0 or n0 == 0:
@@ -324,8 +349,7 @@ def auprc(y, score) -> float:
     >>> round(auprc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]), 4)
     0.8333
     """
-    y = np.asarray(y).astype(bool)
-    s = np.asarray(score, dtype=float)
+    y, s = _ranked(y, score)
     n1 = int(y.sum())
     if n1 == 0:
         return float("nan")

@@ -65,7 +65,12 @@ class TruthPanel:
         v = self.votes
         if not isinstance(v, pd.DataFrame):
             raise ValueError(f"truth: a panel's votes must be a DataFrame, got {type(v).__name__}")
-        case, rater, label = self.columns
+        cols = self.columns
+        if (isinstance(cols, str) or not hasattr(cols, "__len__") or len(cols) != 3
+                or not all(isinstance(c, str) for c in cols)):
+            raise ValueError("truth: TruthPanel's columns must be three column names (case, "
+                             f"rater, label), got {cols!r}")
+        case, rater, label = cols
         if rater in v.columns and label in v.columns:
             long = v
         else:  # wide: one column per rater; an empty cell is no vote
@@ -117,9 +122,25 @@ def read_study(ratings, *, reader, case, modality, rating) -> Study:
     if missing:
         raise ValueError(f"ratings has no column {', '.join(map(repr, missing))} "
                          f"(columns: {', '.join(map(str, ratings.columns))})")
-    if modality is None or modality not in ratings.columns:  # one modality
+    named_cols = [c for c in (reader, case, modality, rating) if c is not None]
+    if len(set(named_cols)) < len(named_cols):
+        raise ValueError(f"ratings: reader, case, modality and rating must name different columns, "
+                         f"got {named_cols}")
+    if modality is not None and modality != "modality" and modality not in ratings.columns:
+        raise ValueError(f"modality: ratings has no column {modality!r} (columns: "
+                         f"{', '.join(map(str, ratings.columns))}); name the modality column, or "
+                         "leave it out for one modality")
+    named = modality is not None and modality in ratings.columns
+    if not named:  # one modality
         ratings = ratings.assign(_one_modality="1")
         modality = "_one_modality"
+    for col, name in ((reader, "reader"), (case, "case"), (modality, "modality")):
+        ids = ratings[col]
+        blank = ids.isna() | (ids.astype(str).str.strip() == "")
+        if blank.any():
+            raise ValueError(f"{name}: {int(blank.sum())} of {len(ids)} ratings have no {name} id "
+                             f"(column {col!r}, first at row {int(np.flatnonzero(blank.to_numpy())[0])});"
+                             " give every rating its id")
     try:
         values = pd.to_numeric(ratings[rating], errors="raise").to_numpy(float)
     except (TypeError, ValueError):
@@ -128,12 +149,6 @@ def read_study(ratings, *, reader, case, modality, rating) -> Study:
         raise ValueError(f"rating: the column {rating!r} has missing or non-finite values")
     keys = pd.DataFrame({"m": ratings[modality].astype(str), "r": ratings[reader].astype(str),
                          "c": ratings[case].astype(str)})
-    if keys.duplicated().any():
-        row = keys[keys.duplicated()].iloc[0]
-        raise ValueError(f"ratings: reader {row.r!r} rates case {row.c!r} twice in modality {row.m!r}")
-    mods = list(pd.unique(keys.m))
-    rdrs = list(pd.unique(keys.r))
-    cases = list(pd.unique(keys.c))
     originals = {}
     for col, name, key in ((modality, "modality", keys.m), (reader, "reader", keys.r)):
         first = ratings[col].groupby(key.to_numpy(), sort=False)
@@ -141,6 +156,16 @@ def read_study(ratings, *, reader, case, modality, rating) -> Study:
             bad = first.unique()[first.nunique() > 1].iloc[0]
             raise ValueError(f"{name}: the ids {bad[0]!r} and {bad[1]!r} read as the same text")
         originals[name] = first.first()
+    if keys.duplicated().any():
+        row = keys[keys.duplicated()].iloc[0]
+        if not named:
+            raise ValueError(f"ratings: reader {row.r!r} rates case {row.c!r} twice (one "
+                             "modality: the ratings have no modality column; give one rating "
+                             "per reader and case, or name the modality column)")
+        raise ValueError(f"ratings: reader {row.r!r} rates case {row.c!r} twice in modality {row.m!r}")
+    mods = list(pd.unique(keys.m))
+    rdrs = list(pd.unique(keys.r))
+    cases = list(pd.unique(keys.c))
     t, r, c = len(mods), len(rdrs), len(cases)
     if r < 2:
         raise ValueError(f"reader: a reader study needs at least 2 readers, got {r}")
@@ -184,7 +209,8 @@ def case_truth(ratings, truth, study: Study, *, case) -> np.ndarray:
     try:
         vals = aligned.to_numpy(float)
     except (TypeError, ValueError):
-        raise ValueError("truth must be 0/1") from None
+        bad = [v for v in pd.unique(aligned) if str(v).strip() not in ("0", "1", "0.0", "1.0")][:3]
+        raise ValueError(f"truth must be 0/1, got {', '.join(map(repr, bad))}") from None
     if not np.isin(vals, (0.0, 1.0)).all():
         raise ValueError(f"truth must be 0/1, got {sorted(set(vals.tolist()) - {0.0, 1.0})[:3]}")
     return vals.astype(int)
@@ -195,8 +221,11 @@ def panel_truth(panel: TruthPanel, study: Study, readers_in_panel: bool = True):
 
     Returns the truth and, per reader, the text of the truth it met.
     """
-    if panel.tie_rule not in TIE_RULES:
+    if not isinstance(panel.tie_rule, str) or panel.tie_rule not in TIE_RULES:
         raise ValueError(f"truth: tie_rule must be one of {', '.join(TIE_RULES)}, got {panel.tie_rule!r}")
+    seed = panel.seed
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise ValueError(f"truth: TruthPanel's seed must be a whole number in [0, 2**63 - 1], got {seed!r}")
     wide = panel.votes_wide()
     missing = [c for c in study.cases if c not in wide.index]
     if missing:
@@ -233,17 +262,28 @@ def check_fom(fom, threshold, study: Study, truth: np.ndarray, covariance: str):
     n_pos = truth.sum(-1)
     if (n_pos == 0).any() or (n_pos == truth.shape[-1]).any():
         raise ValueError("truth: the cases are all of one class (need positives and negatives)")
-    if fom in ("sensitivity", "specificity") and ((n_pos < 2).any() or (truth.shape[-1] - n_pos < 2).any()):
-        raise ValueError("truth: sensitivity and specificity need at least 2 positives and 2 negatives")
+    n_neg = truth.shape[-1] - n_pos
+    if fom in ("sensitivity", "specificity", "auc") and ((n_pos < 2).any() or (n_neg < 2).any()):
+        raise ValueError(f"truth: fom={fom!r} needs at least 2 positives and 2 negatives (its "
+                         f"variance leaves one case out), got {int(n_pos.min())} positives and "
+                         f"{int((truth.shape[-1] - n_pos).min())} negatives")
     scores = study.scores
     if fom in ("sensitivity", "specificity", "accuracy"):
         if threshold is not None:
-            scores = (scores >= float(threshold)).astype(float)
+            try:
+                cut = float(threshold)
+            except (TypeError, ValueError):
+                cut = float("nan")
+            if isinstance(threshold, (bool, np.bool_)) or not np.isfinite(cut):
+                raise ValueError(f"threshold must be a finite number (a rating >= threshold is a "
+                                 f"positive decision), got {threshold!r}")
+            scores = (scores >= cut).astype(float)
         elif not np.isin(scores, (0.0, 1.0)).all():
             raise ValueError(f"threshold: fom={fom!r} needs 0/1 decisions or a threshold "
                              "(a rating >= threshold is a positive decision)")
     elif threshold is not None:
-        raise ValueError(f"threshold applies to sensitivity, specificity and accuracy, not fom={fom!r}")
+        raise ValueError(f"threshold: it applies to sensitivity, specificity and accuracy, not "
+                         f"fom={fom!r} (leave it out)")
     return scores
 
 
@@ -266,6 +306,12 @@ def truth_probabilities(truth_model, cases) -> np.ndarray:
     p = p.to_numpy(float)
     if ((p < 0) | (p > 1)).any():
         raise ValueError("truth_model: posteriors must be in [0, 1]")
+    can_pos, can_neg = np.flatnonzero(p > 0), np.flatnonzero(p < 1)
+    if not len(can_pos) or not len(can_neg) or (
+            len(can_pos) == 1 and len(can_neg) == 1 and can_pos[0] == can_neg[0]):
+        raise ValueError("truth_model: the posteriors cannot give both classes (every case "
+                         "P(truth = 1) = 0, or every case 1): no truth drawn from them has "
+                         "positives and negatives")
     return p
 
 
@@ -277,6 +323,16 @@ def draw_truths(post: np.ndarray, n_draws: int, rng) -> np.ndarray:
     c = post.shape[0]
     y = rng.random((n_draws, c)) < post
     for m in np.flatnonzero(y.all(1) | ~y.any(1)):
-        while y[m].all() or not y[m].any():
+        for _ in range(MAX_REDRAWS):
             y[m] = rng.random(c) < post
+            if y[m].any() and not y[m].all():
+                break
+        else:
+            raise ValueError(f"truth_model: {MAX_REDRAWS:,} truths drawn from the posteriors in "
+                             "a row were all of one class; the posteriors are too close to 0 "
+                             "or 1 to draw truths with both classes")
     return y
+
+
+#: one-class draws redrawn before :func:`draw_truths` gives up
+MAX_REDRAWS = 10_000

@@ -157,10 +157,32 @@ def analyse(scores, truth, fom, covariance, modalities, readers, alpha):
     """The OR (and DBM) analysis of a ``(t, r, c)`` array against ``truth`` ``(r, c)``."""
     theta, u, loo = _fom.fom_influence(scores, truth, fom, covariance)
     cov = _fom.covariance_matrix(u)
+    check_variance(theta, cov)
     t, r = theta.shape
     tests, diffs, comp, ms = _or.or_tests(theta, cov, modalities, alpha) if t > 1 else (
         None, None, _or.components(theta, cov), _or.mean_squares(theta))
+    if tests is not None and not tests.loc["RRRC", "error_term"] > 1e-15:
+        raise ValueError("ratings: the modalities' figures of merit differ by the same amount "
+                         "for every reader and case resample (their difference has zero "
+                         "variance: e.g. the modalities' ratings are identical); the test of "
+                         "modalities is undefined")
     return theta, cov, u, loo, tests, diffs, comp, ms
+
+
+def check_alpha(alpha) -> float:
+    """``alpha`` as a float in (0, 1), or one line naming it."""
+    from labelvar._base import _validate as V
+
+    return float(V.single("alpha", V.probability("alpha", alpha, open_lo=True, open_hi=True)))
+
+
+def check_variance(theta, cov) -> None:
+    """Refuse a study whose figures of merit have no variance over cases (nothing to test)."""
+    if not np.any(np.abs(cov) > 1e-15):
+        values = ", ".join(f"{v:.4g}" for v in np.unique(np.round(theta, 12))[:4])
+        raise ValueError(f"ratings: the figures of merit ({values}) do not vary over cases (zero "
+                         "variance: e.g. every rating tied, or every decision the same, or every "
+                         "reader perfect); their tests and intervals are undefined")
 
 
 #: truths drawn from a truth model's posteriors (seeded: 0)
@@ -285,8 +307,7 @@ def mrmc(ratings, *, truth, fom="auc", covariance="jackknife", threshold=None, r
     >>> res.tests.loc["RRRC", ["df1"]].tolist(), res.fom.shape
     ([1.0], (8, 3))
     """
-    if not 0 < float(alpha) < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    check_alpha(alpha)
     study = _inputs.read_study(ratings, reader=reader, case=case, modality=modality, rating=rating)
     t, r, c = study.scores.shape
     truth_rc, met = resolve_truth(ratings, truth, study, case=case)

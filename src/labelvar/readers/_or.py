@@ -33,6 +33,12 @@ from scipy import stats
 ANALYSES = ("RRRC", "FRRC", "RRFC")
 
 
+def _div(a, b) -> float:
+    """``a / b`` as a float: NaN for 0 / 0, signed inf for a / 0 (a degenerate test, not a crash)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.float64(a) / np.float64(b))
+
+
 def _blocks(cov: np.ndarray, t: int, r: int):
     """Mean variance and Cov1/Cov2/Cov3 of the ``(t, r, t, r)`` covariance."""
     c4 = cov.reshape(t, r, t, r)
@@ -71,7 +77,8 @@ def components(theta: np.ndarray, cov: np.ndarray) -> dict:
     else:
         var_tr, var_r = float("nan"), ms["ms_r"] - var + cov2
     return {"var_r": var_r, "var_tr": var_tr, "cov1": cov1, "cov2": cov2, "cov3": cov3,
-            "var_error": var, "corr1": cov1 / var, "corr2": cov2 / var, "corr3": cov3 / var}
+            "var_error": var, "corr1": _div(cov1, var), "corr2": _div(cov2, var),
+            "corr3": _div(cov3, var)}
 
 
 def _ci(diff, se, df, alpha):
@@ -97,7 +104,7 @@ def _ddf(analysis: str, error: float, ms: dict, t: int, r: int) -> float:
     dfe = (t - 1) * (r - 1)
     if analysis == "RRFC":
         return float(dfe)
-    return float(error ** 2 / (ms["ms_tr"] ** 2 / dfe)) if ms["ms_tr"] > 0 else float("inf")
+    return _div(error ** 2, ms["ms_tr"] ** 2 / dfe) if ms["ms_tr"] > 0 else float("inf")
 
 
 def or_tests(theta: np.ndarray, cov: np.ndarray, modalities, alpha: float):
@@ -112,16 +119,16 @@ def or_tests(theta: np.ndarray, cov: np.ndarray, modalities, alpha: float):
         err = errors[a]
         ddf = _ddf(a, err, ms, t, r)
         if a == "FRRC":
-            stat = (t - 1) * ms["ms_t"] / err
+            stat = _div((t - 1) * ms["ms_t"], err)
             p = float(stats.chi2.sf(stat, t - 1))
         else:
-            stat = ms["ms_t"] / err
+            stat = _div(ms["ms_t"], err)
             p = float(stats.f.sf(stat, t - 1, ddf))
         se = float(np.sqrt(2.0 / r * err))
         for i1, i2 in itertools.combinations(range(t), 2):
             d = float(mi[i1] - mi[i2])
             lo, hi = _ci(d, se, ddf, alpha)
-            z = d / se
+            z = _div(d, se)
             diffs.append({"analysis": a, "comparison": f"{modalities[i1]} - {modalities[i2]}",
                           "difference": d, "se": se, "df": ddf, "statistic": z,
                           "p": _p_two_sided(z, ddf), "ci_low": lo, "ci_high": hi})
@@ -148,7 +155,7 @@ def single_modality(theta: np.ndarray, cov: np.ndarray, modalities, alpha: float
         for a in ANALYSES:
             if a == "RRRC":
                 err = ms_r_i[i] + r * c2
-                df = float(err ** 2 / (ms_r_i[i] ** 2 / (r - 1))) if ms_r_i[i] > 0 else float("inf")
+                df = _div(err ** 2, ms_r_i[i] ** 2 / (r - 1)) if ms_r_i[i] > 0 else float("inf")
             elif a == "FRRC":
                 err, df = var_i + (r - 1) * c2, float("inf")
             else:
@@ -170,9 +177,9 @@ def per_reader(theta: np.ndarray, cov: np.ndarray, modalities, readers, alpha: f
         for i1, i2 in itertools.combinations(range(t), 2):
             var = 0.5 * (c4[i1, j, i1, j] + c4[i2, j, i2, j])
             cov1 = c4[i1, j, i2, j]
-            se = float(np.sqrt(2.0 * (var - cov1)))
+            se = float(np.sqrt(max(2.0 * (var - cov1), 0.0)))
             d = float(theta[i1, j] - theta[i2, j])
-            z = d / se
+            z = _div(d, se)
             lo, hi = _ci(d, se, np.inf, alpha)
             rows.append({"reader": readers[j], "comparison": f"{modalities[i1]} - {modalities[i2]}",
                          "difference": d, "se": se, "statistic": z, "p": _p_two_sided(z, np.inf),
@@ -215,8 +222,8 @@ def dbm(theta: np.ndarray, loo: np.ndarray, alpha: float):
                 "var_tr": (ms["TR"] - ms["TRC"]) / c, "var_tc": (ms["TC"] - ms["TRC"]) / r,
                 "var_rc": (ms["RC"] - ms["TRC"]) / t, "var_error": ms["TRC"]}
         err = ms["TR"] + max(ms["TC"] - ms["TRC"], 0.0)
-        ddf = err ** 2 / (ms["TR"] ** 2 / df["TR"]) if ms["TR"] > 0 else float("inf")
-        f = ms["T"] / err
+        ddf = _div(err ** 2, ms["TR"] ** 2 / df["TR"]) if ms["TR"] > 0 else float("inf")
+        f = _div(ms["T"], err)
         test = {"statistic": float(f), "df1": float(t - 1), "df2": float(ddf),
                 "p": float(stats.f.sf(f, t - 1, ddf))}
     else:  # one modality: R, C and the R x C residual

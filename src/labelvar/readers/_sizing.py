@@ -35,7 +35,40 @@ from labelvar._base._format import markdown_table, shown
 
 def _power(lam, ddf, alpha):
     crit = stats.f.isf(alpha, 1, ddf)
-    return stats.ncf.sf(crit, 1, ddf, lam)
+    lam, ddf, crit = np.broadcast_arrays(lam, ddf, crit)
+    # (scipy's ncf.sf is wrong at noncentrality 0, where the power is alpha: the central F)
+    with np.errstate(invalid="ignore"):
+        return np.where(lam > 0, stats.ncf.sf(crit, 1, ddf, np.where(lam > 0, lam, 1.0)),
+                        stats.f.sf(crit, 1, ddf))
+
+
+#: the most reader counts one :meth:`sizes` call bisects
+MAX_READER_COUNTS = 10_000
+
+
+def _effect(effect) -> float:
+    from labelvar._base import _validate as V
+
+    return float(V.single("effect", V.probability("effect", effect, lo=-1.0, hi=1.0)))
+
+
+def _alpha(alpha) -> float:
+    from labelvar._base import _validate as V
+
+    return float(V.single("alpha", V.probability("alpha", alpha, open_lo=True, open_hi=True)))
+
+
+def _finite(obj, names) -> None:
+    for name in names:
+        value = getattr(obj, name)
+        try:
+            ok = (not isinstance(value, (bool, np.bool_, str)) and np.ndim(value) == 0
+                  and np.isfinite(float(value)))
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"{name} must be a finite number (a pilot's variance component), "
+                             f"got {value!r}")
 
 
 @shown
@@ -66,37 +99,72 @@ class Sizing:
 
 @dataclasses.dataclass(frozen=True)
 class _Base:
+    def __post_init__(self):
+        from labelvar._base import _validate as V
+
+        _finite(self, [f.name for f in dataclasses.fields(self) if f.name != "n_cases"])
+        if self.var_error < 0:
+            raise ValueError(f"var_error must be >= 0 (a variance), got {self.var_error!r}")
+        V.single("n_cases", V.integer("n_cases", self.n_cases, lo=2))
+        noise, floor = self._noise()
+        if noise < -1e-15 or (noise <= 0 and floor <= 0):
+            also = "" if noise < 0 else f" and {self._floor_text} <= 0"
+            raise ValueError(f"{type(self).__name__}: the components give no error variance "
+                             f"({self._noise_text} = {noise:.4g}{also}); "
+                             "they are not a pilot's variance components")
+
     def power(self, readers, cases, *, effect, alpha=0.05):
         """Power of the RRRC test at ``readers`` x ``cases`` (broadcast) for a true ``effect``."""
-        r = np.asarray(readers, dtype=float)
-        c = np.asarray(cases, dtype=float)
-        if (r < 2).any():
-            raise ValueError("readers must be at least 2")
-        if (c < 2).any():
-            raise ValueError("cases must be at least 2")
-        lam, ddf = self._lambda_ddf(r, c, float(effect))
-        return _power(lam, ddf, alpha)
+        from labelvar._base import _validate as V
+
+        r = V.integer("readers", readers, lo=2).astype(float)
+        c = V.integer("cases", cases, lo=2).astype(float)
+        V.broadcast(readers=r, cases=c)
+        lam, ddf = self._lambda_ddf(r, c, _effect(effect))
+        return _power(lam, ddf, _alpha(alpha))
 
     def sizes(self, *, effect, target=0.8, alpha=0.05, readers=range(3, 21), max_cases=100_000) -> Sizing:
         """For each number of readers, the fewest cases reaching ``target`` power (bisection)."""
-        if not 0 < target < 1:
-            raise ValueError(f"target must be in (0, 1), got {target!r}")
-        rows = []
-        for r in readers:
-            lo, hi = 2, int(max_cases)
-            if self.power(r, hi, effect=effect, alpha=alpha) < target:
-                rows.append({"readers": r, "cases": np.nan, "power": float(self.power(
-                    r, hi, effect=effect, alpha=alpha))})
-                continue
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if self.power(r, mid, effect=effect, alpha=alpha) >= target:
-                    hi = mid
-                else:
-                    lo = mid
-            rows.append({"readers": r, "cases": float(hi),
-                         "power": float(self.power(r, hi, effect=effect, alpha=alpha))})
-        return Sizing(pd.DataFrame(rows), float(target), float(effect), float(alpha), self._question)
+        from labelvar._base import _validate as V
+
+        target = float(V.single("target", V.probability("target", target, open_lo=True, open_hi=True)))
+        effect = _effect(effect)
+        if effect == 0:
+            raise ValueError("effect must be a difference other than 0 to size a study for "
+                             "(at effect 0 the power is alpha at any size)")
+        alpha = _alpha(alpha)
+        if isinstance(readers, (str, bytes)):
+            raise ValueError(f"readers must be a sequence of numbers of readers, got {readers!r}")
+        if hasattr(readers, "__len__") and len(readers) > MAX_READER_COUNTS:  # (before listing them)
+            raise ValueError(f"readers lists {len(readers):,} numbers of readers; at most "
+                             f"{MAX_READER_COUNTS:,} are sized in one call")
+        if np.ndim(readers) > 1:
+            raise ValueError(f"readers must be a sequence of numbers of readers, got {readers!r}")
+        rs = V.integer("readers", list(np.atleast_1d(readers)) if np.ndim(readers) == 0 else list(readers),
+                       lo=2)
+        if rs.size == 0:
+            raise ValueError("readers must list at least one number of readers")
+        if rs.size > MAX_READER_COUNTS:
+            raise ValueError(f"readers lists {rs.size:,} numbers of readers; at most "
+                             f"{MAX_READER_COUNTS:,} are sized in one call")
+        top = int(V.single("max_cases", V.integer("max_cases", max_cases, lo=2, hi=2**62)))
+        r = rs.astype(float)
+        at_top = self.power(r, top, effect=effect, alpha=alpha)
+        reached = at_top >= target
+        lo = np.full(r.shape, 2, dtype=np.int64)
+        hi = np.full(r.shape, top, dtype=np.int64)
+        while True:  # one bisection over every number of readers at once
+            open_ = reached & (hi - lo > 1)
+            if not open_.any():
+                break
+            mid = (lo + hi) // 2
+            ok = self.power(r, mid, effect=effect, alpha=alpha) >= target
+            hi = np.where(open_ & ok, mid, hi)
+            lo = np.where(open_ & ~ok, mid, lo)
+        power = np.where(reached, self.power(r, hi, effect=effect, alpha=alpha), at_top)
+        table = pd.DataFrame({"readers": rs, "cases": np.where(reached, hi.astype(float), np.nan),
+                              "power": power.astype(float)})
+        return Sizing(table, target, effect, alpha, self._question)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,11 +195,19 @@ class MRMCPower(_Base):
     cov3: float
     n_cases: int
     _question = "OR RRRC, two modalities"
+    _noise_text = "var_error - cov1 - cov2 + cov3"
+    _floor_text = "var_tr"
+
+    def _noise(self):
+        return self.var_error - self.cov1 - self.cov2 + self.cov3, self.var_tr
 
     @classmethod
     def from_result(cls, result) -> MRMCPower:
         """The components of an :class:`~labelvar.readers.MRMCResult` as a pilot."""
         c = result.components
+        if result.fom["modality"].nunique() < 2:
+            raise ValueError("result: MRMCPower sizes a comparison of two modalities; the pilot "
+                             "has one (use StandalonePower.from_result for an AI against readers)")
         return cls(c["var_tr"], c["var_error"], c["cov1"], c["cov2"], c["cov3"], result.n_cases)
 
     def _lambda_ddf(self, r, c, effect):
@@ -166,6 +242,11 @@ class StandalonePower(_Base):
     cov2: float
     n_cases: int
     _question = "1T-RRRC, readers against a standalone AI"
+    _noise_text = "var_error - cov2"
+    _floor_text = "var_r"
+
+    def _noise(self):
+        return self.var_error - self.cov2, self.var_r
 
     @classmethod
     def from_result(cls, result) -> StandalonePower:

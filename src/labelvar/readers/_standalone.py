@@ -10,7 +10,7 @@ from scipy import stats
 
 from labelvar._base._format import markdown_table, report_page, setting, short_float, shown
 from labelvar.readers import _fom, _inputs
-from labelvar.readers._mrmc import check_memory, resolve_truth
+from labelvar.readers._mrmc import check_alpha, check_memory, resolve_truth
 
 ANALYSES = ("1T-RRRC", "1T-RRFC")
 
@@ -181,6 +181,9 @@ def _ai_rows(ratings, ai, *, reader, case, rating):
                              "give the AI's ratings as a reader of ratings")
         add = pd.DataFrame({reader: name, case: s.index, rating: s.to_numpy()})
         return pd.concat([ratings, add], ignore_index=True), name
+    if isinstance(ai, (bool, np.bool_)) or not isinstance(ai, (str, int, np.integer)):
+        raise ValueError("ai must be the name of a reader in ratings or a Series case -> rating, "
+                         f"got {type(ai).__name__}")
     name = str(ai)
     if not (ratings[reader].astype(str) == name).any():
         raise ValueError(f"ai: no reader named {name!r} in ratings "
@@ -248,8 +251,7 @@ def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", 
     """
     if analysis not in ANALYSES:
         raise ValueError(f"analysis must be '1T-RRRC' or '1T-RRFC', got {analysis!r}")
-    if not 0 < float(alpha) < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    check_alpha(alpha)
     if not isinstance(ratings, pd.DataFrame):
         raise ValueError("ratings must be a long DataFrame (reader, case, rating), "
                          f"got {type(ratings).__name__}")
@@ -271,6 +273,10 @@ def standalone_vs_readers(ratings, ai, *, truth, fom="auc", analysis="1T-RRRC", 
     names = [study.readers[j] for j in order[:-1]]
     res = _one(scores, truth_rc, fom, covariance, analysis)
     d, se, df, theta = res
+    if not se > 0:
+        raise ValueError("ratings: the readers' figures of merit minus the AI's (psi) have no "
+                         f"variance (every psi {d:.4g}, over readers and over cases: e.g. every "
+                         "rating tied, or the readers rate as the AI); the test is undefined")
     t_stat = d / se
     q = stats.t.isf(alpha / 2, df)
     p = float(2 * stats.t.sf(abs(t_stat), df))
