@@ -14,7 +14,39 @@ _FLAGS = {"votes": "VOTES", "system": "--system", "epsilon": "--epsilon", "q": "
           "min_items_per_human": "--min-items-per-human", "test": "--test",
           "margin": "--margin", "labels": "--labels", "n_resamples": "--n-resamples",
           "bins": "--bins", "theta": "--theta", "skill": "--skill", "weights": "--weights",
-          "n_labels": "--n-labels", "n_humans": "--per-item", "target": "--power"}
+          "n_labels": "--n-labels", "n_humans": "--per-item", "target": "--power",
+          "seed": "--seed", "max_items": "--max-items"}
+#: the options of the alt-test run (no --plan) that --plan ignores, with their defaults
+_RUN_ONLY = {"system": None, "system_rater": None, "item": None, "panel": None,
+             "systems": None, "humans": None, "layout": "auto", "tasks": None,
+             "rater": "rater", "label": "label", "scoring": "accuracy",
+             "min_humans_per_item": 2, "min_items_per_human": 30, "test": "t",
+             "margin": "additive", "labels": None, "n_resamples": 100, "seed": 0}
+#: the options of --plan that the alt-test run ignores, with their defaults
+_PLAN_ONLY = {"theta": None, "weights": None, "skill": None, "n_labels": 2,
+              "per_item": ["3"], "power": 0.8, "max_items": 500}
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _check_mode(args) -> None:
+    """Refuse options the chosen mode (--plan or the test) would silently ignore."""
+    if args.plan:
+        given = [d for d, default in _RUN_ONLY.items() if getattr(args, d) != default]
+        if args.votes:
+            given.insert(0, "VOTES")
+        if given:
+            name = given[0] if given[0] == "VOTES" else _flag(given[0])
+            raise ValueError(f"{name} is not used with --plan (it plans from --theta, --skill, "
+                             "--weights, --n-labels, --per-item, --power, --max-items, "
+                             "--epsilon, --q); drop it, or drop --plan to run the test")
+    else:
+        given = [d for d, default in _PLAN_ONLY.items() if getattr(args, d) != default]
+        if given:
+            raise ValueError(f"{_flag(given[0])} is used only with --plan (the power and the "
+                             "number of items); add --plan, or drop it to run the test")
 
 
 def _flagged(exc: ValueError) -> ValueError:
@@ -111,8 +143,11 @@ def _systems(args, votes):
 
     from labelvar.io._eval_logs import eval_log_spec, eval_log_systems
 
+    from labelvar.judge._data import check_names
+
     out = {}
     if args.system_rater:
+        check_names(args.system_rater, "--system-rater")
         for r in args.system_rater:
             sel = votes[votes[args.rater] == r]
             if sel.empty:
@@ -121,6 +156,7 @@ def _systems(args, votes):
         votes = votes[~votes[args.rater].isin(args.system_rater)]
     if args.system and eval_log_spec(args.system):  # inspect:PATH, lmeval:PATH
         logged = eval_log_systems(args.system)
+        check_names([*out, *logged.columns], "--system")
         out.update({c: logged[c] for c in logged.columns})
     elif args.system:
         spec, _, cols = args.system.rpartition(":") if ":" in args.system and not \
@@ -135,6 +171,7 @@ def _systems(args, votes):
         missing = [c for c in names if c not in head.columns]
         if missing or not names:
             raise ValueError(f"--system: {path.name} lacks column(s) {', '.join(missing) or '?'}")
+        check_names([*out, *names], "--system")
         frame = head.set_index(args.item)
         for c in names:
             out[c] = frame[c]
@@ -197,7 +234,13 @@ def _run_plan(args) -> int:
     try:
         design = AltTestPower(theta=args.theta, skill=args.skill, weights=args.weights,
                               n_labels=args.n_labels, epsilon=args.epsilon, q=args.q)
-        ks = [int(k) for k in args.per_item]
+        ks = []
+        for k in args.per_item:
+            try:
+                ks.append(int(k))
+            except ValueError:
+                raise ValueError(f"--per-item must be whole numbers of humans per item (2 or "
+                                 f"more, comma separated), got {k!r}") from None
         plan = design.plan(n_humans=ks, target=args.power, max_items=args.max_items)
     except ValueError as exc:
         raise _flagged(exc) from None
@@ -220,6 +263,7 @@ def _run_judge(args) -> int:
     from labelvar.judge._alt_test import alt_test
     from labelvar.report._judge import check_judge_dir, judge_markdown, write_judge_report
 
+    _check_mode(args)
     if args.plan:
         return _run_plan(args)
     if not args.votes:
