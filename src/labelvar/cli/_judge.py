@@ -16,6 +16,8 @@ _FLAGS = {"votes": "VOTES", "system": "--system", "epsilon": "--epsilon", "q": "
           "bins": "--bins", "theta": "--theta", "skill": "--skill", "weights": "--weights",
           "n_labels": "--n-labels", "n_humans": "--per-item", "target": "--power",
           "seed": "--seed", "max_items": "--max-items"}
+#: the table files VOTES and --system FILE may be
+TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".json", ".jsonl")
 #: the options of the alt-test run (no --plan) that --plan ignores, with their defaults
 _RUN_ONLY = {"system": None, "system_rater": None, "item": None, "panel": None,
              "systems": None, "humans": None, "layout": "auto", "tasks": None,
@@ -29,6 +31,23 @@ _PLAN_ONLY = {"theta": None, "weights": None, "skill": None, "n_labels": 2,
 
 def _flag(dest: str) -> str:
     return "--" + dest.replace("_", "-")
+
+
+def _check_layout_flags(args) -> None:
+    """Refuse the options of one input form (--panel, or VOTES + --system) given with the other."""
+    if args.panel:
+        for dest in ("system", "system_rater"):
+            if getattr(args, dest):
+                raise ValueError(f"{_flag(dest)} is not used with --panel (the judges are the "
+                                 "--systems columns); drop it, or drop --panel to read one long "
+                                 "votes file")
+    else:
+        for dest, default in (("systems", None), ("humans", None), ("tasks", None),
+                              ("layout", "auto")):
+            if getattr(args, dest) != default:
+                raise ValueError(f"{_flag(dest)} is used only with --panel (the files stratify "
+                                 "reads); add --panel R*, or drop it (one long votes file: "
+                                 "--system FILE or --system-rater R)")
 
 
 def _check_mode(args) -> None:
@@ -129,6 +148,9 @@ def _read_table(path: Path, text_cols):
     from labelvar.io import read_frame
     from labelvar.io._reading import read_jsonl_records
 
+    if path.suffix.lower() not in TABLE_SUFFIXES and path.is_file():
+        raise ValueError(f"{path.name}: labelvar judge reads {', '.join(TABLE_SUFFIXES)} files, "
+                         f"not {path.suffix or 'files without an extension'} (save it as CSV)")
     if path.suffix.lower() in (".json", ".jsonl"):
         df = pd.DataFrame.from_records(read_jsonl_records(path))
         for c in text_cols:
@@ -202,8 +224,15 @@ def _from_tasks(args):
 
     from labelvar import io
 
+    from labelvar.judge._data import check_names
+
     if not args.systems:
         raise ValueError("--panel needs --systems (the judges' columns)")
+    check_names(args.systems, "--systems")
+    both = [s for s in args.systems if s in (args.humans or ())]
+    if both:
+        raise ValueError(f"--systems and --humans both name {both[0]!r}; a rater is a judge or "
+                         "a human, not both")
     cols = io.Columns(panel=args.panel, systems=args.systems, humans=args.humans or (),
                       item=args.item, rater=args.rater, label=args.label)
     data = io.load_tasks(args.votes, columns=cols, layout=args.layout, tasks=args.tasks)
@@ -272,6 +301,7 @@ def _run_judge(args) -> int:
         raise ValueError(f"--epsilon must be in [0, 1), got {args.epsilon:g}")
     if args.out:
         check_judge_dir(args.out)
+    _check_layout_flags(args)
     inputs = _from_tasks(args) if args.panel else [("", *_from_long(args))]
     results = {}
     try:

@@ -175,6 +175,8 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
 
     if parse not in PARSERS:
         raise ValueError(f"parse must be one of {', '.join(PARSERS)}; got {parse!r}")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"predictions: the system's name must be a non-empty text, got {name!r}")
     keys = _patterns(item)
     if not keys:
         raise ValueError(f"predictions {name!r}: no item id field given")
@@ -260,8 +262,11 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
         if tasks is not None and not mine.any():
             out[t] = td
             continue
-        if name in map(str, td.predictions.columns) or name in (td.samples or {}):
-            raise ValueError(f"predictions {name!r}: task {t!r} already has a system {name!r} "
+        fold = "".join(str(name).split()).casefold()  # 'GPT' and ' gpt' are one name
+        same = [s for s in (*map(str, td.predictions.columns), *map(str, td.samples or {}))
+                if "".join(s.split()).casefold() == fold]
+        if same:
+            raise ValueError(f"predictions {name!r}: task {t!r} already has a system {same[0]!r} "
                              "(a column of the panel's file or another predictions file); give "
                              "each system its own name (one system's several files: one name "
                              "with all its paths)")

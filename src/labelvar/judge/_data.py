@@ -175,6 +175,14 @@ def _check_system_labels(votes, human, items, raw, name, scoring) -> None:
         if k == "non-finite":
             raise ValueError(f"{who}: {item} has the label {plain(x)!r}; a label is text or a "
                              "finite number (give the item no label instead)")
+        if k == "text" and x not in human:
+            c = x.strip() if isinstance(x, str) else x
+            twin = [h for h in human if isinstance(h, str) and h != c
+                    and "".join(h.split()).casefold() == "".join(c.split()).casefold()]
+            if twin:
+                raise ValueError(f"{who}: {item} has the label {plain(x)!r}, which the humans "
+                                 f"spell {twin[0]!r}; give the system's labels as the votes "
+                                 "spell them (map them with a recode first)")
         if k not in h_kinds and not (scoring == "neg_rmse" and k == "text"):  # (said below)
             raise ValueError(
                 f"{who}: {item} has the label {plain(x)!r} ({plural.get(k, k)}), but the "

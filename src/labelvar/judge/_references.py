@@ -100,6 +100,9 @@ class References:
         if edges.ndim != 1 or len(edges) < 2 or not np.isfinite(edges).all() or \
                 np.any(np.diff(edges) <= 0):
             raise ValueError(f"bins must be increasing finite edges, got {self.bins!r}")
+        if edges[0] > 0.0 or edges[-1] < 1.0:
+            raise ValueError(f"bins must cover the agreements [0, 1] (first edge 0 or below, last "
+                             f"1 or above), got {self.bins!r}")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(
                 self.seed, (int, np.integer)) or self.seed < 0):
             raise ValueError(f"seed must be a whole number >= 0 or None, got {self.seed!r}")
