@@ -327,3 +327,35 @@ def test_stratify_predictions_of_one_name_in_two_cases_refused(tmp_path, capsys)
                       "--n-resamples", "0", "--predictions", f"GPT={tmp_path}/a.csv",
                       "--predictions", f"gpt={tmp_path}/b.csv"], capsys)
     assert code == 2 and "task 'panel' already has a system 'GPT'" in err, err
+
+
+# --------------------------------------------------------------------------- recode maps, report files
+@pytest.mark.parametrize("spec,match", [
+    ("gpt4:a=b=c", r"recode: 'a=b=c' in 'gpt4:a=b=c' is not OLD=NEW \(one '=' per pair, pairs "
+                   r"separated by commas\)"),
+    ("gpt4:1=1;2=2", r"recode: '1=1;2=2' in 'gpt4:1=1;2=2' is not OLD=NEW"),
+    ("panel:1=2,gpt4:1=2", r"recode: 'gpt4:1=2' in 'panel:1=2,gpt4:1=2' looks like a second map "
+                           r"\('gpt4'\); give each map its own --recode"),
+])
+def test_recode_texts_that_are_no_map_refused(spec, match):
+    from labelvar.io._scales import recode_map
+
+    with pytest.raises(ValueError, match=match):
+        recode_map(spec)
+
+
+def test_recode_file_missing_is_a_value_error(tmp_path):
+    from labelvar.io._scales import recode_map
+
+    with pytest.raises(ValueError, match=r"recode: no such file: .*missing\.json"):
+        recode_map(str(tmp_path / "missing.json"))
+
+
+def test_report_figures_of_systems_with_alike_or_long_names_do_not_collide():
+    """'a/b' and 'a_b' both wrote alt_test_a_b.png (one figure lost); a 300-character name
+    failed with 'File name too long'."""
+    from labelvar.report._judge import _stems
+
+    assert _stems(["a/b", "a_b", "A_B", "x" * 300, "../up", "."]) == {
+        "a/b": "a_b", "a_b": "a_b_2", "A_B": "A_B_3", "x" * 300: "x" * 60, "../up": "_up",
+        ".": "system"}
