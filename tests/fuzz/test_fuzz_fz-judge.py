@@ -71,8 +71,10 @@ PY_REFUSED = [
      r"n_resamples must be at most 100000 \(Monte Carlo runs of the whole test\), got 1000000000"),
     ("References bins NaN", lambda: References(bins=(0, float("nan"), 1)),
      r"bins must be increasing finite edges, got \(0, nan, 1\)"),
-    ("References bins not covering [0, 1]", lambda: References(bins=(0.6, 1.0)),
-     r"bins must cover the agreements \[0, 1\]"),
+    ("References bins leaving agreements out", lambda: _at(references=References(
+        bins=(0.6, 1.0), n_resamples=0)),
+     r"bins: the remaining humans' agreement 0.5 of 20 comparison\(s\) is outside the edges "
+     r"\(0.6 to 1\)"),
     ("References seed -1", lambda: References(seed=-1),
      r"seed must be a whole number >= 0 or None, got -1"),
     ("References seed text", lambda: References(seed="a"),

@@ -100,9 +100,6 @@ class References:
         if edges.ndim != 1 or len(edges) < 2 or not np.isfinite(edges).all() or \
                 np.any(np.diff(edges) <= 0):
             raise ValueError(f"bins must be increasing finite edges, got {self.bins!r}")
-        if edges[0] > 0.0 or edges[-1] < 1.0:
-            raise ValueError(f"bins must cover the agreements [0, 1] (first edge 0 or below, last "
-                             f"1 or above), got {self.bins!r}")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(
                 self.seed, (int, np.integer)) or self.seed < 0):
             raise ValueError(f"seed must be a whole number >= 0 or None, got {self.seed!r}")
@@ -192,6 +189,11 @@ def reference_tables(prep, pairs, sys_codes, score, *, references, epsilon, q, t
              "pass_probability": float(system_rate >= 0.5), "winning_rate_method": "observed"}]
     edges = np.asarray(references.bins if references else DEFAULT_BINS, dtype=float)
     agree = _pairs.remaining_agreement(pairs)
+    out = agree[(agree < edges[0] - 1e-12) | (agree > edges[-1] + 1e-12)]
+    if out.size:  # (it would be counted in the first or last bin, under the wrong label)
+        raise ValueError(f"bins: the remaining humans' agreement {float(out[0]):.4g} of "
+                         f"{out.size} comparison(s) is outside the edges ({edges[0]:g} to "
+                         f"{edges[-1]:g}); give bins that cover it (e.g. from 0 to 1)")
     b = np.clip(np.searchsorted(edges, agree, side="left") - 1, 0, len(edges) - 2)
     nb = len(edges) - 1
     n_bin = np.bincount(b, minlength=nb)
