@@ -361,3 +361,24 @@ def test_report_figures_of_systems_with_alike_or_long_names_do_not_collide():
     assert _stems(["a/b", "a_b", "A_B", "x" * 300, "../up", "."]) == {
         "a/b": "a_b", "a_b": "a_b_2", "A_B": "A_B_3", "x" * 300: "x" * 60, "../up": "_up",
         ".": "system"}
+
+
+def test_one_system_name_in_two_system_flags_refused(files, capsys):
+    """--system was one value: a second --system silently replaced the first."""
+    d = files
+    code, err = _cli(["judge", f"{d}/votes.csv", "--system", f"{d}/sys.csv:gpt", "--system",
+                      f"{d}/sys.csv:gpt", "--n-resamples", "0"], capsys)
+    assert code == 2 and "--system: the name 'gpt' is given twice" in err, err
+
+
+def test_system_given_twice_prints_both_verdicts(files, capsys):
+    d = files
+    pd.DataFrame({"item": range(40), "other": 1 - TRUTH}).to_csv(d / "other.csv", index=False)
+    assert main(["judge", f"{d}/votes.csv", "--system", f"{d}/sys.csv:gpt", "--system",
+                 f"{d}/other.csv", "--n-resamples", "0"]) == 0
+    text = capsys.readouterr().out
+    # gpt = the humans' majority: at least as close to the others as any human on every item
+    # (rho 1); 'other' (its negation) loses on the 30 unanimous items and ties on the last 10
+    # against every human (a, b: 1/2 vs 1/2; c: the same label 0): rho = 10/40
+    assert "### gpt: passes (winning rate 1, rho 1)" in text
+    assert "### other: fails (winning rate 0, rho 0.25)" in text

@@ -92,11 +92,11 @@ def _add_judge(sub) -> None:
     p.add_argument("votes", metavar="VOTES", nargs="*", default=[],
                    help="long votes of identified humans (.csv, .tsv, .jsonl); with --panel: "
                    "the files stratify reads (wide, long, JSONL, one file per rater)")
-    p.add_argument("--system", default=None, metavar="FILE[:COLUMNS]",
+    p.add_argument("--system", action="append", default=None, metavar="FILE[:COLUMNS]",
                    help="the judge's labels: a file with the --item column and one column per "
                    "system (COLUMNS: which, comma separated); or an eval log, inspect:PATH "
                    "(.json/.eval) or lmeval:PATH (--log_samples .jsonl), joined on its sample "
-                   "ids (several epochs: the modal answer)")
+                   "ids (several epochs: the modal answer); repeatable (each system's name once)")
     p.add_argument("--system-rater", type=_strs, default=None, metavar="R[,R..]",
                    help="rater ids in VOTES that are systems, not humans")
     p.add_argument("--item", default=None, help="item id column (default: item)")
@@ -176,13 +176,14 @@ def _systems(args, votes):
                 raise ValueError(f"--system-rater {r!r} has no votes in VOTES")
             out[r] = sel.set_index(args.item)[args.label]
         votes = votes[~votes[args.rater].isin(args.system_rater)]
-    if args.system and eval_log_spec(args.system):  # inspect:PATH, lmeval:PATH
-        logged = eval_log_systems(args.system)
-        check_names([*out, *logged.columns], "--system")
-        out.update({c: logged[c] for c in logged.columns})
-    elif args.system:
-        spec, _, cols = args.system.rpartition(":") if ":" in args.system and not \
-            Path(args.system).exists() else (args.system, "", "")
+    for one in args.system or []:  # each --system: a file (its columns) or an eval log
+        if eval_log_spec(one):  # inspect:PATH, lmeval:PATH
+            logged = eval_log_systems(one)
+            check_names([*out, *logged.columns], "--system")
+            out.update({c: logged[c] for c in logged.columns})
+            continue
+        spec, _, cols = one.rpartition(":") if ":" in one and not Path(one).exists() \
+            else (one, "", "")
         path = Path(spec)
         if not path.is_file():
             raise ValueError(f"--system: no file {spec!r}")
@@ -321,7 +322,7 @@ def _run_judge(args) -> int:
         from labelvar.report._html_reports import judge_drill
 
         paths = write_judge_report(results, args.out, text, drill=judge_drill(inputs),
-                                   sources=[*args.votes, *([args.system] if args.system else [])])
+                                   sources=[*args.votes, *(args.system or [])])
         print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}",
               file=sys.stderr)
     return 0
