@@ -382,3 +382,16 @@ def test_system_given_twice_prints_both_verdicts(files, capsys):
     # against every human (a, b: 1/2 vs 1/2; c: the same label 0): rho = 10/40
     assert "### gpt: passes (winning rate 1, rho 1)" in text
     assert "### other: fails (winning rate 0, rho 0.25)" in text
+
+
+def test_inspect_version_true_is_no_schema_version(tmp_path):
+    p = tmp_path / "l.json"
+    p.write_text(json.dumps({"version": True, "eval": {"model": "m"}, "samples": [_s(1)]}))
+    with pytest.raises(ValueError, match=r"Inspect log schema version True is not one labelvar reads"):
+        read_eval_log(p)
+
+
+def test_plan_per_item_given_twice_and_negative_zero_epsilon(capsys):
+    code, err = _cli(PLAN + ["--per-item", "3,3"], capsys)
+    assert code == 2 and "--per-item: 3 is given twice in [3, 3]" in err, err
+    assert AltTestPower(theta=0.8, skill=0.8, epsilon=-0.0).describe().endswith("epsilon 0.0")

@@ -258,7 +258,7 @@ def _inspect(path: Path) -> tuple[list, dict]:
         raise ValueError(f"{path}: not an Inspect evaluation log (no 'version' and 'eval' "
                          "fields at the top)")
     version = head["version"]
-    if version not in INSPECT_LOG_VERSIONS:
+    if isinstance(version, bool) or version not in INSPECT_LOG_VERSIONS:
         raise ValueError(f"{path}: Inspect log schema version {version!r} is not one labelvar "
                          f"reads ({', '.join(map(str, INSPECT_LOG_VERSIONS))})")
     if not isinstance(head["eval"], dict):

@@ -246,7 +246,7 @@ def alt_test(votes, system, *, scoring="accuracy", epsilon: float = 0.2, q: floa
         raise ValueError(f"references must be a labelvar.judge.References or None, got "
                          f"{type(references).__name__}")
     systems = _data.as_systems(system)
-    opts = dict(scoring=scoring, epsilon=float(epsilon), q=float(q),
+    opts = dict(scoring=scoring, epsilon=float(epsilon) + 0.0, q=float(q),  # (-0.0 is 0)
                 min_humans_per_item=int(min_humans_per_item),
                 min_items_per_human=int(min_items_per_human), test=test, margin=margin,
                 references=references)

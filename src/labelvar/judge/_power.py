@@ -217,7 +217,8 @@ class AltTestPower:
                 or not 2 <= self.n_labels <= MAX_LABELS:
             raise ValueError(f"n_labels must be a whole number in [2, {MAX_LABELS}], got "
                              f"{self.n_labels!r}")
-        _check_epsilon(self.epsilon)
+        if _check_epsilon(self.epsilon) == 0.0 and isinstance(self.epsilon, float):
+            object.__setattr__(self, "epsilon", 0.0)  # -0.0 shown as 0.0
         from labelvar.judge._data import check_q
 
         check_q(self.q)
@@ -400,7 +401,7 @@ def _check_epsilon(e) -> float:
         v = math.nan
     if not 0.0 <= v < 1.0:
         raise ValueError(f"epsilon must be in [0, 1) (a number), got {e!r}")
-    return v
+    return v + 0.0  # -0.0 is 0
 
 
 def _check_target(target) -> float:
@@ -450,7 +451,12 @@ def _humans_list(n_humans, n_labels) -> list:
         raise ValueError("n_humans must give at least one number of humans per item, got none")
     for k in ks:
         _check_humans(k, n_labels)
-    return [int(k) for k in ks]
+    ks = [int(k) for k in ks]
+    twice = [k for i, k in enumerate(ks) if k in ks[:i]]
+    if twice:
+        raise ValueError(f"n_humans: {twice[0]} is given twice in {ks}; give each number of "
+                         "humans per item once")
+    return ks
 
 
 def _check_items(n):
