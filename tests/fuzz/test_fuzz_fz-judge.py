@@ -395,3 +395,28 @@ def test_plan_per_item_given_twice_and_negative_zero_epsilon(capsys):
     code, err = _cli(PLAN + ["--per-item", "3,3"], capsys)
     assert code == 2 and "--per-item: 3 is given twice in [3, 3]" in err, err
     assert AltTestPower(theta=0.8, skill=0.8, epsilon=-0.0).describe().endswith("epsilon 0.0")
+
+
+def _one_task():
+    from labelvar import io
+
+    pan = pd.DataFrame({"e1": [1, 2], "e2": [1, 2]}, index=pd.Index(["d0", "d1"], name="item"))
+    return {"t": io.TaskData(pan, pd.DataFrame(index=pan.index))}
+
+
+def test_predictions_file_without_rows_or_paths_refused(tmp_path):
+    from labelvar import io
+
+    p = tmp_path / "p.csv"
+    p.write_text("id,pred\n")
+    with pytest.raises(ValueError, match=r"predictions 'm': .*p.csv hold\(s\) no rows"):
+        io.attach_predictions(_one_task(), "m", p, item="id", label="pred")  # was an IndexError
+    with pytest.raises(ValueError, match=r"predictions 'm': no file given"):
+        io.attach_predictions(_one_task(), "m", [], item="id", label="pred")
+
+
+def test_modal_answer_of_a_list_refused():
+    from labelvar.io import modal_answer
+
+    with pytest.raises(ValueError, match=r"samples must be a DataFrame, items x samples .*got list"):
+        modal_answer([[1, 2]])  # was an AttributeError

@@ -181,6 +181,9 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
     if not keys:
         raise ValueError(f"predictions {name!r}: no item id field given")
     plist = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if not plist:
+        raise ValueError(f"predictions {name!r}: no file given (paths: one path or a list of "
+                         "paths)")
     ids, tasks_of, answers, fields = [], [], [], None
     listed, raw = False, 0
     for p in map(Path, plist):
@@ -204,6 +207,9 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
         tasks_of.append(df[task_field].astype(str) if task_field else None)
         answers.extend(rows)
     ids = pd.concat(ids, ignore_index=True)
+    if not len(ids):
+        raise ValueError(f"predictions {name!r}: {', '.join(map(str, plist))} hold(s) no rows "
+                         "(a header only?); give the predictions, one row per item")
     tasks = pd.concat(tasks_of, ignore_index=True) if task_field else None
     key = ids if tasks is None else tasks + "\x00" + ids
     repeated = key.duplicated()

@@ -119,6 +119,9 @@ def _first_mode(values, order) -> object:
 
 def _rows(samples: pd.DataFrame) -> list[list]:
     """The canonical labels of each item's samples (missing ones left out)."""
+    if not isinstance(samples, pd.DataFrame):
+        raise ValueError("samples must be a DataFrame, items x samples (one row per item, one "
+                         f"column per sampled answer), got {type(samples).__name__}")
     return [[c for c in map(canon, row) if c is not None]
             for row in samples.to_numpy(dtype=object)]
 
