@@ -182,7 +182,7 @@ def _check_system_labels(votes, human, items, raw, name, scoring) -> None:
             if twin:
                 raise ValueError(f"{who}: {item} has the label {plain(x)!r}, which the humans "
                                  f"spell {twin[0]!r}; give the system's labels as the votes "
-                                 "spell them (map them with a recode first)")
+                                 "spell them")
         if k not in h_kinds and not (scoring == "neg_rmse" and k == "text"):  # (said below)
             raise ValueError(
                 f"{who}: {item} has the label {plain(x)!r} ({plural.get(k, k)}), but the "
