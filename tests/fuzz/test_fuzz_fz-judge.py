@@ -420,3 +420,16 @@ def test_modal_answer_of_a_list_refused():
 
     with pytest.raises(ValueError, match=r"samples must be a DataFrame, items x samples .*got list"):
         modal_answer([[1, 2]])  # was an AttributeError
+
+
+def test_rater_reference_from_a_model_with_labels_the_votes_never_use_refused():
+    """A model fitted on other votes (labels 0, 1, 2) was cut to the votes' 0, 1 and renormalised."""
+    from types import SimpleNamespace
+
+    post = pd.DataFrame({0: [0.6] * 40, 1: [0.2] * 40, 2: [0.2] * 40}, index=range(40))
+    refs = References(model=SimpleNamespace(truth=post), skills=(0.9,), n_resamples=0)
+    with pytest.raises(ValueError, match=r"references model gives the label\(s\) \[2\] that the "
+                                         r"votes never use \(the votes: \[0, 1\]\)"):
+        _at(references=refs)
+    with pytest.raises(ValueError, match=r"skills: each accuracy once, got \(0.9, 0.9\)"):
+        References(model=SimpleNamespace(truth=post), skills=(0.9, 0.9))

@@ -109,6 +109,8 @@ class References:
             raise ValueError(f"skills must be numbers in [0, 1], got {self.skills!r}") from None
         if any(not 0.0 <= s <= 1.0 for s in skills):
             raise ValueError(f"skills must be in [0, 1], got {self.skills!r}")
+        if len(set(skills)) < len(skills):
+            raise ValueError(f"skills: each accuracy once, got {self.skills!r}")
         if skills and self.model is None:
             raise ValueError("skills needs model= (a fitted rater model from fit_raters)")
         object.__setattr__(self, "skills", skills)
@@ -164,7 +166,13 @@ def _rater_law(prep, fit, skill) -> np.ndarray:
     if (rows < 0).any():
         raise ValueError(f"references model has no posterior for item {prep.items[int(np.argmin(rows))]!r}"
                          " of the votes; fit it on the same votes")
-    post = truth.to_numpy(dtype=float)[rows][:, cols]
+    full = truth.to_numpy(dtype=float)[rows]
+    extra = np.setdiff1d(np.arange(full.shape[1]), cols)
+    if extra.size and float(full[:, extra].sum(axis=1).max()) > 1e-6:
+        names = [canon(truth.columns[j]) for j in extra]
+        raise ValueError(f"references model gives the label(s) {names} that the votes never use "
+                         f"(the votes: {labels}) posterior weight; fit it on the same votes")
+    post = full[:, cols]
     conf = np.full((lh, lh), (1.0 - skill) / max(lh - 1, 1))
     np.fill_diagonal(conf, skill if lh > 1 else 1.0)
     law = post @ conf
