@@ -164,7 +164,6 @@ def _systems(args, votes):
     import pandas as pd
 
     from labelvar.io._eval_logs import eval_log_spec, eval_log_systems
-
     from labelvar.judge._data import check_names
 
     out = {}
@@ -224,7 +223,6 @@ def _from_tasks(args):
     import pandas as pd
 
     from labelvar import io
-
     from labelvar.judge._data import check_names
 
     if not args.systems:

@@ -36,7 +36,6 @@ from scipy import special, stats
 from labelvar._base._format import shown
 from labelvar.judge import _stats
 
-
 #: the most labels, humans per item and other humans' vote patterns the exact power takes
 MAX_LABELS = 100
 MAX_HUMANS = 200
