@@ -14,7 +14,58 @@ _FLAGS = {"votes": "VOTES", "system": "--system", "epsilon": "--epsilon", "q": "
           "min_items_per_human": "--min-items-per-human", "test": "--test",
           "margin": "--margin", "labels": "--labels", "n_resamples": "--n-resamples",
           "bins": "--bins", "theta": "--theta", "skill": "--skill", "weights": "--weights",
-          "n_labels": "--n-labels", "n_humans": "--per-item", "target": "--power"}
+          "n_labels": "--n-labels", "n_humans": "--per-item", "target": "--power",
+          "seed": "--seed", "max_items": "--max-items"}
+#: the table files VOTES and --system FILE may be
+TABLE_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".json", ".jsonl")
+#: the options of the alt-test run (no --plan) that --plan ignores, with their defaults
+_RUN_ONLY = {"system": None, "system_rater": None, "item": None, "panel": None,
+             "systems": None, "humans": None, "layout": "auto", "tasks": None,
+             "rater": "rater", "label": "label", "scoring": "accuracy",
+             "min_humans_per_item": 2, "min_items_per_human": 30, "test": "t",
+             "margin": "additive", "labels": None, "n_resamples": 100, "seed": 0}
+#: the options of --plan that the alt-test run ignores, with their defaults
+_PLAN_ONLY = {"theta": None, "weights": None, "skill": None, "n_labels": 2,
+              "per_item": ["3"], "power": 0.8, "max_items": 500}
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _check_layout_flags(args) -> None:
+    """Refuse the options of one input form (--panel, or VOTES + --system) given with the other."""
+    if args.panel:
+        for dest in ("system", "system_rater"):
+            if getattr(args, dest):
+                raise ValueError(f"{_flag(dest)} is not used with --panel (the judges are the "
+                                 "--systems columns); drop it, or drop --panel to read one long "
+                                 "votes file")
+    else:
+        for dest, default in (("systems", None), ("humans", None), ("tasks", None),
+                              ("layout", "auto")):
+            if getattr(args, dest) != default:
+                raise ValueError(f"{_flag(dest)} is used only with --panel (the files stratify "
+                                 "reads); add --panel R*, or drop it (one long votes file: "
+                                 "--system FILE or --system-rater R)")
+
+
+def _check_mode(args) -> None:
+    """Refuse options the chosen mode (--plan or the test) would silently ignore."""
+    if args.plan:
+        given = [d for d, default in _RUN_ONLY.items() if getattr(args, d) != default]
+        if args.votes:
+            given.insert(0, "VOTES")
+        if given:
+            name = given[0] if given[0] == "VOTES" else _flag(given[0])
+            raise ValueError(f"{name} is not used with --plan (it plans from --theta, --skill, "
+                             "--weights, --n-labels, --per-item, --power, --max-items, "
+                             "--epsilon, --q); drop it, or drop --plan to run the test")
+    else:
+        given = [d for d, default in _PLAN_ONLY.items() if getattr(args, d) != default]
+        if given:
+            raise ValueError(f"{_flag(given[0])} is used only with --plan (the power and the "
+                             "number of items); add --plan, or drop it to run the test")
 
 
 def _flagged(exc: ValueError) -> ValueError:
@@ -41,11 +92,11 @@ def _add_judge(sub) -> None:
     p.add_argument("votes", metavar="VOTES", nargs="*", default=[],
                    help="long votes of identified humans (.csv, .tsv, .jsonl); with --panel: "
                    "the files stratify reads (wide, long, JSONL, one file per rater)")
-    p.add_argument("--system", default=None, metavar="FILE[:COLUMNS]",
+    p.add_argument("--system", action="append", default=None, metavar="FILE[:COLUMNS]",
                    help="the judge's labels: a file with the --item column and one column per "
                    "system (COLUMNS: which, comma separated); or an eval log, inspect:PATH "
                    "(.json/.eval) or lmeval:PATH (--log_samples .jsonl), joined on its sample "
-                   "ids (several epochs: the modal answer)")
+                   "ids (several epochs: the modal answer); repeatable (each system's name once)")
     p.add_argument("--system-rater", type=_strs, default=None, metavar="R[,R..]",
                    help="rater ids in VOTES that are systems, not humans")
     p.add_argument("--item", default=None, help="item id column (default: item)")
@@ -97,6 +148,9 @@ def _read_table(path: Path, text_cols):
     from labelvar.io import read_frame
     from labelvar.io._reading import read_jsonl_records
 
+    if path.suffix.lower() not in TABLE_SUFFIXES and path.is_file():
+        raise ValueError(f"{path.name}: labelvar judge reads {', '.join(TABLE_SUFFIXES)} files, "
+                         f"not {path.suffix or 'files without an extension'} (save it as CSV)")
     if path.suffix.lower() in (".json", ".jsonl"):
         df = pd.DataFrame.from_records(read_jsonl_records(path))
         for c in text_cols:
@@ -110,21 +164,25 @@ def _systems(args, votes):
     import pandas as pd
 
     from labelvar.io._eval_logs import eval_log_spec, eval_log_systems
+    from labelvar.judge._data import check_names
 
     out = {}
     if args.system_rater:
+        check_names(args.system_rater, "--system-rater")
         for r in args.system_rater:
             sel = votes[votes[args.rater] == r]
             if sel.empty:
                 raise ValueError(f"--system-rater {r!r} has no votes in VOTES")
             out[r] = sel.set_index(args.item)[args.label]
         votes = votes[~votes[args.rater].isin(args.system_rater)]
-    if args.system and eval_log_spec(args.system):  # inspect:PATH, lmeval:PATH
-        logged = eval_log_systems(args.system)
-        out.update({c: logged[c] for c in logged.columns})
-    elif args.system:
-        spec, _, cols = args.system.rpartition(":") if ":" in args.system and not \
-            Path(args.system).exists() else (args.system, "", "")
+    for one in args.system or []:  # each --system: a file (its columns) or an eval log
+        if eval_log_spec(one):  # inspect:PATH, lmeval:PATH
+            logged = eval_log_systems(one)
+            check_names([*out, *logged.columns], "--system")
+            out.update({c: logged[c] for c in logged.columns})
+            continue
+        spec, _, cols = one.rpartition(":") if ":" in one and not Path(one).exists() \
+            else (one, "", "")
         path = Path(spec)
         if not path.is_file():
             raise ValueError(f"--system: no file {spec!r}")
@@ -135,6 +193,7 @@ def _systems(args, votes):
         missing = [c for c in names if c not in head.columns]
         if missing or not names:
             raise ValueError(f"--system: {path.name} lacks column(s) {', '.join(missing) or '?'}")
+        check_names([*out, *names], "--system")
         frame = head.set_index(args.item)
         for c in names:
             out[c] = frame[c]
@@ -164,9 +223,15 @@ def _from_tasks(args):
     import pandas as pd
 
     from labelvar import io
+    from labelvar.judge._data import check_names
 
     if not args.systems:
         raise ValueError("--panel needs --systems (the judges' columns)")
+    check_names(args.systems, "--systems")
+    both = [s for s in args.systems if s in (args.humans or ())]
+    if both:
+        raise ValueError(f"--systems and --humans both name {both[0]!r}; a rater is a judge or "
+                         "a human, not both")
     cols = io.Columns(panel=args.panel, systems=args.systems, humans=args.humans or (),
                       item=args.item, rater=args.rater, label=args.label)
     data = io.load_tasks(args.votes, columns=cols, layout=args.layout, tasks=args.tasks)
@@ -197,7 +262,13 @@ def _run_plan(args) -> int:
     try:
         design = AltTestPower(theta=args.theta, skill=args.skill, weights=args.weights,
                               n_labels=args.n_labels, epsilon=args.epsilon, q=args.q)
-        ks = [int(k) for k in args.per_item]
+        ks = []
+        for k in args.per_item:
+            try:
+                ks.append(int(k))
+            except ValueError:
+                raise ValueError(f"--per-item must be whole numbers of humans per item (2 or "
+                                 f"more, comma separated), got {k!r}") from None
         plan = design.plan(n_humans=ks, target=args.power, max_items=args.max_items)
     except ValueError as exc:
         raise _flagged(exc) from None
@@ -220,6 +291,7 @@ def _run_judge(args) -> int:
     from labelvar.judge._alt_test import alt_test
     from labelvar.report._judge import check_judge_dir, judge_markdown, write_judge_report
 
+    _check_mode(args)
     if args.plan:
         return _run_plan(args)
     if not args.votes:
@@ -228,6 +300,7 @@ def _run_judge(args) -> int:
         raise ValueError(f"--epsilon must be in [0, 1), got {args.epsilon:g}")
     if args.out:
         check_judge_dir(args.out)
+    _check_layout_flags(args)
     inputs = _from_tasks(args) if args.panel else [("", *_from_long(args))]
     results = {}
     try:
@@ -247,7 +320,7 @@ def _run_judge(args) -> int:
         from labelvar.report._html_reports import judge_drill
 
         paths = write_judge_report(results, args.out, text, drill=judge_drill(inputs),
-                                   sources=[*args.votes, *([args.system] if args.system else [])])
+                                   sources=[*args.votes, *(args.system or [])])
         print(f"labelvar: wrote {', '.join(p.name for p in paths)} to {args.out}",
               file=sys.stderr)
     return 0

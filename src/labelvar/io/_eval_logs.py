@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import zipfile
 from pathlib import Path
@@ -125,11 +126,18 @@ def read_eval_log(path, *, format: str = "auto", system: str | None = None) -> p
     >>> log.columns.tolist(), log["answer"].tolist(), log["score"].tolist(), log["sample"].tolist()
     (['item', 'system', 'answer', 'score', 'sample'], ['yes', 'no'], [1.0, 0.0], [1, 2])
     """
-    if format not in EVAL_LOG_FORMATS:
+    if not isinstance(format, str) or format not in EVAL_LOG_FORMATS:
         raise ValueError(f"format must be one of {', '.join(EVAL_LOG_FORMATS)}; got {format!r}")
+    if system is not None and (not isinstance(system, str) or not system.strip()):
+        raise ValueError(f"system must be a non-empty name (text) or None, got {system!r}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"path must be a file path (str or Path), got {type(path).__name__}")
     spec = eval_log_spec(path)
     if spec is not None:
-        format, path = (spec[0] if format == "auto" else format), spec[1]
+        if format != "auto" and format != spec[0]:
+            raise ValueError(f"format={format!r} conflicts with the prefix {spec[0]}: of "
+                             f"{str(path)!r}; give one of the two")
+        format, path = spec[0], spec[1]
     path = Path(path)
     try:
         check_file(path)
@@ -137,6 +145,11 @@ def read_eval_log(path, *, format: str = "auto", system: str | None = None) -> p
         raise ValueError(str(exc)) from None
     if format == "auto":
         suffix = path.suffix.lower()
+        if suffix not in (".json", ".eval", ".jsonl"):
+            raise ValueError(f"{path}: cannot tell the log's format from its extension "
+                             f"{suffix or '(none)'!r}; an Inspect log is .json or .eval, an "
+                             "lm-evaluation-harness samples file .jsonl (or give "
+                             "format='inspect'/'lmeval', or inspect:PATH/lmeval:PATH)")
         format = "lmeval" if suffix == ".jsonl" else "inspect"
     if format == "inspect":
         rows, info = _inspect(path)
@@ -144,6 +157,7 @@ def read_eval_log(path, *, format: str = "auto", system: str | None = None) -> p
         rows, info = _lmeval(path)
     if not rows:
         raise ValueError(f"{path}: the log has no samples (status: {info.get('status', '?')})")
+    _check_repeats(rows, path, info["format"])
     df = pd.DataFrame(rows)
     if system is not None:
         df["system"] = system
@@ -155,6 +169,41 @@ def read_eval_log(path, *, format: str = "auto", system: str | None = None) -> p
         df = df.drop(columns="sample")
     df.attrs["log"] = {**info, "file": str(path)}
     return df.reset_index(drop=True)
+
+
+def _check_repeats(rows, path: Path, fmt: str) -> None:
+    """Refuse one sample id given twice for one system and epoch (or lm-eval filter)."""
+    seen = set()
+    for r in rows:
+        key = (r["system"], r["item"], r["sample"])
+        if key in seen:
+            what = (f"epoch {r['sample']}" if fmt == "inspect" else
+                    f"the filter of system {r['system']!r}")
+            raise ValueError(f"{path}: sample id {r['item']!r} is given twice for {what}; "
+                             "each sample id is one item, once per epoch (a log appended to, "
+                             "or two runs in one file?)")
+        seen.add(key)
+
+
+def _sample_id(x, path: Path, where: str, field: str) -> str:
+    """A sample id as text: text or a whole number (``1.0`` is ``'1'``), else refused."""
+    if isinstance(x, float) and math.isfinite(x) and x.is_integer():
+        x = int(x)
+    if isinstance(x, bool) or not isinstance(x, (str, int)) or (isinstance(x, str)
+                                                                and not x.strip()):
+        raise ValueError(f"{path}: {where} has the {field} {x!r}; a sample id is text or a "
+                         "whole number")
+    return str(x)
+
+
+def _answer(a, path: Path, item: str):
+    """An answer as read: text, a finite number, or None (no answer); else refused."""
+    if a is None or isinstance(a, str):
+        return a
+    if isinstance(a, (int, float)) and not isinstance(a, bool) and math.isfinite(a):
+        return a
+    raise ValueError(f"{path}: sample {item!r} has the answer {a!r}; an answer labelvar reads "
+                     "is text or a finite number")
 
 
 def _number(x) -> float:
@@ -173,8 +222,10 @@ def _json(path: Path, text: str, where: str = ""):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
+        hint = ("; several JSON documents: an lm-evaluation-harness samples file? (read it "
+                "as lmeval:PATH)") if exc.msg == "Extra data" else ""
         raise ValueError(f"{path}{where}: not valid JSON at line {exc.lineno}, column "
-                         f"{exc.colno} ({exc.msg}); a truncated or malformed log") from None
+                         f"{exc.colno} ({exc.msg}); a truncated or malformed log{hint}") from None
 
 
 def _inspect(path: Path) -> tuple[list, dict]:
@@ -207,10 +258,13 @@ def _inspect(path: Path) -> tuple[list, dict]:
         raise ValueError(f"{path}: not an Inspect evaluation log (no 'version' and 'eval' "
                          "fields at the top)")
     version = head["version"]
-    if version not in INSPECT_LOG_VERSIONS:
+    if isinstance(version, bool) or version not in INSPECT_LOG_VERSIONS:
         raise ValueError(f"{path}: Inspect log schema version {version!r} is not one labelvar "
                          f"reads ({', '.join(map(str, INSPECT_LOG_VERSIONS))})")
-    ev = head["eval"] if isinstance(head["eval"], dict) else {}
+    if not isinstance(head["eval"], dict):
+        raise ValueError(f"{path}: the log's 'eval' field must be an object (with 'model'), got "
+                         f"{type(head['eval']).__name__}")
+    ev = head["eval"]
     model = str(ev.get("model") or "inspect")
     info = {"format": "inspect", "version": version, "status": head.get("status"),
             "task": ev.get("task"), "model": model}
@@ -222,13 +276,19 @@ def _inspect(path: Path) -> tuple[list, dict]:
     for i, s in enumerate(samples, 1):
         if not isinstance(s, dict) or s.get("id") is None:
             raise ValueError(f"{path}: sample {i} has no 'id'")
+        item = _sample_id(s["id"], path, f"sample {i}", "id")
+        epoch = s.get("epoch", 1)
+        epoch = 1 if epoch is None else epoch
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+            raise ValueError(f"{path}: sample {item!r} has the epoch {epoch!r}; an epoch is a "
+                             "whole number from 1")
         score = _inspect_score(s)
         answer = score.get("answer") if score else None
         if answer is None:
             answer = _completion(s.get("output"))
-        rows.append({"item": str(s["id"]), "system": model, "answer": answer,
+        rows.append({"item": item, "system": model, "answer": _answer(answer, path, item),
                      "score": _number(score.get("value")) if score else math.nan,
-                     "sample": int(s.get("epoch") or 1)})
+                     "sample": epoch})
     rows.sort(key=lambda r: r["sample"])  # zip members need not be in epoch order
     return rows, info
 
@@ -292,8 +352,9 @@ def _lmeval(path: Path) -> tuple[list, dict]:
             [k for k, v in r.items() if k not in _LMEVAL_FIELDS and _number(v) == _number(v)
              and not isinstance(v, str)]
         score = _number(r.get(names[0])) if names else math.nan
+        item = _sample_id(r["doc_id"], path, f"line {line}", "doc_id")
         for k, a in enumerate(_lmeval_answers(r["filtered_resps"], path, line), 1):
-            rows.append({"item": str(r["doc_id"]), "system": system, "answer": a,
+            rows.append({"item": item, "system": system, "answer": _answer(a, path, item),
                          "score": score, "sample": k})
     return rows, {"format": "lmeval", "version": "0.4 --log_samples", "task": task,
                   "filters": filters}
@@ -309,6 +370,9 @@ def _lmeval_answers(fr, path: Path, line: int) -> list:
         raise ValueError(f"{path}:{line}: 'filtered_resps' must be a non-empty list")
     if all(pair(x) for x in fr):  # loglikelihood per choice: the choice with the largest
         lls = [_float(x[0]) for x in fr]
+        if not all(math.isfinite(x) or x == -math.inf for x in lls):
+            raise ValueError(f"{path}:{line}: 'filtered_resps' holds a loglikelihood that is "
+                             "not a number (NaN or +inf); no choice can be read")
         return [lls.index(max(lls))]
     if len(fr) == 1 and isinstance(fr[0], list):  # repeats, not reduced by a filter
         if not all(isinstance(x, (str, int, float)) for x in fr[0]) or not fr[0]:

@@ -175,10 +175,15 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
 
     if parse not in PARSERS:
         raise ValueError(f"parse must be one of {', '.join(PARSERS)}; got {parse!r}")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"predictions: the system's name must be a non-empty text, got {name!r}")
     keys = _patterns(item)
     if not keys:
         raise ValueError(f"predictions {name!r}: no item id field given")
     plist = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if not plist:
+        raise ValueError(f"predictions {name!r}: no file given (paths: one path or a list of "
+                         "paths)")
     ids, tasks_of, answers, fields = [], [], [], None
     listed, raw = False, 0
     for p in map(Path, plist):
@@ -202,6 +207,9 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
         tasks_of.append(df[task_field].astype(str) if task_field else None)
         answers.extend(rows)
     ids = pd.concat(ids, ignore_index=True)
+    if not len(ids):
+        raise ValueError(f"predictions {name!r}: {', '.join(map(str, plist))} hold(s) no rows "
+                         "(a header only?); give the predictions, one row per item")
     tasks = pd.concat(tasks_of, ignore_index=True) if task_field else None
     key = ids if tasks is None else tasks + "\x00" + ids
     repeated = key.duplicated()
@@ -260,8 +268,11 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
         if tasks is not None and not mine.any():
             out[t] = td
             continue
-        if name in map(str, td.predictions.columns) or name in (td.samples or {}):
-            raise ValueError(f"predictions {name!r}: task {t!r} already has a system {name!r} "
+        fold = "".join(str(name).split()).casefold()  # 'GPT' and ' gpt' are one name
+        same = [s for s in (*map(str, td.predictions.columns), *map(str, td.samples or {}))
+                if "".join(s.split()).casefold() == fold]
+        if same:
+            raise ValueError(f"predictions {name!r}: task {t!r} already has a system {same[0]!r} "
                              "(a column of the panel's file or another predictions file); give "
                              "each system its own name (one system's several files: one name "
                              "with all its paths)")

@@ -59,11 +59,13 @@ SAMPLE_METRICS = ("self_agreement", "sample_accuracy")
 #: the tie rule :func:`labelvar.stratify` uses for a sampled system's modal answer
 STRATIFY_TIE_RULE = "first_sample"
 
-#: a leading number read whole: sign, digits, decimals, exponent, then no letter, digit,
-#: point or comma before a digit (``"1e3"`` is 1000; ``"4abc"``, ``"4.5.6"`` and ``"1,000"``
-#: or ``"4,5"`` are no number it could read whole)
+#: a leading number read whole: sign, digits, decimals, exponent, then no letter, digit or
+#: point, and no comma, slash or dash before a digit (``"1e3"`` is 1000; ``"4abc"``,
+#: ``"4.5.6"``, ``"1,000"``, ``"4, 5"``, the fraction ``"1/2"`` and the range ``"4-5"`` are
+#: no number it could read whole: reading ``1`` of ``"1/2"`` would read a part of it)
 _LEADING_NUMBER = re.compile(
-    r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.]|,\d)")
+    r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)"
+    r"(?![\w.]|\s*[,/\u2044\u2215:\-\u2010-\u2015\u2212]\s*\d)")
 
 
 def parse_answer(x, parse: str = "number"):
@@ -72,8 +74,9 @@ def parse_answer(x, parse: str = "number"):
     ``"number"`` reads the number a free-text answer starts with, after white space
     (G-Eval's answers are ``" 4"``, sometimes ``"4\n\nThe summary ..."``): an
     integral number is an int. The number is read whole (``"1e3"`` is 1000, not 1) and
-    must end where a word would (``"4abc"``, ``"4.5.6"`` read no number); an answer that
-    starts with no number so read (``"Score: 4"``, ``""``), or whose number is not
+    must end where a word would (``"4abc"``, ``"4.5.6"`` read no number); a fraction,
+    range, ratio or list (``"1/2"``, ``"4-5"``, ``"3:4"``, ``"1, 2"``) is no one number.
+    An answer that starts with no number so read (``"Score: 4"``, ``""``), or whose number is not
     finite (``"1e999"``), is missing (None); :func:`labelvar.io.attach_predictions`
     counts them. Numbers (JSON) are kept as they are (non-finite ones: missing).
 
@@ -81,8 +84,8 @@ def parse_answer(x, parse: str = "number"):
     --------
     >>> [parse_answer(x) for x in (" 4", "3.5 points", "2\n\nThe summary", 5, "Score: 4", None)]
     [4, 3.5, 2, 5, None, None]
-    >>> [parse_answer(x) for x in ("1e3", "4/5", "4, fluent", "4abc", "1,000", "1e999")]
-    [1000, 4, 4, None, None, None]
+    >>> [parse_answer(x) for x in ("1e3", "1/2", "4, fluent", "4abc", "1,000", "1e999")]
+    [1000, None, 4, None, None, None]
     >>> parse_answer(" 4", "none")
     ' 4'
     """
@@ -116,6 +119,9 @@ def _first_mode(values, order) -> object:
 
 def _rows(samples: pd.DataFrame) -> list[list]:
     """The canonical labels of each item's samples (missing ones left out)."""
+    if not isinstance(samples, pd.DataFrame):
+        raise ValueError("samples must be a DataFrame, items x samples (one row per item, one "
+                         f"column per sampled answer), got {type(samples).__name__}")
     return [[c for c in map(canon, row) if c is not None]
             for row in samples.to_numpy(dtype=object)]
 

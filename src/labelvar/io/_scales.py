@@ -24,6 +24,7 @@ to the panel and systems of every task (:func:`recoded`).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -115,8 +116,13 @@ def _recode_entries(one):
     pairs = []
     for pair in rest.split(","):
         old, eq, new = pair.partition("=")
-        if not eq or not old.strip() or not new.strip():
-            raise ValueError(f"recode: {pair.strip()!r} in {one!r} is not OLD=NEW")
+        if not eq or not old.strip() or not new.strip() or "=" in new:
+            raise ValueError(f"recode: {pair.strip()!r} in {one!r} is not OLD=NEW (one '=' per "
+                             "pair, pairs separated by commas)")
+        if re.fullmatch(r"[^\s:=,]+:[^\s:=,]+", old.strip()) and len(pairs):
+            raise ValueError(f"recode: {pair.strip()!r} in {one!r} looks like a second map "
+                             f"({old.split(':')[0].strip()!r}); give each map its own --recode "
+                             "(recode=[...]) or write them in a .json/.yaml file")
         pairs.append((old.strip(), new.strip()))
     yield name, pairs
 
@@ -125,7 +131,10 @@ def _recode_file(path) -> Mapping:
     """The mapping in a recode file (JSON or YAML)."""
     from labelvar.io._reading import check_file
 
-    check_file(path)
+    try:
+        check_file(path)
+    except FileNotFoundError as exc:
+        raise ValueError(f"recode: {exc}") from None
     text = path.read_text(encoding="utf-8-sig")
     try:
         if path.suffix.lower() == ".json":

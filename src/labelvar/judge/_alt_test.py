@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -136,7 +137,7 @@ def _one(votes, name, series, *, scoring, epsilon, q, min_humans_per_item,
          min_items_per_human, test, margin, references) -> AltTestResult:
     kind = scoring if isinstance(scoring, str) else "callable"
     labels = references.labels if references is not None else None
-    prep = _data.prepare(votes, series, scoring=kind, labels=labels)
+    prep = _data.prepare(votes, series, scoring=kind, labels=labels, name=name)
     pairs = _pairs.make_pairs(prep, min_humans_per_item=min_humans_per_item,
                               min_items_per_human=min_items_per_human)
     if not pairs.kept.any():
@@ -245,7 +246,7 @@ def alt_test(votes, system, *, scoring="accuracy", epsilon: float = 0.2, q: floa
         raise ValueError(f"references must be a labelvar.judge.References or None, got "
                          f"{type(references).__name__}")
     systems = _data.as_systems(system)
-    opts = dict(scoring=scoring, epsilon=float(epsilon), q=float(q),
+    opts = dict(scoring=scoring, epsilon=float(epsilon) + 0.0, q=float(q),  # (-0.0 is 0)
                 min_humans_per_item=int(min_humans_per_item),
                 min_items_per_human=int(min_items_per_human), test=test, margin=margin,
                 references=references)
@@ -280,8 +281,10 @@ def joint_winning_rates(results, *, q: float = 0.05) -> pd.DataFrame:
     0    x           3    True
     1    y           3    True
     """
-    if not isinstance(q, (int, float)) or not 0.0 < float(q) < 1.0:
-        raise ValueError(f"q must be in (0, 1), got {q!r}")
+    _data.check_q(q)
+    if not isinstance(results, Mapping):
+        raise ValueError("results must be a mapping task name -> AltTestResult (a dict), got "
+                         f"{type(results).__name__}")
     names = list(results)
     if not names or not all(isinstance(results[n], AltTestResult) for n in names):
         raise ValueError("results must map task names to AltTestResult objects")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -83,12 +84,38 @@ def _read(votes, labels):
         raise ValueError("votes" + msg[4:] if msg.startswith("data") else msg) from None
 
 
+def _fold_name(name) -> str:
+    """A system name without case and spacing differences (``' GPT '`` is ``'gpt'``)."""
+    return "".join(str(name).split()).casefold()
+
+
+def check_names(names, field: str = "system") -> None:
+    """Refuse a system name given twice, also as ``0`` and ``'0'`` or in another case/spacing.
+
+    Examples
+    --------
+    >>> check_names(["gpt", "llama"])
+    >>> check_names(["gpt", " GPT"])
+    Traceback (most recent call last):
+    ...
+    ValueError: system: the name 'gpt' is given twice (as 'gpt' and ' GPT'); give each system one name
+    """
+    seen: dict = {}
+    for n in names:
+        key = _fold_name(n)
+        if key in seen:
+            raise ValueError(f"{field}: the name {str(seen[key])!r} is given twice (as "
+                             f"{str(seen[key])!r} and {str(n)!r}); give each system one name")
+        seen[key] = n
+
+
 def as_systems(system) -> dict:
     """``{name: Series}`` from a Series, a mapping item -> label or a DataFrame of systems."""
     if isinstance(system, pd.DataFrame):
         if system.shape[1] == 0:
             raise ValueError("system has no columns (one column per system)")
-        return {str(c): system[c] for c in system.columns}
+        check_names(list(system.columns))
+        return {str(c): system.iloc[:, j] for j, c in enumerate(system.columns)}
     if isinstance(system, pd.Series):
         return {str(system.name) if system.name is not None else "system": system}
     if isinstance(system, Mapping):
@@ -117,7 +144,54 @@ def _common_scale(values: np.ndarray) -> int | None:
     return None
 
 
-def prepare(votes, system, *, scoring, labels=None) -> Prepared:
+def _kinds(values) -> set:
+    """The kinds (:func:`labelvar.io._labels.kind`) of some label values, missing ones left out."""
+    from labelvar.io._labels import kind
+
+    return {k for k in map(kind, values) if k is not None}
+
+
+def _check_system_labels(votes, human, items, raw, name, scoring) -> None:
+    """Refuse a system label that is not finite, or of another kind than the humans' labels.
+
+    ``'1'`` and ``1`` are one label (as in every table); ``True`` among numbers, ``'yes'``
+    among numbers or ``3`` among text labels is a system on another scale (it could
+    never match a human), refused naming the label and the item.
+    """
+    from labelvar.io._labels import kind, plain
+
+    raw_h = pd.unique(votes["label"].dropna()) if isinstance(votes, pd.DataFrame) and \
+        "label" in votes.columns else human
+    h_kinds = _kinds(raw_h) | _kinds(human)
+    who = "system" if name is None else f"system {name!r}"
+    plural = {"number": "numbers", "text": "text", "boolean": "booleans"}
+    checked: set = set()
+    for i, x in enumerate(raw):
+        k = kind(x)
+        if k is None or (k, repr(x)) in checked:
+            continue
+        checked.add((k, repr(x)))
+        item = f"item {plain(items[i])!r}"
+        if k == "non-finite":
+            raise ValueError(f"{who}: {item} has the label {plain(x)!r}; a label is text or a "
+                             "finite number (give the item no label instead)")
+        if k == "text" and x not in human:
+            c = x.strip() if isinstance(x, str) else x
+            twin = [h for h in human if isinstance(h, str) and h != c
+                    and "".join(h.split()).casefold() == "".join(c.split()).casefold()]
+            if twin:
+                raise ValueError(f"{who}: {item} has the label {plain(x)!r}, which the humans "
+                                 f"spell {twin[0]!r}; give the system's labels as the votes "
+                                 "spell them")
+        if k not in h_kinds and not (scoring == "neg_rmse" and k == "text"):  # (said below)
+            raise ValueError(
+                f"{who}: {item} has the label {plain(x)!r} ({plural.get(k, k)}), but the "
+                f"humans' labels are {' and '.join(sorted(plural.get(h, h) for h in h_kinds))} "
+                f"({', '.join(map(repr, human[:4]))}); give the system's labels on the votes' "
+                "scale")
+
+
+def prepare(votes, system, *, scoring, labels=None, name=None) -> Prepared:
     """Validate ``votes`` and one system (a Series) and return their codes.
 
     ``labels``: a declared label set (the humans' votes must lie in it).
@@ -131,6 +205,7 @@ def prepare(votes, system, *, scoring, labels=None) -> Prepared:
     raw = pd.Series(np.asarray(aligned, dtype=object))
     present = raw.notna().to_numpy()
     canon_of = {x: canon(x) for x in pd.unique(raw[present])}
+    _check_system_labels(votes, human, v.items, raw, name, scoring)
     sys_vals = [canon_of[x] for x in raw[present]]
     extra = [x for x in dict.fromkeys(sys_vals) if x is not None and x not in human]
     all_labels = human + extra
@@ -152,6 +227,13 @@ def prepare(votes, system, *, scoring, labels=None) -> Prepared:
                     scale=scale, n_human_labels=len(human))
 
 
+def check_q(q) -> None:
+    """Refuse a false discovery rate ``q`` outside (0, 1) (a number; not a bool or text)."""
+    if isinstance(q, (bool, np.bool_)) or not isinstance(q, numbers.Real) or \
+            not 0.0 < float(q) < 1.0:
+        raise ValueError(f"q must be in (0, 1), got {q!r}")
+
+
 def check_options(*, scoring, epsilon, q, min_humans_per_item, min_items_per_human, test,
                   margin) -> None:
     """Refuse bad options with one line naming the argument."""
@@ -160,13 +242,12 @@ def check_options(*, scoring, epsilon, q, min_humans_per_item, min_items_per_hum
     if not (callable(scoring) or scoring in SCORINGS):
         raise ValueError(f"scoring must be 'accuracy', 'neg_rmse' or a callable, got {scoring!r}")
     try:
-        eps = float(epsilon)
+        eps = math.nan if isinstance(epsilon, (bool, np.bool_)) else float(epsilon)
     except (TypeError, ValueError):
         raise ValueError(f"epsilon must be a number in [0, 1), got {epsilon!r}") from None
     if not (0.0 <= eps < 1.0) or math.isnan(eps):
         raise ValueError(f"epsilon must be in [0, 1), got {epsilon!r}")
-    if not (isinstance(q, (int, float)) and 0.0 < float(q) < 1.0):
-        raise ValueError(f"q must be in (0, 1), got {q!r}")
+    check_q(q)
     for name, v, lo in (("min_humans_per_item", min_humans_per_item, 2),
                         ("min_items_per_human", min_items_per_human, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:

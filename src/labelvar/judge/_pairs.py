@@ -25,6 +25,7 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import reprlib
 
 import numpy as np
 
@@ -95,6 +96,26 @@ def _ss_difference(prep, pairs, i, c, x):
     return (xv - z) * (n_rem * (xv + z) - 2 * s_rem)
 
 
+def _call(scoring, label, others) -> float:
+    """``scoring(label, others)`` as a finite float; its failure or a non-number is one line."""
+    name = getattr(scoring, "__name__", type(scoring).__name__)
+    try:
+        v = scoring(label, others)
+    except Exception as exc:  # the user's function: its failure, said as the scoring's
+        raise ValueError(f"scoring: {name}({label!r}, {reprlib.repr(others)}) raised "
+                         f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; "
+                         "a scoring callable takes (label, other_labels) and returns a number"
+                         ) from None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        f = float("nan")
+    if isinstance(v, (bool, np.bool_)) or not np.isfinite(f):
+        raise ValueError(f"scoring: {name}({label!r}, {reprlib.repr(others)}) returned {v!r}; a scoring "
+                         "callable returns a finite number (higher: closer to the others)")
+    return f
+
+
 def _callable_outcome(prep, pairs, x, scoring):
     """A user's ``scoring(label, other_labels) -> float``, one call per comparison (slow)."""
     order = np.argsort(pairs.item, kind="stable")
@@ -107,9 +128,9 @@ def _callable_outcome(prep, pairs, x, scoring):
     for p in order:
         it, ra, co = int(pairs.item[p]), int(pairs.rater[p]), int(pairs.code[p])
         others = [labels[k] for r, k in by_item[it] if r != ra]
-        sh = float(scoring(labels[co], others))
+        sh = _call(scoring, labels[co], others)
         for col in range(xs.shape[1]):
-            sx = float(scoring(labels[xs[p, col]], others))
+            sx = _call(scoring, labels[xs[p, col]], others)
             out[p, col] = 0 if sx == sh else (1 if sx > sh else 2)
     return out if x.ndim == 2 else out[:, 0]
 

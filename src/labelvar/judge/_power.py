@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import numbers
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,14 @@ from scipy import special, stats
 
 from labelvar._base._format import shown
 from labelvar.judge import _stats
+
+#: the most labels, humans per item and other humans' vote patterns the exact power takes
+MAX_LABELS = 100
+MAX_HUMANS = 200
+MAX_COMPOSITIONS = 200_000
+#: the most N (items per human) the exact power takes, and Monte Carlo runs of simulate
+MAX_ITEMS = 5000
+MAX_SIM_RESAMPLES = 1_000_000
 
 
 def comparison_law(theta: float, skill: float, *, n_humans: int, n_labels: int) -> np.ndarray:
@@ -101,6 +110,10 @@ def rejection_cdf(law, *, n_items: int, thresholds, epsilon: float, margin: str 
     logpmf = (special.gammaln(n + 1) - special.gammaln(t + 1) - special.gammaln(a + 1)
               - special.gammaln(b + 1))
     logpmf = logpmf + special.xlogy(counts, law[None, :]).sum(axis=1)  # 0 log 0 = 0
+    # the p-values (the costly part) only where the counts carry mass: cells below e^-80
+    # of the mode hold under N^2 e^-80 < 1e-28 in all, far below a double's precision
+    keep = logpmf >= logpmf.max() - 80.0
+    counts, logpmf = counts[keep], logpmf[keep]
     pmf = np.exp(logpmf)
     p = _stats.pvalues(counts, epsilon=epsilon, margin=margin, test=test)
     p = np.where(np.isnan(p), np.inf, p)
@@ -187,21 +200,27 @@ class AltTestPower:
     q: float = 0.05
 
     def __post_init__(self):
-        theta = tuple(float(x) for x in np.atleast_1d(self.theta))
-        skill = tuple(float(x) for x in np.atleast_1d(self.skill))
+        theta = _floats(self.theta, "theta", "probabilities in [0, 1]")
+        skill = _floats(self.skill, "skill", "one probability or one per bin")
         if not theta or any(not 0.0 <= x <= 1.0 for x in theta):
             raise ValueError(f"theta must be probabilities in [0, 1], got {self.theta!r}")
         if len(skill) not in (1, len(theta)) or any(not 0.0 <= x <= 1.0 for x in skill):
             raise ValueError(f"skill must be one probability or one per bin, got {self.skill!r}")
-        w = np.ones(len(theta)) if self.weights is None else np.asarray(self.weights, float)
-        if w.shape != (len(theta),) or np.any(w < 0) or w.sum() <= 0:
-            raise ValueError(f"weights must be one non-negative number per bin, got {self.weights!r}")
-        if not isinstance(self.n_labels, (int, np.integer)) or self.n_labels < 2:
-            raise ValueError(f"n_labels must be a whole number >= 2, got {self.n_labels!r}")
-        if not 0.0 <= float(self.epsilon) < 1.0:
-            raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon!r}")
-        if not 0.0 < float(self.q) < 1.0:
-            raise ValueError(f"q must be in (0, 1), got {self.q!r}")
+        w = np.ones(len(theta)) if self.weights is None else np.asarray(
+            _floats(self.weights, "weights", "one non-negative number per bin"))
+        if w.shape != (len(theta),) or not np.isfinite(w).all() or np.any(w < 0) or \
+                w.sum() <= 0:
+            raise ValueError(f"weights must be one finite non-negative number per bin (not all "
+                             f"0), got {self.weights!r}")
+        if isinstance(self.n_labels, bool) or not isinstance(self.n_labels, (int, np.integer)) \
+                or not 2 <= self.n_labels <= MAX_LABELS:
+            raise ValueError(f"n_labels must be a whole number in [2, {MAX_LABELS}], got "
+                             f"{self.n_labels!r}")
+        if _check_epsilon(self.epsilon) == 0.0 and isinstance(self.epsilon, float):
+            object.__setattr__(self, "epsilon", 0.0)  # -0.0 shown as 0.0
+        from labelvar.judge._data import check_q
+
+        check_q(self.q)
         object.__setattr__(self, "theta", theta)
         object.__setattr__(self, "skill", skill * len(theta) if len(skill) == 1 else skill)
         object.__setattr__(self, "weights", tuple(float(x) for x in w / w.sum()))
@@ -235,7 +254,7 @@ class AltTestPower:
 
     def comparison_law(self, *, n_humans: int) -> np.ndarray:
         """(P tie, P system better, P human better) of one comparison, bins mixed."""
-        _check_humans(n_humans)
+        _check_humans(n_humans, self.n_labels)
         law = np.zeros(3)
         for t, s, w in zip(self.theta, self.skill, self.weights):
             law += w * comparison_law(t, s, n_humans=n_humans, n_labels=self.n_labels)
@@ -245,7 +264,7 @@ class AltTestPower:
                    ) -> np.ndarray:
         """The exact law of the number of humans rejected (0..n_humans)."""
         _check_items(n_items)
-        eps = self.epsilon if epsilon is None else float(epsilon)
+        eps = self.epsilon if epsilon is None else _check_epsilon(epsilon)
         law = self.comparison_law(n_humans=n_humans)
         thr = _stats.by_thresholds(int(n_humans), self.q)
         return rejections_law(rejection_cdf(law, n_items=n_items, thresholds=thr, epsilon=eps))
@@ -266,12 +285,19 @@ class AltTestPower:
         items per human (below it the t-test's normality is doubtful, and with a few
         items a run of ties has sd 0 and p = 0).
         """
-        if not 0.0 < target < 1.0:
-            raise ValueError(f"target must be in (0, 1), got {target!r}")
+        target = _check_target(target)
+        ks = _humans_list(n_humans, self.n_labels)
+        for name, v in (("min_items", min_items), ("max_items", max_items)):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or \
+                    not 2 <= v <= MAX_ITEMS:
+                raise ValueError(f"{name} must be a whole number in [2, {MAX_ITEMS}] (items per "
+                                 f"human), got {v!r}")
+        if max_items < min_items:
+            raise ValueError(f"max_items must be at least min_items (the smallest N tried: "
+                             f"{min_items}), got {max_items!r}")
+        _check_cost(ks, range(int(min_items), int(max_items) + 1), "max_items")
         rows = []
-        for k in np.atleast_1d(n_humans):
-            k = int(k)
-            _check_humans(k)
+        for k in ks:
             found = None
             for n in range(int(min_items), int(max_items) + 1):
                 pw = self.power(n_items=n, n_humans=k)
@@ -288,15 +314,34 @@ class AltTestPower:
 
         Columns ``n_humans``, ``n_items``, ``power``.
         """
-        rows = [{"n_humans": int(k), "n_items": int(n), "power": self.power(n_items=int(n),
-                                                                             n_humans=int(k))}
-                for k in np.atleast_1d(n_humans) for n in n_items]
+        ks = _humans_list(n_humans, self.n_labels)
+        try:
+            ns = np.atleast_1d(np.asarray(n_items))
+        except (TypeError, ValueError):
+            ns = np.array([None])
+        if ns.ndim != 1 or ns.size == 0 or ns.size > MAX_ITEMS:
+            raise ValueError(f"n_items must be 1 to {MAX_ITEMS} numbers of items per human, got "
+                             f"{ns.size} values")
+        for n in ns:
+            _check_items(n.item() if isinstance(n, np.generic) else n)
+        _check_cost(ks, [int(n) for n in ns], "n_items")
+        rows = [{"n_humans": k, "n_items": int(n), "power": self.power(n_items=int(n),
+                                                                        n_humans=k)}
+                for k in ks for n in ns]
         return pd.DataFrame(rows)
 
     def supported_epsilon(self, *, n_items: int, n_humans: int, target: float = 0.8,
                           grid=None) -> float:
         """The smallest epsilon on ``grid`` (default 0, 0.01, ... 0.5) with power >= target."""
-        grid = np.round(np.arange(0.0, 0.5001, 0.01), 2) if grid is None else np.asarray(grid)
+        _check_target(target)
+        grid = np.round(np.arange(0.0, 0.5001, 0.01), 2) if grid is None else \
+            np.asarray(_floats(grid, "grid", "epsilons in [0, 1)"))
+        if grid.size == 0:
+            raise ValueError("grid must be epsilons in [0, 1), got none")
+        for e in grid:
+            _check_epsilon(e)
+        _check_items(n_items)
+        _check_cost([_humans_list(n_humans, self.n_labels)[0]], [n_items] * grid.size, "grid")
         for e in grid:
             if self.power(n_items=n_items, n_humans=n_humans, epsilon=float(e)) >= target:
                 return float(e)
@@ -312,6 +357,17 @@ class AltTestPower:
         """
         from labelvar.judge._power_sim import simulate_power
 
+        _check_items(n_items)
+        _check_humans(n_humans)
+        if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(
+                n_resamples, (int, np.integer)) or not 1 <= n_resamples <= MAX_SIM_RESAMPLES:
+            raise ValueError(f"n_resamples must be a whole number in [1, {MAX_SIM_RESAMPLES}], "
+                             f"got {n_resamples!r}")
+        if int(n_resamples) * int(n_items) * int(n_humans) ** 2 > 2 * 10**10:
+            raise ValueError(f"n_resamples={n_resamples} with n_items={n_items} and "
+                             f"n_humans={n_humans} is too large a simulation (over 2e10 votes "
+                             "drawn); use fewer resamples")
+
         return simulate_power(self, n_items=n_items, n_humans=n_humans,
                               n_resamples=n_resamples, seed=seed, shared=shared)
 
@@ -325,13 +381,85 @@ class AltTestPower:
                 f"system skill {self.skill}, {self.n_labels} labels, epsilon {self.epsilon}")
 
 
-def _check_humans(k):
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+def _floats(x, name: str, allowed: str) -> tuple:
+    """``x`` (a number or a sequence of numbers) as a tuple of floats, else one clear line."""
+    try:
+        arr = np.atleast_1d(np.asarray(x, dtype=float))
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.ndim != 1 or isinstance(x, (str, bytes, bool)):
+        raise ValueError(f"{name} must be {allowed}, got {x!r}")
+    return tuple(float(v) for v in arr)
+
+
+def _check_epsilon(e) -> float:
+    """The margin epsilon as a float in [0, 1), else one clear line."""
+    try:
+        v = math.nan if isinstance(e, (bool, np.bool_, str)) else float(e)
+    except (TypeError, ValueError):
+        v = math.nan
+    if not 0.0 <= v < 1.0:
+        raise ValueError(f"epsilon must be in [0, 1) (a number), got {e!r}")
+    return v + 0.0  # -0.0 is 0
+
+
+def _check_target(target) -> float:
+    """A target power in (0, 1), else one clear line."""
+    if isinstance(target, (bool, np.bool_)) or not isinstance(target, numbers.Real) or \
+            not 0.0 < float(target) < 1.0:
+        raise ValueError(f"target must be in (0, 1) (a number), got {target!r}")
+    return float(target)
+
+
+def _check_humans(k, n_labels: int | None = None):
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 2:
         raise ValueError(f"n_humans must be a whole number >= 2, got {k!r}")
+    if k > MAX_HUMANS:
+        raise ValueError(f"n_humans must be at most {MAX_HUMANS} humans per item for the exact "
+                         f"power, got {k!r}")
+    if n_labels is not None and math.comb(int(k) - 1 + n_labels - 1, n_labels - 1) > \
+            MAX_COMPOSITIONS:
+        raise ValueError(f"n_humans={k} with {n_labels} labels is too large for the exact power "
+                         f"(more than {MAX_COMPOSITIONS} vote patterns of the other humans); use "
+                         "fewer humans per item or fewer labels (n_labels)")
+
+
+#: the most seconds of exact power a plan or curves may ask for (refused before work)
+MAX_SECONDS = 40.0
+
+
+def _check_cost(ks, ns, field: str) -> None:
+    """Refuse a scan of N (plan, curves) that would run for minutes, naming ``field``.
+
+    The cost of one exact power is about ``1.1e-7 N^2 + 3.2e-6 K^3`` seconds (the
+    p-values of every outcome count, then the rejections' law over K humans); a plan
+    whose target is never reached scans every N up to ``max_items``.
+    """
+    sq = sum(int(n) ** 2 for n in ns)
+    cost = sum(1.1e-7 * sq + 3.2e-6 * k ** 3 * len(ns) for k in ks)
+    if cost > MAX_SECONDS:
+        raise ValueError(f"{field}: {len(ns)} values of N (up to {max(ns)}) for "
+                         f"{len(ks)} value(s) of n_humans would take minutes of exact power "
+                         f"(about {cost:.0f} s); use a smaller {field} or fewer n_humans")
+
+
+def _humans_list(n_humans, n_labels) -> list:
+    """``n_humans`` (one or several humans per item) as a checked list of ints."""
+    ks = list(np.atleast_1d(np.asarray(n_humans, dtype=object)))
+    if not ks:
+        raise ValueError("n_humans must give at least one number of humans per item, got none")
+    for k in ks:
+        _check_humans(k, n_labels)
+    ks = [int(k) for k in ks]
+    twice = [k for i, k in enumerate(ks) if k in ks[:i]]
+    if twice:
+        raise ValueError(f"n_humans: {twice[0]} is given twice in {ks}; give each number of "
+                         "humans per item once")
+    return ks
 
 
 def _check_items(n):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 2:
         raise ValueError(f"n_items must be a whole number >= 2, got {n!r}")
-    if n > 5000:
-        raise ValueError(f"n_items must be at most 5000 for the exact power, got {n!r}")
+    if n > MAX_ITEMS:
+        raise ValueError(f"n_items must be at most {MAX_ITEMS} for the exact power, got {n!r}")

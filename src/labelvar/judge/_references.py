@@ -37,6 +37,12 @@ from labelvar.judge import _pairs, _stats
 KINDS = ("uniform", "prevalence", "exchangeable", "plurality")
 PER_ITEM = ("uniform", "prevalence", "rater")
 DEFAULT_BINS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: the most Monte Carlo runs of the test a References may ask for
+MAX_RESAMPLES = 100_000
+#: the most (run, comparison) draws of one reference's Monte Carlo (about a minute)
+MAX_DRAWS = 2 * 10**9
+#: the most (run, rater) outcome counts held at once (8 bytes x 3 each: 1.2 GB)
+MAX_COUNTS = 5 * 10**7
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,18 +82,35 @@ class References:
     seed: int | None = 0
 
     def __post_init__(self):
+        if isinstance(self.kinds, str):  # one kind named alone
+            object.__setattr__(self, "kinds", (self.kinds,))
         bad = [k for k in self.kinds if k not in KINDS]
         if bad:
             raise ValueError(f"references kinds must be among {', '.join(KINDS)}, got {bad[0]!r}")
         if isinstance(self.n_resamples, bool) or not isinstance(self.n_resamples, (int, np.integer)) \
                 or self.n_resamples < 0:
             raise ValueError(f"n_resamples must be a whole number >= 0, got {self.n_resamples!r}")
-        edges = np.asarray(self.bins, dtype=float)
-        if edges.ndim != 1 or len(edges) < 2 or np.any(np.diff(edges) <= 0):
-            raise ValueError(f"bins must be increasing edges, got {self.bins!r}")
-        skills = tuple(float(s) for s in self.skills)
+        if self.n_resamples > MAX_RESAMPLES:
+            raise ValueError(f"n_resamples must be at most {MAX_RESAMPLES} (Monte Carlo runs of "
+                             f"the whole test), got {self.n_resamples!r}")
+        try:
+            edges = np.asarray(self.bins, dtype=float)
+        except (TypeError, ValueError):
+            edges = np.array([np.nan])
+        if edges.ndim != 1 or len(edges) < 2 or not np.isfinite(edges).all() or \
+                np.any(np.diff(edges) <= 0):
+            raise ValueError(f"bins must be increasing finite edges, got {self.bins!r}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(
+                self.seed, (int, np.integer)) or self.seed < 0):
+            raise ValueError(f"seed must be a whole number >= 0 or None, got {self.seed!r}")
+        try:
+            skills = tuple(float(s) for s in np.atleast_1d(self.skills))
+        except (TypeError, ValueError):
+            raise ValueError(f"skills must be numbers in [0, 1], got {self.skills!r}") from None
         if any(not 0.0 <= s <= 1.0 for s in skills):
             raise ValueError(f"skills must be in [0, 1], got {self.skills!r}")
+        if len(set(skills)) < len(skills):
+            raise ValueError(f"skills: each accuracy once, got {self.skills!r}")
         if skills and self.model is None:
             raise ValueError("skills needs model= (a fitted rater model from fit_raters)")
         object.__setattr__(self, "skills", skills)
@@ -143,7 +166,13 @@ def _rater_law(prep, fit, skill) -> np.ndarray:
     if (rows < 0).any():
         raise ValueError(f"references model has no posterior for item {prep.items[int(np.argmin(rows))]!r}"
                          " of the votes; fit it on the same votes")
-    post = truth.to_numpy(dtype=float)[rows][:, cols]
+    full = truth.to_numpy(dtype=float)[rows]
+    extra = np.setdiff1d(np.arange(full.shape[1]), cols)
+    if extra.size and float(full[:, extra].sum(axis=1).max()) > 1e-6:
+        names = [canon(truth.columns[j]) for j in extra]
+        raise ValueError(f"references model gives the label(s) {names} that the votes never use "
+                         f"(the votes: {labels}) posterior weight; fit it on the same votes")
+    post = full[:, cols]
     conf = np.full((lh, lh), (1.0 - skill) / max(lh - 1, 1))
     np.fill_diagonal(conf, skill if lh > 1 else 1.0)
     law = post @ conf
@@ -168,6 +197,11 @@ def reference_tables(prep, pairs, sys_codes, score, *, references, epsilon, q, t
              "pass_probability": float(system_rate >= 0.5), "winning_rate_method": "observed"}]
     edges = np.asarray(references.bins if references else DEFAULT_BINS, dtype=float)
     agree = _pairs.remaining_agreement(pairs)
+    out = agree[(agree < edges[0] - 1e-12) | (agree > edges[-1] + 1e-12)]
+    if out.size:  # (it would be counted in the first or last bin, under the wrong label)
+        raise ValueError(f"bins: the remaining humans' agreement {float(out[0]):.4g} of "
+                         f"{out.size} comparison(s) is outside the edges ({edges[0]:g} to "
+                         f"{edges[-1]:g}); give bins that cover it (e.g. from 0 to 1)")
     b = np.clip(np.searchsorted(edges, agree, side="left") - 1, 0, len(edges) - 2)
     nb = len(edges) - 1
     n_bin = np.bincount(b, minlength=nb)
@@ -199,6 +233,7 @@ def reference_tables(prep, pairs, sys_codes, score, *, references, epsilon, q, t
                 row.update(winning_rate_mean=exact[0], winning_rate_sd=exact[1],
                            pass_probability=exact[2], winning_rate_method="exact")
             elif references.n_resamples > 0:
+                _check_size(references.n_resamples, len(pairs.item), n_raters)
                 rates = _mc_rates(pi, per_item, grid, pairs, n_raters, rng,
                                   references.n_resamples, opts, q)
                 row.update(winning_rate_mean=float(rates.mean()),
@@ -215,6 +250,15 @@ def reference_tables(prep, pairs, sys_codes, score, *, references, epsilon, q, t
     for col in bins.columns[2:]:
         bins.loc[bins["n_comparisons"] == 0, col] = np.nan
     return table, bins
+
+
+def _check_size(n_resamples, n_pairs, n_raters) -> None:
+    """Refuse a Monte Carlo too large for memory or minutes, before any draw."""
+    if n_resamples * n_pairs > MAX_DRAWS or n_resamples * n_raters > MAX_COUNTS:
+        most = max(1, min(MAX_DRAWS // max(n_pairs, 1), MAX_COUNTS // max(n_raters, 1)))
+        raise ValueError(f"n_resamples={n_resamples} is too many Monte Carlo runs for "
+                         f"{n_pairs} comparisons of {n_raters} raters (at most {most} here); "
+                         "use fewer")
 
 
 def _exact(pp, grid, pairs, per_item, opts, q):

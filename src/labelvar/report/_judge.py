@@ -74,7 +74,30 @@ def judge_markdown(results: dict) -> str:
 
 
 def _stem(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)) or "system"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip(".")[:60] or "system"
+
+
+def _stems(names) -> dict:
+    """One file stem per system: its name in safe characters (at most 60), made unique.
+
+    ``a/b`` and ``a_b`` (or two long names alike in their first 60 characters) get
+    ``a_b`` and ``a_b_2``: no figure overwrites another.
+
+    Examples
+    --------
+    >>> _stems(["a/b", "a_b", "."])
+    {'a/b': 'a_b', 'a_b': 'a_b_2', '.': 'system'}
+    """
+    out, used = {}, set()
+    for n in names:
+        base = stem = _stem(n)
+        k = 1
+        while stem.lower() in used:
+            k += 1
+            stem = f"{base}_{k}"
+        used.add(stem.lower())
+        out[n] = stem
+    return out
 
 
 def write_judge_report(results: dict, out_dir, markdown: str | None = None,
@@ -102,10 +125,11 @@ def write_judge_report(results: dict, out_dir, markdown: str | None = None,
             files.append(write_results(_stack(results, attr), tmp / fname))
         files.append(atomic_write(tmp / "table.md", text))
         if figures:
+            stems = _stems(list(results))
             for name, r in results.items():
                 fig = plot_alt_test(r.table, r.references, r.by_bin,
                                     title=f"alt-test: {name}", subtitle=r.describe())
-                files += plots.save(fig, tmp / f"alt_test_{_stem(name)}")
+                files += plots.save(fig, tmp / f"alt_test_{stems[name]}")
         files += judge_html(tmp, files, results, drill, sources)  # report.html: the page
         from labelvar import __version__
 
