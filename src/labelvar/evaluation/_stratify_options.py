@@ -99,6 +99,11 @@ class Truth:
                              "voted first in rater order, the paper's rule)")
         v.choice("tie_rule", self.tie_rule, TIE_RULES)
         v.choice("aggregation", self.aggregation, AGGREGATIONS)
+        if self.aggregation == "dawid_skene" and self.tie_rule in ("lowest", "first_vote"):
+            raise ValueError(f"tie_rule={self.tie_rule!r} has no effect with "
+                             "aggregation='dawid_skene' (its posterior mode breaks no tie; "
+                             "only tie_rule='drop' acts: it drops the panel's tied items); "
+                             "use 'random' (the default) or 'drop'")
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,9 @@ class Intervals:
         if not isinstance(self.resample_raters, bool):
             raise ValueError(f"resample_raters must be True or False, got "
                              f"{self.resample_raters!r}")
+        if self.resample_raters and self.n_resamples == 0:
+            raise ValueError("resample_raters needs bootstrap resamples (n_resamples >= 1); "
+                             "with n_resamples=0 there is no bootstrap to resample raters in")
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,17 @@ def separator(path: Path, sep: str | None) -> str:
 
 @contextlib.contextmanager
 def parsing(path: Path):
-    """Turn what the CSV parser refuses into one ValueError line naming the file."""
+    """Turn what the CSV parser refuses into one ValueError line naming the file.
+
+    A file holding NUL bytes (an Excel workbook, a zip, parquet) or no UTF-8 text is
+    said to be no text table; an empty file is said to be empty.
+    """
+    with contextlib.suppress(OSError), open(path, "rb") as fh:
+        head = fh.read(4096)
+        if b"\0" in head:
+            raise ValueError(f"cannot read {path} as a table: it holds binary data, not CSV/TSV "
+                             "text (an Excel workbook, parquet or zip file?); save it as CSV "
+                             "(UTF-8), or give parquet as .parquet")
     try:
         with warnings.catch_warnings():  # a row longer than the header is an error, not an index
             warnings.simplefilter("error", pd.errors.ParserWarning)
@@ -44,7 +54,13 @@ def parsing(path: Path):
     except pd.errors.ParserWarning:
         raise ValueError(f"cannot read {path} as a table: some rows have more cells than "
                          "the header") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"cannot read {path} as a table: the file is empty (no header row); "
+                         "write a header row of column names, then one row per line") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"cannot read {path} as a table: it is not UTF-8 text ({exc.reason} at "
+                         f"byte {exc.start}); save it as CSV/TSV in UTF-8") from None
+    except pd.errors.ParserError as exc:
         raise ValueError(f"cannot read {path} as a table: {str(exc).splitlines()[0]}") from None
 
 

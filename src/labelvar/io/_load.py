@@ -7,6 +7,9 @@ import fnmatch
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from labelvar._base._docs import fill
 from labelvar.io._common import TaskData, _patterns
 from labelvar.io._jsonl import read_jsonl
@@ -61,6 +64,18 @@ class Columns:
     group_sep: str | None = None
     counts: bool = False
 
+    def __post_init__(self):
+        for f in ("panel", "systems", "humans", "item"):
+            _names_field(f"columns.{f}", getattr(self, f), optional=True)
+        for f in ("rater", "label", "task_column", "group_sep"):
+            value = getattr(self, f)
+            if not (isinstance(value, str) or (value is None and f in ("task_column",
+                                                                       "group_sep"))):
+                raise ValueError(f"columns.{f} must be a column name (a string), got "
+                                 f"{type(value).__name__} {value!r}")
+        if not isinstance(self.counts, (bool, np.bool_)):
+            raise ValueError(f"columns.counts must be True or False, got {self.counts!r}")
+
 
 @dataclasses.dataclass(frozen=True)
 class Predictions:
@@ -101,6 +116,33 @@ class Predictions:
     parse: str = "none"
     task_field: str | None = None
     field: str | None = None
+
+    def __post_init__(self):
+        _names_field("predictions.item", self.item, optional=True)
+        _names_field("predictions.label", self.label)
+        for f in ("task_field", "field"):
+            value = getattr(self, f)
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"predictions.{f} must be a field name (a string) or None, "
+                                 f"got {type(value).__name__} {value!r}")
+        if not isinstance(self.samples, (bool, np.bool_)):
+            raise ValueError(f"predictions.samples must be True or False, got {self.samples!r}")
+
+
+def _names_field(name: str, value, optional: bool = False) -> None:
+    """A role's columns: a name, or a list of names (strings); None where ``optional``."""
+    if value is None and optional:
+        return
+    if isinstance(value, str):
+        return
+    ok = not isinstance(value, (bytes, Mapping)) and isinstance(value, (list, tuple, pd.Index,
+                                                                        np.ndarray))
+    bad = None if not ok else next((x for x in value if not isinstance(x, str)), None)
+    if not ok or bad is not None:
+        got = value if not ok else bad
+        raise ValueError(f"{name} must be a column name or a list of names (strings"
+                         f"{', or None' if optional else ''}), got {type(got).__name__} "
+                         f"{got!r}")
 
 
 def _record(value, cls, name: str):

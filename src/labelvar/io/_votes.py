@@ -282,7 +282,11 @@ def _table(data, item: str, rater: str) -> tuple[pd.DataFrame, str]:
         return read_frame(path, text=[item, rater]), str(path)
     check_file(path)
     if suffix in _PARQUET:
-        df = pd.read_parquet(path)
+        try:
+            df = pd.read_parquet(path)
+        except (OSError, ValueError) as exc:  # (pyarrow's ArrowInvalid is a ValueError)
+            raise ValueError(f"data: cannot read {path} as parquet "
+                             f"({' '.join(str(exc).split())[:160]})") from None
         _no_repeated_columns(df, str(path))
         return df, str(path)
     if suffix in _JSON:
