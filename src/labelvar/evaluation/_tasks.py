@@ -225,6 +225,14 @@ def first_vote(votes: np.ndarray, is_top: np.ndarray) -> np.ndarray:
 
 def _as_panel(panel) -> pd.DataFrame:
     if isinstance(panel, pd.DataFrame):
+        dup = panel.columns[panel.columns.duplicated()]
+        if len(dup):
+            raise ValueError(f"panel: column {plain(dup[0])!r} occurs more than once; give each "
+                             "rater (or label count) one column")
+        dup = panel.index[panel.index.duplicated()]
+        if len(dup):
+            raise ValueError(f"panel: item id {plain(dup[0])!r} occurs more than once in the "
+                             f"index ({len(dup)} repeated); give each item one row")
         return panel
     arr = np.asarray(panel, dtype=object)
     if arr.ndim != 2:
