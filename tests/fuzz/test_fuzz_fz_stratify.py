@@ -282,3 +282,21 @@ def test_paired_test_same_system_refused():
 def test_panel_frame_repeats_refused(frame, match):
     with pytest.raises(ValueError, match=match):
         stratify(frame, {"s": PRED}, intervals=N0)
+
+
+# --------------------------------------------------------------------------- sizes
+def test_many_labels_refused_up_front():
+    n = 2001  # item ids read as labels: one label per item
+    p = np.array([[f"x{i}"] * 3 for i in range(n)], dtype=object)
+    with pytest.raises(ValueError, match=r"labels: task 'task' has 2,001 distinct labels, more "
+                                         r"than the 2,000"):
+        stratify(p, {"s": [f"x{i}" for i in range(n)]}, intervals=N0)
+
+
+def test_stray_check_is_linear_in_labels():
+    from labelvar.io._labels import stray_label
+
+    # 20,000 rare text labels: was 4e8 steps (minutes), now one pass
+    assert stray_label({f"x{i}": 3 for i in range(20_000)}, 60_000) is None
+    assert stray_label({1: 900, 2: 900, 3: 900, 9: 1}, 2701) == 9  # far from 1-3
+    assert stray_label({1: 900, 2: 900, 3: 900, 4: 1}, 2701) is None  # next to them

@@ -311,15 +311,20 @@ def stray_label(seen: dict, total: int):
     0.5
     """
     labels = sorted(seen, key=sort_key)
-    for x in labels:
+    form = [_form(x) for x in labels]  # (once per label: linear in the number of labels)
+    n_form: dict = {}
+    for f in form:
+        n_form[f] = n_form.get(f, 0) + 1
+    for i, x in enumerate(labels):
         if not is_rare(seen[x], total):
             continue
-        rest = [y for y in labels if y != x]
-        forms = {_form(y) for y in rest}
-        if (len(rest) == 2 or _form(x) not in forms
-                or (_form(x) == "whole" and forms == {"whole"}
-                    and min(abs(x - y) for y in rest) > 1)):
+        forms = {f for f, n in n_form.items() if n - (f == form[i]) > 0}  # of the others
+        if len(labels) - 1 == 2 or form[i] not in forms:
             return x
+        if form[i] == "whole" and forms == {"whole"}:  # all whole, in order: the neighbours
+            gaps = [abs(x - labels[j]) for j in (i - 1, i + 1) if 0 <= j < len(labels)]
+            if min(gaps) > 1:
+                return x
     return None
 
 
