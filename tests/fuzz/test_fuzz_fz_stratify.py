@@ -300,3 +300,18 @@ def test_stray_check_is_linear_in_labels():
     assert stray_label({f"x{i}": 3 for i in range(20_000)}, 60_000) is None
     assert stray_label({1: 900, 2: 900, 3: 900, 9: 1}, 2701) == 9  # far from 1-3
     assert stray_label({1: 900, 2: 900, 3: 900, 4: 1}, 2701) is None  # next to them
+
+
+@pytest.mark.parametrize("labels, match", [
+    ([], r"labels: the declared label set is empty"),
+    (",", r"labels: the declared label set is empty"),
+    (3, r"labels: give a list of labels, e.g. labels=\[0, 1\], got int 3"),
+])
+def test_declared_label_set_checked(labels, match):
+    with pytest.raises(ValueError, match=match):
+        stratify(PANEL, {"s": PRED}, labels=labels, intervals=N0)
+
+
+def test_cli_empty_label_set(wide):
+    code, _, err = cli("stratify", wide, *B, "--labels", ",")
+    assert code == 2 and "--labels: the declared label set is empty" in err

@@ -59,7 +59,16 @@ class Labels:
 
     def __post_init__(self):
         if self.values is not None and not isinstance(self.values, str):
+            if isinstance(self.values, (int, float, bool)) or not hasattr(self.values,
+                                                                           "__iter__"):
+                raise ValueError(f"labels: give a list of labels, e.g. labels=[0, 1], got "
+                                 f"{type(self.values).__name__} {self.values!r}")
             object.__setattr__(self, "values", tuple(self.values))
+        if self.values is not None and not (
+                [x for x in self.values.split(",") if x.strip()]
+                if isinstance(self.values, str) else self.values):
+            raise ValueError("labels: the declared label set is empty; name at least one label "
+                             "(or leave labels out to infer them from the votes)")
         if not isinstance(self.ordinal, bool):
             raise ValueError(f"ordinal must be True or False, got {self.ordinal!r}")
 
