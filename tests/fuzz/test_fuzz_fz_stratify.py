@@ -315,3 +315,17 @@ def test_declared_label_set_checked(labels, match):
 def test_cli_empty_label_set(wide):
     code, _, err = cli("stratify", wide, *B, "--labels", ",")
     assert code == 2 and "--labels: the declared label set is empty" in err
+
+
+def test_collect_out_a_directory(tmp_path):
+    job = tmp_path / "run" / "0_a"
+    job.mkdir(parents=True)
+    (job / "results.csv").write_text("mean\n0.5\n")
+    code, _, err = cli("collect", tmp_path / "run", "--out", tmp_path)
+    assert code == 2 and f"got the directory {tmp_path}" in err and ".csv or .parquet" in err
+    code, out, err = cli("collect", tmp_path / "run", "--out", tmp_path / "c.csv")
+    assert code == 0, err
+    assert pd.read_csv(tmp_path / "c.csv").to_dict("list") == {
+        "experiment": ["0_a"], "job": ["0_a"], "mean": [0.5]}
+    code, _, err = cli("collect", tmp_path / "c.csv")
+    assert code == 2 and "got the file" in err
