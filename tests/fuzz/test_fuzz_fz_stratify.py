@@ -329,3 +329,18 @@ def test_collect_out_a_directory(tmp_path):
         "experiment": ["0_a"], "job": ["0_a"], "mean": [0.5]}
     code, _, err = cli("collect", tmp_path / "c.csv")
     assert code == 2 and "got the file" in err
+
+
+@pytest.mark.parametrize("layout, file, extra, flag", [
+    ("wide", None, ("--panel", "g*", "--systems", "sys", "--humans", "g2"), "--humans: 'g2'"),
+    ("wide", None, ("--panel", "g*", "--systems", "g2", "--humans", "h1"), "--systems: 'g2'"),
+    ("long", "item,rater,label\n1,a,1\n1,b,0\n1,c,1\n1,s,1\n",
+     ("--panel", "a,b,c", "--systems", "s", "--humans", "b"), "--humans: 'b'"),
+])
+def test_panel_rater_evaluated_names_its_flag(wide, tmp_path, layout, file, extra, flag):
+    path = wide
+    if file is not None:
+        path = tmp_path / "l.csv"
+        path.write_text(file)
+    code, _, err = cli("stratify", path, "--layout", layout, "--item", "item", *extra)
+    assert code == 2 and f"{flag} is also a panel rater" in err
