@@ -344,3 +344,41 @@ def test_panel_rater_evaluated_names_its_flag(wide, tmp_path, layout, file, extr
         path.write_text(file)
     code, _, err = cli("stratify", path, "--layout", layout, "--item", "item", *extra)
     assert code == 2 and f"{flag} is also a panel rater" in err
+
+
+def test_bootstrap_sizes_refused_before_work():
+    from labelvar.evaluation import Labels
+
+    rng = np.random.default_rng(0)
+    p, s = rng.integers(1, 6, (60, 3)), rng.integers(1, 6, 60)
+    # 1e6 replicates of spearman/kendall, one at a time: hours; refused naming the flag
+    with pytest.raises(ValueError, match=r"^n_resamples: 1,000,000 resamples of the ordinal or "
+                                         r"probability scores .* at most [\d,]+ resamples"):
+        stratify(p, {"s": s}, labels=Labels([1, 2, 3, 4, 5], ordinal=True),
+                 intervals=Intervals(n_resamples=1_000_000))
+    # the rater bootstrap redraws every vote of every replicate: 1e6 x 1e4 items x 3 x 2
+    q = rng.integers(0, 2, (10_000, 3))
+    with pytest.raises(ValueError, match=r"^n_resamples: 1,000,000 resamples of the rater "
+                                         r"bootstrap \(resample_raters\)"):
+        stratify(q, {"s": q[:, 0]}, metrics=["f1"],
+                 intervals=Intervals(n_resamples=1_000_000, resample_raters=True))
+
+
+def test_ordinal_bootstrap_one_metric_a_replicate_same_numbers():
+    from labelvar.evaluation import Labels
+    from labelvar.metrics._scores import ordinal_scores
+
+    # mae/within1/qwk of one replicate as ordinal_scores gives them (by hand: 3 items)
+    from labelvar.evaluation._bins import _item_score
+    from labelvar.evaluation._tasks import _prepare
+
+    t = _prepare("t", pd.DataFrame([[1, 2, 2], [5, 5, 4], [3, 3, 3]]),
+                 {"s": [2, 5, 1]}, labels=[1, 2, 3, 4, 5], pos_label=None, tie_rule="lowest",
+                 missing="error", rng=np.random.default_rng(0), ordinal=True)
+    idx = np.array([0, 1, 2, 2])
+    mean = (t.counts[idx] @ t.values) / t.k[idx]
+    ref = ordinal_scores(t.values[t.preds["s"][idx]], mean, t.majority[idx], t.preds["s"][idx], 5)
+    for m in ("mae", "within1", "qwk"):
+        assert _item_score(m, t, "s", idx) == float(ref[m])
+    # mae by hand: |2-5/3| + |5-14/3| + 2 * |1-3| = 1/3 + 1/3 + 4 -> 14/3 / 4
+    assert _item_score("mae", t, "s", idx) == pytest.approx(14 / 12)
