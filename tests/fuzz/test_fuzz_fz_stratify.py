@@ -311,6 +311,8 @@ def test_stray_check_is_linear_in_labels():
     ([], r"labels: the declared label set is empty"),
     (",", r"labels: the declared label set is empty"),
     (3, r"labels: give a list of labels, e.g. labels=\[0, 1\], got int 3"),
+    ({0: "a", 1: "b"}, r"labels: give a list of labels.*got dict .*recode="),
+    ([[0], [1]], r"labels: \[0\] is no label; a label is text, a number or a boolean"),
 ])
 def test_declared_label_set_checked(labels, match):
     with pytest.raises(ValueError, match=match):
@@ -394,3 +396,8 @@ def test_parquet_given_to_a_text_layout(tmp_path):
     pd.read_csv(_io.StringIO(WIDE), dtype=str).to_parquet(p)
     code, _, err = cli("stratify", p, *B)
     assert code == 2 and "it is a parquet file, and this reader reads CSV/TSV text" in err
+
+
+def test_read_votes_declared_mapping_refused():
+    with pytest.raises(ValueError, match=r"labels: give a list of labels.*a mapping"):
+        read_votes(pd.DataFrame({"item": ["1"], "rater": ["a"], "label": [0]}), labels={0: 1})

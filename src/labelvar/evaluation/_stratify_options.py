@@ -59,11 +59,16 @@ class Labels:
 
     def __post_init__(self):
         if self.values is not None and not isinstance(self.values, str):
-            if isinstance(self.values, (int, float, bool)) or not hasattr(self.values,
-                                                                           "__iter__"):
+            if isinstance(self.values, (int, float, bool, dict)) or not hasattr(self.values,
+                                                                                 "__iter__"):
+                hint = " (a map old -> new is recode=...)" if isinstance(self.values, dict) else ""
                 raise ValueError(f"labels: give a list of labels, e.g. labels=[0, 1], got "
-                                 f"{type(self.values).__name__} {self.values!r}")
+                                 f"{type(self.values).__name__} {self.values!r}{hint}")
             object.__setattr__(self, "values", tuple(self.values))
+            odd = next((x for x in self.values if isinstance(x, (list, tuple, dict, set))), None)
+            if odd is not None:
+                raise ValueError(f"labels: {odd!r} is no label; a label is text, a number or a "
+                                 "boolean")
         if self.values is not None and not (
                 [x for x in self.values.split(",") if x.strip()]
                 if isinstance(self.values, str) else self.values):

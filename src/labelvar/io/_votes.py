@@ -350,6 +350,9 @@ def _declared(labels) -> list:
     """The declared label set, canonical; each label once, finite, one kind unless mixed."""
     if isinstance(labels, str):
         labels = [x for x in labels.split(",") if x.strip()]
+    if isinstance(labels, Mapping):
+        raise ValueError("labels: give a list of labels, e.g. labels=[0, 1], got a mapping "
+                         "(a map old -> new is a recode)")
     try:
         labels = list(labels)
     except TypeError:
