@@ -372,12 +372,10 @@ def test_bootstrap_sizes_refused_before_work():
 
 
 def test_ordinal_bootstrap_one_metric_a_replicate_same_numbers():
-    from labelvar.evaluation import Labels
-    from labelvar.metrics._scores import ordinal_scores
-
     # mae/within1/qwk of one replicate as ordinal_scores gives them (by hand: 3 items)
     from labelvar.evaluation._bins import _item_score
     from labelvar.evaluation._tasks import _prepare
+    from labelvar.metrics._scores import ordinal_scores
 
     t = _prepare("t", pd.DataFrame([[1, 2, 2], [5, 5, 4], [3, 3, 3]]),
                  {"s": [2, 5, 1]}, labels=[1, 2, 3, 4, 5], pos_label=None, tie_rule="lowest",

@@ -282,8 +282,10 @@ def looks_like_counts(labels) -> bool:
 
 
 def is_rare(n: int, total: int) -> bool:
-    """Whether ``n`` of ``total`` votes are rare: under :data:`RARE_SHARE` of them, or a
-    single vote among at least :data:`RARE_SINGLE_MIN`.
+    """Whether ``n`` of ``total`` votes are rare.
+
+    Rare: under :data:`RARE_SHARE` of them, or a single vote among at least
+    :data:`RARE_SINGLE_MIN`.
 
     Examples
     --------
