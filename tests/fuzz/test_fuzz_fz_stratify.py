@@ -399,3 +399,25 @@ def test_parquet_given_to_a_text_layout(tmp_path):
 def test_read_votes_declared_mapping_refused():
     with pytest.raises(ValueError, match=r"labels: give a list of labels.*a mapping"):
         read_votes(pd.DataFrame({"item": ["1"], "rater": ["a"], "label": [0]}), labels={0: 1})
+
+
+@pytest.mark.parametrize("files, kwargs, match", [
+    (None, {}, r"files: give a path, a list of paths or \(one file per rater\) a mapping"),
+    (123, {}, r"files: give a path, a list of paths .* got int"),
+    ("WIDE", {"tasks": 3}, r"tasks: give task names or globs \(a string or a list of strings\)"),
+], ids=["none", "int", "tasks-int"])
+def test_load_tasks_arguments_checked(wide, files, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        load_tasks(wide if files == "WIDE" else files,
+                   columns=Columns(panel="g*", systems="sys", item="item"), **kwargs)
+
+
+def test_load_tasks_labels_string_and_rater_mapping(wide, tmp_path):
+    cols = Columns(panel="g*", systems="sys", item="item")
+    assert load_tasks(wide, columns=cols, labels="0,1,2")["w"].labels == ("0", "1", "2")
+    files = {}
+    for r, col in zip(["a", "b", "c", "s"], list(PANEL.T) + [np.array(PRED)], strict=True):
+        files[r] = tmp_path / f"file_{r}.csv"  # named by the mapping, not by the stem
+        files[r].write_text("item,t1\n" + "".join(f"{i},{v}\n" for i, v in enumerate(col, 1)))
+    data = load_tasks(files, columns=Columns(panel="a,b,c", systems="s", item="item"))
+    assert score(stratify(data, intervals=N0)) == pytest.approx(4 / 6)
