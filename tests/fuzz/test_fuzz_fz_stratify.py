@@ -158,7 +158,7 @@ def test_human_round_without_humans_refused():
     (b"PK\x03\x04\x14\x00" + b"\x81" * 50, r"it is a zip archive \(an Excel workbook\?\)"),
     ("item,rater,label\n1,a,\u00e9\n".encode("latin-1"), r"not UTF-8 text"),
     ("item,rater,label\n1,a,1\n".encode("utf-16"), r"it is UTF-16 text; save it as UTF-8"),
-    (b"\x1f\x8b\x08\x00\x00\x00\x00\x00", r"it is gzip-compressed"),
+    (b"\x1f\x8b\x08\x00\x00\x00\x00\x00", r"it is gzip-compressed; name it .gz"),
     (b"item;rater;label\n1;a;1\n", r"its header 'item;rater;label' is one column, its names "
                                      r"separated by semicolons"),
 ], ids=["empty", "binary", "zip", "latin1", "utf16", "gzip", "semicolons"])
@@ -421,3 +421,20 @@ def test_load_tasks_labels_string_and_rater_mapping(wide, tmp_path):
         files[r].write_text("item,t1\n" + "".join(f"{i},{v}\n" for i, v in enumerate(col, 1)))
     data = load_tasks(files, columns=Columns(panel="a,b,c", systems="s", item="item"))
     assert score(stratify(data, intervals=N0)) == pytest.approx(4 / 6)
+
+
+@pytest.mark.parametrize("name, sep", [("v.csv.gz", ","), ("v.tsv.gz", "\t")])
+def test_compressed_tables_read(tmp_path, name, sep):
+    import gzip
+
+    p = tmp_path / name
+    text = "item,rater,label\n0001,a,1\n0001,b,0\n1,a,0\n".replace(",", sep)
+    p.write_bytes(gzip.compress(text.encode()))
+    v = read_votes(p)
+    assert list(v.items) == ["0001", "1"] and v.counts.tolist() == [[1, 1], [1, 0]]
+    w = tmp_path / name.replace("v.", "w.")
+    w.write_bytes(gzip.compress(WIDE.replace(",", sep).encode()))
+    code, out, err = cli("stratify", w, *B, "--metrics", "accuracy", "--format", "csv")
+    assert code == 0, err
+    t = pd.read_csv(_io.StringIO(out))
+    assert t[(t.system == "sys") & (t.stratum == "all")].score.iloc[0] == pytest.approx(4 / 6)

@@ -31,17 +31,31 @@ def separator(path: Path, sep: str | None) -> str:
     """The field separator: ``sep``, else tab for ``.tsv``/``.tab`` files, else comma."""
     if sep is not None:
         return sep
-    return "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    suffixes = [x.lower() for x in Path(path).suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSED:  # votes.tsv.gz
+        suffixes = suffixes[:-1]
+    return "\t" if suffixes and suffixes[-1] in (".tsv", ".tab") else ","
+
+
+#: suffixes pandas reads compressed CSV/TSV from (``compression="infer"``)
+_COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
 
 
 def _binary_kind(path: Path, head: bytes) -> str | None:
-    """What a file that is no UTF-8 text table is, and the fix; None for text."""
+    """What a file that is no UTF-8 text table is, and the fix; None for text.
+
+    A compressed file named for its compression (``.csv.gz``, ``.zip``, ...) is text to
+    pandas, which decompresses it: None.
+    """
+    if path.suffix.lower() in _COMPRESSED:
+        return None
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "it is UTF-16 text; save it as UTF-8"
     if b"\0" not in head:
         return None
     if head.startswith(b"\x1f\x8b"):
-        return "it is gzip-compressed; decompress it first (gunzip)"
+        return ("it is gzip-compressed; name it .gz (e.g. votes.csv.gz) or decompress it "
+                "(gunzip)")
     if head.startswith(b"PAR1") or path.suffix.lower() in (".parquet", ".pq"):
         return ("it is a parquet file, and this reader reads CSV/TSV text (parquet: "
                 "labelvar.io.read_votes); save it as CSV")

@@ -278,6 +278,9 @@ def _table(data, item: str, rater: str) -> tuple[pd.DataFrame, str]:
                          f"{type(data).__name__}")
     path = Path(data)
     suffix = path.suffix.lower()
+    if suffix in _csv._COMPRESSED and len(path.suffixes) > 1 \
+            and path.suffixes[-2].lower() in _TABLE:  # votes.csv.gz: pandas decompresses
+        suffix = path.suffixes[-2].lower()
     if suffix in _TABLE:
         return read_frame(path, text=[item, rater]), str(path)
     check_file(path)
