@@ -432,7 +432,7 @@ def test_compressed_tables_read(tmp_path, name, sep):
     p.write_bytes(gzip.compress(text.encode()))
     v = read_votes(p)
     assert list(v.items) == ["0001", "1"] and v.counts.tolist() == [[1, 1], [1, 0]]
-    w = tmp_path / name.replace("v.", "w.")
+    w = tmp_path / ("w" + name[1:])
     w.write_bytes(gzip.compress(WIDE.replace(",", sep).encode()))
     code, out, err = cli("stratify", w, *B, "--metrics", "accuracy", "--format", "csv")
     assert code == 0, err
