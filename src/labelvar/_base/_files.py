@@ -104,6 +104,9 @@ def write_results(table: pd.DataFrame, path) -> Path:
     ValueError: table file must end in .csv or .parquet, got '.txt'
     """
     path = Path(path)
+    if path.is_dir() and path.suffix not in (".csv", ".parquet"):  # (else: "Is a directory")
+        raise ValueError(f"table file must end in .csv or .parquet, got the directory {path}; "
+                         "give a file path ending in .csv or .parquet")
     return atomic_write(path, table_bytes(table, path.suffix))
 
 

@@ -141,6 +141,40 @@ def choice(name: str, value, allowed: Iterable[str]) -> str:
     return value
 
 
+def names(name: str, value, what: str = "name") -> list[str]:
+    """A string or a sequence of distinct strings, as a list (a string is one name).
+
+    Examples
+    --------
+    >>> names("humans", "dr"), names("humans", ("a", "b"))
+    (['dr'], ['a', 'b'])
+    >>> names("humans", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: humans must be a name or a list of names, got int 3
+    >>> names("metrics", ["f1", "f1"], "metric")
+    Traceback (most recent call last):
+    ...
+    ValueError: metrics: 'f1' is given twice; give each metric once
+    """
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (bytes, dict)) or not isinstance(value, Iterable):
+        raise ValueError(f"{name} must be a {what} or a list of {what}s, got "
+                         f"{type(value).__name__} {_short(value)}")
+    out = list(value)
+    bad = next((x for x in out if not isinstance(x, str)), None)
+    if bad is not None:
+        raise ValueError(f"{name} must be a {what} or a list of {what}s (strings), got "
+                         f"{type(bad).__name__} {_short(bad)} among them")
+    seen: set = set()
+    for x in out:
+        if x in seen:
+            raise ValueError(f"{name}: {x!r} is given twice; give each {what} once")
+        seen.add(x)
+    return out
+
+
 def same_length(**arrays) -> int:
     """Check that the named 1-d arrays have one common, non-zero length."""
     lengths = {k: np.asarray(v).shape for k, v in arrays.items()}

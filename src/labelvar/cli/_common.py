@@ -73,6 +73,25 @@ def _ints(text: str) -> list[int]:
     return values
 
 
+def _whole(text: str) -> int:
+    """Parse one whole number, also written ``1e6`` or ``1_000``; anything else refused.
+
+    (So ``--n-resamples 1e9`` reaches the range check that names the limit, instead of
+    argparse's "invalid int value".)
+    """
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        x = float(text)
+    except ValueError:
+        x = float("nan")
+    if not (x == x and abs(x) != float("inf") and x == int(x)):
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    return int(x)
+
+
 def _print_table(table, fmt: str) -> None:
     from labelvar._base._format import render_table
 

@@ -7,7 +7,7 @@ import re
 import sys
 
 from labelvar._base._defaults import CONFIDENCE_LEVEL
-from labelvar.cli._common import _floats, _print_table, _strs, _write
+from labelvar.cli._common import _floats, _print_table, _strs, _whole, _write
 
 # --------------------------------------------------------------------------- stratify
 #: flags renamed to the one vocabulary: old spelling -> new one (the old is refused, naming it)
@@ -119,13 +119,13 @@ def _add_stratify(sub) -> None:
                    "qwk, spearman, kendall; with --probabilities cross_entropy, "
                    "total_variation, auroc, auprc (default: f1,accuracy and all of those "
                    "that apply)")
-    p.add_argument("--simulated-human", type=int, default=None, metavar="D",
+    p.add_argument("--simulated-human", type=_whole, default=None, metavar="D",
                    help="add H' (a panel vote drawn at random, D draws averaged); default 5 "
                    "when there are no systems and no humans (a panel-only report), else 0")
-    p.add_argument("--min-bin-size", type=int, default=10, metavar="S",
+    p.add_argument("--min-bin-size", type=_whole, default=10, metavar="S",
                    help="bins with fewer items are flagged small and left out of the bin "
                    "tests (default 10)")
-    p.add_argument("--leave-one-out", action=argparse.BooleanOptionalAction, default=True,
+    p.add_argument("--leave-one-out", action=argparse.BooleanOptionalAction, default=None,
                    help="with H': H'-loo (the drawn vote removed from the majority), the "
                    "reference without humans, beside the self-inclusive H' (default); "
                    "--no-leave-one-out: H' alone, as the paper's Table 4")
@@ -140,7 +140,7 @@ def _add_stratify(sub) -> None:
     p.add_argument("--p-d-one", type=float, default=None, metavar="P",
                    help="p_d used for E where the observed p_d is 1 (the paper: 0.97; "
                    "default: 1)")
-    p.add_argument("--human-round", type=int, default=None, metavar="D",
+    p.add_argument("--human-round", type=_whole, default=None, metavar="D",
                    help="round each human's score to D decimals before H's mean/sd (paper: 2)")
     p.add_argument("--tie-rule", default="random", metavar="RULE",
                    help="majority label of tied items: random (seeded, default), lowest (the "
@@ -150,13 +150,13 @@ def _add_stratify(sub) -> None:
                    help="items some system has no prediction for: error, or drop (counted)")
     p.add_argument("--confidence-level", type=float, default=CONFIDENCE_LEVEL,
                    help=f"of every interval (default {CONFIDENCE_LEVEL:g})")
-    p.add_argument("--n-resamples", type=int, default=1000,
+    p.add_argument("--n-resamples", type=_whole, default=1000,
                    help="bootstrap resamples for F1 CIs and the bootstrap tests (0: none)")
     p.add_argument("--resample-raters", action="store_true",
                    help="bootstrap over items and each item's panel votes (all CIs)")
     for old in RENAMED:
         p.add_argument(old, action=_Renamed, dest=f"_renamed{old.replace('-', '_')}")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=_whole, default=0,
                    help="seed of the bootstrap, tie breaks and simulated humans")
     p.add_argument("--compare", type=_strs, default=None, metavar="A,B",
                    help="systems A and B on the same items, per task, bin and metric: exact "
@@ -235,6 +235,26 @@ def _predictions(specs, flag: str = "--predictions") -> dict:
     return out
 
 
+#: flags of the predictions/probabilities files, and the default each has when not given
+_PRED_FLAGS = {"pred_item": None, "pred_label": "pred", "pred_samples": False,
+               "pred_parse": "none", "pred_task": None, "pred_classes": None,
+               "prob_field": None}
+
+
+def _no_idle_flags(args) -> None:
+    """Refuse a flag of --predictions/--probabilities files given without such files."""
+    if args.predictions or args.probabilities:
+        if args.prob_field is not None and not args.probabilities:
+            raise ValueError("--prob-field names a field of --probabilities files; there are "
+                             "none: add --probabilities NAME=PATH or leave it out")
+        return
+    given = [f for f, default in _PRED_FLAGS.items() if getattr(args, f) != default]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise ValueError(f"{flag} describes --predictions/--probabilities files; there are "
+                         "none: add --predictions NAME=PATH (or --probabilities) or leave it out")
+
+
 def _run_stratify(args) -> int:
     import warnings
 
@@ -251,6 +271,7 @@ def _run_stratify(args) -> int:
         raise ValueError("--compare-across-tasks needs --compare A,B")
     if args.no_figures and not args.out:
         raise ValueError("--no-figures goes with --out DIR (without --out no figure is drawn)")
+    _no_idle_flags(args)
     if args.out:  # before any work: a report directory that cannot be written is refused
         report.check_report_dir(args.out)
     counts = args.panel_counts is not None
@@ -299,13 +320,19 @@ def _run_stratify(args) -> int:
                                      confidence_level=args.confidence_level,
                                      resample_raters=args.resample_raters,
                                      min_bin_size=args.min_bin_size)
-            paper = st.Paper(replicates=args.simulated_human, leave_one_out=args.leave_one_out,
+            paper = st.Paper(replicates=args.simulated_human,
+                             leave_one_out=args.leave_one_out is not False,
                              p_d_one=args.p_d_one, human_round=args.human_round)
             labels = st.Labels(args.labels, pos_label=args.pos_label, ordinal=args.ordinal)
             result = st.stratify(
                 data, humans=humans, labels=labels, bins=args.bins, metrics=metrics,
                 truth=truth, intervals=intervals, paper=paper,
                 missing=args.missing_predictions, seed=args.seed, recode=args.recode)
+            if args.leave_one_out is not None and not (result.table.role == "H'").any():
+                flag = "--leave-one-out" if args.leave_one_out else "--no-leave-one-out"
+                raise ValueError(f"{flag} acts on the simulated human H', which this run does "
+                                 "not draw (--simulated-human 0, the default with systems or "
+                                 "humans); add --simulated-human D or leave it out")
             if args.panel_loo:
                 result = result.leave_one_rater_out()
             if args.skill_model is not None:

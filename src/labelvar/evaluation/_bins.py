@@ -66,6 +66,15 @@ def _item_score(metric: str, t: _Task, name: str, idx: np.ndarray) -> float:
     pred = t.preds[name][idx]
     if metric in ORDINAL_METRICS:
         mean = (t.counts[idx] @ t.values) / t.k[idx]
+        if metric in ("mae", "within1", "qwk"):  # (as ordinal_scores computes them, without
+            # the rank correlations it adds: a bootstrap replicate scores one metric)
+            if metric == "qwk":
+                return float(_metrics.kappa(_metrics.confusion(truth, pred, len(t.labels)),
+                                            "quadratic"))
+            diff = np.abs(np.asarray(t.values[pred], dtype=float) - np.asarray(mean, dtype=float))
+            n = diff.shape[-1]
+            num = diff.sum(axis=-1) if metric == "mae" else (diff <= 1 + 1e-12).sum(axis=-1)
+            return float(_metrics._div(num, n, np.nan))
         return float(_metrics.ordinal_scores(t.values[pred], mean, truth, pred,
                                              len(t.labels))[metric])
     return float(_score(metric, truth, pred, t))
@@ -85,6 +94,47 @@ def _bootstrap_loop(t: _Task, metric: str, name: str, idx, n_boot, confidence_le
 
 #: resampled item indices held at a time by a bootstrap (rows x items)
 BOOT_CELLS = 1 << 22
+#: bootstrap replicates scored one at a time that a run may ask for, over its strata,
+#: raters and metrics, in units of a probability score's replicate (about 0.7 ms; this
+#: many is about two minutes)
+MAX_LOOP_REPLICATES = 200_000
+#: the cost of one replicate in those units: rank correlations (scipy) cost about three,
+#: mae, within1 and qwk a twentieth
+_LOOP_COST = {"spearman": 3.0, "kendall": 3.0, "mae": 0.05, "within1": 0.05, "qwk": 0.05}
+#: redrawn panel votes (replicates x items x votes x labels) a rater bootstrap may ask for
+MAX_PANEL_CELLS = 3_000_000_000
+
+
+def check_boot_size(t: _Task, groups, metrics, n_boot: int, boot_raters: bool,
+                    label_metrics) -> None:
+    """Refuse, before any resample, a bootstrap that would run for many minutes.
+
+    ``groups``: (stratum, item indices), as the table makes them. Counted: the
+    replicates scored one at a time (metrics outside ``label_metrics``, which are scored
+    on stacked confusion matrices), and with
+    ``boot_raters`` the panel votes redrawn for the label metrics.
+    """
+    if n_boot <= 0:
+        return
+    raters = list(dict.fromkeys(list(t.preds) + list(t.probs)))
+    loop = sum(len(groups) * _LOOP_COST.get(m, 1.0) for m in metrics
+               if m not in label_metrics for r in raters if _has(m, t, r))
+    if n_boot * loop > MAX_LOOP_REPLICATES:
+        most = max(int(MAX_LOOP_REPLICATES // loop), 1)
+        raise ValueError(f"n_resamples: {n_boot:,} resamples of the ordinal or probability scores "
+                         f"of task {t.name!r} (computed one replicate at a time, per stratum, "
+                         f"rater and metric) would take many minutes; ask for at most {most:,} "
+                         "resamples, or fewer metrics")
+    if boot_raters:
+        kmax = int(t.k.max()) if t.k.size else 0
+        n_label = sum(1 for m in metrics if m in label_metrics) * sum(1 for r in raters if r in t.preds)
+        cells = n_boot * sum(idx.size for _, idx in groups) * kmax * len(t.labels) * n_label
+        if cells > MAX_PANEL_CELLS:
+            most = max(int(n_boot * MAX_PANEL_CELLS // cells), 1)
+            raise ValueError(f"n_resamples: {n_boot:,} resamples of the rater bootstrap "
+                             f"(resample_raters) redraw {cells:.2g} panel votes x labels in task "
+                             f"{t.name!r}, more than {MAX_PANEL_CELLS:.0e} (many minutes of work); "
+                             f"ask for at most {most:,} resamples, or fewer metrics or raters")
 
 
 def boot_chunks(n_boot: int, n_items: int, cells: int = BOOT_CELLS):

@@ -210,7 +210,15 @@ def bin_tests(table, *, metric: str = "f1", value: str = "delta_human", a: str |
     table = _as_table(table)
     if value not in table.columns:
         raise ValueError(f"value must be a column of the table, got {value!r}")
+    if (isinstance(proportiontocut, bool) or not isinstance(proportiontocut, (int, float))
+            or not 0 <= proportiontocut < 0.5):
+        raise ValueError(f"proportiontocut must be a number in [0, 0.5) (the share trimmed "
+                         f"from each end), got {proportiontocut!r}")
     sub = _metric_rows(table, metric)
+    roles = list(dict.fromkeys(sub["role"]))
+    if role not in roles:
+        raise ValueError(f"role must be one of the table's roles ({', '.join(map(repr, roles))}), "
+                         f"got {role!r}")
     sub = sub[sub["role"] == role]
     small = []
     if "small_bin" in sub.columns:
@@ -296,6 +304,8 @@ def paired_test(table, system_a: str, system_b: str, *, metric: str = "f1"
     from scipy import stats
 
     table = _as_table(table)
+    if system_a == system_b:
+        raise ValueError(f"paired_test compares two different systems; got {system_a!r} twice")
     sub = _metric_rows(table, metric)
     if "small_bin" in sub.columns:  # small bins enter no test
         sub = sub[~sub["small_bin"].astype(bool)]

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from labelvar._base import _validate as v
+
 
 def _as_table(result) -> pd.DataFrame:
     """The tidy table of a :class:`StratifiedResult` (or the DataFrame itself)."""
@@ -114,6 +116,13 @@ def paper_table(table, system: str | None = None, *, metrics: Sequence[str] | No
         raise ValueError(f"digits must be None (numbers) or a whole number in [0, 12]; got {digits!r}")
     if metrics is None:
         metrics = [m for m in ("f1", "accuracy") if m in set(table["metric"])]
+    else:
+        metrics = v.names("metrics", metrics, "metric")
+        have = list(dict.fromkeys(table["metric"]))
+        odd = [m for m in metrics if m not in have]
+        if odd:
+            raise ValueError(f"metrics: {odd[0]!r} is not in the table; its metrics are "
+                             f"{', '.join(map(repr, have))}")
     roles = set(table["role"])
     ref_role = next((r for r in ("H", "H'-loo", "H'") if r in roles), None)
     nan = float("nan")

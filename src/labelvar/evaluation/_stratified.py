@@ -452,8 +452,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (),
         no ``inf``, however frequent the odd ones (``"yes"`` among 0/1 is refused, as
         in a file; ``"1"`` and ``1.0`` are the number 1); declared, text and numbers
         may mix and ``inf`` occur. Panel votes outside a declared set are refused,
-        unless they are rare (under 0.5 % of the task's votes: treated as missing,
-        with a :class:`DataNoteWarning`). Booleans never mix with other labels. An
+        unless they are rare (under 0.5 % of the task's votes, or one vote among 10 or
+        more: treated as missing, with a :class:`DataNoteWarning`). Booleans never mix
+        with other labels. An
         inferred set is refused when it looks wrong: more than 20 distinct integers
         (counts read as votes?) or a rare label that looks stray; the message names
         both fixes. With per-label counts the labels name the count columns, in
@@ -598,7 +599,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (),
     if metrics is None:
         metrics = METRICS + (ORDINAL_METRICS if ordinal else ()) + (
             PROBABILITY_METRICS if has_probs else ())
-    metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)
+    metrics = tuple(v.names("metrics", metrics, "metric"))
     for mtr in metrics:
         v.choice("metrics", mtr, ALL_METRICS)
         if mtr in ORDINAL_METRICS and mtr not in LABEL_METRICS and not ordinal:
@@ -620,7 +621,7 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (),
     if aggregation == "dawid_skene" and bins is None:
         bins = POSTERIOR_BINS
     n_draws = paper.replicates
-    humans = [humans] if isinstance(humans, str) else list(humans)
+    humans = v.names("humans", humans)
     if isinstance(panel, Mapping):
         if predictions is not None:
             raise ValueError("predictions must be None when panel is a mapping of tasks")
@@ -653,6 +654,9 @@ def stratify(panel, predictions=None, *, humans: Sequence[str] = (),
             raise ValueError(f"humans: {absent[0]!r} is not among the predictions of task "
                              f"{name!r} ({', '.join(map(repr, t.preds)) or 'none'})")
         prepared.append(t)
+    if paper.human_round is not None and not any(t.humans for t in prepared):
+        raise ValueError("human_round rounds each human's score before H's mean; there are no "
+                         "humans (humans=...): leave it out or name the humans")
     if n_draws is None:  # nothing else to score: H' (and E, chance) per bin
         n_draws = 0 if any(t.preds or t.probs for t in prepared) else DEFAULT_DRAWS
     if n_draws == 0 and not any(t.preds or t.probs for t in prepared):

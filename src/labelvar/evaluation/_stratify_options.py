@@ -59,7 +59,21 @@ class Labels:
 
     def __post_init__(self):
         if self.values is not None and not isinstance(self.values, str):
+            if isinstance(self.values, (int, float, bool, dict)) or not hasattr(self.values,
+                                                                                 "__iter__"):
+                hint = " (a map old -> new is recode=...)" if isinstance(self.values, dict) else ""
+                raise ValueError(f"labels: give a list of labels, e.g. labels=[0, 1], got "
+                                 f"{type(self.values).__name__} {self.values!r}{hint}")
             object.__setattr__(self, "values", tuple(self.values))
+            odd = next((x for x in self.values if isinstance(x, (list, tuple, dict, set))), None)
+            if odd is not None:
+                raise ValueError(f"labels: {odd!r} is no label; a label is text, a number or a "
+                                 "boolean")
+        if self.values is not None and not (
+                [x for x in self.values.split(",") if x.strip()]
+                if isinstance(self.values, str) else self.values):
+            raise ValueError("labels: the declared label set is empty; name at least one label "
+                             "(or leave labels out to infer them from the votes)")
         if not isinstance(self.ordinal, bool):
             raise ValueError(f"ordinal must be True or False, got {self.ordinal!r}")
 
@@ -99,6 +113,11 @@ class Truth:
                              "voted first in rater order, the paper's rule)")
         v.choice("tie_rule", self.tie_rule, TIE_RULES)
         v.choice("aggregation", self.aggregation, AGGREGATIONS)
+        if self.aggregation == "dawid_skene" and self.tie_rule in ("lowest", "first_vote"):
+            raise ValueError(f"tie_rule={self.tie_rule!r} has no effect with "
+                             "aggregation='dawid_skene' (its posterior mode breaks no tie; "
+                             "only tie_rule='drop' acts: it drops the panel's tied items); "
+                             "use 'random' (the default) or 'drop'")
 
 
 @dataclass(frozen=True)
@@ -142,6 +161,9 @@ class Intervals:
         if not isinstance(self.resample_raters, bool):
             raise ValueError(f"resample_raters must be True or False, got "
                              f"{self.resample_raters!r}")
+        if self.resample_raters and self.n_resamples == 0:
+            raise ValueError("resample_raters needs bootstrap resamples (n_resamples >= 1); "
+                             "with n_resamples=0 there is no bootstrap to resample raters in")
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from labelvar.evaluation._bins import (
     _simulated,
     _wilson,
     bin_agreement,
+    check_boot_size,
 )
 from labelvar.evaluation._panel_loo import panel_rows
 from labelvar.evaluation._tasks import _tally, _Task
@@ -194,6 +195,7 @@ def _task_table(t: _Task, humans, groups, metrics, n_draws, loo, p_d_one, human_
     # the coin model's F1 assumes every disagreement lands on the other class: binary only
     f1_closed = binary and L == 2
     n_strata = len(groups) - 1
+    check_boot_size(t, groups, metrics, n_boot, boot_raters, LABEL_METRICS)
     if bar is not None:
         bar.total += n_strata + 1
         bar.set_postfix_str(t.name, refresh=False)

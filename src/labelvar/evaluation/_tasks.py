@@ -30,6 +30,8 @@ def _small_int(n_values: int):
     return np.int64
 
 
+#: at most this many labels per task (a confusion matrix is L x L per rater and bin)
+MAX_LABELS = 2000
 #: items handled at a time by the per-item steps (bounded temporaries on large panels)
 BLOCK = 1 << 18
 
@@ -225,6 +227,14 @@ def first_vote(votes: np.ndarray, is_top: np.ndarray) -> np.ndarray:
 
 def _as_panel(panel) -> pd.DataFrame:
     if isinstance(panel, pd.DataFrame):
+        dup = panel.columns[panel.columns.duplicated()]
+        if len(dup):
+            raise ValueError(f"panel: column {plain(dup[0])!r} occurs more than once; give each "
+                             "rater (or label count) one column")
+        dup = panel.index[panel.index.duplicated()]
+        if len(dup):
+            raise ValueError(f"panel: item id {plain(dup[0])!r} occurs more than once in the "
+                             f"index ({len(dup)} repeated); give each item one row")
         return panel
     arr = np.asarray(panel, dtype=object)
     if arr.ndim != 2:
@@ -504,6 +514,11 @@ def _prepare(task: str, panel, predictions, *, labels, pos_label, tie_rule, miss
     if len(lab) < 2:
         raise ValueError(f"task {task!r}: need at least 2 labels, the panel only uses "
                          f"{lab!r}; give the label set (labels=...)")
+    if len(lab) > MAX_LABELS:  # before any L x L confusion matrix is made
+        raise ValueError(f"labels: task {task!r} has {len(lab):,} distinct labels, more than "
+                         f"the {MAX_LABELS:,} stratify scores (its confusion matrices grow as "
+                         "L x L): item ids read as labels? check the label column, or recode "
+                         "the labels onto fewer classes")
     index = {x: i for i, x in enumerate(lab)}
     L = len(lab)
     k = counts.sum(axis=1, dtype=counts.dtype if not panel_counts else np.int64)

@@ -249,11 +249,15 @@ def _index(df: pd.DataFrame, item, where: str) -> pd.DataFrame:
     return out
 
 
-def _no_overlap(panel_names, system_names) -> list:
-    """Refuse a rater that is both in the panel and evaluated; return the system names."""
+def _no_overlap(panel_names, system_names, humans=()) -> list:
+    """Refuse a rater that is both in the panel and evaluated; return the system names.
+
+    The message names the role the rater was given: ``humans`` when it is one of them.
+    """
     both = [s for s in system_names if s in set(panel_names)]
     if both:
-        raise ValueError(f"systems: {both[0]!r} is also a panel rater: it would be scored "
+        role = "humans" if both[0] in set(humans) else "systems"
+        raise ValueError(f"{role}: {both[0]!r} is also a panel rater: it would be scored "
                          "against a majority it voted in; take it out of the panel or out of "
                          "the systems/humans")
     return list(system_names)
@@ -276,7 +280,7 @@ def _evaluated(cols, systems, humans, of: str = "") -> tuple[list, tuple]:
 
 
 def _task_data(df: pd.DataFrame, panel_cols, system_cols, **roles) -> TaskData:
-    _no_overlap(panel_cols, system_cols)
+    _no_overlap(panel_cols, system_cols, roles.get("humans", ()))
     # new frames, shared index
     return TaskData(df[list(panel_cols)], df[list(system_cols)], **roles)
 

@@ -31,12 +31,52 @@ def separator(path: Path, sep: str | None) -> str:
     """The field separator: ``sep``, else tab for ``.tsv``/``.tab`` files, else comma."""
     if sep is not None:
         return sep
-    return "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
+    suffixes = [x.lower() for x in Path(path).suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSED:  # votes.tsv.gz
+        suffixes = suffixes[:-1]
+    return "\t" if suffixes and suffixes[-1] in (".tsv", ".tab") else ","
+
+
+#: suffixes pandas reads compressed CSV/TSV from (``compression="infer"``)
+_COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
+
+
+def _binary_kind(path: Path, head: bytes) -> str | None:
+    """What a file that is no UTF-8 text table is, and the fix; None for text.
+
+    A compressed file named for its compression (``.csv.gz``, ``.zip``, ...) is text to
+    pandas, which decompresses it: None.
+    """
+    if path.suffix.lower() in _COMPRESSED:
+        return None
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "it is UTF-16 text; save it as UTF-8"
+    if b"\0" not in head:
+        return None
+    if head.startswith(b"\x1f\x8b"):
+        return ("it is gzip-compressed; name it .gz (e.g. votes.csv.gz) or decompress it "
+                "(gunzip)")
+    if head.startswith(b"PAR1") or path.suffix.lower() in (".parquet", ".pq"):
+        return ("it is a parquet file, and this reader reads CSV/TSV text (parquet: "
+                "labelvar.io.read_votes); save it as CSV")
+    if head.startswith(b"PK"):
+        return "it is a zip archive (an Excel workbook?); save the sheet as CSV (UTF-8)"
+    return "it holds binary data, not CSV/TSV text; save it as CSV (UTF-8)"
 
 
 @contextlib.contextmanager
 def parsing(path: Path):
-    """Turn what the CSV parser refuses into one ValueError line naming the file."""
+    """Turn what the CSV parser refuses into one ValueError line naming the file.
+
+    A file holding NUL bytes (an Excel workbook, a zip, parquet) or no UTF-8 text is
+    said to be no text table; an empty file is said to be empty.
+    """
+    head = b""
+    with contextlib.suppress(OSError), open(path, "rb") as fh:
+        head = fh.read(4096)
+    what = _binary_kind(Path(path), head)
+    if what:
+        raise ValueError(f"cannot read {path} as a table: {what}")
     try:
         with warnings.catch_warnings():  # a row longer than the header is an error, not an index
             warnings.simplefilter("error", pd.errors.ParserWarning)
@@ -44,7 +84,13 @@ def parsing(path: Path):
     except pd.errors.ParserWarning:
         raise ValueError(f"cannot read {path} as a table: some rows have more cells than "
                          "the header") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"cannot read {path} as a table: the file is empty (no header row); "
+                         "write a header row of column names, then one row per line") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"cannot read {path} as a table: it is not UTF-8 text ({exc.reason} at "
+                         f"byte {exc.start}); save it as CSV/TSV in UTF-8") from None
+    except pd.errors.ParserError as exc:
         raise ValueError(f"cannot read {path} as a table: {str(exc).splitlines()[0]}") from None
 
 
@@ -58,6 +104,15 @@ def header(path: Path, sep: str) -> list[str]:
         first = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str,
                             keep_default_na=False, skipinitialspace=True, index_col=False)
     names = [str(c).strip() for c in first.iloc[0]] if len(first) else []
+    if len(names) == 1 and sep in (",", "\t"):
+        other = next((c for c in (";", "\t", ",", "|") if c != sep and c in names[0]), None)
+        if other is not None:
+            said = {"\t": "tabs", ",": "commas", ";": "semicolons", "|": "'|'"}
+            raise ValueError(f"cannot read {path} as a table: its header {names[0][:60]!r} is "
+                             f"one column, its names separated by {said[other]} where this "
+                             f"reader expects {said[sep]}; save it "
+                             f"{'comma separated (.csv)' if sep == ',' else 'tab separated'}"
+                             f"{' or name it .tsv' if other == chr(9) else ''}")
     seen: dict[str, int] = {}
     for j, name in enumerate(names):
         if name and name in seen:

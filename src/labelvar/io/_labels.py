@@ -62,6 +62,9 @@ import pandas as pd
 MISSING_TEXT = frozenset({"", "nan", "none", "null", "na", "n/a"})
 #: a label with a smaller share of a task's votes is *rare* (see :func:`labelvar.stratify`, ``labels``)
 RARE_SHARE = 0.005
+#: a label of a single vote among at least this many votes is *rare* too, whatever its share
+#: (one ``0.5`` among 18 votes 0/1 is a stray value, not a third class)
+RARE_SINGLE_MIN = 10
 #: an inferred label set of more integers than this is refused (counts given as votes?)
 MAX_INT_LABELS = 20
 #: the name in a recode map (:mod:`labelvar.io._scales`) that stands for the panel's votes
@@ -251,7 +254,7 @@ def check_inferred(task: str, seen: dict, total: int) -> None:
 
     ``seen`` maps each canonical label to its number of votes. More than
     :data:`MAX_INT_LABELS` distinct integers look like per-label counts read as votes.
-    A rare label (less than :data:`RARE_SHARE` of the votes) looks like a stray value
+    A rare label (:func:`is_rare`) looks like a stray value
     when, without it, two labels are left, or it is of another form than the others
     (0.5 among integers; other kinds were refused by :func:`check_table`), or an
     integer not next to the others (9 among 1-5). A rare rating next to the others
@@ -278,11 +281,26 @@ def looks_like_counts(labels) -> bool:
     return len(labels) > MAX_INT_LABELS and all(_form(x) == "whole" for x in labels)
 
 
+def is_rare(n: int, total: int) -> bool:
+    """Whether ``n`` of ``total`` votes are rare.
+
+    Rare: under :data:`RARE_SHARE` of them, or a single vote among at least
+    :data:`RARE_SINGLE_MIN`.
+
+    Examples
+    --------
+    >>> is_rare(1, 2000), is_rare(1, 18), is_rare(1, 3), is_rare(2, 18)
+    (True, True, False, False)
+    """
+    return n < RARE_SHARE * total or (n == 1 and total >= RARE_SINGLE_MIN)
+
+
 def stray_label(seen: dict, total: int):
     """The first label of an inferred set that looks like a stray value, or None.
 
     ``seen`` maps each canonical label to its number of votes (of ``total``). A rare
-    label (less than :data:`RARE_SHARE` of the votes) looks stray when, without it,
+    label (:func:`is_rare`: less than :data:`RARE_SHARE` of the votes, or a single vote
+    among :data:`RARE_SINGLE_MIN` or more) looks stray when, without it,
     two labels are left, or it is of another form than the others (0.5 among
     integers), or an integer not next to the others (9 among 1-5). A rare rating next
     to the others (16 ones among 1-5) is kept.
@@ -291,29 +309,36 @@ def stray_label(seen: dict, total: int):
     --------
     >>> stray_label({0: 1000, 1: 999, 2: 1}, 2000), stray_label({1: 16, 2: 900, 3: 900}, 1816)
     (2, None)
+    >>> stray_label({0: 8, 0.5: 1, 1: 9}, 18)
+    0.5
     """
     labels = sorted(seen, key=sort_key)
-    for x in labels:
-        if seen[x] >= RARE_SHARE * total:
+    form = [_form(x) for x in labels]  # (once per label: linear in the number of labels)
+    n_form: dict = {}
+    for f in form:
+        n_form[f] = n_form.get(f, 0) + 1
+    for i, x in enumerate(labels):
+        if not is_rare(seen[x], total):
             continue
-        rest = [y for y in labels if y != x]
-        forms = {_form(y) for y in rest}
-        if (len(rest) == 2 or _form(x) not in forms
-                or (_form(x) == "whole" and forms == {"whole"}
-                    and min(abs(x - y) for y in rest) > 1)):
+        forms = {f for f, n in n_form.items() if n - (f == form[i]) > 0}  # of the others
+        if len(labels) - 1 == 2 or form[i] not in forms:
             return x
+        if form[i] == "whole" and forms == {"whole"}:  # all whole, in order: the neighbours
+            gaps = [abs(x - labels[j]) for j in (i - 1, i + 1) if 0 <= j < len(labels)]
+            if min(gaps) > 1:
+                return x
     return None
 
 
 def check_declared(task: str, seen: dict, total: int, lab: list, notes: list) -> None:
     """Votes outside the declared set ``lab``: common ones refused, rare ones a note.
 
-    Rare (together under :data:`RARE_SHARE` of the ``total`` votes): they become
+    Rare (together, :func:`is_rare` of the ``total`` votes): they become
     missing votes, said in one line appended to ``notes``.
     """
     bad = sorted((x for x in seen if x not in lab), key=sort_key)
     n_bad = sum(seen[x] for x in bad)
-    if bad and n_bad >= RARE_SHARE * total:
+    if bad and not is_rare(n_bad, total):
         raise ValueError(f"panel of task {task!r} has labels outside the label set "
                          f"{{{', '.join(map(repr, lab))}}}: {', '.join(map(repr, bad[:5]))}"
                          f" ({n_bad} of {total:,} votes); add them to labels=...")

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
-from collections.abc import Mapping, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 from labelvar._base._docs import fill
 from labelvar.io._common import TaskData, _patterns
@@ -61,6 +65,18 @@ class Columns:
     group_sep: str | None = None
     counts: bool = False
 
+    def __post_init__(self):
+        for f in ("panel", "systems", "humans", "item"):
+            _names_field(f"columns.{f}", getattr(self, f), optional=True)
+        for f in ("rater", "label", "task_column", "group_sep"):
+            value = getattr(self, f)
+            if not (isinstance(value, str) or (value is None and f in ("task_column",
+                                                                       "group_sep"))):
+                raise ValueError(f"columns.{f} must be a column name (a string), got "
+                                 f"{type(value).__name__} {value!r}")
+        if not isinstance(self.counts, (bool, np.bool_)):
+            raise ValueError(f"columns.counts must be True or False, got {self.counts!r}")
+
 
 @dataclasses.dataclass(frozen=True)
 class Predictions:
@@ -102,6 +118,33 @@ class Predictions:
     task_field: str | None = None
     field: str | None = None
 
+    def __post_init__(self):
+        _names_field("predictions.item", self.item, optional=True)
+        _names_field("predictions.label", self.label)
+        for f in ("task_field", "field"):
+            value = getattr(self, f)
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"predictions.{f} must be a field name (a string) or None, "
+                                 f"got {type(value).__name__} {value!r}")
+        if not isinstance(self.samples, (bool, np.bool_)):
+            raise ValueError(f"predictions.samples must be True or False, got {self.samples!r}")
+
+
+def _names_field(name: str, value, optional: bool = False) -> None:
+    """A role's columns: a name, or a list of names (strings); None where ``optional``."""
+    if value is None and optional:
+        return
+    if isinstance(value, str):
+        return
+    ok = not isinstance(value, (bytes, Mapping)) and isinstance(value, (list, tuple, pd.Index,
+                                                                        np.ndarray))
+    bad = None if not ok else next((x for x in value if not isinstance(x, str)), None)
+    if not ok or bad is not None:
+        got = value if not ok else bad
+        raise ValueError(f"{name} must be a column name or a list of names (strings"
+                         f"{', or None' if optional else ''}), got {type(got).__name__} "
+                         f"{got!r}")
+
 
 def _record(value, cls, name: str):
     """``value`` as a ``cls`` record: the record, a mapping of its fields, or None (default)."""
@@ -127,8 +170,9 @@ def load_tasks(files, *, columns, layout: str = "auto", tasks=None,
 
     Parameters
     ----------
-    files : path or sequence of paths
-        One file (wide, long or JSONL) or one file per rater.
+    files : path, sequence of paths, or mapping of rater name to path
+        One file (wide, long or JSONL) or one file per rater (named by its stem, or by
+        the mapping's keys).
     columns : Columns or mapping
         Which columns play which role: the panel, the systems, the humans, the item
         id, ... (:class:`Columns`; a mapping of its fields is taken too).
@@ -136,7 +180,8 @@ def load_tasks(files, *, columns, layout: str = "auto", tasks=None,
         ``"auto"``: ``raters`` for several files, ``jsonl`` for ``.json``/``.jsonl``,
         else ``wide``.
     {{tasks}}
-    labels : sequence, optional
+    labels : sequence or str, optional
+        A string is comma separated, as on the command line (``"0,1,2"``).
         With ``columns.counts``: the label of each count, in order. Without: the
         declared label set, passed to the readers (strings and numbers may then mix;
         see :func:`read_wide`); give it to :func:`labelvar.stratify` too.
@@ -163,9 +208,30 @@ def load_tasks(files, *, columns, layout: str = "auto", tasks=None,
     """
     cols = _record(columns, Columns, "columns")
     pred = _record(predictions, Predictions, "predictions")
-    files = [Path(files)] if isinstance(files, (str, Path)) else [Path(f) for f in files]
+    named = None  # rater files given as a mapping name -> path (the raters layout)
+    if isinstance(files, Mapping):
+        named = {str(k): v for k, v in files.items()}
+        files = list(named.values())
+    if isinstance(files, (str, os.PathLike)):
+        files = [files]
+    if isinstance(files, (bytes, Mapping)) or not isinstance(files, Iterable):
+        raise ValueError(f"files: give a path, a list of paths or (one file per rater) a mapping "
+                         f"name -> path, got {type(files).__name__}")
+    files = list(files)
+    bad = next((f for f in files if not isinstance(f, (str, os.PathLike))), None)
+    if bad is not None:
+        raise ValueError(f"files: {bad!r} is no path; give paths (str or pathlib.Path)")
+    files = [Path(f) for f in files]
     if not files:
         raise ValueError("files: no input file given")
+    if isinstance(tasks, str):
+        tasks = [tasks]
+    if tasks is not None and (not isinstance(tasks, Iterable) or isinstance(tasks, Mapping)
+                              or not all(isinstance(t, str) for t in tasks)):
+        raise ValueError(f"tasks: give task names or globs (a string or a list of strings), "
+                         f"got {tasks!r}")
+    if isinstance(labels, str):  # comma separated, as on the command line
+        labels = [x.strip() for x in labels.split(",") if x.strip()]
     for f in files:
         if f.is_dir():
             raise ValueError(f"files: {f} is a directory; give the data file(s) inside it")
@@ -205,7 +271,8 @@ def load_tasks(files, *, columns, layout: str = "auto", tasks=None,
         if not cols.item:
             raise ValueError("columns.item is required with several files (the id column "
                              "they share)")
-        data = read_rater_files(files, panel=cols.panel, systems=systems, humans=humans,
+        data = read_rater_files(files if named is None else named, panel=cols.panel,
+                                systems=systems, humans=humans,
                                 item=cols.item, tasks=tasks, labels=labels)
     return _attach(data, pred, cols.item, humans)
 

@@ -99,7 +99,7 @@ def read_long(path_or_frame, *, panel, systems=(), humans=(), item: str = "item"
     raters_all = list(dict.fromkeys(df[rater]))
     pnames = select_columns(raters_all, panel, "panel")
     snames, hum = _evaluated(raters_all, systems, humans)
-    snames = _no_overlap(pnames, snames)
+    snames = _no_overlap(pnames, snames, hum)
     out = {}
     for t, sub in groups.items():
         wide = sub.pivot(index=item, columns=rater, values=label)

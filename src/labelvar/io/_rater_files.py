@@ -86,7 +86,7 @@ def read_rater_files(files: Mapping[str, str | Path] | Sequence[str | Path], *, 
     names = list(named)
     pnames = select_columns(names, panel, "panel")
     snames, hum = _evaluated(names, systems, humans)
-    snames = _no_overlap(pnames, snames)
+    snames = _no_overlap(pnames, snames, hum)
     frames = {n: _index(read_frame(named[n], sep, text=[item]), item, str(named[n]))
               for n in pnames + snames}
     ref = frames[pnames[0]]

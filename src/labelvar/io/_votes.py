@@ -278,11 +278,18 @@ def _table(data, item: str, rater: str) -> tuple[pd.DataFrame, str]:
                          f"{type(data).__name__}")
     path = Path(data)
     suffix = path.suffix.lower()
+    if suffix in _csv._COMPRESSED and len(path.suffixes) > 1 \
+            and path.suffixes[-2].lower() in _TABLE:  # votes.csv.gz: pandas decompresses
+        suffix = path.suffixes[-2].lower()
     if suffix in _TABLE:
         return read_frame(path, text=[item, rater]), str(path)
     check_file(path)
     if suffix in _PARQUET:
-        df = pd.read_parquet(path)
+        try:
+            df = pd.read_parquet(path)
+        except (OSError, ValueError) as exc:  # (pyarrow's ArrowInvalid is a ValueError)
+            raise ValueError(f"data: cannot read {path} as parquet "
+                             f"({' '.join(str(exc).split())[:160]})") from None
         _no_repeated_columns(df, str(path))
         return df, str(path)
     if suffix in _JSON:
@@ -346,6 +353,9 @@ def _declared(labels) -> list:
     """The declared label set, canonical; each label once, finite, one kind unless mixed."""
     if isinstance(labels, str):
         labels = [x for x in labels.split(",") if x.strip()]
+    if isinstance(labels, Mapping):
+        raise ValueError("labels: give a list of labels, e.g. labels=[0, 1], got a mapping "
+                         "(a map old -> new is a recode)")
     try:
         labels = list(labels)
     except TypeError:
