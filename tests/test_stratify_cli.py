@@ -530,3 +530,24 @@ def test_no_figures_writes_the_same_tables_and_no_image(tmp_path):
     assert code == 2 and out == ""
     assert err == ("labelvar: error: --no-figures goes with --out DIR (without --out no figure "
                    "is drawn)\n")
+
+
+def test_prediction_ids_outside_the_panel_are_counted_in_a_note(tmp_path):
+    """Answers for items the panel lacks are not scored, and a note counts them (they were
+    dropped without a word); the scores are those of the matched items alone."""
+    (tmp_path / "p.csv").write_text("item,gt1,gt2,gt3\na,1,1,0\nb,0,0,0\nc,1,1,1\n")
+    (tmp_path / "s.csv").write_text("item,pred\na,1\nb,1\nc,1\nzz,0\nyy,1\n")
+    (tmp_path / "pr.csv").write_text("item,t\na,0.8\nb,0.3\nc,0.9\nq,0.5\n")
+    code, out, err = run("stratify", tmp_path / "p.csv", "--panel", "gt*", "--item", "item",
+                         "--predictions", f"m={tmp_path / 's.csv'}", "--probabilities",
+                         f"m={tmp_path / 'pr.csv'}", "--prob-field", "t", "--pred-item", "item",
+                         "--n-resamples", "0", "--metrics", "accuracy,auroc", "--format", "csv")
+    assert code == 0
+    assert ("labelvar: note: --predictions 'm': 2 item id(s) that no panel item has (e.g. 'yy') "
+            "are not scored") in err
+    assert ("labelvar: note: --probabilities 'm': 1 item id(s) that no panel item has (e.g. 'q') "
+            "are not scored") in err
+    table = pd.read_csv(_io.StringIO(out))
+    row = table[(table["stratum"] == "all") & (table["system"] == "m")
+                & (table["metric"] == "accuracy")]
+    assert float(row["score"].iloc[0]) == pytest.approx(2 / 3)  # a, c right; b wrong

@@ -259,6 +259,7 @@ def _attach_predictions(data, name, paths, *, item, label, classes, task, one_ta
                          f"{ids.iloc[0]!r}) is a panel item id (e.g. "
                          f"{str(some[0]) if len(some) else '?'!r}); check the id fields "
                          f"({','.join(keys)}) and, for a composite id, their order")
+    _note_unmatched(name, ids, panel_ids)
     out = {}
     for t, td in data.items():
         if task is not None and t != task:
@@ -475,6 +476,13 @@ def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_
                              f"holding them ({field_param}=...)")
     if task is not None and task not in data:
         raise ValueError(f"task: {task!r} not found; tasks: {', '.join(map(repr, data))}")
+    panel_ids = set()
+    for t, td in data.items():
+        if t in per_task and (task is None or t == task):
+            panel_ids |= set(td.panel.index.astype(str))
+    if panel_ids:
+        _note_unmatched(name, pd.Index(next(iter(per_task.values())).index).astype(str),
+                        panel_ids, what="probabilities")
     out = {}
     for t, td in data.items():
         probs = dict(td.probabilities or {})
@@ -489,3 +497,19 @@ def _attach_probabilities(data, name, paths, *, item, field, classes, task, one_
     if task is None and field is not None:  # (without a field: one column per task)
         _one_task_per_field(out, name, "probabilities", field, one_task)
     return out
+
+
+def _note_unmatched(name, ids, panel_ids, *, what="predictions") -> None:
+    """A note counting the item ids of a predictions file that no panel item has.
+
+    A predictions file may cover more items than the panel (a whole benchmark's answers
+    for a subset's votes); those answers are not scored, and the note says how many.
+    """
+    extra = pd.Index(pd.unique(pd.Index(ids).astype(str))).difference(pd.Index(list(panel_ids)))
+    if len(extra):
+        import warnings
+
+        from labelvar._base._warnings import DataNoteWarning
+
+        warnings.warn(f"{what} {name!r}: {len(extra):,} item id(s) that no panel item has "
+                      f"(e.g. {extra[0]!r}) are not scored", DataNoteWarning, stacklevel=3)
