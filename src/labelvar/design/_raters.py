@@ -242,9 +242,9 @@ def panel_accuracy(model, raters: Sequence, *, tie_rule: str = "random") -> dict
             probs = _panel.skill_composition_probs(conf[:, g], K, L, comp)  # (L, n_comp)
             right += weights[g] * float(prior @ (probs @ truth[:, 0]))
             kept += weights[g] * float(prior @ (probs @ (1.0 - drop)))
-    kept = min(kept, 1.0)  # (a sum of probabilities: rounding may pass 1 by 1e-12)
+    # (sums of probabilities: rounding may pass 1 by 1e-12; the ratio keeps its precision)
     return {"accuracy": float(min(right / kept, 1.0)) if kept > 0 else float("nan"),
-            "p_kept": float(kept)}
+            "p_kept": float(min(kept, 1.0))}
 
 
 @shown
