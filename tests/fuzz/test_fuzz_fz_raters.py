@@ -255,3 +255,24 @@ def test_pilot_columns_with_a_json_pilot_are_refused(tmp_path, capsys):
     code, _, err = _cli(["design", "--pilot", str(p), "--pilot-field", "votes",
                          "--pilot-columns", "a,b"], capsys)
     assert code == 2 and err.startswith("labelvar: error: --pilot-columns: applies to CSV")
+
+
+# ----------------------------------------------------------------------- labelvar raters
+def _votes_file(tmp_path):
+    p = tmp_path / "votes.csv"
+    _votes()[0].to_csv(p, index=False)
+    return p
+
+
+@pytest.mark.parametrize("value", ["1e9", "1000000000"])
+def test_raters_resamples_written_as_a_float_meet_the_limit(tmp_path, capsys, value):
+    # before: "1e9" was "invalid int value" (the limit unsaid)
+    code, _, err = _cli(["raters", str(_votes_file(tmp_path)), "--n-resamples", value], capsys)
+    assert code == 2 and err == "labelvar: error: --n-resamples must be <= 10000, got 1000000000"
+
+
+def test_raters_tasks_without_task_column_is_refused(tmp_path, capsys):
+    # before: "--tasks: x not in --task-column None"
+    code, _, err = _cli(["raters", str(_votes_file(tmp_path)), "--tasks", "x"], capsys)
+    assert code == 2 and err == ("labelvar raters: error: --tasks needs --task-column (the "
+                                 "column naming each vote's task)")
