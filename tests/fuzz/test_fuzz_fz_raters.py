@@ -274,5 +274,6 @@ def test_raters_resamples_written_as_a_float_meet_the_limit(tmp_path, capsys, va
 def test_raters_tasks_without_task_column_is_refused(tmp_path, capsys):
     # before: "--tasks: x not in --task-column None"
     code, _, err = _cli(["raters", str(_votes_file(tmp_path)), "--tasks", "x"], capsys)
-    assert code == 2 and err == ("labelvar raters: error: --tasks needs --task-column (the "
-                                 "column naming each vote's task)")
+    assert code == 2 and err == ("labelvar raters: error: --tasks: x not in --task-column "
+                                 "(none given): --tasks needs --task-column, the column naming "
+                                 "each vote's task")

@@ -80,8 +80,9 @@ def _run_raters(args) -> int:
     from labelvar.votes._raters import DEFAULT_MODEL, MAX_RESAMPLES, RATER_MODELS
 
     if args.tasks is not None and args.task_column is None:
-        raise UsageError("labelvar raters: error: --tasks needs --task-column (the column "
-                         "naming each vote's task)")
+        raise UsageError(f"labelvar raters: error: --tasks: {', '.join(args.tasks)} not in "
+                         "--task-column (none given): --tasks needs --task-column, the column "
+                         "naming each vote's task")
     model = DEFAULT_MODEL if args.model is None else args.model
     if model not in RATER_MODELS:
         raise ValueError(f"--model must be one of {', '.join(RATER_MODELS)}, got {model!r}")
