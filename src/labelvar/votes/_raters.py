@@ -60,7 +60,6 @@ from scipy.special import expit
 from labelvar._base import _validate as V
 from labelvar._base._format import shown
 from labelvar._kernels import raters as rk
-from labelvar.io import _labels
 from labelvar.votes import _rater_data as rd
 from labelvar.votes import _rater_em as em
 from labelvar.votes._rater_models import (
