@@ -277,3 +277,14 @@ def test_raters_tasks_without_task_column_is_refused(tmp_path, capsys):
     assert code == 2 and err == ("labelvar raters: error: --tasks: x not in --task-column "
                                  "(none given): --tasks needs --task-column, the column naming "
                                  "each vote's task")
+
+
+def test_pilot_labels_without_counts_are_refused(tmp_path, capsys):
+    # before: --pilot-labels was silently ignored without --pilot-counts
+    p = tmp_path / "pilot.jsonl"
+    p.write_text("".join('{"votes": [0, 1, 1]}\n' for _ in range(5)))
+    code, _, err = _cli(["design", "--pilot", str(p), "--pilot-field", "votes",
+                         "--pilot-labels", "a,b"], capsys)
+    assert code == 2 and err == ("labelvar: error: --pilot-labels: names the positions of "
+                                 "per-label counts; it applies only to a pilot read as counts "
+                                 "(Python: counts, command line: --pilot-counts); leave it out")

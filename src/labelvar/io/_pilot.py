@@ -65,10 +65,14 @@ def read_pilot_counts(path: str | Path, *, field: str = "annotator_labels",
     ignored = ([("columns", "CSV")] if json and columns is not None else []) + (
         [("field", "JSON")] if not json and field != "annotator_labels" else []) + (
         [("counts", "JSON")] if not json and counts else []) + (
-        [("labels", "JSON with counts=True")] if labels is not None and not (json and counts)
+        [("labels", "JSON count")] if labels is not None and not (json and counts)
         else [])
     if ignored and path.is_file():  # an option this pilot would ignore
         name, kind = ignored[0]
+        if name == "labels" and json:
+            raise ValueError("labels: names the positions of per-label counts; it applies only "
+                             "to a pilot read as counts (Python: counts, command line: "
+                             "--pilot-counts); leave it out")
         raise ValueError(f"{name}: applies to {kind} pilots only, and the pilot {path.name} is "
                          f"{'JSON' if json else 'CSV'}; leave it out")
     if path.suffix.lower() in (".jsonl", ".json") and counts:
