@@ -265,8 +265,19 @@ def separability_critical(n, baseline: float, alpha: float) -> np.ndarray:
     9
     """
     n = np.asarray(n, dtype=np.int64)
-    # P(X >= c) = sf(c - 1) falls with c; c = n + 1 always qualifies
-    return smallest_true(lambda c: binom.sf(c - 1, n, baseline) <= alpha, 0, n + 1)
+
+    def pred(c, n=n):  # P(X >= c) = sf(c - 1) falls with c; c = n + 1 always qualifies
+        return binom.sf(c - 1, n, baseline) <= alpha
+
+    # bisect inside the normal approximation's bracket (+/- 6 sd), the whole range where
+    # the bracket does not hold the answer (pred(lo) False, pred(hi) True): the same r_c
+    sd = np.sqrt(n * baseline * (1 - baseline))
+    mid = n * baseline + norm.isf(alpha) * sd
+    lo = np.clip(np.floor(mid - 6 * sd - 5), 0, n + 1).astype(np.int64)
+    hi = np.clip(np.ceil(mid + 6 * sd + 5), 0, n + 1).astype(np.int64)
+    ok = pred(hi) & ((lo == 0) | ~pred(lo))
+    out = smallest_true(pred, np.where(ok, lo, 0), np.where(ok, hi, n + 1))
+    return out
 
 
 def mcnemar_lower_critical(d, alpha: float) -> np.ndarray:
@@ -599,16 +610,24 @@ def exact_power(sc: Scenario, cell: Cell, n_grid: np.ndarray) -> np.ndarray:
     nn = np.arange(n_max + 1)
     if cell.p_eval <= 0:
         return np.zeros(len(n_grid))
-    if sc.question == "separability":
-        c = separability_critical(nn, cell.p_baseline, sc.alpha)
-        f = np.where(c <= nn, binom.sf(c - 1, nn, cell.p_a), 0.0)
-        return mix_over_binomial(f, n_grid, cell.p_eval)
-    if sc.question == "precision":
-        x_lo, x_hi = wilson_acceptance(nn, sc.half_width, sc.confidence_level)
-        f = binom.cdf(x_lo, nn, cell.p_a) + binom.sf(x_hi - 1, nn, cell.p_a)
-        f = np.where(x_lo >= x_hi, 1.0, f)  # the two tails overlap: every x is accepted
-        f[0] = 0.0
-        return mix_over_binomial(f, n_grid, cell.p_eval)
+    if sc.question in ("separability", "precision"):
+        # f(n) is read from the lowest scored count of the smallest N on (mix_over_binomial's
+        # window): a scan's later blocks do not recompute the counts below
+        pi = cell.p_eval
+        n0 = int(n_grid.min())
+        lo0 = n0 if pi >= 1 - 1e-15 else int(max(0, np.floor(
+            n0 * pi - 12 * math.sqrt(n0 * pi * (1 - pi)) - 2)))
+        part = nn[lo0:]
+        f = np.zeros(n_max + 1)
+        if sc.question == "separability":
+            c = separability_critical(part, cell.p_baseline, sc.alpha)
+            f[lo0:] = np.where(c <= part, binom.sf(c - 1, part, cell.p_a), 0.0)
+        else:
+            x_lo, x_hi = wilson_acceptance(part, sc.half_width, sc.confidence_level)
+            g = binom.cdf(x_lo, part, cell.p_a) + binom.sf(x_hi - 1, part, cell.p_a)
+            f[lo0:] = np.where(x_lo >= x_hi, 1.0, g)  # the tails overlap: every x accepted
+            f[0] = 0.0
+        return mix_over_binomial(f, n_grid, pi)
     if sc.metric == "f1":
         d, v = f1_difference_variance(cell.f1_cells, paired=sc.test == "paired")
         n = n_grid * cell.p_eval
