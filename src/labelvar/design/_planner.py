@@ -17,6 +17,7 @@ from labelvar.design._power import (
     Cell,
     PowerScan,
     cell_probabilities,
+    exact_power,
     f1_and_gradient,
     f1_difference_variance,
     p_beats,
@@ -28,7 +29,7 @@ from labelvar.design._scenario import Scenario
 from labelvar.design._simulated import simulated_power
 
 #: largest ``n_max``: the exact scan computes the power at every N up to it
-MAX_N_MAX = 1_000_000
+MAX_N_MAX = 200_000
 #: up to this ``n_max`` a plan out of reach is scanned and reported in the table (seconds);
 #: beyond it, one the normal approximation puts beyond 2 ``n_max`` is refused at once
 QUICK_N_MAX = 20_000
@@ -143,9 +144,10 @@ def plan_study(question, panel_sizes: Sequence[int] | None = None, *,
         Panel sizes K to consider; default odd K (no ties for L = 2): 1, 3, 5, 7, 9, or
         3, 5, 7, 9 when ``min_agreement > 0`` (one vote gives no observed agreement).
     n_max : int
-        Largest number of items searched (at most 1,000,000). Above 20,000, a plan that
+        Largest number of items searched (at most 200,000). Above 20,000, a plan that
         the normal approximation puts beyond 2 ``n_max`` items for every K is refused at
-        once (its exact scan would take minutes to say "none").
+        once (its exact scan would take minutes to say "none"), and a K beyond it while
+        others are not is not scanned: its row gives the power at ``n_max``.
     n_rule : {"stable", "first"}
         Which crossing is the plan: the stable one (default; the power does not dip
         below the target for a few more items) or the first one.
@@ -227,16 +229,21 @@ def plan_study(question, panel_sizes: Sequence[int] | None = None, *,
     seed = _seeding.as_seed(seed)
     sets = 2 if (sc.question == "two_systems" and sc.test == "unpaired") else 1
     cells = {int(K): cell_probabilities(sc, int(K)) for K in ks}
-    _check_reachable(sc, cells, n_max)
+    far = _check_reachable(sc, cells, n_max)  # panel sizes out of reach: no scan
     rows, bins, curves, evaluated = [], [], [], []
     bar = progress_bar(progress, desc="design", unit="K", total=ks.size, delay=1.0)
     for K in (int(k) for k in ks):
         bar.set_postfix_str(f"K={K}", refresh=True)
         cell = cells[K]
-        pw = PowerScan(sc, cell, n_max)
-        n_first = pw.first_crossing()
-        n_stable, horizon = pw.stable_crossing(n_first) if n_first else (None, n_max)
-        if n_first is None:
+        if K in far:  # the power at n_max and on the curve's points only (seconds, not minutes)
+            pw, n_first, n_stable, horizon, N = _PointPower(sc, cell), None, None, n_max, n_max
+        else:
+            pw = PowerScan(sc, cell, n_max)
+            n_first = pw.first_crossing()
+            n_stable, horizon = pw.stable_crossing(n_first) if n_first else (None, n_max)
+        if K in far:
+            pass  # N = n_max: the power grows with N, out of reach it is best there
+        elif n_first is None:
             N = pw.argmax_n()
         elif n_rule == "first" or n_stable is None:
             N = n_first
@@ -357,8 +364,25 @@ def normal_items(sc: Scenario, cell) -> float:
     return n / cell.p_eval
 
 
-def _check_reachable(sc: Scenario, cells: dict, n_max: int) -> None:
+class _PointPower:
+    """P(N) at the N asked for only (``pw[i]`` is P(i + 1)), for a panel size out of reach."""
+
+    def __init__(self, sc: Scenario, cell):
+        self.sc, self.cell = sc, cell
+
+    def __getitem__(self, i):
+        i = np.asarray(i)
+        flat = np.atleast_1d(i).ravel()
+        out = np.array([exact_power(self.sc, self.cell, np.array([int(n) + 1]))[0]
+                        for n in flat.tolist()])
+        return out.reshape(i.shape) if i.ndim else out[0]
+
+
+def _check_reachable(sc: Scenario, cells: dict, n_max: int) -> set:
     """Refuse at once when no panel size can reach the target within a large ``n_max``.
+
+    Returns the panel sizes out of reach (beyond 2 ``n_max`` by the normal approximation)
+    when others are not: they are not scanned (their row: the power at ``n_max``).
 
     A plan the normal approximation puts beyond 2 ``n_max`` for every K (or that no N
     reaches: separability against a baseline as accurate as the labeller) would be found
@@ -366,10 +390,10 @@ def _check_reachable(sc: Scenario, cells: dict, n_max: int) -> None:
     passes :data:`QUICK_N_MAX` (below it the scan is quick and the table says "none").
     """
     if n_max <= QUICK_N_MAX:  # the scan says "none" in seconds: the table reports it
-        return
+        return set()
     need = {K: normal_items(sc, c) for K, c in cells.items()}
     if any(not n > 2 * n_max for n in need.values()):  # (nan: unknown, scan)
-        return
+        return {K for K, n in need.items() if n > 2 * n_max}
     if all(math.isinf(n) for n in need.values()):
         what = ("the labeller is no more accurate than the baseline on the scored items"
                 if sc.question == "separability" else "the two systems do not differ on the "
@@ -377,9 +401,10 @@ def _check_reachable(sc: Scenario, cells: dict, n_max: int) -> None:
         raise ValueError(f"no N reaches power {sc.power:g} for any panel size K in "
                          f"{sorted(need)}: {what}")
     k, n = min(need.items(), key=lambda kv: kv[1])
+    way = (f"raise n_max (at most {MAX_N_MAX:,}) or ask for a larger effect" if n_max < MAX_N_MAX
+           else f"the planner searches at most {MAX_N_MAX:,} items: ask for a larger effect")
     raise ValueError(f"n_max: the target power {sc.power:g} needs about {n:,.0f} items (K = {k}, "
-                     f"normal approximation), far more than n_max = {n_max:,}; raise n_max (at "
-                     f"most {MAX_N_MAX:,}) or ask for a larger effect")
+                     f"normal approximation), far more than n_max = {n_max:,}; {way}")
 
 
 def _recommendation(sc: Scenario, r) -> str:

@@ -615,17 +615,22 @@ def exact_power(sc: Scenario, cell: Cell, n_grid: np.ndarray) -> np.ndarray:
         # window): a scan's later blocks do not recompute the counts below
         pi = cell.p_eval
         n0 = int(n_grid.min())
-        lo0 = n0 if pi >= 1 - 1e-15 else int(max(0, np.floor(
-            n0 * pi - 12 * math.sqrt(n0 * pi * (1 - pi)) - 2)))
-        part = nn[lo0:]
+        lo0, hi0 = n0, n_max
+        if pi < 1 - 1e-15:  # (the window of mix_over_binomial's blocks)
+            lo0 = int(max(0, np.floor(n0 * pi - 12 * math.sqrt(n0 * pi * (1 - pi)) - 2)))
+            hi0 = int(min(n_max, np.ceil(n_max * pi + 12 * math.sqrt(n_max * pi * (1 - pi))
+                                         + 2)))
+        if len(n_grid) == 1 and pi >= 1 - 1e-15:
+            lo0 = hi0 = n_max
+        part = nn[lo0:hi0 + 1]
         f = np.zeros(n_max + 1)
         if sc.question == "separability":
             c = separability_critical(part, cell.p_baseline, sc.alpha)
-            f[lo0:] = np.where(c <= part, binom.sf(c - 1, part, cell.p_a), 0.0)
+            f[lo0:hi0 + 1] = np.where(c <= part, binom.sf(c - 1, part, cell.p_a), 0.0)
         else:
             x_lo, x_hi = wilson_acceptance(part, sc.half_width, sc.confidence_level)
             g = binom.cdf(x_lo, part, cell.p_a) + binom.sf(x_hi - 1, part, cell.p_a)
-            f[lo0:] = np.where(x_lo >= x_hi, 1.0, g)  # the tails overlap: every x accepted
+            f[lo0:hi0 + 1] = np.where(x_lo >= x_hi, 1.0, g)  # tails overlap: every x accepted
             f[0] = 0.0
         return mix_over_binomial(f, n_grid, pi)
     if sc.metric == "f1":
