@@ -12,6 +12,17 @@ from labelvar.cli._common import UsageError, _strs
 _RENAMED = {"--n-boot": "--n-resamples", "--panel": "--raters"}
 
 
+def _whole(text: str) -> int:
+    """A whole number, also written as ``1e3`` (its size is checked against the limit later)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value == value or value != round(value) or abs(value) >= 2.0**63:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    return int(value)
+
+
 # --------------------------------------------------------------------------- raters
 def _add_raters(sub) -> None:
     p = sub.add_parser(
@@ -41,7 +52,7 @@ def _add_raters(sub) -> None:
                    help="two rater groups for cross-replication reliability kappa_x")
     p.add_argument("--tie-rule", choices=("random", "drop"), default="random",
                    help="tied panel plurality: uniform over the tied labels, or drop the item")
-    p.add_argument("--n-resamples", type=int, default=200,
+    p.add_argument("--n-resamples", type=_whole, default=200,
                    help="bootstrap resamples over items (each one a refit of the skills)")
     for old in _RENAMED:
         p.add_argument(old, dest=f"renamed_{old[2:].replace('-', '_')}", default=None,
@@ -68,6 +79,10 @@ def _run_raters(args) -> int:
     from labelvar._base import _validate as V
     from labelvar.votes._raters import DEFAULT_MODEL, MAX_RESAMPLES, RATER_MODELS
 
+    if args.tasks is not None and args.task_column is None:
+        raise UsageError(f"labelvar raters: error: --tasks: {', '.join(args.tasks)} not in "
+                         "--task-column (none given): --tasks needs --task-column, the column "
+                         "naming each vote's task")
     model = DEFAULT_MODEL if args.model is None else args.model
     if model not in RATER_MODELS:
         raise ValueError(f"--model must be one of {', '.join(RATER_MODELS)}, got {model!r}")

@@ -34,7 +34,8 @@ binomial (or multinomial) with probabilities obtained by enumerating all K-vote
 count vectors and integrating over θ with Gauss-Jacobi quadrature (exact for
 these polynomials in θ). The powers are therefore exact under the model, except
 for the F1 comparison (a Wald test: normal approximation) and the unpaired test
-beyond 2,000,000 terms per N (each pair of scored counts computed once per scan).
+beyond 2,000,000 terms per N or, with every item scored, beyond 5,000 items (each pair of
+scored counts computed once per scan), and the paired test beyond 10,000 items.
 
 Questions
 ---------

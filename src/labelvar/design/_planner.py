@@ -17,6 +17,7 @@ from labelvar.design._power import (
     Cell,
     PowerScan,
     cell_probabilities,
+    exact_power,
     f1_and_gradient,
     f1_difference_variance,
     p_beats,
@@ -26,6 +27,12 @@ from labelvar.design._power import (
 )
 from labelvar.design._scenario import Scenario
 from labelvar.design._simulated import simulated_power
+
+#: largest ``n_max``: the exact scan computes the power at every N up to it
+MAX_N_MAX = 200_000
+#: up to this ``n_max`` a plan out of reach is scanned and reported in the table (seconds);
+#: beyond it, one the normal approximation puts beyond 2 ``n_max`` is refused at once
+QUICK_N_MAX = 20_000
 
 
 @shown
@@ -117,8 +124,9 @@ def plan_study(question, panel_sizes: Sequence[int] | None = None, *,
 
     N is decided by the power P(N) of the chosen test, computed exactly
     for every test except the F1 comparison (a normal approximation, deterministic too)
-    and the unpaired test beyond 2,000,000 terms per N (normal
-    approximation; ``power_method`` says which). Exact tests are discrete, so P(N) is a
+    the unpaired test beyond 2,000,000 terms per N or, with every item scored, beyond
+    5,000 items, and the paired test beyond 10,000 items (normal approximations, so
+    that a scan takes seconds; ``power_method`` says which). Exact tests are discrete, so P(N) is a
     sawtooth: it can reach the target at some N and fall below it again at N + 1. Two
     N are reported per K: ``n_items_first``, the first N with P(N) >= target, and
     ``n_items_stable``, the smallest N from which P stays >= target for every N up to
@@ -136,7 +144,10 @@ def plan_study(question, panel_sizes: Sequence[int] | None = None, *,
         Panel sizes K to consider; default odd K (no ties for L = 2): 1, 3, 5, 7, 9, or
         3, 5, 7, 9 when ``min_agreement > 0`` (one vote gives no observed agreement).
     n_max : int
-        Largest number of items searched.
+        Largest number of items searched (at most 200,000). Above 20,000, a plan that
+        the normal approximation puts beyond 2 ``n_max`` items for every K is refused at
+        once (its exact scan would take minutes to say "none"), and a K beyond it while
+        others are not is not scanned: its row gives the power at ``n_max``.
     n_rule : {"stable", "first"}
         Which crossing is the plan: the stable one (default; the power does not dip
         below the target for a few more items) or the first one.
@@ -212,20 +223,27 @@ def plan_study(question, panel_sizes: Sequence[int] | None = None, *,
     if sc.min_agreement > 0 and (ks < 2).any():
         raise ValueError(f"panel_sizes must be >= 2 when min_agreement > 0 (one vote per item "
                          f"gives no observed agreement to stratify by), got {ks.tolist()}")
-    n_max = int(V.integer("n_max", n_max, lo=2))
+    n_max = int(V.single("n_max", V.integer("n_max", n_max, lo=2, hi=MAX_N_MAX)))
     V.choice("n_rule", n_rule, N_RULES)
     replicates = int(V.integer("replicates", replicates, lo=0))
     seed = _seeding.as_seed(seed)
     sets = 2 if (sc.question == "two_systems" and sc.test == "unpaired") else 1
+    cells = {int(K): cell_probabilities(sc, int(K)) for K in ks}
+    far = _check_reachable(sc, cells, n_max)  # panel sizes out of reach: no scan
     rows, bins, curves, evaluated = [], [], [], []
     bar = progress_bar(progress, desc="design", unit="K", total=ks.size, delay=1.0)
     for K in (int(k) for k in ks):
         bar.set_postfix_str(f"K={K}", refresh=True)
-        cell = cell_probabilities(sc, K)
-        pw = PowerScan(sc, cell, n_max)
-        n_first = pw.first_crossing()
-        n_stable, horizon = pw.stable_crossing(n_first) if n_first else (None, n_max)
-        if n_first is None:
+        cell = cells[K]
+        if K in far:  # the power at n_max and on the curve's points only (seconds, not minutes)
+            pw, n_first, n_stable, horizon, N = _PointPower(sc, cell), None, None, n_max, n_max
+        else:
+            pw = PowerScan(sc, cell, n_max)
+            n_first = pw.first_crossing()
+            n_stable, horizon = pw.stable_crossing(n_first) if n_first else (None, n_max)
+        if K in far:
+            pass  # N = n_max: the power grows with N, out of reach it is best there
+        elif n_first is None:
             N = pw.argmax_n()
         elif n_rule == "first" or n_stable is None:
             N = n_first
@@ -303,6 +321,90 @@ def plan_study(question, panel_sizes: Sequence[int] | None = None, *,
     return DesignResult(sc, plans, pd.concat(bins, ignore_index=True),
                         pd.concat(curves, ignore_index=True),
                         ev.sort_values(["panel_size", "n_items"], ignore_index=True), msg, seed)
+
+
+def normal_items(sc: Scenario, cell) -> float:
+    """Items N the normal approximation needs for the target power (inf: never; nan: unknown).
+
+    Only an order of magnitude, to refuse at once a plan far beyond ``n_max`` (whose exact
+    scan would take minutes to say "none"): separability's one-sided test of p_a against
+    the baseline, McNemar's on the discordant pairs, the pooled two-proportion z-test, the
+    Wald half-width of precision; each on the scored share p_eval of the items.
+    """
+    from scipy import stats
+
+    if not cell.p_eval > 0:
+        return math.inf
+    zb = stats.norm.ppf(sc.power)
+    if sc.question == "separability":
+        a, b = cell.p_a, cell.p_baseline
+        if not a > b + 1e-12:
+            return math.inf
+        za = stats.norm.isf(sc.alpha)
+        n = (za * math.sqrt(b * (1 - b)) + zb * math.sqrt(a * (1 - a))) ** 2 / (a - b) ** 2
+    elif sc.question == "precision":
+        za = stats.norm.isf((1 - sc.confidence_level) / 2)
+        n = za * za * cell.p_a * (1 - cell.p_a) / sc.half_width ** 2
+    elif sc.metric == "f1":
+        return math.nan  # (a normal approximation already: its scan is quick)
+    elif sc.test == "paired":
+        _, p10, p01, _ = cell.joint
+        d, disc = abs(p10 - p01), p10 + p01
+        if not d > 1e-12:
+            return math.inf
+        za = stats.norm.isf(sc.alpha / 2)
+        n = (za * math.sqrt(disc) + zb * math.sqrt(max(disc - d * d, 0.0))) ** 2 / d ** 2
+    else:
+        a, b = cell.p_a, cell.p_b
+        if not abs(a - b) > 1e-12:
+            return math.inf
+        za, pbar = stats.norm.isf(sc.alpha / 2), (a + b) / 2
+        n = (za * math.sqrt(2 * pbar * (1 - pbar))
+             + zb * math.sqrt(a * (1 - a) + b * (1 - b))) ** 2 / (a - b) ** 2
+    return n / cell.p_eval
+
+
+class _PointPower:
+    """P(N) at the N asked for only (``pw[i]`` is P(i + 1)), for a panel size out of reach."""
+
+    def __init__(self, sc: Scenario, cell):
+        self.sc, self.cell = sc, cell
+
+    def __getitem__(self, i):
+        i = np.asarray(i)
+        flat = np.atleast_1d(i).ravel()
+        out = np.array([exact_power(self.sc, self.cell, np.array([int(n) + 1]))[0]
+                        for n in flat.tolist()])
+        return out.reshape(i.shape) if i.ndim else out[0]
+
+
+def _check_reachable(sc: Scenario, cells: dict, n_max: int) -> set:
+    """Refuse at once when no panel size can reach the target within a large ``n_max``.
+
+    Returns the panel sizes out of reach (beyond 2 ``n_max`` by the normal approximation)
+    when others are not: they are not scanned (their row: the power at ``n_max``).
+
+    A plan the normal approximation puts beyond 2 ``n_max`` for every K (or that no N
+    reaches: separability against a baseline as accurate as the labeller) would be found
+    missing only after an exact scan of every N up to ``n_max``: minutes once ``n_max``
+    passes :data:`QUICK_N_MAX` (below it the scan is quick and the table says "none").
+    """
+    if n_max <= QUICK_N_MAX:  # the scan says "none" in seconds: the table reports it
+        return set()
+    need = {K: normal_items(sc, c) for K, c in cells.items()}
+    if any(not n > 2 * n_max for n in need.values()):  # (nan: unknown, scan)
+        return {K for K, n in need.items() if n > 2 * n_max}
+    if all(math.isinf(n) for n in need.values()):
+        what = ("the labeller is no more accurate than the baseline on the scored items"
+                if sc.question == "separability" else "the two systems do not differ on the "
+                "scored items")
+        raise ValueError(f"no N reaches power {sc.power:g} for any panel size K in "
+                         f"{sorted(need)}: {what}")
+    k, n = min(need.items(), key=lambda kv: kv[1])
+    way = (f"raise n_max (at most {MAX_N_MAX:,}) or ask for a larger effect" if n_max < MAX_N_MAX
+           else f"the planner searches at most {MAX_N_MAX:,} items: ask for a larger effect")
+    raise ValueError(f"n_max: the target power {sc.power:g} needs about {n:,.0f} items (K = {k}, "
+                     f"normal approximation), far more than n_max = {n_max:,}; {way}")
 
 
 def _recommendation(sc: Scenario, r) -> str:

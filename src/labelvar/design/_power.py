@@ -265,8 +265,19 @@ def separability_critical(n, baseline: float, alpha: float) -> np.ndarray:
     9
     """
     n = np.asarray(n, dtype=np.int64)
-    # P(X >= c) = sf(c - 1) falls with c; c = n + 1 always qualifies
-    return smallest_true(lambda c: binom.sf(c - 1, n, baseline) <= alpha, 0, n + 1)
+
+    def pred(c, n=n):  # P(X >= c) = sf(c - 1) falls with c; c = n + 1 always qualifies
+        return binom.sf(c - 1, n, baseline) <= alpha
+
+    # bisect inside the normal approximation's bracket (+/- 6 sd), the whole range where
+    # the bracket does not hold the answer (pred(lo) False, pred(hi) True): the same r_c
+    sd = np.sqrt(n * baseline * (1 - baseline))
+    mid = n * baseline + norm.isf(alpha) * sd
+    lo = np.clip(np.floor(mid - 6 * sd - 5), 0, n + 1).astype(np.int64)
+    hi = np.clip(np.ceil(mid + 6 * sd + 5), 0, n + 1).astype(np.int64)
+    ok = pred(hi) & ((lo == 0) | ~pred(lo))
+    out = smallest_true(pred, np.where(ok, lo, 0), np.where(ok, hi, n + 1))
+    return out
 
 
 def mcnemar_lower_critical(d, alpha: float) -> np.ndarray:
@@ -388,13 +399,16 @@ def unpaired_rejection(xa, na, nb, alpha: float) -> tuple[np.ndarray, np.ndarray
     y_lo = np.clip(np.floor(np.nan_to_num(r1, nan=-1.0)), -1, nb).astype(np.int64)
     y_hi = np.clip(np.ceil(np.nan_to_num(r2, nan=nb + 1)), 0, nb + 1).astype(np.int64)
     zc = math.sqrt(z2)
-    for _ in range(3):  # floating-point guard on the boundary points
+    for _ in range(3):  # floating-point guard on the boundary points (until nothing moves)
+        was = (y_lo, y_hi)
         y_lo = np.where((y_lo >= 0) & (unpaired_z(xa, na, y_lo, nb) < zc), y_lo - 1, y_lo)
         y_lo = np.where((y_lo + 1 <= nb) & (y_lo + 1 < y_hi)
                         & (unpaired_z(xa, na, y_lo + 1, nb) >= zc), y_lo + 1, y_lo)
         y_hi = np.where((y_hi <= nb) & (unpaired_z(xa, na, y_hi, nb) < zc), y_hi + 1, y_hi)
         y_hi = np.where((y_hi - 1 >= 0) & (y_hi - 1 > y_lo)
                         & (unpaired_z(xa, na, y_hi - 1, nb) >= zc), y_hi - 1, y_hi)
+        if np.array_equal(was[0], y_lo) and np.array_equal(was[1], y_hi):
+            break
     return y_lo, y_hi
 
 
@@ -404,6 +418,15 @@ def unpaired_rejection(xa, na, nb, alpha: float) -> tuple[np.ndarray, np.ndarray
 #: correct count). Above this many terms per N the normal approximation is used instead
 #: (``power_method`` says which).
 UNPAIRED_EXACT_MAX_TERMS = 2_000_000
+#: With every item scored (pi = 1) the exact power at N costs one A-window of terms, but a
+#: scan computes it at every N up to twice the crossing (about N^1.5 terms in all): beyond
+#: this many items per system the normal approximation is used (a scan to 10,000 items,
+#: the exact part ending here, takes seconds instead of minutes)
+UNPAIRED_FULL_EXACT_MAX_N = 5_000
+#: The paired (McNemar) power at N sums over the discordant count's window (about 24 sd of
+#: terms); a scan to N costs about N^1.5 terms: beyond this many items the normal
+#: approximation of McNemar's test is used (Connor 1987; ``power_method`` says which)
+PAIRED_EXACT_MAX_N = 10_000
 _SD_WINDOW = 9.0  # binomial mass beyond 9 sd (+ 2) is below 1e-18
 
 
@@ -440,11 +463,28 @@ class _CdfRows:
     """P(X_n <= k) of Binomial(n, p) for the rows n in ``ns``, as one flat table (vectorised)."""
 
     def __init__(self, ns, p: float):
-        rows = [_cdf_window(int(n), float(p)) for n in np.asarray(ns).tolist()]
-        self.k0 = np.array([k0 for k0, _ in rows])[:, None]
-        self.size = np.array([len(c) for _, c in rows])[:, None]
-        self.offset = np.concatenate([[0], np.cumsum(self.size[:, 0])[:-1]])[:, None]
-        self.flat = np.concatenate([c for _, c in rows])
+        # the rows of :func:`_cdf_window`, computed in one vectorised pmf call per block
+        # (the same values: one ufunc on the same arguments, summed in the same order)
+        ns = np.asarray(ns, dtype=np.int64).ravel()
+        p = float(p)
+        win = np.array([_window(int(n), p) for n in ns.tolist()], dtype=np.int64).reshape(-1, 2)
+        k0, size = win[:, 0], win[:, 1] - win[:, 0] + 2  # (+ 1: the leading 0 of the cdf)
+        self.k0, self.size = k0[:, None], size[:, None]
+        self.offset = np.concatenate([[0], np.cumsum(size)[:-1]])[:, None]
+        flat = np.empty(int(size.sum()))
+        width = int(size.max()) - 1 if len(ns) else 0
+        step = max(1, 4_000_000 // max(width, 1))
+        for b0 in range(0, len(ns), step):
+            k = k0[b0:b0 + step, None] + np.arange(width)[None, :]
+            inside = k <= win[b0:b0 + step, 1:2]
+            pmf = np.where(inside, binom.pmf(k, ns[b0:b0 + step, None], p), 0.0)
+            c = np.cumsum(pmf, axis=1)
+            for i in range(c.shape[0]):
+                j = b0 + i
+                o = int(self.offset[j, 0])
+                flat[o] = 0.0
+                flat[o + 1:o + size[j]] = c[i, : size[j] - 1]
+        self.flat = flat
 
     def __call__(self, k) -> np.ndarray:
         """P(X_n <= k[i, j]) for row i (k of shape (rows, ...))."""
@@ -515,6 +555,22 @@ def unpaired_power_exact(N: int, pi: float, pa: float, pb: float, alpha: float) 
     return float(wb @ _rejection_table(float(pa), float(pb), float(alpha))(nbs) @ wb)
 
 
+def _paired_normal(n: np.ndarray, p10: float, p01: float, alpha: float) -> np.ndarray:
+    """Power of McNemar's test on n scored items, normal approximation (Connor 1987).
+
+    Discordance p10 + p01 and difference d = p10 - p01 per scored item: the test rejects
+    when |D10 - D01| exceeds z sqrt(n (p10 + p01)); D10 - D01 has mean n d and variance
+    n (p10 + p01 - d^2). Both tails.
+    """
+    pd_, d = p10 + p01, p10 - p01
+    z = norm.isf(alpha / 2)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s0, s1 = np.sqrt(n * pd_), np.sqrt(n * max(pd_ - d * d, 0.0))
+        pw = norm.sf((z * s0 - n * d) / s1) + norm.cdf((-z * s0 - n * d) / s1)
+    return np.where(s1 > 0, pw, 0.0)
+
+
 def _unpaired_normal(n: np.ndarray, pa: float, pb: float, alpha: float) -> np.ndarray:
     pbar = (pa + pb) / 2
     z = norm.isf(alpha / 2)
@@ -530,8 +586,11 @@ def power_method(sc: Scenario, cell: Cell, N: int) -> str:
     """``"exact"`` or ``"normal"``: how :func:`exact_power` computes the power at N."""
     if sc.question == "two_systems" and sc.metric == "f1":
         return "normal"
-    if sc.question == "two_systems" and sc.test == "unpaired" and \
-            unpaired_terms(N, cell.p_eval, cell.p_a) > UNPAIRED_EXACT_MAX_TERMS:
+    if sc.question == "two_systems" and sc.test == "paired" and N > PAIRED_EXACT_MAX_N:
+        return "normal"
+    if sc.question == "two_systems" and sc.test == "unpaired" and (
+            unpaired_terms(N, cell.p_eval, cell.p_a) > UNPAIRED_EXACT_MAX_TERMS
+            or (cell.p_eval >= 1 - 1e-15 and N > UNPAIRED_FULL_EXACT_MAX_N)):
         return "normal"
     return "exact"
 
@@ -542,23 +601,38 @@ def exact_power(sc: Scenario, cell: Cell, n_grid: np.ndarray) -> np.ndarray:
     The F1 comparison uses the Wald z-test with the delta-method variance
     (:func:`f1_difference_variance`), so its power is a normal approximation. The
     unpaired test is exact (a sum over both systems' binomials) up to
-    :data:`UNPAIRED_EXACT_MAX_TERMS` terms per N, normal beyond.
+    :data:`UNPAIRED_EXACT_MAX_TERMS` terms per N (and with every item scored up to
+    :data:`UNPAIRED_FULL_EXACT_MAX_N` items), normal beyond; the paired test up to
+    :data:`PAIRED_EXACT_MAX_N` items, normal beyond.
     """
     n_grid = np.asarray(n_grid, dtype=np.int64)
     n_max = int(n_grid.max())
     nn = np.arange(n_max + 1)
     if cell.p_eval <= 0:
         return np.zeros(len(n_grid))
-    if sc.question == "separability":
-        c = separability_critical(nn, cell.p_baseline, sc.alpha)
-        f = np.where(c <= nn, binom.sf(c - 1, nn, cell.p_a), 0.0)
-        return mix_over_binomial(f, n_grid, cell.p_eval)
-    if sc.question == "precision":
-        x_lo, x_hi = wilson_acceptance(nn, sc.half_width, sc.confidence_level)
-        f = binom.cdf(x_lo, nn, cell.p_a) + binom.sf(x_hi - 1, nn, cell.p_a)
-        f = np.where(x_lo >= x_hi, 1.0, f)  # the two tails overlap: every x is accepted
-        f[0] = 0.0
-        return mix_over_binomial(f, n_grid, cell.p_eval)
+    if sc.question in ("separability", "precision"):
+        # f(n) is read from the lowest scored count of the smallest N on (mix_over_binomial's
+        # window): a scan's later blocks do not recompute the counts below
+        pi = cell.p_eval
+        n0 = int(n_grid.min())
+        lo0, hi0 = n0, n_max
+        if pi < 1 - 1e-15:  # (the window of mix_over_binomial's blocks)
+            lo0 = int(max(0, np.floor(n0 * pi - 12 * math.sqrt(n0 * pi * (1 - pi)) - 2)))
+            hi0 = int(min(n_max, np.ceil(n_max * pi + 12 * math.sqrt(n_max * pi * (1 - pi))
+                                         + 2)))
+        if len(n_grid) == 1 and pi >= 1 - 1e-15:
+            lo0 = hi0 = n_max
+        part = nn[lo0:hi0 + 1]
+        f = np.zeros(n_max + 1)
+        if sc.question == "separability":
+            c = separability_critical(part, cell.p_baseline, sc.alpha)
+            f[lo0:hi0 + 1] = np.where(c <= part, binom.sf(c - 1, part, cell.p_a), 0.0)
+        else:
+            x_lo, x_hi = wilson_acceptance(part, sc.half_width, sc.confidence_level)
+            g = binom.cdf(x_lo, part, cell.p_a) + binom.sf(x_hi - 1, part, cell.p_a)
+            f[lo0:hi0 + 1] = np.where(x_lo >= x_hi, 1.0, g)  # tails overlap: every x accepted
+            f[0] = 0.0
+        return mix_over_binomial(f, n_grid, pi)
     if sc.metric == "f1":
         d, v = f1_difference_variance(cell.f1_cells, paired=sc.test == "paired")
         n = n_grid * cell.p_eval
@@ -573,13 +647,21 @@ def exact_power(sc: Scenario, cell: Cell, n_grid: np.ndarray) -> np.ndarray:
         if pd_ <= 0:
             return np.zeros(len(n_grid))
         r = p10 / pd_
-        j = mcnemar_lower_critical(nn, sc.alpha)
-        h = np.where(j >= 0, binom.cdf(j, nn, r) + binom.sf(nn - j - 1, nn, r), 0.0)
-        # D ~ Binomial(N, p_eval * (p10 + p01)): binomial thinning of the scored items
-        return mix_over_binomial(h, n_grid, cell.p_eval * pd_)
+        out = _paired_normal(n_grid * cell.p_eval, p10, p01, sc.alpha)
+        small = n_grid <= PAIRED_EXACT_MAX_N
+        if small.any():
+            nn = np.arange(int(n_grid[small].max()) + 1)
+            j = mcnemar_lower_critical(nn, sc.alpha)
+            h = np.where(j >= 0, binom.cdf(j, nn, r) + binom.sf(nn - j - 1, nn, r), 0.0)
+            # D ~ Binomial(N, p_eval * (p10 + p01)): binomial thinning of the scored items
+            out[small] = mix_over_binomial(h, n_grid[small], cell.p_eval * pd_)
+        return out
     pa, pb, pi = cell.p_a, cell.p_b, cell.p_eval
     if pi >= 1 - 1e-15:  # every item scored: sum over A's correct count, B's by its tails
-        return _unpaired_full(n_grid, pa, pb, sc.alpha)
+        out = _unpaired_normal(n_grid.astype(float), pa, pb, sc.alpha)
+        small = n_grid <= UNPAIRED_FULL_EXACT_MAX_N
+        out[small] = _unpaired_full(n_grid[small], pa, pb, sc.alpha)
+        return out
     out = _unpaired_normal(n_grid * pi, pa, pb, sc.alpha)
     for i, N in enumerate(n_grid):
         if unpaired_terms(int(N), pi, pa) <= UNPAIRED_EXACT_MAX_TERMS:

@@ -206,6 +206,13 @@ def panel_accuracy(model, raters: Sequence, *, tie_rule: str = "random") -> dict
     0.896
     """
     V.choice("tie_rule", tie_rule, _panel.TIE_RULES)
+    from labelvar.votes._raters import RaterFit
+
+    if isinstance(model, RaterFit):
+        model = model.model
+    if not all(hasattr(model, a) for a in ("rater_log_conf", "log_prior", "log_weights")):
+        raise ValueError(f"model must be a RaterModel or RaterFit (labelvar.fit_raters, "
+                         f"RaterModel.from_skill), got {type(model).__name__}")
     if isinstance(raters, (str, bytes)) or not hasattr(raters, "__iter__"):
         # (a string would be read as one rater per letter)
         what = "the string " if isinstance(raters, (str, bytes)) else ""
@@ -235,7 +242,9 @@ def panel_accuracy(model, raters: Sequence, *, tie_rule: str = "random") -> dict
             probs = _panel.skill_composition_probs(conf[:, g], K, L, comp)  # (L, n_comp)
             right += weights[g] * float(prior @ (probs @ truth[:, 0]))
             kept += weights[g] * float(prior @ (probs @ (1.0 - drop)))
-    return {"accuracy": float(right / kept) if kept > 0 else float("nan"), "p_kept": float(kept)}
+    # (sums of probabilities: rounding may pass 1 by 1e-12; the ratio keeps its precision)
+    return {"accuracy": float(min(right / kept, 1.0)) if kept > 0 else float("nan"),
+            "p_kept": float(min(kept, 1.0))}
 
 
 @shown

@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
+
 from labelvar._base import _validate as V
 from labelvar._base._defaults import CONFIDENCE_LEVEL
 from labelvar._base._format import short_float as _g
-from labelvar.votes._priors import ThetaPrior, as_theta_prior, class_prior
+from labelvar.votes._priors import ItemModel, ThetaPrior, as_theta_prior, class_prior
 
 QUESTIONS = ("separability", "two_systems", "precision")
 TIE_RULES = ("random", "drop")
@@ -139,6 +141,20 @@ class Scenario:
         V.probability("min_agreement", self.min_agreement)
         object.__setattr__(self, "theta", as_theta_prior(self.theta, L))
         object.__setattr__(self, "m", class_prior(self.m, L))
+        if not np.allclose(self.m, 1.0 / L):  # a class prior that nothing would read
+            if isinstance(self.theta, ItemModel):
+                raise ValueError(f"m is the class prior of a theta prior; the item model "
+                                 f"{self.theta.spec()} sets its own modal-label distribution: "
+                                 "leave m out (or change the item model's concentrations)")
+            prior_base = self.question == "separability" and self.baseline == "prior"
+            if not prior_base and self.metric != "f1":
+                mode = (f"baseline={self.baseline!r}" if self.question == "separability"
+                        else f"metric={self.metric!r}" if self.question == "two_systems"
+                        else "its interval")
+                raise ValueError("m (the class prior) is used only by the prior baseline "
+                                 "(baseline='prior') and the F1 comparison (metric='f1'); "
+                                 f"question {self.question} with {mode} would ignore it: "
+                                 "leave m out")
         for name in ("cost_per_item", "cost_per_annotation"):
             val = float(V.as_float_array(name, getattr(self, name)))
             if val < 0 or not math.isfinite(val):

@@ -556,6 +556,9 @@ def cross_replication(counts_x, counts_y, *, level: str = "nominal", values=None
     lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level,
                                                      open_lo=True, open_hi=True))
     both = (cx.sum(axis=1) > 0) & (cy.sum(axis=1) > 0)
+    if not both.any():  # nothing to compare: every statistic would be NaN
+        raise ValueError(f"counts_x and counts_y: no item has votes in both groups (of "
+                         f"{cx.shape[0]} items); give items rated by both")
     cx, cy = cx[both].astype(float), cy[both].astype(float)
     V = cx.shape[1]
     cx, vals = _in_value_order(cx, values)

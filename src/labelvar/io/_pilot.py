@@ -61,6 +61,20 @@ def read_pilot_counts(path: str | Path, *, field: str = "annotator_labels",
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"pilot file not found: {path}")
+    json = path.suffix.lower() in (".jsonl", ".json")
+    ignored = ([("columns", "CSV")] if json and columns is not None else []) + (
+        [("field", "JSON")] if not json and field != "annotator_labels" else []) + (
+        [("counts", "JSON")] if not json and counts else []) + (
+        [("labels", "JSON count")] if labels is not None and not (json and counts)
+        else [])
+    if ignored and path.is_file():  # an option this pilot would ignore
+        name, kind = ignored[0]
+        if name == "labels" and json:
+            raise ValueError("labels: names the positions of per-label counts; it applies only "
+                             "to a pilot read as counts (Python: counts, command line: "
+                             "--pilot-counts); leave it out")
+        raise ValueError(f"{name}: applies to {kind} pilots only, and the pilot {path.name} is "
+                         f"{'JSON' if json else 'CSV'}; leave it out")
     if path.suffix.lower() in (".jsonl", ".json") and counts:
         (task,) = read_jsonl(path, panel=field, counts=True, labels=labels).values()
         return V.integer("pilot vote counts", task.panel.to_numpy(), lo=0)
@@ -125,6 +139,14 @@ def _count_columns(path: Path, columns) -> np.ndarray:
     """A CSV of per-label counts; id columns refused unless the count columns are named."""
     df = read_frame(path)
     if columns is not None:
+        if isinstance(columns, str):
+            raise ValueError(f"pilot columns must be a list of column names, got the string "
+                             f"{columns!r}")
+        columns = list(columns)
+        twice = [c for i, c in enumerate(columns) if c in columns[:i]]
+        if twice:
+            raise ValueError(f"pilot columns: {twice[0]!r} is given twice in {columns!r}; name "
+                             "each label's count column once")
         missing = [c for c in columns if c not in df.columns]
         if missing:
             raise ValueError(f"pilot CSV {path} has no column(s) {', '.join(missing)}; "

@@ -68,6 +68,10 @@ __all__ = ["CEILINGS", "Ceilings", "coin_model", "panel_ceilings"]
 
 #: the three ceilings, in table order
 CEILINGS = ("exchangeable", "oracle", "rater")
+#: most items per bin of the finite-sample distributions (``n_items``): their pmf is
+#: convolved over the bins, and beyond 1e9 items per bin that takes minutes and its
+#: spread underflows the doubles (sd 0)
+MAX_ITEMS = 10**9
 #: rater id of the population raters of an exchangeable panel (``raters=K``)
 _POPULATION = "population"
 
@@ -198,7 +202,9 @@ def _panel_ids(model, raters) -> tuple[list, bool]:
     if not ids:
         raise ValueError("raters must name at least one rater")
     if len(set(map(str, ids))) != len(ids):
-        raise ValueError(f"raters names a rater twice: {ids!r}")
+        twice = next(r for i, r in enumerate(ids) if str(r) in map(str, ids[:i]))
+        raise ValueError(f"raters names a rater twice: {twice!r} in {ids!r}; name each panel "
+                         "rater once (K population raters: raters=K)")
     confs = [model.rater_log_conf(r) for r in ids]
     same = all(np.array_equal(confs[0], c) for c in confs[1:])
     return ids, same
@@ -302,8 +308,8 @@ def panel_ceilings(model, raters, *, target=None, skill=None, panel=None, n_item
         give its ``observed`` score. Default: the model's panel.
     n_items : int or mapping, optional
         Model source: S, the items of every bin (or stratum -> S) for the finite-sample
-        distributions (default: none, only the expectations). Ignored with
-        ``panel`` (S = the items observed per bin).
+        distributions (default: none, only the expectations); at most 1e9 per bin.
+        Not with ``panel`` (S is then the items observed per bin).
     tie_rule : {"random", "drop"} or a label
         Ground truth of a tied panel: uniform over the tied labels, the item left out,
         or that label when tied (else uniform).
@@ -359,6 +365,9 @@ def panel_ceilings(model, raters, *, target=None, skill=None, panel=None, n_item
         weight = np.exp(log_p)
         source = "model"
     else:
+        if n_items is not None:
+            raise ValueError("n_items is for the model source; with panel (votes) S is the "
+                             "items observed per bin: give panel or n_items, not both")
         if isinstance(raters, (int, np.integer)):
             raise ValueError("with panel (votes), raters must name the panel's raters (ids in "
                              "the votes), not a size")
@@ -434,9 +443,9 @@ def _bin_sizes(n_items, names, source, strata, keep) -> dict:
         if unknown:
             raise ValueError(f"n_items names strata that do not occur: {', '.join(unknown)}; "
                              f"strata: {', '.join(names)}")
-        return {str(k): int(V.single("n_items", V.integer("n_items", s, lo=1)))
+        return {str(k): int(V.single("n_items", V.integer("n_items", s, lo=1, hi=MAX_ITEMS)))
                 for k, s in n_items.items()}
-    s = int(V.single("n_items", V.integer("n_items", n_items, lo=1)))
+    s = int(V.single("n_items", V.integer("n_items", n_items, lo=1, hi=MAX_ITEMS)))
     return dict.fromkeys(names, s)
 
 

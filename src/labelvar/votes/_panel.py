@@ -44,6 +44,8 @@ import numpy as np
 #: Largest number of vote patterns (compositions, or L**K joint votes of a heterogeneous
 #: panel) that is enumerated.
 MAX_COMPOSITIONS = 200_000
+#: most numbers (compositions x labels) of an enumeration: 160 MB of int64 counts
+MAX_COMPOSITION_ENTRIES = 20_000_000
 TIE_RULES = ("random", "drop")
 
 
@@ -75,6 +77,10 @@ def _check_count(n: int, panel_size: int, n_labels: int, what: str) -> None:
     if n > MAX_COMPOSITIONS:
         raise ValueError(f"panel_size={panel_size} with n_labels={n_labels} has {n} {what}; at "
                          f"most {MAX_COMPOSITIONS} can be enumerated")
+    if n * int(n_labels) > MAX_COMPOSITION_ENTRIES:  # each a row of L counts (8 bytes each)
+        raise ValueError(f"panel_size={panel_size} with n_labels={n_labels} has {n} {what} of "
+                         f"{n_labels} counts each ({n * int(n_labels):,} numbers); at most "
+                         f"{MAX_COMPOSITION_ENTRIES:,} can be enumerated: use fewer labels")
 
 
 def check_enumerable(panel_size: int, n_labels: int, joint: bool = False) -> None:

@@ -44,6 +44,15 @@ MAX_RESAMPLES = 10_000
 MAX_RESAMPLE_VOTES = 2e8
 
 
+def _declared(labels, what: str = "labels") -> list:
+    """The canonical declared labels; a single string is refused (not one label per letter)."""
+    if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
+        raise ValueError(f"{what} must be a list of labels, got {labels!r}; for one label per "
+                         f"character give list({labels!r})" if isinstance(labels, str) else
+                         f"{what} must be a list of labels, got {labels!r}")
+    return _labels.declared(labels)
+
+
 def _gold_codes(gold, d: rd.Encoded, labels, what: str = "gold") -> np.ndarray:
     """Truth codes of the gold items (-1: none), matched to the votes' items by id text.
 
@@ -53,6 +62,12 @@ def _gold_codes(gold, d: rd.Encoded, labels, what: str = "gold") -> np.ndarray:
     fixed = np.full(d.n_items, -1, dtype=np.int64)
     if gold is None:
         return fixed
+    if isinstance(gold, pd.DataFrame):  # a table of gold items: the votes' column names
+        if not {"item", "label"} <= set(gold.columns):
+            raise ValueError(f"{what}: a table of gold items needs the columns 'item' and "
+                             f"'label', got {list(map(str, gold.columns))}; or give a mapping "
+                             "item -> true label")
+        gold = pd.Series(gold["label"].to_numpy(), index=gold["item"].to_numpy())
     if isinstance(gold, pd.Series):
         keys, vals = list(gold.index), list(gold.to_numpy())
     elif hasattr(gold, "items"):
@@ -495,8 +510,9 @@ def fit_raters(votes, *, model=DEFAULT_MODEL, item="item", rater="rater", label=
         The declared label set (default: the labels seen, sorted). A declared label no
         vote uses gets zero weight (it is not identified; ``unidentified`` says so);
         rare votes outside it are left out as missing (a warning says how many).
-    gold : mapping or None
-        Gold/control items: item -> true label (their truth is fixed in the fit, and
+    gold : mapping, pandas.DataFrame or None
+        Gold/control items: item -> true label (or a table with columns ``item`` and
+        ``label``) (their truth is fixed in the fit, and
         they anchor the labels' orientation: the fit starts from them too, and an
         optimum they reject is never kept).
     n_resamples : int
@@ -534,7 +550,7 @@ def fit_raters(votes, *, model=DEFAULT_MODEL, item="item", rater="rater", label=
                                                           open_lo=True, open_hi=True)))
     tol = float(V.single("tol", V.probability("tol", tol, hi=np.inf)))
     seed = _seeding.as_seed(seed)
-    lab = None if labels is None else _labels.declared(labels)
+    lab = None if labels is None else _declared(labels)
     n_rows = len(votes) if isinstance(votes, pd.DataFrame) else getattr(votes, "n_votes", 0)
     if n_resamples * n_rows > MAX_RESAMPLE_VOTES:
         raise ValueError(f"n_resamples: {n_resamples:,} bootstrap refits of {n_rows:,} votes "

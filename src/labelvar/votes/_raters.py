@@ -60,7 +60,6 @@ from scipy.special import expit
 from labelvar._base import _validate as V
 from labelvar._base._format import shown
 from labelvar._kernels import raters as rk
-from labelvar.io import _labels
 from labelvar.votes import _rater_data as rd
 from labelvar.votes import _rater_em as em
 from labelvar.votes._rater_models import (
@@ -165,8 +164,12 @@ class RaterModel:
         >>> np.exp(m.log_conf[0, 0]).round(2).tolist()
         [[0.8, 0.2], [0.1, 0.9]]
         """
-        lab = tuple(_labels.declared(labels))
+        from labelvar.votes._rater_fit import _declared
+
+        lab = tuple(_declared(labels))
         L = len(lab)
+        if L < 2:
+            raise ValueError(f"labels must name at least 2 labels, got {list(lab)!r}")
         many = isinstance(skill, (list, tuple)) and len(skill) > 0 and not np.isscalar(skill[0]) \
             and not (isinstance(skill[0], (list, tuple)) and np.isscalar(skill[0][0]))
         skills = list(skill) if many else [skill]

@@ -37,6 +37,9 @@ class RaterModelSpec:
     def __init__(self, *, prior_strength: float = 2.0):
         self.prior_strength = float(V.single("prior_strength", V.probability(
             "prior_strength", prior_strength, lo=0, hi=np.inf)))
+        if not np.isfinite(self.prior_strength):  # infinite pseudo-votes: every rate NaN
+            raise ValueError(f"prior_strength must be a finite number >= 0 (pseudo-votes), got "
+                             f"{self.prior_strength}")
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options().items())
