@@ -418,15 +418,6 @@ def unpaired_rejection(xa, na, nb, alpha: float) -> tuple[np.ndarray, np.ndarray
 #: correct count). Above this many terms per N the normal approximation is used instead
 #: (``power_method`` says which).
 UNPAIRED_EXACT_MAX_TERMS = 2_000_000
-#: With every item scored (pi = 1) the exact power at N costs one A-window of terms, but a
-#: scan computes it at every N up to twice the crossing (about N^1.5 terms in all): beyond
-#: this many items per system the normal approximation is used (a scan to 10,000 items,
-#: the exact part ending here, takes seconds instead of minutes)
-UNPAIRED_FULL_EXACT_MAX_N = 5_000
-#: The paired (McNemar) power at N sums over the discordant count's window (about 24 sd of
-#: terms); a scan to N costs about N^1.5 terms: beyond this many items the normal
-#: approximation of McNemar's test is used (Connor 1987; ``power_method`` says which)
-PAIRED_EXACT_MAX_N = 10_000
 _SD_WINDOW = 9.0  # binomial mass beyond 9 sd (+ 2) is below 1e-18
 
 
@@ -555,22 +546,6 @@ def unpaired_power_exact(N: int, pi: float, pa: float, pb: float, alpha: float) 
     return float(wb @ _rejection_table(float(pa), float(pb), float(alpha))(nbs) @ wb)
 
 
-def _paired_normal(n: np.ndarray, p10: float, p01: float, alpha: float) -> np.ndarray:
-    """Power of McNemar's test on n scored items, normal approximation (Connor 1987).
-
-    Discordance p10 + p01 and difference d = p10 - p01 per scored item: the test rejects
-    when |D10 - D01| exceeds z sqrt(n (p10 + p01)); D10 - D01 has mean n d and variance
-    n (p10 + p01 - d^2). Both tails.
-    """
-    pd_, d = p10 + p01, p10 - p01
-    z = norm.isf(alpha / 2)
-    n = np.asarray(n, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s0, s1 = np.sqrt(n * pd_), np.sqrt(n * max(pd_ - d * d, 0.0))
-        pw = norm.sf((z * s0 - n * d) / s1) + norm.cdf((-z * s0 - n * d) / s1)
-    return np.where(s1 > 0, pw, 0.0)
-
-
 def _unpaired_normal(n: np.ndarray, pa: float, pb: float, alpha: float) -> np.ndarray:
     pbar = (pa + pb) / 2
     z = norm.isf(alpha / 2)
@@ -586,11 +561,8 @@ def power_method(sc: Scenario, cell: Cell, N: int) -> str:
     """``"exact"`` or ``"normal"``: how :func:`exact_power` computes the power at N."""
     if sc.question == "two_systems" and sc.metric == "f1":
         return "normal"
-    if sc.question == "two_systems" and sc.test == "paired" and N > PAIRED_EXACT_MAX_N:
-        return "normal"
-    if sc.question == "two_systems" and sc.test == "unpaired" and (
-            unpaired_terms(N, cell.p_eval, cell.p_a) > UNPAIRED_EXACT_MAX_TERMS
-            or (cell.p_eval >= 1 - 1e-15 and N > UNPAIRED_FULL_EXACT_MAX_N)):
+    if sc.question == "two_systems" and sc.test == "unpaired" and \
+            unpaired_terms(N, cell.p_eval, cell.p_a) > UNPAIRED_EXACT_MAX_TERMS:
         return "normal"
     return "exact"
 
@@ -601,9 +573,8 @@ def exact_power(sc: Scenario, cell: Cell, n_grid: np.ndarray) -> np.ndarray:
     The F1 comparison uses the Wald z-test with the delta-method variance
     (:func:`f1_difference_variance`), so its power is a normal approximation. The
     unpaired test is exact (a sum over both systems' binomials) up to
-    :data:`UNPAIRED_EXACT_MAX_TERMS` terms per N (and with every item scored up to
-    :data:`UNPAIRED_FULL_EXACT_MAX_N` items), normal beyond; the paired test up to
-    :data:`PAIRED_EXACT_MAX_N` items, normal beyond.
+    :data:`UNPAIRED_EXACT_MAX_TERMS` terms per N, normal beyond (with every item scored
+    it is exact at every N: one window of A's correct count); the paired test is exact.
     """
     n_grid = np.asarray(n_grid, dtype=np.int64)
     n_max = int(n_grid.max())
@@ -647,21 +618,13 @@ def exact_power(sc: Scenario, cell: Cell, n_grid: np.ndarray) -> np.ndarray:
         if pd_ <= 0:
             return np.zeros(len(n_grid))
         r = p10 / pd_
-        out = _paired_normal(n_grid * cell.p_eval, p10, p01, sc.alpha)
-        small = n_grid <= PAIRED_EXACT_MAX_N
-        if small.any():
-            nn = np.arange(int(n_grid[small].max()) + 1)
-            j = mcnemar_lower_critical(nn, sc.alpha)
-            h = np.where(j >= 0, binom.cdf(j, nn, r) + binom.sf(nn - j - 1, nn, r), 0.0)
-            # D ~ Binomial(N, p_eval * (p10 + p01)): binomial thinning of the scored items
-            out[small] = mix_over_binomial(h, n_grid[small], cell.p_eval * pd_)
-        return out
+        j = mcnemar_lower_critical(nn, sc.alpha)
+        h = np.where(j >= 0, binom.cdf(j, nn, r) + binom.sf(nn - j - 1, nn, r), 0.0)
+        # D ~ Binomial(N, p_eval * (p10 + p01)): binomial thinning of the scored items
+        return mix_over_binomial(h, n_grid, cell.p_eval * pd_)
     pa, pb, pi = cell.p_a, cell.p_b, cell.p_eval
     if pi >= 1 - 1e-15:  # every item scored: sum over A's correct count, B's by its tails
-        out = _unpaired_normal(n_grid.astype(float), pa, pb, sc.alpha)
-        small = n_grid <= UNPAIRED_FULL_EXACT_MAX_N
-        out[small] = _unpaired_full(n_grid[small], pa, pb, sc.alpha)
-        return out
+        return _unpaired_full(n_grid, pa, pb, sc.alpha)
     out = _unpaired_normal(n_grid * pi, pa, pb, sc.alpha)
     for i, N in enumerate(n_grid):
         if unpaired_terms(int(N), pi, pa) <= UNPAIRED_EXACT_MAX_TERMS:
