@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 
 import numpy as np
 from scipy import special
@@ -68,10 +69,15 @@ def _edgeworth_sf(k, n, p):
     is O(1 / n), below 1e-15 here (a count itself is only known to a few units then).
     p = 0 or 1 (no spread) is exact.
     """
+    # k + 1/2 - n p exactly (k and n are whole numbers beyond 2**53, not exact doubles:
+    # in floats the 1/2 and the last units of k and n p are lost), then rounded once
+    centred = np.array([float(Fraction(int(kk)) + Fraction(1, 2) - int(nn) * Fraction(float(pp)))
+                        for kk, nn, pp in zip(np.ravel(k), np.ravel(n), np.ravel(p))]
+                       ).reshape(np.shape(k))
     k, n, p = (np.asarray(x, dtype=float) for x in (k, n, p))
     sd = np.sqrt(n * p * (1.0 - p))
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = (k + 0.5 - n * p) / sd
+        z = centred / sd
         gamma = (1.0 - 2.0 * p) / sd
         out = special.ndtr(-z) + np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi) * gamma * (z * z - 1) / 6
     point = sd == 0  # all mass at n p

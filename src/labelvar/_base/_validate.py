@@ -39,9 +39,23 @@ def as_float_array(name: str, value) -> np.ndarray:
     return arr
 
 
+def _is_bool(value) -> bool:
+    """A bool, a bool array or a non-empty list of bools (``True`` is not a number here)."""
+    return isinstance(value, (bool, np.bool_)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "b") or (
+        isinstance(value, (list, tuple)) and bool(value)
+        and all(isinstance(x, (bool, np.bool_)) for x in value))
+
+
 def probability(name: str, value, *, lo: float = 0.0, hi: float = 1.0,
                 open_lo: bool = False, open_hi: bool = False) -> np.ndarray:
-    """Check that every element of ``value`` lies in ``[lo, hi]`` (ends optionally open)."""
+    """Check that every element of ``value`` lies in ``[lo, hi]`` (ends optionally open).
+
+    Booleans are refused (``p_d=True`` is not a probability).
+    """
+    if _is_bool(value):
+        raise ValueError(f"{name} must be a number in [{_num(lo)}, {_num(hi)}], got "
+                         f"{_short(value)}")
     arr = as_float_array(name, value)
     bad = (arr < lo) | (arr > hi)
     if open_lo:
@@ -63,10 +77,7 @@ def integer(name: str, value, *, lo: int | None = None, hi=None) -> np.ndarray:
     ``hi`` may be an array broadcastable with ``value`` (e.g. ``k <= n``). Booleans
     are refused (``n_boot=True`` is not a count).
     """
-    if isinstance(value, (bool, np.bool_)) or (
-            isinstance(value, np.ndarray) and value.dtype.kind == "b") or (
-            isinstance(value, (list, tuple)) and value
-            and all(isinstance(x, (bool, np.bool_)) for x in value)):
+    if _is_bool(value):
         raise ValueError(f"{name} must be a whole number, got {_short(value)}")
     arr = as_float_array(name, value)
     if np.isinf(arr).any() or (arr != np.round(arr)).any():

@@ -529,7 +529,7 @@ def stratified_expectation(p_d, m, n_items):
     Parameters
     ----------
     p_d : array_like, 1-d
-        Agreement probability per bin :math:`p_k`, in [0, 1].
+        Agreement probability per bin :math:`p_k`, in [0, 1] (a single number: one bin).
     m : array_like, 1-d
         Positive ratio per bin :math:`m_k`, in [0, 1].
     n_items : array_like, 1-d
@@ -562,9 +562,7 @@ def stratified_expectation(p_d, m, n_items):
     >>> round(e.f1, 2), round(e.accuracy, 2)
     (0.68, 0.8)
     """
-    nk = np.asarray(n_items)
-    mk = np.asarray(m)
-    pk = np.asarray(p_d)
+    nk, mk, pk = (np.atleast_1d(np.asarray(x)) for x in (n_items, m, p_d))  # (a number: one bin)
     v.same_length(p_d=pk, m=mk, n_items=nk)
     nk = v.integer("n_items", nk, lo=0).astype(float)
     if np.any(nk == 0):
@@ -584,6 +582,11 @@ def stratified_expectation(p_d, m, n_items):
 
 
 # --------------------------------------------------------------------------- tables for the CLI
+#: most rows :func:`expectation_table` (``labelvar expect``) computes: refused beyond, before
+#: any work (each row is an exact F1 distribution: a grid of millions ran for minutes)
+MAX_EXPECTATION_ROWS = 10_000
+
+
 def expectation_table(p_d, m=(0.5,), n_items=(100,), threshold=(0.8,), confidence_level=CONFIDENCE_LEVEL):
     """Closed forms for every combination of the given values, as a DataFrame.
 
@@ -615,6 +618,17 @@ def _expectation_rows(p_d, m, n_items, threshold, confidence_level):
     """The rows of :func:`expectation_table` as dicts (the command line prints them without pandas)."""
     lvl = v.single("confidence_level", v.probability("confidence_level", confidence_level,
                                                      open_lo=True, open_hi=True))
+    axes = {"p_d": p_d, "m": m, "n_items": n_items, "threshold": threshold}
+    sizes = {name: np.size(value) for name, value in axes.items()}
+    empty = [name for name, size in sizes.items() if size == 0]
+    if empty:
+        raise ValueError(f"{empty[0]} must list at least one value, got {axes[empty[0]]!r}")
+    n_rows = int(np.prod([float(x) for x in sizes.values()]))
+    if n_rows > MAX_EXPECTATION_ROWS:
+        raise ValueError(f"p_d, m, n_items and threshold give {n_rows:,} combinations "
+                         f"({' x '.join(str(x) for x in sizes.values())}), more than "
+                         f"{MAX_EXPECTATION_ROWS:,} rows (each an exact F1 distribution); "
+                         f"give fewer values")
     rows = []
     for p, mm, nn, a in itertools.product(np.ravel(p_d), np.ravel(m), np.ravel(n_items),
                                           np.ravel(threshold)):

@@ -20,6 +20,8 @@ Examples
 --------
 >>> Coin(p_d=[0.6, 0.9], m=0.1)
 Coin(p_d=[0.6, 0.9], m=0.1, n_labels=2, class_prior=None, positives='fixed')
+>>> Coin(p_d=0.9).m is None  # (0.5 unless class_prior is given)
+True
 >>> Panel(theta=0.8, panel_size=[3, 5]).mode
 'panel'
 """
@@ -53,12 +55,13 @@ class Coin:
     ----------
     p_d : float or list of float
         Probability that the expert matches the reference, in [0, 1].
-    m : float or list of float
-        Prior of the positive class (label 1), in [0, 1].
+    m : float or list of float, optional
+        Prior of the positive class (label 1), in [0, 1] (default 0.5).
     n_labels : int or list of int
         Number of labels L (>= 2).
     class_prior : sequence of float, optional
-        L > 2: the class prior, instead of ``m`` (every ``n_labels`` must equal its length).
+        L > 2: the class prior, instead of ``m`` (every ``n_labels`` must equal its length;
+        ``m`` is then left unset, and the tables' ``m`` column is its label-1 share).
     positives : {"fixed", "bernoulli"}
         Class counts fixed at the rounded expected counts, or drawn per item.
 
@@ -69,7 +72,7 @@ class Coin:
     """
 
     p_d: Any
-    m: Any = 0.5
+    m: Any = None
     n_labels: Any = 2
     class_prior: Any = None
     positives: str = "fixed"
@@ -111,7 +114,8 @@ class Panel:
     m : float or list of float, optional
         Prior of the modal label 1 (default 0.5).
     class_prior : sequence of float, optional
-        L > 2: the modal-label prior instead of ``m``.
+        L > 2: the modal-label prior instead of ``m`` (``m`` is then left unset, and the
+        tables' ``m`` column is its label-1 share).
     tie_rule : {"random", "drop"} or int
         A tied plurality goes to a random tied label, drops the item, or goes to the
         given label when it is among the tied ones.

@@ -205,6 +205,10 @@ def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
 
     objs = as_items(items)
     want = _outputs(outputs)
+    for name, flag in (("parallel", parallel), ("expected", expected), ("progress", progress)):
+        if not (isinstance(flag, (bool, np.bool_)) or (flag is None and name == "parallel")):
+            allowed = "True, False or None" if name == "parallel" else "True or False"
+            raise ValueError(f"{name} must be {allowed}, got {flag!r}")
     seed = as_seed(seed)  # one int for every object of a list (a Generator draws it once)
     if labellers is not None and any(isinstance(x, RaterPanel) for x in objs):
         raise ValueError("labellers do not apply to a RaterPanel (it scores its expert: "
@@ -218,6 +222,9 @@ def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
             if want["joint"]:
                 raise ValueError("outputs: 'joint' needs the collapsed path, which a "
                                  "RaterPanel does not have")
+            if method not in ("auto", "explicit"):  # (it simulates every item)
+                raise ValueError(f"method must be 'auto' or 'explicit' for a RaterPanel (it "
+                                 f"has no collapsed path), got {method!r}")
             results.append(simulate_rater_panel(
                 obj, n_items=n_items, replicates=replicates, seed=seed, thresholds=thresholds,
                 raw=want["raw"], expected=expected, parallel=parallel))
@@ -237,7 +244,15 @@ def simulate(items, labellers=None, *, n_items=100, replicates=10_000, seed=0,
 
 def _outputs(outputs) -> dict:
     """``outputs`` as {"raw": bool, "joint": bool}; anything else refused naming it."""
-    names = [outputs] if isinstance(outputs, str) else list(outputs)
+    if outputs is None:
+        return {"raw": False, "joint": False}
+    if isinstance(outputs, str):
+        names = [outputs]
+    else:
+        try:
+            names = list(outputs)
+        except TypeError:
+            raise ValueError(f"outputs must list 'raw' and/or 'joint', got {outputs!r}") from None
     bad = [x for x in names if x not in ("raw", "joint")]
     if bad:
         raise ValueError(f"outputs must list 'raw' and/or 'joint', got {bad[0]!r}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 
 import numpy as np
 
@@ -21,6 +22,9 @@ from labelvar.votes._priors import class_prior as _class_prior
 #: most simulated items (n_items x replicates) one call may ask for on the explicit path or
 #: from a rater panel (hours of work beyond): refused before any work
 MAX_ITEM_REPLICATES = 1e10
+#: most simulated replicates over a whole grid (cells x replicates) one call may ask for
+#: (from ~0.3 us per cell and replicate on the collapsed path: hours beyond): refused first
+MAX_CELL_REPLICATES = 1e9
 
 
 class _Spec:
@@ -53,6 +57,10 @@ class _Spec:
                 raise ValueError(f"Panel.{given[0]} does not apply under an item model "
                                  f"({self.theta_prior.describe()}): its label distributions "
                                  f"define the classes; leave {', '.join(given)} unset")
+        if class_prior is not None and m is not None and not _default_m(m, class_prior):
+            raise ValueError(f"{kind}.m and {kind}.class_prior both set the class prior; give "
+                             f"one (class_prior's label-1 share is the m of the tables), got "
+                             f"m={m!r}")
         m = 0.5 if m is None else m
         positives = "fixed" if positives is None else positives
         self.positives = v.choice(f"{kind}.positives", positives, ("fixed", "bernoulli"))
@@ -122,6 +130,13 @@ class _Spec:
         v.memory(f"replicates={self.replicates} x {n_cols} labellers x {n_strata} strata",
                  8.0 * 12 * 3 * self.replicates * n_cols * n_strata,
                  "use fewer replicates (or several runs with other seeds)")
+        n_cells = math.prod(len(axis) for axis in (self.p_d, self.m, self.n_items,
+                                                    self.n_labels, self.panel_size))
+        if float(n_cells) * self.replicates > MAX_CELL_REPLICATES:
+            raise ValueError(f"the grid's {n_cells:,} cells (p_d or theta x m x n_items x "
+                             f"n_labels x panel_size) x replicates={self.replicates} is more "
+                             f"than {MAX_CELL_REPLICATES:.0e} simulated replicates (hours of "
+                             f"work); give fewer grid values or fewer replicates")
         # the explicit path simulates every item: refuse hours of work before any
         explicit = self.method == "explicit" or (
             self.method == "auto" and self.theta_prior is not None and not self.pairs
@@ -176,6 +191,19 @@ def _skills(skills, spec):
     return skills
 
 
+def _default_m(m, class_prior) -> bool:
+    """``m`` beside a class prior is its default 0.5 or the prior's label-1 share (no conflict).
+
+    (The tables' ``m`` column is then the prior's label-1 share.)
+    """
+    try:
+        values = np.ravel(np.asarray(m, dtype=float))
+        share = float(np.ravel(np.asarray(class_prior, dtype=float))[1])
+    except (TypeError, ValueError, IndexError):
+        return False
+    return values.size == 1 and (values[0] == 0.5 or abs(values[0] - share) <= 1e-12)
+
+
 def _axis(arr):
     arr = np.atleast_1d(arr)
     if arr.ndim != 1 or arr.size == 0:
@@ -213,7 +241,9 @@ class _Cell:
     def columns(self, spec) -> dict:
         value = np.nan if self.p_d is None else float(self.p_d)  # a Coin's p_d, a Panel's theta
         coin = spec.mode == "coin"
-        return {"p_d": value if coin else np.nan, "theta": np.nan if coin else value, "m": self.m,
+        # under a class prior the m column is its label-1 share (the key keeps 0.5)
+        m = self.m if spec.class_prior is None else spec.class_prior[1]
+        return {"p_d": value if coin else np.nan, "theta": np.nan if coin else value, "m": m,
                 "n_items": self.n_items, "n_labels": self.n_labels,
                 "panel_size": self.panel_size, "mode": spec.mode,
                 "theta_prior": "" if spec.theta_prior is None else spec.theta_prior.key(),

@@ -6,7 +6,15 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from labelvar.plots._style import LINESTYLES, MARKERS, PALETTE, legend, new_figure, series_colors
+from labelvar.plots._style import (
+    LINESTYLES,
+    MARKERS,
+    PALETTE,
+    checked_table,
+    legend,
+    new_figure,
+    series_colors,
+)
 from labelvar.plots._style import title as set_title
 
 __all__ = ["plot_power_curves", "plot_power_sawtooth"]
@@ -69,6 +77,8 @@ def plot_power_curves(curves, evaluated=None, plans=None, *, target: float | Non
     >>> len(fig.axes), len(fig.axes[0].lines)
     (1, 3)
     """
+    curves = checked_table(curves, ("panel_size", "n_items", "power_analytic"), name="curves",
+                           what="a DesignResult.curves table")
     with_cost = "cost" in curves.columns
     head, sub = _scenario_titles(scenario, subtitle)
     if target is None and scenario is not None:

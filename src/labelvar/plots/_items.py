@@ -6,7 +6,14 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from labelvar.plots._style import HUMAN_COLOR, LINESTYLES, legend, new_figure, series_style
+from labelvar.plots._style import (
+    HUMAN_COLOR,
+    LINESTYLES,
+    checked_table,
+    legend,
+    new_figure,
+    series_style,
+)
 from labelvar.plots._style import title as set_title
 
 __all__ = ["plot_item_models"]
@@ -54,10 +61,11 @@ def plot_item_models(table, *, title: str | None = None) -> Figure:
     >>> fig.axes[0].get_title(), len(fig.legends[0].get_texts())
     ('d, K = 3', 3)
     """
-    missing = [c for c in COLUMNS if c not in table.columns]
+    missing = [c for c in COLUMNS if c not in getattr(table, "columns", COLUMNS)]
     if missing:
         raise ValueError(f"table: missing column(s) {', '.join(missing)} "
                          f"(expected {', '.join(COLUMNS)})")
+    table = checked_table(table, COLUMNS, what="an item-model check table")
     table = table[~table["model"].astype(str).str.startswith("AIC-selected")]
     datasets = list(dict.fromkeys(table["data"]))
     ks = list(dict.fromkeys(table["K"]))

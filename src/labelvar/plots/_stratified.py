@@ -18,6 +18,7 @@ from labelvar.plots._style import (
     HUMAN_COLOR,
     MARKERS,
     PALETTE,
+    checked_table,
     legend,
     metric_label,
     new_figure,
@@ -41,9 +42,15 @@ def _stars(p) -> str:
     return stars(float(p))
 
 
-def _rows(tests) -> pd.DataFrame:
-    """The table of a result object (``.table``) or the DataFrame itself."""
-    return getattr(tests, "table", tests)
+def _rows(tests, columns=None) -> pd.DataFrame:
+    """The table of a result object (``.table``) or the DataFrame itself.
+
+    With ``columns`` (a figure's table): refused in one line unless it is a DataFrame
+    with those columns and at least one row.
+    """
+    if columns is None:
+        return getattr(tests, "table", tests)
+    return checked_table(tests, columns, what="a labelvar.stratify table")
 
 
 def _strata_order(table) -> list:
@@ -174,7 +181,7 @@ def plot_stratified_scores(table, metric: str = "f1", *, tasks=None, include_all
     >>> plot_stratified_scores(t, "accuracy").axes[0].get_xlabel()
     'observed agreement (stratum)'
     """
-    table = _rows(table)
+    table = _rows(table, ("task", "system", "role", "stratum", "metric", "score"))
     sub = table[table["metric"] == metric]
     if sub.empty:
         raise ValueError(f"metric {metric!r} not in the table")
@@ -447,7 +454,7 @@ def plot_delta_by_bin(table, metric: str = "f1", *, value: str = "delta_human",
     >>> fig.axes[0].get_ylabel()
     'Δ = H − system ($F_1$)'
     """
-    table = _rows(table)
+    table = _rows(table, ("role", "stratum", "metric", value))
     sub = table[(table["metric"] == metric) & (table["role"] == "system")]
     if sub.empty:
         raise ValueError(f"no system rows for metric {metric!r}")
@@ -545,7 +552,7 @@ def plot_system_vs_system(table, system_a: str, system_b: str, metric: str = "f1
     >>> plot_system_vs_system(t, "x", "y").axes[0].get_title()
     'x − y ($F_1$)'
     """
-    table = _rows(table)
+    table = _rows(table, ("task", "system", "stratum", "metric", "score"))
     sub = table[(table["metric"] == metric) & table["system"].isin([system_a, system_b])]
     for s in (system_a, system_b):
         if s not in set(sub["system"]):
@@ -642,7 +649,7 @@ def plot_gap_to_expected(table, metric: str = "accuracy", *, tests=None,
     >>> sorted(x.get_text() for x in fig.axes[0].texts)
     ['**', 'ns']
     """
-    table = _rows(table)
+    table = _rows(table, ("task", "role", "stratum", "metric", "delta_expected"))
     sub = table[(table["metric"] == metric) & (table["role"] == "system")]
     sub = sub[sub["delta_expected"].notna()] if "delta_expected" in sub.columns else sub.iloc[:0]
     if sub.empty:

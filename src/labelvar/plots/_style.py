@@ -171,6 +171,38 @@ def legend(fig: Figure, handles, *, ncol: int | None = None, ax=None, loc: str |
                       **kw)
 
 
+def checked_table(table, columns, *, name: str = "table", what: str = "a table"):
+    """``table`` (a DataFrame, or a result's ``.table``) with ``columns``; one line otherwise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> checked_table(pd.DataFrame({"a": [1]}), ("a",)).shape
+    (1, 1)
+    >>> checked_table(None, ("a",))
+    Traceback (most recent call last):
+    ...
+    ValueError: table must be a pandas DataFrame (a table), got NoneType
+    >>> checked_table(pd.DataFrame({"a": []}), ("a", "b"), what="a stratify table")
+    Traceback (most recent call last):
+    ...
+    ValueError: table lacks the column(s) b of a stratify table (needs a, b)
+    """
+    import pandas as pd
+
+    table = getattr(table, "table", table)
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"{name} must be a pandas DataFrame ({what}), got "
+                         f"{type(table).__name__}")
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ValueError(f"{name} lacks the column(s) {', '.join(missing)} of {what} "
+                         f"(needs {', '.join(columns)})")
+    if table.empty:
+        raise ValueError(f"{name} has no rows (nothing to draw)")
+    return table
+
+
 def save(fig: Figure, stem: str | Path, formats: tuple[str, ...] = ("png", "pdf"),
          dpi: int = 150) -> list[Path]:
     """Write ``fig`` as ``stem.<format>`` for each format (atomically); return the paths.
@@ -191,6 +223,11 @@ def save(fig: Figure, stem: str | Path, formats: tuple[str, ...] = ("png", "pdf"
     if not isinstance(fig, Figure):
         raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     formats = (formats,) if isinstance(formats, str) else tuple(formats)
+    known = fig.canvas.get_supported_filetypes()
+    bad = [f for f in formats if f not in known]
+    if bad or not formats:
+        raise ValueError(f"formats must name figure formats ({', '.join(sorted(known))}), got "
+                         f"{bad[0] if bad else 'none'!r}")
     stem = Path(stem)
     paths = []
     import matplotlib

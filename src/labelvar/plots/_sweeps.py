@@ -72,7 +72,23 @@ def _sweep_rows(table, *, metrics, labellers=None, stratum="all", vary=()):
             raise ValueError(f"table has several values of {axis} "
                              f"({sorted(rows[axis].unique().tolist())}); "
                              f"select one before plotting")
+    finite = [c for c in ("mean", "expected")
+              if np.isfinite(rows[c].to_numpy(float, na_value=np.nan)).any()]
+    if not finite:
+        raise ValueError(f"table has no finite mean or expected value in its rows with metric "
+                         f"in {list(metrics)}: nothing to draw")
     return rows
+
+
+def _p_d_axis(rows, figure: str):
+    """Rows whose x axis ``p_d`` is drawn: a panel's ``theta`` where ``p_d`` is NaN (as sweeps do)."""
+    x = rows["p_d"].to_numpy(float, na_value=np.nan)
+    if np.isfinite(x).any():
+        return rows
+    if "theta" in rows.columns and np.isfinite(rows["theta"].to_numpy(float, na_value=np.nan)).any():
+        return rows.assign(p_d=rows["theta"])
+    raise ValueError(f"table has no p_d (or a panel's fixed theta) to draw {figure} against: "
+                     f"p_d is NaN in every row (a theta prior or a RaterPanel table)")
 
 
 def _axis_value_label(axis: str, value) -> str:
@@ -171,7 +187,8 @@ def plot_figure1(table, *, color_by: str = "m", metrics=("accuracy", "f1"),
     if not isinstance(color_by, str) or color_by not in table.columns:
         raise ValueError(f"color_by must be a column of the table, got {color_by!r}")
     metrics, labellers = _names("metrics", metrics), _names("labellers", labellers)
-    rows = _sweep_rows(table, metrics=metrics, labellers=labellers, vary=(color_by,))
+    rows = _p_d_axis(_sweep_rows(table, metrics=metrics, labellers=labellers,
+                                 vary=(color_by,)), "plot_figure1")
     below = np.zeros(len(rows), bool)
     if "n_labels" in rows.columns:  # no label is the majority below p_d = 1/L
         below = ((rows["labeller"] == "expert")
@@ -298,7 +315,7 @@ def plot_panel_bias(table, *, labeller: str = "expert") -> Figure:
                          "select one before plotting")
     rows = rows[rows["stratum"].astype(str) != "all"].copy()
     if rows.empty:
-        raise ValueError("table has no observed-p_d strata (run with mode='panel')")
+        raise ValueError("table has no observed-p_d strata (simulate a Panel)")
     rows["observed"] = rows["stratum"].astype(float)
     ks = sorted(rows["panel_size"].unique())
     colors = series_colors(len(ks))
@@ -384,6 +401,7 @@ def plot_table1_tails(table, *, labeller: str = "expert") -> Figure:
                        vary=("n_items",))
     if "threshold" not in rows.columns or "n_items" not in rows.columns:
         raise ValueError("table lacks the threshold and n_items columns")
+    rows = _p_d_axis(rows, "plot_table1_tails")
     ns = sorted(rows["n_items"].unique())
     thresholds = sorted(rows["threshold"].unique())
     colors = series_colors(len(thresholds))

@@ -71,6 +71,11 @@ def collect(sweep_dir: str | Path, *, out: str | Path | None = None,
         found.setdefault(p.parent, p)
     job_dirs = {p.parent for p in sweep_dir.rglob(".hydra") if p.is_dir()}
     path = _as_path("out", out) if out is not None else sweep_dir / "collected.csv"
+    if path.is_dir():
+        raise ValueError(f"out must be a file ending in .csv or .parquet, got the directory "
+                         f"{path}")
+    if path.suffix not in (".csv", ".parquet"):
+        raise ValueError(f"out must end in .csv or .parquet, got {path.name!r}")
     if path.resolve() in {p.resolve() for p in tables}:
         raise ValueError(f"out must not be a job's results table (it would be overwritten), "
                          f"got {path}")
