@@ -757,3 +757,24 @@ def test_collect_on_a_file_says_it_is_a_file(tmp_path, capsys):
     assert cli.main(["collect", str(table)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "got the file" in err and "not found" not in err
+
+
+def test_engine_sources_of_the_chunk_key_exist_and_cover_the_numbers():
+    """Every source the chunk key hashes exists (a moved file once went unhashed, so an edit
+    of the panel maths reused old chunks), and the modules that make a sweep's numbers are
+    among them."""
+    from pathlib import Path
+
+    from labelvar.sweep import _chunks
+
+    root = Path(_chunks.__file__).resolve().parents[1]
+    hashed = set()
+    for name in _chunks._ENGINE_SOURCES:
+        path = root / name
+        assert path.exists(), name
+        hashed |= {p.relative_to(root).as_posix()
+                   for p in (sorted(path.glob("*.py")) if path.is_dir() else [path])}
+    for module in ("engine._simulate", "votes._panel", "votes._models", "votes._priors",
+                   "votes._item_priors", "votes._raters", "metrics._scores", "_kernels.explicit",
+                   "analytic._closed_forms", "_base._seeding"):
+        assert module.replace(".", "/") + ".py" in hashed, module

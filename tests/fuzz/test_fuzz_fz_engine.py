@@ -286,3 +286,12 @@ def test_save_names_the_formats_it_takes(tmp_path):
                                          r"got 'jpg2'$"):
         plots.save(fig, tmp_path / "f", formats=("png", "jpg2"))
     assert not list(tmp_path.iterdir())  # refused before the first file
+
+
+@pytest.mark.parametrize("value", ["0.5,,0.7", "0.5,", ",0.5"])
+def test_number_lists_with_an_empty_entry_are_refused(value, capsys):
+    # before: the empty entry was dropped and '0.5,,0.7' ran as 0.5, 0.7
+    code, err = _cli(["expect", "--p-d", value, "--m", "0.5", "--n-items", "10"], capsys)
+    assert code == 2
+    assert err == (f"labelvar expect: error: argument --p-d: expected numbers separated by "
+                   f"commas, got {value!r}")

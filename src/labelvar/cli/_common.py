@@ -51,9 +51,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _floats(text: str) -> list[float]:
-    """Parse ``0.5,0.6`` or ``0.5`` into a (non-empty) list of floats."""
+    """Parse ``0.5,0.6`` or ``0.5`` into a (non-empty) list of floats (no empty entry)."""
     try:
-        values = [float(x) for x in text.split(",") if x.strip()]
+        values = [float(x) for x in text.split(",")]
     except ValueError:
         values = []
     if not values:
@@ -62,9 +62,9 @@ def _floats(text: str) -> list[float]:
 
 
 def _ints(text: str) -> list[int]:
-    """Parse ``10,100`` into a list of ints."""
+    """Parse ``10,100`` into a list of ints (no empty entry)."""
     try:
-        values = [int(x) for x in text.split(",") if x.strip()]
+        values = [int(x) for x in text.split(",")]
     except ValueError:
         values = []
     if not values:

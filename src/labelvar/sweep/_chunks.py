@@ -32,13 +32,11 @@ _FLOAT_AXES = ("m", "p_d", "theta")
 #: bump when the meaning of a chunk file changes (invalidates old chunk files)
 _CHUNK_SCHEMA = 2  # 2: engine arguments are an items object (Coin / Panel), p_d and theta
 #: engine sources whose content enters every chunk key (edit the engine -> recompute; a
-#: folder stands for its modules)
-_ENGINE_SOURCES = ("engine/_simulate.py", "engine/_items.py", "engine/_kernel_sets.py",
-                   "engine/_spec.py", "engine/_tables.py",
-                   "engine/_collapsed_inputs.py", "engine/_expected.py", "engine/_summary.py",
-                   "engine/_item_models.py", "engine/_rater_panels.py",
-                   "votes/models.py", "votes/priors.py", "votes/_item_priors.py",
-                   "_base/_panel.py", "_base/_metrics.py", "_kernels", "analytic")
+#: folder stands for its modules). Every entry must exist: a moved file is an error here,
+#: never a silently unhashed source (the list once named two files that had moved, so an
+#: edit of the panel maths or the metrics reused old chunks)
+_ENGINE_SOURCES = ("engine", "votes", "votes/_rater_models", "metrics/_scores.py", "_kernels",
+                   "analytic", "_base/_binom.py", "_base/_seeding.py")
 
 
 # --------------------------------------------------------------------------- chunk plan
@@ -239,10 +237,13 @@ def _engine_digest() -> str:
         here = Path(__file__).resolve().parents[1]  # the package root
         for name in _ENGINE_SOURCES:
             path = here / name
+            if not path.exists():
+                raise RuntimeError(f"sweep chunk keys: engine source {name!r} is missing (moved? "
+                                   "update labelvar.sweep._chunks._ENGINE_SOURCES)")
             files = sorted(path.glob("*.py")) if path.is_dir() else [path]  # a package: its modules
             for f in files:
                 h.update(str(f.relative_to(here)).encode())
-                h.update(f.read_bytes() if f.is_file() else b"<missing>")
+                h.update(f.read_bytes())
         _ENGINE_DIGEST = h.hexdigest()
     return _ENGINE_DIGEST
 
