@@ -314,3 +314,14 @@ def test_a_panel_size_out_of_reach_is_not_scanned_but_reported_at_n_max():
     assert one["power_analytic"] == pytest.approx(float(P.PowerScan(sc, cell, 30_000)[29_999]),
                                                   abs=1e-12)
     assert bool(res.table.set_index("panel_size").loc[9, "meets_target"])
+
+
+@pytest.mark.parametrize("extra", [[], ["--agreement", "gwet_ac1"]])
+def test_raters_with_one_rater_is_refused_naming_why(tmp_path, capsys, extra):
+    # before: "--raters must name at least one rater", though no --raters was given
+    path = tmp_path / "one.csv"
+    path.write_text("item,rater,label\n1,a,0\n2,a,1\n3,a,1\n4,a,0\n")
+    code, out, err = _cli(["raters", str(path), *extra], capsys)
+    assert code == 2 and out == ""
+    assert err == ("labelvar: error: VOTES: only one rater ('a') in task 'one'; labelvar raters "
+                   "sets each rater against the others' votes and needs at least 2 raters")

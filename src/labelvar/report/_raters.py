@@ -103,6 +103,9 @@ def rater_tables(votes: pd.DataFrame, *, model: str, item: str, rater: str, labe
                      gold=gold, n_resamples=n_resamples, confidence_level=confidence_level,
                      seed=seed)
     known = list(fit.raters)
+    if len(known) < 2:
+        raise ValueError(f"VOTES: only one rater ({known[0]!r}) in task {task!r}; labelvar raters "
+                         "sets each rater against the others' votes and needs at least 2 raters")
     skills = fit.skills.copy()
     chk = fit.check(seed=seed)
     check = pd.DataFrame([{"model": fit.kind, "statistic": chk.statistic, "chi2": chk.chi2,
