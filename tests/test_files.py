@@ -50,4 +50,5 @@ def test_writing_over_a_directory_names_it_and_leaves_no_temporary(tmp_path, cap
     job = tmp_path / "0_a"
     write_results(pd.DataFrame({"mean": [0.5]}), job / "results.csv")
     assert cli.main(["collect", str(job), "--out", str(target)]) == 2
-    assert capsys.readouterr().err.strip() == f"labelvar: error: {target}: Is a directory"
+    assert capsys.readouterr().err.strip() == (
+        f"labelvar: error: --out must be a file ending in .csv or .parquet, got the directory {target}")
