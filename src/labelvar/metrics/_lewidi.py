@@ -66,14 +66,20 @@ def _binary(name: str, x: np.ndarray) -> None:
                          f"annotators' labels missed), got {bad}")
 
 
-def _distributions(predicted, observed, *, ndim: int):
+def _pair(predicted, observed, ndim: int, axes: str):
+    """``predicted`` and ``observed`` as arrays of one shape with ``ndim`` axes and items."""
     p = as_numbers("predicted", predicted)
     t = as_numbers("observed", observed)
     if p.shape != t.shape or p.ndim != ndim:
-        raise ValueError(f"predicted must have the shape of observed ({ndim} axes: items, ... , "
-                         f"scale points), got {p.shape} and {t.shape}")
-    if p.shape[0] == 0:
+        raise ValueError(f"predicted must have the shape of observed ({ndim} axes{axes}), got "
+                         f"{p.shape} and {t.shape}")
+    if t.shape[0] == 0:
         raise ValueError("observed has no items")
+    return p, t
+
+
+def _distributions(predicted, observed, *, ndim: int):
+    p, t = _pair(predicted, observed, ndim, ": items, ... , scale points")
     for name, x in (("predicted", p), ("observed", t)):
         if not np.all(np.isfinite(x)) or x.min() < 0:
             raise ValueError(f"{name} must hold probabilities (finite, >= 0)")
@@ -156,13 +162,7 @@ def wasserstein_distance(predicted, observed) -> float:
 
 
 def _per_annotator(predicted, observed, *, ndim: int, binary: bool = False):
-    p = as_numbers("predicted", predicted)
-    t = as_numbers("observed", observed)
-    if p.shape != t.shape or p.ndim != ndim:
-        raise ValueError(f"predicted must have the shape of observed ({ndim} axes, annotators "
-                         f"last), got {p.shape} and {t.shape}")
-    if t.shape[0] == 0:
-        raise ValueError("observed has no items")
+    p, t = _pair(predicted, observed, ndim, ", annotators last")
     given = ~np.isnan(t)
     if np.isinf(t).any():
         raise ValueError("observed must hold finite labels (NaN where an annotator did not label)")
